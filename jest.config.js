@@ -1,0 +1,16 @@
+// One Jest run covers unit tests beside the code (*.spec.ts) and end-to-end tests in test/ (*.e2e-spec.ts).
+const aliases = {};
+for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime']) {
+  aliases[`^@svc/${lib}$`] = `<rootDir>/libs/${lib}/src/index.ts`;
+}
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: aliases,
+  testTimeout: 30000,
+  maxWorkers: 2,
+};
