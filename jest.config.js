@@ -13,4 +13,5 @@ module.exports = {
   moduleNameMapper: aliases,
   testTimeout: 30000,
   maxWorkers: 2,
+  globalSetup: '<rootDir>/test/global-setup.js',
 };
