@@ -1,0 +1,105 @@
+import { JsonObject, PatchError, jsonPatch } from './index';
+
+function refusal(run: () => unknown): PatchError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof PatchError) return error;
+    throw error;
+  }
+  throw new Error('expected a PatchError');
+}
+
+const pod = (): JsonObject => ({
+  metadata: { name: 'p', labels: { app: 'web' }, finalizers: ['a', 'b'] },
+  spec: { containers: [{ name: 'app', image: 'app:1' }] },
+});
+
+describe('jsonPatch', () => {
+  it('applies add, replace, remove, move, copy and test in order', () => {
+    const result = jsonPatch(pod(), [
+      { op: 'test', path: '/metadata/labels/app', value: 'web' },
+      { op: 'add', path: '/metadata/labels/tier', value: 'front' },
+      { op: 'replace', path: '/spec/containers/0/image', value: 'app:2' },
+      { op: 'add', path: '/metadata/finalizers/-', value: 'c' },
+      { op: 'remove', path: '/metadata/finalizers/0' },
+      { op: 'copy', from: '/metadata/labels/app', path: '/metadata/labels/copied' },
+      { op: 'move', from: '/metadata/labels/tier', path: '/metadata/labels/layer' },
+    ]);
+    expect(result).toEqual({
+      metadata: { name: 'p', labels: { app: 'web', copied: 'web', layer: 'front' }, finalizers: ['b', 'c'] },
+      spec: { containers: [{ name: 'app', image: 'app:2' }] },
+    });
+  });
+
+  it('leaves the inputs untouched and shares nothing with the patch', () => {
+    const original = pod();
+    const before = JSON.stringify(original);
+    const value = { name: 'side', image: 'proxy' };
+    const patch = [{ op: 'add', path: '/spec/containers/-', value }];
+    const result = jsonPatch(original, patch);
+    expect(JSON.stringify(original)).toBe(before);
+    const containers = (result.spec as JsonObject).containers as JsonObject[];
+    expect(containers[1]).toEqual(value);
+    expect(containers[1]).not.toBe(value);
+  });
+
+  it('answers a failed test operation as Invalid and names the operation', () => {
+    const error = refusal(() =>
+      jsonPatch(pod(), [
+        { op: 'test', path: '/metadata/labels/app', value: 'db' },
+        { op: 'remove', path: '/metadata/labels/app' },
+      ]),
+    );
+    expect(error.kind).toBe('Invalid');
+    expect(error.message).toBe('JSON patch operation 0 (test /metadata/labels/app) failed: the value at the path is not the tested value');
+  });
+
+  it('applies nothing when a later operation fails', () => {
+    const original = pod();
+    expect(() =>
+      jsonPatch(original, [
+        { op: 'replace', path: '/metadata/name', value: 'q' },
+        { op: 'test', path: '/metadata/name', value: 'p' },
+      ]),
+    ).toThrow(PatchError);
+    expect((original.metadata as JsonObject).name).toBe('p');
+  });
+
+  it('answers a path missing from the object as Invalid', () => {
+    const remove = refusal(() => jsonPatch(pod(), [{ op: 'remove', path: '/metadata/annotations' }]));
+    expect(remove.kind).toBe('Invalid');
+    expect(remove.message).toContain('the path does not exist');
+    const add = refusal(() => jsonPatch(pod(), [{ op: 'add', path: '/status/phase', value: 'Running' }]));
+    expect(add.kind).toBe('Invalid');
+    const index = refusal(() => jsonPatch(pod(), [{ op: 'add', path: '/metadata/finalizers/9', value: 'x' }]));
+    expect(index.kind).toBe('Invalid');
+  });
+
+  it('answers a malformed patch document as BadRequest', () => {
+    expect(refusal(() => jsonPatch(pod(), { op: 'add' })).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), ['add'])).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'frobnicate', path: '/a' }])).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), [{ op: '_get', path: '/a' }])).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'add', path: '/a' }])).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'remove' }])).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'move', path: '/a' }])).kind).toBe('BadRequest');
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'add', path: 'metadata', value: 1 }])).kind).toBe('BadRequest');
+  });
+
+  it('refuses to reach Object.prototype', () => {
+    const error = refusal(() => jsonPatch(pod(), [{ op: 'add', path: '/__proto__/polluted', value: 'yes' }]));
+    expect(error.kind).toBe('BadRequest');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses to turn the object into something that is not an object', () => {
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'replace', path: '', value: [1] }])).kind).toBe('Invalid');
+  });
+
+  it('resets managedFields the way the specification describes', () => {
+    const live: JsonObject = { metadata: { name: 'p', managedFields: [{ manager: 'kubectl', operation: 'Apply' }] } };
+    const result = jsonPatch(live, [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }]);
+    expect(result).toEqual({ metadata: { name: 'p', managedFields: [{}] } });
+  });
+});

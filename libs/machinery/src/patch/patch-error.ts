@@ -1,0 +1,25 @@
+/**
+ * How the API should answer a refused patch: BadRequest (400) for a malformed patch document,
+ * Invalid (422) for a well-formed patch that cannot apply to this object, Conflict (409),
+ * UnsupportedMediaType (415) for a patch type the resource does not accept.
+ */
+export type PatchErrorKind = 'BadRequest' | 'Invalid' | 'Conflict' | 'UnsupportedMediaType';
+
+export class PatchError extends Error {
+  override readonly name = 'PatchError';
+
+  constructor(
+    readonly kind: PatchErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function badRequest(message: string): PatchError {
+  return new PatchError('BadRequest', message);
+}
+
+export function invalid(message: string): PatchError {
+  return new PatchError('Invalid', message);
+}
