@@ -1,5 +1,5 @@
 import { JsonObject, JsonValue, createStrategicMergePatch, strategicMergePatch } from './index';
-import { workloadSchema } from './test-fixtures/workload-schema';
+import { workloadSchema } from './testing/workload-schema';
 
 // A seeded generator keeps the cases reproducible while covering combinations no table lists.
 function generator(seed: number): () => number {

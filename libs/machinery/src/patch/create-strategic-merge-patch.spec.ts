@@ -1,5 +1,5 @@
 import { JsonObject, createStrategicMergePatch, strategicMergePatch } from './index';
-import { workloadSchema } from './test-fixtures/workload-schema';
+import { workloadSchema } from './testing/workload-schema';
 
 const pod = (spec: JsonObject, metadata: JsonObject = { name: 'p' }): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata, spec });
 

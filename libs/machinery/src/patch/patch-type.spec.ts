@@ -10,7 +10,7 @@ import {
   isStrategicMergeSupported,
   parsePatchBody,
 } from './index';
-import { workloadSchema } from './test-fixtures/workload-schema';
+import { workloadSchema } from './testing/workload-schema';
 
 function refusal(run: () => unknown): PatchError {
   try {

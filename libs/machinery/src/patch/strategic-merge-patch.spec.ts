@@ -1,5 +1,5 @@
 import { JsonObject, JsonValue, PatchError, strategicMergePatch } from './index';
-import { workloadSchema } from './test-fixtures/workload-schema';
+import { workloadSchema } from './testing/workload-schema';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {

@@ -1,0 +1,4 @@
+export type { Envelope, EnvelopeInput } from './envelope';
+export { ENVELOPE_MAGIC, EnvelopeError, PROTOBUF_MEDIA_TYPE, decodeEnvelope, encodeEnvelope, hasEnvelopePrefix } from './envelope';
+export type { EnvelopeObject } from './object-envelope';
+export { decodeObjectEnvelope, encodeObjectEnvelope } from './object-envelope';
