@@ -20,7 +20,7 @@ export function patchMediaType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase();
 }
 
-export function isNonApplyPatchMediaType(contentType: string): contentType is NonApplyPatchMediaType {
+export function isNonApplyPatchMediaType(contentType: string): boolean {
   const mediaType = patchMediaType(contentType);
   return mediaType === JSON_PATCH_MEDIA_TYPE || mediaType === MERGE_PATCH_MEDIA_TYPE || mediaType === STRATEGIC_MERGE_PATCH_MEDIA_TYPE;
 }
