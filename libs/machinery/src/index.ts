@@ -15,3 +15,5 @@ export * from './label-query';
 export * from './field-selector';
 export * from './resource-version';
 export * from './resource-version-match';
+export * from './patch';
+export * from './protobuf';
