@@ -1,0 +1,59 @@
+// Value types of the flags.
+export type { FlagType, ValueOf } from './flags/flag-type';
+export { bool, parseGoBool } from './flags/bool';
+export { duration, formatDuration, formatGoDurationNanos, parseDuration, parseGoDurationNanos, type Millis } from './flags/duration';
+export { float } from './flags/float';
+export { int, int32, parseGoInt } from './flags/int';
+export { oneOf, string } from './flags/string';
+export { strings, stringsOf } from './flags/strings';
+export { stringToString } from './flags/string-to-string';
+export { keyValuePairs, mapStringBool } from './flags/key-value-pairs';
+export { formatPortRange, parsePortRange, portRange, portRangeContains, type PortRange } from './flags/port-range';
+export { parseCidr, parseDualStackCidrs, type Cidr, type IpFamily } from './flags/cidr';
+export { cidrs } from './flags/cidrs';
+export { moduleSpec, type ModuleVerbosity } from './flags/module-spec';
+export { namedCertKey, type NamedCertKey } from './flags/named-cert-key';
+export { readCsvRecord } from './flags/csv-record';
+
+// Declaring and parsing a process's flag set.
+export { camelCase, flag, type CamelCase, type CheckResult, type FlagAction, type FlagDef } from './flag-set/flag';
+export {
+  defineFlagSet,
+  flagTable,
+  helpFlag,
+  versionFlag,
+  type FlagGroup,
+  type FlagSet,
+  type FlagTable,
+  type GivenFlags,
+  type OptionsOf,
+  type Problem,
+  type Rule,
+} from './flag-set/flag-set';
+export { FlagError } from './flag-set/flag-error';
+export { parseFlagSet, type ParseOutcome } from './flag-set/parse-flag-set';
+export { parseOrExit, type ProcessIo } from './flag-set/parse-or-exit';
+export { renderHelp } from './flag-set/help';
+export { productVersion, versionText } from './flag-set/product-version';
+
+// The processes' option sets.
+export {
+  ADMISSION_PLUGIN_ORDER,
+  DEFAULT_ADMISSION_PLUGINS,
+  OPTIONAL_ADMISSION_PLUGINS,
+  enabledAdmissionPlugins,
+  type AdmissionPlugin,
+} from './sets/admission-plugins';
+export { DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS, enabledControllers, type ControllerName } from './sets/controllers';
+export { TLS_CIPHER_SUITES, TLS_VERSIONS, type TlsVersionName } from './sets/tls-cipher-suites';
+export {
+  API_SERVER_FLAGS,
+  AUTHORIZATION_MODES,
+  NODE_ADDRESS_TYPES,
+  OIDC_SIGNING_ALGORITHMS,
+  STORAGE_BACKENDS,
+  type ApiServerOptions,
+} from './sets/apiserver-flags';
+export { apiServerFlagSet, parseApiServerOptions, serviceClusterIpRanges, watchCacheSizes } from './sets/apiserver-options';
+export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOptions } from './sets/controller-manager-flags';
+export { controllerManagerFlagSet, parseControllerManagerOptions } from './sets/controller-manager-options';

@@ -1,0 +1,117 @@
+import { bool } from '../flags/bool';
+import { cidrs } from '../flags/cidrs';
+import { duration } from '../flags/duration';
+import { int } from '../flags/int';
+import { int32 } from '../flags/int';
+import { mapStringBool } from '../flags/key-value-pairs';
+import { moduleSpec } from '../flags/module-spec';
+import { namedCertKey } from '../flags/named-cert-key';
+import { oneOf, string } from '../flags/string';
+import { strings, stringsOf } from '../flags/strings';
+import { stringToString } from '../flags/string-to-string';
+import { flag } from '../flag-set/flag';
+import { atLeast, eachEntry, ipAddressOrBlank } from './checks';
+import { TLS_CIPHER_SUITES } from './tls-cipher-suites';
+
+/** Flags both processes declare with the same type, default and meaning. */
+
+export const LOG_FLAGS = [
+  flag({ name: 'log-flush-frequency', type: duration, default: 5_000, help: 'maximum time between log flushes' }),
+  flag({ name: 'logging-format', type: oneOf(['text']), default: 'text', help: 'log format; only `text` is permitted' }),
+  flag({ name: 'v', shorthand: 'v', type: int32, help: 'log verbosity', check: atLeast(0) }),
+  flag({ name: 'vmodule', type: moduleSpec, help: 'per-file log verbosity (text format), as comma-separated pattern=N' }),
+];
+
+export const METRICS_FLAGS = [
+  flag({
+    name: 'allow-metric-labels',
+    type: stringToString,
+    default: {},
+    help: 'allow-list of metric label values; key `<MetricName>,<LabelName>`, value a comma list',
+    check: (labels: Record<string, string>) => {
+      const bad = Object.keys(labels).find((k) => !/^[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*$/.test(k));
+      return bad === undefined ? undefined : { value: bad, reason: 'key must be <MetricName>,<LabelName>' };
+    },
+  }),
+  flag({ name: 'disabled-metrics', type: strings, help: 'fully qualified names of metrics to disable; wins over showing hidden metrics' }),
+  flag({
+    name: 'show-hidden-metrics-for-version',
+    type: string,
+    help: '`<major>.<minor>` of the previous release whose hidden metrics are shown',
+    check: (v: string) => (v === '' || /^\d+\.\d+$/.test(v) ? undefined : 'must be <major>.<minor>, for example 1.16'),
+  }),
+];
+
+export const FEATURE_GATES_FLAG = flag({
+  name: 'feature-gates',
+  type: mapStringBool,
+  help: 'feature gates as comma-separated name=true|false pairs',
+});
+
+export const PROFILING_FLAGS = [
+  flag({ name: 'profiling', type: bool, default: true, help: 'profiling endpoint on `/debug/pprof/`' }),
+  flag({ name: 'contention-profiling', type: bool, help: 'lock contention profiling if profiling is on' }),
+];
+
+export const CLOUD_FLAGS = [
+  flag({ name: 'cloud-config', type: string, help: 'cloud provider configuration path' }),
+  flag({ name: 'cloud-provider', type: string, help: 'cloud provider name' }),
+  flag({
+    name: 'cloud-provider-gce-l7lb-src-cidrs',
+    type: cidrs,
+    default: ['130.211.0.0/22', '35.191.0.0/16'],
+    help: 'CIDRs opened in a vendor firewall for L7 load balancer traffic and health checks',
+  }),
+];
+
+/** Serving flags whose meaning and default are the same in both processes (the port and cert dir differ). */
+export const SHARED_SERVING_FLAGS = [
+  flag({
+    name: 'bind-address',
+    type: string,
+    default: '0.0.0.0',
+    help: 'listen address for the secure port; blank or unspecified means all interfaces',
+    check: ipAddressOrBlank,
+  }),
+  flag({ name: 'permit-address-sharing', type: bool, default: false, help: 'use SO_REUSEADDR when binding' }),
+  flag({ name: 'permit-port-sharing', type: bool, default: false, help: 'use SO_REUSEPORT when binding' }),
+  flag({
+    name: 'http2-max-streams-per-connection',
+    type: int,
+    help: 'stream limit given to clients; 0 uses the library default',
+    check: atLeast(0),
+  }),
+  flag({ name: 'tls-cert-file', type: string, help: 'default certificate; if absent with its key, a self-signed pair is generated into --cert-dir' }),
+  flag({ name: 'tls-private-key-file', type: string, help: 'default private key matching --tls-cert-file' }),
+  flag({
+    name: 'tls-cipher-suites',
+    type: stringsOf(Object.keys(TLS_CIPHER_SUITES)),
+    help: 'allowed cipher suites; default library set if omitted',
+  }),
+  flag({
+    name: 'tls-min-version',
+    type: oneOf(['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']),
+    help: 'minimum TLS version: `VersionTLS10`, `VersionTLS11`, `VersionTLS12`, `VersionTLS13`',
+  }),
+  flag({
+    name: 'tls-sni-cert-key',
+    type: namedCertKey,
+    help: 'certificate and key paths with optional domain patterns after a colon (`a.crt,a.key:*.example.com`); repeatable',
+  }),
+];
+
+export const CLIENT_CA_FLAG = flag({
+  name: 'client-ca-file',
+  type: string,
+  help: 'client certificates signed by it authenticate as the certificate CommonName',
+});
+
+/** Entries of --cors-allowed-origins are regular expressions. */
+export const checkRegexps = eachEntry((entry) => {
+  try {
+    new RegExp(entry);
+    return undefined;
+  } catch (error) {
+    return `not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`;
+  }
+});
