@@ -18,7 +18,16 @@ function newestSource(dir) {
   return newest;
 }
 
-module.exports = async function globalSetup() {
+// Only a run that may include end-to-end tests needs the build: a run filtered to library folders
+// (`npx jest libs/storage`) skips it.
+function mayRunEndToEnd(globalConfig) {
+  const patterns = globalConfig.testPathPatterns;
+  if (!patterns || !patterns.isSet()) return true;
+  return patterns.patterns.some((p) => /(^|\/)(test|e2e)/.test(p) || p === '.' || p === '');
+}
+
+module.exports = async function globalSetup(globalConfig) {
+  if (!mayRunEndToEnd(globalConfig)) return;
   const sources = Math.max(...['apps', 'libs', 'bench'].map((d) => newestSource(path.join(root, d))));
   const built = fs.existsSync(marker) ? fs.statSync(marker).mtimeMs : 0;
   if (sources > built) {
