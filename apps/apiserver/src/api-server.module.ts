@@ -1,0 +1,17 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { HealthController } from './health/health.controller';
+import { MetricsController } from './metrics/metrics.controller';
+import { type ServingCore, ServingCoreModule } from './serving-core.module';
+import { VersionController } from './version/version.controller';
+
+/** The root module: the serving shell's own endpoints plus whatever modules the caller hangs on it. */
+@Module({})
+export class ApiServerModule {
+  static forRoot(core: ServingCore, extraModules: DynamicModule[] = []): DynamicModule {
+    return {
+      module: ApiServerModule,
+      imports: [ServingCoreModule.forRoot(core), ...extraModules],
+      controllers: [HealthController, MetricsController, VersionController],
+    };
+  }
+}

@@ -1,0 +1,223 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiServerServingConfig } from '../config';
+import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
+import type { MetricsService } from '../metrics/metrics.service';
+import { attachRequestContext, type RequestContext, requestContext } from '../request/request-context';
+import { effectiveRequestTimeoutMs } from '../request/request-timeout';
+import {
+  requestEntityTooLargeStatus,
+  StatusError,
+  timeoutStatus,
+  tooManyRequestsStatus,
+} from '../status/status';
+import { writeStatus } from '../status/write-status';
+
+export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+export interface HandlerChainDependencies {
+  config: ApiServerServingConfig;
+  metrics: MetricsService;
+  lifecycle: ServerLifecycle;
+}
+
+// Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
+const RETRY_AFTER_EXEMPT_PATHS = ['/readyz', '/livez', '/healthz', '/version', '/logs', '/metrics'];
+// Probes ride Kubernetes' exempt priority level: a loaded server must still answer its kubelet.
+const INFLIGHT_EXEMPT_PATHS = ['/readyz', '/livez', '/healthz'];
+
+function underAny(path: string, prefixes: string[]): boolean {
+  return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+/** Runs once when the exchange is over, whether the response finished or the connection dropped. */
+function onDone(res: ServerResponse, done: () => void): void {
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    done();
+  };
+  res.once('finish', once);
+  res.once('close', once);
+}
+
+/**
+ * The filters every request passes before a route, outermost first, in the order Kubernetes'
+ * DefaultBuildHandlerChain applies them: request info and metrics, shutdown refusal, HSTS, drain
+ * tracking, deadline, CORS, in-flight caps, body size.
+ */
+export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
+  return [
+    withRequestContextAndMetrics(deps),
+    withShutdownRefusal(deps),
+    withStrictTransportSecurity(deps.config.strictTransportSecurityDirectives),
+    withDrainTracking(deps.lifecycle),
+    withRequestTimeout(deps.config.requestTimeoutMs),
+    withCors(deps.config.corsAllowedOrigins),
+    withMaxInFlight(deps),
+    withBodySizeLimit(deps.config.maxRequestBodyBytes),
+  ];
+}
+
+function withRequestContextAndMetrics({ metrics }: HandlerChainDependencies): ChainHandler {
+  return (req, res, next) => {
+    const context = attachRequestContext(req);
+    onDone(res, () => {
+      if (!res.writableFinished) context.abort(new Error('the client closed the connection'));
+      const seconds = Number(process.hrtime.bigint() - context.startedAt) / 1e9;
+      const url = new URL(req.url ?? '/', 'http://request.invalid');
+      metrics.observeRequest(context.info, res.statusCode, seconds, {
+        contentType: req.headers['content-type'],
+        dryRun: url.searchParams.getAll('dryRun'),
+        unmatched: context.unmatched,
+      });
+    });
+    next();
+  };
+}
+
+function withShutdownRefusal({ config, lifecycle }: HandlerChainDependencies): ChainHandler {
+  return (req, res, next) => {
+    if (!lifecycle.reached('notAcceptingNewRequests')) return next();
+    // The listener is closed; whatever still arrives on an open connection closes it after this answer.
+    res.setHeader('Connection', 'close');
+    if (config.shutdownSendRetryAfter && !underAny(requestContext(req).info.path, RETRY_AFTER_EXEMPT_PATHS)) {
+      return writeStatus(res, tooManyRequestsStatus('The apiserver is shutting down, please try again later.', 5), {
+        Connection: 'close',
+      });
+    }
+    next();
+  };
+}
+
+function withStrictTransportSecurity(directives: string[]): ChainHandler {
+  const value = directives.map((d) => d.trim()).filter((d) => d !== '').join('; ');
+  return (_req, res, next) => {
+    if (value !== '') res.setHeader('Strict-Transport-Security', value);
+    next();
+  };
+}
+
+function withDrainTracking(lifecycle: ServerLifecycle): ChainHandler {
+  return (req, res, next) => {
+    const context = requestContext(req);
+    if (underAny(context.info.path, RETRY_AFTER_EXEMPT_PATHS)) return next();
+    onDone(res, lifecycle.track(context.longRunning));
+    next();
+  };
+}
+
+function withRequestTimeout(serverTimeoutMs: number): ChainHandler {
+  return (req, res, next) => {
+    const context = requestContext(req);
+    if (context.longRunning) return next();
+    let timeoutMs: number;
+    try {
+      const url = new URL(req.url ?? '/', 'http://request.invalid');
+      timeoutMs = effectiveRequestTimeoutMs(serverTimeoutMs, url.searchParams.get('timeout'));
+    } catch (error) {
+      if (error instanceof StatusError) return writeStatus(res, error.status);
+      throw error;
+    }
+    if (timeoutMs <= 0) return next();
+    context.deadline = Date.now() + timeoutMs;
+    const timer = setTimeout(() => answerTimedOut(context, res), timeoutMs);
+    onDone(res, () => clearTimeout(timer));
+    next();
+  };
+}
+
+/**
+ * Answers 504 for a handler that is still working, then silences the response so the handler's late
+ * writes go nowhere instead of failing; the handler learns of it through the context's signal.
+ */
+function answerTimedOut(context: RequestContext, res: ServerResponse): void {
+  if (res.writableEnded) return;
+  context.abort(new Error('request timed out'));
+  if (res.headersSent) {
+    // A response already under way cannot become a 504; cut it so the client sees it incomplete.
+    res.destroy();
+    return;
+  }
+  writeStatus(res, timeoutStatus('request did not complete within requested timeout - context deadline exceeded'));
+  silence(res);
+}
+
+function silence(res: ServerResponse): void {
+  const target = res as unknown as Record<string, unknown>;
+  const noop = function (this: ServerResponse) {
+    return this;
+  };
+  target.setHeader = noop;
+  target.appendHeader = noop;
+  target.removeHeader = noop;
+  target.writeHead = noop;
+  target.write = () => true;
+  target.end = function (this: ServerResponse, ...args: unknown[]) {
+    const callback = args.find((a) => typeof a === 'function') as (() => void) | undefined;
+    if (callback) process.nextTick(callback);
+    return this;
+  };
+  target.timedOut = true;
+}
+
+/** True when the handler chain already answered this response with a timeout. */
+export function isTimedOutResponse(res: ServerResponse): boolean {
+  return (res as unknown as { timedOut?: boolean }).timedOut === true;
+}
+
+// Kubernetes' WithCORS defaults.
+const CORS_ALLOWED_METHODS = 'POST, GET, OPTIONS, PUT, DELETE, PATCH';
+const CORS_ALLOWED_HEADERS = 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since';
+const CORS_EXPOSED_HEADERS = 'Date';
+
+function withCors(allowedOrigins: string[]): ChainHandler {
+  const patterns = allowedOrigins.filter((o) => o !== '').map((o) => new RegExp(o));
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (patterns.length === 0 || !origin || !patterns.some((p) => p.test(origin))) return next();
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Allow-Methods', CORS_ALLOWED_METHODS);
+    res.setHeader('Access-Control-Allow-Headers', CORS_ALLOWED_HEADERS);
+    res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+    res.setHeader('Vary', 'Origin');
+    if (req.method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    next();
+  };
+}
+
+function withMaxInFlight({ config, metrics }: HandlerChainDependencies): ChainHandler {
+  const counts = { readOnly: 0, mutating: 0 };
+  return (req, res, next) => {
+    const context = requestContext(req);
+    if (context.longRunning || underAny(context.info.path, INFLIGHT_EXEMPT_PATHS)) return next();
+    const kind = context.mutating ? 'mutating' : 'readOnly';
+    const cap = context.mutating ? config.maxMutatingRequestsInflight : config.maxRequestsInflight;
+    if (cap > 0 && counts[kind] >= cap) {
+      return writeStatus(res, tooManyRequestsStatus('Too many requests, please try again later.', 1));
+    }
+    counts[kind]++;
+    metrics.setInflight(kind, counts[kind]);
+    onDone(res, () => {
+      counts[kind]--;
+      metrics.setInflight(kind, counts[kind]);
+    });
+    next();
+  };
+}
+
+function withBodySizeLimit(limitBytes: number): ChainHandler {
+  return (req, res, next) => {
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limitBytes) {
+      // The body stays unread, so the connection cannot carry another request.
+      return writeStatus(res, requestEntityTooLargeStatus(limitBytes), { Connection: 'close' });
+    }
+    next();
+  };
+}

@@ -1,0 +1,40 @@
+import { All, Controller, Req, Res } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { notFoundStatus } from '../status/status';
+import { respondWithStatus } from '../status/status-exception.filter';
+import type { HealthEndpoint, HealthReport } from './health-check';
+import { HealthRegistry } from './health-registry';
+
+/** `/healthz`, `/livez`, `/readyz` and their per-check paths; any method, as Kubernetes' mux serves them. */
+@Controller()
+export class HealthController {
+  constructor(private readonly registry: HealthRegistry) {}
+
+  @All(['healthz', 'livez', 'readyz'])
+  async root(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const endpoint = url.pathname.replace(/^\/+|\/+$/g, '') as HealthEndpoint;
+    const report = await this.registry.report(endpoint, {
+      verbose: url.searchParams.has('verbose'),
+      exclude: url.searchParams.getAll('exclude'),
+    });
+    writeHealthReport(res, report);
+  }
+
+  @All(['healthz/*check', 'livez/*check', 'readyz/*check'])
+  async single(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const [endpoint, ...rest] = url.pathname.replace(/^\/+/, '').split('/');
+    const report = await this.registry.reportOne(endpoint as HealthEndpoint, decodeURIComponent(rest.join('/')));
+    if (!report) return respondWithStatus(res, notFoundStatus());
+    writeHealthReport(res, report);
+  }
+}
+
+function writeHealthReport(res: ServerResponse, report: HealthReport): void {
+  res.statusCode = report.status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', Buffer.byteLength(report.body));
+  res.end(report.body);
+}

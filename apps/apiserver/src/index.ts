@@ -1,0 +1,23 @@
+// The serving shell's surface, for the process entry and the modules hung on it.
+export { startApiServer } from './start-api-server';
+export type { ApiServerHandle, StartApiServerOptions } from './start-api-server';
+export { defaultVersionInfo, servingConfig, DEFAULT_MAX_REQUEST_BODY_BYTES, REFERENCE_RELEASE } from './config';
+export type { ApiServerServingConfig, ServerVersionInfo, TlsVersionName } from './config';
+export { SERVING_CONFIG, ServingCoreModule } from './serving-core.module';
+export type { ServingCore } from './serving-core.module';
+export { HealthRegistry, SHUTDOWN_CHECK_NAME } from './health/health-registry';
+export { healthCheck } from './health/health-check';
+export type { HealthCheck, HealthEndpoint, HealthReport } from './health/health-check';
+export { MetricsService, longRunningLabelsOf } from './metrics/metrics.service';
+export type { DeprecatedApiLabels, LongRunningLabels, RequestObservation } from './metrics/metrics.service';
+export { ServerLifecycle } from './lifecycle/server-lifecycle';
+export type { LifecyclePhase } from './lifecycle/server-lifecycle';
+export { requestInfo } from './request/request-info';
+export type { RequestInfo, ResourceVerb } from './request/request-info';
+export { isLongRunning, isMutating } from './request/request-classification';
+export { requestContext } from './request/request-context';
+export type { RequestContext } from './request/request-context';
+export { readBody } from './request/read-body';
+export { watchTimeoutSeconds } from './request/request-timeout';
+export * from './status/status';
+export { writeStatus } from './status/write-status';

@@ -1,0 +1,42 @@
+import type { IncomingMessage } from 'node:http';
+import { type RequestInfo, requestInfo } from './request-info';
+import { isLongRunning, isMutating } from './request-classification';
+
+/** What the handler chain learned about a request, for the handlers behind it. */
+export interface RequestContext {
+  readonly info: RequestInfo;
+  readonly longRunning: boolean;
+  readonly mutating: boolean;
+  /** process.hrtime.bigint() when the request entered the chain. */
+  readonly startedAt: bigint;
+  /** Aborted when the request times out or the client goes away; pass it to storage calls. */
+  readonly signal: AbortSignal;
+  /** Epoch milliseconds after which the request is answered 504; undefined for long-running requests. */
+  deadline?: number;
+  /** Set when no route matched, so metrics do not grow a label value per unknown path. */
+  unmatched?: boolean;
+  abort(reason: unknown): void;
+}
+
+const contexts = new WeakMap<IncomingMessage, RequestContext>();
+
+export function attachRequestContext(req: IncomingMessage): RequestContext {
+  const url = new URL(req.url ?? '/', 'http://request.invalid');
+  const info = requestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+  const controller = new AbortController();
+  const context: RequestContext = {
+    info,
+    longRunning: isLongRunning(info),
+    mutating: isMutating(info),
+    startedAt: process.hrtime.bigint(),
+    signal: controller.signal,
+    abort: (reason: unknown) => controller.abort(reason),
+  };
+  contexts.set(req, context);
+  return context;
+}
+
+/** The context the handler chain attached; one is made on the spot for a request that bypassed the chain. */
+export function requestContext(req: IncomingMessage): RequestContext {
+  return contexts.get(req) ?? attachRequestContext(req);
+}

@@ -1,0 +1,198 @@
+import { type DynamicModule, type INestApplication, Logger, type LoggerService, type LogLevel, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express from 'express';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { ApiServerModule } from './api-server.module';
+import type { ApiServerServingConfig } from './config';
+import { handlerChain } from './filters/handler-chain';
+import { HealthRegistry } from './health/health-registry';
+import { ServerLifecycle } from './lifecycle/server-lifecycle';
+import { MetricsService } from './metrics/metrics.service';
+import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
+import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
+import { tlsServerOptions } from './serving/tls-options';
+import { internalErrorStatus } from './status/status';
+import { StatusExceptionFilter } from './status/status-exception.filter';
+import { writeStatus } from './status/write-status';
+
+export interface StartApiServerOptions {
+  /** SIGTERM and SIGINT start the graceful stop, and the process exits when it is done (a second signal exits at once). */
+  handleSignals?: boolean;
+  /** Nest logger or levels; warnings and errors only by default, on stderr. */
+  logger?: LoggerService | LogLevel[] | false;
+  /** Where the `Client connection file written to <path>` line goes; stdout by default. */
+  stdout?: (line: string) => void;
+}
+
+export interface ApiServerHandle {
+  /** `https://<host>:<port>` as local clients reach it. */
+  url: string;
+  port: number;
+  app: INestApplication;
+  health: HealthRegistry;
+  metrics: MetricsService;
+  lifecycle: ServerLifecycle;
+  certificates: ServingCertificates;
+  /** Path of the client connection file, when one was written. */
+  clientConnectionFile?: string;
+  /**
+   * The graceful stop SIGTERM triggers: readyz fails at once, the listener stays open for
+   * `--shutdown-delay-duration`, then closes; in-flight requests drain; watches are ended last.
+   */
+  shutdown(): Promise<void>;
+  /** Stops at once, without the shutdown delay (tests, fatal errors). */
+  close(): Promise<void>;
+}
+
+// Watches get this long to end their streams once in-flight requests are drained.
+const LONG_RUNNING_GRACE_MS = 1_000;
+// A drain never waits longer than the slowest request may run, plus this.
+const DRAIN_SLACK_MS = 5_000;
+
+/**
+ * Starts the API server's HTTPS serving shell with the given extra Nest modules (resource handlers)
+ * and resolves once it listens and the client connection file is written.
+ */
+export async function startApiServer(
+  config: ApiServerServingConfig,
+  extraModules: Array<DynamicModule | Type<unknown>> = [],
+  options: StartApiServerOptions = {},
+): Promise<ApiServerHandle> {
+  const logger = new Logger('ApiServer');
+  const certificates = await ensureServingCertificates(config);
+  if (certificates.generated) logger.log(`Generated self-signed serving certificate in ${config.certDir}`);
+  const tls = tlsServerOptions(config, (message) => logger.warn(message));
+
+  const health = new HealthRegistry({ livezGracePeriodMs: config.livezGracePeriodMs });
+  const metrics = new MetricsService();
+  const lifecycle = new ServerLifecycle();
+
+  const expressApp = express();
+  expressApp.disable('x-powered-by');
+  expressApp.disable('etag');
+  for (const handler of handlerChain({ config, metrics, lifecycle })) expressApp.use(handler);
+
+  const app = await NestFactory.create(
+    ApiServerModule.forRoot({ config, health, metrics, lifecycle }, extraModules.map(asDynamicModule)),
+    new ExpressAdapter(expressApp),
+    {
+      httpsOptions: { key: certificates.keyPem, cert: certificates.certPem, ...tls },
+      // Handlers read bodies themselves with readBody and its limit; no parser buffers ahead of them.
+      bodyParser: false,
+      abortOnError: false,
+      logger: options.logger ?? ['error', 'warn'],
+    },
+  );
+  app.useGlobalFilters(new StatusExceptionFilter());
+  await app.init();
+  // Last resort behind Nest's own error handling, for anything that escapes it.
+  expressApp.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    writeStatus(res, internalErrorStatus('an error on the server has prevented the request from succeeding'));
+  });
+
+  const server = app.getHttpServer() as Server;
+  // A blank bind address lets Node pick all interfaces of every family it can.
+  const listenHost = config.bindAddress === '' ? undefined : config.bindAddress.replace(/^\[|\]$/g, '');
+  try {
+    await listen(server, config.securePort, listenHost);
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = serverUrl(clientHost(config.bindAddress), port);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (delayMs: number, drainTimeoutMs: number): Promise<void> => {
+    stopping ??= (async () => {
+      lifecycle.advance('shutdownInitiated');
+      health.markShuttingDown();
+      if (delayMs > 0) await sleep(delayMs);
+      lifecycle.advance('notAcceptingNewRequests');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await lifecycle.waitForIdle('drainable', drainTimeoutMs);
+      lifecycle.advance('drained');
+      await lifecycle.waitForIdle('longRunning', LONG_RUNNING_GRACE_MS);
+      server.closeAllConnections();
+      await closed;
+      await app.close();
+      lifecycle.advance('stopped');
+    })();
+    return stopping;
+  };
+  const drainLimitMs = (config.requestTimeoutMs > 0 ? config.requestTimeoutMs : 60_000) + DRAIN_SLACK_MS;
+
+  const handle: ApiServerHandle = {
+    url,
+    port,
+    app,
+    health,
+    metrics,
+    lifecycle,
+    certificates,
+    clientConnectionFile: config.svcconfigOut || undefined,
+    shutdown: () => {
+      logger.log(`Shutting down: readyz fails now, listener closes in ${config.shutdownDelayDurationMs}ms`);
+      return stop(config.shutdownDelayDurationMs, drainLimitMs);
+    },
+    close: () => stop(0, Math.min(drainLimitMs, 2_000)),
+  };
+
+  if (config.svcconfigOut) {
+    await writeClientConnectionFile(config.svcconfigOut, url, certificates.caPem);
+    (options.stdout ?? ((line: string) => process.stdout.write(`${line}\n`)))(
+      `Client connection file written to ${config.svcconfigOut}`,
+    );
+  }
+  if (options.handleSignals) installSignalHandlers(handle, logger);
+
+  void health.runPostStartHooks().then((failed) => {
+    for (const { name, error } of failed) logger.error(`post-start hook ${name} failed: ${String(error)}`);
+  });
+  logger.log(`Serving securely on ${config.bindAddress || '0.0.0.0'}:${port}`);
+  return handle;
+}
+
+function asDynamicModule(module: DynamicModule | Type<unknown>): DynamicModule {
+  return typeof module === 'function' ? { module } : module;
+}
+
+function listen(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function installSignalHandlers(handle: ApiServerHandle, logger: Logger): void {
+  let received = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) {
+      logger.warn(`Received ${signal} again, exiting without waiting`);
+      process.exit(1);
+    }
+    received = true;
+    logger.log(`Received ${signal}`);
+    handle.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`Shutdown failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
