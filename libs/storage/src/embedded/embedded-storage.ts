@@ -1,0 +1,473 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeContinue, encodeContinue } from '../continue-token';
+import { checkPreconditions, guaranteedUpdate, validatedDelete } from '../guaranteed-update';
+import { keyAfter, prefixRange } from '../keys';
+import { DEFAULT_TOO_LARGE_WAIT_MS, RevisionWaiter } from '../revision-waiter';
+import type {
+  ChangeEvent,
+  ChangeType,
+  DeleteOptions,
+  GetOptions,
+  GuaranteedUpdateOptions,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  Storage,
+  StoredObject,
+  TryUpdate,
+  UpdateOptions,
+  WatchOptions,
+  Watcher,
+} from '../storage';
+import { StorageError } from '../storage-error';
+import { decodeObject, encodeObject, uidOf } from '../stored-value';
+import { DEFAULT_WATCH_BUFFER_LIMIT, WatchChannel } from '../watch-channel';
+import { SCHEMA_SQL, SCHEMA_VERSION, SQL } from './schema';
+
+export const EMBEDDED_DATABASE_FILE = 'store.sqlite';
+
+export interface EmbeddedStorageOptions {
+  /** Directory of the store's files (`--data-dir`); created if missing. */
+  dataDir: string;
+  /** `--store-compaction-interval` in milliseconds; 0 keeps all history. */
+  compactionIntervalMs: number;
+  tooLargeWaitMs?: number;
+  watchBufferLimit?: number;
+  /** Revisions compacted per transaction, so compaction never holds the writer for long. */
+  compactionBatchSize?: number;
+}
+
+interface CurrentRow {
+  revision: number;
+  createRevision: number;
+  value: string;
+}
+
+interface KeyedRow {
+  key: string;
+  revision: number;
+  value: string;
+}
+
+interface HistoryRow {
+  revision: number;
+  key: string;
+  created: number;
+  deleted: number;
+  prevRevision: number;
+  value: string;
+  prevValue: string | null;
+}
+
+const HISTORY_PAGE = 500;
+const NO_LIMIT = -1;
+
+/**
+ * The default backend: SQLite through better-sqlite3, in one file under `--data-dir`, no server.
+ *
+ * Durability: WAL with `synchronous=FULL`, one transaction per write, so a write is on disk before its
+ * promise resolves and survives `kill -9` (and power loss). One process only: the database is opened in
+ * `locking_mode=EXCLUSIVE` and written at once, which takes an OS file lock held until the connection
+ * closes; a second process fails with SQLITE_BUSY, reported as a clear error. The lock dies with the
+ * process, so a `kill -9` never leaves a stale lock behind.
+ *
+ * Ordering: better-sqlite3 is synchronous and this process is the only writer, so each write commits
+ * and then feeds every live watcher before any other JavaScript runs; a watcher switching from history
+ * to live does so in the same synchronous step as its last history read. Revision order is therefore
+ * the order watchers see, with nothing missed or repeated.
+ */
+export class EmbeddedStorage implements Storage {
+  readonly backend = 'embedded' as const;
+
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<typeof prepare>;
+  private readonly writeRow: (row: LogWrite) => void;
+  private readonly compactBatch: (from: number, to: number) => void;
+  private readonly waiter = new RevisionWaiter(1_000);
+  private readonly channels = new Set<WatchChannel<StoredObject>>();
+  private readonly live = new Map<WatchChannel<StoredObject>, string>();
+  private readonly tooLargeWaitMs: number;
+  private readonly watchBufferLimit: number;
+  private readonly compactionBatchSize: number;
+  private revision: number;
+  private compacted: number;
+  private closed = false;
+  private compactionTimer: NodeJS.Timeout | undefined;
+  private revisionAtLastTick = 0;
+
+  private constructor(db: Database.Database, options: EmbeddedStorageOptions) {
+    this.db = db;
+    this.statements = prepare(db);
+    this.tooLargeWaitMs = options.tooLargeWaitMs ?? DEFAULT_TOO_LARGE_WAIT_MS;
+    this.watchBufferLimit = options.watchBufferLimit ?? DEFAULT_WATCH_BUFFER_LIMIT;
+    this.compactionBatchSize = options.compactionBatchSize ?? 1_000;
+    this.revision = (this.statements.revision.get() as { seq: number }).seq;
+    this.compacted = (this.statements.meta.get('compact_revision') as { value: number }).value;
+
+    const s = this.statements;
+    this.writeRow = db.transaction((row: LogWrite) => {
+      s.insertLog.run(row.revision, row.key, row.created ? 1 : 0, row.deleted ? 1 : 0, row.createRevision, row.prevRevision, row.value);
+      if (row.deleted) s.deleteKv.run(row.key);
+      else s.upsertKv.run(row.key, row.revision);
+    });
+    this.compactBatch = db.transaction((from: number, to: number) => {
+      s.compactSuperseded.run(from, to);
+      s.compactDeletions.run(from, to);
+      s.setCompacted.run(to);
+    });
+
+    if (options.compactionIntervalMs > 0) {
+      // Compacting to the revision seen one tick ago keeps every change of the last interval.
+      this.compactionTimer = setInterval(() => this.onCompactionTick(), options.compactionIntervalMs);
+      this.compactionTimer.unref();
+    }
+  }
+
+  /** Opens (creating if needed) the store in `options.dataDir`; fails if another process holds it. */
+  static open(options: EmbeddedStorageOptions): EmbeddedStorage {
+    if (!options.dataDir) {
+      throw new StorageError('InvalidArgument', 'the embedded storage backend needs a data directory (--data-dir)');
+    }
+    mkdirSync(options.dataDir, { recursive: true });
+    const file = join(options.dataDir, EMBEDDED_DATABASE_FILE);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file, { timeout: 0 });
+      // Exclusive locking must be set before the first access so that WAL runs without shared memory
+      // and the lock is held by this connection alone.
+      db.pragma('locking_mode = EXCLUSIVE');
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new Error(`cannot switch ${file} to WAL journal mode (got ${String(mode)})`);
+      db.pragma('synchronous = FULL');
+      db.exec('BEGIN IMMEDIATE');
+      db.exec(SCHEMA_SQL);
+      db.exec('COMMIT');
+      const version = (db.prepare(SQL.meta).get('schema_version') as { value: number }).value;
+      if (version !== SCHEMA_VERSION) {
+        throw new Error(`${file} has schema version ${version}; this build reads version ${SCHEMA_VERSION}`);
+      }
+      return new EmbeddedStorage(db, options);
+    } catch (error) {
+      db?.close();
+      const code = (error as { code?: unknown }).code;
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+        throw new StorageError(
+          'Unavailable',
+          `data directory ${options.dataDir} is in use by another process (its store ${file} is locked); ` +
+            `stop that process or choose another --data-dir`,
+        );
+      }
+      if (error instanceof StorageError) throw error;
+      throw new StorageError('Unavailable', `cannot open the embedded store ${file}: ${(error as Error).message}`);
+    }
+  }
+
+  async create<T extends StoredObject>(key: string, object: T): Promise<T> {
+    this.assertOpen();
+    if (this.currentRow(key) !== undefined) throw StorageError.keyExists(key);
+    const value = encodeObject(object);
+    const revision = this.revision + 1;
+    this.commit({ revision, key, created: true, deleted: false, createRevision: revision, prevRevision: 0, value });
+    this.publish('ADDED', revision, key, value);
+    return decodeObject<T>(value, revision);
+  }
+
+  async get<T extends StoredObject>(key: string, options: GetOptions = {}): Promise<T> {
+    await this.reach(options.minRevision);
+    const row = this.currentRow(key);
+    if (row === undefined) throw StorageError.keyNotFound(key);
+    return decodeObject<T>(row.value, row.revision);
+  }
+
+  async update<T extends StoredObject>(key: string, object: T, options: UpdateOptions = {}): Promise<T> {
+    this.assertOpen();
+    const current = this.currentRow(key);
+    if (current === undefined) throw StorageError.keyNotFound(key);
+    this.check(key, current, options.preconditions);
+    const value = encodeObject(object);
+    const revision = this.revision + 1;
+    this.commit({
+      revision,
+      key,
+      created: false,
+      deleted: false,
+      createRevision: current.createRevision,
+      prevRevision: current.revision,
+      value,
+    });
+    this.publish('MODIFIED', revision, key, value, current.value, current.revision);
+    return decodeObject<T>(value, revision);
+  }
+
+  guaranteedUpdate<T extends StoredObject>(
+    key: string,
+    tryUpdate: TryUpdate<T>,
+    options?: GuaranteedUpdateOptions,
+  ): Promise<T> {
+    return guaranteedUpdate(this, key, tryUpdate, options);
+  }
+
+  async delete<T extends StoredObject>(key: string, options: DeleteOptions<T> = {}): Promise<T> {
+    if (options.validate !== undefined) return validatedDelete(this, key, options);
+    return this.deleteOnce<T>(key, options.preconditions);
+  }
+
+  /** One delete attempt; used by `delete` and by the validated delete loop. */
+  async deleteOnce<T extends StoredObject>(key: string, preconditions?: Preconditions): Promise<T> {
+    this.assertOpen();
+    const current = this.currentRow(key);
+    if (current === undefined) throw StorageError.keyNotFound(key);
+    this.check(key, current, preconditions);
+    const revision = this.revision + 1;
+    this.commit({
+      revision,
+      key,
+      created: false,
+      deleted: true,
+      createRevision: current.createRevision,
+      prevRevision: current.revision,
+      value: current.value,
+    });
+    this.publish('DELETED', revision, key, current.value, current.value, current.revision);
+    return decodeObject<T>(current.value, revision);
+  }
+
+  async list<T extends StoredObject>(prefix: string, options: ListOptions = {}): Promise<ListResult<T>> {
+    this.assertOpen();
+    let revision: number;
+    let after: string | undefined;
+    let exact = false;
+    if (options.continue) {
+      ({ revision, after } = decodeContinue(options.continue));
+      exact = true;
+    } else if (options.revision !== undefined) {
+      revision = options.revision;
+      exact = options.match === 'Exact';
+    } else {
+      revision = this.revision;
+    }
+    await this.reach(revision);
+    if (!exact) revision = this.revision;
+    if (revision < this.compacted) {
+      throw options.continue ? StorageError.continueExpired() : StorageError.expired(revision, this.compacted);
+    }
+
+    const { lo, hi } = prefixRange(prefix);
+    const from = after === undefined ? lo : keyAfter(prefix + after);
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    const rows = this.rowsAt(revision, from, hi, limit === undefined ? NO_LIMIT : limit + 1);
+    const more = limit !== undefined && rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    const result: ListResult<T> = { items: page.map((row) => decodeObject<T>(row.value, row.revision)), revision };
+    if (more) {
+      const last = page[page.length - 1].key;
+      result.continue = encodeContinue({ revision, after: last.slice(prefix.length) });
+      if (revision === this.revision) {
+        result.remainingItemCount = (this.statements.countCurrent.get(keyAfter(last), hi) as { n: number }).n;
+      }
+    }
+    return result;
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen();
+    const { lo, hi } = prefixRange(prefix);
+    return (this.statements.countCurrent.get(lo, hi) as { n: number }).n;
+  }
+
+  async watch<T extends StoredObject>(prefix: string, options: WatchOptions = {}): Promise<Watcher<T>> {
+    this.assertOpen();
+    if (options.revision !== undefined) await this.reach(options.revision);
+    const start = options.revision ?? this.revision;
+    if (start < this.compacted) throw StorageError.expired(start, this.compacted);
+
+    const channel: WatchChannel<StoredObject> = new WatchChannel<StoredObject>({
+      startRevision: start,
+      bufferLimit: options.bufferLimit ?? this.watchBufferLimit,
+      progressIntervalMs: options.progressIntervalMs,
+      progressRevision: () => this.revision,
+      onEnd: () => {
+        this.channels.delete(channel);
+        this.live.delete(channel);
+      },
+    });
+    this.channels.add(channel);
+    const { lo, hi } = prefixRange(prefix);
+    if (options.initialEvents) {
+      const rows = this.rowsAt(start, lo, hi, NO_LIMIT);
+      channel.setInitial(
+        rows.map((row) => ({ key: row.key, object: decodeObject(row.value, row.revision), revision: row.revision })),
+        start,
+      );
+    }
+    if (start === this.revision) {
+      this.live.set(channel, prefix);
+    } else {
+      channel.setCatchUp(() => this.catchUp(channel, prefix, lo, hi));
+    }
+    return channel as unknown as Watcher<T>;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.assertOpen();
+    return this.revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.assertOpen();
+    return this.compacted;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    const target = Math.min(revision, this.revision);
+    while (!this.closed && this.compacted < target) {
+      const to = Math.min(this.compacted + this.compactionBatchSize, target);
+      this.run(() => this.compactBatch(this.compacted, to));
+      this.compacted = to;
+      // Let writers and readers in between batches.
+      if (to < target) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async healthCheck(): Promise<void> {
+    this.assertOpen();
+    this.run(() => this.db.prepare('SELECT 1').get());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.compactionTimer !== undefined) clearInterval(this.compactionTimer);
+    for (const channel of [...this.channels]) channel.fail(StorageError.closed());
+    this.waiter.notify();
+    this.db.close();
+  }
+
+  private catchUp(channel: WatchChannel<StoredObject>, prefix: string, lo: string, hi: string): void {
+    this.assertOpen();
+    if (channel.cursor < this.compacted) throw StorageError.expired(channel.cursor, this.compacted);
+    const rows = this.statements.history.all(channel.cursor, lo, hi, HISTORY_PAGE) as HistoryRow[];
+    for (const row of rows) channel.pushHistory(eventFromHistory(row));
+    if (rows.length < HISTORY_PAGE) {
+      // History is exhausted up to this.revision and nothing can commit before the next line runs.
+      this.live.set(channel, prefix);
+      channel.goLive();
+    }
+  }
+
+  private rowsAt(revision: number, from: string, hi: string, limit: number): KeyedRow[] {
+    const s = this.statements;
+    return (
+      revision === this.revision ? s.listCurrent.all(from, hi, limit) : s.listAt.all(from, hi, revision, limit)
+    ) as KeyedRow[];
+  }
+
+  private currentRow(key: string): CurrentRow | undefined {
+    return this.statements.current.get(key) as CurrentRow | undefined;
+  }
+
+  private check(key: string, current: CurrentRow, preconditions: Preconditions | undefined): void {
+    if (preconditions === undefined) return;
+    const metadata = { resourceVersion: String(current.revision), uid: preconditions.uid === undefined ? undefined : uidOf(current.value) };
+    checkPreconditions(key, { metadata }, preconditions);
+  }
+
+  private commit(row: LogWrite): void {
+    this.run(() => this.writeRow(row));
+    this.revision = row.revision;
+  }
+
+  private publish(type: ChangeType, revision: number, key: string, value: string, prevValue?: string, prevRevision = 0): void {
+    let event: ChangeEvent<StoredObject> | undefined;
+    for (const [channel, prefix] of this.live) {
+      if (!key.startsWith(prefix)) continue;
+      event ??= {
+        type,
+        key,
+        object: decodeObject(value, revision),
+        prevObject: prevValue === undefined ? undefined : decodeObject(prevValue, prevRevision),
+        revision,
+      };
+      channel.push(event);
+    }
+    this.waiter.notify();
+  }
+
+  /** Waits until the store has reached `revision` (TooLargeResourceVersion after the wait). */
+  private async reach(revision: number | undefined): Promise<void> {
+    this.assertOpen();
+    if (revision === undefined || revision <= this.revision) return;
+    await this.waiter.waitFor(revision, this.tooLargeWaitMs, () => {
+      this.assertOpen();
+      return this.revision;
+    });
+  }
+
+  private onCompactionTick(): void {
+    const target = this.revisionAtLastTick;
+    this.revisionAtLastTick = this.revision;
+    if (this.closed || target <= this.compacted) return;
+    this.compact(target).catch((error: unknown) => {
+      if (!this.closed) process.emitWarning(`embedded store compaction failed: ${String(error)}`);
+    });
+  }
+
+  private run<R>(operation: () => R): R {
+    try {
+      return operation();
+    } catch (error) {
+      if (error instanceof StorageError) throw error;
+      throw new StorageError('Unavailable', `embedded store: ${(error as Error).message}`);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw StorageError.closed();
+  }
+}
+
+interface LogWrite {
+  revision: number;
+  key: string;
+  created: boolean;
+  deleted: boolean;
+  createRevision: number;
+  prevRevision: number;
+  value: string;
+}
+
+function prepare(db: Database.Database) {
+  return {
+    revision: db.prepare(SQL.revision),
+    meta: db.prepare(SQL.meta),
+    setCompacted: db.prepare(SQL.setCompacted),
+    current: db.prepare(SQL.current),
+    insertLog: db.prepare(SQL.insertLog),
+    upsertKv: db.prepare(SQL.upsertKv),
+    deleteKv: db.prepare(SQL.deleteKv),
+    listCurrent: db.prepare(SQL.listCurrent),
+    countCurrent: db.prepare(SQL.countCurrent),
+    listAt: db.prepare(SQL.listAt),
+    history: db.prepare(SQL.history),
+    compactSuperseded: db.prepare(SQL.compactSuperseded),
+    compactDeletions: db.prepare(SQL.compactDeletions),
+  };
+}
+
+function eventFromHistory(row: HistoryRow): ChangeEvent<StoredObject> {
+  const object = decodeObject(row.value, row.revision);
+  if (row.deleted) {
+    return { type: 'DELETED', key: row.key, object, prevObject: decodeObject(row.value, row.prevRevision), revision: row.revision };
+  }
+  if (row.created) return { type: 'ADDED', key: row.key, object, revision: row.revision };
+  return {
+    type: 'MODIFIED',
+    key: row.key,
+    object,
+    prevObject: row.prevValue === null ? undefined : decodeObject(row.prevValue, row.prevRevision),
+    revision: row.revision,
+  };
+}

@@ -1,0 +1,34 @@
+export type {
+  ChangeEvent,
+  ChangeType,
+  DeleteOptions,
+  GetOptions,
+  GuaranteedUpdateOptions,
+  ListMatch,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  ProgressEvent,
+  Storage,
+  StorageBackend,
+  StoredMetadata,
+  StoredObject,
+  TryUpdate,
+  UpdateOptions,
+  WatchEvent,
+  WatchOptions,
+  Watcher,
+} from './storage';
+export { StorageError, isStorageError } from './storage-error';
+export type { StorageErrorCode } from './storage-error';
+export { CORE_GROUP_SEGMENT, objectKey, prefixKey, prefixRange } from './keys';
+export type { ObjectKeyParts, ResourceKeyParts } from './keys';
+export { createStorage } from './create-storage';
+export type { StorageConfig } from './create-storage';
+export { EmbeddedStorage, EMBEDDED_DATABASE_FILE } from './embedded/embedded-storage';
+export type { EmbeddedStorageOptions } from './embedded/embedded-storage';
+export { MongoStorage } from './mongodb/mongodb-storage';
+export type { MongoStorageOptions } from './mongodb/mongodb-storage';
+export { mongoUriFromServers, redactMongoUri } from './mongodb/mongodb-uri';
+export { DEFAULT_TOO_LARGE_WAIT_MS } from './revision-waiter';
+export { DEFAULT_WATCH_BUFFER_LIMIT } from './watch-channel';
