@@ -156,6 +156,33 @@ describe('API server serving shell over HTTPS', () => {
       }
     });
 
+    it('turns a handler error into a 500 InternalError Status without a stack trace, and passes a thrown Status through', async () => {
+      const failed = await get('/test/fail');
+      expect(failed.status).toBe(500);
+      expect(JSON.parse(failed.body)).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Internal error occurred: the handler fell over',
+        reason: 'InternalError',
+        details: {},
+        code: 500,
+      });
+      expect(failed.body).not.toMatch(/\bat \w|\.ts:\d+/);
+      const conflict = await get('/test/conflict');
+      expect(conflict.status).toBe(409);
+      expect(JSON.parse(conflict.body)).toMatchObject({ reason: 'Conflict', code: 409 });
+    });
+
+    it('answers a malformed path with 400 BadRequest and a wrong method with a Status too', async () => {
+      const malformed = await get('/livez/%E0%A4%A');
+      expect(malformed.status).toBe(400);
+      expect(JSON.parse(malformed.body)).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+      const wrongMethod = await httpsFetch(`${server.url}/metrics`, { ca, method: 'DELETE' });
+      expect(JSON.parse(wrongMethod.body)).toMatchObject({ kind: 'Status', status: 'Failure' });
+    });
+
     it('refuses a 4 MiB body with 413 from its Content-Length, without reading it', async () => {
       const res = await new Promise<{ status: number; body: string; sentBytes: number }>((resolve, reject) => {
         let sentBytes = 0;
@@ -326,6 +353,41 @@ describe('API server serving shell: restarts, limits and shutdown', () => {
     expect((await slow).status).toBe(200);
     const metrics = await httpsFetch(`${server.url}/metrics`, { ca });
     expect(metrics.body).toMatch(/apiserver_request_total\{verb="GET",[^}]*subresource="\/test\/slow"[^}]*code="429"\} 1/);
+  });
+
+  it('applies --tls-min-version and --tls-cipher-suites', async () => {
+    const strict = await start({ tlsMinVersion: 'VersionTLS13' });
+    const handshake = (port: number, options: { maxVersion?: 'TLSv1.2' | 'TLSv1.3' }) =>
+      new Promise<{ protocol: string | null; cipher: string }>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca: strict.certificates.caPem, ...options }, () => {
+          const result = { protocol: socket.getProtocol(), cipher: socket.getCipher().name };
+          socket.end();
+          resolve(result);
+        });
+        socket.on('error', reject);
+      });
+    await expect(handshake(strict.port, { maxVersion: 'TLSv1.2' })).rejects.toThrow();
+    await expect(handshake(strict.port, {})).resolves.toMatchObject({ protocol: 'TLSv1.3' });
+    const chosen = await start({ tlsCipherSuites: ['TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256', 'TLS_NOT_A_SUITE'] });
+    await expect(handshake(chosen.port, { maxVersion: 'TLSv1.2' })).resolves.toEqual({ protocol: 'TLSv1.2', cipher: 'ECDHE-ECDSA-CHACHA20-POLY1305' });
+    await expect(handshake(chosen.port, {})).resolves.toMatchObject({ protocol: 'TLSv1.3' });
+  });
+
+  it('adds HSTS and answers CORS for allowed origins only', async () => {
+    const server = await start({
+      strictTransportSecurityDirectives: ['max-age=31536000', 'includeSubDomains', 'preload'],
+      corsAllowedOrigins: ['^https://console\\.example\\.com$'],
+    });
+    const ca = server.certificates.caPem;
+    const allowed = await httpsFetch(`${server.url}/version`, { ca, headers: { Origin: 'https://console.example.com' } });
+    expect(allowed.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains; preload');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://console.example.com');
+    expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+    const preflight = await httpsFetch(`${server.url}/api/v1/pods`, { ca, method: 'OPTIONS', headers: { Origin: 'https://console.example.com' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-methods']).toBe('POST, GET, OPTIONS, PUT, DELETE, PATCH');
+    const other = await httpsFetch(`${server.url}/version`, { ca, headers: { Origin: 'https://evil.example.com' } });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('on shutdown fails readyz at once, keeps livez during the delay, then drains and refuses new requests', async () => {

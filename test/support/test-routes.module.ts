@@ -1,9 +1,10 @@
 import { Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../../apps/apiserver/src/request/read-body';
+import { failureStatus, StatusError } from '../../apps/apiserver/src/status/status';
 import { requestContext } from '../../apps/apiserver/src/request/request-context';
 
-/** Routes standing in for the resource handlers later work adds: a slow handler and a body reader. */
+/** Routes standing in for the resource handlers later work adds: a slow handler, failing handlers and a body reader. */
 @Controller('test')
 class TestRoutesController {
   @Get('slow')
@@ -18,6 +19,16 @@ class TestRoutesController {
       });
     });
     return { sleptMs: wanted };
+  }
+
+  @Get('fail')
+  fail(): never {
+    throw new Error('the handler fell over');
+  }
+
+  @Get('conflict')
+  conflict(): never {
+    throw new StatusError(failureStatus(409, 'Conflict', 'Operation cannot be fulfilled: the object has been modified'));
   }
 
   @Post('echo')

@@ -1,4 +1,4 @@
-import { type DynamicModule, type INestApplication, Logger, type LoggerService, type LogLevel, type Type } from '@nestjs/common';
+import { ConsoleLogger, type DynamicModule, type INestApplication, type LoggerService, type LogLevel, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
@@ -20,7 +20,10 @@ import { writeStatus } from './status/write-status';
 export interface StartApiServerOptions {
   /** SIGTERM and SIGINT start the graceful stop, and the process exits when it is done (a second signal exits at once). */
   handleSignals?: boolean;
-  /** Nest logger or levels; warnings and errors only by default, on stderr. */
+  /**
+   * Where log lines go: a LoggerService, the levels to print, or false for none. By default the server's
+   * own lines (serving, shutting down) and every warning and error are printed, but not Nest's start-up chatter.
+   */
   logger?: LoggerService | LogLevel[] | false;
   /** Where the `Client connection file written to <path>` line goes; stdout by default. */
   stdout?: (line: string) => void;
@@ -60,7 +63,7 @@ export async function startApiServer(
   extraModules: Array<DynamicModule | Type<unknown>> = [],
   options: StartApiServerOptions = {},
 ): Promise<ApiServerHandle> {
-  const logger = new Logger('ApiServer');
+  const logger = serverLogger(options.logger);
   const certificates = await ensureServingCertificates(config);
   if (certificates.generated) logger.log(`Generated self-signed serving certificate in ${config.certDir}`);
   const tls = tlsServerOptions(config, (message) => logger.warn(message));
@@ -85,7 +88,7 @@ export async function startApiServer(
       logger: options.logger ?? ['error', 'warn'],
     },
   );
-  app.useGlobalFilters(new StatusExceptionFilter());
+  app.useGlobalFilters(new StatusExceptionFilter(logger));
   await app.init();
   // Last resort behind Nest's own error handling, for anything that escapes it.
   expressApp.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
@@ -176,7 +179,13 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function installSignalHandlers(handle: ApiServerHandle, logger: Logger): void {
+function serverLogger(setting: LoggerService | LogLevel[] | false | undefined): LoggerService {
+  if (setting === false) return { log: () => undefined, warn: () => undefined, error: () => undefined };
+  if (setting !== undefined && !Array.isArray(setting)) return setting;
+  return new ConsoleLogger('ApiServer', { logLevels: setting ?? ['log', 'warn', 'error', 'fatal'] });
+}
+
+function installSignalHandlers(handle: ApiServerHandle, logger: LoggerService): void {
   let received = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (received) {

@@ -1,4 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, type LoggerService, NotFoundException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTimedOutResponse } from '../filters/handler-chain';
 import { requestContext } from '../request/request-context';
@@ -11,7 +11,7 @@ import { writeStatus } from './write-status';
  */
 @Catch()
 export class StatusExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ApiServer');
+  constructor(private readonly logger: LoggerService = new Logger('ApiServer')) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();

@@ -1,0 +1,31 @@
+import { ServerLifecycle } from './server-lifecycle';
+
+describe('ServerLifecycle', () => {
+  it('moves forward through the phases only', async () => {
+    const lifecycle = new ServerLifecycle();
+    const reached = lifecycle.whenReached('notAcceptingNewRequests');
+    lifecycle.advance('shutdownInitiated');
+    expect(lifecycle.reached('notAcceptingNewRequests')).toBe(false);
+    lifecycle.advance('drained');
+    await reached;
+    lifecycle.advance('shutdownInitiated');
+    expect(lifecycle.phase).toBe('drained');
+    expect(lifecycle.longRunningStopSignal.aborted).toBe(true);
+  });
+
+  it('waits for tracked requests of a kind to finish, or gives up after the timeout', async () => {
+    const lifecycle = new ServerLifecycle();
+    const doneShort = lifecycle.track(false);
+    const doneWatch = lifecycle.track(true);
+    expect(lifecycle.inFlightDrainable).toBe(1);
+    expect(lifecycle.inFlightLongRunning).toBe(1);
+    const drained = lifecycle.waitForIdle('drainable', 5_000);
+    doneShort();
+    doneShort();
+    expect(lifecycle.inFlightDrainable).toBe(0);
+    await expect(drained).resolves.toBe(true);
+    await expect(lifecycle.waitForIdle('longRunning', 20)).resolves.toBe(false);
+    doneWatch();
+    await expect(lifecycle.waitForIdle('longRunning', 20)).resolves.toBe(true);
+  });
+});

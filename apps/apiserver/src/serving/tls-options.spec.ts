@@ -1,0 +1,47 @@
+import { knownCipherSuiteNames, tlsServerOptions } from './tls-options';
+
+describe('tlsServerOptions', () => {
+  it('leaves Node defaults alone when nothing is asked', () => {
+    expect(tlsServerOptions({})).toEqual({});
+    expect(tlsServerOptions({ tlsCipherSuites: [] })).toEqual({});
+  });
+
+  it.each([
+    ['VersionTLS10', 'TLSv1'],
+    ['VersionTLS11', 'TLSv1.1'],
+    ['VersionTLS12', 'TLSv1.2'],
+    ['VersionTLS13', 'TLSv1.3'],
+  ] as const)('maps %s to %s', (flag, node) => {
+    expect(tlsServerOptions({ tlsMinVersion: flag }).minVersion).toBe(node);
+  });
+
+  it('maps Go suite names to OpenSSL names in order, keeping TLS 1.3 suites on as Go does', () => {
+    const options = tlsServerOptions({
+      tlsCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256'],
+    });
+    expect(options.ciphers).toBe(
+      'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256',
+    );
+    expect(options.honorCipherOrder).toBe(true);
+  });
+
+  it('keeps an explicit TLS 1.3 choice as given', () => {
+    expect(tlsServerOptions({ tlsCipherSuites: ['TLS_AES_256_GCM_SHA384', 'TLS_RSA_WITH_AES_128_GCM_SHA256'] }).ciphers).toBe(
+      'TLS_AES_256_GCM_SHA384:AES128-GCM-SHA256',
+    );
+  });
+
+  it('skips unknown names with a warning, and falls back to the defaults when none is known', () => {
+    const warnings: string[] = [];
+    const options = tlsServerOptions({ tlsCipherSuites: ['TLS_BOGUS', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'] }, (m) => warnings.push(m));
+    expect(options.ciphers?.startsWith('ECDHE-RSA-AES128-GCM-SHA256:')).toBe(true);
+    expect(warnings).toEqual(['ignoring unknown TLS cipher suite TLS_BOGUS']);
+    const none = tlsServerOptions({ tlsCipherSuites: ['NOPE'] }, (m) => warnings.push(m));
+    expect(none.ciphers).toBeUndefined();
+    expect(warnings[warnings.length - 1]).toMatch(/using the default suites/);
+  });
+
+  it('knows the common Go names', () => {
+    expect(knownCipherSuiteNames()).toEqual(expect.arrayContaining(['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_AES_128_GCM_SHA256']));
+  });
+});
