@@ -181,7 +181,7 @@ export class ChangeFeed {
   private async readCounter(): Promise<{ revision: number; time: Timestamp | undefined }> {
     const session = this.deps.client.startSession({ causalConsistency: true });
     try {
-      const doc = await this.deps.meta.findOne({ _id: 'revision' }, { session });
+      const doc = await this.deps.meta.findOne({ _id: 'revision' }, { session, readConcern: { level: 'majority' } });
       return { revision: Number(doc?.value ?? 1), time: session.operationTime };
     } finally {
       await session.endSession().catch(() => undefined);

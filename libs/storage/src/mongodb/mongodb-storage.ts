@@ -26,6 +26,7 @@ import { ChangeFeed } from './change-feed';
 import type { KvDocument, LogDocument, MetaDocument } from './documents';
 import { COLLECTIONS, eventFromLog } from './documents';
 import { databaseFromMongoUri, redactMongoUri } from './mongodb-uri';
+import { serverProblem } from './server-check';
 
 export interface MongoStorageOptions {
   /** One connection string; the server must be a replica set member (or a mongos). */
@@ -45,8 +46,8 @@ export interface MongoStorageOptions {
   reconcileIntervalMs?: number;
 }
 
-/** Snapshot reads (used for consistent multi-document reads) need wire version 13, MongoDB 5.0. */
-const MIN_WIRE_VERSION = 13;
+/** Reads outside snapshots and transactions see only majority-committed (never rolled back) data. */
+const MAJORITY = { readConcern: { level: 'majority' } } as const;
 const HISTORY_PAGE = 500;
 const COMPACTION_BATCH = 500;
 const DEFAULT_DATABASE = 'svc';
@@ -133,7 +134,8 @@ export class MongoStorage implements Storage {
     const shown = redactMongoUri(options.uri);
     const client = new MongoClient(options.uri, {
       serverSelectionTimeoutMS: options.connectTimeoutMs ?? 10_000,
-      readConcern: { level: 'majority' },
+      // No client-wide read concern: the driver gives snapshot sessions their snapshot read concern
+      // only when an operation carries none, so plain reads ask for MAJORITY one by one.
       writeConcern: { w: 'majority', journal: true },
       readPreference: 'primary',
       appName: 'svc-storage',
@@ -150,17 +152,8 @@ export class MongoStorage implements Storage {
       );
     }
     try {
-      const hello = await client.db('admin').command({ hello: 1 });
-      if (typeof hello.setName !== 'string' && hello.msg !== 'isdbgrid') {
-        throw new StorageError(
-          'Unavailable',
-          `MongoDB at ${shown} is not a replica set member: the mongodb storage backend needs change streams ` +
-            `and transactions; start mongod with --replSet (see docker/docker-compose.mongodb.yml)`,
-        );
-      }
-      if (typeof hello.maxWireVersion === 'number' && hello.maxWireVersion < MIN_WIRE_VERSION) {
-        throw new StorageError('Unavailable', `MongoDB at ${shown} is too old: the mongodb storage backend needs MongoDB 5.0 or newer`);
-      }
+      const problem = serverProblem(await client.db('admin').command({ hello: 1 }), shown);
+      if (problem !== undefined) throw new StorageError('Unavailable', problem);
       const database = options.database ?? databaseFromMongoUri(options.uri) ?? DEFAULT_DATABASE;
       const storage = new MongoStorage(client, client.db(database), options);
       await storage.initialize();
@@ -187,7 +180,7 @@ export class MongoStorage implements Storage {
 
   async get<T extends StoredObject>(key: string, options: GetOptions = {}): Promise<T> {
     await this.reach(options.minRevision);
-    const doc = await this.read(() => this.kv.findOne({ _id: key }));
+    const doc = await this.read(() => this.kv.findOne({ _id: key }, MAJORITY));
     if (doc === null) throw StorageError.keyNotFound(key);
     return decodeObject<T>(doc.value, doc.rev);
   }
@@ -276,7 +269,7 @@ export class MongoStorage implements Storage {
 
   async count(prefix: string): Promise<number> {
     const { lo, hi } = prefixRange(prefix);
-    return this.read(() => this.kv.countDocuments({ _id: { $gte: lo, $lt: hi } }));
+    return this.read(() => this.kv.countDocuments({ _id: { $gte: lo, $lt: hi } }, MAJORITY));
   }
 
   async watch<T extends StoredObject>(prefix: string, options: WatchOptions = {}): Promise<Watcher<T>> {
@@ -321,7 +314,7 @@ export class MongoStorage implements Storage {
   }
 
   async compactedRevision(): Promise<number> {
-    return this.read(async () => Number((await this.meta.findOne({ _id: 'compaction' }))?.value ?? 0));
+    return this.read(async () => Number((await this.meta.findOne({ _id: 'compaction' }, MAJORITY))?.value ?? 0));
   }
 
   async compact(revision: number): Promise<void> {
@@ -479,8 +472,8 @@ export class MongoStorage implements Storage {
     return Number(counter.value);
   }
 
-  private async readRevision(session?: ClientSession): Promise<number> {
-    return Number((await this.meta.findOne({ _id: 'revision' }, { session }))?.value ?? 1);
+  private async readRevision(): Promise<number> {
+    return Number((await this.meta.findOne({ _id: 'revision' }, MAJORITY))?.value ?? 1);
   }
 
   private async readState(session: ClientSession): Promise<{ revision: number; compacted: number }> {
