@@ -1,9 +1,9 @@
-import { Command, CommanderError, Option } from 'commander';
 import type { FlagDef } from './flag';
 import { FlagError } from './flag-error';
 import type { FlagSet, GivenFlags } from './flag-set';
 import { renderHelp } from './help';
 import { versionText } from './product-version';
+import { scanArgv } from './scan-argv';
 
 /** What the process should do after parsing its command line. */
 export type ParseOutcome<T> = { action: 'run'; options: T } | { action: 'help'; text: string } | { action: 'version'; text: string };
@@ -12,41 +12,6 @@ class HelpRequested {}
 
 function displayName(def: FlagDef): string {
   return def.shorthand ? `-${def.shorthand}, --${def.name}` : `--${def.name}`;
-}
-
-/**
- * pflag accepts `-v=3`; commander would read the value as `=3`. Rewrite it to `-v3`, except where the
- * token is the value of a preceding flag that needs one, and nothing after `--`.
- */
-function attachShorthandValues(argv: readonly string[], needsValue: (token: string) => boolean): string[] {
-  const out: string[] = [];
-  let previousNeedsValue = false;
-  let ended = false;
-  for (const token of argv) {
-    const shorthand = /^-([^-=])=([\s\S]*)$/.exec(token);
-    out.push(!ended && !previousNeedsValue && shorthand ? `-${shorthand[1]}${shorthand[2]}` : token);
-    if (token === '--' && !previousNeedsValue) ended = true;
-    previousNeedsValue = !ended && !previousNeedsValue && needsValue(token);
-  }
-  return out;
-}
-
-function translate(error: CommanderError, program: string, positional: readonly string[]): FlagError {
-  const quoted = /'([^']*)'/.exec(error.message)?.[1] ?? '';
-  switch (error.code) {
-    case 'commander.unknownOption': {
-      const token = quoted.split('=')[0];
-      return new FlagError(token.startsWith('--') ? `unknown flag: ${token}` : `unknown shorthand flag: '${token.slice(1, 2)}' in ${token}`);
-    }
-    case 'commander.optionMissingArgument': {
-      const long = /--[^\s<[]+/.exec(quoted)?.[0] ?? quoted;
-      return new FlagError(`flag needs an argument: ${long}`);
-    }
-    case 'commander.excessArguments':
-      return new FlagError(`unexpected argument ${JSON.stringify(positional[0] ?? '')}: ${program} takes no positional arguments`);
-    default:
-      return new FlagError(error.message.replace(/^error: /, '').split('\n')[0]);
-  }
 }
 
 /**
@@ -59,23 +24,8 @@ export function parseFlagSet<O>(set: FlagSet<O>, argv: readonly string[]): Parse
   const values = new Map<string, unknown>();
   const raws = new Map<string, string[]>();
 
-  const command = new Command(set.program)
-    .exitOverride()
-    .helpOption(false)
-    .allowExcessArguments(false)
-    .showSuggestionAfterError(false)
-    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined });
-  const valueTaking = new Set<string>();
-  for (const def of defs) {
-    const names = def.shorthand ? `-${def.shorthand}, --${def.name}` : `--${def.name}`;
-    const option = new Option(`${names} ${def.type.requiresValue ? '<value>' : '[value]'}`);
-    if (def.type.requiresValue) {
-      valueTaking.add(`--${def.name}`);
-      if (def.shorthand) valueTaking.add(`-${def.shorthand}`);
-    } else {
-      option.preset('true');
-    }
-    option.argParser((raw: string) => {
+  try {
+    scanArgv(argv, defs, set.program, ({ def, raw }) => {
       let value: unknown;
       try {
         value = def.type.parse(raw, values.get(def.name));
@@ -90,16 +40,9 @@ export function parseFlagSet<O>(set: FlagSet<O>, argv: readonly string[]): Parse
       values.set(def.name, value);
       raws.set(def.name, [...(raws.get(def.name) ?? []), raw]);
       if (def.action === 'help' && value === true) throw new HelpRequested();
-      return value;
     });
-    command.addOption(option);
-  }
-
-  try {
-    command.parse(attachShorthandValues(argv, (t) => valueTaking.has(t)), { from: 'user' });
   } catch (error) {
     if (error instanceof HelpRequested) return { action: 'help', text: renderHelp(set) };
-    if (error instanceof CommanderError) throw translate(error, set.program, command.args);
     throw error;
   }
 
