@@ -1,0 +1,74 @@
+// Common object model
+export * from './meta/names';
+export * from './meta/type-meta';
+export * from './meta/object-meta';
+export * from './meta/owner-reference';
+export * from './meta/managed-fields-entry';
+export * from './meta/list-meta';
+export * from './meta/list';
+export * from './meta/status';
+export * from './meta/table';
+export * from './meta/watch-event';
+export * from './meta/delete-options';
+export * from './meta/scale';
+export * from './meta/label-selector';
+export * from './meta/condition';
+
+// Kinds
+export * from './kinds/core/object-reference';
+export * from './kinds/core/container';
+export * from './kinds/core/volume';
+export * from './kinds/core/pod-spec';
+export * from './kinds/core/pod';
+export * from './kinds/core/namespace';
+export * from './kinds/core/service';
+export * from './kinds/core/endpoints';
+export * from './kinds/core/config-map';
+export * from './kinds/core/secret';
+export * from './kinds/core/event';
+export * from './kinds/core/node';
+export * from './kinds/core/service-account';
+export * from './kinds/apps/replica-set';
+export * from './kinds/apps/deployment';
+export * from './kinds/coordination/lease';
+export * from './kinds/apiextensions/custom-resource-definition';
+
+// Schema engine
+export type { JsonSchema, ListType, MapType } from './schema/json-schema';
+export { SVC_KEYWORDS } from './schema/json-schema';
+export * from './schema/builders';
+export * from './schema/field-error';
+export { formatFieldPath, joinField, joinIndex, joinKey, type PathSegment } from './schema/field-path';
+export { compileKind, schemaCompileError, type CompiledKind } from './schema/compile-kind';
+export { objectChild, arrayItems, schemaAt, structuralNodes, preservesUnknownFields, isEmbeddedResource, type ChildSchema, type ChildKind } from './schema/schema-walk';
+
+// Scheme
+export * from './scheme/kind-definition';
+export * from './scheme/scheme';
+export * from './scheme/builtin-scheme';
+export * from './scheme/versions';
+export * from './scheme/removed-versions';
+export { kindFromCrd, kindsFromCrd } from './scheme/kind-from-crd';
+export { customResourceSchema } from './scheme/crd-schema';
+export { buildTable, columnsOf, DEFAULT_COLUMNS, type BuildTableOptions, type IncludeObject } from './scheme/table';
+export { humanDuration, timestampSince } from './scheme/human-duration';
+export { evaluateJsonPath, jsonPathValue, parseJsonPath, type JsonPathStep } from './scheme/json-path';
+export { METADATA_FIELD_SELECTORS } from './scheme/definitions/define-kind';
+export { defaultPullPolicy } from './scheme/definitions/pod-spec-rules';
+export { summarizePod } from './scheme/definitions/pod-definition';
+export { podDefinition } from './scheme/definitions/pod-definition';
+export { deploymentDefinition } from './scheme/definitions/deployment-definition';
+export { replicaSetDefinition } from './scheme/definitions/replica-set-definition';
+export { serviceDefinition } from './scheme/definitions/service-definition';
+export { endpointsDefinition, formatEndpoints } from './scheme/definitions/endpoints-definition';
+export { namespaceDefinition } from './scheme/definitions/namespace-definition';
+export { configMapDefinition } from './scheme/definitions/config-map-definition';
+export { secretDefinition } from './scheme/definitions/secret-definition';
+export { eventDefinition } from './scheme/definitions/event-definition';
+export { nodeDefinition } from './scheme/definitions/node-definition';
+export { serviceAccountDefinition } from './scheme/definitions/service-account-definition';
+export { leaseDefinition } from './scheme/definitions/lease-definition';
+export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
+
+// OpenAPI
+export * from './openapi/openapi-document';

@@ -1,0 +1,560 @@
+import { parse } from 'yaml';
+import {
+  builtinScheme,
+  compileKind,
+  configMapDefinition,
+  customResourceDefinitionDefinition,
+  deploymentDefinition,
+  endpointsDefinition,
+  eventDefinition,
+  leaseDefinition,
+  namespaceDefinition,
+  nodeDefinition,
+  podDefinition,
+  replicaSetDefinition,
+  secretDefinition,
+  serviceAccountDefinition,
+  serviceDefinition,
+  type FieldError,
+  type KindDefinition,
+} from '../index';
+
+/** Defaults, then validation and unknown fields, the order the API server uses. */
+function check(def: KindDefinition, obj: unknown): { errors: FieldError[]; unknown: string[] } {
+  const k = compileKind(def);
+  const copy = structuredClone(obj);
+  const unknown = k.unknownFields(copy);
+  k.default(copy);
+  return { errors: k.validate(copy), unknown };
+}
+
+function fields(errors: FieldError[]): string[] {
+  return errors.map((e) => `${e.field} ${e.type}`);
+}
+
+const kubectlDeployment = parse(`
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  creationTimestamp: null
+  labels:
+    app: web
+  name: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  strategy: {}
+  template:
+    metadata:
+      creationTimestamp: null
+      labels:
+        app: web
+    spec:
+      containers:
+      - image: nginx
+        name: nginx
+        resources: {}
+status: {}
+`);
+
+const fullPod = parse(`
+apiVersion: v1
+kind: Pod
+metadata:
+  name: everything
+  namespace: default
+  generateName: every-
+  labels: { app.kubernetes.io/name: web, tier: "" }
+  annotations: { example.com/note: "free text" }
+  finalizers: [example.com/cleanup]
+  ownerReferences:
+  - { apiVersion: apps/v1, kind: ReplicaSet, name: web-1, uid: "1234", controller: true, blockOwnerDeletion: true }
+spec:
+  initContainers:
+  - name: init
+    image: busybox:1.36
+    command: [sh, -c, "true"]
+  containers:
+  - name: app
+    image: registry.example.com:5000/team/app@sha256:abcdef
+    command: [/app]
+    args: [--port=8080]
+    workingDir: /srv
+    ports:
+    - { name: http, containerPort: 8080, protocol: TCP, hostPort: 80, hostIP: 0.0.0.0 }
+    - { containerPort: 53, protocol: UDP }
+    env:
+    - { name: PLAIN, value: x }
+    - name: POD_NAME
+      valueFrom: { fieldRef: { fieldPath: metadata.name } }
+    - name: PASSWORD
+      valueFrom: { secretKeyRef: { name: creds, key: password, optional: false } }
+    - name: MODE
+      valueFrom: { configMapKeyRef: { name: settings, key: mode } }
+    - name: CPU_LIMIT
+      valueFrom: { resourceFieldRef: { containerName: app, resource: limits.cpu, divisor: 1m } }
+    envFrom:
+    - configMapRef: { name: settings }
+      prefix: CFG_
+    - secretRef: { name: creds, optional: true }
+    resources:
+      limits: { cpu: 500m, memory: 128Mi, nvidia.com/gpu: 1 }
+      requests: { cpu: 0.25, memory: "64Mi" }
+    volumeMounts:
+    - { name: data, mountPath: /data }
+    - { name: config, mountPath: /etc/app, readOnly: true, subPath: app.conf }
+    livenessProbe:
+      httpGet: { path: /healthz, port: http, scheme: HTTP, httpHeaders: [{ name: X-Probe, value: "1" }] }
+      initialDelaySeconds: 5
+      periodSeconds: 10
+      timeoutSeconds: 2
+      failureThreshold: 3
+    readinessProbe:
+      tcpSocket: { port: 8080 }
+    startupProbe:
+      exec: { command: [cat, /tmp/ready] }
+      failureThreshold: 30
+    lifecycle:
+      preStop: { exec: { command: [sleep, "5"] } }
+      postStart: { httpGet: { port: 8080, path: /started } }
+    terminationMessagePath: /dev/termination-log
+    terminationMessagePolicy: FallbackToLogsOnError
+    imagePullPolicy: IfNotPresent
+    securityContext:
+      runAsUser: 1000
+      runAsNonRoot: true
+      readOnlyRootFilesystem: true
+      allowPrivilegeEscalation: false
+      capabilities: { drop: [ALL], add: [NET_BIND_SERVICE] }
+      seccompProfile: { type: RuntimeDefault }
+    stdin: false
+    tty: false
+  - name: grpc
+    image: grpc-server
+    livenessProbe:
+      grpc: { port: 9090 }
+  volumes:
+  - { name: data, emptyDir: { sizeLimit: 1Gi } }
+  - { name: config, configMap: { name: settings, items: [{ key: app.conf, path: app.conf }], defaultMode: 420 } }
+  - { name: creds, secret: { secretName: creds } }
+  - { name: host, hostPath: { path: /var/log, type: Directory } }
+  - { name: claim, persistentVolumeClaim: { claimName: data-0 } }
+  - name: combined
+    projected:
+      sources:
+      - serviceAccountToken: { path: token, expirationSeconds: 3600, audience: api }
+      - configMap: { name: settings }
+      - downwardAPI: { items: [{ path: labels, fieldRef: { fieldPath: metadata.labels } }] }
+  - { name: podinfo, downwardAPI: { items: [{ path: name, fieldRef: { fieldPath: metadata.name } }] } }
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 45
+  activeDeadlineSeconds: 3600
+  dnsPolicy: ClusterFirst
+  nodeSelector: { disktype: ssd }
+  serviceAccountName: app
+  serviceAccount: app
+  automountServiceAccountToken: false
+  nodeName: node-1
+  hostNetwork: false
+  hostPID: false
+  hostIPC: false
+  securityContext: { fsGroup: 2000, runAsGroup: 3000, sysctls: [{ name: net.core.somaxconn, value: "1024" }] }
+  imagePullSecrets: [{ name: registry }]
+  hostname: app-0
+  subdomain: apps
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{ key: zone, operator: In, values: [a, b] }]
+  schedulerName: default-scheduler
+  tolerations:
+  - { key: dedicated, operator: Equal, value: app, effect: NoSchedule }
+  - { operator: Exists, effect: NoExecute, tolerationSeconds: 300 }
+  priorityClassName: high
+  priority: 1000
+  readinessGates: [{ conditionType: example.com/ready }]
+  enableServiceLinks: false
+  preemptionPolicy: PreemptLowerPriority
+  overhead: { cpu: 10m }
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: zone
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector: { matchLabels: { app: web } }
+status:
+  phase: Running
+  conditions:
+  - { type: Ready, status: "True", lastProbeTime: null, lastTransitionTime: "2024-01-01T00:00:00Z" }
+  hostIP: 10.0.0.1
+  podIP: 10.1.0.5
+  podIPs: [{ ip: 10.1.0.5 }]
+  startTime: "2024-01-01T00:00:00Z"
+  qosClass: Burstable
+  message: ""
+  reason: ""
+  nominatedNodeName: ""
+  containerStatuses:
+  - name: app
+    ready: true
+    restartCount: 2
+    image: app
+    imageID: docker://sha256:1
+    containerID: containerd://abc
+    started: true
+    state: { running: { startedAt: "2024-01-01T00:00:01Z" } }
+    lastState: { terminated: { exitCode: 137, reason: OOMKilled, finishedAt: "2024-01-01T00:00:00Z" } }
+`);
+
+function validObjects(): [KindDefinition, unknown][] {
+  return [
+    [deploymentDefinition, kubectlDeployment],
+    [podDefinition, fullPod],
+    [
+      podDefinition,
+      parse(`
+apiVersion: v1
+kind: Pod
+metadata: { creationTimestamp: null, labels: { run: nginx }, name: nginx }
+spec:
+  containers: [{ image: nginx, name: nginx, resources: {} }]
+  dnsPolicy: ClusterFirst
+  restartPolicy: Always
+status: {}
+`),
+    ],
+    [
+      serviceDefinition,
+      parse(`
+apiVersion: v1
+kind: Service
+metadata: { creationTimestamp: null, labels: { app: my-svc }, name: my-svc }
+spec:
+  ports: [{ name: 80-8080, port: 80, protocol: TCP, targetPort: 8080 }]
+  selector: { app: my-svc }
+  type: ClusterIP
+status: { loadBalancer: {} }
+`),
+    ],
+    [
+      serviceDefinition,
+      {
+        metadata: { name: 'lb' },
+        spec: {
+          type: 'LoadBalancer',
+          ports: [
+            { name: 'http', port: 80, targetPort: 'http', nodePort: 30080 },
+            { name: 'dns', port: 53, protocol: 'UDP' },
+          ],
+          clusterIP: '10.96.0.10',
+          clusterIPs: ['10.96.0.10'],
+          ipFamilies: ['IPv4'],
+          ipFamilyPolicy: 'SingleStack',
+          sessionAffinity: 'ClientIP',
+          externalTrafficPolicy: 'Local',
+          internalTrafficPolicy: 'Cluster',
+          publishNotReadyAddresses: true,
+          externalIPs: ['192.0.2.1'],
+        },
+        status: { loadBalancer: { ingress: [{ ip: '203.0.113.7' }] } },
+      },
+    ],
+    [serviceDefinition, { metadata: { name: 'ext' }, spec: { type: 'ExternalName', externalName: 'db.example.com' } }],
+    [
+      endpointsDefinition,
+      {
+        metadata: { name: 'web' },
+        subsets: [
+          {
+            addresses: [{ ip: '10.1.0.5', nodeName: 'node-1', targetRef: { kind: 'Pod', name: 'web-1', namespace: 'default', uid: 'u' } }],
+            notReadyAddresses: [{ ip: '10.1.0.6', hostname: 'web-2' }],
+            ports: [{ name: 'http', port: 8080, protocol: 'TCP', appProtocol: 'http' }],
+          },
+        ],
+      },
+    ],
+    [namespaceDefinition, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }],
+    [configMapDefinition, { metadata: { name: 'settings' }, data: { 'app.conf': 'x=1', MODE: 'fast' }, binaryData: { blob: 'AAEC' }, immutable: true }],
+    [secretDefinition, { metadata: { name: 'creds' }, type: 'svc.io/basic-auth', data: { password: 'cGFzcw==' }, stringData: { user: 'admin' } }],
+    [
+      eventDefinition,
+      {
+        metadata: { name: 'web.17a', namespace: 'default' },
+        involvedObject: { kind: 'Pod', namespace: 'default', name: 'web', uid: 'u', apiVersion: 'v1', resourceVersion: '5', fieldPath: 'spec.containers{app}' },
+        reason: 'Pulled',
+        message: 'Container image pulled',
+        source: { component: 'node-agent', host: 'node-1' },
+        firstTimestamp: '2024-01-01T00:00:00Z',
+        lastTimestamp: '2024-01-01T00:01:00Z',
+        count: 2,
+        type: 'Normal',
+        eventTime: '2024-01-01T00:00:00.123456Z',
+        series: { count: 2, lastObservedTime: '2024-01-01T00:01:00.000001Z' },
+        action: 'Pull',
+        related: { kind: 'Node', name: 'node-1' },
+        reportingComponent: 'node-agent',
+        reportingInstance: 'node-1',
+      },
+    ],
+    [
+      nodeDefinition,
+      {
+        metadata: { name: 'node-1', labels: { 'node-role.svc.io/control-plane': '' } },
+        spec: { podCIDR: '10.1.0.0/24', podCIDRs: ['10.1.0.0/24'], providerID: 'local://node-1', unschedulable: true, taints: [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }] },
+        status: {
+          capacity: { cpu: '4', memory: '8Gi', pods: '110' },
+          allocatable: { cpu: '3800m', memory: '7Gi', pods: 110 },
+          conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'AgentReady', message: 'ok' }],
+          addresses: [
+            { type: 'InternalIP', address: '10.0.0.1' },
+            { type: 'Hostname', address: 'node-1' },
+          ],
+          daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+          nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', containerRuntimeVersion: 'containerd://1.7', kubeletVersion: 'v1.25.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' },
+        },
+      },
+    ],
+    [serviceAccountDefinition, { metadata: { name: 'app' }, secrets: [{ name: 'app-token' }], imagePullSecrets: [{ name: 'registry' }], automountServiceAccountToken: false }],
+    [
+      replicaSetDefinition,
+      {
+        metadata: { name: 'web-5d4f', labels: { app: 'web', 'pod-template-hash': '5d4f' } },
+        spec: {
+          replicas: 3,
+          minReadySeconds: 5,
+          selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'pod-template-hash', operator: 'In', values: ['5d4f'] }] },
+          template: { metadata: { labels: { app: 'web', 'pod-template-hash': '5d4f' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
+        },
+        status: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
+      },
+    ],
+    [
+      leaseDefinition,
+      {
+        apiVersion: 'coordination.svc.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'controller-manager', namespace: 'svc-system' },
+        spec: { holderIdentity: 'cm-1', leaseDurationSeconds: 15, acquireTime: '2024-01-01T00:00:00.000000Z', renewTime: '2024-01-01T00:00:10.123456Z', leaseTransitions: 3 },
+      },
+    ],
+    [
+      customResourceDefinitionDefinition,
+      {
+        metadata: { name: 'widgets.example.com' },
+        spec: {
+          group: 'example.com',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'], categories: ['all'] },
+          scope: 'Namespaced',
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+              subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' } },
+              additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+            },
+          ],
+        },
+      },
+    ],
+  ];
+}
+
+describe('built-in kinds', () => {
+  it('covers every kind of the built-in scheme with a valid object', () => {
+    const covered = new Set(validObjects().map(([def]) => def.kind));
+    expect(builtinScheme().all().map((d) => d.kind).filter((k) => !covered.has(k))).toEqual([]);
+  });
+
+  it.each(validObjects().map(([def, obj], i) => [`${def.kind} #${i}`, def, obj] as const))('%s validates strictly', (_name, def, obj) => {
+    expect(check(def, obj)).toEqual({ errors: [], unknown: [] });
+  });
+
+  it('reports broken Pod fields with their paths', () => {
+    const pod = structuredClone(fullPod);
+    pod.metadata.name = 'Not_Valid';
+    pod.metadata.labels['bad key!'] = 'x';
+    pod.metadata.labels.tier = 'has space';
+    pod.spec.containers[0].name = 'App';
+    pod.spec.containers[0].ports[0].containerPort = 70000;
+    pod.spec.containers[0].ports[1].protocol = 'ICMP';
+    pod.spec.containers[0].env[0].value = 5;
+    pod.spec.containers[0].resources.limits.cpu = 'lots';
+    pod.spec.containers[0].livenessProbe.httpGet.port = true;
+    pod.spec.containers[0].imagePullPolicy = 'Sometimes';
+    pod.spec.containers[1].name = 'init';
+    delete pod.spec.containers[1].image;
+    pod.spec.containers[0].volumeMounts[0].name = 'missing';
+    pod.spec.restartPolicy = 'Sometimes';
+    pod.spec.dnsPolicy = 'Other';
+    pod.spec.terminationGracePeriodSeconds = -1;
+    pod.spec.hostname = 'x'.repeat(64);
+    pod.status.phase = 'Exploded';
+    pod.status.startTime = 'yesterday';
+    expect(fields(check(podDefinition, pod).errors)).toEqual(
+      expect.arrayContaining([
+        'metadata.name FieldValueInvalid',
+        'metadata.labels FieldValueInvalid',
+        'metadata.labels[tier] FieldValueInvalid',
+        'spec.containers[0].name FieldValueInvalid',
+        'spec.containers[0].ports[0].containerPort FieldValueInvalid',
+        'spec.containers[0].ports[1].protocol FieldValueNotSupported',
+        'spec.containers[0].env[0].value FieldValueTypeInvalid',
+        'spec.containers[0].resources.limits[cpu] FieldValueInvalid',
+        'spec.containers[0].livenessProbe.httpGet.port FieldValueTypeInvalid',
+        'spec.containers[0].imagePullPolicy FieldValueNotSupported',
+        'spec.containers[1].image FieldValueRequired',
+        'spec.containers[1].name FieldValueDuplicate',
+        'spec.containers[0].volumeMounts[0].name FieldValueNotFound',
+        'spec.restartPolicy FieldValueNotSupported',
+        'spec.dnsPolicy FieldValueNotSupported',
+        'spec.terminationGracePeriodSeconds FieldValueInvalid',
+        'spec.hostname FieldValueTooLong',
+        'status.phase FieldValueNotSupported',
+        'status.startTime FieldValueInvalid',
+      ]),
+    );
+  });
+
+  it('requires a name and at least one container', () => {
+    expect(fields(check(podDefinition, { metadata: {}, spec: { containers: [] } }).errors)).toEqual([
+      'spec.containers FieldValueRequired',
+      'metadata.name FieldValueRequired',
+    ]);
+    expect(check(podDefinition, { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'a', image: 'b' }] } }).errors).toEqual([]);
+  });
+
+  it('reports Deployment cross-field errors', () => {
+    const d = structuredClone(kubectlDeployment);
+    d.spec.template.metadata.labels = { app: 'other' };
+    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: '0%' } };
+    d.spec.template.spec.restartPolicy = 'Never';
+    expect(check(deploymentDefinition, d).errors).toEqual([
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.template.metadata.labels',
+        badValue: { app: 'other' },
+        detail: '`selector` does not match template `labels`',
+      },
+      { type: 'FieldValueNotSupported', field: 'spec.template.spec.restartPolicy', badValue: 'Never', detail: 'supported values: "Always"' },
+      { type: 'FieldValueInvalid', field: 'spec.strategy.rollingUpdate.maxUnavailable', badValue: '0%', detail: 'may not be 0 when `maxSurge` is 0' },
+    ]);
+  });
+
+  it('keeps an absent Deployment or ReplicaSet selector an error', () => {
+    const d = structuredClone(kubectlDeployment);
+    delete d.spec.selector;
+    expect(fields(check(deploymentDefinition, d).errors)).toEqual(['spec.selector FieldValueRequired']);
+    const rs = { metadata: { name: 'rs' }, spec: { template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    expect(fields(check(replicaSetDefinition, rs).errors)).toEqual(['spec.selector FieldValueRequired']);
+    expect(fields(check(replicaSetDefinition, { ...rs, spec: { ...rs.spec, selector: {} } }).errors)).toEqual(['spec.selector FieldValueInvalid']);
+  });
+
+  it('rejects bad int-or-string values of a rolling update', () => {
+    const d = structuredClone(kubectlDeployment);
+    d.spec.strategy = { rollingUpdate: { maxSurge: 'lots', maxUnavailable: -1 } };
+    d.spec.replicas = 'three';
+    expect(fields(check(deploymentDefinition, d).errors)).toEqual([
+      'spec.replicas FieldValueTypeInvalid',
+      'spec.strategy.rollingUpdate.maxUnavailable FieldValueInvalid',
+      'spec.strategy.rollingUpdate.maxSurge FieldValueInvalid',
+    ]);
+    d.spec.strategy = { type: 'Recreate', rollingUpdate: { maxSurge: 1 } };
+    d.spec.replicas = 1;
+    expect(fields(check(deploymentDefinition, d).errors)).toEqual(['spec.strategy.rollingUpdate FieldValueForbidden']);
+  });
+
+  it('checks Service names and ports', () => {
+    const svc = {
+      metadata: { name: '1-starts-with-digit' },
+      spec: {
+        type: 'Balanced',
+        ports: [
+          { name: 'http', port: 80 },
+          { name: 'http', port: 80 },
+          { port: 81, nodePort: 30000 },
+        ],
+        sessionAffinity: 'Sticky',
+      },
+    };
+    expect(fields(check(serviceDefinition, svc).errors)).toEqual([
+      'metadata.name FieldValueInvalid',
+      'spec.type FieldValueNotSupported',
+      'spec.sessionAffinity FieldValueNotSupported',
+      'spec.ports[1].name FieldValueDuplicate',
+      'spec.ports[1] FieldValueDuplicate',
+      'spec.ports[2].name FieldValueRequired',
+      'spec.ports[2].nodePort FieldValueForbidden',
+    ]);
+    expect(fields(check(serviceDefinition, { metadata: { name: 'np' }, spec: { ports: [{ port: 1, nodePort: 30001 }] } }).errors)).toEqual([
+      'spec.ports[0].nodePort FieldValueForbidden',
+    ]);
+    expect(fields(check(serviceDefinition, { metadata: { name: 'none' }, spec: {} }).errors)).toEqual(['spec.ports FieldValueRequired']);
+    expect(fields(check(serviceDefinition, { metadata: { name: 'ext' }, spec: { type: 'ExternalName' } }).errors)).toEqual([
+      'spec.externalName FieldValueRequired',
+    ]);
+  });
+
+  it('reports broken fields of the other kinds', () => {
+    expect(fields(check(namespaceDefinition, { metadata: { name: 'has.dot' }, status: { phase: 'Gone' } }).errors)).toEqual([
+      'metadata.name FieldValueInvalid',
+      'status.phase FieldValueNotSupported',
+    ]);
+    expect(fields(check(configMapDefinition, { metadata: { name: 'c' }, data: { 'bad key': 'v', k: 1 }, binaryData: { k: 'AA==' } }).errors)).toEqual([
+      'data FieldValueInvalid',
+      'data[k] FieldValueTypeInvalid',
+      'data[k] FieldValueInvalid',
+    ]);
+    expect(fields(check(secretDefinition, { metadata: { name: 's' }, data: { key: 'not base64!' } }).errors)).toEqual(['data[key] FieldValueInvalid']);
+    expect(fields(check(eventDefinition, { metadata: { name: 'e' }, count: 'many' }).errors)).toEqual([
+      'involvedObject FieldValueRequired',
+      'count FieldValueTypeInvalid',
+    ]);
+    expect(
+      fields(
+        check(nodeDefinition, {
+          metadata: { name: 'n' },
+          spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Sometimes' }] },
+          status: { addresses: [{ type: 'Elsewhere', address: 'x' }] },
+        }).errors,
+      ),
+    ).toEqual(['spec.taints[2].effect FieldValueNotSupported', 'status.addresses[0].type FieldValueNotSupported', 'spec.taints[1] FieldValueDuplicate']);
+    expect(fields(check(serviceAccountDefinition, { metadata: { name: 'sa' }, automountServiceAccountToken: 'yes' }).errors)).toEqual([
+      'automountServiceAccountToken FieldValueTypeInvalid',
+    ]);
+    expect(fields(check(endpointsDefinition, { metadata: { name: 'e' }, subsets: [{ addresses: [{}], ports: [{ port: 0 }] }] }).errors)).toEqual([
+      'subsets[0].addresses[0].ip FieldValueRequired',
+      'subsets[0].ports[0].port FieldValueInvalid',
+    ]);
+    expect(fields(check(leaseDefinition, { metadata: { name: 'l' }, spec: { leaseDurationSeconds: 0, renewTime: 'now' } }).errors)).toEqual([
+      'spec.leaseDurationSeconds FieldValueInvalid',
+      'spec.renewTime FieldValueInvalid',
+    ]);
+  });
+
+  it('reports a CustomResourceDefinition that cannot be served', () => {
+    const crd = {
+      metadata: { name: 'wrong.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'widgets', kind: 'Widget' },
+        scope: 'Galaxy',
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { a: { type: 'nonsense' } } } } },
+          { name: 'v1', served: true, storage: true },
+        ],
+      },
+    };
+    expect(fields(check(customResourceDefinitionDefinition, crd).errors)).toEqual([
+      'spec.scope FieldValueNotSupported',
+      'metadata.name FieldValueInvalid',
+      'spec.versions[0].schema.openAPIV3Schema FieldValueInvalid',
+      'spec.versions[1].name FieldValueDuplicate',
+      'spec.versions[1].schema.openAPIV3Schema FieldValueRequired',
+      'spec.versions FieldValueInvalid',
+    ]);
+  });
+});

@@ -1,0 +1,64 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Int64, ListAtomic, ListMap, ListSet, StringMap, Time } from '../schema/builders';
+import { ManagedFieldsEntrySchema } from './managed-fields-entry';
+import {
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_LABEL_PATTERN,
+  LABEL_VALUE_MAX_LENGTH,
+  LABEL_VALUE_PATTERN,
+  NAME_RULES,
+  QUALIFIED_NAME_PATTERN,
+  type NameRule,
+} from './names';
+import { OwnerReferenceSchema } from './owner-reference';
+
+export const LabelsSchema = StringMap(Type.String({ pattern: LABEL_VALUE_PATTERN, maxLength: LABEL_VALUE_MAX_LENGTH }), {
+  propertyNames: { pattern: QUALIFIED_NAME_PATTERN },
+});
+
+export const AnnotationsSchema = StringMap(Type.String(), { propertyNames: { pattern: QUALIFIED_NAME_PATTERN } });
+
+function objectMetaProperties(nameRule: NameRule) {
+  const name = NAME_RULES[nameRule];
+  return {
+    name: Type.Optional(Type.String({ pattern: name.pattern, maxLength: name.maxLength })),
+    generateName: Type.Optional(Type.String({ maxLength: name.maxLength })),
+    namespace: Type.Optional(Type.String({ pattern: DNS1123_LABEL_PATTERN, maxLength: DNS1123_LABEL_MAX_LENGTH })),
+    selfLink: Type.Optional(Type.String()),
+    uid: Type.Optional(Type.String()),
+    resourceVersion: Type.Optional(Type.String()),
+    generation: Type.Optional(Int64({ minimum: 0 })),
+    creationTimestamp: Type.Optional(Time()),
+    deletionTimestamp: Type.Optional(Time()),
+    deletionGracePeriodSeconds: Type.Optional(Int64({ minimum: 0 })),
+    labels: Type.Optional(LabelsSchema),
+    annotations: Type.Optional(AnnotationsSchema),
+    ownerReferences: Type.Optional(ListMap(OwnerReferenceSchema, ['uid'])),
+    finalizers: Type.Optional(ListSet(Type.String({ pattern: QUALIFIED_NAME_PATTERN }))),
+    managedFields: Type.Optional(ListAtomic(ManagedFieldsEntrySchema)),
+  };
+}
+
+// One schema object per rule, so that the engine compiles each variant once for all kinds.
+const OBJECT_META_BY_RULE = {
+  'dns1123-subdomain': Type.Object(objectMetaProperties('dns1123-subdomain')),
+  'dns1123-label': Type.Object(objectMetaProperties('dns1123-label')),
+  'dns1035-label': Type.Object(objectMetaProperties('dns1035-label')),
+};
+
+/**
+ * ObjectMeta whose `name` follows `nameRule`. The rule differs per kind (a Namespace name is a
+ * DNS label, a Service name a DNS-1035 label), so each kind embeds its own variant.
+ */
+export function objectMetaSchema(nameRule: NameRule = 'dns1123-subdomain') {
+  return OBJECT_META_BY_RULE[nameRule];
+}
+
+export const ObjectMetaSchema = objectMetaSchema('dns1123-subdomain');
+export type ObjectMeta = Static<typeof ObjectMetaSchema>;
+
+/** Metadata of an embedded template: nothing is required and no name rule applies. */
+export const TemplateObjectMetaSchema = Type.Object({
+  ...objectMetaProperties('dns1123-subdomain'),
+  name: Type.Optional(Type.String()),
+});

@@ -1,0 +1,111 @@
+import type { ValidateFunction } from 'ajv';
+import type { ApiObject, KindDefinition } from '../scheme/kind-definition';
+import { compileOnce, sharedDefaulter, sharedValidator } from './ajv-factory';
+import { defaultsSkeleton, dropNulls } from './defaulting';
+import { mapAjvErrors } from './error-mapping';
+import type { FieldError } from './field-error';
+import type { JsonSchema } from './json-schema';
+import { assertNoRefs, schemaAt } from './schema-walk';
+import { walkUnknownFields } from './unknown-fields';
+
+export interface CompiledKind {
+  readonly definition: KindDefinition;
+  /** The whole object's JSON Schema, `$ref`-free, for strategic merge and apply to walk. */
+  readonly schema: JsonSchema;
+  /**
+   * Fills defaults IN PLACE and returns the same object: drops `null`s of non-nullable fields,
+   * applies the schema's `default` keywords, then the kind's default hooks.
+   */
+  default<T>(obj: T): T;
+  /** Schema errors then cross-field errors; empty when valid. Never mutates. */
+  validate(obj: unknown): FieldError[];
+  /** Paths (`spec.foo`, `spec.containers[0].bar`) of fields the schema does not declare. */
+  unknownFields(obj: unknown): string[];
+  /** Deletes undeclared fields IN PLACE and returns their paths. */
+  prune(obj: unknown): string[];
+  /** Schema of a sub-tree addressed by field names and list indexes. */
+  schemaAt(path: readonly (string | number)[]): JsonSchema | undefined;
+}
+
+function isObject(value: unknown): value is ApiObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Rules every kind shares: Kubernetes' ObjectMeta checks that a schema cannot state. */
+function metadataRules(obj: ApiObject): FieldError[] {
+  const meta = obj.metadata;
+  if (!isObject(meta) || (!meta.name && !meta.generateName)) {
+    return [{ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' }];
+  }
+  return [];
+}
+
+class Compiled implements CompiledKind {
+  private validator?: ValidateFunction;
+  /** null: the schema has no defaults. */
+  private defaulter?: ValidateFunction | null;
+
+  constructor(readonly definition: KindDefinition) {
+    assertNoRefs(definition.schema);
+  }
+
+  get schema(): JsonSchema {
+    return this.definition.schema;
+  }
+
+  default<T>(obj: T): T {
+    if (!isObject(obj)) return obj;
+    dropNulls(obj, this.schema);
+    if (this.defaulter === undefined) {
+      const skeleton = defaultsSkeleton(this.schema);
+      this.defaulter = skeleton ? compileOnce(sharedDefaulter(), skeleton) : null;
+    }
+    this.defaulter?.(obj);
+    for (const hook of this.definition.defaultHooks) hook(obj);
+    return obj;
+  }
+
+  validate(obj: unknown): FieldError[] {
+    this.validator ??= compileOnce(sharedValidator(), this.schema);
+    const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema);
+    if (!isObject(obj)) return errors;
+    errors.push(...metadataRules(obj));
+    for (const rule of this.definition.validationRules) errors.push(...rule(obj));
+    return errors;
+  }
+
+  unknownFields(obj: unknown): string[] {
+    return walkUnknownFields(obj, this.schema, false);
+  }
+
+  prune(obj: unknown): string[] {
+    return walkUnknownFields(obj, this.schema, true);
+  }
+
+  schemaAt(path: readonly (string | number)[]): JsonSchema | undefined {
+    return schemaAt(this.schema, path);
+  }
+}
+
+const cache = new WeakMap<KindDefinition, CompiledKind>();
+
+/** One compiled engine per definition, cached; ajv compiles each function on first use. */
+export function compileKind(definition: KindDefinition): CompiledKind {
+  let compiled = cache.get(definition);
+  if (!compiled) {
+    compiled = new Compiled(definition);
+    cache.set(definition, compiled);
+  }
+  return compiled;
+}
+
+/** Compiles a schema eagerly and reports why it cannot be used (for a CRD's own validation). */
+export function schemaCompileError(schema: JsonSchema): string | undefined {
+  try {
+    assertNoRefs(schema);
+    compileOnce(sharedValidator(), schema);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}

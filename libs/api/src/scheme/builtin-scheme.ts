@@ -1,0 +1,38 @@
+import { customResourceDefinitionDefinition } from './definitions/custom-resource-definition-definition';
+import { configMapDefinition } from './definitions/config-map-definition';
+import { deploymentDefinition } from './definitions/deployment-definition';
+import { endpointsDefinition } from './definitions/endpoints-definition';
+import { eventDefinition } from './definitions/event-definition';
+import { leaseDefinition } from './definitions/lease-definition';
+import { namespaceDefinition } from './definitions/namespace-definition';
+import { nodeDefinition } from './definitions/node-definition';
+import { podDefinition } from './definitions/pod-definition';
+import { replicaSetDefinition } from './definitions/replica-set-definition';
+import { secretDefinition } from './definitions/secret-definition';
+import { serviceAccountDefinition } from './definitions/service-account-definition';
+import { serviceDefinition } from './definitions/service-definition';
+import type { KindDefinition } from './kind-definition';
+import { Scheme } from './scheme';
+
+export const BUILTIN_KINDS: readonly KindDefinition[] = [
+  namespaceDefinition,
+  podDefinition,
+  serviceDefinition,
+  endpointsDefinition,
+  configMapDefinition,
+  secretDefinition,
+  eventDefinition,
+  nodeDefinition,
+  serviceAccountDefinition,
+  replicaSetDefinition,
+  deploymentDefinition,
+  leaseDefinition,
+  customResourceDefinitionDefinition,
+];
+
+/** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */
+export function builtinScheme(): Scheme {
+  const scheme = new Scheme();
+  for (const def of BUILTIN_KINDS) scheme.register(def);
+  return scheme;
+}

@@ -1,0 +1,74 @@
+import { ObjectMetaSchema } from '../meta/object-meta';
+import type { JsonSchema } from '../schema/json-schema';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Rewrites the OpenAPI 3.0 spellings ajv (JSON Schema draft 7) reads differently: boolean
+ * `exclusiveMinimum`/`exclusiveMaximum`, and `nullable` on a node without `type` (where it
+ * adds nothing, as such a node already accepts null).
+ */
+function toDraft7(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(toDraft7);
+    return;
+  }
+  if (!isRecord(node)) return;
+  for (const [bound, limit] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof node[bound] === 'boolean') {
+      if (node[bound] === true && typeof node[limit] === 'number') {
+        node[bound] = node[limit];
+        delete node[limit];
+      } else {
+        delete node[bound];
+      }
+    }
+  }
+  if (node.nullable !== undefined && node.type === undefined) delete node.nullable;
+  for (const [key, child] of Object.entries(node)) {
+    if (key === 'default' || key === 'enum' || key === 'example' || key === 'const') continue;
+    if (key === 'properties' || key === 'patternProperties' || key === 'definitions' || key === '$defs') {
+      if (isRecord(child)) Object.values(child).forEach(toDraft7);
+    } else {
+      toDraft7(child);
+    }
+  }
+}
+
+function metadataSchema(user: JsonSchema | undefined): JsonSchema {
+  const base = ObjectMetaSchema as unknown as JsonSchema;
+  const props = user?.properties;
+  if (!props || (!props.name && !props.generateName)) return base;
+  // Kubernetes lets a CRD constrain only name and generateName; both rules apply.
+  const merged: Record<string, JsonSchema> = { ...(base.properties ?? {}) };
+  for (const key of ['name', 'generateName'] as const) {
+    if (props[key] && merged[key]) merged[key] = { allOf: [merged[key], props[key]] };
+  }
+  return { ...base, properties: merged };
+}
+
+/**
+ * The whole-object schema of a custom resource: the CRD's `openAPIV3Schema` (copied, converted
+ * for ajv) with `apiVersion`, `kind` and `metadata` declared the way Kubernetes implies them.
+ */
+export function customResourceSchema(openAPIV3Schema: JsonSchema | undefined, preserveUnknownFields = false): JsonSchema {
+  const root: JsonSchema = openAPIV3Schema
+    ? (JSON.parse(JSON.stringify(openAPIV3Schema)) as JsonSchema)
+    : { type: 'object', 'x-svc-preserve-unknown-fields': true };
+  toDraft7(root);
+  root.type ??= 'object';
+  if (preserveUnknownFields) root['x-svc-preserve-unknown-fields'] = true;
+  const userMetadata = root.properties?.metadata;
+  root.properties = {
+    ...(root.properties ?? {}),
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: metadataSchema(userMetadata),
+  };
+  return root;
+}

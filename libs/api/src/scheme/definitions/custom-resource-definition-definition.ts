@@ -1,0 +1,67 @@
+import { CustomResourceDefinitionSchema, type CustomResourceDefinition } from '../../kinds/apiextensions/custom-resource-definition';
+import { schemaCompileError } from '../../schema/compile-kind';
+import { fieldErrors, type FieldError } from '../../schema/field-error';
+import { customResourceSchema } from '../crd-schema';
+import { parseJsonPath } from '../json-path';
+import type { ApiObject } from '../kind-definition';
+import { as, defineKind, isRecord, records } from './define-kind';
+
+function validateCrd(obj: ApiObject): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isRecord(obj.spec)) return errors;
+  const crd = as<CustomResourceDefinition>(obj);
+  const { spec } = crd;
+  const names = isRecord(spec.names) ? spec.names : undefined;
+  if (names && typeof names.plural === 'string' && typeof spec.group === 'string') {
+    const expected = `${names.plural}.${spec.group}`;
+    if (crd.metadata?.name && crd.metadata.name !== expected) {
+      errors.push(fieldErrors.invalid('metadata.name', crd.metadata.name, `must be spec.names.plural+"."+spec.group`));
+    }
+  }
+  if (names && names.listKind !== undefined && names.listKind === names.kind) {
+    errors.push(fieldErrors.invalid('spec.names.listKind', names.listKind, 'kind and listKind may not be the same'));
+  }
+  const versions = records(spec.versions);
+  const seen = new Set<string>();
+  let storage = 0;
+  versions.forEach((v, i) => {
+    const at = `spec.versions[${i}]`;
+    if (typeof v.name === 'string') {
+      if (seen.has(v.name)) errors.push(fieldErrors.duplicate(`${at}.name`, v.name));
+      seen.add(v.name);
+    }
+    if (v.storage === true) storage++;
+    const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    if (!isRecord(schema)) {
+      errors.push(fieldErrors.required(`${at}.schema.openAPIV3Schema`, 'schemas are required'));
+    } else {
+      if (schema.type !== 'object') errors.push(fieldErrors.notSupported(`${at}.schema.openAPIV3Schema.type`, schema.type, ['object']));
+      const problem = schemaCompileError(customResourceSchema(schema));
+      if (problem) errors.push(fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', problem));
+    }
+    records(v.additionalPrinterColumns).forEach((c, j) => {
+      try {
+        if (typeof c.jsonPath === 'string') parseJsonPath(c.jsonPath);
+      } catch (err) {
+        errors.push(fieldErrors.invalid(`${at}.additionalPrinterColumns[${j}].jsonPath`, c.jsonPath, err instanceof Error ? err.message : String(err)));
+      }
+    });
+  });
+  if (versions.length > 0 && storage !== 1) {
+    errors.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
+  }
+  return errors;
+}
+
+export const customResourceDefinitionDefinition = defineKind({
+  group: 'apiextensions.svc.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  resource: 'customresourcedefinitions',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  subresources: { status: true },
+  schema: CustomResourceDefinitionSchema,
+  validationRules: [validateCrd],
+});

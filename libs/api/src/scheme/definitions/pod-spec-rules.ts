@@ -1,0 +1,102 @@
+import type { Container } from '../../kinds/core/container';
+import type { PodSpec } from '../../kinds/core/pod-spec';
+import { VOLUME_SOURCES } from '../../kinds/core/volume';
+import { fieldErrors, type FieldError } from '../../schema/field-error';
+import { isRecord, records } from './define-kind';
+
+/**
+ * Pod spec behaviour shared by Pods and the templates of Deployments and ReplicaSets: the
+ * defaults and cross-field checks that Kubernetes' Go code applies beyond its schema.
+ */
+
+/** `Always` for `:latest` or an untagged reference, `IfNotPresent` for any other tag or a digest. */
+export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
+  const [name, digest] = image.split('@', 2);
+  const lastSegment = name.slice(name.lastIndexOf('/') + 1);
+  const colon = lastSegment.lastIndexOf(':');
+  const tag = colon >= 0 ? lastSegment.slice(colon + 1) : digest ? '' : 'latest';
+  return tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+export function defaultPodSpec(spec: unknown): void {
+  if (!isRecord(spec)) return;
+  for (const list of [spec.containers, spec.initContainers, spec.ephemeralContainers]) {
+    for (const c of records(list)) {
+      if (c.imagePullPolicy === undefined && typeof c.image === 'string') c.imagePullPolicy = defaultPullPolicy(c.image);
+    }
+  }
+  for (const v of records(spec.volumes)) {
+    if (!VOLUME_SOURCES.some((s) => v[s] !== undefined)) v.emptyDir = {};
+  }
+}
+
+/** Defaults Kubernetes applies to Pods but not to pod templates. */
+export function defaultPodOnly(spec: unknown): void {
+  if (!isRecord(spec)) return;
+  if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
+  for (const list of [spec.containers, spec.initContainers]) {
+    for (const c of records(list)) {
+      // A limit without a request makes the request equal to the limit.
+      const resources = c.resources;
+      if (!isRecord(resources) || !isRecord(resources.limits)) continue;
+      const requests = isRecord(resources.requests) ? resources.requests : {};
+      for (const [name, value] of Object.entries(resources.limits)) if (requests[name] === undefined) requests[name] = value;
+      resources.requests = requests;
+    }
+  }
+}
+
+const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
+
+function validateProbe(probe: unknown, path: string, errors: FieldError[]): void {
+  if (!isRecord(probe)) return;
+  const handlers = PROBE_HANDLERS.filter((h) => probe[h] !== undefined);
+  if (handlers.length === 0) errors.push(fieldErrors.required(path, 'must specify a handler type'));
+  else if (handlers.length > 1) errors.push(fieldErrors.forbidden(`${path}.${handlers[1]}`, 'may not specify more than 1 handler type'));
+}
+
+export function validatePodSpec(spec: unknown, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isRecord(spec)) return errors;
+  const p = spec as PodSpec & Record<string, unknown>;
+
+  const volumeNames = new Set<string>();
+  records(p.volumes).forEach((v, i) => {
+    const name = v.name;
+    if (typeof name === 'string') {
+      if (volumeNames.has(name)) errors.push(fieldErrors.duplicate(`${path}.volumes[${i}].name`, name));
+      volumeNames.add(name);
+    }
+    const sources = VOLUME_SOURCES.filter((s) => v[s] !== undefined);
+    if (sources.length > 1) errors.push(fieldErrors.forbidden(`${path}.volumes[${i}].${sources[1]}`, 'may not specify more than 1 volume type'));
+  });
+
+  const containerNames = new Set<string>();
+  const checkContainers = (list: unknown, field: string, probes: boolean) => {
+    records(list).forEach((c, i) => {
+      const container = c as Partial<Container>;
+      const at = `${path}.${field}[${i}]`;
+      if (typeof container.name === 'string') {
+        if (containerNames.has(container.name)) errors.push(fieldErrors.duplicate(`${at}.name`, container.name));
+        containerNames.add(container.name);
+      }
+      records(container.volumeMounts).forEach((m, j) => {
+        if (typeof m.name === 'string' && !volumeNames.has(m.name)) errors.push(fieldErrors.notFound(`${at}.volumeMounts[${j}].name`, m.name));
+      });
+      const portNames = new Set<string>();
+      records(container.ports).forEach((port, j) => {
+        if (typeof port.name !== 'string') return;
+        if (portNames.has(port.name)) errors.push(fieldErrors.duplicate(`${at}.ports[${j}].name`, port.name));
+        portNames.add(port.name);
+      });
+      if (probes) {
+        validateProbe(container.livenessProbe, `${at}.livenessProbe`, errors);
+        validateProbe(container.readinessProbe, `${at}.readinessProbe`, errors);
+        validateProbe(container.startupProbe, `${at}.startupProbe`, errors);
+      }
+    });
+  };
+  checkContainers(p.initContainers, 'initContainers', false);
+  checkContainers(p.containers, 'containers', true);
+  return errors;
+}

@@ -1,0 +1,38 @@
+import type { Container } from '../../kinds/core/container';
+import { labelSelectorIsEmpty, labelSelectorMatches, labelSelectorToString, type LabelSelector } from '../../meta/label-selector';
+import { fieldErrors, type FieldError } from '../../schema/field-error';
+import type { ApiObject } from '../kind-definition';
+import { isRecord } from './define-kind';
+
+/** Checks shared by controllers of pod templates (Deployment, ReplicaSet). */
+export function validateSelectorAndTemplate(obj: ApiObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const spec = obj.spec;
+  if (!isRecord(spec) || !isRecord(spec.selector)) return errors;
+  const selector = spec.selector as LabelSelector;
+  if (labelSelectorIsEmpty(selector)) {
+    errors.push(fieldErrors.invalid('spec.selector', selector, `empty selector is invalid for ${(obj.kind ?? 'this kind').toLowerCase()}`));
+    return errors;
+  }
+  const template = isRecord(spec.template) ? spec.template : {};
+  const metadata = isRecord(template.metadata) ? template.metadata : {};
+  const labels = isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
+  if (!labelSelectorMatches(selector, labels)) {
+    errors.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+  }
+  const podSpec = isRecord(template.spec) ? template.spec : undefined;
+  if (podSpec && podSpec.restartPolicy !== undefined && podSpec.restartPolicy !== 'Always') {
+    errors.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy, ['Always']));
+  }
+  return errors;
+}
+
+/** `CONTAINERS` and `IMAGES` cells of the wide output. */
+export function containerCells(containers: readonly Partial<Container>[] | undefined): { names: string; images: string } {
+  const list = containers ?? [];
+  return { names: list.map((c) => c.name ?? '').join(','), images: list.map((c) => c.image ?? '').join(',') };
+}
+
+export function selectorCell(selector: LabelSelector | undefined): string {
+  return labelSelectorToString(selector) || '<none>';
+}

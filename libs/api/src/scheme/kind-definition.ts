@@ -1,0 +1,102 @@
+import type { ObjectMeta } from '../meta/object-meta';
+import type { TableColumnDefinition } from '../meta/table';
+import type { FieldError } from '../schema/field-error';
+import type { JsonSchema } from '../schema/json-schema';
+
+/** Any stored object, before its kind is known to the compiler. */
+export interface ApiObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** Paths are Kubernetes JSON paths (`.spec.replicas`), as in a CRD's scale subresource. */
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  /** Path of the selector; for built-in kinds it holds a LabelSelector object, for CRDs a selector string. */
+  labelSelectorPath?: string;
+}
+
+export interface Subresources {
+  status?: boolean;
+  scale?: ScaleSubresource;
+}
+
+export interface TableCellContext {
+  /** The server's clock, for AGE-style cells. */
+  now: Date;
+}
+
+export interface TableColumn extends TableColumnDefinition {
+  cell: (obj: ApiObject, context: TableCellContext) => unknown;
+}
+
+/** Returns the value a field selector compares with; every value is a string, as in Kubernetes' field sets. */
+export type FieldGetter = (obj: ApiObject) => string;
+
+/** A default a schema cannot express (it depends on another field); mutates the object. */
+export type DefaultHook = (obj: ApiObject) => void;
+
+/** A check across several fields; returns every failure. Receives data that may not match the schema. */
+export type ValidationRule = (obj: ApiObject) => FieldError[];
+
+export interface DeprecationInfo {
+  deprecated: boolean;
+  /** Text of the `Warning` header; a default one is built when absent. */
+  warning?: string;
+  /** Release in which the version goes away, for the `removed_release` metric label. */
+  removedRelease?: string;
+}
+
+export interface KindDefinition {
+  /** `""` for the core group. */
+  group: string;
+  version: string;
+  kind: string;
+  /** Plural resource name used in paths. */
+  resource: string;
+  singular: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  subresources: Subresources;
+  /** The whole object's schema, with no `$ref`. */
+  schema: JsonSchema;
+  fieldSelectors: Record<string, FieldGetter>;
+  /** Undefined means the default table (Name, Created At). */
+  columns?: TableColumn[];
+  /** Whether PUT to a missing object creates it. */
+  allowCreateOnUpdate: boolean;
+  defaultHooks: DefaultHook[];
+  validationRules: ValidationRule[];
+  /** Whether the version is served (a CRD may keep unserved versions). */
+  served: boolean;
+  /** Whether this version is the one objects are stored in. */
+  storage: boolean;
+  deprecation?: DeprecationInfo;
+  /** Where the definition came from; CRD-derived kinds carry the CRD's name. */
+  source: { type: 'builtin' } | { type: 'crd'; name: string };
+}
+
+export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+export function gvkOf(def: KindDefinition): GroupVersionKind {
+  return { group: def.group, version: def.version, kind: def.kind };
+}
