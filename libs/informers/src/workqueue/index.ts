@@ -1,0 +1,13 @@
+export * from './clock';
+export * from './manual-clock';
+export { WORKQUEUE_METRIC_NAMES } from './metrics';
+export * from './queue';
+export * from './delaying-queue';
+export * from './rate-limiter';
+export * from './item-exponential-failure-rate-limiter';
+export * from './item-fast-slow-rate-limiter';
+export * from './bucket-rate-limiter';
+export * from './max-of-rate-limiter';
+export * from './with-max-wait-rate-limiter';
+export * from './default-controller-rate-limiter';
+export * from './rate-limiting-queue';
