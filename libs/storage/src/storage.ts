@@ -78,8 +78,10 @@
  *
  * ## Watch delivery and backpressure
  * A watcher is an async iterable. Each consumer pulls events; a watcher buffers at most
- * `bufferLimit` undelivered live events (default 10,000; the initial state and catch-up from the log are
- * read lazily, page by page, as the consumer pulls, and do not count). When the buffer is full the watch
+ * `bufferLimit` undelivered live events (default 10,000). The initial state is read once, like a list;
+ * history after the start revision is read from the log page by page, only as the consumer pulls; neither
+ * counts toward the limit, and live events are not buffered at all until history has been read up to
+ * the present. When the buffer is full the watch
  * is cut off: the consumer first receives every event already buffered, then the iteration throws a
  * StorageError WatchOverflow, which the API server turns into a clean end of the watch stream; the client
  * watches again from the last revision it saw. Other terminal errors (Expired while catching up, Closed,

@@ -59,7 +59,6 @@ export class ChangeFeed {
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private counterAtLastTick = 0;
-  private running: Promise<void> | undefined;
 
   constructor(private readonly deps: ChangeFeedDeps) {}
 
@@ -68,7 +67,8 @@ export class ChangeFeed {
     this.position = revision;
     this.counterAtLastTick = revision;
     this.open(time === undefined ? {} : { startAtOperationTime: time });
-    this.running = this.run();
+    // Should the loop ever die, the reconcile timer still delivers everything from the log.
+    this.run().catch(() => undefined);
     this.timer = setInterval(() => void this.serialize(() => this.reconcile()).catch(() => undefined), this.deps.reconcileIntervalMs);
     this.timer.unref();
   }
@@ -76,9 +76,9 @@ export class ChangeFeed {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== undefined) clearInterval(this.timer);
+    // A getMore in flight may hold the stream for up to its await time; the loop notices `closed`
+    // when it returns (or fails once the client closes), so it is not waited for here.
     await this.stream?.close().catch(() => undefined);
-    await this.running;
-    await this.serial.catch(() => undefined);
   }
 
   private open(options: ChangeStreamOptions): void {
@@ -93,6 +93,7 @@ export class ChangeFeed {
       const stream = this.stream as InsertStream;
       try {
         const change = await stream.next();
+        if (this.closed) return;
         await this.serialize(() => this.handle(change.fullDocument));
         this.resumeToken = change._id;
         this.failures = 0;
