@@ -11,6 +11,7 @@ import type {
 import { MongoServerError } from 'mongodb';
 import { StorageError } from '../storage-error';
 import type { LogDocument, MetaDocument } from './documents';
+import { metaValue } from './documents';
 
 export interface ChangeFeedDeps {
   client: MongoClient;
@@ -154,7 +155,7 @@ export class ChangeFeed {
         const rows = await this.deps.log
           .find({ _id: { $gt: from, $lte: upTo } }, { session, sort: { _id: 1 }, limit: FILL_BATCH })
           .toArray();
-        return { compacted: Number(compaction?.value ?? 0), rows };
+        return { compacted: metaValue(compaction, 0), rows };
       });
       const contiguous = batch.rows.every((row, index) => row._id === from + 1 + index);
       if (from < batch.compacted || !contiguous || batch.rows.length === 0) {
@@ -183,7 +184,7 @@ export class ChangeFeed {
     const session = this.deps.client.startSession({ causalConsistency: true });
     try {
       const doc = await this.deps.meta.findOne({ _id: 'revision' }, { session, readConcern: { level: 'majority' } });
-      return { revision: Number(doc?.value ?? 1), time: session.operationTime };
+      return { revision: metaValue(doc, 1), time: session.operationTime };
     } finally {
       await session.endSession().catch(() => undefined);
     }

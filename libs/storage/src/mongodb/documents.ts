@@ -32,6 +32,13 @@ export interface LogDocument {
   prevValue?: string;
 }
 
+/** A meta value as a number: the driver returns a Long as a number when it fits 53 bits, but may not. */
+export function metaValue(document: MetaDocument | null | undefined, fallback: number): number {
+  const value = document?.value;
+  if (value === undefined) return fallback;
+  return typeof value === 'number' ? value : value.toNumber();
+}
+
 export const COLLECTIONS = { meta: 'store_meta', kv: 'store_kv', log: 'store_log' } as const;
 
 export function eventFromLog(row: LogDocument): ChangeEvent<StoredObject> {

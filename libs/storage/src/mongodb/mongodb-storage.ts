@@ -24,7 +24,7 @@ import { decodeObject, encodeObject, uidOf } from '../stored-value';
 import { DEFAULT_WATCH_BUFFER_LIMIT, WatchChannel } from '../watch-channel';
 import { ChangeFeed } from './change-feed';
 import type { KvDocument, LogDocument, MetaDocument } from './documents';
-import { COLLECTIONS, eventFromLog } from './documents';
+import { COLLECTIONS, eventFromLog, metaValue } from './documents';
 import { databaseFromMongoUri, redactMongoUri } from './mongodb-uri';
 import { serverProblem } from './server-check';
 
@@ -147,8 +147,8 @@ export class MongoStorage implements Storage {
       await client.close().catch(() => undefined);
       throw new StorageError(
         'Unavailable',
-        `cannot reach MongoDB at ${shown}: ${(error as Error).message}` +
-          (/replicaSet=/.test(options.uri) ? '' : ' (is it a replica set member? add ?replicaSet=<name> or ?directConnection=true)'),
+        `cannot reach MongoDB at ${shown}: ${(error as Error).message}; the mongodb storage backend needs a ` +
+          `reachable replica set member (mongod --replSet, initiated with rs.initiate(); see docker/docker-compose.mongodb.yml)`,
       );
     }
     try {
@@ -314,7 +314,7 @@ export class MongoStorage implements Storage {
   }
 
   async compactedRevision(): Promise<number> {
-    return this.read(async () => Number((await this.meta.findOne({ _id: 'compaction' }, MAJORITY))?.value ?? 0));
+    return this.read(async () => metaValue(await this.meta.findOne({ _id: 'compaction' }, MAJORITY), 0));
   }
 
   async compact(revision: number): Promise<void> {
@@ -323,7 +323,7 @@ export class MongoStorage implements Storage {
     let done = false;
     while (!done && !this.closed) {
       done = await this.transaction(async (session) => {
-        const from = Number((await this.meta.findOne({ _id: 'compaction' }, { session }))?.value ?? 0);
+        const from = metaValue(await this.meta.findOne({ _id: 'compaction' }, { session }), 0);
         if (from >= target) return true;
         const to = Math.min(from + COMPACTION_BATCH, target);
         // Same rule as the embedded store: drop rows superseded at or below `to`, and deletions.
@@ -469,16 +469,16 @@ export class MongoStorage implements Storage {
       { session, returnDocument: 'after' },
     );
     if (counter === null) throw new StorageError('Unavailable', 'MongoDB store has no revision counter');
-    return Number(counter.value);
+    return metaValue(counter, 0);
   }
 
   private async readRevision(): Promise<number> {
-    return Number((await this.meta.findOne({ _id: 'revision' }, MAJORITY))?.value ?? 1);
+    return metaValue(await this.meta.findOne({ _id: 'revision' }, MAJORITY), 1);
   }
 
   private async readState(session: ClientSession): Promise<{ revision: number; compacted: number }> {
     const docs = await this.meta.find({ _id: { $in: ['revision', 'compaction'] } }, { session }).toArray();
-    const value = (id: string): number => Number(docs.find((doc) => doc._id === id)?.value ?? 0);
+    const value = (id: string): number => metaValue(docs.find((doc) => doc._id === id), 0);
     return { revision: value('revision'), compacted: value('compaction') };
   }
 
