@@ -319,9 +319,9 @@ describe('API server serving shell: restarts, limits and shutdown', () => {
   });
 
   it('answers 504 Timeout for a request running past --request-timeout, and honours a shorter timeout parameter', async () => {
-    const server = await start({ requestTimeoutMs: 300 });
+    const server = await start({ requestTimeoutMs: 1_500 });
     const ca = server.certificates.caPem;
-    const res = await httpsFetch(`${server.url}/test/slow?ms=5000`, { ca });
+    const res = await httpsFetch(`${server.url}/test/slow?ms=10000`, { ca });
     expect(res.status).toBe(504);
     expect(JSON.parse(res.body)).toMatchObject({
       kind: 'Status',
@@ -330,8 +330,8 @@ describe('API server serving shell: restarts, limits and shutdown', () => {
       message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
     });
     const started = Date.now();
-    expect((await httpsFetch(`${server.url}/test/slow?ms=5000&timeout=100ms`, { ca })).status).toBe(504);
-    expect(Date.now() - started).toBeLessThan(300);
+    expect((await httpsFetch(`${server.url}/test/slow?ms=10000&timeout=100ms`, { ca })).status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(1_400);
     expect((await httpsFetch(`${server.url}/test/slow?ms=10`, { ca })).status).toBe(200);
     const invalid = await httpsFetch(`${server.url}/test/slow?ms=10&timeout=soon`, { ca });
     expect(invalid.status).toBe(400);
@@ -391,13 +391,13 @@ describe('API server serving shell: restarts, limits and shutdown', () => {
   });
 
   it('on shutdown fails readyz at once, keeps livez during the delay, then drains and refuses new requests', async () => {
-    const server = await start({ shutdownDelayDurationMs: 400, shutdownSendRetryAfter: true });
+    const server = await start({ shutdownDelayDurationMs: 1_000, shutdownSendRetryAfter: true });
     const ca = server.certificates.caPem;
     const agent = new Agent({ keepAlive: true, maxSockets: 1, ca });
     try {
       // The long request keeps the drain going; the short one leaves its keep-alive connection open during it.
-      const long = httpsFetch(`${server.url}/test/slow?ms=1500`, { ca });
-      const short = httpsFetch(`${server.url}/test/slow?ms=800`, { ca, agent });
+      const long = httpsFetch(`${server.url}/test/slow?ms=2500`, { ca });
+      const short = httpsFetch(`${server.url}/test/slow?ms=1600`, { ca, agent });
       await waitFor(() => server.lifecycle.inFlightDrainable === 2);
       const stopped = server.shutdown();
 

@@ -121,7 +121,8 @@ export async function startApiServer(
       lifecycle.advance('drained');
       await lifecycle.waitForIdle('longRunning', LONG_RUNNING_GRACE_MS);
       server.closeAllConnections();
-      await closed;
+      // A connection still in its TLS handshake is not an HTTP connection yet and would hold close() open.
+      await Promise.race([closed, sleep(LONG_RUNNING_GRACE_MS, { unref: true })]);
       await app.close();
       lifecycle.advance('stopped');
     })();
@@ -175,8 +176,11 @@ function listen(server: Server, port: number, host: string | undefined): Promise
   });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function sleep(ms: number, options: { unref?: boolean } = {}): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (options.unref) timer.unref();
+  });
 }
 
 function serverLogger(setting: LoggerService | LogLevel[] | false | undefined): LoggerService {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiServerServingConfig } from '../config';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
-import { attachRequestContext, type RequestContext, requestContext } from '../request/request-context';
+import { attachRequestContext, type RequestContext, requestContext, requestUrl } from '../request/request-context';
 import { effectiveRequestTimeoutMs } from '../request/request-timeout';
 import {
   requestEntityTooLargeStatus,
@@ -65,7 +65,7 @@ function withRequestContextAndMetrics({ metrics }: HandlerChainDependencies): Ch
     onDone(res, () => {
       if (!res.writableFinished) context.abort(new Error('the client closed the connection'));
       const seconds = Number(process.hrtime.bigint() - context.startedAt) / 1e9;
-      const url = new URL(req.url ?? '/', 'http://request.invalid');
+      const url = requestUrl(req);
       metrics.observeRequest(context.info, res.statusCode, seconds, {
         contentType: req.headers['content-type'],
         dryRun: url.searchParams.getAll('dryRun'),
@@ -113,7 +113,7 @@ function withRequestTimeout(serverTimeoutMs: number): ChainHandler {
     if (context.longRunning) return next();
     let timeoutMs: number;
     try {
-      const url = new URL(req.url ?? '/', 'http://request.invalid');
+      const url = requestUrl(req);
       timeoutMs = effectiveRequestTimeoutMs(serverTimeoutMs, url.searchParams.get('timeout'));
     } catch (error) {
       if (error instanceof StatusError) return writeStatus(res, error.status);

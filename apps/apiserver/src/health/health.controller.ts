@@ -1,5 +1,6 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestContext, requestUrl } from '../request/request-context';
 import { notFoundStatus } from '../status/status';
 import { respondWithStatus } from '../status/status-exception.filter';
 import type { HealthEndpoint, HealthReport } from './health-check';
@@ -12,7 +13,7 @@ export class HealthController {
 
   @All(['healthz', 'livez', 'readyz'])
   async root(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const url = requestUrl(req);
     const endpoint = url.pathname.replace(/^\/+|\/+$/g, '') as HealthEndpoint;
     const report = await this.registry.report(endpoint, {
       verbose: url.searchParams.has('verbose'),
@@ -23,10 +24,14 @@ export class HealthController {
 
   @All(['healthz/*check', 'livez/*check', 'readyz/*check'])
   async single(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://request.invalid');
+    const url = requestUrl(req);
     const [endpoint, ...rest] = url.pathname.replace(/^\/+/, '').split('/');
     const report = await this.registry.reportOne(endpoint as HealthEndpoint, decodeURIComponent(rest.join('/')));
-    if (!report) return respondWithStatus(res, notFoundStatus());
+    if (!report) {
+      // Arbitrary check names must not each become a metrics label value.
+      requestContext(req).unmatched = true;
+      return respondWithStatus(res, notFoundStatus());
+    }
     writeHealthReport(res, report);
   }
 }

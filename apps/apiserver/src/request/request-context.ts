@@ -20,8 +20,19 @@ export interface RequestContext {
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();
 
+/**
+ * The path and query of a request target, split by hand: WHATWG URL parsing would read a target
+ * such as `//host/x` as a host name.
+ */
+export function requestUrl(req: Pick<IncomingMessage, 'url'>): { pathname: string; searchParams: URLSearchParams } {
+  const target = req.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
+  return { pathname: pathname === '' ? '/' : pathname, searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
+}
+
 export function attachRequestContext(req: IncomingMessage): RequestContext {
-  const url = new URL(req.url ?? '/', 'http://request.invalid');
+  const url = requestUrl(req);
   const info = requestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
   const controller = new AbortController();
   const context: RequestContext = {

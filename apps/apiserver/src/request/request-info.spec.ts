@@ -119,3 +119,11 @@ describe('isValidPathSegmentName', () => {
     expect(isValidPathSegmentName(name)).toBe(valid);
   });
 });
+
+describe('requestInfo on encoded paths', () => {
+  it('decodes each segment on its own', () => {
+    expect(requestInfo('GET', '/api/v1/namespaces/a%2Db/pods/x%20y')).toMatchObject({ namespace: 'a-b', name: 'x y', resource: 'pods' });
+    expect(requestInfo('GET', '/api/v1/namespaces/ns/pods/a%2Fb/status')).toMatchObject({ name: 'a/b', subresource: 'status' });
+    expect(requestInfo('GET', '/api/v1/namespaces/ns/pods/%E0%A4%A')).toMatchObject({ name: '%E0%A4%A' });
+  });
+});

@@ -115,9 +115,18 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
   return info;
 }
 
+// Segments are decoded one by one (Kubernetes reads the decoded path); an encoded slash stays inside its segment.
 function splitPath(path: string): string[] {
   const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+  return trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Kubernetes reads the first `watch` value: anything but `0` and `false` (any case) turns it on. */

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /**
  * The minimal `Status` body every error response carries. The machinery library will own the full type
  * and its constructors; this local copy keeps the serving shell self-contained until then.
@@ -109,18 +111,17 @@ const REASON_BY_CODE: Record<number, StatusReason> = {
   504: 'Timeout',
 };
 
-/** The Status for an HTTP code that reached us without one (a framework exception, say). */
-export function statusForCode(code: number, message: string): Status {
-  switch (code) {
-    case 404:
-      return notFoundStatus();
-    case 405:
-      return methodNotAllowedStatus();
-    case 500:
-      return internalErrorStatus(message);
-    default:
-      return failureStatus(code, REASON_BY_CODE[code] ?? 'Unknown', message);
-  }
+/**
+ * The Status for an HTTP code that reached us without one (a framework exception, say). A message that
+ * is only the code's reason phrase (`Not Found`) gives way to Kubernetes' text for that code.
+ */
+export function statusForCode(code: number, message?: string): Status {
+  const generic = message === undefined || message === '' || message === STATUS_CODES[code];
+  if (generic && code === 404) return notFoundStatus();
+  if (generic && code === 405) return methodNotAllowedStatus();
+  const text = generic ? (STATUS_CODES[code] ?? 'unknown error').toLowerCase() : message;
+  if (code === 500) return internalErrorStatus(text);
+  return failureStatus(code, REASON_BY_CODE[code] ?? 'Unknown', text);
 }
 
 export function isStatus(value: unknown): value is Status {
