@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { QueueClock } from './clock';
 
 /** The Prometheus names of the work queue metrics, as client-go's workqueue exports them. */
@@ -46,8 +46,9 @@ class WorkQueueFamilies {
   constructor(registry: Registry) {
     const registers = [registry];
     const labelNames = ['name'] as const;
-    // client-go's buckets: 10ns up to 10s, by powers of ten.
-    const buckets = exponentialBuckets(10e-9, 10, 10);
+    // client-go's buckets, 10 ns to 10 s by powers of ten, written out because repeated
+    // multiplication gives bounds such as 0.000009999999999999999.
+    const buckets = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10];
     this.depth = new Gauge({
       name: WORKQUEUE_METRIC_NAMES.depth,
       help: 'Current depth of workqueue',
