@@ -318,6 +318,12 @@ describe('API server serving shell: restarts, limits and shutdown', () => {
     await expect(httpsFetch(`${second.url}/livez`, { ca: caBefore })).resolves.toMatchObject({ status: 200 });
   });
 
+  it('fails to start, leaving nothing behind, when the port is taken', async () => {
+    const first = await start();
+    await expect(startApiServer(config({ securePort: first.port }), [], quiet)).rejects.toThrow(/EADDRINUSE/);
+    expect((await httpsFetch(`${first.url}/healthz`, { ca: first.certificates.caPem })).status).toBe(200);
+  });
+
   it('answers 504 Timeout for a request running past --request-timeout, and honours a shorter timeout parameter', async () => {
     const server = await start({ requestTimeoutMs: 1_500 });
     const ca = server.certificates.caPem;

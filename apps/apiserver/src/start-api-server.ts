@@ -147,7 +147,13 @@ export async function startApiServer(
   };
 
   if (config.svcconfigOut) {
-    await writeClientConnectionFile(config.svcconfigOut, url, certificates.caPem);
+    try {
+      await writeClientConnectionFile(config.svcconfigOut, url, certificates.caPem);
+    } catch (error) {
+      // A server nobody was told how to reach is of no use; do not leave it running.
+      await handle.close();
+      throw error;
+    }
     (options.stdout ?? ((line: string) => process.stdout.write(`${line}\n`)))(
       `Client connection file written to ${config.svcconfigOut}`,
     );

@@ -62,13 +62,13 @@ export function bookmarkMetadata(event: CacheBookmarkEvent): {
  */
 export function filteredEvent<T extends StoredObject>(
   entry: CacheEntry<T>,
-  filter: ((object: T, key: string) => boolean) | undefined,
+  filter: ((object: T) => boolean) | undefined,
 ): CacheObjectEvent<T> | undefined {
   if (filter === undefined) {
     return { type: entry.type, key: entry.key, object: entry.object, revision: entry.revision };
   }
-  const nowMatches = entry.type !== 'DELETED' && filter(entry.object, entry.key);
-  const matchedBefore = entry.prevObject !== undefined && filter(entry.prevObject, entry.key);
+  const nowMatches = entry.type !== 'DELETED' && filter(entry.object);
+  const matchedBefore = entry.prevObject !== undefined && filter(entry.prevObject);
   let type: ChangeType;
   if (nowMatches && matchedBefore) type = 'MODIFIED';
   else if (nowMatches) type = 'ADDED';

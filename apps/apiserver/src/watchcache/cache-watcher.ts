@@ -21,7 +21,7 @@ export interface CacheWatcher<T extends StoredObject> extends AsyncIterable<Cach
 
 export interface CacheWatcherInit<T extends StoredObject> {
   keyPrefix: string;
-  filter?: (object: T, key: string) => boolean;
+  filter?: (object: T) => boolean;
   allowBookmarks: boolean;
   /** Live changes at or below this revision are not delivered. */
   startRevision: number;
@@ -49,7 +49,7 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   /** When the next periodic bookmark is due; maintained by the cacher. */
   nextBookmarkAt = Number.POSITIVE_INFINITY;
 
-  private readonly filter: ((object: T, key: string) => boolean) | undefined;
+  private readonly filter: ((object: T) => boolean) | undefined;
   private readonly bufferLimit: number;
   private readonly startRevision: number;
   private initial: Array<CacheWatchEvent<T>>;

@@ -80,7 +80,7 @@ export interface CacheListOptions<T extends StoredObject> extends CacheReadOptio
   /** Only keys under this prefix (a namespace's prefix); default: the whole resource. */
   keyPrefix?: string;
   /** Only objects it accepts (label and field selectors). */
-  filter?: (object: T, key: string) => boolean;
+  filter?: (object: T) => boolean;
 }
 
 export interface CacheListResult<T extends StoredObject> {
@@ -110,7 +110,7 @@ export interface CacheWatchOptions<T extends StoredObject> {
    * without initial state.
    */
   sendInitialEvents?: boolean;
-  filter?: (object: T, key: string) => boolean;
+  filter?: (object: T) => boolean;
   /** `allowWatchBookmarks`. */
   allowBookmarks?: boolean;
   /** Undelivered live events before the watch is cut off (default: the cacher's). */
@@ -286,12 +286,8 @@ export class Cacher<T extends StoredObject> {
       return { items: this.store.list(keyPrefix, options.filter).map((item) => item.object), revision: this.cacheRevision };
     }
     const listed = await this.storage.list<T>(keyPrefix, { revision: target, match: 'NotOlderThan' });
-    const items: T[] = [];
-    for (const item of listed.items) {
-      if (options.filter === undefined || options.filter(item, objectKeyOf(keyPrefix, item, listed))) {
-        items.push(deepFreeze(item));
-      }
-    }
+    const items = options.filter === undefined ? listed.items : listed.items.filter(options.filter);
+    for (const item of items) deepFreeze(item);
     return { items, revision: listed.revision };
   }
 
@@ -344,6 +340,7 @@ export class Cacher<T extends StoredObject> {
 
   private async run(): Promise<void> {
     let failures = 0;
+    let quickEnds = 0;
     while (!this.stopped) {
       let events: AsyncIterator<WatchEvent<T>>;
       try {
@@ -356,9 +353,13 @@ export class Cacher<T extends StoredObject> {
         await this.pause(failures);
         continue;
       }
+      const since = Date.now();
       await this.follow(events);
-      // The backend watch ended: the next round watches again from the revision reached, with client
-      // watches left running; only if that fails are they ended.
+      // The backend watch ended: the next round watches again from the revision reached, client
+      // watches carrying on; only if that fails are they ended. A backend watch that keeps ending at
+      // once is re-opened with backoff rather than in a tight loop.
+      quickEnds = Date.now() - since < 1_000 ? quickEnds + 1 : 0;
+      if (quickEnds > 1 && !this.stopped) await this.pause(quickEnds - 1);
     }
     this.backend = undefined;
   }
@@ -604,22 +605,20 @@ export class Cacher<T extends StoredObject> {
     if (this.cacheRevision >= target) return Promise.resolve(true);
     if (this.stopped) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const done = (): void => {
-        if (this.cacheRevision < target && !this.stopped && Date.now() < deadline) return;
+      const finish = (): void => {
         clearTimeout(timer);
         clearInterval(nudge);
-        this.revisionListeners.delete(done);
+        this.revisionListeners.delete(check);
         resolve(this.cacheRevision >= target);
       };
-      const deadline = Date.now() + this.waitMs;
-      const timer = setTimeout(() => {
-        clearInterval(nudge);
-        this.revisionListeners.delete(done);
-        resolve(this.cacheRevision >= target);
-      }, this.waitMs);
-      // A progress answer may come before a change that was in flight; ask again until the wait ends.
+      const check = (): void => {
+        if (this.cacheRevision >= target || this.stopped) finish();
+      };
+      const timer = setTimeout(finish, this.waitMs);
+      // A progress answer may overtake a change still in flight to the cache: ask again until done.
       const nudge = setInterval(() => this.backend?.requestProgress(), 100);
-      this.revisionListeners.add(done);
+      nudge.unref();
+      this.revisionListeners.add(check);
       this.backend?.requestProgress();
     });
   }
@@ -670,13 +669,4 @@ export class Cacher<T extends StoredObject> {
 
 function revisionOf(object: StoredObject): number {
   return Number(object.metadata?.resourceVersion ?? 0);
-}
-
-/**
- * The key of a listed object, for filters given a key. Storage lists do not return keys; this is used
- * only on the fallback path, where the key is rebuilt from the prefix and the object's name.
- */
-function objectKeyOf(keyPrefix: string, object: StoredObject, _listed: unknown): string {
-  const meta = object.metadata as { name?: string; namespace?: string } | undefined;
-  return meta?.name === undefined ? keyPrefix : keyPrefix + (meta.namespace && !keyPrefix.endsWith(`/${meta.namespace}/`) ? `${meta.namespace}/` : '') + meta.name;
 }

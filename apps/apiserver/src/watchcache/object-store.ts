@@ -36,12 +36,12 @@ export class ObjectStore<T extends StoredObject> {
   }
 
   /** The objects whose key starts with `prefix`, in key order, that pass `filter`. */
-  list(prefix: string, filter?: (object: T, key: string) => boolean): Array<{ key: string; object: T }> {
+  list(prefix: string, filter?: (object: T) => boolean): Array<{ key: string; object: T }> {
     const keys = this.keys;
     const out: Array<{ key: string; object: T }> = [];
     for (let i = lowerBound(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) {
       const object = this.objects.get(keys[i]) as T;
-      if (filter === undefined || filter(object, keys[i])) out.push({ key: keys[i], object });
+      if (filter === undefined || filter(object)) out.push({ key: keys[i], object });
     }
     return out;
   }

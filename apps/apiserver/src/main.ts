@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import { parseApiServerOptions, parseOrExit, type ApiServerOptions } from '@svc/options';
+import { createStorage, type Storage } from '@svc/storage';
+import { healthCheck, servingConfig, startApiServer, type ApiServerServingConfig } from './index';
+
+/** Maps the parsed flags onto what the serving shell needs. */
+export function servingConfigFromOptions(o: ApiServerOptions): ApiServerServingConfig {
+  return servingConfig({
+    bindAddress: o.bindAddress,
+    securePort: o.securePort,
+    certDir: o.certDir,
+    tlsCertFile: o.tlsCertFile,
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile,
+    tlsMinVersion: o.tlsMinVersion,
+    tlsCipherSuites: o.tlsCipherSuites,
+    advertiseAddress: o.advertiseAddress,
+    svcconfigOut: o.svcconfigOut || join(o.certDir, 'svcconfig'),
+    shutdownDelayDurationMs: o.shutdownDelayDuration ?? 0,
+    shutdownSendRetryAfter: o.shutdownSendRetryAfter ?? false,
+    livezGracePeriodMs: o.livezGracePeriod ?? 0,
+    requestTimeoutMs: o.requestTimeout,
+    minRequestTimeoutSeconds: o.minRequestTimeout,
+    maxRequestsInflight: o.maxRequestsInflight,
+    maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+    strictTransportSecurityDirectives: o.strictTransportSecurityDirectives ?? [],
+    corsAllowedOrigins: o.corsAllowedOrigins ?? [],
+  });
+}
+
+async function openStorage(o: ApiServerOptions): Promise<Storage> {
+  return createStorage({
+    backend: o.storageBackend,
+    dataDir: o.dataDir,
+    servers: o.storeServers,
+    caFile: o.storeCafile,
+    certFile: o.storeCertfile,
+    keyFile: o.storeKeyfile,
+    compactionIntervalMs: o.storeCompactionInterval,
+  });
+}
+
+async function main(): Promise<void> {
+  const options = parseOrExit(parseApiServerOptions, process.argv.slice(2));
+  const storage = await openStorage(options);
+  const server = await startApiServer(servingConfigFromOptions(options), [], { handleSignals: true });
+  const storeCheck = healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeout));
+  server.health.addLivezChecks(storeCheck);
+  server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeout)));
+  server.lifecycle.onStopped(() => storage.close());
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`svc-apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
