@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import type { Pod, Volume, Deployment, Service, List, PodList, WatchEvent, Status, Table, CustomResourceDefinition, Container } from '../index';
 import {
   builtinScheme,
   compileKind,
@@ -556,5 +557,22 @@ describe('built-in kinds', () => {
       'spec.versions[1].schema.openAPIV3Schema FieldValueRequired',
       'spec.versions FieldValueInvalid',
     ]);
+  });
+
+  it('derives static types that accept real objects and reject wrong enums', () => {
+  const v: Volume = { name: 'x', emptyDir: {}, nfs: { server: 's', path: '/' } };
+    const c: Container = { name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } };
+    const p: Pod = { metadata: { name: 'p', labels: { a: 'b' } }, spec: { containers: [c], volumes: [v] } };
+    const d: Deployment = { spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [c] } }, strategy: { rollingUpdate: { maxSurge: '25%' } } } };
+    const s: Service = { spec: { ports: [{ port: 80, targetPort: 'http' }], type: 'ClusterIP' } };
+    const l: PodList = { metadata: { resourceVersion: '1' }, items: [p] };
+    const l2: List<Service> = { metadata: {}, items: [s] };
+    const w: WatchEvent<Pod> = { type: 'ADDED', object: p };
+    const st: Status = { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', details: { causes: [{ field: 'a' }] } };
+    const t: Table = { columnDefinitions: [], rows: [] };
+    const crd: CustomResourceDefinition = { spec: { group: 'g', names: { plural: 'x', kind: 'X' }, scope: 'Cluster', versions: [{ name: 'v1', served: true, storage: true }] } };
+    // @ts-expect-error protocol is an enum
+    const bad: Container = { name: 'c', image: 'i', ports: [{ containerPort: 80, protocol: 'ICMP' }] };
+    expect([v, p, d, s, l, l2, w, st, t, crd, bad].length).toBe(11);
   });
 });

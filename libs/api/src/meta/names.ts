@@ -20,6 +20,13 @@ const QUALIFIED_NAME_FRAGMENT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 export const QUALIFIED_NAME_PATTERN =
   `^((?=[^/]{1,253}/)${DNS1123_LABEL_FRAGMENT}(\\.${DNS1123_LABEL_FRAGMENT})*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
 
+/** Annotation keys: a qualified name checked case-insensitively, as Kubernetes lowercases them first. */
+export const ANNOTATION_KEY_PATTERN =
+  `^((?=[^/]{1,253}/)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
+
+/** Total size of all annotation keys and values of one object. */
+export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+
 export const LABEL_VALUE_PATTERN = `^(${QUALIFIED_NAME_FRAGMENT})?$`;
 export const LABEL_VALUE_MAX_LENGTH = 63;
 
@@ -44,6 +51,10 @@ export const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
   ],
   [
     QUALIFIED_NAME_PATTERN,
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'); the name part must be no more than 63 characters",
+  ],
+  [
+    ANNOTATION_KEY_PATTERN,
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'); the name part must be no more than 63 characters",
   ],
   [

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Int64, ListAtomic, ListMap, ListSet, StringMap, Time } from '../schema/builders';
 import { ManagedFieldsEntrySchema } from './managed-fields-entry';
 import {
+  ANNOTATION_KEY_PATTERN,
   DNS1123_LABEL_MAX_LENGTH,
   DNS1123_LABEL_PATTERN,
   LABEL_VALUE_MAX_LENGTH,
@@ -16,7 +17,7 @@ export const LabelsSchema = StringMap(Type.String({ pattern: LABEL_VALUE_PATTERN
   propertyNames: { pattern: QUALIFIED_NAME_PATTERN },
 });
 
-export const AnnotationsSchema = StringMap(Type.String(), { propertyNames: { pattern: QUALIFIED_NAME_PATTERN } });
+export const AnnotationsSchema = StringMap(Type.String(), { propertyNames: { pattern: ANNOTATION_KEY_PATTERN } });
 
 function objectMetaProperties(nameRule: NameRule) {
   const name = NAME_RULES[nameRule];

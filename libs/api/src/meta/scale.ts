@@ -2,6 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Int32 } from '../schema/builders';
 import { ObjectMetaSchema } from './object-meta';
 
+export const SCALE_API_VERSION = 'autoscaling/v1';
+
 /** `autoscaling/v1` Scale, served by the `scale` subresource. */
 export const ScaleSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),

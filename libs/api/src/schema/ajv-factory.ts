@@ -1,4 +1,4 @@
-import Ajv, { type Options } from 'ajv';
+import Ajv, { type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import { SVC_KEYWORDS, type JsonSchema } from './json-schema';
 import { SharedSubschemas } from './shared-subschemas';
@@ -19,6 +19,7 @@ const MARKER_SCHEMAS: Record<(typeof SVC_KEYWORDS)[number], object> = {
   'x-svc-preserve-unknown-fields': { type: 'boolean' },
   'x-svc-embedded-resource': { type: 'boolean' },
   'x-svc-group-version-kind': {},
+  'x-svc-unique-map-keys': { type: 'array', items: { type: 'string' } },
 };
 
 /** Formats Kubernetes accepts in CRD schemas that ajv-formats does not define; unknown ones pass. */
@@ -45,7 +46,7 @@ function configure(ajv: Ajv): Ajv {
   addFormats(ajv);
   for (const [name, format] of Object.entries(EXTRA_FORMATS)) ajv.addFormat(name, format);
   for (const keyword of SVC_KEYWORDS) {
-    if (keyword === 'x-svc-int-or-string') continue;
+    if (keyword === 'x-svc-int-or-string' || keyword === 'x-svc-unique-map-keys') continue;
     ajv.addKeyword({ keyword, metaSchema: MARKER_SCHEMAS[keyword] });
   }
   ajv.addKeyword({
@@ -59,8 +60,38 @@ function configure(ajv: Ajv): Ajv {
       (typeof data === 'number' && Number.isInteger(data)) ||
       (data === null && parent?.nullable === true),
   });
+  ajv.addKeyword({
+    keyword: 'x-svc-unique-map-keys',
+    type: 'array',
+    schemaType: 'array',
+    metaSchema: MARKER_SCHEMAS['x-svc-unique-map-keys'],
+    errors: true,
+    validate: uniqueMapKeys,
+  });
   return ajv;
 }
+
+interface KeywordValidate {
+  (keys: string[], data: unknown[]): boolean;
+  errors?: Partial<ErrorObject>[];
+}
+
+/** Reports the first later item whose map keys repeat an earlier item's, as `uniqueItems` does (params i, j). */
+const uniqueMapKeys: KeywordValidate = (keys, data) => {
+  const seen = new Map<string, number>();
+  for (let j = 0; j < data.length; j++) {
+    const item = data[j];
+    if (!item || typeof item !== 'object') continue;
+    const id = JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k] ?? null));
+    const i = seen.get(id);
+    if (i !== undefined) {
+      uniqueMapKeys.errors = [{ keyword: 'x-svc-unique-map-keys', message: 'duplicate map keys', params: { i, j, keys } }];
+      return false;
+    }
+    seen.set(id, j);
+  }
+  return true;
+};
 
 const common: Options = {
   strict: false,

@@ -78,7 +78,7 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
   const out: FieldError[] = [];
   const seen = new Set<string>();
   const push = (e: FieldError) => {
-    const key = `${e.type}\u0000${e.field}\u0000${e.detail}`;
+    const key = `${e.type}\u0000${e.field}\u0000${e.detail}\u0000${JSON.stringify(e.badValue) ?? ''}`;
     if (seen.has(key)) return;
     seen.add(key);
     out.push(e);
@@ -165,6 +165,14 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
       case 'multipleOf':
         push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be a multiple of ${params.multipleOf}` });
         break;
+      case 'x-svc-unique-map-keys': {
+        const j = Number(params.j);
+        const items = Array.isArray(at.value) ? at.value : [];
+        const item = items[j] && typeof items[j] === 'object' ? (items[j] as Record<string, unknown>) : {};
+        const keys = Array.isArray(params.keys) ? (params.keys as string[]) : [];
+        push({ type: 'FieldValueDuplicate', field: joinIndex(at.field, j), badValue: Object.fromEntries(keys.map((k) => [k, item[k]])), detail: '' });
+        break;
+      }
       case 'uniqueItems': {
         const j = Number(params.j);
         const items = Array.isArray(at.value) ? at.value : [];
@@ -178,9 +186,10 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
       case 'oneOf': {
         const types = branchTypes.get(e);
         if (types) push({ type: 'FieldValueTypeInvalid', field: at.field, badValue: at.value, detail: describeTypes(types) });
-        else if (e.keyword === 'oneOf' && Array.isArray(params.passingSchemas))
-          push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: 'must validate one and only one schema (oneOf)' });
-        else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must validate ${e.keyword === 'oneOf' ? 'one and only one schema (oneOf)' : 'at least one schema (anyOf)'}` });
+        else {
+          const detail = e.keyword === 'oneOf' ? 'must validate one and only one schema (oneOf)' : 'must validate at least one schema (anyOf)';
+          push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail });
+        }
         break;
       }
       case 'not':

@@ -45,6 +45,8 @@ export interface JsonSchema {
   'x-svc-int-or-string'?: boolean;
   'x-svc-preserve-unknown-fields'?: boolean;
   'x-svc-embedded-resource'?: boolean;
+  /** Set on CRD-derived schemas only: items of the list must differ in these keys. */
+  'x-svc-unique-map-keys'?: string[];
   [keyword: string]: unknown;
 }
 
@@ -59,4 +61,5 @@ export const SVC_KEYWORDS = [
   'x-svc-preserve-unknown-fields',
   'x-svc-embedded-resource',
   'x-svc-group-version-kind',
+  'x-svc-unique-map-keys',
 ] as const;

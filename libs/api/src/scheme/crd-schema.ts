@@ -30,6 +30,9 @@ function toDraft7(node: unknown): void {
     }
   }
   if (node.nullable !== undefined && node.type === undefined) delete node.nullable;
+  // Kubernetes rejects duplicates in a CRD's set and map lists (not in built-in kinds, whose Go code decides).
+  if (node['x-svc-list-type'] === 'set') node.uniqueItems = true;
+  if (node['x-svc-list-type'] === 'map' && Array.isArray(node['x-svc-list-map-keys'])) node['x-svc-unique-map-keys'] = node['x-svc-list-map-keys'];
   for (const [key, child] of Object.entries(node)) {
     if (key === 'default' || key === 'enum' || key === 'example' || key === 'const') continue;
     if (key === 'properties' || key === 'patternProperties' || key === 'definitions' || key === '$defs') {
@@ -63,12 +66,12 @@ export function customResourceSchema(openAPIV3Schema: JsonSchema | undefined, pr
   toDraft7(root);
   root.type ??= 'object';
   if (preserveUnknownFields) root['x-svc-preserve-unknown-fields'] = true;
-  const userMetadata = root.properties?.metadata;
+  const { metadata: userMetadata, ...rest } = root.properties ?? {};
   root.properties = {
-    ...(root.properties ?? {}),
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
     metadata: metadataSchema(userMetadata),
+    ...rest,
   };
   return root;
 }
