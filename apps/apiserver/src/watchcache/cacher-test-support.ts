@@ -151,3 +151,9 @@ export function until(deadlineMs: number, check: () => boolean, stepMs = 10): Pr
     poll();
   });
 }
+
+/** Resolves once the cache has seen every write made to `store` so far. */
+export async function caughtUp(cacher: { revision(): number }, store: Storage): Promise<void> {
+  const target = await store.currentRevision();
+  await until(2_000, () => cacher.revision() >= target, 2);
+}

@@ -3,6 +3,7 @@ import type { CacheObjectEvent, CacheWatchEvent } from './cache-events';
 import { Cacher, type CacherOptions } from './cacher';
 import {
   PREFIX,
+  caughtUp,
   collect,
   configMap,
   keyOf,
@@ -49,7 +50,7 @@ describe('Cacher watches', () => {
     // Writers on this resource and on another one (so revisions of this resource have gaps) run while
     // the watch starts and replays.
     const writer = async (id: number): Promise<void> => {
-      for (let i = 0; i < 40; i++) {
+      for (let i = 0; i < 25; i++) {
         if (i % 3 === 0) await store.create(otherKey(`s${id}-${i}`), configMap(`s${id}-${i}`));
         const key = keyOf(`a${(id * 7 + i) % 10}`);
         const updated = await store.guaranteedUpdate<TestObject>(key, (cur) => ({ ...(cur as TestObject), data: { i: `${id}-${i}` } }));
@@ -74,6 +75,7 @@ describe('Cacher watches', () => {
     const { store, cacher } = await setup({ windowSize: 10 });
     const first = rv(await store.create(keyOf('x0'), configMap('x0')));
     for (let i = 1; i < 30; i++) await store.create(keyOf(`x${i}`), configMap(`x${i}`));
+    await caughtUp(cacher, store);
     await expect(cacher.watch({ fromRevision: first })).rejects.toMatchObject({
       code: 'Expired',
       message: expect.stringMatching(/^too old resource version: \d+ \(\d+\)$/),
@@ -113,6 +115,7 @@ describe('Cacher watches', () => {
     await store.create(keyOf('b', 'ns1'), configMap('b', {}, 'ns1'));
     await store.create(keyOf('a', 'ns1'), configMap('a', {}, 'ns1'));
     await store.create(keyOf('c', 'ns2'), configMap('c', {}, 'ns2'));
+    await caughtUp(cacher, store);
 
     const any = await cacher.watch({ fromRevision: 0, keyPrefix: nsPrefix('ns1') });
     const mostRecent = await cacher.watch({});
