@@ -35,7 +35,7 @@ export interface ApiServerServingConfig {
   /** `--tls-min-version`. */
   tlsMinVersion?: TlsVersionName;
   /** `--tls-cipher-suites`, Go/IANA names; unknown names are skipped with a warning. */
-  tlsCipherSuites?: string[];
+  tlsCipherSuites?: readonly string[];
   /** `--advertise-address`: added to the generated certificate's names. */
   advertiseAddress?: string;
   /** Path of the client connection file (kubeconfig format) written once the server listens; none when empty. */
@@ -55,9 +55,9 @@ export interface ApiServerServingConfig {
   /** `--max-mutating-requests-inflight`; 0 disables the cap. */
   maxMutatingRequestsInflight: number;
   /** `--strict-transport-security-directives`. */
-  strictTransportSecurityDirectives: string[];
+  strictTransportSecurityDirectives: readonly string[];
   /** `--cors-allowed-origins` (regular expressions); empty disables CORS. */
-  corsAllowedOrigins: string[];
+  corsAllowedOrigins: readonly string[];
   /** Largest request body accepted, in bytes (Kubernetes' fixed 3 MiB). */
   maxRequestBodyBytes: number;
   /** What `/version` reports. */

@@ -124,6 +124,7 @@ export async function startApiServer(
       // A connection still in its TLS handshake is not an HTTP connection yet and would hold close() open.
       await Promise.race([closed, sleep(LONG_RUNNING_GRACE_MS, { unref: true })]);
       await app.close();
+      for (const error of await lifecycle.runStoppedHooks()) logger.error(`stop hook failed: ${String(error)}`);
       lifecycle.advance('stopped');
     })();
     return stopping;

@@ -90,7 +90,7 @@ function withShutdownRefusal({ config, lifecycle }: HandlerChainDependencies): C
   };
 }
 
-function withStrictTransportSecurity(directives: string[]): ChainHandler {
+function withStrictTransportSecurity(directives: readonly string[]): ChainHandler {
   const value = directives.map((d) => d.trim()).filter((d) => d !== '').join('; ');
   return (_req, res, next) => {
     if (value !== '') res.setHeader('Strict-Transport-Security', value);
@@ -171,7 +171,7 @@ const CORS_ALLOWED_METHODS = 'POST, GET, OPTIONS, PUT, DELETE, PATCH';
 const CORS_ALLOWED_HEADERS = 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since';
 const CORS_EXPOSED_HEADERS = 'Date';
 
-function withCors(allowedOrigins: string[]): ChainHandler {
+function withCors(allowedOrigins: readonly string[]): ChainHandler {
   const patterns = allowedOrigins.filter((o) => o !== '').map((o) => new RegExp(o));
   return (req, res, next) => {
     const origin = req.headers.origin;

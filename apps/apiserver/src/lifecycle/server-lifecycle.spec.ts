@@ -28,4 +28,20 @@ describe('ServerLifecycle', () => {
     doneWatch();
     await expect(lifecycle.waitForIdle('longRunning', 20)).resolves.toBe(true);
   });
+
+  it('runs stop hooks in order, collecting failures', async () => {
+    const lifecycle = new ServerLifecycle();
+    const ran: string[] = [];
+    lifecycle.onStopped(() => {
+      ran.push('a');
+    });
+    lifecycle.onStopped(() => Promise.reject(new Error('store close failed')));
+    lifecycle.onStopped(async () => {
+      ran.push('c');
+    });
+    const errors = await lifecycle.runStoppedHooks();
+    expect(ran).toEqual(['a', 'c']);
+    expect(errors).toEqual([new Error('store close failed')]);
+    expect(await lifecycle.runStoppedHooks()).toEqual([]);
+  });
 });

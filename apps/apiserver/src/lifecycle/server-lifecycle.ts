@@ -18,6 +18,7 @@ export class ServerLifecycle {
   private readonly waiters: { phase: LifecyclePhase; resolve: () => void }[] = [];
   private idleWaiters: { kind: 'drainable' | 'longRunning'; resolve: () => void }[] = [];
   private readonly longRunningStop = new AbortController();
+  private readonly stoppedHooks: (() => void | Promise<void>)[] = [];
 
   get phase(): LifecyclePhase {
     return this.current;
@@ -52,6 +53,27 @@ export class ServerLifecycle {
   whenReached(phase: LifecyclePhase): Promise<void> {
     if (this.reached(phase)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ phase, resolve }));
+  }
+
+  /**
+   * Work to do once the server no longer serves anything (close the store, flush), awaited by the stop
+   * sequence before it reports `stopped`.
+   */
+  onStopped(hook: () => void | Promise<void>): void {
+    this.stoppedHooks.push(hook);
+  }
+
+  /** Runs the onStopped hooks in registration order; a failing hook does not keep the others from running. */
+  async runStoppedHooks(): Promise<unknown[]> {
+    const errors: unknown[] = [];
+    for (const hook of this.stoppedHooks.splice(0)) {
+      try {
+        await hook();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    return errors;
   }
 
   /** Counts a request until the returned function is called (once). */

@@ -49,7 +49,7 @@ export interface TlsServerOptions {
 
 /** The Node TLS options for `--tls-min-version` and `--tls-cipher-suites`; unknown suites are reported through warn and skipped. */
 export function tlsServerOptions(
-  settings: { tlsMinVersion?: TlsVersionName; tlsCipherSuites?: string[] },
+  settings: { tlsMinVersion?: TlsVersionName; tlsCipherSuites?: readonly string[] },
   warn: (message: string) => void = () => undefined,
 ): TlsServerOptions {
   const options: TlsServerOptions = {};
