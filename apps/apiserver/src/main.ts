@@ -23,8 +23,8 @@ export function servingConfigFromOptions(o: ApiServerOptions): ApiServerServingC
     minRequestTimeoutSeconds: o.minRequestTimeout,
     maxRequestsInflight: o.maxRequestsInflight,
     maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
-    strictTransportSecurityDirectives: o.strictTransportSecurityDirectives ?? [],
-    corsAllowedOrigins: o.corsAllowedOrigins ?? [],
+    strictTransportSecurityDirectives: [...(o.strictTransportSecurityDirectives ?? [])],
+    corsAllowedOrigins: [...(o.corsAllowedOrigins ?? [])],
   });
 }
 
@@ -43,11 +43,20 @@ async function openStorage(o: ApiServerOptions): Promise<Storage> {
 async function main(): Promise<void> {
   const options = parseOrExit(parseApiServerOptions, process.argv.slice(2));
   const storage = await openStorage(options);
-  const server = await startApiServer(servingConfigFromOptions(options), [], { handleSignals: true });
-  const storeCheck = healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeout));
-  server.health.addLivezChecks(storeCheck);
+  const server = await startApiServer(servingConfigFromOptions(options), []);
+  server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeout)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeout)));
-  server.lifecycle.onStopped(() => storage.close());
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) process.exit(1); // a second signal: stop at once
+    stopping = true;
+    await server.shutdown();
+    await storage.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
 }
 
 main().catch((err: unknown) => {
