@@ -44,40 +44,51 @@ export function isEmbeddedResource(node: JsonSchema): boolean {
   return structuralNodes(node).some((n) => n['x-svc-embedded-resource'] === true);
 }
 
+interface NodeInfo {
+  properties: Map<string, JsonSchema>;
+  patterns: [RegExp, JsonSchema][];
+  additional?: JsonSchema;
+  embedded: boolean;
+  preserved: boolean;
+  items?: JsonSchema;
+}
+
+// Walks run per request over the same schema objects; their structural facts are computed once.
+const infos = new WeakMap<JsonSchema, NodeInfo>();
+
+function infoOf(node: JsonSchema): NodeInfo {
+  let info = infos.get(node);
+  if (info) return info;
+  const nodes = structuralNodes(node);
+  info = { properties: new Map(), patterns: [], embedded: false, preserved: false };
+  for (const n of nodes) {
+    for (const [k, v] of Object.entries(n.properties ?? {})) if (!info.properties.has(k)) info.properties.set(k, v);
+    for (const [p, v] of Object.entries(n.patternProperties ?? {})) info.patterns.push([new RegExp(p, 'u'), v]);
+    const ap = n.additionalProperties;
+    if (ap && typeof ap === 'object') info.additional ??= ap;
+    if (ap === true || n['x-svc-preserve-unknown-fields'] === true) info.preserved = true;
+    if (n['x-svc-embedded-resource'] === true) info.embedded = true;
+    if (n.items && !Array.isArray(n.items)) info.items ??= n.items;
+  }
+  infos.set(node, info);
+  return info;
+}
+
 /** How the field `key` of an object validated by `node` is described. */
 export function objectChild(node: JsonSchema, key: string): ChildSchema {
-  const nodes = structuralNodes(node);
-  for (const n of nodes) {
-    if (n.properties && Object.prototype.hasOwnProperty.call(n.properties, key)) {
-      return { kind: 'property', schema: n.properties[key] };
-    }
-  }
-  for (const n of nodes) {
-    if (n.patternProperties) {
-      for (const [pattern, s] of Object.entries(n.patternProperties)) {
-        if (new RegExp(pattern, 'u').test(key)) return { kind: 'map', schema: s };
-      }
-    }
-  }
-  for (const n of nodes) {
-    const ap = n.additionalProperties;
-    if (ap && typeof ap === 'object') return { kind: 'map', schema: ap };
-  }
-  if (nodes.some((n) => n['x-svc-embedded-resource'] === true) && Object.prototype.hasOwnProperty.call(EMBEDDED_FIELDS, key)) {
-    return { kind: 'property', schema: EMBEDDED_FIELDS[key] };
-  }
-  if (nodes.some((n) => n.additionalProperties === true || n['x-svc-preserve-unknown-fields'] === true)) {
-    return { kind: 'preserved' };
-  }
+  const info = infoOf(node);
+  const prop = info.properties.get(key);
+  if (prop) return { kind: 'property', schema: prop };
+  for (const [re, schema] of info.patterns) if (re.test(key)) return { kind: 'map', schema };
+  if (info.additional) return { kind: 'map', schema: info.additional };
+  if (info.embedded && Object.prototype.hasOwnProperty.call(EMBEDDED_FIELDS, key)) return { kind: 'property', schema: EMBEDDED_FIELDS[key] };
+  if (info.preserved) return { kind: 'preserved' };
   return { kind: 'unknown' };
 }
 
 /** Schema of the items of a list validated by `node`. */
 export function arrayItems(node: JsonSchema): JsonSchema | undefined {
-  for (const n of structuralNodes(node)) {
-    if (n.items && !Array.isArray(n.items)) return n.items;
-  }
-  return undefined;
+  return infoOf(node).items;
 }
 
 /**

@@ -30,6 +30,9 @@ function toDraft7(node: unknown): void {
     }
   }
   if (node.nullable !== undefined && node.type === undefined) delete node.nullable;
+  // An `$id` would be registered in the shared compiler and collide when the CRD is compiled again.
+  delete node.$id;
+  delete node.$schema;
   // Kubernetes rejects duplicates in a CRD's set and map lists (not in built-in kinds, whose Go code decides).
   if (node['x-svc-list-type'] === 'set') node.uniqueItems = true;
   if (node['x-svc-list-type'] === 'map' && Array.isArray(node['x-svc-list-map-keys'])) node['x-svc-unique-map-keys'] = node['x-svc-list-map-keys'];

@@ -159,6 +159,16 @@ describe('kinds from CustomResourceDefinitions', () => {
     expect(open.unknownFields({ ...widget({}), metadata: { name: 'a', bogus: 1 } })).toEqual(['metadata.bogus']);
   });
 
+  it('compiles the same CRD again after an update, OpenAPI 3.0 spellings included', () => {
+    for (let i = 0; i < 2; i++) {
+      const again = structuredClone(crd);
+      Object.assign(again.spec.versions[0].schema!.openAPIV3Schema!, { $id: 'https://example.com/widget', $schema: 'http://json-schema.org/draft-07/schema#' });
+      const kc = compileKind(kindFromCrd(again, 'v1'));
+      expect(kc.validate(widget({ size: 1 }))).toEqual([]);
+      expect(kc.validate(widget({ size: 0 })).map((e) => e.field)).toEqual(['spec.size']);
+    }
+  });
+
   it('keeps every field of a version whose CRD preserves unknown fields', () => {
     const legacy = structuredClone(crd);
     legacy.spec.preserveUnknownFields = true;
