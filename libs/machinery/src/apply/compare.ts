@@ -1,0 +1,115 @@
+import { JsonValue } from '../patch';
+import { FieldSet } from './field-set';
+import { jsonEqual } from './json-utils';
+import { indexList } from './list-items';
+import { FieldPath, PathElement } from './path-element';
+import { NodeType, Shape, fieldType, isGranularContainer, shapeOf } from './schema-types';
+
+/** What changed between two versions of an object, as field sets. */
+export interface Comparison {
+  readonly added: FieldSet;
+  readonly modified: FieldSet;
+  readonly removed: FieldSet;
+}
+
+export function isSame(c: Comparison): boolean {
+  return c.added.isEmpty() && c.modified.isEmpty() && c.removed.isEmpty();
+}
+
+/** Drops the given paths, and everything below them, from a comparison. */
+export function withoutFields(c: Comparison, ignored: FieldSet): Comparison {
+  if (ignored.isEmpty()) return c;
+  return {
+    added: c.added.recursiveDifference(ignored),
+    modified: c.modified.recursiveDifference(ignored),
+    removed: c.removed.recursiveDifference(ignored),
+  };
+}
+
+/**
+ * structured-merge-diff's Compare: leaves (and atomic values) are added, removed or modified;
+ * a granular map, struct or list item is itself added or removed when it appears or disappears,
+ * which is how the writer of a new label map or list item comes to own its `"."`. A null where
+ * a granular container belongs counts as an existing empty container.
+ */
+export function compareValues(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType): Comparison {
+  const c = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  compareNode(lhs, rhs, type, [], c);
+  return c;
+}
+
+type Side = 'absent' | 'empty' | Shape;
+
+function sideOf(type: NodeType, value: JsonValue | undefined): Side {
+  if (value === undefined) return 'absent';
+  if (value === null && isGranularContainer(type)) return 'empty';
+  return shapeOf(type, value);
+}
+
+function isContainer(side: Side): side is Exclude<Shape, { kind: 'leaf' }> {
+  return typeof side === 'object' && side.kind !== 'leaf';
+}
+
+function hasEntries(value: JsonValue | undefined): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
+}
+
+function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: FieldPath, c: Comparison): void {
+  if (lhs === undefined && rhs === undefined) return;
+  const l = sideOf(type, lhs);
+  const r = sideOf(type, rhs);
+  const lContainer = isContainer(l);
+  const rContainer = isContainer(r);
+  if (!lContainer && !rContainer) {
+    leaf(lhs, rhs, path, c);
+    return;
+  }
+  const compatible =
+    (lContainer && rContainer && l.kind === r.kind) ||
+    (lContainer && (r === 'absent' || r === 'empty')) ||
+    (rContainer && (l === 'absent' || l === 'empty'));
+  if (!compatible) {
+    // The value changed kind (deduced types only): the node is modified, its old contents gone.
+    leaf(lhs, rhs, path, c);
+    if (lContainer) children(l, lhs, undefined, path, c);
+    if (rContainer) children(r, undefined, rhs, path, c);
+    return;
+  }
+  if (!hasEntries(lhs) && !hasEntries(rhs)) {
+    leaf(lhs, rhs, path, c);
+    return;
+  }
+  children(lContainer ? l : (r as Exclude<Shape, { kind: 'leaf' }>), lhs, rhs, path, c);
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+}
+
+function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldPath, c: Comparison): void {
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+  else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
+}
+
+function children(shape: Exclude<Shape, { kind: 'leaf' }>, lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldPath, c: Comparison): void {
+  if (shape.kind === 'map') {
+    const left = (lhs !== null && typeof lhs === 'object' && !Array.isArray(lhs) ? lhs : {}) as Record<string, JsonValue>;
+    const right = (rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs) ? rhs : {}) as Record<string, JsonValue>;
+    const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+    for (const key of keys) {
+      const pe: PathElement = { kind: 'field', name: key };
+      const lv = Object.prototype.hasOwnProperty.call(left, key) ? left[key] : undefined;
+      const rv = Object.prototype.hasOwnProperty.call(right, key) ? right[key] : undefined;
+      compareNode(lv, rv, fieldType(shape.type, key).type, [...path, pe], c);
+    }
+    return;
+  }
+  const left = indexList(shape.type, Array.isArray(lhs) ? lhs : []);
+  const right = indexList(shape.type, Array.isArray(rhs) ? rhs : []);
+  const seen = new Set<string>();
+  for (const item of [...left.order, ...right.order]) {
+    if (!item.pe || seen.has(item.id)) continue;
+    seen.add(item.id);
+    compareNode(left.byId.get(item.id)?.value, right.byId.get(item.id)?.value, shape.type.item, [...path, item.pe], c);
+  }
+}

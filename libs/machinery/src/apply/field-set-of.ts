@@ -1,0 +1,13 @@
+import { JsonObject, JsonSchema } from '../patch';
+import { FieldSet } from './field-set';
+import { SchemaTypes } from './schema-types';
+import { stripServerManaged } from './server-fields';
+import { toFieldSet } from './to-field-set';
+
+/**
+ * The fields an object (or apply configuration) sets, as its Apply entry would record them:
+ * server-managed fields left out. Throws an Error for list items without usable keys.
+ */
+export function fieldSetOf(object: JsonObject, schema?: JsonSchema): FieldSet {
+  return stripServerManaged(toFieldSet(object, new SchemaTypes(schema).root()));
+}

@@ -1,0 +1,46 @@
+import { JsonSchema } from '../patch';
+
+const str: JsonSchema = { type: 'string' };
+const int: JsonSchema = { type: 'integer' };
+const stringMap: JsonSchema = { type: 'object', additionalProperties: str };
+
+/**
+ * ObjectMeta with the merge markers Kubernetes gives it. Field ownership uses it for any
+ * `metadata` a kind's schema leaves undeclared, as custom resources usually do, so that labels
+ * merge key by key, finalizers as a set and owner references by uid on every kind.
+ */
+export const objectMetaSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: str,
+    generateName: str,
+    namespace: str,
+    selfLink: str,
+    uid: str,
+    resourceVersion: str,
+    generation: int,
+    creationTimestamp: str,
+    deletionTimestamp: str,
+    deletionGracePeriodSeconds: int,
+    labels: stringMap,
+    annotations: stringMap,
+    ownerReferences: {
+      type: 'array',
+      'x-svc-list-type': 'map',
+      'x-svc-list-map-keys': ['uid'],
+      items: {
+        type: 'object',
+        properties: {
+          apiVersion: str,
+          kind: str,
+          name: str,
+          uid: str,
+          controller: { type: 'boolean' },
+          blockOwnerDeletion: { type: 'boolean' },
+        },
+      },
+    },
+    finalizers: { type: 'array', 'x-svc-list-type': 'set', items: str },
+    managedFields: { type: 'array', 'x-svc-list-type': 'atomic', items: { type: 'object' } },
+  },
+};
