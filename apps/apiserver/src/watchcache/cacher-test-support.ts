@@ -152,8 +152,12 @@ export function until(deadlineMs: number, check: () => boolean, stepMs = 10): Pr
   });
 }
 
-/** Resolves once the cache has seen every write made to `store` so far. */
-export async function caughtUp(cacher: { revision(): number }, store: Storage): Promise<void> {
+/**
+ * Resolves once the cache has seen every write made to `store` so far (a consistent read asks the
+ * backend for progress, so this works for an idle resource too).
+ */
+export async function caughtUp(cacher: { list(options: { consistent: boolean }): Promise<unknown>; revision(): number }, store: Storage): Promise<void> {
   const target = await store.currentRevision();
-  await until(2_000, () => cacher.revision() >= target, 2);
+  await cacher.list({ consistent: true });
+  if (cacher.revision() < target) throw new Error(`cache at ${cacher.revision()}, store at ${target}`);
 }

@@ -124,13 +124,16 @@ describe('Cacher watches', () => {
     await store.create(keyOf('d', 'ns1'), configMap('d', {}, 'ns1'));
 
     expect(summary(await collect(any, (ev) => ev.length === 3)).map((s) => s.split('@')[0])).toEqual(['ADDED a', 'ADDED b', 'ADDED d']);
+    // A namespace's watcher never sees another namespace.
+    await store.create(keyOf('e', 'ns2'), configMap('e', {}, 'ns2'));
+    expect(await nextEvent(any, 100)).toBe('timeout');
     expect(summary(await collect(mostRecent, (ev) => ev.length === 4)).map((s) => s.split('@')[0])).toEqual([
       'ADDED a',
       'ADDED b',
       'ADDED c',
       'ADDED d',
     ]);
-    const withEnd = await collect(initialEnd, (ev) => ev.length === 5);
+    const withEnd = await collect(initialEnd, (ev) => ev.length === 6);
     expect(withEnd[3]).toEqual({ type: 'BOOKMARK', revision, initialEventsEnd: true });
     expect(withEnd[4].type).toBe('ADDED');
     // Initial ADDED events carry each object's own revision.

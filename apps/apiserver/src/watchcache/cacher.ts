@@ -77,7 +77,7 @@ export interface CacheReadOptions {
 }
 
 export interface CacheListOptions<T extends StoredObject> extends CacheReadOptions {
-  /** Only keys under this prefix (a namespace's prefix); default: the whole resource. */
+  /** Only keys under this prefix, ending with `/` (a namespace's prefix); default: the whole resource. */
   keyPrefix?: string;
   /** Only objects it accepts (label and field selectors). */
   filter?: (object: T) => boolean;
@@ -91,7 +91,7 @@ export interface CacheListResult<T extends StoredObject> {
 }
 
 export interface CacheWatchOptions<T extends StoredObject> {
-  /** Only keys under this prefix (a namespace's prefix); default: the whole resource. */
+  /** Only keys under this prefix, ending with `/` (a namespace's prefix); default: the whole resource. */
   keyPrefix?: string;
   /**
    * The request's resourceVersion as a number:
@@ -446,13 +446,22 @@ export class Cacher<T extends StoredObject> {
     else this.store.set(change.key, entry.object);
     this.window.push(entry);
     this.cacheRevision = change.revision;
-    for (const [prefix, watchers] of this.watchersByPrefix) {
-      if (!change.key.startsWith(prefix)) continue;
-      for (const watcher of watchers) watcher.pushEntry(entry);
-    }
+    this.dispatch(entry);
     this.metrics.eventDispatched?.(this.resource);
     this.reportSize();
     this.notifyRevision();
+  }
+
+  /**
+   * Offers a change to the watchers of every prefix of its key: the resource's and its namespace's.
+   * Looking the prefixes up keeps the cost per change independent of how many namespaces are watched.
+   */
+  private dispatch(entry: CacheEntry<T>): void {
+    const key = entry.key;
+    for (let end = this.prefix.length; end > 0 && end <= key.length; end = key.indexOf('/', end) + 1) {
+      const watchers = this.watchersByPrefix.get(key.slice(0, end));
+      if (watchers !== undefined) for (const watcher of watchers) watcher.pushEntry(entry);
+    }
   }
 
   private onProgress(revision: number): void {
@@ -652,9 +661,12 @@ export class Cacher<T extends StoredObject> {
     if (start < oldest) throw StorageError.expired(start, oldest);
   }
 
-  private checkKey(key: string, what: string): void {
+  private checkKey(key: string, what: 'key' | 'keyPrefix'): void {
     if (!key.startsWith(this.prefix)) {
       throw new StorageError('InvalidArgument', `${what} ${key} is not under the watch cache's prefix ${this.prefix}`, key);
+    }
+    if (what === 'keyPrefix' && key !== this.prefix && !key.endsWith('/')) {
+      throw new StorageError('InvalidArgument', `keyPrefix ${key} must end with "/" (a namespace's prefix)`, key);
     }
   }
 

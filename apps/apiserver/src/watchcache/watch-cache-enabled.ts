@@ -1,9 +1,17 @@
-import { watchCacheSizes, type ApiServerOptions } from '@svc/options';
+import { watchCacheSizes } from '@svc/options';
 
 /** The resource a request is about, as the scheme names it; `group` is `""` for the core group. */
 export interface CachedResource {
   group: string;
   resource: string;
+}
+
+/** The two API server options that decide caching (`ApiServerOptions` fits). */
+export interface WatchCacheSettings {
+  /** `--watch-cache`. */
+  watchCache: boolean;
+  /** `--watch-cache-sizes`: `resource[.group]#size` entries. */
+  watchCacheSizes?: readonly string[];
 }
 
 /**
@@ -12,11 +20,9 @@ export interface CachedResource {
  * mean "cached": the window sizes itself. Resources that are not cached are read and watched directly
  * from storage.
  */
-export function isWatchCached(
-  options: Pick<ApiServerOptions, 'watchCache' | 'watchCacheSizes'>,
-  target: CachedResource,
-): boolean {
-  if (!options.watchCache) return false;
+export function isWatchCached(settings: WatchCacheSettings, target: CachedResource): boolean {
+  if (!settings.watchCache) return false;
   const name = target.group === '' ? target.resource : `${target.resource}.${target.group}`;
-  return watchCacheSizes(options).get(name) !== 0;
+  const sizes = watchCacheSizes({ watchCacheSizes: settings.watchCacheSizes ? [...settings.watchCacheSizes] : undefined });
+  return sizes.get(name) !== 0;
 }
