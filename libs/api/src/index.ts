@@ -34,7 +34,7 @@ export * from './kinds/coordination/lease';
 export * from './kinds/apiextensions/custom-resource-definition';
 
 // Schema engine
-export type { JsonSchema, ListType, MapType } from './schema/json-schema';
+export type { JsonSchema, ListType, MapType, PatchStrategy } from './schema/json-schema';
 export { SVC_KEYWORDS } from './schema/json-schema';
 export * from './schema/builders';
 export * from './schema/field-error';

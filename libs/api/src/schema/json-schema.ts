@@ -5,6 +5,8 @@
  */
 export type ListType = 'atomic' | 'set' | 'map';
 export type MapType = 'atomic' | 'granular';
+/** Strategic merge patch strategy of a list or struct; `retainKeys` may be combined with either. */
+export type PatchStrategy = 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys' | 'retainKeys,merge' | 'replace,retainKeys';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -32,7 +34,8 @@ export interface JsonSchema {
   additionalProperties?: JsonSchema | boolean;
   patternProperties?: Record<string, JsonSchema>;
   propertyNames?: JsonSchema;
-  items?: JsonSchema | JsonSchema[];
+  /** Tuple forms are not structural and are not supported. */
+  items?: JsonSchema;
   allOf?: JsonSchema[];
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
@@ -41,7 +44,7 @@ export interface JsonSchema {
   'x-svc-list-map-keys'?: string[];
   'x-svc-map-type'?: MapType;
   'x-svc-patch-merge-key'?: string;
-  'x-svc-patch-strategy'?: string;
+  'x-svc-patch-strategy'?: PatchStrategy;
   'x-svc-int-or-string'?: boolean;
   'x-svc-preserve-unknown-fields'?: boolean;
   'x-svc-embedded-resource'?: boolean;

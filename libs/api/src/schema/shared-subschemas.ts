@@ -88,7 +88,8 @@ export class SharedSubschemas {
     }
     for (const key of SCHEMA_LISTS) {
       const list = node[key];
-      if (Array.isArray(list)) out[key] = list.map((v) => (isSchemaObject(v) ? this.rewrite(v, counts, false) : v));
+      // `items` is listed for tuple forms a hand-written schema may still carry.
+      if (Array.isArray(list)) (out as Record<string, unknown>)[key] = list.map((v) => (isSchemaObject(v) ? this.rewrite(v, counts, false) : v));
     }
     for (const key of SCHEMA_SINGLES) {
       const v = node[key];
