@@ -183,6 +183,15 @@ describe('Cacher watches', () => {
     without.stop();
   });
 
+  test('a watch with a deadline gets a bookmark shortly before it, whatever the bookmark interval', async () => {
+    const { store, cacher } = await setup();
+    const from = await store.currentRevision();
+    const watcher = await cacher.watch({ fromRevision: from, allowBookmarks: true, deadline: Date.now() + 2_300 });
+    const events = await collect(watcher, (ev) => ev.length === 1, 2_000);
+    expect(events).toEqual([{ type: 'BOOKMARK', revision: from }]);
+    watcher.stop();
+  });
+
   test('a stalled watcher is cut off with WatchOverflow without holding up a fast one', async () => {
     const { store, cacher } = await setup();
     const start = await store.currentRevision();
