@@ -12,7 +12,7 @@ import {
   rv,
   spyOn,
   type TestObject,
-} from './cacher-test-support';
+} from './testing/cacher-test-support';
 
 describe('Cacher reads', () => {
   const stores: EmbeddedStorage[] = [];

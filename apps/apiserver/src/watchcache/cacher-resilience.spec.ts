@@ -15,7 +15,7 @@ import {
   tempDir,
   until,
   type TestObject,
-} from './cacher-test-support';
+} from './testing/cacher-test-support';
 
 describe('Cacher when its backend watch fails', () => {
   const stores: EmbeddedStorage[] = [];

@@ -16,7 +16,7 @@ import {
   spyOn,
   summary,
   type TestObject,
-} from './cacher-test-support';
+} from './testing/cacher-test-support';
 
 const objectEvents = <T extends StoredObject>(events: Array<CacheWatchEvent<T>>): Array<CacheObjectEvent<T>> =>
   events.filter((e): e is CacheObjectEvent<T> => e.type !== 'BOOKMARK');

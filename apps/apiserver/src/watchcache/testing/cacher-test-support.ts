@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedStorage, objectKey, prefixKey, type Storage, type StoredObject } from '@svc/storage';
-import type { CacheWatchEvent } from './cache-events';
-import type { CacheWatcher } from './cache-watcher';
+import type { CacheWatchEvent } from '../cache-events';
+import type { CacheWatcher } from '../cache-watcher';
 
 export interface TestObject extends StoredObject {
   apiVersion: string;
