@@ -142,6 +142,21 @@ describe('applyPatch', () => {
     });
   });
 
+  it('changes neither the live object nor the configuration', () => {
+    const freeze = <T>(value: T): T => {
+      if (value && typeof value === 'object') {
+        Object.values(value).forEach(freeze);
+        Object.freeze(value);
+      }
+      return value;
+    };
+    const live = freeze(apply(undefined, config({ replicas: 1, ...containers({ name: 'a', image: 'a:1' }, { name: 'b' }) }, { labels: { x: 'y' } }), 'alpha'));
+    const applied = freeze(config({ replicas: 2, paused: null, ...containers({ name: 'a', image: 'a:2' }) }));
+    const result = apply(live, applied, 'alpha');
+    expect(podSpec(result).containers).toEqual([{ name: 'a', image: 'a:2' }]);
+    expect(spec(result).replicas).toBe(2);
+  });
+
   describe('merging', () => {
     it('merges keyed list items by key and keeps Kubernetes list order', () => {
       const live = apply(undefined, config(containers({ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' })), 'alpha');
@@ -285,6 +300,13 @@ describe('applyPatch', () => {
         { name: 'app', image: 'app:1' },
         { name: 'sidecar', image: 'proxy:2' },
       ]);
+    });
+
+    it('deletes a set item nobody else owns and keeps one another applier shares', () => {
+      const live = apply(undefined, config({}, { finalizers: ['a', 'b', 'c'] }), 'alpha');
+      const shared = apply(live, config({}, { finalizers: ['c'] }), 'beta');
+      const result = apply(shared, config({}, { finalizers: ['a'] }), 'alpha');
+      expect((result.metadata as JsonObject).finalizers).toEqual(['a', 'c']);
     });
 
     it('never removes fields it did not apply before', () => {

@@ -2,7 +2,7 @@ import { JsonObject, JsonSchema, isJsonObject } from '../patch';
 import { StatusError } from '../status';
 import { newBadRequest, newInternalError } from '../status-errors';
 import { applyConflictError } from './apply-conflict';
-import { compareValues, isSame, withoutFields } from './compare';
+import { compareObjects, isSame, withoutFields } from './compare';
 import {
   ManagedFieldsEntry,
   ManagerRecords,
@@ -80,7 +80,7 @@ export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
 
   if (live && records.size === 0) {
     // Kubernetes gives what an untracked object holds to one manager, so the apply can conflict with it.
-    const before = withoutFields(compareValues(empty, live, root), ignored);
+    const before = withoutFields(compareObjects(empty, live, root), ignored);
     const fields = stripServerManaged(before.added.union(before.modified).recursiveDifference(ignored));
     if (!fields.isEmpty()) {
       const apiVersion = typeof live.apiVersion === 'string' && live.apiVersion ? live.apiVersion : options.apiVersion;
@@ -123,7 +123,7 @@ export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
   }
   restoreResetFields(merged, live, options.resetFields);
 
-  const comparison = withoutFields(compareValues(live ?? empty, merged, root), ignored);
+  const comparison = withoutFields(compareObjects(live ?? empty, merged, root), ignored);
   const conflicts = findConflicts(records, selfId, comparison);
   if (conflicts.length > 0 && !options.force) throw applyConflictError(conflicts);
   takeOwnership(records, selfId, comparison);

@@ -32,7 +32,7 @@ export function withoutFields(c: Comparison, ignored: FieldSet): Comparison {
  * which is how the writer of a new label map or list item comes to own its `"."`. A null where
  * a granular container belongs counts as an existing empty container.
  */
-export function compareValues(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType): Comparison {
+export function compareObjects(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType): Comparison {
   const c = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   compareNode(lhs, rhs, type, [], c);
   return c;

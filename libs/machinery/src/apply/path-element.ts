@@ -136,8 +136,8 @@ export function compareValues(a: JsonValue, b: JsonValue): number {
   const right = b as Record<string, JsonValue>;
   const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort(compareStrings);
   for (const key of keys) {
-    if (!(key in right)) return -1;
-    if (!(key in left)) return 1;
+    if (!Object.prototype.hasOwnProperty.call(right, key)) return -1;
+    if (!Object.prototype.hasOwnProperty.call(left, key)) return 1;
     const c = compareValues(left[key], right[key]);
     if (c !== 0) return c;
   }

@@ -1,5 +1,5 @@
 import { JsonObject, JsonSchema, isJsonObject } from '../patch';
-import { compareValues, withoutFields } from './compare';
+import { compareObjects, withoutFields } from './compare';
 import { isResetManagedFields } from './field-manager';
 import {
   ManagedFieldsEntry,
@@ -78,7 +78,7 @@ export function updateManagedFields(options: UpdateManagedFieldsOptions): Manage
     const before = withoutManagedFields(live ?? options.emptyObject ?? {});
     const after = withoutManagedFields(updated);
     const ignored = resetFieldSet(options.resetFields);
-    const comparison = withoutFields(compareValues(before, after, root), ignored);
+    const comparison = withoutFields(compareObjects(before, after, root), ignored);
 
     const selfId = managerIdentifier(options.manager, 'Update', options.apiVersion, options.subresource ?? '');
     takeOwnership(records, '', comparison);
