@@ -1,5 +1,6 @@
 import type { Container } from '../../kinds/core/container';
-import { labelSelectorIsEmpty, labelSelectorMatches, labelSelectorToString, type LabelSelector } from '../../meta/label-selector';
+import { LabelQuery } from '@svc/machinery';
+import type { LabelSelector } from '../../meta/label-selector';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { isRecord } from './define-kind';
@@ -10,14 +11,15 @@ export function validateSelectorAndTemplate(obj: ApiObject): FieldError[] {
   const spec = obj.spec;
   if (!isRecord(spec) || !isRecord(spec.selector)) return errors;
   const selector = spec.selector as LabelSelector;
-  if (labelSelectorIsEmpty(selector)) {
+  const query = selectorQuery(selector);
+  if (query?.isEmpty()) {
     errors.push(fieldErrors.invalid('spec.selector', selector, `empty selector is invalid for ${(obj.kind ?? 'this kind').toLowerCase()}`));
     return errors;
   }
   const template = isRecord(spec.template) ? spec.template : {};
   const metadata = isRecord(template.metadata) ? template.metadata : {};
   const labels = isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
-  if (!labelSelectorMatches(selector, labels)) {
+  if (query && !query.matches(labels)) {
     errors.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
   const podSpec = isRecord(template.spec) ? template.spec : undefined;
@@ -34,5 +36,14 @@ export function containerCells(containers: readonly Partial<Container>[] | undef
 }
 
 export function selectorCell(selector: LabelSelector | undefined): string {
-  return labelSelectorToString(selector) || '<none>';
+  return (selector && selectorQuery(selector)?.toString()) || '<none>';
+}
+
+// A malformed selector is reported by the schema; here it only means there is nothing to match.
+function selectorQuery(selector: LabelSelector): LabelQuery | undefined {
+  try {
+    return LabelQuery.fromLabelSelector(selector);
+  } catch {
+    return undefined;
+  }
 }
