@@ -27,7 +27,7 @@ describe('MongoDB backend configuration (no server needed)', () => {
     const standalone = { isWritablePrimary: true, maxWireVersion: 21, ok: 1 };
     expect(serverProblem(standalone, 'mongodb://db:27017')).toBe(
       'MongoDB at mongodb://db:27017 is not a replica set member: the mongodb storage backend needs change ' +
-        'streams and transactions; start mongod with --replSet (see docker/docker-compose.mongodb.yml)',
+        'streams and transactions; start mongod with --replSet (see docker/mongodb.yml)',
     );
     expect(serverProblem({ ...standalone, setName: 'rs0' }, 'x')).toBeUndefined();
     expect(serverProblem({ msg: 'isdbgrid', maxWireVersion: 21 }, 'x')).toBeUndefined();

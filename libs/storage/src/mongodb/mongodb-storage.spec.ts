@@ -4,7 +4,7 @@ import { configMap, describeStorageContract, key, prefix, take } from '../testin
 import type { TestObject } from '../testing/contract-suite';
 import { MongoStorage } from './mongodb-storage';
 
-// The MongoDB backend runs against a real replica set only (docker/docker-compose.mongodb.yml):
+// The MongoDB backend runs against a real replica set only (docker/mongodb.yml):
 //   MONGODB_URI='mongodb://localhost:27017/?replicaSet=rs0' npx jest libs/storage
 const uri = process.env.MONGODB_URI;
 const skip = uri === undefined || uri === '';

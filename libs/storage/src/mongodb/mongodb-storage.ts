@@ -148,7 +148,7 @@ export class MongoStorage implements Storage {
       throw new StorageError(
         'Unavailable',
         `cannot reach MongoDB at ${shown}: ${(error as Error).message}; the mongodb storage backend needs a ` +
-          `reachable replica set member (mongod --replSet, initiated with rs.initiate(); see docker/docker-compose.mongodb.yml)`,
+          `reachable replica set member (mongod --replSet, initiated with rs.initiate(); see docker/mongodb.yml)`,
       );
     }
     try {

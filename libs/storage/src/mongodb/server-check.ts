@@ -12,7 +12,7 @@ export function serverProblem(hello: Document, shownUri: string): string | undef
   if (typeof hello.setName !== 'string' && hello.msg !== 'isdbgrid') {
     return (
       `MongoDB at ${shownUri} is not a replica set member: the mongodb storage backend needs change streams ` +
-      `and transactions; start mongod with --replSet (see docker/docker-compose.mongodb.yml)`
+      `and transactions; start mongod with --replSet (see docker/mongodb.yml)`
     );
   }
   if (typeof hello.maxWireVersion === 'number' && hello.maxWireVersion < MIN_WIRE_VERSION) {
