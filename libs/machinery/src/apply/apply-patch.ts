@@ -14,7 +14,7 @@ import {
 import { mergeApplied } from './merge';
 import { findConflicts, reconcileRecords, takeOwnership } from './ownership';
 import { pruneUnowned } from './prune';
-import { SchemaTypes } from './schema-types';
+import { schemaTypesFor } from './schema-types';
 import { resetFieldSet, restoreResetFields, stripServerManaged, withoutManagedFields } from './server-fields';
 import { stripNulls } from './strip-nulls';
 import { toFieldSet } from './to-field-set';
@@ -64,7 +64,7 @@ export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';
  */
 export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
   const applied = checkApplied(options);
-  const types = new SchemaTypes(options.schema);
+  const types = schemaTypesFor(options.schema);
   const root = types.root();
   const ignored = resetFieldSet(options.resetFields);
   const now = formatManagedFieldsTime(options.now);

@@ -1,6 +1,6 @@
 import { JsonObject, JsonSchema } from '../patch';
 import { FieldSet } from './field-set';
-import { SchemaTypes } from './schema-types';
+import { schemaTypesFor } from './schema-types';
 import { stripServerManaged } from './server-fields';
 import { toFieldSet } from './to-field-set';
 
@@ -9,5 +9,5 @@ import { toFieldSet } from './to-field-set';
  * server-managed fields left out. Throws an Error for list items without usable keys.
  */
 export function fieldSetOf(object: JsonObject, schema?: JsonSchema): FieldSet {
-  return stripServerManaged(toFieldSet(object, new SchemaTypes(schema).root()));
+  return stripServerManaged(toFieldSet(object, schemaTypesFor(schema).root()));
 }

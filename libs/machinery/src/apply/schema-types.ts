@@ -279,3 +279,17 @@ function overlay(base: MapType, declared: (name: string) => NodeType | undefined
     },
   };
 }
+
+const typesBySchema = new WeakMap<JsonSchema, SchemaTypes>();
+let untypedKind: SchemaTypes | undefined;
+
+/** The (cached) types of a kind's schema: a server applies to the same few schemas all day. */
+export function schemaTypesFor(schema: JsonSchema | undefined): SchemaTypes {
+  if (!schema) return (untypedKind ??= new SchemaTypes(undefined));
+  let types = typesBySchema.get(schema);
+  if (!types) {
+    types = new SchemaTypes(schema);
+    typesBySchema.set(schema, types);
+  }
+  return types;
+}

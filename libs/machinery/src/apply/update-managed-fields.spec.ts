@@ -186,6 +186,23 @@ describe('updateManagedFields', () => {
       expect(entriesOf(again)).toEqual(entriesOf(edited));
     });
 
+    it('copes with list items it cannot key: duplicates and missing keys are left untracked', () => {
+      const live = created();
+      const odd = edit(live, { template: { spec: { containers: [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'X', value: '2' }] }, { image: 'nameless' }] } } });
+      const result = write(live, odd, 'kubectl-edit', { now: T1 });
+      expect(ownedBy(result, 'kubectl-edit')).toEqual([
+        '.spec.template',
+        '.spec.template.spec',
+        '.spec.template.spec.containers',
+        '.spec.template.spec.containers[name="a"]',
+        '.spec.template.spec.containers[name="a"].env',
+        '.spec.template.spec.containers[name="a"].name',
+        '.spec.template.spec.containers[name="a"].env[name="X"]',
+        '.spec.template.spec.containers[name="a"].env[name="X"].name',
+        '.spec.template.spec.containers[name="a"].env[name="X"].value',
+      ]);
+    });
+
     it('does not record status written through the main resource', () => {
       const withStatus = write(created(), { ...created(), status: { replicas: 1 } }, 'kubectl-edit', { now: T1 });
       expect(managersOf(withStatus)).toEqual(['kubectl-create/Update']);

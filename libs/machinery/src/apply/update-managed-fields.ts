@@ -11,7 +11,7 @@ import {
   managerIdentifier,
 } from './managed-fields';
 import { reconcileRecords, takeOwnership } from './ownership';
-import { SchemaTypes } from './schema-types';
+import { schemaTypesFor } from './schema-types';
 import { resetFieldSet, stripServerManaged, withoutManagedFields } from './server-fields';
 
 export interface UpdateManagedFieldsOptions {
@@ -72,7 +72,7 @@ export function updateManagedFields(options: UpdateManagedFieldsOptions): Manage
   if (records.size === 0 && live !== undefined && !reset) return [];
 
   try {
-    const types = new SchemaTypes(options.schema);
+    const types = schemaTypesFor(options.schema);
     const root = types.root();
     reconcileRecords(records, root);
     const before = withoutManagedFields(live ?? options.emptyObject ?? {});
