@@ -2,7 +2,7 @@ import { JsonValue } from '../patch';
 import { FieldSet } from './field-set';
 import { jsonEqual } from './json-utils';
 import { indexList } from './list-items';
-import { FieldPath, PathElement } from './path-element';
+import { FieldSetPath, PathElement } from './path-element';
 import { NodeType, Shape, fieldType, isGranularContainer, shapeOf } from './schema-types';
 
 /** What changed between two versions of an object, as field sets. */
@@ -55,7 +55,7 @@ function hasEntries(value: JsonValue | undefined): boolean {
   return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
 }
 
-function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: FieldPath, c: Comparison): void {
+function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: FieldSetPath, c: Comparison): void {
   if (lhs === undefined && rhs === undefined) return;
   const l = sideOf(type, lhs);
   const r = sideOf(type, rhs);
@@ -85,13 +85,13 @@ function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, typ
   else if (rhs === undefined) c.removed.insert(path);
 }
 
-function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldPath, c: Comparison): void {
+function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldSetPath, c: Comparison): void {
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
   else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
 }
 
-function children(shape: Exclude<Shape, { kind: 'leaf' }>, lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldPath, c: Comparison): void {
+function children(shape: Exclude<Shape, { kind: 'leaf' }>, lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldSetPath, c: Comparison): void {
   if (shape.kind === 'map') {
     const left = (lhs !== null && typeof lhs === 'object' && !Array.isArray(lhs) ? lhs : {}) as Record<string, JsonValue>;
     const right = (rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs) ? rhs : {}) as Record<string, JsonValue>;

@@ -1,5 +1,5 @@
 import { JsonObject, isJsonObject } from '../patch';
-import { FieldPath, PathElement, comparePathElements, parsePathElementKey, pathElementKey } from './path-element';
+import { FieldSetPath, PathElement, comparePathElements, parsePathElementKey, pathElementKey } from './path-element';
 
 interface ChildNode {
   readonly pe: PathElement;
@@ -15,14 +15,14 @@ export class FieldSet {
   private readonly members = new Map<string, PathElement>();
   private readonly children = new Map<string, ChildNode>();
 
-  static of(...paths: FieldPath[]): FieldSet {
+  static of(...paths: FieldSetPath[]): FieldSet {
     const set = new FieldSet();
     for (const path of paths) set.insert(path);
     return set;
   }
 
   /** Adds a path; its parents are not made members. The empty path (the whole object) is never tracked. */
-  insert(path: FieldPath): void {
+  insert(path: FieldSetPath): void {
     if (path.length === 0) return;
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) node = node.descend(path[i]);
@@ -30,7 +30,7 @@ export class FieldSet {
     node.members.set(pathElementKey(last), last);
   }
 
-  has(path: FieldPath): boolean {
+  has(path: FieldSetPath): boolean {
     if (path.length === 0) return false;
     let node: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && node; i++) node = node.child(path[i]);
@@ -141,8 +141,8 @@ export class FieldSet {
    * Every member path in structured-merge-diff's iteration order: a node's own members (sorted)
    * first, then the subtrees of its children (sorted).
    */
-  paths(): FieldPath[] {
-    const out: FieldPath[] = [];
+  paths(): FieldSetPath[] {
+    const out: FieldSetPath[] = [];
     this.collect([], out);
     return out;
   }
@@ -192,7 +192,7 @@ export class FieldSet {
     return out;
   }
 
-  private collect(prefix: PathElement[], out: FieldPath[]): void {
+  private collect(prefix: PathElement[], out: FieldSetPath[]): void {
     const members = [...this.members.values()].sort(comparePathElements);
     for (const pe of members) out.push([...prefix, pe]);
     const children = [...this.children.values()].sort((a, b) => comparePathElements(a.pe, b.pe));

@@ -19,7 +19,7 @@ export {
   validateManagedFields,
 } from './field-manager';
 export { FieldSet } from './field-set';
-export type { FieldPath, KeyField, PathElement } from './path-element';
+export type { FieldSetPath, KeyField, PathElement } from './path-element';
 export { formatFieldPath, parsePathElementKey, pathElementKey } from './path-element';
 export { SERVER_MANAGED_FIELDS } from './server-fields';
 export { fieldSetOf } from './field-set-of';

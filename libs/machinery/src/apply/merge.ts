@@ -1,7 +1,7 @@
 import { JsonObject, JsonValue, isJsonObject } from '../patch';
 import { cloneJson, hasOwn, setKey } from './json-utils';
 import { IndexedItem, indexList } from './list-items';
-import { FieldPath, PathElement } from './path-element';
+import { FieldSetPath, PathElement } from './path-element';
 import { ListType, MapType, NodeType, fieldType, isGranularContainer, shapeOf } from './schema-types';
 import { FieldWalkError } from './walk-error';
 
@@ -17,7 +17,7 @@ export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, ty
   return cloneJson(merged as JsonValue);
 }
 
-function mergeNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: FieldPath): JsonValue | undefined {
+function mergeNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: FieldSetPath): JsonValue | undefined {
   if (rhs === undefined) return lhs;
   if (lhs === undefined) return rhs;
   // A null where a granular container belongs is an empty container: it adds nothing to a live one.
@@ -41,7 +41,7 @@ function hasEntries(value: JsonValue): boolean {
 }
 
 /** Live key order first, then the keys the configuration adds, in its order. */
-function mergeMaps(lhs: JsonObject, rhs: JsonObject, type: MapType, path: FieldPath): JsonObject {
+function mergeMaps(lhs: JsonObject, rhs: JsonObject, type: MapType, path: FieldSetPath): JsonObject {
   const out: JsonObject = {};
   for (const key of Object.keys(lhs)) {
     const child = fieldType(type, key).type;
@@ -62,7 +62,7 @@ function mergeMaps(lhs: JsonObject, rhs: JsonObject, type: MapType, path: FieldP
  * relative order; items the configuration names are emitted in its order, each live item not
  * named by it stays where it was relative to them.
  */
-function mergeLists(lhs: JsonValue[], rhs: JsonValue[], type: ListType, path: FieldPath): JsonValue[] {
+function mergeLists(lhs: JsonValue[], rhs: JsonValue[], type: ListType, path: FieldSetPath): JsonValue[] {
   const right = indexList(type, rhs);
   if (right.errors.length > 0) throw new FieldWalkError(path, right.errors[0]);
   const left = indexList(type, lhs);

@@ -15,7 +15,7 @@ export type PathElement =
   | { readonly kind: 'value'; readonly value: JsonValue }
   | { readonly kind: 'index'; readonly index: number };
 
-export type FieldPath = readonly PathElement[];
+export type FieldSetPath = readonly PathElement[];
 
 export function fieldElement(name: string): PathElement {
   return { kind: 'field', name };
@@ -145,7 +145,7 @@ export function compareValues(a: JsonValue, b: JsonValue): number {
 }
 
 /** A path as Kubernetes prints it in conflicts: `.spec.containers[name="nginx"].image`. */
-export function formatFieldPath(path: FieldPath): string {
+export function formatFieldPath(path: FieldSetPath): string {
   let out = '';
   for (const pe of path) {
     switch (pe.kind) {

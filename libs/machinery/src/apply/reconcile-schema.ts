@@ -1,5 +1,5 @@
 import { FieldSet } from './field-set';
-import { FieldPath } from './path-element';
+import { FieldSetPath } from './path-element';
 import { NodeType, fieldType } from './schema-types';
 
 /**
@@ -9,14 +9,14 @@ import { NodeType, fieldType } from './schema-types';
  * schema does not describe (deduced types) are left alone, as Kubernetes does.
  */
 export function reconcileWithSchema(set: FieldSet, root: NodeType): FieldSet {
-  const collapse: FieldPath[] = [];
+  const collapse: FieldSetPath[] = [];
   find(set, root, [], collapse);
   if (collapse.length === 0) return set;
   const whole = FieldSet.of(...collapse);
   return set.recursiveDifference(whole).union(whole);
 }
 
-function find(set: FieldSet, type: NodeType, path: FieldPath, out: FieldPath[]): void {
+function find(set: FieldSet, type: NodeType, path: FieldSetPath, out: FieldSetPath[]): void {
   for (const pe of set.childElements()) {
     let childType: NodeType | undefined;
     if (pe.kind === 'field' && type.kind === 'map') childType = fieldType(type, pe.name).type;

@@ -1,7 +1,7 @@
 import { JsonObject, JsonValue, isJsonObject } from '../patch';
 import { FieldSet } from './field-set';
 import { cloneJson, hasOwn, setKey } from './json-utils';
-import { FieldPath, fieldElement } from './path-element';
+import { FieldSetPath, fieldElement } from './path-element';
 
 /**
  * Fields no manager owns because the server sets them. Removed as exact members only, as
@@ -23,7 +23,7 @@ export const SERVER_MANAGED_FIELDS: readonly (readonly string[])[] = [
   ['metadata', 'clusterName'],
 ];
 
-function toPath(names: readonly string[]): FieldPath {
+function toPath(names: readonly string[]): FieldSetPath {
   return names.map((name) => fieldElement(name));
 }
 

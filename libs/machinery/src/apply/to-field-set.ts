@@ -1,7 +1,7 @@
 import { JsonValue } from '../patch';
 import { FieldSet } from './field-set';
 import { indexList } from './list-items';
-import { FieldPath } from './path-element';
+import { FieldSetPath } from './path-element';
 import { NodeType, fieldType, isGranularContainer, shapeOf } from './schema-types';
 import { FieldWalkError } from './walk-error';
 
@@ -17,7 +17,7 @@ export function toFieldSet(value: JsonValue, type: NodeType): FieldSet {
   return set;
 }
 
-function walk(value: JsonValue, type: NodeType, path: FieldPath, set: FieldSet): void {
+function walk(value: JsonValue, type: NodeType, path: FieldSetPath, set: FieldSet): void {
   if (value === null && isGranularContainer(type)) return;
   const shape = shapeOf(type, value);
   switch (shape.kind) {
