@@ -1,0 +1,134 @@
+// The installed executables as a user runs them: help, version, flag errors and a healthy boot.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { httpsFetch } from './support/https-client';
+
+const root = join(__dirname, '..');
+const bin = (name: string) => join(root, 'bin', `${name}.js`);
+
+function run(name: string, args: string[]) {
+  const result = spawnSync(process.execPath, [bin(name), ...args], { encoding: 'utf8', timeout: 20_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+describe.each([
+  ['svc-apiserver', ['--secure-port int', '(default 6443)', '--store-prefix string', '(default "/registry")', '--store-compaction-interval duration', '(default 5m0s)', '--authorization-mode strings', '--storage-backend string', '(default "embedded")', 'Audit flags', '--audit-log-mode string']],
+  ['svc-controller-manager', ['--leader-elect-lease-duration duration', '(default 15s)', '--leader-elect-resource-namespace string', '(default "svc-system")', '--min-resync-period duration', '(default 12h0m0s)', '--svc-api-qps float', '(default 20)', '--controllers strings', '(default [*])']],
+])('%s', (name, expected) => {
+  it('--help lists its flags under group headings with their defaults', () => {
+    const { status, stdout } = run(name, ['--help']);
+    expect(status).toBe(0);
+    expect(stdout).toContain(`Usage:\n  ${name} [flags]`);
+    for (const text of expected) expect(stdout).toContain(text);
+    expect(stdout.split('\n').filter((line) => /^\S.* flags:$/.test(line)).length).toBeGreaterThan(3);
+  });
+
+  it('--version prints the version', () => {
+    const { status, stdout } = run(name, ['--version']);
+    expect(status).toBe(0);
+    expect(stdout.trim()).toMatch(new RegExp(`^${name} v\\d+\\.\\d+\\.\\d+`));
+  });
+
+  it('an unknown flag exits 2 with one line naming it', () => {
+    const { status, stdout, stderr } = run(name, ['--no-such-flag']);
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toEqual(['unknown flag: --no-such-flag']);
+  });
+});
+
+describe('flag validation before anything starts', () => {
+  it.each([
+    ['svc-apiserver', ['--secure-port=0'], 'invalid argument "0" for "--secure-port" flag: cannot be 0'],
+    ['svc-apiserver', ['--goaway-chance=0.5'], '"--goaway-chance"'],
+    ['svc-apiserver', ['--logging-format=json'], '"--logging-format"'],
+    ['svc-apiserver', ['--authorization-mode=Nope'], '"--authorization-mode"'],
+    ['svc-apiserver', ['--storage-backend=mongodb'], '--store-servers'],
+    ['svc-controller-manager', ['--leader-elect-renew-deadline=20s'], '"--leader-elect-renew-deadline"'],
+    ['svc-controller-manager', ['--controllers=deployment,nosuch'], '"--controllers"'],
+    ['svc-controller-manager', ['--attach-detach-reconcile-sync-period=500ms'], '"--attach-detach-reconcile-sync-period"'],
+  ])('%s %s', (name, args, message) => {
+    const { status, stderr } = run(name, args);
+    expect(status).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(message);
+  });
+});
+
+describe('svc-controller-manager boot', () => {
+  it('serves /healthz, /livez and /readyz over HTTPS on --secure-port', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [bin('svc-controller-manager'), '--bind-address=127.0.0.1', `--secure-port=${port}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('controller manager did not start serving')), 20_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('Serving securely')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      for (const path of ['/healthz', '/livez', '/readyz']) {
+        // The certificate is self-signed in memory, as Kubernetes' controller manager does without --cert-dir.
+        const res = await httpsFetch(`https://127.0.0.1:${port}${path}`, { agent: new Agent({ rejectUnauthorized: false }) });
+        expect(res.status).toBe(200);
+        expect(res.body).toBe('ok');
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('svc-apiserver on the embedded store', () => {
+  it('refuses a second process on the same --data-dir with a clear message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+    const ports = [await freePort(), await freePort()];
+    const args = (port: number) => [
+      bin('svc-apiserver'),
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--data-dir=${join(dir, 'store')}`,
+      `--cert-dir=${join(dir, 'certs')}`,
+      `--svcconfig-out=${join(dir, `svcconfig-${port}`)}`,
+    ];
+    const first = spawn(process.execPath, args(ports[0]), { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('API server did not start')), 30_000);
+        first.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('Client connection file written')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const second = spawnSync(process.execPath, args(ports[1]), { encoding: 'utf8', timeout: 30_000 });
+      expect(second.status).not.toBe(0);
+      expect(second.stderr).toContain('is in use by another process');
+    } finally {
+      first.kill('SIGTERM');
+      await new Promise((resolve) => first.on('exit', resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
