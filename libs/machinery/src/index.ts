@@ -17,3 +17,4 @@ export * from './resource-version';
 export * from './resource-version-match';
 export * from './patch';
 export * from './protobuf';
+export * from './apply';
