@@ -1,0 +1,216 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Agent } from 'node:https';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { processCpuMicros } from './child-processes';
+import { closedLoop, type ClosedLoopOptions, type ClosedLoopResult } from './closed-loop';
+import { keepAliveAgent, sendExpecting, type HttpsTarget } from './https-client';
+import { startApiServer, startBareServer, type RunningServer } from './server-processes';
+import { storeCreateRate } from './store-create';
+import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fanout';
+
+/**
+ * API server figures beside references measured in the same run on the same machine:
+ * - GET one ConfigMap and LIST a namespace of ConfigMaps (rv unset: read from the store; rv=0: from the
+ *   watch cache) against a bare Node HTTPS handler in its own process serving the very bytes the
+ *   server returned, with the same certificate, driven by the same client code;
+ * - POST creates against the embedded storage backend's own `create` at the same concurrency;
+ * - how long one update takes to reach many watchers, one update at a time.
+ * Both servers are child processes on loopback; the client is this process. Counts and durations are
+ * fixed (environment variables below override them), and every child is stopped on the way out.
+ */
+const CONNECTIONS = positive('APISERVER_BENCH_CONNECTIONS', 32);
+const WARMUP_MS = positive('APISERVER_BENCH_WARMUP_SECONDS', 1) * 1000;
+const DURATION_MS = positive('APISERVER_BENCH_SECONDS', 5) * 1000;
+const LIST_SIZE = positive('APISERVER_BENCH_LIST_SIZE', 100);
+const WATCHERS = positive('APISERVER_BENCH_WATCHERS', 1000);
+const UPDATES = positive('APISERVER_BENCH_UPDATES', 200);
+
+const READ_NAMESPACE = 'bench-read';
+const CREATE_NAMESPACE = 'bench-create';
+const WATCH_NAMESPACE = 'bench-watch';
+const collectionPath = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
+const objectPath = (namespace: string, name: string): string => `${collectionPath(namespace)}/${name}`;
+
+function positive(variable: string, fallback: number): number {
+  const value = Number(process.env[variable] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number`);
+  return value;
+}
+
+/** A ConfigMap of about 1 KiB of JSON, as the storage benchmark writes. */
+function configMap(namespace: string, name: string, index: number): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels: { app: 'bench', tier: 'apiserver' } },
+    data: { payload: 'x'.repeat(800), index: String(index) },
+  };
+}
+
+interface Row {
+  what: string;
+  side: string;
+  result: ClosedLoopResult;
+}
+
+async function createNamespaces(agent: Agent, target: HttpsTarget): Promise<void> {
+  for (const name of [READ_NAMESPACE, CREATE_NAMESPACE, WATCH_NAMESPACE]) {
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    // 404: a server that does not serve namespaces does not require them either.
+    await sendExpecting([200, 201, 409, 404], agent, target, 'POST', '/api/v1/namespaces', body);
+  }
+}
+
+async function seedReadNamespace(agent: Agent, target: HttpsTarget): Promise<void> {
+  let next = 0;
+  const seeder = async (): Promise<void> => {
+    while (next < LIST_SIZE) {
+      const index = next++;
+      const name = `cm-${String(index).padStart(4, '0')}`;
+      await sendExpecting([200, 201], agent, target, 'POST', collectionPath(READ_NAMESPACE), JSON.stringify(configMap(READ_NAMESPACE, name, index)));
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, seeder));
+}
+
+/** GETs of `path` from the closed loop; any status but 200 fails the row. */
+function reads(agent: Agent, server: RunningServer, path: string, options: ClosedLoopOptions): Promise<ClosedLoopResult> {
+  return closedLoop({ ...options, cpuMicros: () => processCpuMicros(server.child.pid) }, () =>
+    sendExpecting([200], agent, server.target, 'GET', path),
+  );
+}
+
+function fixed(value: number | undefined, digits: number): string {
+  return value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
+}
+
+function printTable(rows: readonly Row[]): void {
+  const header = ['', '', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req'];
+  const cells = rows.map(({ what, side, result }) => [
+    what,
+    side,
+    fixed(result.perSecond, 0),
+    fixed(result.p50, 2),
+    fixed(result.p99, 2),
+    fixed(result.cpuMicrosPerOperation, 0),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column].length)));
+  const line = (row: readonly string[]): string =>
+    row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  console.log(line(header));
+  for (const row of cells) console.log(line(row));
+}
+
+function printFanout(fanout: FanoutResult): void {
+  console.log(`watch fan-out: ${WATCHERS} watches opened in ${fanout.openSeconds.toFixed(1)} s, ${UPDATES} updates sent one at a time`);
+  console.log(`  update sent -> last watcher received   p50 ${fixed(fanout.last.p50, 2)} ms   p99 ${fixed(fanout.last.p99, 2)} ms`);
+  console.log(`  update sent -> each watcher received   p50 ${fixed(fanout.each.p50, 2)} ms   p99 ${fixed(fanout.each.p99, 2)} ms`);
+}
+
+function printRatios(rows: readonly Row[]): void {
+  const find = (what: string, side: string): ClosedLoopResult => {
+    const row = rows.find((candidate) => candidate.what === what && candidate.side === side);
+    if (!row) throw new Error(`no row ${what} / ${side}`);
+    return row.result;
+  };
+  const ratios: Array<[string, number]> = [];
+  for (const [what, reference] of [
+    ['GET one', 'GET one'],
+    [`LIST ${LIST_SIZE}`, `LIST ${LIST_SIZE}`],
+    [`LIST ${LIST_SIZE} rv=0`, `LIST ${LIST_SIZE}`],
+  ]) {
+    const ours = find(what, 'svc');
+    const bare = find(reference, 'bare https');
+    ratios.push([`${what} req/s, svc / bare https`, ours.perSecond / bare.perSecond]);
+    ratios.push([`${what} p50 latency, svc / bare https`, ours.p50 / bare.p50]);
+    ratios.push([`${what} p99 latency, svc / bare https`, ours.p99 / bare.p99]);
+  }
+  ratios.push(['CREATE req/s, svc / storage backend', find('CREATE', 'svc').perSecond / find('CREATE', 'embedded store').perSecond]);
+  const width = Math.max(...ratios.map(([label]) => label.length));
+  for (const [label, value] of ratios) console.log(`${label.padEnd(width)}  ${value.toFixed(2)}`);
+}
+
+function machine(): string {
+  return `${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`;
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-apiserver-bench-'));
+  const loop: ClosedLoopOptions = { concurrency: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
+  const servers: RunningServer[] = [];
+  const agents: Agent[] = [];
+  try {
+    const api = await startApiServer(join(dir, 'apiserver'));
+    servers.push(api);
+    const agent = keepAliveAgent(api.target, CONNECTIONS);
+    agents.push(agent);
+    await createNamespaces(agent, api.target);
+    await seedReadNamespace(agent, api.target);
+
+    const getPath = objectPath(READ_NAMESPACE, 'cm-0000');
+    const listPath = collectionPath(READ_NAMESPACE);
+    const getBody = (await sendExpecting([200], agent, api.target, 'GET', getPath)).body;
+    const listBody = (await sendExpecting([200], agent, api.target, 'GET', listPath)).body;
+    const items = (JSON.parse(listBody.toString('utf8')) as { items?: unknown[] }).items?.length;
+    if (items !== LIST_SIZE) throw new Error(`the list of ${listPath} holds ${items} items, not ${LIST_SIZE}`);
+    const bodies = join(dir, 'bare');
+    mkdirSync(bodies);
+    writeFileSync(join(bodies, 'get.json'), getBody);
+    writeFileSync(join(bodies, 'list.json'), listBody);
+    const bare = await startBareServer(
+      join(dir, 'apiserver', 'certs'),
+      api.target.ca,
+      new Map([
+        [getPath, join(bodies, 'get.json')],
+        [listPath, join(bodies, 'list.json')],
+      ]),
+    );
+    servers.push(bare);
+    const bareAgent = keepAliveAgent(bare.target, CONNECTIONS);
+    agents.push(bareAgent);
+
+    console.log(
+      `apiserver benchmark: ${CONNECTIONS} keep-alive HTTPS connections, ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s per row; ` +
+        `GET body ${getBody.length} B, LIST body ${listBody.length} B (${LIST_SIZE} ConfigMaps); ${machine()}`,
+    );
+    const rows: Row[] = [];
+    rows.push({ what: 'GET one', side: 'bare https', result: await reads(bareAgent, bare, getPath, loop) });
+    rows.push({ what: 'GET one', side: 'svc', result: await reads(agent, api, getPath, loop) });
+    rows.push({ what: `LIST ${LIST_SIZE}`, side: 'bare https', result: await reads(bareAgent, bare, listPath, loop) });
+    rows.push({ what: `LIST ${LIST_SIZE}`, side: 'svc', result: await reads(agent, api, listPath, loop) });
+    rows.push({ what: `LIST ${LIST_SIZE} rv=0`, side: 'svc', result: await reads(agent, api, `${listPath}?resourceVersion=0`, loop) });
+
+    const created = await closedLoop({ ...loop, cpuMicros: () => processCpuMicros(api.child.pid) }, (worker, sequence) => {
+      const name = `c-${worker}-${sequence}`;
+      return sendExpecting([200, 201], agent, api.target, 'POST', collectionPath(CREATE_NAMESPACE), JSON.stringify(configMap(CREATE_NAMESPACE, name, sequence)));
+    });
+    rows.push({ what: 'CREATE', side: 'svc', result: created });
+    // The store writes what the server stored for one of its creates, so both write the same bytes.
+    const stored = JSON.parse((await sendExpecting([200], agent, api.target, 'GET', objectPath(CREATE_NAMESPACE, 'c-0-0'))).body.toString('utf8'));
+    rows.push({ what: 'CREATE', side: 'embedded store', result: await storeCreateRate(join(dir, 'store'), CREATE_NAMESPACE, stored, loop) });
+
+    const watchedName = 'watched';
+    const watched = JSON.parse(
+      (
+        await sendExpecting([200, 201], agent, api.target, 'POST', collectionPath(WATCH_NAMESPACE), JSON.stringify(configMap(WATCH_NAMESPACE, watchedName, 0)))
+      ).body.toString('utf8'),
+    ) as WatchedObject;
+    const fanout = await watchFanout(api.target, collectionPath(WATCH_NAMESPACE), objectPath(WATCH_NAMESPACE, watchedName), watched, {
+      watchers: WATCHERS,
+      updates: UPDATES,
+      openConcurrency: 50,
+      stepTimeoutMs: 30_000,
+    });
+
+    printTable(rows);
+    console.log('(embedded store row: CPU of this process, which also runs the load loop; svc rows: CPU of the server process)');
+    printFanout(fanout);
+    printRatios(rows);
+    console.log(`after the run: ${machine()}`);
+  } finally {
+    for (const agent of agents) agent.destroy();
+    for (const server of servers.reverse()) await server.child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
