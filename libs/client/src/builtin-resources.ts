@@ -1,0 +1,68 @@
+import {
+  configMapDefinition,
+  customResourceDefinitionDefinition,
+  deploymentDefinition,
+  endpointsDefinition,
+  eventDefinition,
+  leaseDefinition,
+  namespaceDefinition,
+  nodeDefinition,
+  podDefinition,
+  replicaSetDefinition,
+  secretDefinition,
+  serviceAccountDefinition,
+  serviceDefinition,
+  type ConfigMap,
+  type CustomResourceDefinition,
+  type Deployment,
+  type Endpoints,
+  type Event,
+  type KindDefinition,
+  type Lease,
+  type Namespace,
+  type Node,
+  type Pod,
+  type ReplicaSet,
+  type Secret,
+  type Service,
+  type ServiceAccount,
+} from '@svc/api';
+import { resourceInfo, type ResourceInfo } from './resource-info';
+
+/**
+ * A resource type paired with the TypeScript type of its objects. The type exists only for the
+ * compiler; at run time this is the ResourceInfo.
+ */
+export interface TypedResource<T> {
+  readonly info: ResourceInfo;
+  /** Carries T for inference; never set. */
+  readonly __object?: T;
+}
+
+export function typedResource<T>(def: KindDefinition | ResourceInfo): TypedResource<T> {
+  return { info: resourceInfo(def) };
+}
+
+/**
+ * Every built-in kind of the scheme with its object type, keyed by the camel-cased plural of its
+ * resource (`configmaps` -> `configMaps`). A test keeps it equal to `BUILTIN_KINDS`.
+ */
+export const BUILTIN_RESOURCES = {
+  namespaces: typedResource<Namespace>(namespaceDefinition),
+  pods: typedResource<Pod>(podDefinition),
+  services: typedResource<Service>(serviceDefinition),
+  endpoints: typedResource<Endpoints>(endpointsDefinition),
+  configMaps: typedResource<ConfigMap>(configMapDefinition),
+  secrets: typedResource<Secret>(secretDefinition),
+  events: typedResource<Event>(eventDefinition),
+  nodes: typedResource<Node>(nodeDefinition),
+  serviceAccounts: typedResource<ServiceAccount>(serviceAccountDefinition),
+  replicaSets: typedResource<ReplicaSet>(replicaSetDefinition),
+  deployments: typedResource<Deployment>(deploymentDefinition),
+  leases: typedResource<Lease>(leaseDefinition),
+  customResourceDefinitions: typedResource<CustomResourceDefinition>(customResourceDefinitionDefinition),
+} as const;
+
+export type BuiltinResources = typeof BUILTIN_RESOURCES;
+export type BuiltinResourceName = keyof BuiltinResources;
+export type ObjectOf<R> = R extends TypedResource<infer T> ? T : never;

@@ -1,0 +1,14 @@
+export * from './client-config';
+export * from './load-client-config';
+export { systemClock, type Clock } from './clock';
+export { TokenBucket } from './token-bucket';
+export { parseRetryAfter, retriableResponse, retriableNetworkError, type HttpMethod } from './retry-after';
+export * from './response-errors';
+export { RestClient, type RestRequest, type RestClientOptions, type QueryValue } from './rest-client';
+export { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
+export { Watch, toWatchEvent, type WatchEvent, type WatchEventType } from './watch';
+export * from './request-params';
+export * from './resource-info';
+export { ResourceClient, PATCH_CONTENT_TYPES, DEFAULT_PAGE_SIZE, type ObjectLike } from './resource-client';
+export * from './builtin-resources';
+export { Client, type ClientOptions, type BuiltinClients } from './client';

@@ -1,0 +1,153 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { ClientConfig } from './client-config';
+
+export interface LoadClientConfigOptions {
+  /** Path of a kubeconfig-format connection file (`--svcconfig`). */
+  svcconfig?: string;
+  /** API server address (`--master`); overrides the file's server. */
+  master?: string;
+  /** Context to use instead of the file's `current-context`. */
+  context?: string;
+}
+
+/** The connection flags of a process, as `@svc/options` names them. */
+export interface ClientConnectionOptions {
+  svcconfig?: string;
+  master?: string;
+  svcApiQps?: number;
+  svcApiBurst?: number;
+  svcApiContentType?: string;
+}
+
+/** A connection file that cannot be used; the message names the file and the entry. */
+export class ClientConfigError extends Error {
+  override readonly name = 'ClientConfigError';
+}
+
+type Entry = Record<string, unknown>;
+
+function isEntry(value: unknown): value is Entry {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function named(doc: Entry, listKey: string, itemKey: string, name: string, file: string): Entry {
+  const list = doc[listKey];
+  const found = Array.isArray(list) ? list.find((e) => isEntry(e) && e.name === name) : undefined;
+  if (!isEntry(found)) throw new ClientConfigError(`${file}: no ${itemKey} named ${JSON.stringify(name)} in ${listKey}`);
+  const body = found[itemKey];
+  if (body !== undefined && body !== null && !isEntry(body)) throw new ClientConfigError(`${file}: ${listKey} entry ${JSON.stringify(name)} has no ${itemKey} map`);
+  return (body as Entry | undefined) ?? {};
+}
+
+function str(entry: Entry, key: string, where: string): string | undefined {
+  const value = entry[key];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ClientConfigError(`${where}: ${key} must be a string`);
+  return value;
+}
+
+/**
+ * Reads PEM material given either inline (`<key>-data`, base64) or as a file path relative to
+ * the connection file's directory; both at once is an error, as in kubectl.
+ */
+async function material(entry: Entry, key: string, base: string, where: string): Promise<string | undefined> {
+  const data = str(entry, `${key}-data`, where);
+  const path = str(entry, key, where);
+  if (data && path) throw new ClientConfigError(`${where}: ${key}-data and ${key} are both specified`);
+  if (data) return Buffer.from(data, 'base64').toString('utf8');
+  if (!path) return undefined;
+  const full = isAbsolute(path) ? path : resolve(base, path);
+  try {
+    return await readFile(full, 'utf8');
+  } catch (err) {
+    throw new ClientConfigError(`${where}: cannot read ${key} ${full}: ${(err as Error).message}`);
+  }
+}
+
+/** Reads a kubeconfig-format document into a ClientConfig. `file` names it in errors and anchors relative paths. */
+export async function parseConnectionFile(text: string, file: string, contextName?: string): Promise<ClientConfig> {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ClientConfigError(`${file}: not valid YAML: ${(err as Error).message}`);
+  }
+  if (!isEntry(doc)) throw new ClientConfigError(`${file}: not a connection file (expected a map)`);
+  const base = dirname(resolve(file));
+  const chosen = contextName || str(doc, 'current-context', file);
+  if (!chosen) throw new ClientConfigError(`${file}: no context given and no current-context set`);
+  const context = named(doc, 'contexts', 'context', chosen, file);
+  const clusterName = str(context, 'cluster', `${file} context ${chosen}`);
+  if (!clusterName) throw new ClientConfigError(`${file}: context ${JSON.stringify(chosen)} names no cluster`);
+  const cluster = named(doc, 'clusters', 'cluster', clusterName, file);
+  const userName = str(context, 'user', `${file} context ${chosen}`);
+  const user = userName ? named(doc, 'users', 'user', userName, file) : {};
+
+  const clusterWhere = `${file} cluster ${clusterName}`;
+  const userWhere = `${file} user ${userName ?? ''}`;
+  for (const unsupported of ['exec', 'auth-provider']) {
+    if (user[unsupported] !== undefined && user[unsupported] !== null) {
+      throw new ClientConfigError(`${userWhere}: ${unsupported} credentials are not supported; use a token, a token file or a client certificate`);
+    }
+  }
+  const server = str(cluster, 'server', clusterWhere);
+  const insecure = cluster['insecure-skip-tls-verify'];
+  if (insecure !== undefined && typeof insecure !== 'boolean') throw new ClientConfigError(`${clusterWhere}: insecure-skip-tls-verify must be a boolean`);
+  const config: ClientConfig = { server: server ?? '' };
+  const ca = await material(cluster, 'certificate-authority', base, clusterWhere);
+  if (ca) config.ca = ca;
+  if (insecure) config.insecureSkipTlsVerify = true;
+  const tlsServerName = str(cluster, 'tls-server-name', clusterWhere);
+  if (tlsServerName) config.tlsServerName = tlsServerName;
+
+  const clientCert = await material(user, 'client-certificate', base, userWhere);
+  const clientKey = await material(user, 'client-key', base, userWhere);
+  if (Boolean(clientCert) !== Boolean(clientKey)) {
+    throw new ClientConfigError(`${userWhere}: client-certificate and client-key must be given together`);
+  }
+  if (clientCert && clientKey) Object.assign(config, { clientCert, clientKey });
+  const token = str(user, 'token', userWhere);
+  if (token) config.token = token;
+  const tokenFile = str(user, 'tokenFile', userWhere);
+  if (tokenFile && !token) config.tokenFile = isAbsolute(tokenFile) ? tokenFile : resolve(base, tokenFile);
+  const username = str(user, 'username', userWhere);
+  const password = str(user, 'password', userWhere);
+  if (username) config.username = username;
+  if (password) config.password = password;
+  const namespace = str(context, 'namespace', `${file} context ${chosen}`);
+  if (namespace) config.namespace = namespace;
+  return config;
+}
+
+/**
+ * Connection settings from `--svcconfig` and/or `--master`, the way the controller manager reads
+ * them: the file supplies server, CA and credentials; `--master` replaces the server. No other
+ * source (environment variables, home directory, in-cluster files) is consulted.
+ */
+export async function loadClientConfig(options: LoadClientConfigOptions): Promise<ClientConfig> {
+  let config: ClientConfig | undefined;
+  if (options.svcconfig) {
+    let text: string;
+    try {
+      text = await readFile(options.svcconfig, 'utf8');
+    } catch (err) {
+      throw new ClientConfigError(`cannot read connection file ${options.svcconfig}: ${(err as Error).message}`);
+    }
+    config = await parseConnectionFile(text, options.svcconfig, options.context);
+  }
+  if (options.master) config = { ...(config ?? {}), server: options.master };
+  if (!config) throw new ClientConfigError('no API server: give --svcconfig or --master');
+  if (!config.server) throw new ClientConfigError(`${options.svcconfig}: the cluster has no server address; give --master`);
+  return config;
+}
+
+/** The ClientConfig a process's flags describe: connection file and master, rate and content type. */
+export async function clientConfigFromOptions(options: ClientConnectionOptions): Promise<ClientConfig> {
+  const config = await loadClientConfig({ svcconfig: options.svcconfig, master: options.master });
+  if (options.svcApiQps !== undefined) config.qps = options.svcApiQps;
+  if (options.svcApiBurst !== undefined) config.burst = options.svcApiBurst;
+  if (options.svcApiContentType !== undefined) config.contentType = options.svcApiContentType;
+  return config;
+}

@@ -1,0 +1,339 @@
+import { SCALE_API_VERSION, type ApiObject, type List, type Scale } from '@svc/api';
+import { isResourceExpired, newBadRequest, type Status } from '@svc/machinery';
+import type { QueryValue, RestClient } from './rest-client';
+import type {
+  ApplyParams,
+  DeleteCollectionParams,
+  DeleteParams,
+  GetParams,
+  JsonPatchOperation,
+  ListParams,
+  MergePatch,
+  PatchParams,
+  PatchType,
+  PostParams,
+  WatchParams,
+  WriteParams,
+} from './request-params';
+import { apiVersionOfInfo, collectionPath, objectPath, type ResourceInfo } from './resource-info';
+import { Watch } from './watch';
+
+/** The fields of an object every resource client reads. */
+export interface ObjectLike {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+}
+
+export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+/** The page size `listAll` uses when the caller gives none (client-go's pager default). */
+export const DEFAULT_PAGE_SIZE = 500;
+
+function writeQuery(p: WriteParams): Record<string, QueryValue> {
+  return { dryRun: p.dryRun ? 'All' : undefined, fieldManager: p.fieldManager, fieldValidation: p.fieldValidation };
+}
+
+function listQuery(p: ListParams | DeleteCollectionParams): Record<string, QueryValue> {
+  return {
+    labelSelector: p.labelSelector,
+    fieldSelector: p.fieldSelector,
+    limit: p.limit,
+    continue: p.continue,
+    resourceVersion: p.resourceVersion,
+    resourceVersionMatch: p.resourceVersionMatch,
+    timeoutSeconds: p.timeoutSeconds,
+  };
+}
+
+/**
+ * The delete options, sent both as query parameters and, when any is set, as a DeleteOptions
+ * body: Kubernetes reads either, and preconditions travel only in the body.
+ */
+function deleteRequest(p: DeleteParams): { query: Record<string, QueryValue>; body?: Record<string, unknown> } {
+  const query = { dryRun: p.dryRun ? 'All' : undefined, gracePeriodSeconds: p.gracePeriodSeconds, propagationPolicy: p.propagationPolicy };
+  const options: Record<string, unknown> = {};
+  if (p.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = p.gracePeriodSeconds;
+  if (p.propagationPolicy !== undefined) options.propagationPolicy = p.propagationPolicy;
+  if (p.preconditions !== undefined) options.preconditions = p.preconditions;
+  if (p.dryRun) options.dryRun = ['All'];
+  const body = Object.keys(options).length ? { apiVersion: 'v1', kind: 'DeleteOptions', ...options } : undefined;
+  return { query, body };
+}
+
+/**
+ * The verbs on one resource type, typed by its object type T. Namespaced and cluster-scoped
+ * paths, the core group (`/api/v1`) and named groups (`/apis/<g>/<v>`) come from its ResourceInfo.
+ */
+export class ResourceClient<T extends ObjectLike = ApiObject> {
+  constructor(
+    private readonly rest: RestClient,
+    readonly info: ResourceInfo,
+    /** The namespace of a client made by `inNamespace`. */
+    readonly namespace?: string,
+  ) {}
+
+  /** A client whose calls default to `namespace`. */
+  inNamespace(namespace: string): ResourceClient<T> {
+    return new ResourceClient<T>(this.rest, this.info, namespace);
+  }
+
+  get apiVersion(): string {
+    return apiVersionOfInfo(this.info);
+  }
+
+  async get(name: string, params: GetParams = {}): Promise<T> {
+    return this.rest.request<T>({
+      method: 'GET',
+      path: this.itemPath(name, params.namespace, 'get'),
+      query: { resourceVersion: params.resourceVersion },
+      signal: params.signal,
+    });
+  }
+
+  /** One page of the collection (all of it without `limit`). */
+  async list(params: ListParams = {}): Promise<List<T>> {
+    const list = await this.rest.request<List<T>>({
+      method: 'GET',
+      path: collectionPath(this.info, params.namespace ?? this.namespace),
+      query: listQuery(params),
+      signal: params.signal,
+    });
+    list.items ??= [];
+    list.metadata ??= {};
+    return list;
+  }
+
+  /**
+   * Every page, in order (`limit` defaults to 500). An expired continue token midway throws the
+   * 410 Expired error; `listAll` handles it by starting over.
+   */
+  async *listPages(params: Omit<ListParams, 'continue'> = {}): AsyncGenerator<List<T>> {
+    const limit = params.limit ?? DEFAULT_PAGE_SIZE;
+    let page = await this.list({ ...params, limit });
+    yield page;
+    while (page.metadata.continue) {
+      // The token carries the snapshot's version; a resourceVersion beside it is invalid.
+      page = await this.list({ ...params, limit, continue: page.metadata.continue, resourceVersion: undefined, resourceVersionMatch: undefined });
+      yield page;
+    }
+  }
+
+  /**
+   * The whole collection in one List, read page by page; `metadata.resourceVersion` is the one
+   * of the snapshot all pages came from, so a watch from it misses nothing. When a continue token
+   * expires midway the list is read again without paging, as client-go's pager does.
+   */
+  async listAll(params: Omit<ListParams, 'continue'> = {}): Promise<List<T>> {
+    let first: List<T> | undefined;
+    const items: T[] = [];
+    try {
+      for await (const page of this.listPages(params)) {
+        first ??= page;
+        items.push(...page.items);
+      }
+    } catch (err) {
+      if (!first || !isResourceExpired(err)) throw err;
+      return completeList(await this.list({ ...params, limit: undefined }));
+    }
+    return completeList({ ...first!, items });
+  }
+
+  /** Opens a watch; resolves once the server accepted it. */
+  async watch(params: WatchParams = {}): Promise<Watch<T>> {
+    const namespace = params.namespace ?? this.namespace;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(params.signal?.reason);
+    if (params.signal?.aborted) onAbort();
+    params.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const response = await this.rest.stream({
+        method: 'GET',
+        path: collectionPath(this.info, namespace),
+        query: {
+          watch: 1,
+          resourceVersion: params.resourceVersion,
+          resourceVersionMatch: params.resourceVersionMatch,
+          allowWatchBookmarks: params.allowWatchBookmarks ? 'true' : undefined,
+          labelSelector: params.labelSelector,
+          fieldSelector: params.fieldSelector,
+          timeoutSeconds: params.timeoutSeconds,
+          sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
+        },
+        signal: controller.signal,
+      });
+      response.once('close', () => params.signal?.removeEventListener('abort', onAbort));
+      return new Watch<T>(response, namespace ? `${this.info.resource} in ${namespace}` : this.info.resource, controller.signal);
+    } catch (err) {
+      params.signal?.removeEventListener('abort', onAbort);
+      throw err;
+    }
+  }
+
+  async create(obj: T, params: PostParams = {}): Promise<T> {
+    const namespace = this.writeNamespace(obj, params, 'create');
+    return this.rest.request<T>({
+      method: 'POST',
+      path: collectionPath(this.info, namespace),
+      query: writeQuery(params),
+      body: this.withTypeMeta(obj),
+      signal: params.signal,
+    });
+  }
+
+  /** Replaces the object (PUT); `metadata.resourceVersion`, when set, makes it conditional. */
+  async update(obj: T, params: WriteParams = {}): Promise<T> {
+    return this.put(obj, params, undefined);
+  }
+
+  /** Replaces the status subresource. */
+  async updateStatus(obj: T, params: WriteParams = {}): Promise<T> {
+    return this.put(obj, params, 'status');
+  }
+
+  patch(name: string, patch: readonly JsonPatchOperation[], type: 'json', params?: PatchParams): Promise<T>;
+  patch(name: string, patch: MergePatch<T>, type?: Exclude<PatchType, 'json'>, params?: PatchParams): Promise<T>;
+  async patch(name: string, patch: unknown, type: PatchType = 'merge', params: PatchParams = {}): Promise<T> {
+    return this.sendPatch(name, patch, type, params, undefined);
+  }
+
+  patchStatus(name: string, patch: readonly JsonPatchOperation[], type: 'json', params?: PatchParams): Promise<T>;
+  patchStatus(name: string, patch: MergePatch<T>, type?: Exclude<PatchType, 'json'>, params?: PatchParams): Promise<T>;
+  async patchStatus(name: string, patch: unknown, type: PatchType = 'merge', params: PatchParams = {}): Promise<T> {
+    return this.sendPatch(name, patch, type, params, 'status');
+  }
+
+  /** Server-side apply of `obj` (its name and namespace address it). */
+  async apply(obj: MergePatch<T> & ObjectLike, params: ApplyParams): Promise<T> {
+    return this.sendPatch(this.nameOf(obj, 'apply'), this.withTypeMeta(obj), 'apply', { ...params, namespace: params.namespace ?? obj.metadata?.namespace ?? undefined }, undefined);
+  }
+
+  /** Server-side apply to the status subresource. */
+  async applyStatus(obj: MergePatch<T> & ObjectLike, params: ApplyParams): Promise<T> {
+    return this.sendPatch(this.nameOf(obj, 'apply'), this.withTypeMeta(obj), 'apply', { ...params, namespace: params.namespace ?? obj.metadata?.namespace ?? undefined }, 'status');
+  }
+
+  /**
+   * Deletes one object. The answer is the object when deletion is pending (finalizers, graceful
+   * deletion) and a Success Status when it is gone.
+   */
+  async delete(name: string, params: DeleteParams = {}): Promise<T | Status> {
+    const { query, body } = deleteRequest(params);
+    return this.rest.request<T | Status>({
+      method: 'DELETE',
+      path: this.itemPath(name, params.namespace, 'delete'),
+      query,
+      body,
+      signal: params.signal,
+    });
+  }
+
+  /** Deletes every object the selectors match (in one namespace, or in all when none is given). */
+  async deleteCollection(params: DeleteCollectionParams = {}): Promise<List<T> | Status> {
+    const { query, body } = deleteRequest(params);
+    return this.rest.request<List<T> | Status>({
+      method: 'DELETE',
+      path: collectionPath(this.info, params.namespace ?? this.namespace),
+      query: { ...listQuery(params), ...query },
+      body,
+      signal: params.signal,
+    });
+  }
+
+  async getScale(name: string, params: GetParams = {}): Promise<Scale> {
+    this.requireScale();
+    return this.rest.request<Scale>({
+      method: 'GET',
+      path: this.itemPath(name, params.namespace, 'get scale of', 'scale'),
+      query: { resourceVersion: params.resourceVersion },
+      signal: params.signal,
+    });
+  }
+
+  async updateScale(name: string, scale: Scale, params: WriteParams = {}): Promise<Scale> {
+    this.requireScale();
+    const namespace = params.namespace ?? scale.metadata?.namespace ?? this.namespace;
+    const body: Scale = {
+      ...scale,
+      apiVersion: scale.apiVersion ?? SCALE_API_VERSION,
+      kind: scale.kind ?? 'Scale',
+      metadata: { ...(scale.metadata ?? {}), name },
+    };
+    return this.rest.request<Scale>({
+      method: 'PUT',
+      path: this.itemPath(name, namespace, 'update scale of', 'scale'),
+      query: writeQuery(params),
+      body,
+      signal: params.signal,
+    });
+  }
+
+  private async put(obj: T, params: WriteParams, subresource: string | undefined): Promise<T> {
+    const namespace = this.writeNamespace(obj, params, 'update');
+    return this.rest.request<T>({
+      method: 'PUT',
+      path: this.itemPath(this.nameOf(obj, 'update'), namespace, 'update', subresource),
+      query: writeQuery(params),
+      body: this.withTypeMeta(obj),
+      signal: params.signal,
+    });
+  }
+
+  private async sendPatch(name: string, patch: unknown, type: PatchType, params: PatchParams, subresource: string | undefined): Promise<T> {
+    const contentType = PATCH_CONTENT_TYPES[type];
+    if (!contentType) throw newBadRequest(`unknown patch type ${JSON.stringify(type)}`);
+    return this.rest.request<T>({
+      method: 'PATCH',
+      path: this.itemPath(name, params.namespace, 'patch', subresource),
+      query: { ...writeQuery(params), force: type === 'apply' && params.force ? 'true' : undefined },
+      body: patch,
+      contentType,
+      signal: params.signal,
+    });
+  }
+
+  private requireScale(): void {
+    if (this.info.subresources && !this.info.subresources.scale) {
+      throw newBadRequest(`${this.info.resource}${this.info.group ? `.${this.info.group}` : ''} has no scale subresource`);
+    }
+  }
+
+  private nameOf(obj: ObjectLike, verb: string): string {
+    const name = obj.metadata?.name;
+    if (!name) throw newBadRequest(`metadata.name is required to ${verb} ${this.info.resource}`);
+    return name;
+  }
+
+  private writeNamespace(obj: ObjectLike, params: NamespaceParamsLike, verb: string): string | undefined {
+    const namespace = params.namespace ?? obj.metadata?.namespace ?? this.namespace;
+    if (this.info.namespaced && !namespace) throw newBadRequest(`a namespace is required to ${verb} ${this.info.resource}`);
+    return namespace;
+  }
+
+  private itemPath(name: string, namespace: string | undefined, verb: string, subresource?: string): string {
+    if (!name) throw newBadRequest(`a name is required to ${verb} ${this.info.resource}`);
+    const ns = namespace ?? this.namespace;
+    if (this.info.namespaced && !ns) throw newBadRequest(`a namespace is required to ${verb} ${this.info.resource}`);
+    return objectPath(this.info, name, ns, subresource);
+  }
+
+  /** A copy with apiVersion and kind filled in when the resource's kind is known and the object leaves them out. */
+  private withTypeMeta<O extends ObjectLike>(obj: O): O {
+    if (!this.info.kind || (obj.apiVersion && obj.kind)) return obj;
+    return { ...obj, apiVersion: obj.apiVersion ?? this.apiVersion, kind: obj.kind ?? this.info.kind };
+  }
+}
+
+function completeList<T>(list: List<T>): List<T> {
+  const { continue: _token, remainingItemCount: _remaining, ...metadata } = list.metadata;
+  return { ...list, metadata };
+}
+
+interface NamespaceParamsLike {
+  namespace?: string;
+}

@@ -1,0 +1,103 @@
+import type { IncomingMessage } from 'node:http';
+import { StatusError } from '@svc/machinery';
+import { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
+import { statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
+
+/** The event types a watch delivers; an `ERROR` event is thrown as a StatusError instead. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  /** For BOOKMARK only `metadata.resourceVersion` is meaningful. */
+  object: T;
+}
+
+const EVENT_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Turns one decoded document into an event; an ERROR event becomes the StatusError it carries. */
+export function toWatchEvent<T>(doc: unknown): WatchEvent<T> {
+  if (!isRecord(doc) || typeof doc.type !== 'string' || !isRecord(doc.object)) {
+    throw undecodableResponse(200, 'a watch event must be {type, object}', JSON.stringify(doc));
+  }
+  if (doc.type === 'ERROR') {
+    const status = doc.object;
+    throw statusErrorFromResponse(typeof status.code === 'number' && status.code > 0 ? status.code : 500, JSON.stringify(status));
+  }
+  if (!EVENT_TYPES.has(doc.type)) throw undecodableResponse(200, `unknown watch event type ${JSON.stringify(doc.type)}`, JSON.stringify(doc));
+  return { type: doc.type as WatchEventType, object: doc.object as T };
+}
+
+/**
+ * One open watch: an async iterable of typed events decoded as the chunks arrive. The iteration
+ * ends when the server closes the stream (its `timeoutSeconds`), when `stop()` is called or the
+ * call's signal aborts; it throws a StatusError for an `ERROR` event (410 Expired: list again) and
+ * a TransportError when the connection breaks. It can be iterated once.
+ */
+export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
+  private stoppedFlag = false;
+  private iterated = false;
+  private lastVersion?: string;
+
+  constructor(
+    private readonly response: IncomingMessage,
+    private readonly describe: string,
+    signal?: AbortSignal,
+  ) {
+    if (signal) {
+      const onAbort = () => this.stop();
+      signal.addEventListener('abort', onAbort, { once: true });
+      response.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
+  }
+
+  /** Closes the stream; a pending or later `next()` finishes the iteration. */
+  stop(): void {
+    this.stoppedFlag = true;
+    this.response.destroy();
+  }
+
+  get stopped(): boolean {
+    return this.stoppedFlag;
+  }
+
+  /** The resourceVersion of the last event delivered (bookmarks included): where to resume. */
+  get resourceVersion(): string | undefined {
+    return this.lastVersion;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    if (this.iterated) throw new Error('a watch can be iterated only once');
+    this.iterated = true;
+    return this.events();
+  }
+
+  private async *events(): AsyncGenerator<WatchEvent<T>> {
+    const decoder = new JsonStreamDecoder();
+    this.response.setEncoding('utf8');
+    try {
+      for await (const chunk of this.response) {
+        for (const doc of decoder.push(chunk as string)) {
+          const event = toWatchEvent<T>(doc);
+          const version = (event.object as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+          if (typeof version === 'string' && version) this.lastVersion = version;
+          yield event;
+          if (this.stoppedFlag) return;
+        }
+      }
+    } catch (err) {
+      if (this.stoppedFlag) return;
+      if (err instanceof StatusError) throw err;
+      if (err instanceof JsonStreamError) throw undecodableResponse(200, err.message, '');
+      throw new TransportError('connection', `the watch of ${this.describe} broke: ${(err as Error).message}`, err);
+    } finally {
+      this.response.destroy();
+    }
+    if (decoder.pending && !this.stoppedFlag) {
+      throw new TransportError('connection', `the watch of ${this.describe} ended inside an event`);
+    }
+  }
+}
