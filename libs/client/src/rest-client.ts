@@ -4,7 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isStatus, StatusError } from '@svc/machinery';
 import { abortReason, systemClock, type Clock } from './clock';
 import { JSON_MEDIA_TYPE, resolveClientConfig, type ClientConfig, type ResolvedClientConfig } from './client-config';
-import { statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
+import { errorMessage, statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
 import { parseRetryAfter, retriableNetworkError, retriableResponse, type HttpMethod } from './retry-after';
 import { TokenBucket } from './token-bucket';
 
@@ -32,11 +32,6 @@ export interface RestClientOptions {
 const NETWORK_RETRY_DELAY_MS = 1_000;
 /** client-go re-reads a token file at most this often. */
 const TOKEN_FILE_CACHE_MS = 60_000;
-
-function header(res: IncomingMessage, name: string): string | undefined {
-  const value = res.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 async function readBody(res: IncomingMessage): Promise<string> {
   res.setEncoding('utf8');
@@ -150,8 +145,7 @@ export class RestClient {
   private failure(err: unknown, signal?: AbortSignal): unknown {
     if (signal?.aborted) return abortReason(signal);
     if (err instanceof StatusError) return err;
-    const message = err instanceof Error ? err.message : String(err);
-    return new TransportError('connection', `cannot reach the API server at ${this.config.server}: ${message}`, err);
+    return new TransportError('connection', `cannot reach the API server at ${this.config.server}: ${errorMessage(err)}`, err);
   }
 
   private async headers(req: RestRequest, payload: string | undefined): Promise<OutgoingHttpHeaders> {
@@ -180,7 +174,7 @@ export class RestClient {
     } catch (err) {
       // A token that was readable once stays in use while the file is being replaced.
       if (this.cachedToken) return this.cachedToken.value;
-      throw new TransportError('connection', `cannot read token file ${this.config.tokenFile}: ${(err as Error).message}`, err);
+      throw new TransportError('connection', `cannot read token file ${this.config.tokenFile}: ${errorMessage(err)}`, err);
     }
   }
 

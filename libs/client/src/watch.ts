@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError } from '@svc/machinery';
 import { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
-import { statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
+import { errorMessage, statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
 
 /** The event types a watch delivers; an `ERROR` event is thrown as a StatusError instead. */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -92,7 +92,7 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
       if (this.stoppedFlag) return;
       if (err instanceof StatusError) throw err;
       if (err instanceof JsonStreamError) throw undecodableResponse(200, err.message, '');
-      throw new TransportError('connection', `the watch of ${this.describe} broke: ${(err as Error).message}`, err);
+      throw new TransportError('connection', `the watch of ${this.describe} broke: ${errorMessage(err)}`, err);
     } finally {
       this.response.destroy();
     }

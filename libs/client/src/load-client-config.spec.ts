@@ -1,0 +1,120 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { clientConfigFromOptions, ClientConfigError, loadClientConfig } from './load-client-config';
+
+const CA = '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n';
+const CERT = '-----BEGIN CERTIFICATE-----\nCLIENT\n-----END CERTIFICATE-----\n';
+const KEY = '-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n';
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+describe('loadClientConfig', () => {
+  let dir: string;
+  const write = async (name: string, doc: unknown) => {
+    const path = join(dir, name);
+    await writeFile(path, typeof doc === 'string' ? doc : stringify(doc));
+    return path;
+  };
+  const file = (overrides: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      { name: 'main', cluster: { server: 'https://10.0.0.1:6443', 'certificate-authority-data': b64(CA) } },
+      { name: 'other', cluster: { server: 'https://other:443', 'certificate-authority': 'pki/ca.crt', 'tls-server-name': 'api.internal' } },
+    ],
+    users: [
+      { name: 'admin', user: { 'client-certificate-data': b64(CERT), 'client-key-data': b64(KEY) } },
+      { name: 'robot', user: { tokenFile: 'secrets/token', 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' } },
+      { name: 'bearer', user: { token: 'abc.def' } },
+    ],
+    contexts: [
+      { name: 'main', context: { cluster: 'main', user: 'admin', namespace: 'team' } },
+      { name: 'robot', context: { cluster: 'other', user: 'robot' } },
+      { name: 'bearer', context: { cluster: 'main', user: 'bearer' } },
+    ],
+    'current-context': 'main',
+    ...overrides,
+  });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-client-config-'));
+    await mkdir(join(dir, 'pki'));
+    await mkdir(join(dir, 'secrets'));
+    await writeFile(join(dir, 'pki', 'ca.crt'), CA);
+    await writeFile(join(dir, 'pki', 'client.crt'), CERT);
+    await writeFile(join(dir, 'pki', 'client.key'), KEY);
+    await writeFile(join(dir, 'secrets', 'token'), 'file-token\n');
+  });
+
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads the current context: server, inline CA, inline client certificate and the namespace', async () => {
+    const config = await loadClientConfig({ svcconfig: await write('config', file()) });
+    expect(config).toEqual({ server: 'https://10.0.0.1:6443', ca: CA, clientCert: CERT, clientKey: KEY, namespace: 'team' });
+  });
+
+  it('reads files relative to the connection file, and a named context', async () => {
+    const path = await write('config', file());
+    const config = await loadClientConfig({ svcconfig: path, context: 'robot' });
+    expect(config).toEqual({
+      server: 'https://other:443',
+      ca: CA,
+      tlsServerName: 'api.internal',
+      clientCert: CERT,
+      clientKey: KEY,
+      tokenFile: join(dir, 'secrets', 'token'),
+    });
+  });
+
+  it('reads a bearer token and verifies TLS unless the file turns verification off', async () => {
+    const path = await write('config', file({ 'current-context': 'bearer' }));
+    expect(await loadClientConfig({ svcconfig: path })).toEqual({ server: 'https://10.0.0.1:6443', ca: CA, token: 'abc.def' });
+    const doc = file({ 'current-context': 'bearer' });
+    doc.clusters[0].cluster = { server: 'https://10.0.0.1:6443', 'insecure-skip-tls-verify': true } as never;
+    expect(await loadClientConfig({ svcconfig: await write('insecure', doc) })).toMatchObject({ insecureSkipTlsVerify: true });
+  });
+
+  it('lets --master replace the server of the file, or stand alone', async () => {
+    const path = await write('config', file());
+    expect(await loadClientConfig({ svcconfig: path, master: 'https://127.0.0.1:9443' })).toMatchObject({ server: 'https://127.0.0.1:9443', ca: CA });
+    expect(await loadClientConfig({ master: 'http://127.0.0.1:8080' })).toEqual({ server: 'http://127.0.0.1:8080' });
+  });
+
+  it('maps the process flags, rate and content type included', async () => {
+    const path = await write('config', file());
+    const config = await clientConfigFromOptions({ svcconfig: path, svcApiQps: 20, svcApiBurst: 30, svcApiContentType: 'application/vnd.svc.protobuf' });
+    expect(config).toMatchObject({ server: 'https://10.0.0.1:6443', qps: 20, burst: 30, contentType: 'application/vnd.svc.protobuf' });
+  });
+
+  it('reads the file the API server writes', async () => {
+    const path = await write('svcconfig', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'svc', cluster: { server: 'https://127.0.0.1:40001', 'certificate-authority-data': b64(CA) } }],
+      users: [{ name: 'svc', user: { username: 'anonymous' } }],
+      contexts: [{ name: 'svc', context: { cluster: 'svc', user: 'svc' } }],
+      'current-context': 'svc',
+      preferences: {},
+    });
+    expect(await loadClientConfig({ svcconfig: path })).toEqual({ server: 'https://127.0.0.1:40001', ca: CA, username: 'anonymous' });
+  });
+
+  it.each([
+    ['no source at all', undefined, /give --svcconfig or --master/],
+    ['a missing file', 'missing', /cannot read connection file/],
+    ['a missing context', file({ 'current-context': 'nope' }), /no context named "nope"/],
+    ['no current context', file({ 'current-context': undefined }), /no context given/],
+    ['a CA given twice', file({ clusters: [{ name: 'main', cluster: { server: 'https://x', 'certificate-authority': 'pki/ca.crt', 'certificate-authority-data': b64(CA) } }] }), /both specified/],
+    ['a certificate without its key', file({ users: [{ name: 'admin', user: { 'client-certificate': 'pki/client.crt' } }] }), /must be given together/],
+    ['a missing CA file', file({ clusters: [{ name: 'main', cluster: { server: 'https://x', 'certificate-authority': 'pki/none.crt' } }] }), /cannot read certificate-authority/],
+    ['an exec plugin', file({ users: [{ name: 'admin', user: { exec: { command: 'x' } } }] }), /exec credentials are not supported/],
+    ['a cluster without a server', file({ clusters: [{ name: 'main', cluster: {} }] }), /has no server address/],
+    ['YAML that is not a map', '- a\n- b\n', /not a connection file/],
+  ])('refuses %s with a message naming the problem', async (_what, doc, message) => {
+    const svcconfig = doc === undefined ? undefined : doc === 'missing' ? join(dir, 'missing') : await write('config', doc);
+    const result = loadClientConfig({ svcconfig });
+    await expect(result).rejects.toBeInstanceOf(ClientConfigError);
+    await expect(result).rejects.toThrow(message);
+  });
+});
