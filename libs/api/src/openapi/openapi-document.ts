@@ -1,16 +1,28 @@
-import { ListMetaSchema } from '../meta/list-meta';
-import { StatusSchema } from '../meta/status';
+import { createHash } from 'node:crypto';
 import { DeleteOptionsSchema } from '../meta/delete-options';
+import { ListMetaSchema } from '../meta/list-meta';
+import { ObjectMetaSchema } from '../meta/object-meta';
 import { ScaleSchema } from '../meta/scale';
+import { StatusSchema } from '../meta/status';
+import { TableSchema } from '../meta/table';
+import { WatchEventSchema } from '../meta/watch-event';
 import type { JsonSchema } from '../schema/json-schema';
 import type { KindDefinition } from '../scheme/kind-definition';
 import type { Scheme } from '../scheme/scheme';
+import { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
+import { kindPaths, type OpenApiPathItem } from './openapi-paths';
+import { toOpenApiSchema } from './openapi-schema';
+
+export { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
+export { kindPaths, operationGroupVersion, PATCH_CONTENT_TYPES, QUERY_PARAMETERS } from './openapi-paths';
+export type { OpenApiOperation, OpenApiParameter, OpenApiPathItem } from './openapi-paths';
+export { MIRRORED_MARKERS, toOpenApiSchema } from './openapi-schema';
 
 /** OpenAPI v3 documents, one per group version, built from the same schemas the engine uses. */
 export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, Record<string, unknown>>;
+  paths: Record<string, OpenApiPathItem>;
   components: { schemas: Record<string, JsonSchema> };
 }
 
@@ -18,116 +30,150 @@ export interface OpenApiIndex {
   paths: Record<string, { serverRelativeURL: string }>;
 }
 
-function plain<T>(value: T): T {
-  // TypeBox keeps symbol-keyed metadata on its schemas; the document carries JSON only.
-  return JSON.parse(JSON.stringify(value)) as T;
+export interface OpenApiDocumentOptions {
+  /** `info.title`; `svc` by default. */
+  title?: string;
+  /** `info.version`, the server's version; the group version by default. */
+  version?: string;
 }
 
-/** `io.svc.api.apps.v1.Deployment` for product groups, reverse DNS (`com.example.v1.Widget`) for others. */
-export function openApiSchemaName(group: string, version: string, kind: string): string {
-  let prefix: string;
-  if (!group) prefix = 'io.svc.api.core';
-  else if (!group.includes('.')) prefix = `io.svc.api.${group}`;
-  else if (group.endsWith('.svc.io')) prefix = `io.svc.api.${group.slice(0, -'.svc.io'.length)}`;
-  else prefix = group.split('.').reverse().join('.');
-  return `${prefix}.${version}.${kind}`;
+export interface OpenApiIndexOptions {
+  /** Group versions left out of the index (disabled by `--runtime-config`, say). */
+  include?: (group: string, version: string) => boolean;
+  /** The content hash of each group version's document, keyed like the index (`apis/apps/v1`). */
+  hashes?: Readonly<Record<string, string>>;
 }
 
-export function groupVersionPath(group: string, version: string): string {
-  return group ? `apis/${group}/${version}` : `api/${version}`;
-}
-
-const META_PREFIX = 'io.svc.apimachinery.pkg.apis.meta.v1';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const metaRef = (name: string) => ref(`${META_SCHEMA_PREFIX}.${name}`);
 
-function operations(def: KindDefinition, scope: 'collection' | 'item' | 'all' | 'status' | 'scale'): Record<string, unknown> {
-  const gvk = { group: def.group, version: def.version, kind: def.kind };
-  const name = openApiSchemaName(def.group, def.version, def.kind);
-  const list = openApiSchemaName(def.group, def.version, def.listKind);
-  const status = ref(`${META_PREFIX}.Status`);
-  const ns = def.namespaced && scope !== 'all' ? 'Namespaced' : '';
-  const op = (verb: string, action: string, response: object, body?: object) => ({
-    operationId: `${verb}${ns}${def.kind}${scope === 'status' ? 'Status' : scope === 'scale' ? 'Scale' : ''}`,
-    'x-svc-action': action,
-    'x-svc-group-version-kind': gvk,
-    ...(body ? { requestBody: json(body) } : {}),
-    responses: { '200': { description: 'OK', ...json(response) }, default: { description: 'Error', ...json(status) } },
-  });
-  const obj = ref(name);
-  switch (scope) {
-    case 'all':
-      return { get: { ...op('list', 'list', ref(list)), operationId: `list${def.kind}ForAllNamespaces` } };
-    case 'collection':
-      return {
-        get: op('list', 'list', ref(list)),
-        post: op('create', 'post', obj, obj),
-        delete: op('deleteCollection', 'deletecollection', status, ref(`${META_PREFIX}.DeleteOptions`)),
-      };
-    case 'item':
-    case 'status':
-      return {
-        get: op('read', 'get', obj),
-        put: op('replace', 'put', obj, obj),
-        patch: op('patch', 'patch', obj, { type: 'object' }),
-        ...(scope === 'item' ? { delete: op('delete', 'delete', status, ref(`${META_PREFIX}.DeleteOptions`)) } : {}),
-      };
-    case 'scale': {
-      const scale = ref('io.svc.api.autoscaling.v1.Scale');
-      return { get: op('read', 'get', scale), put: op('replace', 'put', scale, scale), patch: op('patch', 'patch', scale, { type: 'object' }) };
-    }
-  }
+const API_VERSION_DESCRIPTION =
+  'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.';
+const KIND_DESCRIPTION =
+  'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.';
+
+function withDescription(schema: JsonSchema | undefined, description: string): JsonSchema | undefined {
+  if (!schema) return schema;
+  return schema.description ? schema : { ...schema, description };
+}
+
+/** `metadata` as a reference to the shared ObjectMeta or ListMeta, as Kubernetes documents it. */
+function metadataRef(name: 'ObjectMeta' | 'ListMeta', description: string): JsonSchema {
+  return { allOf: [metaRef(name) as JsonSchema], default: {}, description };
+}
+
+function gvkExtensions(group: string, version: string, kind: string): Record<string, unknown> {
+  const gvk = [{ group, version, kind }];
+  return { 'x-kubernetes-group-version-kind': gvk, 'x-svc-group-version-kind': gvk.map((g) => ({ ...g })) };
+}
+
+function objectSchema(schema: JsonSchema, kind: string, group: string, version: string, objectMeta: boolean): JsonSchema {
+  const out = toOpenApiSchema(schema);
+  const props = { ...(out.properties ?? {}) };
+  if (props.apiVersion) props.apiVersion = withDescription(props.apiVersion, API_VERSION_DESCRIPTION)!;
+  if (props.kind) props.kind = withDescription(props.kind, KIND_DESCRIPTION)!;
+  if (props.metadata && objectMeta) props.metadata = metadataRef('ObjectMeta', "Standard object's metadata.");
+  if (props.spec) props.spec = withDescription(props.spec, `Specification of the desired behavior of the ${kind}.`)!;
+  if (props.status) props.status = withDescription(props.status, `Most recently observed status of the ${kind}. Populated by the system. Read-only.`)!;
+  return { ...out, description: out.description ?? `${kind} of ${group ? `${group}/${version}` : version}.`, properties: props, ...gvkExtensions(group, version, kind) };
+}
+
+function kindSchema(def: KindDefinition): JsonSchema {
+  return objectSchema(def.schema, def.kind, def.group, def.version, true);
+}
+
+function listSchema(def: KindDefinition): JsonSchema {
+  return {
+    description: `${def.listKind} is a list of ${def.kind}.`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
+      items: { type: 'array', description: `List of ${def.resource}.`, items: ref(openApiSchemaName(def.group, def.version, def.kind)) as JsonSchema },
+      kind: { type: 'string', description: KIND_DESCRIPTION },
+      metadata: metadataRef('ListMeta', 'Standard list metadata.'),
+    },
+    ...gvkExtensions(def.group, def.version, def.listKind),
+  };
+}
+
+/** The shared meta types every group-version document carries. */
+function metaSchemas(): Record<string, JsonSchema> {
+  const withListMeta = (schema: JsonSchema): JsonSchema => {
+    const out = toOpenApiSchema(schema);
+    if (out.properties?.metadata) out.properties = { ...out.properties, metadata: metadataRef('ListMeta', 'Standard list metadata.') };
+    return out;
+  };
+  return {
+    [`${META_SCHEMA_PREFIX}.ObjectMeta`]: {
+      ...toOpenApiSchema(ObjectMetaSchema as unknown as JsonSchema),
+      description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
+    },
+    [`${META_SCHEMA_PREFIX}.ListMeta`]: {
+      ...toOpenApiSchema(ListMetaSchema as unknown as JsonSchema),
+      description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
+    },
+    [`${META_SCHEMA_PREFIX}.Status`]: {
+      ...withListMeta(StatusSchema as unknown as JsonSchema),
+      description: 'Status is a return value for calls that do not return other objects.',
+      ...gvkExtensions('', 'v1', 'Status'),
+    },
+    [`${META_SCHEMA_PREFIX}.DeleteOptions`]: {
+      ...toOpenApiSchema(DeleteOptionsSchema as unknown as JsonSchema),
+      description: 'DeleteOptions may be provided when deleting an API object.',
+    },
+    [`${META_SCHEMA_PREFIX}.WatchEvent`]: {
+      ...toOpenApiSchema(WatchEventSchema as unknown as JsonSchema),
+      description: 'Event represents a single event to a watched resource.',
+    },
+    [`${META_SCHEMA_PREFIX}.Table`]: {
+      ...withListMeta(TableSchema as unknown as JsonSchema),
+      description: 'Table is a tabular representation of a set of API resources.',
+      ...gvkExtensions('meta.svc.io', 'v1', 'Table'),
+    },
+    [`${META_SCHEMA_PREFIX}.Patch`]: {
+      type: 'object',
+      description: 'Patch is provided to give a concrete name and type to the PATCH request body.',
+    },
+    [SCALE_SCHEMA_NAME]: {
+      ...objectSchema(ScaleSchema as unknown as JsonSchema, 'Scale', 'autoscaling', 'v1', true),
+      description: 'Scale represents a scaling request for a resource.',
+    },
+  };
 }
 
 /** The document served at `/openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`. */
-export function openApiV3Document(scheme: Scheme, group: string, version: string): OpenApiDocument {
-  const defs = scheme.resourcesIn(group, version);
-  const schemas: Record<string, JsonSchema> = {
-    [`${META_PREFIX}.ListMeta`]: plain(ListMetaSchema) as JsonSchema,
-    [`${META_PREFIX}.Status`]: plain(StatusSchema) as JsonSchema,
-    [`${META_PREFIX}.DeleteOptions`]: plain(DeleteOptionsSchema) as JsonSchema,
-  };
+export function openApiV3Document(scheme: Scheme, group: string, version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const schemas = metaSchemas();
   const paths: OpenApiDocument['paths'] = {};
-  const base = `/${groupVersionPath(group, version)}`;
-  for (const def of defs) {
-    const gvk = [{ group: def.group, version: def.version, kind: def.kind }];
-    schemas[openApiSchemaName(group, version, def.kind)] = { ...plain(def.schema), 'x-svc-group-version-kind': gvk };
-    schemas[openApiSchemaName(group, version, def.listKind)] = {
-      type: 'object',
-      required: ['items'],
-      properties: {
-        apiVersion: { type: 'string' },
-        kind: { type: 'string' },
-        metadata: ref(`${META_PREFIX}.ListMeta`) as JsonSchema,
-        items: { type: 'array', items: ref(openApiSchemaName(group, version, def.kind)) as JsonSchema },
-      },
-      'x-svc-group-version-kind': [{ group: def.group, version: def.version, kind: def.listKind }],
-    };
-    const collection = def.namespaced ? `${base}/namespaces/{namespace}/${def.resource}` : `${base}/${def.resource}`;
-    paths[collection] = operations(def, 'collection');
-    paths[`${collection}/{name}`] = operations(def, 'item');
-    if (def.namespaced) paths[`${base}/${def.resource}`] = operations(def, 'all');
-    if (def.subresources.status) paths[`${collection}/{name}/status`] = operations(def, 'status');
-    if (def.subresources.scale) {
-      paths[`${collection}/{name}/scale`] = operations(def, 'scale');
-      schemas['io.svc.api.autoscaling.v1.Scale'] ??= plain(ScaleSchema) as JsonSchema;
-    }
+  for (const def of scheme.resourcesIn(group, version)) {
+    schemas[openApiSchemaName(group, version, def.kind)] = kindSchema(def);
+    schemas[openApiSchemaName(group, version, def.listKind)] = listSchema(def);
+    Object.assign(paths, kindPaths(def));
   }
   return {
     openapi: '3.0.0',
-    info: { title: 'svc', version: group ? `${group}/${version}` : version },
-    paths,
-    components: { schemas },
+    info: { title: options.title ?? 'svc', version: options.version ?? (group ? `${group}/${version}` : version) },
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    components: { schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
   };
 }
 
+/** A content hash of a document, as the index's `?hash=` carries it (SHA-512, upper-case hex). */
+export function openApiV3Hash(document: OpenApiDocument | string): string {
+  const text = typeof document === 'string' ? document : JSON.stringify(document);
+  return createHash('sha512').update(text).digest('hex').toUpperCase();
+}
+
 /** The index served at `/openapi/v3`: one entry per served group version. */
-export function openApiV3Index(scheme: Scheme): OpenApiIndex {
+export function openApiV3Index(scheme: Scheme, options: OpenApiIndexOptions = {}): OpenApiIndex {
   const paths: OpenApiIndex['paths'] = {};
   for (const g of scheme.groups()) {
     for (const v of g.versions) {
+      if (options.include && !options.include(g.name, v.version)) continue;
       const p = groupVersionPath(g.name, v.version);
-      paths[p] = { serverRelativeURL: `/openapi/v3/${p}` };
+      const hash = options.hashes?.[p];
+      paths[p] = { serverRelativeURL: `/openapi/v3/${p}${hash ? `?hash=${hash}` : ''}` };
     }
   }
   return { paths };

@@ -1,0 +1,106 @@
+import { customResourceDefinitionDefinition, fieldErrors, type ApiObject, type FieldError, type KindDefinition, type Scheme, type ValidationRule } from '@svc/api';
+import { structuralSchemaErrors } from './structural-schema';
+
+/**
+ * What a CustomResourceDefinition must satisfy beyond its OpenAPI schema and the checks its
+ * built-in KindDefinition already runs (name = `<plural>.<group>`, listKind differs from kind,
+ * unique version names, exactly one storage version, schema present and compilable, printer
+ * column paths): structural schemas, at least one served version, version names, group and
+ * short-name rules, scale paths, and `preserveUnknownFields: true` refused as in `apiextensions/v1`.
+ */
+
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+/** The additional rules, for a CRD being created or updated (`old` is the stored object on update). */
+export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const spec = isRecord(obj.spec) ? obj.spec : undefined;
+  if (!spec) return errors;
+
+  if (typeof spec.group === 'string' && !spec.group.includes('.')) {
+    errors.push(fieldErrors.invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+  }
+  if (spec.preserveUnknownFields === true) {
+    errors.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-svc-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+  }
+
+  const names = isRecord(spec.names) ? spec.names : undefined;
+  if (names) {
+    const shortNames = Array.isArray(names.shortNames) ? names.shortNames : [];
+    const seen = new Set<unknown>();
+    shortNames.forEach((s, i) => {
+      if (seen.has(s)) errors.push(fieldErrors.duplicate(`spec.names.shortNames[${i}]`, s));
+      seen.add(s);
+    });
+    const categories = Array.isArray(names.categories) ? names.categories : [];
+    const seenCategories = new Set<unknown>();
+    categories.forEach((c, i) => {
+      if (seenCategories.has(c)) errors.push(fieldErrors.duplicate(`spec.names.categories[${i}]`, c));
+      seenCategories.add(c);
+    });
+    if (typeof names.singular === 'string' && typeof names.plural === 'string' && names.singular !== names.plural && shortNames.includes(names.plural)) {
+      errors.push(fieldErrors.invalid('spec.names.shortNames', shortNames, 'must not contain the plural name'));
+    }
+  }
+
+  const versions = records(spec.versions);
+  if (versions.length > 0 && !versions.some((v) => v.served === true)) {
+    errors.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have at least one version marked as served'));
+  }
+  versions.forEach((v, i) => {
+    const at = `spec.versions[${i}]`;
+    if (typeof v.name === 'string' && !DNS1035_LABEL.test(v.name)) {
+      errors.push(fieldErrors.invalid(`${at}.name`, v.name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"));
+    }
+    const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    if (isRecord(schema)) errors.push(...structuralSchemaErrors(schema, `${at}.schema.openAPIV3Schema`));
+    const scale = isRecord(v.subresources) && isRecord(v.subresources.scale) ? v.subresources.scale : undefined;
+    if (scale) {
+      if (typeof scale.specReplicasPath === 'string' && !scale.specReplicasPath.startsWith('.spec.')) {
+        errors.push(fieldErrors.invalid(`${at}.subresources.scale.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
+      }
+      if (typeof scale.statusReplicasPath === 'string' && !scale.statusReplicasPath.startsWith('.status.')) {
+        errors.push(fieldErrors.invalid(`${at}.subresources.scale.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
+      }
+      if (typeof scale.labelSelectorPath === 'string' && !/^\.(spec|status)\./.test(scale.labelSelectorPath)) {
+        errors.push(fieldErrors.invalid(`${at}.subresources.scale.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+      }
+    }
+  });
+
+  if (old && isRecord(old.spec)) {
+    // A version objects may still be stored in cannot leave the spec before a storage migration.
+    const status = isRecord(old.status) ? old.status : undefined;
+    const stored = Array.isArray(status?.storedVersions) ? (status!.storedVersions as unknown[]) : [];
+    const names = new Set(versions.map((v) => v.name));
+    stored.forEach((s) => {
+      if (!names.has(s)) errors.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), `must include all storedVersions: ${String(s)} is missing`));
+    });
+    if (old.spec.scope !== undefined && spec.scope !== old.spec.scope && stored.length > 0) {
+      errors.push(fieldErrors.invalid('spec.scope', spec.scope, 'field is immutable once objects may have been stored'));
+    }
+  }
+  return errors;
+}
+
+/** The create-time form, as a KindDefinition validation rule. */
+export const customResourceDefinitionRule: ValidationRule = (obj) => validateCustomResourceDefinition(obj);
+
+/**
+ * Adds the rule to the CustomResourceDefinition kind of `scheme` (idempotent), so that the generic
+ * create and update handlers run it like every other validation rule. Returns the definition.
+ */
+export function installCrdValidation(scheme: Scheme): KindDefinition {
+  const def = scheme.byGvk({ group: customResourceDefinitionDefinition.group, version: customResourceDefinitionDefinition.version, kind: customResourceDefinitionDefinition.kind });
+  if (!def) throw new Error('the scheme has no CustomResourceDefinition kind');
+  if (!def.validationRules.includes(customResourceDefinitionRule)) def.validationRules.push(customResourceDefinitionRule);
+  return def;
+}

@@ -1,0 +1,13 @@
+// CustomResourceDefinitions: naming, establishing and finalizing, and their validation beyond the schema.
+export { CrdModule, CRD_CONTROLLER, CRD_POST_START_HOOKS } from './crd.module';
+export type { CrdModuleOptions } from './crd.module';
+export { CrdController } from './crd-controller';
+export type { CrdChange, CrdControllerLogger, CrdControllerOptions } from './crd-controller';
+export { storageCleaner } from './custom-resource-cleaner';
+export type { CustomResourceCleaner } from './custom-resource-cleaner';
+export { customResourceDefinitionRule, installCrdValidation, validateCustomResourceDefinition } from './crd-validation';
+export { structuralSchemaErrors } from './structural-schema';
+export { checkNames, claimedNames, expectedCrdName, requestedNames, servable } from './crd-names';
+export type { ClaimedNames, NamesAcceptedCondition, NamesCheck } from './crd-names';
+export { CRD_FINALIZER, ESTABLISHED, NAMES_ACCEPTED, TERMINATING, conditionTime, findCondition, isConditionTrue, setCondition } from './crd-conditions';
+export type { CrdCondition } from './crd-conditions';

@@ -1,0 +1,68 @@
+import { compareVersions, versionTrack, type ApiGroupInfo, type KindDefinition, type Scheme } from '@svc/api';
+
+/** `--runtime-config` as parsed: `key[=value]` pairs, a missing value already read as `true`. */
+export type RuntimeConfig = Readonly<Record<string, string>>;
+
+function flag(config: RuntimeConfig, key: string): boolean | undefined {
+  const value = config[key];
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`invalid value ${JSON.stringify(value)} for --runtime-config key ${key}: must be true or false`);
+}
+
+/**
+ * Whether `--runtime-config` leaves a built-in group version on, the way Kubernetes reads it: a
+ * `<group>/<version>` key (`v1` or `api/v1` for the core group) wins over a track key (`api/ga`,
+ * `api/beta`, `api/alpha`), which wins over `api/all`. Unmentioned versions stay on.
+ */
+export function groupVersionEnabled(config: RuntimeConfig, group: string, version: string): boolean {
+  const specific = group ? flag(config, `${group}/${version}`) : (flag(config, `api/${version}`) ?? flag(config, version) ?? (version === 'v1' ? flag(config, 'api/legacy') : undefined));
+  if (specific !== undefined) return specific;
+  const track = versionTrack(version);
+  const byTrack = track ? flag(config, `api/${track.toLowerCase()}`) : undefined;
+  if (byTrack !== undefined) return byTrack;
+  return flag(config, 'api/all') ?? true;
+}
+
+/**
+ * The APIs this server serves: the scheme's served kinds less the built-in group versions
+ * `--runtime-config` turns off. Kinds from CustomResourceDefinitions are not subject to it,
+ * as in Kubernetes. Discovery and OpenAPI both read through it, so they always agree.
+ */
+export class ServedApis {
+  constructor(
+    readonly scheme: Scheme,
+    private readonly runtimeConfig: RuntimeConfig = {},
+  ) {
+    // Fail at start-up on a malformed value rather than on the first request.
+    for (const key of Object.keys(runtimeConfig)) flag(runtimeConfig, key);
+  }
+
+  isEnabled(def: KindDefinition): boolean {
+    return def.served && (def.source.type === 'crd' || groupVersionEnabled(this.runtimeConfig, def.group, def.version));
+  }
+
+  /** Served kinds of a group version, in the scheme's order. */
+  kinds(group: string, version: string): KindDefinition[] {
+    return this.scheme.resourcesIn(group, version).filter((d) => this.isEnabled(d));
+  }
+
+  servesGroupVersion(group: string, version: string): boolean {
+    return this.kinds(group, version).length > 0;
+  }
+
+  /** Groups with their served versions (most preferred first), the core group first. */
+  groups(): ApiGroupInfo[] {
+    const out: ApiGroupInfo[] = [];
+    for (const g of this.scheme.groups()) {
+      const versions = g.versions.filter((v) => this.servesGroupVersion(g.name, v.version)).sort((a, b) => compareVersions(a.version, b.version));
+      if (versions.length) out.push({ name: g.name, versions, preferredVersion: versions[0] });
+    }
+    return out;
+  }
+
+  group(name: string): ApiGroupInfo | undefined {
+    return this.groups().find((g) => g.name === name);
+  }
+}

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface WriteJsonOptions {
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** An entity tag to use instead of one hashed from the body. */
+  etag?: string;
+}
+
+/** A strong entity tag over a response body. */
+export function bodyEtag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('hex')}"`;
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+/**
+ * Writes a JSON document with an `ETag`, answering 304 when the client already holds it: discovery
+ * and OpenAPI documents are fetched often and change rarely (client-go's HTTP cache revalidates them).
+ */
+export function writeJson(req: IncomingMessage, res: ServerResponse, body: string, options: WriteJsonOptions = {}): void {
+  const etag = options.etag ?? bodyEtag(body);
+  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+  res.setHeader('ETag', etag);
+  res.setHeader('Vary', 'Accept');
+  if (matches(req.headers['if-none-match'], etag)) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Type', options.contentType ?? 'application/json');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(req.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,19 @@
+/** Component names and paths shared by the OpenAPI documents. */
+
+export const META_SCHEMA_PREFIX = 'io.svc.apimachinery.pkg.apis.meta.v1';
+export const SCALE_SCHEMA_NAME = 'io.svc.api.autoscaling.v1.Scale';
+
+/** `io.svc.api.apps.v1.Deployment` for product groups, reverse DNS (`com.example.v1.Widget`) for others. */
+export function openApiSchemaName(group: string, version: string, kind: string): string {
+  let prefix: string;
+  if (!group) prefix = 'io.svc.api.core';
+  else if (!group.includes('.')) prefix = `io.svc.api.${group}`;
+  else if (group.endsWith('.svc.io')) prefix = `io.svc.api.${group.slice(0, -'.svc.io'.length)}`;
+  else prefix = group.split('.').reverse().join('.');
+  return `${prefix}.${version}.${kind}`;
+}
+
+/** `api/v1` or `apis/<group>/<version>`: the key of a group version in the `/openapi/v3` index. */
+export function groupVersionPath(group: string, version: string): string {
+  return group ? `apis/${group}/${version}` : `api/${version}`;
+}
