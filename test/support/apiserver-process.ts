@@ -1,0 +1,148 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { httpsFetch } from './https-client';
+
+const ROOT = join(__dirname, '..', '..');
+const EXECUTABLE = join(ROOT, 'bin', 'svc-apiserver.js');
+
+export interface ApiServerProcess {
+  /** `https://127.0.0.1:<port>`, as written in the client connection file. */
+  url: string;
+  port: number;
+  /** The CA the serving certificate chains to, read from the client connection file. */
+  ca: string;
+  /** Path of the client connection file (kubeconfig format). */
+  kubeconfig: string;
+  /** Scratch directory of this server: data, certificates, kubectl's HOME. */
+  dir: string;
+  /** Environment for kubectl: the connection file and a private HOME (its discovery cache). */
+  kubectlEnv: Record<string, string>;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then SIGKILL if the process is still there after a few seconds; removes the scratch directory. */
+  stop(): Promise<void>;
+}
+
+export interface StartApiServerProcessOptions {
+  /** Extra flags after the serving ones, e.g. `--store-compaction-interval=2s`. */
+  args?: string[];
+  /** How long to wait for /readyz to answer 200. */
+  readyTimeoutMs?: number;
+}
+
+/** A port the kernel just handed out on loopback; the server binds it right after. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface ClientConnectionFile {
+  clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
+}
+
+/**
+ * Runs the built `svc-apiserver` executable on the embedded store, on a free loopback port, with a
+ * fresh data, certificate and client-connection directory, and resolves once /readyz answers 200.
+ */
+export async function startApiServerProcess(options: StartApiServerProcessOptions = {}): Promise<ApiServerProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-apiserver-e2e-'));
+  let lastError: unknown;
+  // The port is free when probed but may be taken before the server binds it: try a few.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(dir, options);
+    } catch (error) {
+      lastError = error;
+      if (!/EADDRINUSE/.test(String(error))) break;
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw lastError;
+}
+
+async function startOnce(dir: string, options: StartApiServerProcessOptions): Promise<ApiServerProcess> {
+  const port = await freeLoopbackPort();
+  const kubeconfig = join(dir, 'svcconfig');
+  await rm(kubeconfig, { force: true });
+  const args = [
+    EXECUTABLE,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--data-dir=${join(dir, 'data')}`,
+    `--cert-dir=${join(dir, 'certs')}`,
+    `--svcconfig-out=${kubeconfig}`,
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    }),
+  );
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  let ca: string | undefined;
+  let url = '';
+  try {
+    for (;;) {
+      if (exited) throw new Error(`svc-apiserver exited (${exited.code ?? exited.signal}) before it was ready: ${stderr}`);
+      if (Date.now() > deadline) throw new Error(`svc-apiserver was not ready in time; stderr: ${stderr}`);
+      if (ca === undefined && existsSync(kubeconfig)) {
+        const doc = parseYaml(await readFile(kubeconfig, 'utf8')) as ClientConnectionFile;
+        const cluster = doc.clusters[0].cluster;
+        ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
+        url = cluster.server;
+      }
+      if (ca !== undefined) {
+        const ready = await httpsFetch(`${url}/readyz`, { ca }).catch(() => undefined);
+        if (ready?.status === 200) break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } catch (error) {
+    await stopChild(child, exit, () => exited !== undefined);
+    throw error;
+  }
+
+  return {
+    url,
+    port,
+    ca,
+    kubeconfig,
+    dir,
+    kubectlEnv: { KUBECONFIG: kubeconfig, HOME: dir },
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async () => {
+      await stopChild(child, exit, () => exited !== undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopChild(child: ChildProcess, exit: Promise<void>, hasExited: () => boolean): Promise<void> {
+  if (hasExited()) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exit;
+  clearTimeout(timer);
+}
