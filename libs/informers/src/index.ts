@@ -1,1 +1,17 @@
 export * from './workqueue';
+export * from './kube-object';
+export * from './object-key';
+export * from './revision';
+export * from './indexer';
+export * from './lister';
+export * from './lister-watcher';
+export * from './backoff';
+export * from './logger';
+export * from './delta';
+export * from './event-handler';
+export { Reflector, WatchStalledError, WatchClosedEarlyError, ListTimeoutError } from './reflector';
+export type { ReflectorOptions, ReflectorListener } from './reflector';
+export * from './shared-informer';
+export * from './shared-informer-factory';
+export { FakeResourceServer, FakeConnectionError } from './fake-resource-server';
+export type { FakeResourceServerOptions, FakeWatchFilter } from './fake-resource-server';

@@ -1,0 +1,20 @@
+/**
+ * The part of an object's metadata the cache needs. Any typed kind (`Pod`, `ApiObject`, a custom
+ * resource) fits, so informers never import the kinds they hold.
+ */
+export interface KubeObjectMeta {
+  name?: string;
+  namespace?: string;
+  resourceVersion?: string;
+  labels?: Readonly<Record<string, string>>;
+}
+
+/** An object as lists and watches return it. */
+export interface KubeObject {
+  metadata?: KubeObjectMeta;
+}
+
+/** The resourceVersion an object carries, `''` when it carries none. */
+export function resourceVersionOf(obj: KubeObject | undefined): string {
+  return obj?.metadata?.resourceVersion ?? '';
+}
