@@ -141,8 +141,15 @@ describe('RestClient against a scripted server', () => {
 
     it('reports a missed deadline as a 504 TransportError, and a caller abort with the abort reason', async () => {
       server.always(() => undefined); // never answers
+      server.script(() => undefined);
       const err = await client({ timeoutMs: 50 }).request({ method: 'GET', path: '/slow' }).catch((e: unknown) => e);
       expect(err).toMatchObject({ failure: 'timeout', code: 504, reason: 'Timeout' });
+      server.script((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"partial":');
+      });
+      const midBody = await client({ timeoutMs: 50 }).request({ method: 'GET', path: '/stalls' }).catch((e: unknown) => e);
+      expect(midBody).toMatchObject({ failure: 'timeout', code: 504 });
       const controller = new AbortController();
       const pending = client().request({ method: 'GET', path: '/slow', signal: controller.signal });
       setTimeout(() => controller.abort(new Error('caller gave up')), 20);

@@ -91,6 +91,14 @@ export class RestClient {
     return parsed as T;
   }
 
+  /** Sends a request and returns the answer's text undecoded (health checks, `/version`, plain-text endpoints). */
+  async requestText(req: RestRequest): Promise<string> {
+    const res = await this.send(req, false);
+    return readBody(res).catch((err: unknown) => {
+      throw this.failure(err, req.signal);
+    });
+  }
+
   /**
    * Sends a request whose answer is read as a stream (a watch); resolves once a 2xx answer's
    * headers arrived. The client deadline does not apply to the stream; the signal does.
@@ -186,6 +194,7 @@ export class RestClient {
     return new Promise<IncomingMessage>((resolve, reject) => {
       const clientRequest = send(url, { method: req.method, headers, agent: this.agent });
       let timer: NodeJS.Timeout | undefined;
+      let response: IncomingMessage | undefined;
       const onAbort = () => clientRequest.destroy(abortReason(req.signal!) as Error);
       const cleanupRequest = () => {
         if (timer) clearTimeout(timer);
@@ -193,9 +202,10 @@ export class RestClient {
       };
       if (timeoutMs > 0) {
         timer = setTimeout(() => {
-          clientRequest.destroy(
-            new TransportError('timeout', `the request to ${url.pathname} got no answer within ${timeoutMs}ms`),
-          );
+          const err = new TransportError('timeout', `the request to ${url.pathname} got no answer within ${timeoutMs}ms`);
+          // Once headers are in, the body read is what waits: fail it with the same error.
+          if (response) response.destroy(err);
+          clientRequest.destroy(err);
         }, timeoutMs);
       }
       req.signal?.addEventListener('abort', onAbort, { once: true });
@@ -205,6 +215,7 @@ export class RestClient {
         reject(err);
       });
       clientRequest.on('response', (res) => {
+        response = res;
         const detach = () => req.signal?.removeEventListener('abort', onAbort);
         if (streaming) cleanupRequest();
         // A non-stream answer stays under the deadline until its body is read.
