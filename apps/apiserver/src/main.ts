@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { parseApiServerOptions, parseOrExit, type ApiServerOptions } from '@svc/options';
+import { builtinScheme } from '@svc/api';
 import { createStorage, type Storage } from '@svc/storage';
 import { healthCheck, servingConfig, startApiServer, type ApiServerServingConfig } from './index';
+import { ResourcesModule, type ResourcesOptions } from './resources';
 
 /** Maps the parsed flags onto what the serving shell needs. */
 export function servingConfigFromOptions(o: ApiServerOptions): ApiServerServingConfig {
@@ -28,6 +30,21 @@ export function servingConfigFromOptions(o: ApiServerOptions): ApiServerServingC
   });
 }
 
+/** Maps the parsed flags onto what the resource layer needs. */
+export function resourcesOptionsFromOptions(o: ApiServerOptions, serving: ApiServerServingConfig): ResourcesOptions {
+  return {
+    storePrefix: o.storePrefix,
+    watchCache: o.watchCache,
+    watchCacheSizes: o.watchCacheSizes,
+    deleteCollectionWorkers: o.deleteCollectionWorkers,
+    storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod,
+    enableAdmissionPlugins: o.enableAdmissionPlugins,
+    disableAdmissionPlugins: o.disableAdmissionPlugins,
+    minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
+    maxRequestBodyBytes: serving.maxRequestBodyBytes,
+  };
+}
+
 async function openStorage(o: ApiServerOptions): Promise<Storage> {
   return createStorage({
     backend: o.storageBackend,
@@ -43,7 +60,11 @@ async function openStorage(o: ApiServerOptions): Promise<Storage> {
 async function main(): Promise<void> {
   const options = parseOrExit(parseApiServerOptions, process.argv.slice(2));
   const storage = await openStorage(options);
-  const server = await startApiServer(servingConfigFromOptions(options), []);
+  const serving = servingConfigFromOptions(options);
+  // One scheme for the whole process: custom resource kinds are registered into it at run time.
+  const scheme = builtinScheme();
+  const resources = ResourcesModule.forRoot({ storage, scheme, options: resourcesOptionsFromOptions(options, serving) });
+  const server = await startApiServer(serving, [resources]);
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeout)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeout)));
 

@@ -1,0 +1,58 @@
+import type { ApiObject, KindDefinition } from '@svc/api';
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** What admission plugins see of a request (Kubernetes' admission.Attributes). */
+export interface AdmissionAttributes {
+  operation: AdmissionOperation;
+  definition: KindDefinition;
+  /** Empty for cluster-scoped resources. */
+  namespace: string;
+  /** May be empty on create with generateName before the name is generated. */
+  name: string;
+  /** Empty for the main resource. */
+  subresource: string;
+  /** The object to be stored (CREATE, UPDATE); the object being deleted for DELETE. */
+  object?: ApiObject;
+  /** The stored object (UPDATE, DELETE). */
+  oldObject?: ApiObject;
+  dryRun: boolean;
+}
+
+/**
+ * One admission plugin. `admit` runs in the mutating phase, before the object is validated, and may
+ * change `attributes.object`; `validate` runs after validation and may only refuse. Either refuses by
+ * throwing a StatusError. Plugins that do nothing here are simply not in the chain.
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  admit?(attributes: AdmissionAttributes): void | Promise<void>;
+  validate?(attributes: AdmissionAttributes): void | Promise<void>;
+}
+
+/** The enabled plugins in their run order. */
+export class AdmissionChain {
+  private readonly admitters: AdmissionPlugin[];
+  private readonly validators: AdmissionPlugin[];
+
+  constructor(readonly plugins: readonly AdmissionPlugin[]) {
+    this.admitters = plugins.filter((p) => p.admit !== undefined);
+    this.validators = plugins.filter((p) => p.validate !== undefined);
+  }
+
+  static empty(): AdmissionChain {
+    return new AdmissionChain([]);
+  }
+
+  async admit(attributes: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.admitters) await plugin.admit!(attributes);
+  }
+
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.validators) await plugin.validate!(attributes);
+  }
+
+  names(): string[] {
+    return this.plugins.map((p) => p.name);
+  }
+}

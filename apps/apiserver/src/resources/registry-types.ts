@@ -1,0 +1,108 @@
+import type { ApiObject, PropagationPolicy, Scheme } from '@svc/api';
+import type { Status } from '@svc/machinery';
+import type { Storage } from '@svc/storage';
+import type { AdmissionChain } from '../admission';
+import type { CacherPool } from './cacher-pool';
+import type { FieldValidation } from './field-validation';
+
+/** What every registry shares. */
+export interface RegistryContext {
+  storage: Storage;
+  scheme: Scheme;
+  /** `--store-prefix`. */
+  storePrefix: string;
+  cachers: CacherPool;
+  admission: AdmissionChain;
+  /** `--delete-collection-workers`: deletes run this many at a time. */
+  deleteCollectionWorkers: number;
+  /** The clock of timestamps (creation, deletion, managedFields). */
+  now: () => Date;
+}
+
+/** A decoded request body. */
+export interface ObjectInput {
+  value: unknown;
+  /** Keys the body repeated in one object (field validation reports them). */
+  duplicateFields?: readonly string[];
+}
+
+/** Options of every write (Kubernetes' CreateOptions, UpdateOptions, PatchOptions). */
+export interface WriteOptions {
+  /** `dryRun=All`: everything up to, not including, persistence. */
+  dryRun?: boolean;
+  /** The manager of the written fields: the `fieldManager` parameter, else from the user agent. */
+  fieldManager?: string;
+  /** Default Warn. */
+  fieldValidation?: FieldValidation;
+}
+
+export interface PatchOptions extends WriteOptions {
+  /** Apply only: take conflicting fields from their managers. */
+  force?: boolean;
+}
+
+export interface WriteResult {
+  /** The object as stored (or as it would be, for a dry run); for a released object, its last state. */
+  object: ApiObject;
+  /** `Warning` header texts (unknown and duplicate fields under fieldValidation=Warn). */
+  warnings: string[];
+  /** True when the write created the object (201). */
+  created: boolean;
+}
+
+/** Kubernetes' DeleteOptions as the delete verbs take them. */
+export interface DeleteRequest {
+  propagationPolicy?: PropagationPolicy;
+  orphanDependents?: boolean;
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface DeleteResult {
+  /** The removed object's last state, or the object left Terminating. */
+  object: ApiObject;
+  /** True when the object left the store; false when it waits for finalizers or its grace period. */
+  removed: boolean;
+}
+
+export interface GetQuery {
+  resourceVersion?: string;
+}
+
+export interface ListQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListOutcome {
+  items: readonly ApiObject[];
+  resourceVersion: string;
+  /** Present when more items remain. */
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+  /** When the watch will be ended (epoch ms): a bookmark goes out shortly before. */
+  deadline?: number;
+}
+
+export type ResourceWatchEvent =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: ApiObject }
+  | { type: 'BOOKMARK'; object: ApiObject }
+  | { type: 'ERROR'; object: Status };
+
+/** One client's watch: pull events with `for await`; `stop()` ends it. */
+export interface ResourceWatch extends AsyncIterable<ResourceWatchEvent> {
+  stop(): void;
+}

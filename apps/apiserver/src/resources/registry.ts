@@ -1,0 +1,656 @@
+import { randomUUID } from 'node:crypto';
+import { apiVersionOf, compileKind, ScaleSchema, type ApiObject, type CompiledKind, type KindDefinition, type Scale } from '@svc/api';
+import {
+  acceptedPatchMediaTypes,
+  applyNonApplyPatch,
+  applyPatch,
+  fieldErrorsMessage,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  generateName,
+  getSemantics,
+  isNonApplyPatchMediaType,
+  isValidPathSegmentName,
+  listSemantics,
+  META_GROUP,
+  newBadRequest,
+  newConflict,
+  newGenerateNameConflict,
+  newInvalid,
+  newNotFound,
+  newUnsupportedMediaType,
+  OPTIMISTIC_LOCK_ERROR_MESSAGE,
+  updateManagedFields,
+  watchSemantics,
+  type FieldError,
+  type GroupResource,
+  type JsonObject,
+  type JsonSchema,
+} from '@svc/machinery';
+import { isStorageError, objectKey, prefixKey } from '@svc/storage';
+import type { AdmissionAttributes, AdmissionOperation } from '../admission';
+import { decodeJsonBody, decodeYamlBody } from './body-decoder';
+import { isReleased, planDeletion } from './deletion';
+import { applyFieldValidation } from './field-validation';
+import { jsonClone, jsonEqual } from './json-equal';
+import { mediaTypeOf } from './media-types';
+import {
+  bumpGeneration,
+  finalizeUpdateOf,
+  hasStatusSubresource,
+  prepareForCreate,
+  prepareForUpdate,
+  statusUpdateOf,
+  validateUpdate,
+} from './object-meta-rules';
+import type {
+  DeleteRequest,
+  DeleteResult,
+  GetQuery,
+  ListOutcome,
+  ListQuery,
+  ObjectInput,
+  PatchOptions,
+  RegistryContext,
+  ResourceWatch,
+  WatchQuery,
+  WriteOptions,
+  WriteResult,
+} from './registry-types';
+import { readList } from './resource-list';
+import { openWatch } from './resource-watch';
+import { scaleOf, withScale } from './scale';
+import { selectionOf } from './selection';
+import { toStatusError } from './status-mapping';
+
+export const APPLY_PATCH_MEDIA_TYPE = 'application/apply-patch+yaml';
+
+/** Kubernetes tries this many generated names before it gives up with a 409. */
+const GENERATE_NAME_ATTEMPTS = 8;
+/** Read-modify-write rounds lost to concurrent writers before a write gives up with 409 Conflict. */
+const WRITE_ATTEMPTS = 16;
+
+/** The subresources a registry writes through: the object itself, `status`, `scale`, a namespace's `finalize`. */
+export type WriteTarget = '' | 'status' | 'scale' | 'finalize';
+
+interface WriteContext {
+  namespace: string;
+  name: string;
+  subresource: WriteTarget;
+  options: WriteOptions;
+  now: Date;
+  warnings: string[];
+  unknownCount: number;
+  /** managedFields were computed by server-side apply: the update bookkeeping must not run again. */
+  applied: boolean;
+}
+
+type Computed = { kind: 'create'; object: ApiObject } | { kind: 'update'; object: ApiObject; current: ApiObject };
+
+/**
+ * Every verb on one kind (one KindDefinition, so one version of it), over the Storage contract, with
+ * the rules of the HTTP interface and nothing of HTTP: server-set metadata, defaulting and validation
+ * from the schema, field validation levels, admission, optimistic concurrency, status and scale
+ * subresources, two-phase deletion, and reads through the watch cache where the tables allow.
+ *
+ * Objects returned may be shared with the watch cache and frozen: never change them.
+ */
+export class ResourceRegistry {
+  readonly compiled: CompiledKind;
+  readonly apiVersion: string;
+  readonly groupResource: GroupResource;
+
+  constructor(
+    readonly definition: KindDefinition,
+    private readonly context: RegistryContext,
+  ) {
+    this.compiled = compileKind(definition);
+    this.apiVersion = apiVersionOf(definition);
+    this.groupResource = { group: definition.group, resource: definition.resource };
+  }
+
+  /** Built-in kinds take strategic merge patch and answer protobuf; custom resources do neither. */
+  get builtIn(): boolean {
+    return this.definition.source.type === 'builtin';
+  }
+
+  /** The storage key of one object; `namespace` is ignored for cluster-scoped kinds. */
+  key(namespace: string, name: string): string {
+    if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
+    return objectKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace), name });
+  }
+
+  /** The key prefix of every object of the kind, or of one namespace. */
+  prefix(namespace = ''): string {
+    return prefixKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace) || undefined });
+  }
+
+  /** The object with this endpoint's apiVersion and kind (a shallow copy when they differ). */
+  typed(object: ApiObject): ApiObject {
+    if (object.apiVersion === this.apiVersion && object.kind === this.definition.kind) return object;
+    return { ...object, apiVersion: this.apiVersion, kind: this.definition.kind };
+  }
+
+  // ---- reads ----
+
+  async get(namespace: string, name: string, query: GetQuery = {}): Promise<ApiObject> {
+    const key = this.key(namespace, name);
+    const semantics = getSemantics({ resourceVersion: query.resourceVersion });
+    const cacher = semantics.mode === 'MostRecent' ? undefined : this.cacher();
+    try {
+      const minRevision = semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined;
+      const object = cacher !== undefined ? await cacher.get(key, { minRevision }) : await this.context.storage.get<ApiObject>(key, { minRevision });
+      return this.typed(object);
+    } catch (error) {
+      throw toStatusError(error, this.groupResource, name);
+    }
+  }
+
+  async list(namespace: string, query: ListQuery = {}): Promise<ListOutcome> {
+    const limit = query.limit ?? 0;
+    const semantics = listSemantics({ resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch, limit, continue: query.continue });
+    const selection = selectionOf(this.definition, query.labelSelector, query.fieldSelector);
+    try {
+      const outcome = await readList({ storage: this.context.storage, cacher: this.cacher(), prefix: this.prefix(namespace), selection, semantics, limit });
+      return { ...outcome, items: outcome.items.map((item) => this.typed(item)) };
+    } catch (error) {
+      throw toStatusError(error, this.groupResource);
+    }
+  }
+
+  async watch(namespace: string, query: WatchQuery = {}): Promise<ResourceWatch> {
+    const semantics = watchSemantics({ resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch, sendInitialEvents: query.sendInitialEvents });
+    const selection = selectionOf(this.definition, query.labelSelector, query.fieldSelector);
+    try {
+      return await openWatch({
+        def: this.definition,
+        storage: this.context.storage,
+        cacher: this.cacher(),
+        prefix: this.prefix(namespace),
+        selection,
+        semantics,
+        sendInitialEvents: query.sendInitialEvents,
+        allowBookmarks: query.allowWatchBookmarks === true,
+        deadline: query.deadline,
+        typed: (object) => this.typed(object),
+      });
+    } catch (error) {
+      throw toStatusError(error, this.groupResource);
+    }
+  }
+
+  // ---- writes ----
+
+  /** POST: a new object in `namespace` (ignored for cluster-scoped kinds); 201 on success. */
+  async create(namespace: string, input: ObjectInput, options: WriteOptions = {}): Promise<WriteResult> {
+    const object = this.objectOf(input.value);
+    this.checkTypeMeta(object);
+    this.checkNamespace(object, namespace);
+    const w = this.writeContext(namespace, object.metadata?.name ?? '', '', options);
+    this.validateFields(object, input.duplicateFields ?? [], w);
+    this.prepareNew(object, w);
+    const meta = object.metadata!;
+    await this.context.admission.admit(this.attributes('CREATE', w, object));
+    const generate = !meta.name && !!meta.generateName;
+    for (let attempt = 1; ; attempt++) {
+      if (generate) meta.name = generateName(meta.generateName!);
+      w.name = meta.name ?? '';
+      this.validate(object, [], w);
+      await this.context.admission.validate(this.attributes('CREATE', w, object));
+      if (options.dryRun) return { object: this.typed(object), warnings: w.warnings, created: true };
+      try {
+        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), object);
+        return { object: this.typed(stored), warnings: w.warnings, created: true };
+      } catch (error) {
+        if (generate && isStorageError(error, 'KeyExists')) {
+          if (attempt < GENERATE_NAME_ATTEMPTS) continue;
+          throw newGenerateNameConflict(this.groupResource, w.name, 1);
+        }
+        throw toStatusError(error, this.groupResource, w.name);
+      }
+    }
+  }
+
+  /** PUT of the object or of its `status` or `finalize` subresource. */
+  async update(namespace: string, name: string, input: ObjectInput, options: WriteOptions = {}, subresource: WriteTarget = ''): Promise<WriteResult> {
+    const incoming = this.objectOf(input.value);
+    this.checkTypeMeta(incoming);
+    this.checkNamespace(incoming, namespace);
+    this.checkName(incoming, name);
+    const w = this.writeContext(namespace, name, subresource, options);
+    this.validateFields(incoming, input.duplicateFields ?? [], w);
+    return this.writeLoop(w, async (current) => {
+      const next = jsonClone(incoming);
+      if (current === null) {
+        if (!this.definition.allowCreateOnUpdate || subresource !== '') throw newNotFound(this.groupResource, name);
+        this.prepareNew(next, w);
+        return { kind: 'create', object: await this.admitNew(next, w) };
+      }
+      return { kind: 'update', object: await this.prepareUpdate(current, next, w), current };
+    });
+  }
+
+  /**
+   * PATCH of the object or of its `status` subresource: JSON patch, merge patch, strategic merge patch
+   * (built-in kinds only, 415 otherwise), or server-side apply (`application/apply-patch+yaml`), which
+   * may create the object.
+   */
+  async patch(namespace: string, name: string, contentType: string | undefined, body: Buffer, options: PatchOptions = {}, subresource: WriteTarget = ''): Promise<WriteResult> {
+    const mediaType = mediaTypeOf(contentType ?? '');
+    if (mediaType === APPLY_PATCH_MEDIA_TYPE) return this.apply(namespace, name, body, options, subresource);
+    if (options.force !== undefined) throw this.patchOptionsInvalid([fieldForbidden('force', 'may not be specified for non-apply patch')]);
+    if (!isNonApplyPatchMediaType(mediaType)) throw newUnsupportedMediaType(acceptedPatchMediaTypes({ builtIn: this.builtIn }));
+    const decoded = decodeJsonBody(body);
+    const duplicates = mediaType === 'application/json-patch+json' ? [] : decoded.duplicateFields;
+    const w = this.writeContext(namespace, name, subresource, options);
+    return this.writeLoop(w, async (current) => {
+      if (current === null) throw newNotFound(this.groupResource, name);
+      const onScale = subresource === 'scale';
+      const base = (onScale ? scaleOf(this.definition, current) : current) as unknown as JsonObject;
+      const schema = (onScale ? ScaleSchema : this.compiled.schema) as unknown as JsonSchema;
+      let patched: ApiObject;
+      try {
+        patched = applyNonApplyPatch(mediaType, base, decoded.value, { builtIn: this.builtIn, schema }) as unknown as ApiObject;
+      } catch (error) {
+        throw toStatusError(error, this.groupResource, name);
+      }
+      if (onScale) return { kind: 'update', object: await this.prepareUpdate(current, this.scaledObject(current, patched), w), current };
+      this.checkTypeMeta(patched);
+      this.checkName(patched, name);
+      this.checkNamespace(patched, namespace);
+      w.warnings = [];
+      this.validateFields(patched, duplicates, w);
+      return { kind: 'update', object: await this.prepareUpdate(current, patched, w), current };
+    });
+  }
+
+  private async apply(namespace: string, name: string, body: Buffer, options: PatchOptions, subresource: WriteTarget): Promise<WriteResult> {
+    const manager = options.fieldManager ?? '';
+    if (manager === '') throw this.patchOptionsInvalid([fieldRequired('fieldManager', 'is required for apply patch')]);
+    if (subresource === 'scale' || subresource === 'finalize') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
+    const decoded = decodeYamlBody(body);
+    const applied = this.objectOf(decoded.value);
+    const appliedName = applied.metadata?.name;
+    if (appliedName && appliedName !== name) throw nameMismatch(appliedName, name);
+    this.checkNamespace(applied, namespace);
+    const w = this.writeContext(namespace, name, subresource, options);
+    w.applied = true;
+    this.validateFields(applied, decoded.duplicateFields, w);
+    return this.writeLoop(w, async (current) => {
+      if (current === null && subresource !== '') throw newNotFound(this.groupResource, name);
+      const result = applyPatch({
+        live: current === null ? undefined : (current as unknown as JsonObject),
+        applied: jsonClone(applied),
+        manager,
+        force: options.force === true,
+        apiVersion: this.apiVersion,
+        kind: this.definition.kind,
+        subresource: subresource || undefined,
+        schema: this.compiled.schema as unknown as JsonSchema,
+        now: w.now,
+        resetFields: this.resetFields(subresource),
+      });
+      const object = result.object as unknown as ApiObject;
+      if (current === null) {
+        this.checkName(object, name);
+        this.prepareNew(object, w);
+        return { kind: 'create', object: await this.admitNew(object, w) };
+      }
+      return { kind: 'update', object: await this.prepareUpdate(current, object, w), current };
+    });
+  }
+
+  // ---- scale ----
+
+  async getScale(namespace: string, name: string): Promise<Scale> {
+    return scaleOf(this.definition, await this.get(namespace, name));
+  }
+
+  /** PUT of the `scale` subresource: the Scale's spec.replicas written to the object. */
+  async updateScale(namespace: string, name: string, input: ObjectInput, options: WriteOptions = {}): Promise<{ scale: Scale; warnings: string[] }> {
+    const scale = this.objectOf(input.value);
+    if (scale.metadata?.name && scale.metadata.name !== name) throw nameMismatch(scale.metadata.name, name);
+    const w = this.writeContext(namespace, name, 'scale', options);
+    const result = await this.writeLoop(w, async (current) => {
+      if (current === null) throw newNotFound(this.groupResource, name);
+      return { kind: 'update', object: await this.prepareUpdate(current, this.scaledObject(current, scale), w), current };
+    });
+    return { scale: scaleOf(this.definition, result.object), warnings: result.warnings };
+  }
+
+  /** PATCH of the `scale` subresource (the patch applies to the Scale). */
+  async patchScale(namespace: string, name: string, contentType: string | undefined, body: Buffer, options: PatchOptions = {}): Promise<{ scale: Scale; warnings: string[] }> {
+    const result = await this.patch(namespace, name, contentType, body, options, 'scale');
+    return { scale: scaleOf(this.definition, result.object), warnings: result.warnings };
+  }
+
+  private scaledObject(current: ApiObject, scale: ApiObject): ApiObject {
+    const next = withScale(this.definition, current, scale);
+    // A Scale that names a resourceVersion makes it a precondition of the write, as Kubernetes does.
+    const rv = scale.metadata?.resourceVersion;
+    if (rv) next.metadata = { ...next.metadata, resourceVersion: rv };
+    return next;
+  }
+
+  // ---- deletes ----
+
+  /**
+   * DELETE: the first phase of deletion (see planDeletion). Preconditions (uid, resourceVersion) are
+   * checked against the stored object: 409 Conflict when they do not hold.
+   */
+  async delete(namespace: string, name: string, request: DeleteRequest = {}, options: WriteOptions = {}): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    const now = this.context.now();
+    const storage = this.context.storage;
+    let admitted = false;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.readCurrent(key, name);
+      if (current === null) throw newNotFound(this.groupResource, name);
+      this.checkDeletePreconditions(request, current, name);
+      if (!admitted) {
+        const attributes: AdmissionAttributes = {
+          operation: 'DELETE',
+          definition: this.definition,
+          namespace: this.scope(namespace),
+          name,
+          subresource: '',
+          object: current,
+          oldObject: current,
+          dryRun: options.dryRun === true,
+        };
+        await this.context.admission.admit(attributes);
+        await this.context.admission.validate(attributes);
+        admitted = true;
+      }
+      const plan = planDeletion(this.definition, current, request, now);
+      const rv = current.metadata?.resourceVersion;
+      try {
+        switch (plan.action) {
+          case 'none':
+            return { object: this.typed(current), removed: false };
+          case 'mark':
+            if (options.dryRun) return { object: this.typed(plan.object), removed: false };
+            return { object: this.typed(await storage.update<ApiObject>(key, plan.object, { preconditions: { resourceVersion: rv } })), removed: false };
+          case 'remove':
+            if (options.dryRun) return { object: this.typed(current), removed: true };
+            return {
+              object: this.typed(await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: rv, uid: current.metadata?.uid } })),
+              removed: true,
+            };
+        }
+      } catch (error) {
+        if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound')) continue;
+        throw toStatusError(error, this.groupResource, name);
+      }
+    }
+    throw newConflict(this.groupResource, name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
+  }
+
+  /**
+   * DELETE of a collection: every object the selectors pick is deleted as one DELETE would, with
+   * `--delete-collection-workers` deletes at a time. Returns the objects deleted or left Terminating.
+   */
+  async deleteCollection(namespace: string, query: ListQuery, request: DeleteRequest = {}, options: WriteOptions = {}): Promise<ApiObject[]> {
+    const listed = await this.list(namespace, { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch });
+    const items = [...listed.items];
+    const results: Array<ApiObject | undefined> = new Array(items.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const index = next++;
+        const meta = items[index].metadata ?? {};
+        try {
+          results[index] = (await this.delete(meta.namespace ?? '', meta.name ?? '', { ...request, preconditions: undefined }, options)).object;
+        } catch (error) {
+          if (toStatusError(error, this.groupResource).code !== 404) throw error;
+        }
+      }
+    };
+    const workers = Math.max(1, Math.min(this.context.deleteCollectionWorkers, items.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+    return results.filter((r): r is ApiObject => r !== undefined);
+  }
+
+  // ---- the write pipeline ----
+
+  /**
+   * Kubernetes' GuaranteedUpdate with the registry's additions: read, compute, then create (absent
+   * object, create-on-update or apply), remove (a Terminating object whose last finalizer went), skip
+   * (nothing changed: no new version) or write with the read version as precondition; a concurrent
+   * write makes it read and compute again. A dry run computes and stops before the store.
+   */
+  private async writeLoop(w: WriteContext, compute: (current: ApiObject | null) => Promise<Computed>): Promise<WriteResult> {
+    const key = this.key(w.namespace, w.name);
+    const storage = this.context.storage;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.readCurrent(key, w.name);
+      const computed = await compute(current);
+      try {
+        if (computed.kind === 'create') {
+          if (w.options.dryRun) return this.written(computed.object, w, true);
+          return this.written(await storage.create<ApiObject>(key, computed.object), w, true);
+        }
+        const { object } = computed;
+        const currentMeta = computed.current.metadata ?? {};
+        if (w.options.dryRun) return this.written(object, w, false);
+        if (isReleased(this.definition, object)) {
+          const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: currentMeta.resourceVersion, uid: currentMeta.uid } });
+          return this.written(removed, w, false);
+        }
+        if (sameExceptVersion(object, computed.current)) return this.written(computed.current, w, false);
+        return this.written(await storage.update<ApiObject>(key, object, { preconditions: { resourceVersion: currentMeta.resourceVersion } }), w, false);
+      } catch (error) {
+        if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound') || isStorageError(error, 'KeyExists')) continue;
+        throw toStatusError(error, this.groupResource, w.name);
+      }
+    }
+    throw newConflict(this.groupResource, w.name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
+  }
+
+  private written(object: ApiObject, w: WriteContext, created: boolean): WriteResult {
+    return { object: this.typed(object), warnings: w.warnings, created };
+  }
+
+  /** Server-set metadata, defaults and managedFields of an object about to be created. */
+  private prepareNew(object: ApiObject, w: WriteContext): void {
+    prepareForCreate(this.definition, object, { namespace: this.scope(w.namespace), now: w.now, uid: randomUUID() });
+    this.compiled.default(object);
+    if (!w.applied) this.setManagedFields(undefined, object, w);
+  }
+
+  /** Admission and validation of an object created by PUT or apply (its name comes from the path). */
+  private async admitNew(object: ApiObject, w: WriteContext): Promise<ApiObject> {
+    await this.context.admission.admit(this.attributes('CREATE', w, object));
+    this.validate(object, [], w);
+    await this.context.admission.validate(this.attributes('CREATE', w, object));
+    return object;
+  }
+
+  /** An update of `current` to `incoming` (a private copy), by the rules of the target subresource. */
+  private async prepareUpdate(current: ApiObject, incoming: ApiObject, w: WriteContext): Promise<ApiObject> {
+    const errors: FieldError[] = [];
+    let next: ApiObject;
+    switch (w.subresource) {
+      case 'status':
+        next = statusUpdateOf(incoming, current);
+        bumpGeneration(this.definition, next, current);
+        break;
+      case 'finalize':
+        next = finalizeUpdateOf(incoming, current);
+        break;
+      case 'scale':
+        next = incoming;
+        bumpGeneration(this.definition, next, current);
+        break;
+      default:
+        errors.push(...validateUpdate(this.definition, incoming, current));
+        next = incoming;
+        prepareForUpdate(this.definition, next, current);
+    }
+    this.compiled.default(next);
+    if (!w.applied) this.setManagedFields(current, next, w);
+    const rv = next.metadata?.resourceVersion;
+    if (rv && rv !== current.metadata?.resourceVersion) throw newConflict(this.groupResource, w.name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
+    await this.context.admission.admit(this.attributes('UPDATE', w, next, current));
+    this.validate(next, errors, w);
+    await this.context.admission.validate(this.attributes('UPDATE', w, next, current));
+    return next;
+  }
+
+  private setManagedFields(live: ApiObject | undefined, object: ApiObject, w: WriteContext): void {
+    const entries = updateManagedFields({
+      live: live as unknown as JsonObject | undefined,
+      updated: object as unknown as JsonObject,
+      manager: w.options.fieldManager ?? '',
+      apiVersion: this.apiVersion,
+      subresource: w.subresource || undefined,
+      schema: this.compiled.schema as unknown as JsonSchema,
+      now: w.now,
+      resetFields: this.resetFields(w.subresource),
+    });
+    const meta = (object.metadata ??= {});
+    if (entries.length > 0) meta.managedFields = entries as unknown as NonNullable<typeof meta.managedFields>;
+    else delete meta.managedFields;
+  }
+
+  /** The fields a write through `subresource` cannot change (their ownership is not tracked there). */
+  private resetFields(subresource: WriteTarget): string[][] | undefined {
+    if (subresource === '' && hasStatusSubresource(this.definition)) return [['status']];
+    if (subresource === 'status') return [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
+    return undefined;
+  }
+
+  /**
+   * Schema errors and the kind's rules: 422 Invalid listing each field. A value of the wrong type in a
+   * built-in kind, or next to an unknown field, is a 400 BadRequest instead, as Kubernetes answers a
+   * body it cannot decode into the kind.
+   */
+  private validate(object: ApiObject, extra: FieldError[], w: WriteContext): void {
+    const errors = [...extra, ...this.compiled.validate(object)];
+    const name = object.metadata?.name ?? '';
+    for (const message of name ? isValidPathSegmentName(name) : []) errors.push(fieldInvalid('metadata.name', name, message));
+    if (errors.length === 0) return;
+    const typeErrors = errors.filter((e) => e.type === 'FieldValueTypeInvalid');
+    if (typeErrors.length > 0 && (this.builtIn || w.unknownCount > 0)) {
+      const kind = this.definition.kind;
+      throw newBadRequest(`${kind} in version "${this.definition.version}" cannot be handled as a ${kind}: ${fieldErrorsMessage(typeErrors)}`);
+    }
+    throw newInvalid({ group: this.definition.group, kind: this.definition.kind }, name, errors);
+  }
+
+  private validateFields(object: ApiObject, duplicates: readonly string[], w: WriteContext): void {
+    const outcome = applyFieldValidation(this.compiled, object, duplicates, w.options.fieldValidation ?? 'Warn');
+    w.warnings.push(...outcome.warnings);
+    w.unknownCount = outcome.unknownCount;
+  }
+
+  private writeContext(namespace: string, name: string, subresource: WriteTarget, options: WriteOptions): WriteContext {
+    return { namespace, name, subresource, options, now: this.context.now(), warnings: [], unknownCount: 0, applied: false };
+  }
+
+  private attributes(operation: AdmissionOperation, w: WriteContext, object: ApiObject, oldObject?: ApiObject): AdmissionAttributes {
+    return {
+      operation,
+      definition: this.definition,
+      namespace: this.scope(w.namespace),
+      name: w.name,
+      subresource: w.subresource,
+      object,
+      oldObject,
+      dryRun: w.options.dryRun === true,
+    };
+  }
+
+  // ---- checks of the request body ----
+
+  private objectOf(value: unknown): ApiObject {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw newBadRequest(`the request body must be a ${this.definition.kind} object`);
+    }
+    const object = value as ApiObject;
+    if (object.metadata !== undefined && (typeof object.metadata !== 'object' || object.metadata === null || Array.isArray(object.metadata))) {
+      throw newBadRequest(`${this.definition.kind} in version "${this.definition.version}" cannot be handled as a ${this.definition.kind}: metadata must be an object`);
+    }
+    return object;
+  }
+
+  /**
+   * apiVersion and kind default to the endpoint's; another served version of the same kind is taken
+   * as this one (versions of a kind convert without change here); anything else is a 400.
+   */
+  private checkTypeMeta(object: ApiObject): void {
+    const kind = object.kind;
+    if (kind !== undefined && kind !== this.definition.kind) {
+      throw newBadRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${this.definition.kind})`);
+    }
+    const apiVersion = object.apiVersion;
+    if (apiVersion !== undefined && apiVersion !== this.apiVersion) {
+      const other = typeof apiVersion === 'string' ? this.context.scheme.byApiVersionKind(apiVersion, this.definition.kind) : undefined;
+      if (other === undefined || other.group !== this.definition.group) {
+        throw newBadRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${this.apiVersion})`);
+      }
+    }
+    object.apiVersion = this.apiVersion;
+    object.kind = this.definition.kind;
+  }
+
+  private checkNamespace(object: ApiObject, namespace: string): void {
+    if (!this.definition.namespaced) return;
+    const given = object.metadata?.namespace;
+    if (given && given !== namespace) {
+      throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  private checkName(object: ApiObject, name: string): void {
+    const meta = (object.metadata ??= {});
+    if (meta.name && meta.name !== name) throw nameMismatch(meta.name, name);
+    meta.name = name;
+  }
+
+  private checkDeletePreconditions(request: DeleteRequest, current: ApiObject, name: string): void {
+    const wanted = request.preconditions ?? {};
+    const meta = current.metadata ?? {};
+    if (wanted.uid && wanted.uid !== meta.uid) {
+      throw newConflict(this.groupResource, name, `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${meta.uid ?? ''}`);
+    }
+    if (wanted.resourceVersion && wanted.resourceVersion !== meta.resourceVersion) {
+      throw newConflict(
+        this.groupResource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  private patchOptionsInvalid(errors: FieldError[]): Error {
+    return newInvalid({ group: META_GROUP, kind: 'PatchOptions' }, '', errors);
+  }
+
+  private async readCurrent(key: string, name: string): Promise<ApiObject | null> {
+    try {
+      return await this.context.storage.get<ApiObject>(key);
+    } catch (error) {
+      if (isStorageError(error, 'KeyNotFound')) return null;
+      throw toStatusError(error, this.groupResource, name);
+    }
+  }
+
+  private cacher() {
+    return this.context.cachers.cacherFor(this.definition.group, this.definition.resource);
+  }
+
+  private scope(namespace: string): string {
+    return this.definition.namespaced ? namespace : '';
+  }
+}
+
+function nameMismatch(given: string, path: string): Error {
+  return newBadRequest(`the name of the object (${given}) does not match the name on the URL (${path})`);
+}
+
+/** True when two states differ at most in their resourceVersion: such an update is not written. */
+function sameExceptVersion(a: ApiObject, b: ApiObject): boolean {
+  return jsonEqual({ ...a, metadata: { ...a.metadata, resourceVersion: undefined } }, { ...b, metadata: { ...b.metadata, resourceVersion: undefined } });
+}

@@ -1,0 +1,346 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LoggerService } from '@nestjs/common';
+import {
+  apiVersionOf,
+  deprecatedApiWarning,
+  findDeprecatedApiVersion,
+  removedApiMessage,
+  type ApiObject,
+  type KindDefinition,
+  type Scheme,
+} from '@svc/api';
+import { failureStatus, isValidPathSegmentName, StatusError, StatusReasons, type Status } from '@svc/machinery';
+import { isTimedOutResponse } from '../filters/handler-chain';
+import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
+import { longRunningLabelsOf, type MetricsService } from '../metrics/metrics.service';
+import { readBody } from '../request/read-body';
+import { requestContext, requestUrl, type RequestContext } from '../request/request-context';
+import type { RequestInfo } from '../request/request-info';
+import { watchTimeoutSeconds } from '../request/request-timeout';
+import { decodeObjectBody } from './body-decoder';
+import { jsonFormat, negotiateOutput, wantsPretty, type OutputFormat } from './negotiation';
+import {
+  parseDeleteOptions,
+  parseIncludeObject,
+  parseListQuery,
+  parseWatchQuery,
+  parseWriteOptions,
+  type OptionsKind,
+} from './query-options';
+import type { ResourceRegistries } from './registries';
+import type { ResourceRegistry, WriteTarget } from './registry';
+import { APPLY_PATCH_MEDIA_TYPE } from './registry';
+import type { ListOutcome, ResourceWatchEvent, WriteResult } from './registry-types';
+import { mediaTypeOf } from './media-types';
+import { writeBody, writeStatusBody } from './response-writer';
+import { toStatusError } from './status-mapping';
+import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
+import { streamWatch } from './watch-stream';
+
+export interface ResourceRouterOptions {
+  scheme: Scheme;
+  registries: ResourceRegistries;
+  metrics: MetricsService;
+  lifecycle: ServerLifecycle;
+  /** `--min-request-timeout`: the floor of a watch's randomized lifetime. */
+  minRequestTimeoutSeconds: number;
+  maxRequestBodyBytes: number;
+  logger?: LoggerService;
+}
+
+/** What a resource path names, resolved against the scheme as it is now. */
+interface Target {
+  info: RequestInfo;
+  def: KindDefinition;
+  registry: ResourceRegistry;
+  /** Empty for cluster-scoped kinds and for lists across all namespaces. */
+  namespace: string;
+  /** The object name from the path (not from a field selector). */
+  name: string;
+  subresource: string;
+}
+
+/** Kinds whose delete answers with the removed object; the others answer with a Success Status (Kubernetes' ReturnDeletedObject). */
+const RETURNS_DELETED_OBJECT = new Set(['/pods', '/services', '/namespaces', '/serviceaccounts']);
+
+const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
+
+/**
+ * The one handler of every resource path (`/api/v1/...`, `/apis/<group>/<version>/...`) for every kind
+ * of the scheme. Non-resource paths (`/api`, `/apis/<group>`, health, metrics) pass on to the next
+ * handler. Every failure is answered as a Status in the negotiated encoding.
+ */
+export class ResourceRouter {
+  constructor(private readonly options: ResourceRouterOptions) {}
+
+  readonly handle = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {
+    const context = requestContext(req);
+    if (!context.info.isResourceRequest) {
+      next();
+      return;
+    }
+    const pretty = wantsPretty(requestUrl(req).searchParams.get('pretty'), req.headers['user-agent']);
+    const fallback = jsonFormat(pretty);
+    this.serve(req, res, context, fallback).catch((error: unknown) => this.fail(req, res, error, fallback));
+  };
+
+  private async serve(req: IncomingMessage, res: ServerResponse, context: RequestContext, fallback: OutputFormat): Promise<void> {
+    let format = fallback;
+    let target: Target | undefined;
+    try {
+      target = this.resolve(context);
+      this.warnIfDeprecated(target, res);
+      format = negotiateOutput(req.headers.accept, { verb: target.info.verb, protobuf: target.registry.builtIn }, fallback.pretty);
+      await this.dispatch(req, res, target, format);
+    } catch (error) {
+      this.fail(req, res, error, format, target);
+    }
+  }
+
+  private resolve(context: RequestContext): Target {
+    const info = context.info;
+    const def = this.options.scheme.byResource({ group: info.group, version: info.version, resource: info.resource });
+    if (def === undefined || !def.served) {
+      context.unmatched = true;
+      const removed = this.options.scheme.removedVersion(info.group, info.version, info.resource);
+      throw notFound(removed ? removedApiMessage(removed, info.resource) : NOT_FOUND_MESSAGE);
+    }
+    const name = info.parts[1] ?? '';
+    const subresource = info.parts[2] ?? '';
+    if (info.parts.length > 3) throw notFound(NOT_FOUND_MESSAGE);
+    let namespace = '';
+    if (def.namespaced) {
+      namespace = info.namespace;
+      if (namespace === '' && name !== '') throw notFound(NOT_FOUND_MESSAGE);
+      if (namespace !== '' && isValidPathSegmentName(namespace).length > 0) throw notFound(NOT_FOUND_MESSAGE);
+    } else if (info.namespace !== '' && info.resource !== 'namespaces') {
+      throw notFound(NOT_FOUND_MESSAGE);
+    }
+    return { info, def, registry: this.options.registries.forDefinition(def), namespace, name, subresource };
+  }
+
+  private warnIfDeprecated(target: Target, res: ServerResponse): void {
+    const { def, info } = target;
+    const deprecation = this.options.scheme.deprecation(def);
+    if (!deprecation?.deprecated) return;
+    const scheduled = findDeprecatedApiVersion(def.group, def.version, def.resource);
+    const text = deprecation.warning ?? (scheduled ? deprecatedApiWarning(scheduled, def.kind) : `${apiVersionOf(def)} ${def.kind} is deprecated`);
+    res.setHeader('Warning', [`299 - ${JSON.stringify(text)}`]);
+    this.options.metrics.markDeprecatedApiRequested({
+      group: def.group,
+      version: def.version,
+      resource: def.resource,
+      subresource: info.subresource,
+      removedRelease: deprecation.removedRelease,
+    });
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const read = method === 'GET' || method === 'HEAD';
+    const { def, name, subresource, namespace } = target;
+    if (name === '') {
+      if (def.namespaced && namespace === '' && !read) throw methodNotAllowed();
+      if (read) return target.info.verb === 'watch' ? this.watch(req, res, target, format) : this.list(req, res, target, format);
+      if (method === 'POST') return this.create(req, res, target, format);
+      if (method === 'DELETE') return this.deleteCollection(req, res, target, format);
+      throw methodNotAllowed();
+    }
+    if (target.info.verb === 'watch') {
+      if (subresource !== '' || !read) throw methodNotAllowed();
+      return this.watch(req, res, target, format);
+    }
+    switch (subresource) {
+      case '':
+        if (read) return this.get(req, res, target, format);
+        if (method === 'PUT') return this.update(req, res, target, format, '');
+        if (method === 'PATCH') return this.patch(req, res, target, format, '');
+        if (method === 'DELETE') return this.delete(req, res, target, format);
+        throw methodNotAllowed();
+      case 'status':
+        if (!def.subresources.status) throw notFound(NOT_FOUND_MESSAGE);
+        if (read) return this.get(req, res, target, format);
+        if (method === 'PUT') return this.update(req, res, target, format, 'status');
+        if (method === 'PATCH') return this.patch(req, res, target, format, 'status');
+        throw methodNotAllowed();
+      case 'scale':
+        if (!def.subresources.scale) throw notFound(NOT_FOUND_MESSAGE);
+        if (read) return writeBody(res, 200, await target.registry.getScale(namespace, name), format);
+        if (method === 'PUT') return this.updateScale(req, res, target, format);
+        if (method === 'PATCH') return this.patchScale(req, res, target, format);
+        throw methodNotAllowed();
+      case 'finalize':
+        if (!(def.group === '' && def.resource === 'namespaces')) throw notFound(NOT_FOUND_MESSAGE);
+        if (method === 'PUT') return this.update(req, res, target, format, 'finalize');
+        throw methodNotAllowed();
+      default:
+        throw notFound(NOT_FOUND_MESSAGE);
+    }
+  }
+
+  // ---- reads ----
+
+  private async get(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const params = requestUrl(req).searchParams;
+    const object = await target.registry.get(target.namespace, target.name, { resourceVersion: params.get('resourceVersion') ?? undefined });
+    writeBody(res, 200, this.viewOfObject(target, object, format, params), format);
+  }
+
+  private async list(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const params = requestUrl(req).searchParams;
+    const query = parseListQuery(params);
+    const outcome = await target.registry.list(target.namespace, query);
+    writeBody(res, 200, this.viewOfList(target, outcome, format, params), format);
+  }
+
+  private async watch(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const params = requestUrl(req).searchParams;
+    const query = parseWatchQuery(params, target.name);
+    const includeObject = format.view?.as === 'Table' ? parseIncludeObject(params) : 'Metadata';
+    const seconds = watchTimeoutSeconds(this.options.minRequestTimeoutSeconds, query.timeoutSeconds);
+    const timeoutMs = seconds * 1000;
+    const watch = await target.registry.watch(target.namespace, { ...query, deadline: Date.now() + timeoutMs });
+    const labels = longRunningLabelsOf(target.info, req.headers['content-type']);
+    const view = format.view;
+    const shown =
+      view === undefined
+        ? undefined
+        : (event: ResourceWatchEvent): unknown => {
+            if (event.type === 'ERROR' || event.type === 'BOOKMARK') return event.object;
+            return view.as === 'Table'
+              ? tableOf(target.def, [event.object], view.apiVersion, includeObject)
+              : partialObjectMetadataOf(event.object, view.apiVersion);
+          };
+    this.options.metrics.watchOpened(labels);
+    try {
+      await streamWatch(res, { watch, format, timeoutMs, stopSignal: this.options.lifecycle.longRunningStopSignal, view: shown });
+    } finally {
+      this.options.metrics.watchClosed(labels);
+    }
+  }
+
+  // ---- writes ----
+
+  private async create(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const options = this.writeOptions(req, 'CreateOptions');
+    const input = decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const result = await target.registry.create(target.namespace, input, options);
+    this.written(res, result, format, 201);
+  }
+
+  private async update(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat, subresource: WriteTarget): Promise<void> {
+    const options = this.writeOptions(req, 'UpdateOptions');
+    const input = decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const result = await target.registry.update(target.namespace, target.name, input, options, subresource);
+    this.written(res, result, format, result.created ? 201 : 200);
+  }
+
+  private async patch(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat, subresource: WriteTarget): Promise<void> {
+    const contentType = req.headers['content-type'];
+    const apply = mediaTypeOf(contentType ?? '') === APPLY_PATCH_MEDIA_TYPE;
+    const options = this.writeOptions(req, 'PatchOptions', apply);
+    const body = await readBody(req, this.options.maxRequestBodyBytes);
+    const result = await target.registry.patch(target.namespace, target.name, contentType, body, options, subresource);
+    this.written(res, result, format, result.created ? 201 : 200);
+  }
+
+  private async updateScale(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const options = this.writeOptions(req, 'UpdateOptions');
+    const input = decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const { scale, warnings } = await target.registry.updateScale(target.namespace, target.name, input, options);
+    writeBody(res, 200, scale, format, warnings);
+  }
+
+  private async patchScale(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const contentType = req.headers['content-type'];
+    const options = this.writeOptions(req, 'PatchOptions', mediaTypeOf(contentType ?? '') === APPLY_PATCH_MEDIA_TYPE);
+    const body = await readBody(req, this.options.maxRequestBodyBytes);
+    const { scale, warnings } = await target.registry.patchScale(target.namespace, target.name, contentType, body, options);
+    writeBody(res, 200, scale, format, warnings);
+  }
+
+  private async delete(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const { request, dryRun } = await this.deleteOptions(req);
+    const result = await target.registry.delete(target.namespace, target.name, request, { dryRun });
+    const code = !result.removed && request.orphanDependents === false ? 202 : 200;
+    if (!result.removed || RETURNS_DELETED_OBJECT.has(`${target.def.group}/${target.def.resource}`)) {
+      writeBody(res, code, result.object, format);
+      return;
+    }
+    const status: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: target.name, group: target.def.group || undefined, kind: target.def.resource, uid: result.object.metadata?.uid },
+    };
+    writeBody(res, code, status, format);
+  }
+
+  private async deleteCollection(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const params = requestUrl(req).searchParams;
+    const query = parseListQuery(params);
+    const { request, dryRun } = await this.deleteOptions(req);
+    const items = await target.registry.deleteCollection(target.namespace, query, request, { dryRun });
+    writeBody(res, 200, { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: {}, items }, format);
+  }
+
+  private async deleteOptions(req: IncomingMessage) {
+    const body = await readBody(req, this.options.maxRequestBodyBytes);
+    const decoded = body.length > 0 && body.toString('utf8').trim() !== '' ? decodeObjectBody(body, req.headers['content-type']).value : undefined;
+    return parseDeleteOptions(decoded, requestUrl(req).searchParams);
+  }
+
+  private writeOptions(req: IncomingMessage, kind: OptionsKind, apply = false) {
+    return parseWriteOptions(requestUrl(req).searchParams, req.headers['user-agent'], kind, apply);
+  }
+
+  private written(res: ServerResponse, result: WriteResult, format: OutputFormat, code: number): void {
+    writeBody(res, code, result.object, format, result.warnings);
+  }
+
+  // ---- views ----
+
+  private viewOfObject(target: Target, object: ApiObject, format: OutputFormat, params: URLSearchParams): unknown {
+    const view = format.view;
+    if (view === undefined) return object;
+    if (view.as === 'Table') {
+      return tableOf(target.def, [object], view.apiVersion, parseIncludeObject(params), { resourceVersion: object.metadata?.resourceVersion });
+    }
+    return partialObjectMetadataOf(object, view.apiVersion);
+  }
+
+  private viewOfList(target: Target, outcome: ListOutcome, format: OutputFormat, params: URLSearchParams): unknown {
+    // The interface promises `continue` on every list, empty on the last chunk.
+    const meta: { resourceVersion: string; continue: string; remainingItemCount?: number } = {
+      resourceVersion: outcome.resourceVersion,
+      continue: outcome.continue ?? '',
+    };
+    if (outcome.remainingItemCount !== undefined) meta.remainingItemCount = outcome.remainingItemCount;
+    const view = format.view;
+    if (view?.as === 'Table') return tableOf(target.def, outcome.items, view.apiVersion, parseIncludeObject(params), meta);
+    if (view !== undefined) return partialObjectMetadataListOf(outcome.items, view.apiVersion, meta);
+    return { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: meta, items: outcome.items };
+  }
+
+  // ---- errors ----
+
+  private fail(req: IncomingMessage, res: ServerResponse, error: unknown, format: OutputFormat, target?: Target): void {
+    if (isTimedOutResponse(res)) return;
+    const resource = target ? { group: target.def.group, resource: target.def.resource } : { group: '', resource: '' };
+    const status = toStatusError(error, resource, target?.name ?? '').status;
+    if ((status.code ?? 500) >= 500) {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.options.logger?.error(`${req.method} ${req.url}: ${detail}`);
+    }
+    writeStatusBody(res, status, format);
+  }
+}
+
+function notFound(message: string): StatusError {
+  return new StatusError(failureStatus(404, StatusReasons.NotFound, message, {}));
+}
+
+function methodNotAllowed(): StatusError {
+  return new StatusError(failureStatus(405, StatusReasons.MethodNotAllowed, 'the server does not allow this method on the requested resource', {}));
+}

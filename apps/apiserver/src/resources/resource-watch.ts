@@ -1,0 +1,136 @@
+import type { ApiObject, KindDefinition } from '@svc/api';
+import type { Status, WatchSemantics } from '@svc/machinery';
+import { isStorageError, type ChangeEvent, type Storage, type WatchEvent, type WatchOptions } from '@svc/storage';
+import { bookmarkMetadata, DEFAULT_BOOKMARK_INTERVAL_MS, type Cacher, type CacheWatchEvent } from '../watchcache';
+import type { ResourceWatch, ResourceWatchEvent } from './registry-types';
+import type { Selection } from './selection';
+import { toStatusError } from './status-mapping';
+
+export interface WatchSource {
+  def: KindDefinition;
+  storage: Storage;
+  /** The resource's watch cache; undefined watches storage directly. */
+  cacher: Cacher<ApiObject> | undefined;
+  /** Key prefix: the resource's, or one namespace's. */
+  prefix: string;
+  selection: Selection;
+  semantics: WatchSemantics;
+  /** The request's own sendInitialEvents, which the cache interprets itself. */
+  sendInitialEvents: boolean | undefined;
+  allowBookmarks: boolean;
+  deadline?: number;
+  /** Gives an object the apiVersion and kind of the endpoint (a copy when they differ). */
+  typed: (object: ApiObject) => ApiObject;
+}
+
+/**
+ * Opens a watch through the resource's cache, or straight on storage when the resource is not cached.
+ * A start too old for the history (410) or a version the store does not reach (504) is not thrown: the
+ * watch then carries one ERROR event with that Status and ends, as Kubernetes answers watches. Other
+ * terminal failures of a running watch (a consumer cut off for falling behind, a cache that lost its
+ * backend) end it cleanly, and the client watches again from the last version it saw.
+ */
+export async function openWatch(source: WatchSource): Promise<ResourceWatch> {
+  try {
+    return source.cacher !== undefined ? await watchCache(source, source.cacher) : await watchStorage(source);
+  } catch (error) {
+    if (isStorageError(error, 'Expired') || isStorageError(error, 'TooLargeResourceVersion')) return errorWatch(statusOf(error, source));
+    throw error;
+  }
+}
+
+async function watchCache(source: WatchSource, cacher: Cacher<ApiObject>): Promise<ResourceWatch> {
+  const { semantics } = source;
+  const watcher = await cacher.watch({
+    keyPrefix: source.prefix,
+    fromRevision: semantics.mode === 'MostRecent' ? undefined : semantics.mode === 'Any' ? 0 : semantics.resourceVersion,
+    sendInitialEvents: source.sendInitialEvents,
+    filter: source.selection.filter,
+    allowBookmarks: source.allowBookmarks,
+    deadline: source.deadline,
+  });
+  const bookmark = bookmarkObject(source.def);
+  const map = (event: CacheWatchEvent<ApiObject>): ResourceWatchEvent =>
+    event.type === 'BOOKMARK' ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) } : { type: event.type, object: source.typed(event.object) };
+  return adapt(watcher, (event) => map(event), () => watcher.stop(), source);
+}
+
+async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
+  const { semantics } = source;
+  const options: WatchOptions = { initialEvents: semantics.initialEvents };
+  if (semantics.mode === 'Exact' || semantics.mode === 'NotOlderThan') options.revision = semantics.resourceVersion;
+  if (source.allowBookmarks) options.progressIntervalMs = DEFAULT_BOOKMARK_INTERVAL_MS;
+  const watcher = await source.storage.watch<ApiObject>(source.prefix, options);
+  const filter = source.selection.filter;
+  const bookmark = bookmarkObject(source.def);
+  const endBookmark = semantics.initialEventsEndBookmark && source.allowBookmarks;
+  const map = (event: WatchEvent<ApiObject>): ResourceWatchEvent | undefined => {
+    if (event.type === 'PROGRESS') {
+      if (event.initialEventsEnd) {
+        return endBookmark ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata({ type: 'BOOKMARK', revision: event.revision, initialEventsEnd: true })) } : undefined;
+      }
+      return source.allowBookmarks ? { type: 'BOOKMARK', object: bookmark({ resourceVersion: String(event.revision) }) } : undefined;
+    }
+    const type = filter === undefined ? event.type : filteredType(event, filter);
+    return type === undefined ? undefined : { type, object: source.typed(event.object) };
+  };
+  return adapt(watcher, map, () => watcher.stop(), source);
+}
+
+/**
+ * How a change looks through a selector (Kubernetes' rule): an object that starts matching arrives as
+ * ADDED, one that stops matching as DELETED, and changes matching neither before nor after are dropped.
+ */
+function filteredType(event: ChangeEvent<ApiObject>, filter: (object: ApiObject) => boolean): ChangeEvent<ApiObject>['type'] | undefined {
+  if (event.type === 'DELETED') return filter(event.prevObject ?? event.object) ? 'DELETED' : undefined;
+  const now = filter(event.object);
+  const before = event.type === 'MODIFIED' && event.prevObject !== undefined && filter(event.prevObject);
+  if (now && before) return 'MODIFIED';
+  if (now) return 'ADDED';
+  if (before) return 'DELETED';
+  return undefined;
+}
+
+function adapt<E>(
+  events: AsyncIterable<E>,
+  map: (event: E) => ResourceWatchEvent | undefined,
+  stop: () => void,
+  source: WatchSource,
+): ResourceWatch {
+  async function* iterate(): AsyncGenerator<ResourceWatchEvent> {
+    try {
+      for await (const event of events) {
+        const out = map(event);
+        if (out !== undefined) yield out;
+      }
+    } catch (error) {
+      // History lost while catching up is the client's to know (it lists again); anything else ends quietly.
+      if (isStorageError(error, 'Expired')) yield { type: 'ERROR', object: statusOf(error, source) };
+    } finally {
+      stop();
+    }
+  }
+  return { [Symbol.asyncIterator]: iterate, stop };
+}
+
+function errorWatch(status: Status): ResourceWatch {
+  let stopped = false;
+  return {
+    async *[Symbol.asyncIterator]() {
+      if (!stopped) yield { type: 'ERROR', object: status };
+    },
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
+function statusOf(error: unknown, source: WatchSource): Status {
+  return toStatusError(error, { group: source.def.group, resource: source.def.resource }).status;
+}
+
+/** A BOOKMARK carries an object of the watched kind with only its resourceVersion (and annotations). */
+function bookmarkObject(def: KindDefinition): (metadata: ApiObject['metadata']) => ApiObject {
+  const apiVersion = def.group === '' ? def.version : `${def.group}/${def.version}`;
+  return (metadata) => ({ kind: def.kind, apiVersion, metadata });
+}

@@ -1,0 +1,130 @@
+import { Logger, type LoggerService } from '@nestjs/common';
+import type { Scheme } from '@svc/api';
+import type { AdmissionPlugin as AdmissionPluginName } from '@svc/options';
+import type { Storage } from '@svc/storage';
+import { AdmissionChain, buildAdmissionChain, type AdmissionPlugin } from '../admission';
+import type { HealthRegistry } from '../health/health-registry';
+import { healthCheck } from '../health/health-check';
+import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
+import type { MetricsService } from '../metrics/metrics.service';
+import { ensureBootstrapNamespaces } from './bootstrap-namespaces';
+import { CacherPool, type CacherPoolOptions } from './cacher-pool';
+import { startObjectCountPoller } from './object-count-metrics';
+import { ResourceRegistries } from './registries';
+import { ResourceRouter } from './resource-router';
+
+/** The API server options the resource layer reads (names as the flags, durations in milliseconds). */
+export interface ResourcesOptions {
+  /** `--store-prefix`. */
+  storePrefix: string;
+  /** `--watch-cache`. */
+  watchCache: boolean;
+  /** `--watch-cache-sizes`. */
+  watchCacheSizes?: readonly string[];
+  /** `--delete-collection-workers`. */
+  deleteCollectionWorkers: number;
+  /** `--store-count-metric-poll-period`; 0 disables. */
+  storeCountMetricPollPeriodMs: number;
+  /** `--enable-admission-plugins`. */
+  enableAdmissionPlugins?: readonly AdmissionPluginName[];
+  /** `--disable-admission-plugins`. */
+  disableAdmissionPlugins?: readonly AdmissionPluginName[];
+  /** `--min-request-timeout`, in seconds. */
+  minRequestTimeoutSeconds: number;
+  /** Largest request body read. */
+  maxRequestBodyBytes: number;
+  /** Admission plugins added after the flag-selected ones (the CRD layer hooks in here). */
+  extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** Watch cache tuning (tests). */
+  cacherOptions?: CacherPoolOptions['cacherOptions'];
+  /** Whether the post-start hooks create the bootstrap namespaces (default true). */
+  bootstrapNamespaces?: boolean;
+}
+
+export interface ResourcesDependencies {
+  storage: Storage;
+  /** The shared scheme: custom resource kinds are registered into it at run time. */
+  scheme: Scheme;
+  options: ResourcesOptions;
+}
+
+export interface ServingHooks {
+  health: HealthRegistry;
+  metrics: MetricsService;
+  lifecycle: ServerLifecycle;
+  logger?: LoggerService;
+}
+
+export const WATCH_CACHE_CHECK = 'watch-cache-sync';
+
+/**
+ * The resource layer, wired: watch caches, admission, registries and the HTTP router, with its
+ * readiness check, post-start hooks (bootstrap namespaces, watch cache warm-up), the object count
+ * metric, and the stop hooks that end every watch and timer.
+ */
+export class ResourcesRuntime {
+  readonly cachers: CacherPool;
+  readonly admission: AdmissionChain;
+  readonly registries: ResourceRegistries;
+  readonly router: ResourceRouter;
+
+  constructor(deps: ResourcesDependencies, hooks: ServingHooks) {
+    const { storage, scheme, options } = deps;
+    this.cachers = new CacherPool(storage, {
+      storePrefix: options.storePrefix,
+      watchCache: options.watchCache,
+      watchCacheSizes: options.watchCacheSizes,
+      cacherOptions: options.cacherOptions,
+    });
+    let registries: ResourceRegistries | undefined;
+    const chain = buildAdmissionChain(options, { namespaces: (name) => registries!.namespaceLookup()(name) });
+    this.admission = new AdmissionChain([...chain.plugins, ...(options.extraAdmissionPlugins ?? [])]);
+    registries = new ResourceRegistries({
+      storage,
+      scheme,
+      storePrefix: options.storePrefix,
+      cachers: this.cachers,
+      admission: this.admission,
+      deleteCollectionWorkers: Math.max(1, options.deleteCollectionWorkers),
+      now: () => new Date(),
+    });
+    this.registries = registries;
+    this.router = new ResourceRouter({
+      scheme,
+      registries,
+      metrics: hooks.metrics,
+      lifecycle: hooks.lifecycle,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+      maxRequestBodyBytes: options.maxRequestBodyBytes,
+      logger: hooks.logger ?? new Logger('Resources'),
+    });
+
+    hooks.health.addReadyzChecks(
+      healthCheck(WATCH_CACHE_CHECK, () => {
+        const lagging = this.cachers.notReady();
+        if (lagging.length > 0) throw new Error(`watch caches not ready: ${lagging.join(', ')}`);
+      }),
+    );
+    if (options.bootstrapNamespaces !== false) {
+      hooks.health.addPostStartHook('bootstrap-namespaces', async () => {
+        const namespaces = scheme.byResource({ group: '', version: 'v1', resource: 'namespaces' });
+        if (namespaces !== undefined) await ensureBootstrapNamespaces(registries.forDefinition(namespaces));
+      });
+    }
+    hooks.health.addPostStartHook('start-watch-caches', async () => {
+      const started = scheme.all().filter((d) => d.source.type === 'builtin').map((d) => this.cachers.cacherFor(d.group, d.resource));
+      await Promise.all(started.map((c) => c?.whenReady(60_000)));
+    });
+    const stopPoller = startObjectCountPoller({
+      storage,
+      scheme,
+      storePrefix: options.storePrefix,
+      periodMs: options.storeCountMetricPollPeriodMs,
+      setStorageObjects: (resource, count) => hooks.metrics.setStorageObjects(resource, count),
+    });
+    hooks.lifecycle.onStopped(async () => {
+      stopPoller();
+      await this.cachers.stop();
+    });
+  }
+}

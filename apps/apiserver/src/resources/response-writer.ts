@@ -1,0 +1,68 @@
+import type { ServerResponse } from 'node:http';
+import { encodeEnvelope, encodeObjectEnvelope, type Status } from '@svc/machinery';
+import { stringify as toYaml } from 'yaml';
+import type { OutputFormat } from './negotiation';
+
+/** `299 - "<text>"`, the Warning header value Kubernetes sends (text quoted and escaped). */
+export function warningHeaderValue(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+/** Adds Warning header values, keeping any already set on the response. */
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0) return;
+  const existing = res.getHeader('Warning');
+  const values = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  res.setHeader('Warning', [...values, ...warnings.map(warningHeaderValue)]);
+}
+
+/** The bytes of one response body in the negotiated encoding. */
+export function encodeBody(body: unknown, format: OutputFormat): Buffer | string {
+  switch (format.encoding) {
+    case 'protobuf':
+      return Buffer.from(encodeObjectEnvelope(body as Record<string, unknown>));
+    case 'yaml':
+      return toYaml(body);
+    default:
+      return format.pretty ? `${JSON.stringify(body, null, 2)}\n` : `${JSON.stringify(body)}\n`;
+  }
+}
+
+/** Writes a whole response: status code, Content-Type, warnings and the encoded body. */
+export function writeBody(res: ServerResponse, code: number, body: unknown, format: OutputFormat, warnings: readonly string[] = []): void {
+  if (res.headersSent || res.writableEnded) return;
+  const encoded = encodeBody(body, format);
+  addWarnings(res, warnings);
+  res.statusCode = code;
+  res.setHeader('Content-Type', format.encoding === 'json' && format.view === undefined ? 'application/json' : format.contentType);
+  res.setHeader('Content-Length', typeof encoded === 'string' ? Buffer.byteLength(encoded) : encoded.length);
+  res.end(encoded);
+}
+
+/** Writes a Status error in the negotiated encoding (JSON for views), with its retry hint as Retry-After. */
+export function writeStatusBody(res: ServerResponse, status: Status, format: OutputFormat): void {
+  if (res.headersSent || res.writableEnded) {
+    // Half a response cannot become an error any more; cutting it is the only honest signal.
+    if (!res.writableEnded) res.destroy();
+    return;
+  }
+  const retryAfter = status.details?.retryAfterSeconds;
+  if (retryAfter !== undefined && retryAfter > 0) res.setHeader('Retry-After', String(retryAfter));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  const plain: OutputFormat = format.view === undefined ? format : { ...format, view: undefined, contentType: 'application/json' };
+  writeBody(res, status.code ?? 500, status, plain);
+}
+
+/** One frame of a protobuf watch stream: a 4-byte big-endian length, then an envelope of the event. */
+export function protobufWatchFrame(event: { type: string; object: unknown }): Buffer {
+  const envelope = encodeEnvelope({
+    apiVersion: 'meta.svc.io/v1',
+    kind: 'WatchEvent',
+    raw: Buffer.from(JSON.stringify(event)),
+    contentType: 'application/json',
+  });
+  const frame = Buffer.allocUnsafe(4 + envelope.length);
+  frame.writeUInt32BE(envelope.length, 0);
+  frame.set(envelope, 4);
+  return frame;
+}
