@@ -200,7 +200,7 @@ export class ResourceRegistry {
       await this.context.admission.validate(this.attributes('CREATE', w, object));
       if (options.dryRun) return { object: this.typed(object), warnings: w.warnings, created: true };
       try {
-        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), object);
+        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(object));
         return { object: this.typed(stored), warnings: w.warnings, created: true };
       } catch (error) {
         if (generate && isStorageError(error, 'KeyExists')) {
@@ -429,7 +429,7 @@ export class ResourceRegistry {
       try {
         if (computed.kind === 'create') {
           if (w.options.dryRun) return this.written(computed.object, w, true);
-          return this.written(await storage.create<ApiObject>(key, computed.object), w, true);
+          return this.written(await storage.create<ApiObject>(key, typeMetaFirst(computed.object)), w, true);
         }
         const { object } = computed;
         const currentMeta = computed.current.metadata ?? {};
@@ -439,7 +439,7 @@ export class ResourceRegistry {
           return this.written(removed, w, false);
         }
         if (sameExceptVersion(object, computed.current)) return this.written(computed.current, w, false);
-        return this.written(await storage.update<ApiObject>(key, object, { preconditions: { resourceVersion: currentMeta.resourceVersion } }), w, false);
+        return this.written(await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }), w, false);
       } catch (error) {
         if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound') || isStorageError(error, 'KeyExists')) continue;
         throw toStatusError(error, this.groupResource, w.name);
@@ -648,6 +648,12 @@ export class ResourceRegistry {
 
 function nameMismatch(given: string, path: string): Error {
   return newBadRequest(`the name of the object (${given}) does not match the name on the URL (${path})`);
+}
+
+/** The object with apiVersion, kind and metadata as its first keys, the order clients print. */
+function typeMetaFirst(object: ApiObject): ApiObject {
+  const { apiVersion, kind, metadata, ...rest } = object;
+  return { apiVersion, kind, metadata, ...rest };
 }
 
 /** True when two states differ at most in their resourceVersion: such an update is not written. */
