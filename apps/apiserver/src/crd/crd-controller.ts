@@ -160,12 +160,15 @@ export class CrdController {
           this.enqueue(name);
         }
         // Gone while no watch was open: reconciling them finds them absent and cleans up.
-        for (const name of [...this.crds.keys(), ...this.installed.keys()]) if (!listed.has(name)) this.enqueue(name);
+        const inScheme = this.scheme.all().flatMap((d) => (d.source.type === 'crd' ? [d.source.name] : []));
+        for (const name of [...this.crds.keys(), ...this.installed.keys(), ...inScheme]) if (!listed.has(name)) this.enqueue(name);
         await this.whenIdle();
         this.resolveSynced();
         if (this.stopped) break;
         const watcher = await this.storage.watch<Crd>(this.prefix, { revision: list.revision });
         this.watcher = watcher;
+        // stop() may have come while the watch was being opened, before there was a watcher to stop.
+        if (this.stopped) watcher.stop();
         failures = 0;
         for await (const event of watcher) {
           if (event.type === 'PROGRESS') continue;
@@ -173,7 +176,9 @@ export class CrdController {
           if (!name) continue;
           if (event.type === 'DELETED') this.crds.delete(name);
           else this.crds.set(name, event.object);
-          this.enqueue(name);
+          // A terminating definition waiting for its objects to go is looked at again when its timer fires,
+          // not on each of the status writes that waiting makes.
+          if (!(event.type === 'MODIFIED' && event.object.metadata?.deletionTimestamp && this.timers.has(name))) this.enqueue(name);
           this.enqueueConflicting(event.object.spec?.group, name);
         }
         const ended = await watcher.ended;
@@ -334,7 +339,9 @@ export class CrdController {
     const kinds = this.installed.get(name)?.kinds ?? (servable(accepted) ? kindsFromCrd(withNames(crd, accepted)) : []);
     this.uninstall(name);
     if (!crd.metadata?.finalizers?.includes(CRD_FINALIZER)) return;
-    await this.setTerminating(name, 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress');
+    if (!isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, TERMINATING)) {
+      await this.setTerminating(name, 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress');
+    }
 
     let remaining: number;
     try {

@@ -42,8 +42,8 @@ export function aggregatedContentType(version: AggregatedDiscoveryVersion): stri
  * serves it (`/api`, `/apis`); JSON otherwise. Undefined means nothing acceptable (406).
  */
 export function negotiateDiscovery(accept: string | undefined, aggregatedAllowed: boolean): DiscoveryFormat | undefined {
+  if (!accept || !accept.trim()) return { type: 'legacy' };
   const ranges = parseAccept(accept);
-  if (!ranges.length) return { type: 'legacy' };
   for (const r of ranges) {
     if (r.type === '*/*' || r.type === 'application/*') return { type: 'legacy' };
     if (r.type !== 'application/json') continue;

@@ -14,8 +14,8 @@ import { OpenApiDocuments } from './openapi-documents';
 const IMMUTABLE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 
 function acceptsJson(accept: string | undefined): boolean {
-  const ranges = parseAccept(accept);
-  return !ranges.length || ranges.some((r) => r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*');
+  if (!accept || !accept.trim()) return true;
+  return parseAccept(accept).some((r) => r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*');
 }
 
 /**
