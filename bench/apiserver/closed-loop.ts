@@ -12,14 +12,22 @@ export interface ClosedLoopOptions {
   cpuMicros?: () => number | undefined;
 }
 
+/** What one measured window saw. */
+export interface LoopSample {
+  /** Milliseconds from start to completion of each operation completed inside the window. */
+  latencies: number[];
+  seconds: number;
+  /** CPU of the serving side during the window, when readable. */
+  cpuMicros?: number;
+}
+
 export interface ClosedLoopResult {
-  /** Operations completed inside the measured window. */
+  /** Operations completed inside the measured windows. */
   operations: number;
   perSecond: number;
-  /** Milliseconds from start to completion of operations completed inside the window. */
   p50: number;
   p99: number;
-  /** CPU of the serving side per operation in the window, when `cpuMicros` was given and readable. */
+  /** CPU of the serving side per operation, when it was readable. */
   cpuMicrosPerOperation?: number;
 }
 
@@ -31,7 +39,7 @@ export interface ClosedLoopResult {
 export async function closedLoop(
   options: ClosedLoopOptions,
   operation: (worker: number, sequence: number) => Promise<unknown>,
-): Promise<ClosedLoopResult> {
+): Promise<LoopSample> {
   const started = performance.now();
   const windowStart = started + options.warmupMs;
   const windowEnd = windowStart + options.durationMs;
@@ -40,17 +48,15 @@ export async function closedLoop(
   let cpuAtStart: number | undefined;
   let cpuAtEnd: number | undefined;
 
-  const startTimer = setTimeout(() => {
-    cpuAtStart = options.cpuMicros?.();
-  }, options.warmupMs);
-  const endTimer = setTimeout(() => {
-    cpuAtEnd = options.cpuMicros?.();
-  }, options.warmupMs + options.durationMs);
-
+  // CPU is read inline rather than on timers: an operation that never leaves the microtask queue (a
+  // synchronous store behind a promise) would hold timers back until the run is over.
   const worker = async (index: number): Promise<void> => {
     for (let sequence = 0; failure === undefined; sequence++) {
       const begun = performance.now();
-      if (begun >= windowEnd) return;
+      if (begun >= windowEnd) {
+        if (cpuAtEnd === undefined) cpuAtEnd = options.cpuMicros?.();
+        return;
+      }
       try {
         await operation(index, sequence);
       } catch (error) {
@@ -58,25 +64,59 @@ export async function closedLoop(
         return;
       }
       const done = performance.now();
-      if (done >= windowStart && done < windowEnd) latencies.push(done - begun);
+      if (done >= windowStart && done < windowEnd) {
+        if (latencies.length === 0) cpuAtStart = options.cpuMicros?.();
+        latencies.push(done - begun);
+      }
     }
   };
 
-  try {
-    await Promise.all(Array.from({ length: options.concurrency }, (_, index) => worker(index)));
-  } finally {
-    clearTimeout(startTimer);
-    clearTimeout(endTimer);
-  }
+  await Promise.all(Array.from({ length: options.concurrency }, (_, index) => worker(index)));
   if (failure !== undefined) throw failure;
-  const seconds = options.durationMs / 1000;
+  const cpuMicros = cpuAtStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtStart : undefined;
+  return { latencies, seconds: options.durationMs / 1000, cpuMicros };
+}
+
+/** Pools the windows of one side of a comparison into one row. */
+export function combine(samples: readonly LoopSample[]): ClosedLoopResult {
+  const latencies = samples.flatMap((sample) => sample.latencies);
+  const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
+  const cpuKnown = samples.every((sample) => sample.cpuMicros !== undefined);
+  const cpu = samples.reduce((sum, sample) => sum + (sample.cpuMicros ?? 0), 0);
   const { p50, p99 } = summarize(latencies);
-  const cpu = cpuAtStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtStart : undefined;
   return {
     operations: latencies.length,
     perSecond: latencies.length / seconds,
     p50,
     p99,
-    cpuMicrosPerOperation: cpu !== undefined && latencies.length > 0 ? cpu / latencies.length : undefined,
+    cpuMicrosPerOperation: cpuKnown && latencies.length > 0 ? cpu / latencies.length : undefined,
   };
+}
+
+/** A side of a comparison: runs one measured window with the given warm-up and duration. */
+export type Side = (warmupMs: number, durationMs: number) => Promise<LoopSample>;
+
+export interface InterleaveOptions {
+  /** Warm-up before each side's first window. */
+  warmupMs: number;
+  /** Warm-up before each later window (connections are new each window). */
+  rewarmMs: number;
+  /** Measured time per side, split evenly over the rounds. */
+  durationMs: number;
+  rounds: number;
+}
+
+/**
+ * Measures the sides in turn, round after round, so that load from anything else on the machine falls
+ * on every side alike rather than on whichever ran during a busy spell.
+ */
+export async function interleave(sides: readonly Side[], options: InterleaveOptions): Promise<ClosedLoopResult[]> {
+  const samples = sides.map((): LoopSample[] => []);
+  const slice = options.durationMs / options.rounds;
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [index, side] of sides.entries()) {
+      samples[index].push(await side(round === 0 ? options.warmupMs : options.rewarmMs, slice));
+    }
+  }
+  return samples.map(combine);
 }

@@ -2,11 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Agent } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processCpuMicros } from './child-processes';
-import { closedLoop, type ClosedLoopOptions, type ClosedLoopResult } from './closed-loop';
+import { interleave, type ClosedLoopResult, type InterleaveOptions, type Side } from './closed-loop';
+import { httpSide } from './http-load';
 import { keepAliveAgent, sendExpecting, type HttpsTarget } from './https-client';
+import { requestBytes } from './keep-alive-connection';
 import { startApiServer, startBareServer, type RunningServer } from './server-processes';
-import { storeCreateRate } from './store-create';
+import { openStoreCreates, type StoredTemplate } from './store-create';
 import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fanout';
 
 /**
@@ -22,6 +23,9 @@ import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fano
 const CONNECTIONS = positive('APISERVER_BENCH_CONNECTIONS', 32);
 const WARMUP_MS = positive('APISERVER_BENCH_WARMUP_SECONDS', 1) * 1000;
 const DURATION_MS = positive('APISERVER_BENCH_SECONDS', 5) * 1000;
+const ROUNDS = positive('APISERVER_BENCH_ROUNDS', 5);
+// Each window opens new connections, so later windows warm up briefly too.
+const REWARM_MS = 200;
 const LIST_SIZE = positive('APISERVER_BENCH_LIST_SIZE', 100);
 const WATCHERS = positive('APISERVER_BENCH_WATCHERS', 1000);
 const UPDATES = positive('APISERVER_BENCH_UPDATES', 200);
@@ -74,11 +78,18 @@ async function seedReadNamespace(agent: Agent, target: HttpsTarget): Promise<voi
   await Promise.all(Array.from({ length: 8 }, seeder));
 }
 
-/** GETs of `path` from the closed loop; any status but 200 fails the row. */
-function reads(agent: Agent, server: RunningServer, path: string, options: ClosedLoopOptions): Promise<ClosedLoopResult> {
-  return closedLoop({ ...options, cpuMicros: () => processCpuMicros(server.child.pid) }, () =>
-    sendExpecting([200], agent, server.target, 'GET', path),
-  );
+/** GETs of `path`; any status but 200 fails the row. */
+function reads(server: RunningServer, path: string): Side {
+  const request = requestBytes(server.target, 'GET', path);
+  return httpSide({ target: server.target, pid: server.child.pid, label: `GET ${path}`, request: () => request, expected: [200] }, CONNECTIONS);
+}
+
+/** POSTs of a new ConfigMap per operation, named `c-<window>-<worker>-<sequence>`; 200 and 201 are success. */
+function creates(server: RunningServer, namespace: string): Side {
+  const path = collectionPath(namespace);
+  const request = (window: number, worker: number, sequence: number): Buffer =>
+    requestBytes(server.target, 'POST', path, JSON.stringify(configMap(namespace, `c-${window}-${worker}-${sequence}`, sequence)));
+  return httpSide({ target: server.target, pid: server.child.pid, label: `POST ${path}`, request, expected: [200, 201] }, CONNECTIONS);
 }
 
 function fixed(value: number | undefined, digits: number): string {
@@ -125,6 +136,9 @@ function printRatios(rows: readonly Row[]): void {
     ratios.push([`${what} req/s, svc / bare https`, ours.perSecond / bare.perSecond]);
     ratios.push([`${what} p50 latency, svc / bare https`, ours.p50 / bare.p50]);
     ratios.push([`${what} p99 latency, svc / bare https`, ours.p99 / bare.p99]);
+    if (ours.cpuMicrosPerOperation !== undefined && bare.cpuMicrosPerOperation !== undefined) {
+      ratios.push([`${what} server CPU per request, svc / bare https`, ours.cpuMicrosPerOperation / bare.cpuMicrosPerOperation]);
+    }
   }
   ratios.push(['CREATE req/s, svc / storage backend', find('CREATE', 'svc').perSecond / find('CREATE', 'embedded store').perSecond]);
   const width = Math.max(...ratios.map(([label]) => label.length));
@@ -137,7 +151,7 @@ function machine(): string {
 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-apiserver-bench-'));
-  const loop: ClosedLoopOptions = { concurrency: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
+  const timing: InterleaveOptions = { warmupMs: WARMUP_MS, rewarmMs: REWARM_MS, durationMs: DURATION_MS, rounds: ROUNDS };
   const servers: RunningServer[] = [];
   const agents: Agent[] = [];
   try {
@@ -167,28 +181,34 @@ export async function run(): Promise<void> {
       ]),
     );
     servers.push(bare);
-    const bareAgent = keepAliveAgent(bare.target, CONNECTIONS);
-    agents.push(bareAgent);
 
     console.log(
-      `apiserver benchmark: ${CONNECTIONS} keep-alive HTTPS connections, ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s per row; ` +
+      `apiserver benchmark: ${CONNECTIONS} keep-alive HTTPS connections; per row ${DURATION_MS / 1000} s measured in ${ROUNDS} windows ` +
+        `alternating with the rows it is compared with, after ${WARMUP_MS / 1000} s warm-up; ` +
         `GET body ${getBody.length} B, LIST body ${listBody.length} B (${LIST_SIZE} ConfigMaps); ${machine()}`,
     );
     const rows: Row[] = [];
-    rows.push({ what: 'GET one', side: 'bare https', result: await reads(bareAgent, bare, getPath, loop) });
-    rows.push({ what: 'GET one', side: 'svc', result: await reads(agent, api, getPath, loop) });
-    rows.push({ what: `LIST ${LIST_SIZE}`, side: 'bare https', result: await reads(bareAgent, bare, listPath, loop) });
-    rows.push({ what: `LIST ${LIST_SIZE}`, side: 'svc', result: await reads(agent, api, listPath, loop) });
-    rows.push({ what: `LIST ${LIST_SIZE} rv=0`, side: 'svc', result: await reads(agent, api, `${listPath}?resourceVersion=0`, loop) });
+    const [bareGet, ourGet] = await interleave([reads(bare, getPath), reads(api, getPath)], timing);
+    rows.push({ what: 'GET one', side: 'bare https', result: bareGet }, { what: 'GET one', side: 'svc', result: ourGet });
+    const [bareList, ourList, ourCachedList] = await interleave(
+      [reads(bare, listPath), reads(api, listPath), reads(api, `${listPath}?resourceVersion=0`)],
+      timing,
+    );
+    rows.push(
+      { what: `LIST ${LIST_SIZE}`, side: 'bare https', result: bareList },
+      { what: `LIST ${LIST_SIZE}`, side: 'svc', result: ourList },
+      { what: `LIST ${LIST_SIZE} rv=0`, side: 'svc', result: ourCachedList },
+    );
 
-    const created = await closedLoop({ ...loop, cpuMicros: () => processCpuMicros(api.child.pid) }, (worker, sequence) => {
-      const name = `c-${worker}-${sequence}`;
-      return sendExpecting([200, 201], agent, api.target, 'POST', collectionPath(CREATE_NAMESPACE), JSON.stringify(configMap(CREATE_NAMESPACE, name, sequence)));
-    });
-    rows.push({ what: 'CREATE', side: 'svc', result: created });
-    // The store writes what the server stored for one of its creates, so both write the same bytes.
-    const stored = JSON.parse((await sendExpecting([200], agent, api.target, 'GET', objectPath(CREATE_NAMESPACE, 'c-0-0'))).body.toString('utf8'));
-    rows.push({ what: 'CREATE', side: 'embedded store', result: await storeCreateRate(join(dir, 'store'), CREATE_NAMESPACE, stored, loop) });
+    // The store writes what the server stored for one create, so both write the same bytes per object.
+    const probe = await sendExpecting([200, 201], agent, api.target, 'POST', collectionPath(CREATE_NAMESPACE), JSON.stringify(configMap(CREATE_NAMESPACE, 'c-0-00-000', 0)));
+    const store = await openStoreCreates(join(dir, 'store'), CREATE_NAMESPACE, JSON.parse(probe.body.toString('utf8')) as StoredTemplate, CONNECTIONS);
+    try {
+      const [ourCreate, storeCreate] = await interleave([creates(api, CREATE_NAMESPACE), store.side], timing);
+      rows.push({ what: 'CREATE', side: 'svc', result: ourCreate }, { what: 'CREATE', side: 'embedded store', result: storeCreate });
+    } finally {
+      await store.close();
+    }
 
     const watchedName = 'watched';
     const watched = JSON.parse(
