@@ -15,3 +15,4 @@ export * from './shared-informer';
 export * from './shared-informer-factory';
 export { FakeResourceServer, FakeConnectionError } from './fake-resource-server';
 export type { FakeResourceServerOptions, FakeWatchFilter } from './fake-resource-server';
+export * from './lister-watcher-for';
