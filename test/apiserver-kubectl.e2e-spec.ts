@@ -80,8 +80,13 @@ data:
 
 describe('kubectl', () => {
   beforeAll(async () => {
-    expect(await kubectl('create', 'namespace', ns)).toBe(`namespace/${ns} created\n`);
-  }, 30_000);
+    await createNamespace(client, ns);
+  });
+
+  it('create namespace makes a namespace', async () => {
+    expect(await kubectl('create', 'namespace', 'kubectl-made')).toBe('namespace/kubectl-made created\n');
+    expectStatus(await client.get(paths.namespace('kubectl-made')), 200);
+  });
 
   it('get namespaces prints the NAME STATUS AGE table', async () => {
     const out = await kubectl('get', 'namespaces');

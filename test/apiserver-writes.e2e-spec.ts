@@ -66,15 +66,17 @@ describe('server-set metadata', () => {
     const got = await client.get<ConfigMap>(paths.configMap(ns, 'meta'));
     expect(got.body.metadata).toMatchObject({ uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp });
 
-    // Updates keep uid and creationTimestamp, whatever the body says.
+    // Updates keep creationTimestamp whatever the body says; the uid is immutable (422).
     const put = await client.put<ConfigMap>(paths.configMap(ns, 'meta'), {
       ...got.body,
-      metadata: { ...got.body.metadata, uid: 'other', creationTimestamp: '2001-01-01T00:00:00Z' },
+      metadata: { ...got.body.metadata, creationTimestamp: '2001-01-01T00:00:00Z' },
       data: { k: 'v2' },
     });
     expectStatus(put, 200);
     expect(put.body.metadata).toMatchObject({ uid: meta.uid, creationTimestamp: meta.creationTimestamp });
     expect(compareRv(rvOf(put.body), rvOf(res.body))).toBeGreaterThan(0);
+    const uidChange = await client.put(paths.configMap(ns, 'meta'), { ...put.body, metadata: { ...put.body.metadata, uid: 'other' } });
+    expect(causeFields(expectFailure(uidChange, 422, 'Invalid'))).toEqual(['metadata.uid']);
   });
 
   it('answers 409 AlreadyExists for a second create of the same name', async () => {
@@ -594,6 +596,8 @@ describe('request size', () => {
         },
       );
       req.on('error', (error) => (answered ? undefined : reject(error)));
+      // The first 64 KiB go out at once; a server that refuses on the declared length answers before
+      // the rest, which would otherwise race its closing of the connection. One that reads on gets it all.
       let offset = 0;
       const pump = () => {
         while (!answered && offset < payload.length) {
@@ -603,7 +607,9 @@ describe('request size', () => {
         }
         if (!answered) req.end();
       };
-      pump();
+      req.write(payload.subarray(0, 64 * 1024));
+      offset = 64 * 1024;
+      setTimeout(pump, 1_000);
     });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge', code: 413 });

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { httpsFetch } from './https-client';
 
-const ROOT = join(__dirname, '..', '..');
+// SVC_E2E_ROOT runs the executable of another checkout or build snapshot (with its own bin/ and dist/),
+// so that a rebuild of this tree during a run cannot pull the files from under the server.
+const ROOT = process.env.SVC_E2E_ROOT || join(__dirname, '..', '..');
 const EXECUTABLE = join(ROOT, 'bin', 'svc-apiserver.js');
 
 export interface ApiServerProcess {
