@@ -106,7 +106,7 @@ describe('CrdController', () => {
     await new Promise((r) => setTimeout(r, 100));
     await controller.whenIdle();
     expect((await read('widgets.example.com')).metadata?.resourceVersion).toBe(settled);
-    expect(changes.map((c) => [c.type, c.kinds.map((k) => k.version)])).toEqual([
+    expect(changes.map((c) => (c.type === 'deleted' ? [c.type] : [c.type, c.kinds.map((k) => k.version)]))).toEqual([
       ['installed', ['v1beta1', 'v1']],
       ['installed', ['v1']],
     ]);

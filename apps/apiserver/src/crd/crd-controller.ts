@@ -18,12 +18,13 @@ export interface CrdControllerLogger {
   error(message: string): void;
 }
 
-/** What happened to the kinds of one CustomResourceDefinition in the scheme. */
-export interface CrdChange {
-  type: 'installed' | 'removed';
-  crdName: string;
-  kinds: KindDefinition[];
-}
+/**
+ * What happened to one CustomResourceDefinition: its kinds entered (`installed`) or left (`removed`)
+ * the scheme, or the definition itself left the store (`deleted`, after its objects were deleted).
+ */
+export type CrdChange =
+  | { type: 'installed' | 'removed'; crdName: string; kinds: KindDefinition[] }
+  | { type: 'deleted'; crdName: string; group: string; resource: string };
 
 export interface CrdControllerOptions {
   scheme: Scheme;
@@ -80,6 +81,8 @@ export class CrdController {
 
   /** The latest state seen of every definition, for the names other definitions claim. */
   private readonly crds = new Map<string, Crd>();
+  /** The group and resource of every definition seen, kept until it has left the store. */
+  private readonly resources = new Map<string, { group: string; resource: string }>();
   /** Kinds this controller put into the scheme, by definition name, with what they were built from. */
   private readonly installed = new Map<string, { kinds: KindDefinition[]; fingerprint: string }>();
   private readonly pending = new Set<string>();
@@ -267,9 +270,13 @@ export class CrdController {
       const kinds = this.uninstall(name);
       // Removed without passing through our finalizer (it was deleted before we added it): nothing else will delete its objects.
       if (kinds.length) await this.deleteInstances(kinds);
+      const resource = this.resources.get(name);
+      this.resources.delete(name);
+      if (resource) this.emit({ type: 'deleted', crdName: name, ...resource });
       return;
     }
     this.crds.set(name, crd);
+    this.resources.set(name, { group: crd.spec.group, resource: crd.spec.names.plural });
     if (crd.metadata?.deletionTimestamp) {
       await this.finalize(name, crd);
       return;

@@ -2,9 +2,11 @@ import { type DynamicModule, Inject, Injectable, Logger, Module, type OnModuleDe
 import type { Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
 import { HealthRegistry } from '../health/health-registry';
+import { ResourceRegistries } from '../resources';
 import { CrdController, type CrdControllerLogger } from './crd-controller';
 import { installCrdValidation } from './crd-validation';
 import type { CustomResourceCleaner } from './custom-resource-cleaner';
+import { registryCleaner } from './registry-cleaner';
 
 export interface CrdModuleOptions {
   /** The shared scheme the generic handlers, discovery and OpenAPI read. */
@@ -12,10 +14,14 @@ export interface CrdModuleOptions {
   storage: Storage;
   /** `--store-prefix`. */
   storePrefix: string;
-  /** Deletes a terminating definition's objects; the resource registry's deletes when given, else store deletes. */
+  /**
+   * The resource layer's module (`ResourcesModule.forRoot(...)`, the same object given to the server):
+   * custom resources of a deleted definition are then deleted through its registries and its watch
+   * cache is dropped. Without it they are deleted from the store directly.
+   */
+  resources?: DynamicModule;
+  /** Overrides how a deleted definition's objects are deleted. */
   cleaner?: CustomResourceCleaner;
-  /** An already built controller (to share it with other modules); built from the options above when absent. */
-  controller?: CrdController;
   logger?: CrdControllerLogger;
 }
 
@@ -45,6 +51,25 @@ class CrdLifecycle implements OnModuleInit, OnModuleDestroy {
   }
 }
 
+function buildController(options: CrdModuleOptions, registries: ResourceRegistries | undefined): CrdController {
+  const controller = new CrdController({
+    scheme: options.scheme,
+    storage: options.storage,
+    storePrefix: options.storePrefix,
+    cleaner: options.cleaner ?? (registries ? registryCleaner(registries) : undefined),
+    logger: options.logger ?? new Logger('CustomResourceDefinitions'),
+  });
+  if (registries) {
+    controller.onChange((change) => {
+      if (change.type !== 'deleted') return;
+      const stillServed = options.scheme.all().some((d) => d.group === change.group && d.resource === change.resource);
+      // The definition is gone and its objects with it: its watch cache has nothing left to follow.
+      if (!stillServed) void registries.forget(change.group, change.resource).catch(() => undefined);
+    });
+  }
+  return controller;
+}
+
 /**
  * CustomResourceDefinitions: the controller that serves them (see CrdController), the structural
  * validation rule added to the CustomResourceDefinition kind, and the post-start hooks
@@ -54,13 +79,17 @@ class CrdLifecycle implements OnModuleInit, OnModuleDestroy {
 export class CrdModule {
   static forRoot(options: CrdModuleOptions): DynamicModule {
     installCrdValidation(options.scheme);
-    const logger = options.logger ?? new Logger('CustomResourceDefinitions');
-    const controller =
-      options.controller ??
-      new CrdController({ scheme: options.scheme, storage: options.storage, storePrefix: options.storePrefix, cleaner: options.cleaner, logger });
     return {
       module: CrdModule,
-      providers: [{ provide: CRD_CONTROLLER, useValue: controller }, CrdLifecycle],
+      imports: options.resources ? [options.resources] : [],
+      providers: [
+        {
+          provide: CRD_CONTROLLER,
+          useFactory: (registries?: ResourceRegistries) => buildController(options, registries),
+          inject: [{ token: ResourceRegistries, optional: true }],
+        },
+        CrdLifecycle,
+      ],
       exports: [CRD_CONTROLLER],
     };
   }

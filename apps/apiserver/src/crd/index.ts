@@ -4,6 +4,7 @@ export type { CrdModuleOptions } from './crd.module';
 export { CrdController } from './crd-controller';
 export type { CrdChange, CrdControllerLogger, CrdControllerOptions } from './crd-controller';
 export { storageCleaner } from './custom-resource-cleaner';
+export { registryCleaner, CRD_CLEANUP_FIELD_MANAGER } from './registry-cleaner';
 export type { CustomResourceCleaner } from './custom-resource-cleaner';
 export { customResourceDefinitionRule, installCrdValidation, validateCustomResourceDefinition } from './crd-validation';
 export { structuralSchemaErrors } from './structural-schema';

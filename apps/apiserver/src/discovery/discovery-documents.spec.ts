@@ -1,6 +1,6 @@
 import { builtinScheme, kindsFromCrd, type CustomResourceDefinition } from '@svc/api';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, storageVersionHash } from './discovery-documents';
-import { groupVersionEnabled, ServedApis } from './served-apis';
+import { applyRuntimeConfig, groupVersionEnabled, ServedApis } from './served-apis';
 
 function crd(versions: Array<{ name: string; served: boolean; storage: boolean }>): CustomResourceDefinition {
   return {
@@ -161,6 +161,14 @@ describe('--runtime-config', () => {
     const noCore = new ServedApis(builtinScheme(), { 'api/v1': 'false' });
     expect(apiVersions(noCore, 'x:1').versions).toEqual([]);
     expect(apiResourceList(noCore, '', 'v1')).toBeUndefined();
+  });
+
+  it('can take disabled built-in kinds out of the scheme itself, for every part of the server', () => {
+    const scheme = builtinScheme();
+    const removed = applyRuntimeConfig(scheme, { 'coordination.svc.io/v1': 'false' });
+    expect(removed.map((d) => d.kind)).toEqual(['Lease']);
+    expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
+    expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual(['apiextensions.svc.io', 'apps']);
   });
 
   it('refuses a value other than true or false', () => {

@@ -3,7 +3,7 @@ export { DiscoveryModule } from './discovery.module';
 export type { DiscoveryModuleOptions } from './discovery.module';
 export { DiscoveryController } from './discovery.controller';
 export { SERVED_APIS } from './discovery.tokens';
-export { ServedApis, groupVersionEnabled } from './served-apis';
+export { ServedApis, applyRuntimeConfig, groupVersionEnabled } from './served-apis';
 export type { RuntimeConfig } from './served-apis';
 export {
   aggregatedDiscovery,

@@ -66,3 +66,14 @@ export class ServedApis {
     return this.groups().find((g) => g.name === name);
   }
 }
+
+/**
+ * Takes the built-in kinds `--runtime-config` turns off out of the scheme, so that every part of the
+ * server (resource handlers, discovery, OpenAPI) agrees they are not served. Returns what was removed.
+ */
+export function applyRuntimeConfig(scheme: Scheme, runtimeConfig: RuntimeConfig): KindDefinition[] {
+  const apis = new ServedApis(scheme, runtimeConfig);
+  const disabled = scheme.all().filter((d) => d.source.type === 'builtin' && d.served && !apis.isEnabled(d));
+  for (const def of disabled) scheme.unregister(def);
+  return disabled;
+}
