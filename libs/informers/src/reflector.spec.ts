@@ -268,6 +268,35 @@ describe('Reflector', () => {
     await cacheEqualsServer(store, server);
   });
 
+  it('reports unhealthy when reopening a watch takes longer than the reconnect grace, before any attempt failed', async () => {
+    const { server, make } = setup({ reconnectGraceMs: 80 });
+    const lw = server.listerWatcher();
+    let release: () => void = () => undefined;
+    let hold = false;
+    const r = started(
+      make({
+        list: (o) => lw.list(o),
+        // Like a client that quietly retries a reset connection before giving up.
+        watch: async (o) => {
+          if (hold) await new Promise<void>((resolve) => (release = resolve));
+          return lw.watch(o);
+        },
+      }),
+    );
+    await eventually(() => expect(server.openWatches).toBe(1));
+    expect(r.healthy()).toBe(true);
+    hold = true;
+    server.bookmark(); // a watch that brought something and then ended is a normal end
+    await eventually(() => expect(r.lastSyncResourceVersion()).toBe(server.resourceVersion));
+    server.endWatches();
+    await settle(20);
+    expect(r.healthy()).toBe(true); // a normal re-watch is quick: no flapping
+    await eventually(() => expect(r.healthy()).toBe(false), 1_000, 5);
+    expect(r.lastError).toBeUndefined();
+    release();
+    await eventually(() => expect(r.healthy()).toBe(true));
+  });
+
   it('backs off when the server closes new watches at once without sending anything', async () => {
     const { server, make } = setup();
     const lw = server.listerWatcher();

@@ -23,6 +23,12 @@ export interface ReflectorOptions {
   minWatchTimeoutSeconds?: number;
   /** One list request (one page) that takes longer than this fails (default 60 s). */
   listTimeoutMs?: number;
+  /**
+   * Being without an open watch for longer than this makes the reflector unhealthy even before an
+   * attempt has failed (a client may retry a broken connection for a while before giving up).
+   * Default 5 s.
+   */
+  reconnectGraceMs?: number;
   /** Delays between failed attempts. */
   backoff?: BackoffOptions;
   clock?: QueueClock;
@@ -58,6 +64,7 @@ const DEFAULTS = {
   watchLivenessTimeoutMs: 90_000,
   minWatchTimeoutSeconds: 300,
   listTimeoutMs: 60_000,
+  reconnectGraceMs: 5_000,
 };
 
 /** A watch that ends sooner than this without an event is a failure, not a normal timeout. */
@@ -103,6 +110,8 @@ export class Reflector<T extends KubeObject> {
   private error: Error | undefined;
   private lastResourceVersion = '';
   private relists = 0;
+  private watchOpen = false;
+  private disconnectedSince = 0;
 
   constructor(
     private readonly listerWatcher: ListerWatcher<T>,
@@ -115,6 +124,7 @@ export class Reflector<T extends KubeObject> {
       watchLivenessTimeoutMs: options.watchLivenessTimeoutMs ?? DEFAULTS.watchLivenessTimeoutMs,
       minWatchTimeoutSeconds: options.minWatchTimeoutSeconds ?? DEFAULTS.minWatchTimeoutSeconds,
       listTimeoutMs: options.listTimeoutMs ?? DEFAULTS.listTimeoutMs,
+      reconnectGraceMs: options.reconnectGraceMs ?? DEFAULTS.reconnectGraceMs,
     };
     this.name = options.name ?? 'reflector';
     this.clock = options.clock ?? realQueueClock;
@@ -126,6 +136,7 @@ export class Reflector<T extends KubeObject> {
   /** Starts listing and watching; a no-op when already started. */
   start(): void {
     if (this.loop || this.stopped) return;
+    this.disconnectedSince = this.clock.now();
     this.loop = this.run();
   }
 
@@ -143,11 +154,13 @@ export class Reflector<T extends KubeObject> {
   }
 
   /**
-   * Synced, and no failure since the last watch opened. False while a watch is being retried, a
-   * stalled watch is being replaced or a relist after 410 is under way: readiness reports it.
+   * Synced, no failure since the last watch opened, and a watch open (or reopening for less than
+   * `reconnectGraceMs`). False while a failed watch is being retried, a stalled one replaced or a
+   * relist after 410 is under way: readiness reports it.
    */
   healthy(): boolean {
-    return this.synced && !this.failing && !this.stopped;
+    if (!this.synced || this.failing || this.stopped) return false;
+    return this.watchOpen || this.clock.now() - this.disconnectedSince < this.options.reconnectGraceMs;
   }
 
   /** The last failure (kept after recovery, for diagnostics). */
@@ -319,6 +332,7 @@ export class Reflector<T extends KubeObject> {
       }
       stream = opened;
       this.failing = false;
+      this.watchOpen = true;
       const startedAt = this.clock.now();
       let events = 0;
       iterator = stream[Symbol.asyncIterator]();
@@ -340,6 +354,10 @@ export class Reflector<T extends KubeObject> {
         this.applyEvent(result.value);
       }
     } finally {
+      if (this.watchOpen) {
+        this.watchOpen = false;
+        this.disconnectedSince = this.clock.now();
+      }
       timer?.cancel();
       removeStopListener();
       stream?.stop();
