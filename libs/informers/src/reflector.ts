@@ -297,18 +297,33 @@ export class Reflector<T extends KubeObject> {
   private async watchOnce(): Promise<WatchOutcome> {
     const livenessMs = this.options.watchLivenessTimeoutMs;
     let timer: QueueTimer | undefined;
-    let onStall: () => void = ignore;
-    let removeStopListener: () => void = ignore;
     // One controller per watch: aborting it when this watch is over closes the request, and the
     // ListerWatcher's listeners never pile up on a signal that lives as long as the reflector.
     const controller = new AbortController();
-    const interrupt = new Promise<Interruption>((resolve) => {
-      onStall = () => resolve(new Interruption('stalled'));
-      removeStopListener = this.onStop(() => resolve(new Interruption('stopped')));
-    });
+    // A stall or a stop wakes whatever the watch is waiting for. Not a Promise.race against one
+    // long-lived promise: that would keep a reaction per event alive for the watch's lifetime.
+    let interrupted: Interruption | undefined;
+    let wake: ((interruption: Interruption) => void) | undefined;
+    const interrupt = (interruption: Interruption) => {
+      interrupted ??= interruption;
+      wake?.(interruption);
+    };
+    const removeStopListener = this.onStop(() => interrupt(new Interruption('stopped')));
+    const untilInterrupted = <R>(pending: Promise<R>): Promise<R | Interruption> => {
+      if (interrupted) {
+        pending.catch(ignore);
+        return Promise.resolve(interrupted);
+      }
+      return new Promise<R | Interruption>((resolve, reject) => {
+        wake = resolve;
+        pending.then(resolve, reject);
+      }).finally(() => {
+        wake = undefined;
+      });
+    };
     const arm = () => {
       timer?.cancel();
-      if (livenessMs > 0) timer = this.clock.setTimeout(onStall, livenessMs);
+      if (livenessMs > 0) timer = this.clock.setTimeout(() => interrupt(new Interruption('stalled')), livenessMs);
     };
 
     const minTimeout = this.options.minWatchTimeoutSeconds;
@@ -325,7 +340,7 @@ export class Reflector<T extends KubeObject> {
           signal: controller.signal,
         }),
       );
-      const opened = await Promise.race([opening, interrupt]);
+      const opened = await untilInterrupted(opening);
       if (opened instanceof Interruption) {
         opening.then((s) => s.stop(), ignore);
         return opened.reason;
@@ -337,12 +352,8 @@ export class Reflector<T extends KubeObject> {
       let events = 0;
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
-        const next = iterator.next();
-        const result = await Promise.race([next, interrupt]);
-        if (result instanceof Interruption) {
-          next.catch(ignore);
-          return result.reason;
-        }
+        const result = await untilInterrupted(iterator.next());
+        if (result instanceof Interruption) return result.reason;
         if (result.done) {
           if (events === 0 && this.clock.now() - startedAt < EARLY_CLOSE_MS) {
             throw new WatchClosedEarlyError('the server closed the watch at once without sending anything');
