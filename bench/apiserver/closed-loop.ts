@@ -19,6 +19,8 @@ export interface LoopSample {
   seconds: number;
   /** CPU of the serving side during the window, when readable. */
   cpuMicros?: number;
+  /** CPU of this process (the client) during the window. */
+  clientCpuMicros: number;
 }
 
 export interface ClosedLoopResult {
@@ -29,6 +31,8 @@ export interface ClosedLoopResult {
   p99: number;
   /** CPU of the serving side per operation, when it was readable. */
   cpuMicrosPerOperation?: number;
+  /** CPU of this process (the client) per operation. */
+  clientCpuMicrosPerOperation: number;
 }
 
 /**
@@ -47,6 +51,8 @@ export async function closedLoop(
   let failure: unknown;
   let cpuAtStart: number | undefined;
   let cpuAtEnd: number | undefined;
+  let clientAtStart = 0;
+  let clientAtEnd = 0;
 
   // CPU is read inline rather than on timers: an operation that never leaves the microtask queue (a
   // synchronous store behind a promise) would hold timers back until the run is over.
@@ -54,7 +60,10 @@ export async function closedLoop(
     for (let sequence = 0; failure === undefined; sequence++) {
       const begun = performance.now();
       if (begun >= windowEnd) {
-        if (cpuAtEnd === undefined) cpuAtEnd = options.cpuMicros?.();
+        if (clientAtEnd === 0) {
+          clientAtEnd = ownCpuMicros();
+          cpuAtEnd = options.cpuMicros?.();
+        }
         return;
       }
       try {
@@ -65,7 +74,10 @@ export async function closedLoop(
       }
       const done = performance.now();
       if (done >= windowStart && done < windowEnd) {
-        if (latencies.length === 0) cpuAtStart = options.cpuMicros?.();
+        if (latencies.length === 0) {
+          clientAtStart = ownCpuMicros();
+          cpuAtStart = options.cpuMicros?.();
+        }
         latencies.push(done - begun);
       }
     }
@@ -74,7 +86,12 @@ export async function closedLoop(
   await Promise.all(Array.from({ length: options.concurrency }, (_, index) => worker(index)));
   if (failure !== undefined) throw failure;
   const cpuMicros = cpuAtStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtStart : undefined;
-  return { latencies, seconds: options.durationMs / 1000, cpuMicros };
+  return { latencies, seconds: options.durationMs / 1000, cpuMicros, clientCpuMicros: clientAtEnd - clientAtStart };
+}
+
+function ownCpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
 }
 
 /** Pools the windows of one side of a comparison into one row. */
@@ -83,6 +100,7 @@ export function combine(samples: readonly LoopSample[]): ClosedLoopResult {
   const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
   const cpuKnown = samples.every((sample) => sample.cpuMicros !== undefined);
   const cpu = samples.reduce((sum, sample) => sum + (sample.cpuMicros ?? 0), 0);
+  const clientCpu = samples.reduce((sum, sample) => sum + sample.clientCpuMicros, 0);
   const { p50, p99 } = summarize(latencies);
   return {
     operations: latencies.length,
@@ -90,6 +108,7 @@ export function combine(samples: readonly LoopSample[]): ClosedLoopResult {
     p50,
     p99,
     cpuMicrosPerOperation: cpuKnown && latencies.length > 0 ? cpu / latencies.length : undefined,
+    clientCpuMicrosPerOperation: latencies.length > 0 ? clientCpu / latencies.length : Number.NaN,
   };
 }
 

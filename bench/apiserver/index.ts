@@ -20,15 +20,15 @@ import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fano
  * Both servers are child processes on loopback; the client is this process. Counts and durations are
  * fixed (environment variables below override them), and every child is stopped on the way out.
  */
-const CONNECTIONS = positive('APISERVER_BENCH_CONNECTIONS', 32);
+const CONNECTIONS = positive('APISERVER_BENCH_CONNECTIONS', 32, true);
 const WARMUP_MS = positive('APISERVER_BENCH_WARMUP_SECONDS', 1) * 1000;
 const DURATION_MS = positive('APISERVER_BENCH_SECONDS', 5) * 1000;
-const ROUNDS = positive('APISERVER_BENCH_ROUNDS', 5);
+const ROUNDS = positive('APISERVER_BENCH_ROUNDS', 5, true);
 // Each window opens new connections, so later windows warm up briefly too.
 const REWARM_MS = 200;
-const LIST_SIZE = positive('APISERVER_BENCH_LIST_SIZE', 100);
-const WATCHERS = positive('APISERVER_BENCH_WATCHERS', 1000);
-const UPDATES = positive('APISERVER_BENCH_UPDATES', 200);
+const LIST_SIZE = positive('APISERVER_BENCH_LIST_SIZE', 100, true);
+const WATCHERS = positive('APISERVER_BENCH_WATCHERS', 1000, true);
+const UPDATES = positive('APISERVER_BENCH_UPDATES', 200, true);
 
 const READ_NAMESPACE = 'bench-read';
 const CREATE_NAMESPACE = 'bench-create';
@@ -36,9 +36,11 @@ const WATCH_NAMESPACE = 'bench-watch';
 const collectionPath = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
 const objectPath = (namespace: string, name: string): string => `${collectionPath(namespace)}/${name}`;
 
-function positive(variable: string, fallback: number): number {
+function positive(variable: string, fallback: number, integer = false): number {
   const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${variable} must be a positive number`);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`${variable} must be a positive ${integer ? 'integer' : 'number'}`);
+  }
   return value;
 }
 
@@ -97,7 +99,7 @@ function fixed(value: number | undefined, digits: number): string {
 }
 
 function printTable(rows: readonly Row[]): void {
-  const header = ['', '', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req'];
+  const header = ['', '', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'client CPU µs/req'];
   const cells = rows.map(({ what, side, result }) => [
     what,
     side,
@@ -105,6 +107,7 @@ function printTable(rows: readonly Row[]): void {
     fixed(result.p50, 2),
     fixed(result.p99, 2),
     fixed(result.cpuMicrosPerOperation, 0),
+    fixed(result.clientCpuMicrosPerOperation, 0),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column].length)));
   const line = (row: readonly string[]): string =>
@@ -153,6 +156,9 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-apiserver-bench-'));
   const timing: InterleaveOptions = { warmupMs: WARMUP_MS, rewarmMs: REWARM_MS, durationMs: DURATION_MS, rounds: ROUNDS };
   const servers: RunningServer[] = [];
+  // The finally below does not run when a signal ends the process; the exit handler still does.
+  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  process.on('exit', removeDir);
   const agents: Agent[] = [];
   try {
     const api = await startApiServer(join(dir, 'apiserver'));
@@ -210,6 +216,10 @@ export async function run(): Promise<void> {
       await store.close();
     }
 
+    printTable(rows);
+    console.log('(server CPU: of the serving process; for the embedded store, of this process, which also runs the load loop)');
+    printRatios(rows);
+
     const watchedName = 'watched';
     const watched = JSON.parse(
       (
@@ -223,14 +233,18 @@ export async function run(): Promise<void> {
       stepTimeoutMs: 30_000,
     });
 
-    printTable(rows);
-    console.log('(embedded store row: CPU of this process, which also runs the load loop; svc rows: CPU of the server process)');
     printFanout(fanout);
-    printRatios(rows);
     console.log(`after the run: ${machine()}`);
+  } catch (error) {
+    // A refused connection or a closed stream usually means a server died: say which, with its last words.
+    const dead = servers.filter((server) => server.child.process.exitCode !== null || server.child.process.signalCode !== null);
+    if (dead.length === 0) throw error;
+    const words = dead.map((server) => `${server.name} (pid ${server.child.pid}) exited; its last output:\n${server.child.output()}`).join('\n');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${words}`);
   } finally {
     for (const agent of agents) agent.destroy();
     for (const server of servers.reverse()) await server.child.stop();
-    rmSync(dir, { recursive: true, force: true });
+    process.off('exit', removeDir);
+    removeDir();
   }
 }

@@ -17,6 +17,7 @@ const API_SERVER_ENTRY = join(__dirname, '..', '..', 'apps', 'apiserver', 'src',
 const BARE_SERVER_ENTRY = join(__dirname, 'bare-server.js');
 
 export interface RunningServer {
+  name: string;
   child: Child;
   target: HttpsTarget;
 }
@@ -84,7 +85,7 @@ export async function startApiServer(dir: string, extraFlags: readonly string[] 
       ...extraFlags,
     ]);
     try {
-      return { child, target: await waitForReady(child, connectionFile, port) };
+      return { name: 'API server', child, target: await waitForReady(child, connectionFile, port) };
     } catch (error) {
       await child.stop(1_000);
       // Another process may take the probed port between the probe and the server's listen.
@@ -111,5 +112,5 @@ export async function startBareServer(certDir: string, ca: string, routes: Reado
     child.exited.then((how) => Promise.reject(new Error(`the bare server exited (${how}):\n${child.output()}`))),
     sleep(READY_TIMEOUT_MS, undefined, { ref: false }).then(() => Promise.reject(new Error('the bare server did not start'))),
   ]);
-  return { child, target: { host: HOST, port, ca } };
+  return { name: 'bare HTTPS server', child, target: { host: HOST, port, ca } };
 }

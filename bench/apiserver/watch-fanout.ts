@@ -38,6 +38,8 @@ interface Step {
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
+// A thousand TLS handshakes plus watch set-ups take tens of seconds on a busy two-core machine.
+const OPEN_TIMEOUT_MS = 180_000;
 const ERROR_EVENT = Buffer.from('"type":"ERROR"');
 
 /**
@@ -135,7 +137,7 @@ export async function watchFanout(
     };
     await withTimeout(
       Promise.all(Array.from({ length: Math.min(options.openConcurrency, options.watchers) }, opener)),
-      60_000,
+      OPEN_TIMEOUT_MS,
       'opening the watches',
     );
     if (failure) throw failure;
