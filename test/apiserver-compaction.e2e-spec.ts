@@ -5,7 +5,8 @@ import { type ApiServerProcess, startApiServerProcess } from './support/apiserve
 
 // The 410 rows of the resourceVersion tables: versions older than the store keeps. The store compacts
 // every 2 s here; configmaps bypass the watch cache so that their watches read the store's history,
-// whose retention is what the compaction interval sets.
+// whose retention is what the compaction interval sets. A 1 s --min-request-timeout makes the
+// server-side watch timeout observable too.
 
 let server: ApiServerProcess;
 let client: ApiClient;
@@ -14,7 +15,7 @@ let early: ConfigMap;
 let token: string;
 
 beforeAll(async () => {
-  server = await startApiServerProcess({ args: ['--store-compaction-interval=2s', '--watch-cache-sizes=configmaps#0'] });
+  server = await startApiServerProcess({ args: ['--store-compaction-interval=2s', '--watch-cache-sizes=configmaps#0', '--min-request-timeout=1'] });
   client = new ApiClient(server.url, server.ca);
   await createNamespace(client, ns);
   early = await create<ConfigMap>(client, paths.configMaps(ns), configMap('e1', { v: '1' }));
@@ -103,5 +104,24 @@ it('a watch from a current version still works after compaction', async () => {
     expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['ADDED after']);
   } finally {
     stream.close();
+  }
+}, 30_000);
+
+it('ends a watch without timeoutSeconds after a randomized time from --min-request-timeout to twice that', async () => {
+  const started = Date.now();
+  const streams = await Promise.all([
+    client.watch(paths.configMaps(ns), { resourceVersion: '0' }),
+    client.watch('/api/v1/namespaces', { resourceVersion: '0' }),
+  ]);
+  try {
+    for (const stream of streams) {
+      expect(stream.status).toBe(200);
+      expect(await stream.waitForEnd(10_000)).toBe(true);
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(2_000 + 2_000);
+    }
+  } finally {
+    for (const stream of streams) stream.close();
   }
 }, 30_000);

@@ -88,6 +88,11 @@ describe('kubectl', () => {
     expectStatus(await client.get(paths.namespace('kubectl-made')), 200);
   });
 
+  it('create configmap --from-literal makes a ConfigMap', async () => {
+    expect(await kubectl('create', 'configmap', 'literal', '--from-literal=greeting=hello', '-n', ns)).toBe('configmap/literal created\n');
+    expect((await client.get<ConfigMap>(paths.configMap(ns, 'literal'))).body.data).toEqual({ greeting: 'hello' });
+  });
+
   it('get namespaces prints the NAME STATUS AGE table', async () => {
     const out = await kubectl('get', 'namespaces');
     const lines = out.trim().split('\n');
@@ -112,6 +117,12 @@ describe('kubectl', () => {
     const refused = await kubectlFails('create', '-f', bad, '-n', ns);
     expect(refused.stderr).toContain('unknown field "spec.bogus"');
     expect((await client.get(paths.deployment(ns, 'web-bad'))).status).toBe(404);
+  });
+
+  it('create -f shows a 422 as Kubernetes words it', async () => {
+    const file = await manifest('invalid.yaml', webManifest('registry.example/app:1.0').replace('name: web', 'name: web-invalid').replace('replicas: 2', 'replicas: -1'));
+    const refused = await kubectlFails('create', '-f', file, '-n', ns);
+    expect(refused.stderr).toContain('The Deployment "web-invalid" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
   });
 
   it('get deploy,cm lists both kinds with their columns', async () => {
@@ -318,15 +329,26 @@ describe('kubectl', () => {
     expect(out).toMatch(/^leases\s+coordination\.svc\.io\/v1\s+true\s+Lease$/m);
     const short = await kubectl('get', 'ns', 'default', '-o', 'name');
     expect(short).toBe('namespace/default\n');
+    const wide = await kubectl('api-resources', '-o', 'wide', '--api-group=apps');
+    expect(wide).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
   });
 
   it('explain deployment.spec describes the fields from the OpenAPI document', async () => {
     const out = await kubectl('explain', 'deployment.spec');
+    expect(out).toMatch(/^GROUP:\s+apps$/m);
     expect(out).toMatch(/^KIND:\s+Deployment$/m);
     expect(out).toMatch(/^VERSION:\s+v1$/m);
-    expect(out).toMatch(/^FIELD:\s+spec\s+<DeploymentSpec>$/m);
+    expect(out).toMatch(/^FIELD:\s+spec\s+<\w+>$/m);
     expect(out).toMatch(/^\s+replicas\s+<integer>$/m);
+    expect(out).toMatch(/^\s+selector\s+<\w+> -required-$/m);
+    expect(out).toMatch(/^\s+template\s+<\w+> -required-$/m);
+  });
+
+  it('explain names the schema types as Kubernetes does', async () => {
+    const out = await kubectl('explain', 'deployment.spec');
+    expect(out).toMatch(/^FIELD:\s+spec\s+<DeploymentSpec>$/m);
     expect(out).toMatch(/^\s+selector\s+<LabelSelector> -required-$/m);
     expect(out).toMatch(/^\s+template\s+<PodTemplateSpec> -required-$/m);
+    expect(out).toMatch(/^\s+strategy\s+<DeploymentStrategy>$/m);
   });
 });

@@ -1,5 +1,5 @@
 import { request as httpsRequest } from 'node:https';
-import type { ConfigMap, Deployment, Lease, List, Namespace, Scale, Status } from '@svc/api';
+import type { ConfigMap, Deployment, Lease, List, Namespace, Pod, Scale, Status } from '@svc/api';
 import { ApiClient } from './support/api-client';
 import {
   JSON_PATCH,
@@ -14,6 +14,7 @@ import {
   expectStatus,
   lease,
   paths,
+  pod,
   rvOf,
 } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
@@ -257,6 +258,18 @@ describe('subresources', () => {
     expect(after.body.status).toMatchObject({ replicas: 2, readyReplicas: 1 });
   });
 
+  it('scale: a ReplicaSet has one too', async () => {
+    const rs = { ...deployment('rs-scaled', { replicas: 1 }), apiVersion: 'apps/v1', kind: 'ReplicaSet' };
+    await create(client, '/apis/apps/v1/namespaces/writes/replicasets', rs);
+    const scalePath = '/apis/apps/v1/namespaces/writes/replicasets/rs-scaled/scale';
+    const got = await client.get<Scale>(scalePath);
+    expectStatus(got, 200);
+    expect(got.body).toMatchObject({ apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 1 }, status: { selector: 'app=rs-scaled' } });
+    const patched = await client.patch<Scale>(scalePath, MERGE_PATCH, { spec: { replicas: 4 } });
+    expectStatus(patched, 200);
+    expect((await client.get<Deployment>('/apis/apps/v1/namespaces/writes/replicasets/rs-scaled')).body.spec?.replicas).toBe(4);
+  });
+
   it('answers 404 for a status subresource the kind does not have', async () => {
     await create(client, paths.configMaps(ns), configMap('no-status'));
     expectFailure(await client.get(`${paths.configMap(ns, 'no-status')}/status`), 404, 'NotFound');
@@ -365,6 +378,13 @@ describe('field validation', () => {
     expect(status.message).toContain('unknown field "bogus"');
     expect(status.message).toContain('unknown field "metadata.bogusMeta"');
     expectFailure(await client.get(paths.configMap(ns, 'fv')), 404, 'NotFound');
+  });
+
+  it('Strict: names a nested unknown field by its full path', async () => {
+    const dep = deployment('fv-nested');
+    (dep.spec?.template.spec?.containers[0] as unknown as Record<string, unknown>).bogus = true;
+    const status = expectFailure(await client.post(paths.deployments(ns), dep, { fieldValidation: 'Strict' }), 400, 'BadRequest');
+    expect(status.message).toContain('unknown field "spec.template.spec.containers[0].bogus"');
   });
 
   it('Strict: 400 for a duplicate field', async () => {
@@ -517,6 +537,26 @@ describe('deletion', () => {
       200,
     );
     expectFailure(await client.get(paths.configMap(ns, 'preconditioned')), 404, 'NotFound');
+  });
+
+  it('deletes a pod bound to a node gracefully (30 s by default, or as asked), an unbound pod at once, and gracePeriodSeconds=0 at once', async () => {
+    await create(client, paths.pods(ns), pod('bound', { nodeName: 'node-a' }));
+    const before = Date.now();
+    expectStatus(await client.delete(paths.pod(ns, 'bound')), 200);
+    const terminating = await client.get<Pod>(paths.pod(ns, 'bound'));
+    expectStatus(terminating, 200);
+    expect(terminating.body.metadata?.deletionGracePeriodSeconds).toBe(30);
+    expect(Date.parse(terminating.body.metadata?.deletionTimestamp ?? '')).toBeGreaterThan(before + 25_000);
+    expectStatus(await client.delete(paths.pod(ns, 'bound'), undefined, { gracePeriodSeconds: 0 }), 200);
+    expectFailure(await client.get(paths.pod(ns, 'bound')), 404, 'NotFound');
+
+    await create(client, paths.pods(ns), pod('bound-short', { nodeName: 'node-a' }));
+    expectStatus(await client.delete(paths.pod(ns, 'bound-short'), undefined, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 5 }), 200);
+    expect((await client.get<Pod>(paths.pod(ns, 'bound-short'))).body.metadata?.deletionGracePeriodSeconds).toBe(5);
+
+    await create(client, paths.pods(ns), pod('unbound'));
+    expectStatus(await client.delete(paths.pod(ns, 'unbound')), 200);
+    expectFailure(await client.get(paths.pod(ns, 'unbound')), 404, 'NotFound');
   });
 
   it('deletecollection removes the objects a label selector picks, and only those', async () => {
