@@ -1,4 +1,5 @@
-import { realQueueClock, type QueueClock } from './workqueue';
+import { informerClock } from './informer-clock';
+import type { QueueClock } from './workqueue';
 
 export interface BackoffOptions {
   /** First delay, before jitter (default 1 s). */
@@ -30,7 +31,7 @@ export class Backoff {
 
   constructor(
     options: BackoffOptions = {},
-    private readonly clock: QueueClock = realQueueClock,
+    private readonly clock: QueueClock = informerClock,
     private readonly random: () => number = Math.random,
   ) {
     this.options = { ...DEFAULT_BACKOFF, ...options };

@@ -16,3 +16,4 @@ export * from './shared-informer-factory';
 export { FakeResourceServer, FakeConnectionError } from './fake-resource-server';
 export type { FakeResourceServerOptions, FakeWatchFilter } from './fake-resource-server';
 export * from './lister-watcher-for';
+export * from './informer-clock';

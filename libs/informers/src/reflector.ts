@@ -6,7 +6,8 @@ import { resourceVersionOf, type KubeObject } from './kube-object';
 import type { ListerWatcher, ListerWatcherEvent, ListerWatcherListResult, WatchStream } from './lister-watcher';
 import { consoleInformerLogger, type InformerLogger } from './logger';
 import { compareRevisions } from './revision';
-import { realQueueClock, type QueueClock, type QueueTimer } from './workqueue';
+import { informerClock } from './informer-clock';
+import type { QueueClock, QueueTimer } from './workqueue';
 
 export interface ReflectorOptions {
   /** Used in log lines, e.g. `apps/v1/deployments`. */
@@ -127,7 +128,7 @@ export class Reflector<T extends KubeObject> {
       reconnectGraceMs: options.reconnectGraceMs ?? DEFAULTS.reconnectGraceMs,
     };
     this.name = options.name ?? 'reflector';
-    this.clock = options.clock ?? realQueueClock;
+    this.clock = options.clock ?? informerClock;
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? consoleInformerLogger;
     this.backoff = new Backoff(options.backoff, this.clock, this.random);

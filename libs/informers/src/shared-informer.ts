@@ -8,7 +8,8 @@ import type { ListerWatcher } from './lister-watcher';
 import { consoleInformerLogger, type InformerLogger } from './logger';
 import { ProcessorListener } from './processor-listener';
 import { Reflector, type ReflectorOptions } from './reflector';
-import { realQueueClock, type QueueClock, type QueueTimer } from './workqueue';
+import { informerClock } from './informer-clock';
+import type { QueueClock, QueueTimer } from './workqueue';
 
 export interface SharedInformerOptions<T> extends ReflectorOptions, IndexerOptions<T> {
   /**
@@ -41,7 +42,7 @@ export class SharedInformer<T extends KubeObject> {
   constructor(listerWatcher: ListerWatcher<T>, options: SharedInformerOptions<T> = {}) {
     this.name = options.name ?? 'informer';
     this.logger = options.logger ?? consoleInformerLogger;
-    this.clock = options.clock ?? realQueueClock;
+    this.clock = options.clock ?? informerClock;
     this.random = options.random ?? Math.random;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.indexer = new Indexer<T>(options);
