@@ -15,9 +15,14 @@ export interface CrdModuleOptions {
   /** `--store-prefix`. */
   storePrefix: string;
   /**
-   * The resource layer's module (`ResourcesModule.forRoot(...)`, the same object given to the server):
-   * custom resources of a deleted definition are then deleted through its registries and its watch
-   * cache is dropped. Without it they are deleted from the store directly.
+   * The resource layer's registries: custom resources of a deleted definition are then deleted
+   * through them (finalizers honoured, DELETED events from the watch cache) and the resource's watch
+   * cache is dropped. Without them (or `resources`) they are deleted from the store directly.
+   */
+  registries?: ResourceRegistries;
+  /**
+   * Alternatively the resource layer's module (`ResourcesModule.forRoot(...)`, the same object given
+   * to the server), whose exported ResourceRegistries are then injected.
    */
   resources?: DynamicModule;
   /** Overrides how a deleted definition's objects are deleted. */
@@ -85,7 +90,7 @@ export class CrdModule {
       providers: [
         {
           provide: CRD_CONTROLLER,
-          useFactory: (registries?: ResourceRegistries) => buildController(options, registries),
+          useFactory: (injected?: ResourceRegistries) => buildController(options, options.registries ?? injected),
           inject: [{ token: ResourceRegistries, optional: true }],
         },
         CrdLifecycle,
