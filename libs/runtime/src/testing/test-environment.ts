@@ -53,7 +53,7 @@ export interface TestEnvironment {
 export async function startTestEnvironment(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
   const started = performance.now();
   const dir = await mkdtemp(join(tmpdir(), 'svc-runtime-env-'));
-  const storage = await createStorage({ backend: 'embedded', dataDir: join(dir, 'data') });
+  const storage = await createStorage({ backend: 'embedded', dataDir: join(dir, 'data'), compactionIntervalMs: 0 });
   const svcconfig = join(dir, 'svcconfig');
   const serving = servingConfig({
     bindAddress: '127.0.0.1',
