@@ -21,7 +21,8 @@ export function httpSide(load: HttpLoad, concurrency: number): Side {
     const window = windows++;
     const connections = await Promise.all(Array.from({ length: concurrency }, () => KeepAliveConnection.open(load.target)));
     try {
-      return await closedLoop({ concurrency, warmupMs, durationMs, cpuMicros: () => processCpuMicros(load.pid) }, async (worker, sequence) => {
+      const cpuMicros = (): number | undefined => processCpuMicros(load.pid);
+      return await closedLoop({ concurrency, warmupMs, durationMs, cpuMicros }, async (worker, sequence) => {
         const reply = await connections[worker].request(load.request(window, worker, sequence));
         if (!load.expected.includes(reply.status)) throw new Error(`${load.label} answered ${reply.status}: ${reply.bodyStart}`);
       });

@@ -68,13 +68,20 @@ async function createNamespaces(agent: Agent, target: HttpsTarget): Promise<void
   }
 }
 
+/** Creates a ConfigMap through the server and returns it as stored. */
+async function postConfigMap(agent: Agent, target: HttpsTarget, namespace: string, name: string, index: number): Promise<unknown> {
+  const body = JSON.stringify(configMap(namespace, name, index));
+  const reply = await sendExpecting([200, 201], agent, target, 'POST', collectionPath(namespace), body);
+  return JSON.parse(reply.body.toString('utf8'));
+}
+
 async function seedReadNamespace(agent: Agent, target: HttpsTarget): Promise<void> {
   let next = 0;
   const seeder = async (): Promise<void> => {
     while (next < LIST_SIZE) {
       const index = next++;
       const name = `cm-${String(index).padStart(4, '0')}`;
-      await sendExpecting([200, 201], agent, target, 'POST', collectionPath(READ_NAMESPACE), JSON.stringify(configMap(READ_NAMESPACE, name, index)));
+      await postConfigMap(agent, target, READ_NAMESPACE, name, index);
     }
   };
   await Promise.all(Array.from({ length: 8 }, seeder));
@@ -83,7 +90,8 @@ async function seedReadNamespace(agent: Agent, target: HttpsTarget): Promise<voi
 /** GETs of `path`; any status but 200 fails the row. */
 function reads(server: RunningServer, path: string): Side {
   const request = requestBytes(server.target, 'GET', path);
-  return httpSide({ target: server.target, pid: server.child.pid, label: `GET ${path}`, request: () => request, expected: [200] }, CONNECTIONS);
+  const load = { target: server.target, pid: server.child.pid, label: `GET ${path}`, request: () => request, expected: [200] };
+  return httpSide(load, CONNECTIONS);
 }
 
 /** POSTs of a new ConfigMap per operation, named `c-<window>-<worker>-<sequence>`; 200 and 201 are success. */
@@ -207,8 +215,8 @@ export async function run(): Promise<void> {
     );
 
     // The store writes what the server stored for one create, so both write the same bytes per object.
-    const probe = await sendExpecting([200, 201], agent, api.target, 'POST', collectionPath(CREATE_NAMESPACE), JSON.stringify(configMap(CREATE_NAMESPACE, 'c-0-00-000', 0)));
-    const store = await openStoreCreates(join(dir, 'store'), CREATE_NAMESPACE, JSON.parse(probe.body.toString('utf8')) as StoredTemplate, CONNECTIONS);
+    const template = (await postConfigMap(agent, api.target, CREATE_NAMESPACE, 'c-0-00-000', 0)) as StoredTemplate;
+    const store = await openStoreCreates(join(dir, 'store'), CREATE_NAMESPACE, template, CONNECTIONS);
     try {
       const [ourCreate, storeCreate] = await interleave([creates(api, CREATE_NAMESPACE), store.side], timing);
       rows.push({ what: 'CREATE', side: 'svc', result: ourCreate }, { what: 'CREATE', side: 'embedded store', result: storeCreate });
@@ -221,11 +229,7 @@ export async function run(): Promise<void> {
     printRatios(rows);
 
     const watchedName = 'watched';
-    const watched = JSON.parse(
-      (
-        await sendExpecting([200, 201], agent, api.target, 'POST', collectionPath(WATCH_NAMESPACE), JSON.stringify(configMap(WATCH_NAMESPACE, watchedName, 0)))
-      ).body.toString('utf8'),
-    ) as WatchedObject;
+    const watched = (await postConfigMap(agent, api.target, WATCH_NAMESPACE, watchedName, 0)) as WatchedObject;
     const fanout = await watchFanout(api.target, collectionPath(WATCH_NAMESPACE), objectPath(WATCH_NAMESPACE, watchedName), watched, {
       watchers: WATCHERS,
       updates: UPDATES,
@@ -239,7 +243,9 @@ export async function run(): Promise<void> {
     // A refused connection or a closed stream usually means a server died: say which, with its last words.
     const dead = servers.filter((server) => server.child.process.exitCode !== null || server.child.process.signalCode !== null);
     if (dead.length === 0) throw error;
-    const words = dead.map((server) => `${server.name} (pid ${server.child.pid}) exited; its last output:\n${server.child.output()}`).join('\n');
+    const words = dead
+      .map((server) => `${server.name} (pid ${server.child.pid}) exited; its last output:\n${server.child.output()}`)
+      .join('\n');
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${words}`);
   } finally {
     for (const agent of agents) agent.destroy();

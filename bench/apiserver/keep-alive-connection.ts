@@ -12,6 +12,8 @@ const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
 const KEPT_BODY_BYTES = 300;
+// No single request of the benchmark should take this long; past it the server is taken to be stuck.
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface RawReply {
   status: number;
@@ -46,6 +48,7 @@ type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'tr
 interface Pending {
   resolve: (reply: RawReply) => void;
   reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
 }
 
 /** One keep-alive connection carrying one request at a time; reconnects when the server closed it between requests. */
@@ -72,7 +75,11 @@ export class KeepAliveConnection {
     if (this.pending) throw new Error('a request is already in flight on this connection');
     if (!this.socket) await this.connect();
     return new Promise<RawReply>((resolve, reject) => {
-      this.pending = { resolve, reject };
+      const timer = setTimeout(() => {
+        this.fail(new Error(`no complete response within ${REQUEST_TIMEOUT_MS} ms`));
+        this.close();
+      }, REQUEST_TIMEOUT_MS);
+      this.pending = { resolve, reject, timer };
       this.state = 'head';
       this.status = 0;
       this.bodyBytes = 0;
@@ -93,7 +100,9 @@ export class KeepAliveConnection {
     this.buffered = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     const lost = (error?: Error): void => {
-      if (this.socket === socket) this.socket = undefined;
+      // Events of a socket this connection already let go of concern no request of it.
+      if (this.socket !== socket) return;
+      this.socket = undefined;
       if (this.state === 'until-close' && this.pending) return this.complete();
       this.fail(error ?? new Error('the server closed the connection during a request'));
     };
@@ -202,6 +211,7 @@ export class KeepAliveConnection {
     const pending = this.pending;
     this.pending = undefined;
     this.state = 'head';
+    if (pending) clearTimeout(pending.timer);
     if (this.closeAfter) this.close();
     pending?.resolve({ status: this.status, bodyBytes: this.bodyBytes, bodyStart: this.bodyStart.slice(0, KEPT_BODY_BYTES) });
   }
@@ -209,6 +219,7 @@ export class KeepAliveConnection {
   private fail(error: Error): void {
     const pending = this.pending;
     this.pending = undefined;
+    if (pending) clearTimeout(pending.timer);
     pending?.reject(error);
   }
 }
