@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { parseApiServerOptions, parseOrExit, type ApiServerOptions } from '@svc/options';
 import { builtinScheme } from '@svc/api';
 import { createStorage, type Storage } from '@svc/storage';
+import { CrdModule } from './crd';
+import { DiscoveryModule, ServedApis } from './discovery';
 import { healthCheck, servingConfig, startApiServer, type ApiServerServingConfig } from './index';
-import { ResourcesModule, type ResourcesOptions } from './resources';
+import { OpenApiModule } from './openapi';
+import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from './resources';
 
 /** Maps the parsed flags onto what the serving shell needs. */
 export function servingConfigFromOptions(o: ApiServerOptions): ApiServerServingConfig {
@@ -63,8 +66,16 @@ async function main(): Promise<void> {
   const serving = servingConfigFromOptions(options);
   // One scheme for the whole process: custom resource kinds are registered into it at run time.
   const scheme = builtinScheme();
-  const resources = ResourcesModule.forRoot({ storage, scheme, options: resourcesOptionsFromOptions(options, serving) });
-  const server = await startApiServer(serving, [resources]);
+  const resourcesOptions = resourcesOptionsFromOptions(options, serving);
+  const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions });
+  // Discovery, OpenAPI and the resource handlers agree on what --runtime-config leaves served.
+  const servedApis = new ServedApis(scheme, options.runtimeConfig ?? {});
+  const server = await startApiServer(serving, [
+    ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
+    DiscoveryModule.forRoot({ scheme, servedApis }),
+    OpenApiModule.forRoot({ scheme, servedApis }),
+    CrdModule.forRoot({ scheme, storage, storePrefix: options.storePrefix }),
+  ]);
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeout)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeout)));
 

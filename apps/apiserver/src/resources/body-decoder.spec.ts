@@ -38,6 +38,13 @@ describe('decodeObjectBody', () => {
     expect(decodeObjectBody(Buffer.from(bytes), 'application/vnd.svc.protobuf').value).toEqual({ data: {}, apiVersion: 'v1', kind: 'ConfigMap' });
   });
 
+  it('answers 415 to a protobuf message of a kind it cannot read, and 400 to a malformed one', () => {
+    const node = encodeEnvelope({ apiVersion: 'v1', kind: 'Node', raw: Buffer.from([0x0a, 0x00]) });
+    expect(statusOf(() => decodeObjectBody(Buffer.from(node), 'application/vnd.kubernetes.protobuf'))).toMatchObject({ code: 415 });
+    const cut = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMap', raw: Buffer.from([0x0a, 0x05, 0x61]) });
+    expect(statusOf(() => decodeObjectBody(Buffer.from(cut), 'application/vnd.kubernetes.protobuf'))).toMatchObject({ code: 400 });
+  });
+
   it('refuses unknown content types with 415 and malformed bodies with 400', () => {
     expect(statusOf(() => decodeObjectBody(Buffer.from('a=b'), 'application/x-www-form-urlencoded'))).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
     expect(statusOf(() => decodeObjectBody(Buffer.from('{"a":'), 'application/json'))).toMatchObject({ code: 400, reason: 'BadRequest' });

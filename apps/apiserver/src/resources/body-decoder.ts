@@ -1,6 +1,7 @@
-import { decodeEnvelope, EnvelopeError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
+import { decodeEnvelope, EnvelopeError, isStatusError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { findDuplicateJsonKeys } from './duplicate-keys';
+import { decodeKubernetesProtobuf } from './kubernetes-protobuf';
 import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from './media-types';
 
 /** A request body turned into a plain value, with the keys it repeated (field validation reports them). */
@@ -11,7 +12,7 @@ export interface DecodedBody {
 }
 
 /** Content types a create or update body may have, in the order a 415 names them. */
-export const OBJECT_BODY_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.svc.protobuf', 'application/vnd.kubernetes.protobuf'];
+export const OBJECT_BODY_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.svc.protobuf'];
 
 /**
  * Decodes the body of a create or update: JSON (also when no Content-Type is given), YAML, or the
@@ -60,9 +61,13 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
     const envelope = decodeEnvelope(body);
     if (envelope.contentEncoding !== '') throw new EnvelopeError(`content encoding ${JSON.stringify(envelope.contentEncoding)} is not supported`);
     const payloadType = envelope.contentType.split(';')[0].trim().toLowerCase();
-    if (payloadType !== 'application/json') {
-      throw new EnvelopeError(`only JSON payloads are supported in the envelope, not ${JSON.stringify(envelope.contentType || 'protobuf')}`);
+    if (payloadType === '' || payloadType === 'application/vnd.kubernetes.protobuf') {
+      // A Kubernetes client's own protobuf message, which it sends for built-in kinds.
+      const object = decodeKubernetesProtobuf(envelope.apiVersion, envelope.kind, envelope.raw);
+      if (object === undefined) throw newUnsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
+      return { value: object, duplicateFields: [] };
     }
+    if (payloadType !== 'application/json') throw newUnsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
     const decoded = decodeJsonBody(Buffer.from(envelope.raw));
     const object = decoded.value;
     if (typeof object === 'object' && object !== null && !Array.isArray(object)) {
@@ -73,7 +78,9 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
     return decoded;
   } catch (error) {
     if (error instanceof EnvelopeError) throw newBadRequest(`the request body is not a valid protobuf envelope: ${error.message}`);
-    throw error;
+    if (isStatusError(error)) throw error;
+    // protobufjs reports truncated or malformed messages with plain errors.
+    throw newBadRequest(`the request body is not a valid protobuf message: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

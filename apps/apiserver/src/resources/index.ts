@@ -1,6 +1,6 @@
 // The resource layer: every verb on every resource path, for every kind of the scheme.
 export { ResourcesModule } from './resources.module';
-export { ResourcesRuntime, WATCH_CACHE_CHECK } from './resources-runtime';
+export { ResourcesRuntime, WATCH_CACHE_CHECK, createResourceRegistries } from './resources-runtime';
 export type { ResourcesDependencies, ResourcesOptions, ServingHooks } from './resources-runtime';
 export { ResourceRegistries } from './registries';
 export { ResourceRegistry, APPLY_PATCH_MEDIA_TYPE } from './registry';

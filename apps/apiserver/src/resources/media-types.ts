@@ -1,5 +1,16 @@
-/** The product's protobuf envelope type and Kubernetes' name for it, which clients of Kubernetes send. */
-export const PROTOBUF_MEDIA_TYPES: readonly string[] = ['application/vnd.svc.protobuf', 'application/vnd.kubernetes.protobuf'];
+/** The product's protobuf envelope type, whose `raw` carries the object's JSON. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.svc.protobuf';
+
+/**
+ * Kubernetes' name for the envelope. Its clients (kubectl, client-go) put their generated protobuf
+ * messages in `raw`, which this server does not speak: a request body of that type is read only when
+ * its envelope carries JSON (else 415, on which those clients retry in JSON), and responses are never
+ * sent in it (those clients list JSON after it in Accept and get JSON).
+ */
+export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+/** Request body types read as an envelope. */
+export const PROTOBUF_MEDIA_TYPES: readonly string[] = [PROTOBUF_MEDIA_TYPE, KUBERNETES_PROTOBUF_MEDIA_TYPE];
 
 /** `type/subtype` of a Content-Type or Accept entry, lower case, without parameters. */
 export function mediaTypeOf(value: string): string {

@@ -28,10 +28,10 @@ describe('negotiateOutput', () => {
     );
   });
 
-  it('serves protobuf for built-in kinds only, under both names', () => {
-    expect(negotiateOutput('application/vnd.kubernetes.protobuf,application/json', get, false).encoding).toBe('protobuf');
-    expect(negotiateOutput('application/vnd.svc.protobuf', get, false).streamContentType).toBe('application/vnd.svc.protobuf;stream=watch');
-    expect(negotiateOutput('application/vnd.kubernetes.protobuf,application/json', { verb: 'get', protobuf: false }, false).encoding).toBe('json');
+  it('serves the protobuf envelope for built-in kinds only, and JSON to Kubernetes protobuf clients', () => {
+    expect(negotiateOutput('application/vnd.svc.protobuf', get, false)).toMatchObject({ encoding: 'protobuf', streamContentType: 'application/vnd.svc.protobuf;stream=watch' });
+    expect(negotiateOutput('application/vnd.svc.protobuf,application/json', { verb: 'get', protobuf: false }, false).encoding).toBe('json');
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf,application/json', get, false).encoding).toBe('json');
   });
 
   it('honours q values', () => {

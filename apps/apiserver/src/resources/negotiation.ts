@@ -1,5 +1,5 @@
 import { newNotAcceptable } from '@svc/machinery';
-import { parseAccept, PROTOBUF_MEDIA_TYPES, type MediaRange } from './media-types';
+import { parseAccept, PROTOBUF_MEDIA_TYPE, type MediaRange } from './media-types';
 
 export type OutputEncoding = 'json' | 'yaml' | 'protobuf';
 
@@ -44,7 +44,7 @@ export function negotiateOutput(accept: string | undefined, target: NegotiationT
     const chosen = formatFor(range, target, pretty);
     if (chosen !== undefined) return chosen;
   }
-  throw newNotAcceptable(target.protobuf ? [JSON_TYPE, YAML_TYPE, ...PROTOBUF_MEDIA_TYPES] : [JSON_TYPE, YAML_TYPE]);
+  throw newNotAcceptable(target.protobuf ? [JSON_TYPE, YAML_TYPE, PROTOBUF_MEDIA_TYPE] : [JSON_TYPE, YAML_TYPE]);
 }
 
 /** The JSON format, for answers that cannot be negotiated (errors before negotiation). */
@@ -72,7 +72,7 @@ function formatFor(range: MediaRange, target: NegotiationTarget, pretty: boolean
     // YAML has no stream framing: watches answer in JSON, as Kubernetes does.
     return { encoding: target.verb === 'watch' ? 'json' : 'yaml', contentType: YAML_TYPE, streamContentType: JSON_TYPE, pretty };
   }
-  if (PROTOBUF_MEDIA_TYPES.includes(full) && target.protobuf) {
+  if (full === PROTOBUF_MEDIA_TYPE && target.protobuf) {
     return { encoding: 'protobuf', contentType: full, streamContentType: `${full};stream=watch`, pretty: false };
   }
   return undefined;

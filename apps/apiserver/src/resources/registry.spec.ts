@@ -391,7 +391,7 @@ describe('ResourceRegistry over the embedded store', () => {
       await cms.patch('team', 'a', 'application/merge-patch+json', Buffer.from('{"metadata":{"labels":{"w":"n"}}}'));
       const events = await next(watch, 2);
       watch.stop();
-      expect(events.map((e) => [e.type, e.object.metadata?.name])).toEqual([
+      expect(events.map((e) => [e.type, (e.object as ApiObject).metadata?.name])).toEqual([
         ['ADDED', 'a'],
         ['DELETED', 'a'],
       ]);

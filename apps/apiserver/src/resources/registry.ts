@@ -152,7 +152,7 @@ export class ResourceRegistry {
     const semantics = listSemantics({ resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch, limit, continue: query.continue });
     const selection = selectionOf(this.definition, query.labelSelector, query.fieldSelector);
     try {
-      const outcome = await readList({ storage: this.context.storage, cacher: this.cacher(), prefix: this.prefix(namespace), selection, semantics, limit });
+      const outcome = await readList({ storage: this.context.storage, cacher: () => this.cacher(), prefix: this.prefix(namespace), selection, semantics, limit });
       return { ...outcome, items: outcome.items.map((item) => this.typed(item)) };
     } catch (error) {
       throw toStatusError(error, this.groupResource);

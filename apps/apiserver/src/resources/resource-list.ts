@@ -7,7 +7,8 @@ import type { Selection } from './selection';
 
 export interface ListSource {
   storage: Storage;
-  cacher: Cacher<ApiObject> | undefined;
+  /** The resource's watch cache, looked up only when the read may be served from it. */
+  cacher: () => Cacher<ApiObject> | undefined;
   prefix: string;
   selection: Selection;
   semantics: ListSemantics;
@@ -27,9 +28,10 @@ const MAX_READS_PER_PAGE = 16;
  * pages are one consistent snapshot. A selector over a paged list reads on until `limit` items match.
  */
 export async function readList(source: ListSource): Promise<ListOutcome> {
-  const { semantics, cacher, selection } = source;
-  const fromCache = cacher !== undefined && (semantics.mode === 'Any' || (semantics.mode === 'NotOlderThan' && source.limit <= 0));
-  if (fromCache) {
+  const { semantics, selection } = source;
+  const cacheable = semantics.mode === 'Any' || (semantics.mode === 'NotOlderThan' && source.limit <= 0);
+  const cacher = cacheable ? source.cacher() : undefined;
+  if (cacher !== undefined) {
     const listed = await cacher.list({
       keyPrefix: source.prefix,
       minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,

@@ -40,6 +40,8 @@ import { streamWatch } from './watch-stream';
 export interface ResourceRouterOptions {
   scheme: Scheme;
   registries: ResourceRegistries;
+  /** Whether a served kind is enabled (`--runtime-config`); all are when absent. */
+  isEnabled?: (definition: KindDefinition) => boolean;
   metrics: MetricsService;
   lifecycle: ServerLifecycle;
   /** `--min-request-timeout`: the floor of a watch's randomized lifetime. */
@@ -100,7 +102,7 @@ export class ResourceRouter {
   private resolve(context: RequestContext): Target {
     const info = context.info;
     const def = this.options.scheme.byResource({ group: info.group, version: info.version, resource: info.resource });
-    if (def === undefined || !def.served) {
+    if (def === undefined || !def.served || (this.options.isEnabled !== undefined && !this.options.isEnabled(def))) {
       context.unmatched = true;
       const removed = this.options.scheme.removedVersion(info.group, info.version, info.resource);
       throw notFound(removed ? removedApiMessage(removed, info.resource) : NOT_FOUND_MESSAGE);

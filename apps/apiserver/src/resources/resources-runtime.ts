@@ -1,5 +1,5 @@
 import { Logger, type LoggerService } from '@nestjs/common';
-import type { Scheme } from '@svc/api';
+import type { KindDefinition, Scheme } from '@svc/api';
 import type { AdmissionPlugin as AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
 import { AdmissionChain, buildAdmissionChain, type AdmissionPlugin } from '../admission';
@@ -46,6 +46,39 @@ export interface ResourcesDependencies {
   /** The shared scheme: custom resource kinds are registered into it at run time. */
   scheme: Scheme;
   options: ResourcesOptions;
+  /** Registries built beforehand with createResourceRegistries (to share them); built here when absent. */
+  registries?: ResourceRegistries;
+  /**
+   * Whether a served kind is enabled (`--runtime-config` can turn built-in group versions off); a
+   * disabled one answers 404 like an unknown one. Everything the scheme serves by default.
+   */
+  isEnabled?: (definition: KindDefinition) => boolean;
+}
+
+/**
+ * The registries of every kind with their watch caches and admission chain, without any of HTTP: for
+ * the process entry to share with the modules that need them before the server starts.
+ */
+export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'storage' | 'scheme' | 'options'>): ResourceRegistries {
+  const { storage, scheme, options } = deps;
+  const cachers = new CacherPool(storage, {
+    storePrefix: options.storePrefix,
+    watchCache: options.watchCache,
+    watchCacheSizes: options.watchCacheSizes,
+    cacherOptions: options.cacherOptions,
+  });
+  let registries: ResourceRegistries | undefined;
+  const chain = buildAdmissionChain(options, { namespaces: (name) => registries!.namespaceLookup()(name) });
+  registries = new ResourceRegistries({
+    storage,
+    scheme,
+    storePrefix: options.storePrefix,
+    cachers,
+    admission: new AdmissionChain([...chain.plugins, ...(options.extraAdmissionPlugins ?? [])]),
+    deleteCollectionWorkers: Math.max(1, options.deleteCollectionWorkers),
+    now: () => new Date(),
+  });
+  return registries;
 }
 
 export interface ServingHooks {
@@ -70,28 +103,14 @@ export class ResourcesRuntime {
 
   constructor(deps: ResourcesDependencies, hooks: ServingHooks) {
     const { storage, scheme, options } = deps;
-    this.cachers = new CacherPool(storage, {
-      storePrefix: options.storePrefix,
-      watchCache: options.watchCache,
-      watchCacheSizes: options.watchCacheSizes,
-      cacherOptions: options.cacherOptions,
-    });
-    let registries: ResourceRegistries | undefined;
-    const chain = buildAdmissionChain(options, { namespaces: (name) => registries!.namespaceLookup()(name) });
-    this.admission = new AdmissionChain([...chain.plugins, ...(options.extraAdmissionPlugins ?? [])]);
-    registries = new ResourceRegistries({
-      storage,
-      scheme,
-      storePrefix: options.storePrefix,
-      cachers: this.cachers,
-      admission: this.admission,
-      deleteCollectionWorkers: Math.max(1, options.deleteCollectionWorkers),
-      now: () => new Date(),
-    });
+    const registries = deps.registries ?? createResourceRegistries(deps);
     this.registries = registries;
+    this.cachers = registries.cachers;
+    this.admission = registries.context.admission;
     this.router = new ResourceRouter({
       scheme,
       registries,
+      isEnabled: deps.isEnabled,
       metrics: hooks.metrics,
       lifecycle: hooks.lifecycle,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
