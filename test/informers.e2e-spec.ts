@@ -8,13 +8,11 @@ import { join } from 'node:path';
 import type { ConfigMap } from '@svc/api';
 import { Client, loadClientConfig, type ResourceClient } from '@svc/client';
 import { isExpiredOrGone } from '@svc/machinery';
-import { listerWatcherFor } from './lister-watcher-for';
-import { silentInformerLogger } from './logger';
-import { SharedInformer } from './shared-informer';
-import { eventually } from './testing/eventually';
-import { versions } from './testing/objects';
-import { freeLoopbackPort, RestartableApiServer } from './testing/restartable-apiserver';
-import { TcpProxy } from './testing/tcp-proxy';
+import { listerWatcherFor, SharedInformer, silentInformerLogger } from '@svc/informers';
+import { eventually } from '../libs/informers/src/testing/eventually';
+import { versions } from '../libs/informers/src/testing/objects';
+import { freeLoopbackPort, RestartableApiServer } from '../libs/informers/src/testing/restartable-apiserver';
+import { TcpProxy } from '../libs/informers/src/testing/tcp-proxy';
 
 const NS = 'informer-e2e';
 jest.setTimeout(90_000);
