@@ -106,10 +106,12 @@ describe('OpenAPI v3 documents', () => {
     expect(apps.components.schemas['io.svc.api.autoscaling.v1.Scale']['x-kubernetes-group-version-kind']).toEqual([{ group: 'autoscaling', version: 'v1', kind: 'Scale' }]);
   });
 
-  it('writes the merge markers under the svc and the Kubernetes names', () => {
-    const podSpec = core.components.schemas['io.svc.api.core.v1.Pod'].properties!.spec;
+  it('writes the merge markers under the svc and the Kubernetes names, on the field', () => {
+    const podSpec = core.components.schemas['io.svc.api.core.v1.PodSpec'];
     const containers = podSpec.properties!.containers;
     expect(containers).toMatchObject({
+      type: 'array',
+      items: { $ref: '#/components/schemas/io.svc.api.core.v1.Container' },
       'x-svc-patch-merge-key': 'name',
       'x-svc-patch-strategy': 'merge',
       'x-svc-list-type': 'map',
@@ -119,11 +121,28 @@ describe('OpenAPI v3 documents', () => {
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
     });
-    const strategy = apps.components.schemas['io.svc.api.apps.v1.Deployment'].properties!.spec.properties!.strategy;
-    expect(strategy['x-kubernetes-patch-strategy']).toBe('retainKeys');
-    expect(strategy.properties!.rollingUpdate.properties!.maxSurge['x-kubernetes-int-or-string']).toBe(true);
-    expect(JSON.stringify(apps)).toContain('"x-svc-list-map-keys":["containerPort","protocol"]');
-    expect(JSON.stringify(apps)).toContain('"x-kubernetes-list-map-keys":["containerPort","protocol"]');
+    const ports = core.components.schemas['io.svc.api.core.v1.Container'].properties!.ports;
+    expect(ports['x-svc-list-map-keys']).toEqual(['containerPort', 'protocol']);
+    expect(ports['x-kubernetes-list-map-keys']).toEqual(['containerPort', 'protocol']);
+    // The strategy's patch strategy stays on the field that uses the struct, where kubectl reads it.
+    const strategy = apps.components.schemas['io.svc.api.apps.v1.DeploymentSpec'].properties!.strategy;
+    expect(strategy).toMatchObject({ allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentStrategy' }], default: {}, 'x-kubernetes-patch-strategy': 'retainKeys' });
+    const rollingUpdate = apps.components.schemas['io.svc.api.apps.v1.DeploymentStrategy'].properties!.rollingUpdate;
+    expect(rollingUpdate.properties!.maxSurge['x-kubernetes-int-or-string']).toBe(true);
+  });
+
+  it('names the structs kinds are made of, as Kubernetes names its types', () => {
+    const deployment = apps.components.schemas['io.svc.api.apps.v1.Deployment'];
+    expect(deployment.properties!.spec).toEqual({ allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentSpec' }], description: 'Specification of the desired behavior of the Deployment.' });
+    const spec = apps.components.schemas['io.svc.api.apps.v1.DeploymentSpec'];
+    expect(spec.properties!.selector).toEqual({ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.LabelSelector' });
+    expect(spec.properties!.template).toEqual({ $ref: '#/components/schemas/io.svc.api.core.v1.PodTemplateSpec' });
+    expect(spec.required).toEqual(['selector', 'template']);
+    // Template metadata, whatever its name rule, is documented as the one ObjectMeta.
+    expect(apps.components.schemas['io.svc.api.core.v1.PodTemplateSpec'].properties!.metadata).toEqual({ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
+    expect(Object.keys(apps.components.schemas)).toEqual(expect.arrayContaining(['io.svc.api.core.v1.PodSpec', 'io.svc.api.core.v1.Container', 'io.svc.api.apps.v1.DeploymentStatus', 'io.svc.apimachinery.pkg.apis.meta.v1.OwnerReference']));
+    expect(Object.keys(core.components.schemas)).not.toContain('io.svc.api.apps.v1.DeploymentSpec');
+    expect(JSON.stringify(apps).length).toBeLessThan(250_000);
   });
 
   it('references the shared ObjectMeta from every kind, and every reference resolves', () => {

@@ -11,12 +11,14 @@ import type { KindDefinition } from '../scheme/kind-definition';
 import type { Scheme } from '../scheme/scheme';
 import { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
 import { kindPaths, type OpenApiPathItem } from './openapi-paths';
-import { toOpenApiSchema } from './openapi-schema';
+import { OpenApiSchemaConverter } from './openapi-schema';
 
 export { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
 export { kindPaths, operationGroupVersion, PATCH_CONTENT_TYPES, QUERY_PARAMETERS } from './openapi-paths';
 export type { OpenApiOperation, OpenApiParameter, OpenApiPathItem } from './openapi-paths';
-export { MIRRORED_MARKERS, toOpenApiSchema } from './openapi-schema';
+export { MIRRORED_MARKERS, OpenApiSchemaConverter, toOpenApiSchema } from './openapi-schema';
+export { namedStructs } from './named-structs';
+export type { NamedStruct } from './named-structs';
 
 /** OpenAPI v3 documents, one per group version, built from the same schemas the engine uses. */
 export interface OpenApiDocument {
@@ -53,8 +55,10 @@ const KIND_DESCRIPTION =
   'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.';
 
 function withDescription(schema: JsonSchema | undefined, description: string): JsonSchema | undefined {
-  if (!schema) return schema;
-  return schema.description ? schema : { ...schema, description };
+  if (!schema || schema.description) return schema;
+  // A bare reference takes no siblings in OpenAPI 3.0: wrap it, as Kubernetes does.
+  if (typeof schema.$ref === 'string' && Object.keys(schema).length === 1) return { allOf: [schema], description };
+  return { ...schema, description };
 }
 
 /** `metadata` as a reference to the shared ObjectMeta or ListMeta, as Kubernetes documents it. */
@@ -67,8 +71,8 @@ function gvkExtensions(group: string, version: string, kind: string): Record<str
   return { 'x-kubernetes-group-version-kind': gvk, 'x-svc-group-version-kind': gvk.map((g) => ({ ...g })) };
 }
 
-function objectSchema(schema: JsonSchema, kind: string, group: string, version: string, objectMeta: boolean): JsonSchema {
-  const out = toOpenApiSchema(schema);
+function objectSchema(converter: OpenApiSchemaConverter, schema: JsonSchema, kind: string, group: string, version: string, objectMeta: boolean): JsonSchema {
+  const out = converter.convert(schema);
   const props = { ...(out.properties ?? {}) };
   if (props.apiVersion) props.apiVersion = withDescription(props.apiVersion, API_VERSION_DESCRIPTION)!;
   if (props.kind) props.kind = withDescription(props.kind, KIND_DESCRIPTION)!;
@@ -78,8 +82,8 @@ function objectSchema(schema: JsonSchema, kind: string, group: string, version: 
   return { ...out, description: out.description ?? `${kind} of ${group ? `${group}/${version}` : version}.`, properties: props, ...gvkExtensions(group, version, kind) };
 }
 
-function kindSchema(def: KindDefinition): JsonSchema {
-  return objectSchema(def.schema, def.kind, def.group, def.version, true);
+function kindSchema(converter: OpenApiSchemaConverter, def: KindDefinition): JsonSchema {
+  return objectSchema(converter, def.schema, def.kind, def.group, def.version, true);
 }
 
 function listSchema(def: KindDefinition): JsonSchema {
@@ -98,7 +102,8 @@ function listSchema(def: KindDefinition): JsonSchema {
 }
 
 /** The shared meta types every group-version document carries. */
-function metaSchemas(): Record<string, JsonSchema> {
+function metaSchemas(converter: OpenApiSchemaConverter): Record<string, JsonSchema> {
+  const toOpenApiSchema = (schema: JsonSchema) => converter.convert(schema);
   const withListMeta = (schema: JsonSchema): JsonSchema => {
     const out = toOpenApiSchema(schema);
     if (out.properties?.metadata) out.properties = { ...out.properties, metadata: metadataRef('ListMeta', 'Standard list metadata.') };
@@ -136,7 +141,7 @@ function metaSchemas(): Record<string, JsonSchema> {
       description: 'Patch is provided to give a concrete name and type to the PATCH request body.',
     },
     [SCALE_SCHEMA_NAME]: {
-      ...objectSchema(ScaleSchema as unknown as JsonSchema, 'Scale', 'autoscaling', 'v1', true),
+      ...objectSchema(converter, ScaleSchema as unknown as JsonSchema, 'Scale', 'autoscaling', 'v1', true),
       description: 'Scale represents a scaling request for a resource.',
     },
   };
@@ -144,13 +149,16 @@ function metaSchemas(): Record<string, JsonSchema> {
 
 /** The document served at `/openapi/v3/api/v1` or `/openapi/v3/apis/<group>/<version>`. */
 export function openApiV3Document(scheme: Scheme, group: string, version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
-  const schemas = metaSchemas();
+  const converter = new OpenApiSchemaConverter();
+  const schemas = metaSchemas(converter);
   const paths: OpenApiDocument['paths'] = {};
   for (const def of scheme.resourcesIn(group, version)) {
-    schemas[openApiSchemaName(group, version, def.kind)] = kindSchema(def);
+    schemas[openApiSchemaName(group, version, def.kind)] = kindSchema(converter, def);
     schemas[openApiSchemaName(group, version, def.listKind)] = listSchema(def);
     Object.assign(paths, kindPaths(def));
   }
+  // The structs the kinds are made of; a meta type already written above keeps its own entry.
+  for (const [name, schema] of Object.entries(converter.components)) schemas[name] ??= schema;
   return {
     openapi: '3.0.0',
     info: { title: options.title ?? 'svc', version: options.version ?? (group ? `${group}/${version}` : version) },

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../schema/json-schema';
+import { namedStructs, type NamedStruct } from './named-structs';
 
 /**
  * The schema of a kind as an OpenAPI 3.0 document carries it. The engine's dialect is JSON Schema
@@ -20,22 +21,38 @@ export const MIRRORED_MARKERS = [
 ] as const;
 
 // Engine-internal keywords with no meaning to a reader of the document.
-const INTERNAL_KEYWORDS = ['x-svc-unique-map-keys', '$id', '$schema'];
+const INTERNAL_KEYWORDS = new Set(['x-svc-unique-map-keys', '$id', '$schema']);
 
-const SCHEMA_MAPS = ['properties', 'patternProperties'] as const;
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'] as const;
-const SCHEMA_SINGLES = ['items', 'additionalProperties', 'not'] as const;
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties']);
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf']);
+const SCHEMA_SINGLES = new Set(['items', 'additionalProperties', 'not']);
+
+/**
+ * Keywords that stay where a named struct is used because they describe the field, not the type:
+ * its default and description, and how patches merge it (kubectl reads those on the field). Other
+ * markers (`x-svc-map-type`, ...) belong to the type and stay there, unless the field says otherwise.
+ */
+const FIELD_KEYWORDS = new Set(['default', 'description', 'nullable', 'x-svc-patch-strategy', 'x-svc-patch-merge-key', 'x-svc-list-type', 'x-svc-list-map-keys']);
+
+function isFieldKeyword(key: string, value: unknown, canonical: JsonSchema): boolean {
+  if (FIELD_KEYWORDS.has(key)) return true;
+  return key.startsWith('x-') && JSON.stringify(value) !== JSON.stringify(canonical[key]);
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function convertNode(node: Record<string, unknown>): void {
+function plain<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/** Marker mirroring and the draft-7 to OpenAPI 3.0 rewrites, on one converted node. */
+function finishNode(node: Record<string, unknown>): void {
   for (const suffix of MIRRORED_MARKERS) {
     const value = node[`x-svc-${suffix}`];
-    if (value !== undefined) node[`x-kubernetes-${suffix}`] = value;
+    if (value !== undefined) node[`x-kubernetes-${suffix}`] = plain(value);
   }
-  for (const key of INTERNAL_KEYWORDS) delete node[key];
   // Draft 7 holds the bound in exclusiveMinimum; OpenAPI 3.0 (and Go's decoder) wants a boolean beside minimum.
   for (const [bound, limit] of [
     ['exclusiveMinimum', 'minimum'],
@@ -46,24 +63,62 @@ function convertNode(node: Record<string, unknown>): void {
       node[bound] = true;
     }
   }
-  for (const key of SCHEMA_MAPS) {
-    const map = node[key];
-    if (isRecord(map)) for (const child of Object.values(map)) if (isRecord(child)) convertNode(child);
+}
+
+/**
+ * Converts schemas into one document: structs with a name (see named-structs) become
+ * `components.schemas` entries referenced where they are used, the way Kubernetes documents
+ * `DeploymentSpec` or `Container`, so that `kubectl explain` names the types it shows.
+ */
+export class OpenApiSchemaConverter {
+  /** The named structs referenced so far, by component key. */
+  readonly components: Record<string, JsonSchema> = {};
+
+  constructor(private readonly named: ReadonlyMap<object, NamedStruct> = namedStructs()) {}
+
+  /** A whole schema; its own root is written out even when it is a named struct. */
+  convert(schema: JsonSchema): JsonSchema {
+    return this.node(schema, true);
   }
-  for (const key of SCHEMA_LISTS) {
-    const list = node[key];
-    if (Array.isArray(list)) for (const child of list) if (isRecord(child)) convertNode(child);
+
+  private node(node: JsonSchema, root: boolean): JsonSchema {
+    const named = !root && isRecord(node.properties) ? this.named.get(node.properties) : undefined;
+    if (named) return this.reference(named, node);
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (INTERNAL_KEYWORDS.has(key)) continue;
+      if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isRecord(v) ? this.node(v as JsonSchema, false) : plain(v)]));
+      } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
+        out[key] = value.map((v) => (isRecord(v) ? this.node(v as JsonSchema, false) : plain(v)));
+      } else if (SCHEMA_SINGLES.has(key) && isRecord(value)) {
+        out[key] = this.node(value as JsonSchema, false);
+      } else {
+        out[key] = plain(value);
+      }
+    }
+    finishNode(out);
+    return out as JsonSchema;
   }
-  for (const key of SCHEMA_SINGLES) {
-    const child = node[key];
-    if (isRecord(child)) convertNode(child);
+
+  /** `$ref` to the struct's component (made on first use), keeping the field's own keywords beside it. */
+  private reference(named: NamedStruct, site: JsonSchema): JsonSchema {
+    if (!this.components[named.component]) {
+      // Reserve the key first: a struct reachable from itself would otherwise recurse without end.
+      this.components[named.component] = {};
+      this.components[named.component] = this.node(named.canonical, true);
+    }
+    const ref = { $ref: `#/components/schemas/${named.component}` };
+    const field: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(site)) if (!INTERNAL_KEYWORDS.has(key) && isFieldKeyword(key, value, named.canonical)) field[key] = plain(value);
+    if (!Object.keys(field).length) return ref as JsonSchema;
+    finishNode(field);
+    // OpenAPI 3.0 ignores a $ref's siblings, hence Kubernetes' allOf wrapping.
+    return { allOf: [ref as JsonSchema], ...field } as JsonSchema;
   }
 }
 
-/** A plain-JSON copy of `schema` in OpenAPI 3.0 form, markers under both names. */
+/** A plain-JSON copy of `schema` in OpenAPI 3.0 form, markers under both names, every struct inline. */
 export function toOpenApiSchema(schema: JsonSchema): JsonSchema {
-  // TypeBox keeps symbol-keyed metadata on its schemas; the copy carries JSON only.
-  const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema;
-  convertNode(copy);
-  return copy;
+  return new OpenApiSchemaConverter(new Map()).convert(schema);
 }

@@ -1,0 +1,86 @@
+import * as crd from '../kinds/apiextensions/custom-resource-definition';
+import * as deployment from '../kinds/apps/deployment';
+import * as replicaSet from '../kinds/apps/replica-set';
+import * as lease from '../kinds/coordination/lease';
+import * as configMap from '../kinds/core/config-map';
+import * as container from '../kinds/core/container';
+import * as endpoints from '../kinds/core/endpoints';
+import * as event from '../kinds/core/event';
+import * as namespace from '../kinds/core/namespace';
+import * as node from '../kinds/core/node';
+import * as objectReference from '../kinds/core/object-reference';
+import * as pod from '../kinds/core/pod';
+import * as podSpec from '../kinds/core/pod-spec';
+import * as secret from '../kinds/core/secret';
+import * as service from '../kinds/core/service';
+import * as serviceAccount from '../kinds/core/service-account';
+import * as volume from '../kinds/core/volume';
+import * as condition from '../meta/condition';
+import * as deleteOptions from '../meta/delete-options';
+import * as labelSelector from '../meta/label-selector';
+import * as listMeta from '../meta/list-meta';
+import * as managedFields from '../meta/managed-fields-entry';
+import * as objectMeta from '../meta/object-meta';
+import * as ownerReference from '../meta/owner-reference';
+import * as status from '../meta/status';
+import * as table from '../meta/table';
+import * as typeMeta from '../meta/type-meta';
+import * as watchEvent from '../meta/watch-event';
+import type { JsonSchema } from '../schema/json-schema';
+import { META_SCHEMA_PREFIX } from './openapi-names';
+
+/**
+ * The names of the structs kinds are composed of, for the documents' `components.schemas`.
+ * Kinds are TypeBox compositions of exported constants (`DeploymentSpecSchema`, `ContainerSchema`,
+ * ...); a struct keeps its `properties` object wherever it is used (Type.Optional copies the
+ * schema, not its properties), so that object identifies it, and the constant's name minus
+ * `Schema` names it, as Kubernetes names its types. CRD schemas are parsed JSON and stay inline.
+ */
+
+export interface NamedStruct {
+  /** Component key, e.g. `io.svc.api.apps.v1.DeploymentSpec`. */
+  component: string;
+  /** The schema whose body the component carries. */
+  canonical: JsonSchema;
+}
+
+const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unknown>>]> = [
+  [META_SCHEMA_PREFIX, [condition, deleteOptions, labelSelector, listMeta, managedFields, objectMeta, ownerReference, status, table, typeMeta, watchEvent]],
+  ['io.svc.api.core.v1', [objectReference, container, volume, podSpec, pod, namespace, service, endpoints, configMap, secret, event, node, serviceAccount]],
+  ['io.svc.api.apps.v1', [deployment, replicaSet]],
+  ['io.svc.api.coordination.v1', [lease]],
+  ['io.svc.api.apiextensions.v1', [crd]],
+];
+
+function isStruct(value: unknown): value is JsonSchema & { properties: Record<string, JsonSchema> } {
+  if (typeof value !== 'object' || value === null) return false;
+  const props = (value as JsonSchema).properties;
+  return typeof props === 'object' && props !== null && Object.keys(props).length > 0;
+}
+
+let registry: Map<object, NamedStruct> | undefined;
+
+/** Struct `properties` object -> its component; built once. */
+export function namedStructs(): ReadonlyMap<object, NamedStruct> {
+  if (registry) return registry;
+  const map = new Map<object, NamedStruct>();
+  for (const [prefix, modules] of SOURCES) {
+    for (const mod of modules) {
+      for (const [exported, value] of Object.entries(mod)) {
+        const m = /^([A-Z][A-Za-z0-9]*)Schema$/.exec(exported);
+        if (!m || !isStruct(value)) continue;
+        // Whole objects (kinds, Status, Table, Scale) are components of their own, made by the document.
+        if (value.properties.apiVersion && value.properties.kind && value.properties.metadata) continue;
+        if (!map.has(value.properties)) map.set(value.properties, { component: `${prefix}.${m[1]}`, canonical: value });
+      }
+    }
+  }
+  // Every ObjectMeta variant (per-kind name rules, templates) is documented as the one ObjectMeta.
+  const canonicalMeta = objectMeta.ObjectMetaSchema as unknown as JsonSchema & { properties: object };
+  const meta: NamedStruct = { component: `${META_SCHEMA_PREFIX}.ObjectMeta`, canonical: canonicalMeta };
+  for (const variant of [objectMeta.ObjectMetaSchema, objectMeta.objectMetaSchema('dns1123-label'), objectMeta.objectMetaSchema('dns1035-label'), objectMeta.TemplateObjectMetaSchema]) {
+    map.set((variant as unknown as { properties: object }).properties, meta);
+  }
+  registry = map;
+  return map;
+}
