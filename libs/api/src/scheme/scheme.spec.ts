@@ -314,7 +314,7 @@ describe('OpenAPI', () => {
     const doc = openApiV3Document(scheme, 'apps', 'v1');
     const deployment = doc.components.schemas['io.svc.api.apps.v1.Deployment'];
     expect(deployment['x-svc-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
-    expect(JSON.stringify(deployment)).toContain('"x-svc-list-map-keys":["containerPort","protocol"]');
+    expect(JSON.stringify(doc)).toContain('"x-svc-list-map-keys":["containerPort","protocol"]');
     expect(doc.components.schemas['io.svc.api.apps.v1.DeploymentList']).toBeDefined();
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
