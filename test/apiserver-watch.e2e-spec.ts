@@ -346,6 +346,7 @@ describe('health', () => {
     expect(lines).toContain('[+]ping ok');
     expect(lines).toContain('[+]store ok');
     expect(lines.some((l) => /^\[\+\]\S*(watch-?cache|cacher)\S* ok$/i.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[\+\]poststarthook\/\S+ ok$/.test(l))).toBe(true);
     expect(lines[lines.length - 1]).toBe('readyz check passed');
     const livez = await client.get('/livez', { verbose: 'true' });
     expect(livez.text).toContain('[+]ping ok');
