@@ -102,11 +102,13 @@ describe('ResourceRegistry over the embedded store', () => {
       });
     });
 
-    it('stores nothing on a dry run', async () => {
+    it('stores nothing on a dry run, which still answers 409 for a taken name', async () => {
       const cms = fx.registry('configmaps');
       const { object } = await cms.create('team', { value: configMap('a') }, { dryRun: true });
       expect(object.metadata?.name).toBe('a');
       expect(await statusOf(cms.get('team', 'a'))).toMatchObject({ code: 404, message: 'configmaps "a" not found' });
+      await cms.create('team', { value: configMap('a') });
+      expect(await statusOf(cms.create('team', { value: configMap('a') }, { dryRun: true }))).toMatchObject({ code: 409, reason: 'AlreadyExists' });
     });
 
     it('warns about, refuses or ignores unknown and duplicate fields, and never stores them', async () => {

@@ -15,6 +15,7 @@ import {
   listSemantics,
   META_GROUP,
   newBadRequest,
+  newAlreadyExists,
   newConflict,
   newGenerateNameConflict,
   newInvalid,
@@ -198,7 +199,12 @@ export class ResourceRegistry {
       w.name = meta.name ?? '';
       this.validate(object, [], w);
       await this.context.admission.validate(this.attributes('CREATE', w, object));
-      if (options.dryRun) return { object: this.typed(object), warnings: w.warnings, created: true };
+      if (options.dryRun) {
+        // A dry run answers as the real create would, a taken name included.
+        if ((await this.readCurrent(this.key(namespace, w.name), w.name)) === null) return { object: this.typed(object), warnings: w.warnings, created: true };
+        if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        throw generate ? newGenerateNameConflict(this.groupResource, w.name, 1) : newAlreadyExists(this.groupResource, w.name);
+      }
       try {
         const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(object));
         return { object: this.typed(stored), warnings: w.warnings, created: true };

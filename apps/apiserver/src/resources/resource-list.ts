@@ -72,7 +72,7 @@ async function readPages(source: ListSource, first: ListOptions): Promise<ListOu
     const outcome: ListOutcome = { items, resourceVersion: String(page.revision) };
     if (page.continue !== undefined) {
       outcome.continue = page.continue;
-      if (!selection.selective && page.remainingItemCount !== undefined) outcome.remainingItemCount = page.remainingItemCount;
+      if (!selection.selective) outcome.remainingItemCount = page.remainingItemCount ?? (await countRest(storage, prefix, page.continue));
     }
     return outcome;
   }
@@ -86,6 +86,14 @@ async function readPages(source: ListSource, first: ListOptions): Promise<ListOu
     if (items.length >= limit || reads + 1 >= MAX_READS_PER_PAGE) return { ...outcome, continue: page.continue };
     options = { continue: page.continue };
   }
+}
+
+/**
+ * The items after a page at the page's snapshot, for a store that counts them only at its current
+ * revision: the rest of the snapshot is read and counted.
+ */
+async function countRest(storage: Storage, prefix: string, token: string): Promise<number> {
+  return (await storage.list<ApiObject>(prefix, { continue: token })).items.length;
 }
 
 /**
