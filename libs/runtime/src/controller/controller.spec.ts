@@ -1,0 +1,232 @@
+import 'reflect-metadata';
+import type { ConfigMap, Secret } from '@svc/api';
+import { BUILTIN_RESOURCES } from '@svc/client';
+import { isNotFound } from '@svc/machinery';
+import { Reconciler } from '../decorators/reconciler.decorator';
+import { createManager } from '../manager/create-manager';
+import type { Manager } from '../manager/manager';
+import { GenerationChanged } from '../reconcile/predicates';
+import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
+import type { Request, Result } from '../reconcile/request';
+import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+
+const silent = { info: () => undefined, error: () => undefined };
+let env: TestEnvironment;
+let ns = 0;
+const managers: Manager[] = [];
+
+beforeAll(async () => {
+  env = await startTestEnvironment();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.stop()));
+});
+
+async function namespace(): Promise<string> {
+  const name = `t${++ns}-${Date.now() % 100000}`;
+  await env.client.namespaces.create({ metadata: { name } });
+  return name;
+}
+
+async function run(reconcilers: Array<new (...args: never[]) => Reconcile>, extra: Partial<Parameters<typeof createManager>[0]> = {}): Promise<Manager> {
+  const { manager } = createManager({ clientConfig: env.clientConfig, reconcilers: reconcilers as never, logger: silent, ...extra });
+  managers.push(manager);
+  await manager.start();
+  return manager;
+}
+
+describe('Controller against a real API server', () => {
+  it('reconciles create, update and delete of its kind and of owned objects', async () => {
+    const space = await namespace();
+    const seen: string[] = [];
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, owns: [BUILTIN_RESOURCES.secrets], namespace: space })
+    class Watcher implements Reconcile {
+      reconcile(request: Request): void {
+        seen.push(`${request.namespace}/${request.name}`);
+      }
+    }
+    await run([Watcher]);
+    const cms = env.client.configMaps.inNamespace(space);
+    const owner = await cms.create({ metadata: { name: 'owner' } });
+    await eventually(() => expect(seen).toContain(`${space}/owner`));
+
+    seen.length = 0;
+    await cms.update({ ...owner, data: { a: '1' } });
+    await eventually(() => expect(seen).toContain(`${space}/owner`));
+
+    seen.length = 0;
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid!, controller: true };
+    await env.client.secrets.inNamespace(space).create({ metadata: { name: 'owned', ownerReferences: [ref] } } as Secret);
+    await eventually(() => expect(seen).toContain(`${space}/owner`));
+
+    seen.length = 0;
+    await env.client.secrets.inNamespace(space).delete('owned');
+    await eventually(() => expect(seen).toContain(`${space}/owner`));
+
+    seen.length = 0;
+    await cms.delete('owner');
+    await eventually(() => expect(seen).toContain(`${space}/owner`));
+  });
+
+  it('never reconciles one key twice at once, whatever the concurrency', async () => {
+    const space = await namespace();
+    const inFlight = new Map<string, number>();
+    let overlap = 0;
+    let maxParallel = 0;
+    let running = 0;
+    let calls = 0;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, concurrency: 4, namespace: space })
+    class Slow implements Reconcile {
+      async reconcile(request: Request): Promise<void> {
+        calls++;
+        const n = (inFlight.get(request.name) ?? 0) + 1;
+        inFlight.set(request.name, n);
+        if (n > 1) overlap++;
+        running++;
+        maxParallel = Math.max(maxParallel, running);
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        running--;
+        inFlight.set(request.name, n - 1);
+      }
+    }
+    await run([Slow]);
+    const cms = env.client.configMaps.inNamespace(space);
+    await Promise.all(['hot', 'b', 'c', 'd'].map((name) => cms.create({ metadata: { name } })));
+    for (let i = 0; i < 30; i++) await cms.patch('hot', { data: { i: String(i) } });
+    await eventually(() => expect(calls).toBeGreaterThanOrEqual(5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(overlap).toBe(0);
+    // Other keys did run beside each other.
+    expect(maxParallel).toBeGreaterThan(1);
+  });
+
+  it('retries errors with growing backoff, counts them, and resets the backoff after a success', async () => {
+    const space = await namespace();
+    const times: number[] = [];
+    let failuresLeft = 5;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space, name: 'flaky' })
+    class Flaky implements Reconcile {
+      reconcile(): void {
+        times.push(Date.now());
+        if (failuresLeft-- > 0) throw new Error('boom');
+      }
+    }
+    const manager = await run([Flaky]);
+    const cms = env.client.configMaps.inNamespace(space);
+    await cms.create({ metadata: { name: 'x' } });
+    await eventually(() => expect(times.length).toBe(6));
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    // 5, 10, 20, 40, 80 ms from client-go's default limiter: the later waits are clearly longer.
+    expect(gaps[4]).toBeGreaterThanOrEqual(70);
+    expect(gaps[4]).toBeGreaterThan(gaps[0] * 3);
+    const errors = await manager.registry.getSingleMetric('controller_runtime_reconcile_errors_total')!.get();
+    expect(errors.values.find((v) => v.labels.controller === 'flaky')?.value).toBe(5);
+
+    // After the success, the next failure starts again from the shortest wait.
+    times.length = 0;
+    failuresLeft = 1;
+    await cms.patch('x', { data: { again: '1' } });
+    await eventually(() => expect(times.length).toBe(2));
+    expect(times[1] - times[0]).toBeLessThan(60);
+  });
+
+  it('reconciles again after requeueAfter', async () => {
+    const space = await namespace();
+    const times: number[] = [];
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space, predicates: [GenerationChanged] })
+    class Later implements Reconcile {
+      reconcile(): Result {
+        times.push(Date.now());
+        return times.length === 1 ? { requeueAfter: 300 } : {};
+      }
+    }
+    await run([Later]);
+    await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'y' } });
+    await eventually(() => expect(times.length).toBe(2));
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(290);
+  });
+
+  it('lets a reconciler read its own writes from the cache on the next reconcile', async () => {
+    const space = await namespace();
+    const observed: number[] = [];
+    let manager!: Manager;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space })
+    class Counter implements Reconcile {
+      async reconcile(request: Request, context: ReconcileContext): Promise<Result> {
+        const cached = manager.informerFor<ConfigMap>(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
+        if (!cached) return {};
+        const count = Number(cached.data?.count ?? '0');
+        observed.push(count);
+        if (count >= 10) return {};
+        await context.client.configMaps.update({ ...cached, data: { count: String(count + 1) } });
+        // Straight back: without read-your-writes the cache would often still hold the old count.
+        return { requeueAfter: 1 };
+      }
+    }
+    manager = await run([Counter], { readYourWritesTimeoutMs: 5_000 });
+    await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'c' }, data: { count: '0' } });
+    await eventually(() => expect(observed).toContain(10));
+    // Each reconcile saw the write of the one before: 0, 1, 2, ... with no repeats (a repeat would be
+    // a stale read, and its update would fail with a conflict). The events of its own writes may
+    // wake it again once it is done, which is why only the run up to 10 is compared.
+    expect(observed.slice(0, observed.indexOf(10) + 1)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('remembers the resourceVersion of each write made through the manager client', async () => {
+    const space = await namespace();
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space })
+    class Idle implements Reconcile {
+      reconcile(): void {}
+    }
+    const manager = await run([Idle]);
+    const created = await manager.client.configMaps.inNamespace(space).create({ metadata: { name: 'w' } });
+    expect(manager.tracker.get('v1/configmaps', `${space}/w`)).toBe(created.metadata?.resourceVersion);
+    const patched = await manager.client.configMaps.patch('w', { data: { a: '1' } }, 'merge', { namespace: space });
+    expect(manager.tracker.get('v1/configmaps', `${space}/w`)).toBe(patched.metadata?.resourceVersion);
+    // The informer reaches it, so the next reconcile of the key does not wait.
+    expect(await manager.informerFor(BUILTIN_RESOURCES.configMaps, space).waitForResourceVersion(`${space}/w`, patched.metadata!.resourceVersion!, 5_000)).toBe(true);
+  });
+
+  it('serves healthz, readyz and metrics', async () => {
+    const space = await namespace();
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space, name: 'probed' })
+    class Probed implements Reconcile {
+      reconcile(): void {}
+    }
+    const manager = await run([Probed], { http: { port: 0 } });
+    const base = `http://127.0.0.1:${manager.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${base}/readyz?verbose`);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toContain('[+]informers ok');
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('controller_runtime_reconcile_total{controller="probed",result="success"}');
+    expect(metrics).toContain('workqueue_adds_total{name="probed"}');
+  });
+
+  it('does not lose a missing object: reconciles a key whose object is gone', async () => {
+    const space = await namespace();
+    const outcomes: string[] = [];
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space })
+    class Gone implements Reconcile {
+      async reconcile(request: Request, context: ReconcileContext): Promise<void> {
+        try {
+          await context.client.configMaps.inNamespace(space).get(request.name);
+          outcomes.push('present');
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          outcomes.push('gone');
+        }
+      }
+    }
+    await run([Gone]);
+    const cms = env.client.configMaps.inNamespace(space);
+    await cms.create({ metadata: { name: 'z' } });
+    await eventually(() => expect(outcomes).toContain('present'));
+    await cms.delete('z');
+    await eventually(() => expect(outcomes).toContain('gone'));
+  });
+});

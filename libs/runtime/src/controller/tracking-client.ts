@@ -1,0 +1,67 @@
+import { Client, ResourceClient, type ClientConfig, type ClientOptions, type ObjectLike, type ResourceInfo, type TypedResource } from '@svc/client';
+import type { ApiObject, KindDefinition } from '@svc/api';
+import { objectKey } from '@svc/informers';
+import { resourceId } from '../reconcile/resource-ref';
+import type { WriteTracker } from './write-tracker';
+
+const WRITE_VERBS = new Set(['create', 'update', 'updateStatus', 'patch', 'patchStatus', 'apply', 'applyStatus', 'delete']);
+
+/**
+ * A Client whose resource clients report every write's resulting resourceVersion to a tracker.
+ * Reads and watches are untouched.
+ */
+export class TrackingClient extends Client {
+  constructor(
+    config: ClientConfig,
+    private readonly tracker: WriteTracker,
+    options: ClientOptions = {},
+  ) {
+    super(config, options);
+  }
+
+  override resource<T extends ObjectLike>(resource: TypedResource<T>): ResourceClient<T>;
+  override resource<T extends ObjectLike = ApiObject>(resource: KindDefinition | ResourceInfo): ResourceClient<T>;
+  override resource<T extends ObjectLike>(resource: TypedResource<T> | KindDefinition | ResourceInfo): ResourceClient<T> {
+    return this.track(super.resource<T>(resource as KindDefinition | ResourceInfo));
+  }
+
+  override dynamic(info: ResourceInfo): ResourceClient<ApiObject> {
+    return this.track(super.dynamic(info));
+  }
+
+  override forKind<T extends ObjectLike = ApiObject>(apiVersion: string, kind: string): ResourceClient<T> {
+    return this.track(super.forKind<T>(apiVersion, kind));
+  }
+
+  /** @internal the built-in accessors (`client.deployments`) come through here. */
+  override builtin(name: Parameters<Client['builtin']>[0]): ResourceClient<ObjectLike> {
+    return this.track(super.builtin(name));
+  }
+
+  private track<T extends ObjectLike>(inner: ResourceClient<T>): ResourceClient<T> {
+    const tracker = this.tracker;
+    const id = resourceId(inner.info);
+    const wrap = <C extends ResourceClient<T>>(client: C): C =>
+      new Proxy(client, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          if (prop === 'inNamespace') {
+            return (namespace: string) => wrap(target.inNamespace(namespace) as C);
+          }
+          if (typeof prop === 'string' && WRITE_VERBS.has(prop)) {
+            return async (...args: unknown[]) => {
+              const result = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as ObjectLike | undefined;
+              const meta = result?.metadata;
+              if (meta?.name && meta.resourceVersion && (result as { kind?: string }).kind !== 'Status') {
+                tracker.record(id, objectKey(meta.namespace, meta.name), meta.resourceVersion);
+              }
+              return result;
+            };
+          }
+          return (value as (...a: unknown[]) => unknown).bind(target);
+        },
+      });
+    return wrap(inner);
+  }
+}

@@ -1,0 +1,88 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/** A named check; it fails by returning a reason or throwing. */
+export type ProbeCheck = () => string | undefined | Promise<string | undefined>;
+
+export interface HealthServerOptions {
+  port: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Serve HTTPS with this PEM pair. */
+  tls?: { cert: string; key: string };
+  registry: Registry;
+  healthz: Record<string, ProbeCheck>;
+  readyz: Record<string, ProbeCheck>;
+}
+
+/**
+ * `/healthz`, `/readyz` (each with `?verbose` listing its checks, and `/<probe>/<check>` for one)
+ * and `/metrics` in the Prometheus text format.
+ */
+export class HealthServer {
+  private server: Server | undefined;
+
+  constructor(private readonly options: HealthServerOptions) {}
+
+  async start(): Promise<number> {
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const server = this.options.tls ? createHttpsServer(this.options.tls, handler) : createHttpServer(handler);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host ?? '127.0.0.1', () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    try {
+      if (url.pathname === '/metrics') {
+        const body = await this.options.registry.metrics();
+        res.writeHead(200, { 'Content-Type': this.options.registry.contentType });
+        res.end(body);
+        return;
+      }
+      const [, probe, only] = url.pathname.split('/');
+      const checks = probe === 'healthz' ? this.options.healthz : probe === 'readyz' ? this.options.readyz : undefined;
+      if (!checks || (only !== undefined && !(only in checks))) {
+        res.writeHead(404, { 'Content-Type': 'text/plain' });
+        res.end('404 page not found\n');
+        return;
+      }
+      const names = only !== undefined ? [only] : Object.keys(checks);
+      const lines: string[] = [];
+      let failed = false;
+      for (const name of names) {
+        let reason: string | undefined;
+        try {
+          reason = await checks[name]();
+        } catch (error) {
+          reason = error instanceof Error ? error.message : String(error);
+        }
+        if (reason !== undefined) failed = true;
+        lines.push(reason === undefined ? `[+]${name} ok` : `[-]${name} failed: ${reason}`);
+      }
+      const verbose = url.searchParams.has('verbose');
+      const body = failed || verbose ? `${lines.join('\n')}\n${probe} check ${failed ? 'failed' : 'passed'}\n` : 'ok';
+      res.writeHead(failed ? 500 : 200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(body);
+    } catch (error) {
+      res.writeHead(500, { 'Content-Type': 'text/plain' });
+      res.end(error instanceof Error ? error.message : 'internal error');
+    }
+  }
+}

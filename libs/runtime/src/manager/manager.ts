@@ -1,0 +1,210 @@
+import type { Scheme } from '@svc/api';
+import type { ClientConfig } from '@svc/client';
+import { listerWatcherFor, SharedInformerFactory, type KubeObject, type ListWatchClient, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
+import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
+import { Registry } from 'prom-client';
+import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
+import { Controller, consoleControllerLogger, type ControllerLogger } from '../controller/controller';
+import { TrackingClient } from '../controller/tracking-client';
+import { WriteTracker } from '../controller/write-tracker';
+import { DEFAULT_LEADER_ELECTION, type LeaderElectionConfig } from '../leader-election/leader-election-options';
+import { LeaderElector } from '../leader-election/leader-elector';
+import type { Reconcile } from '../reconcile/reconcile';
+import { HealthServer, type ProbeCheck } from './health-server';
+
+export interface ManagerOptions {
+  clientConfig: ClientConfig;
+  /** Where `{ apiVersion, kind }` references are looked up (register CRD kinds in it); the built-in scheme by default. */
+  scheme?: Scheme;
+  /** Health, readiness and metrics endpoint; none when absent. Port 0 picks a free one. */
+  http?: { port: number; host?: string; tls?: { cert: string; key: string } };
+  /** Leader election; off when absent or `leaderElect` is false. */
+  leaderElection?: Partial<LeaderElectionConfig> & { resourceName: string; identity?: string };
+  /** How long stop waits for reconciles in flight. Default 30 s. */
+  gracefulShutdownMs?: number;
+  /** How long start waits for the informers' first lists. Default 60 s. */
+  cacheSyncTimeoutMs?: number;
+  /** Metrics registry; a new one by default. */
+  registry?: Registry;
+  logger?: ControllerLogger;
+  /** Per-key retry backoff of every controller; client-go's default controller limiter when absent. */
+  rateLimiter?: () => RateLimiter<string>;
+  readYourWritesTimeoutMs?: number;
+  informers?: SharedInformerFactoryOptions;
+}
+
+type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
+
+/**
+ * Runs reconcilers: one shared informer per watched resource, started and synced before any
+ * controller runs; controllers run while this process leads (always, without leader election);
+ * `/healthz`, `/readyz` and `/metrics` served meanwhile. The same object is used standalone
+ * (`createManager`) and inside Nest (`RuntimeModule`).
+ */
+export class Manager {
+  readonly client: TrackingClient;
+  readonly informers: SharedInformerFactory;
+  readonly registry: Registry;
+  readonly tracker = new WriteTracker();
+  private readonly controllers: Controller[] = [];
+  private readonly logger: ControllerLogger;
+  private readonly elector: LeaderElector | undefined;
+  private health: HealthServer | undefined;
+  private state: ManagerState = 'new';
+  private leading = false;
+  private leadership: Promise<void> = Promise.resolve();
+  private httpPort: number | undefined;
+
+  constructor(private readonly options: ManagerOptions) {
+    this.registry = options.registry ?? new Registry();
+    this.logger = options.logger ?? consoleControllerLogger;
+    this.client = new TrackingClient(options.clientConfig, this.tracker, { scheme: options.scheme });
+    this.informers = new SharedInformerFactory(options.informers);
+    const le = options.leaderElection;
+    if (le && le.leaderElect !== false) {
+      const config: LeaderElectionConfig = { ...DEFAULT_LEADER_ELECTION, ...le };
+      this.elector = new LeaderElector(
+        this.client,
+        config,
+        {
+          onStartedLeading: () => this.onLeadership(true),
+          onStoppedLeading: () => this.onLeadership(false),
+        },
+        { identity: le.identity, logger: this.logger },
+      );
+    }
+  }
+
+  /**
+   * Adds a reconciler, with the options given or those `@Reconciler` recorded on its class. Call
+   * before start.
+   */
+  add(reconciler: Reconcile, options?: ReconcilerOptions): Controller {
+    if (this.state !== 'new') throw new Error('reconcilers must be added before the manager starts');
+    const resolved = options ?? getReconcilerOptions(reconciler);
+    if (!resolved) throw new Error(`${reconciler.constructor.name} has no @Reconciler options`);
+    const name = resolved.name ?? reconciler.constructor.name;
+    if (this.controllers.some((c) => c.name === name)) throw new Error(`a controller named ${name} is already added`);
+    const controller = new Controller(reconciler, resolved, {
+      client: this.client,
+      informers: this.informers,
+      registry: this.registry,
+      tracker: this.tracker,
+      logger: this.logger,
+      rateLimiter: this.options.rateLimiter,
+      readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
+    });
+    this.controllers.push(controller);
+    return controller;
+  }
+
+  /**
+   * The shared informer of a resource (created on first request, started with the others), for
+   * reconcilers to read the cache through `lister()` instead of the server.
+   */
+  informerFor<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, namespace?: string): SharedInformer<T> {
+    const info = resolveResource(ref, this.client.scheme);
+    const ns = info.namespaced ? namespace : undefined;
+    return this.informers.informerFor<T>({ resource: resourceId(info), namespace: ns }, () =>
+      listerWatcherFor(this.client.dynamic(info) as unknown as ListWatchClient<T>, { namespace: ns }),
+    );
+  }
+
+  getControllers(): readonly Controller[] {
+    return this.controllers;
+  }
+
+  /** The identity this manager campaigns with, when leader election is on. */
+  get identity(): string | undefined {
+    return this.elector?.identity;
+  }
+
+  /** True while controllers run: leading, or started without leader election. */
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The port `/healthz`, `/readyz` and `/metrics` are served on. */
+  get port(): number | undefined {
+    return this.httpPort;
+  }
+
+  /**
+   * Starts informers and waits for their first sync, serves the probes, then runs the controllers
+   * (or campaigns for the lease and runs them once leading). Resolves once that is under way.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`the manager cannot start: it is ${this.state}`);
+    this.state = 'starting';
+    if (this.options.http) {
+      this.health = new HealthServer({
+        ...this.options.http,
+        registry: this.registry,
+        healthz: { ping: () => undefined },
+        readyz: { informers: () => this.informerProblem(), started: () => (this.state === 'started' ? undefined : `manager is ${this.state}`) },
+      });
+      this.httpPort = await this.health.start();
+    }
+    this.informers.start();
+    const synced = await this.informers.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 60_000);
+    const unsynced = Object.entries(synced).filter(([, ok]) => !ok).map(([key]) => key);
+    if (unsynced.length > 0) {
+      await this.shutdownParts();
+      this.state = 'stopped';
+      throw new Error(`caches did not sync: ${unsynced.join(', ')}`);
+    }
+    this.state = 'started';
+    if (this.elector) this.elector.start();
+    else await this.onLeadership(true);
+  }
+
+  /**
+   * Graceful stop: controllers stop taking work and get the grace period to finish what is in
+   * flight; a leader then releases its lease (unless `releaseLease` is false, which leaves it to
+   * expire as a crash would), and the informers and probes stop.
+   */
+  async stop(options: { releaseLease?: boolean } = {}): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'stopping') return;
+    this.state = 'stopping';
+    if (this.elector) await this.elector.stop(options.releaseLease ?? true);
+    else await this.onLeadership(false);
+    await this.leadership;
+    await this.shutdownParts();
+    this.state = 'stopped';
+  }
+
+  private async shutdownParts(): Promise<void> {
+    await this.informers.shutdown();
+    await this.health?.stop();
+    this.client.close();
+  }
+
+  /** Serialised, so a quick loss after a gain stops what the gain started. */
+  private onLeadership(leading: boolean): Promise<void> {
+    this.leadership = this.leadership.then(async () => {
+      if (leading === this.leading) return;
+      this.leading = leading;
+      if (leading) {
+        for (const controller of this.controllers) controller.start();
+      } else {
+        // Lost leadership must stop before the lease can expire elsewhere: bound the grace by
+        // the gap between the renew deadline and the lease duration.
+        const le = this.options.leaderElection;
+        const leaseGap = le && le.leaderElect !== false && this.state !== 'stopping'
+          ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
+          : Infinity;
+        const grace = Math.min(this.options.gracefulShutdownMs ?? 30_000, leaseGap);
+        await Promise.all(this.controllers.map((c) => c.stop(grace)));
+      }
+    });
+    return this.leadership;
+  }
+
+  private informerProblem(): string | undefined {
+    const bad = this.informers.health().filter((h) => !h.synced || !h.healthy);
+    if (bad.length === 0) return undefined;
+    return bad.map((h) => `${h.key}: ${h.synced ? 'watch unhealthy' : 'not synced'}${h.lastError ? ` (${h.lastError.message})` : ''}`).join('; ');
+  }
+}
+
+export type { ProbeCheck };

@@ -1,0 +1,57 @@
+import type { KubeObject } from '@svc/informers';
+
+/** One change an informer saw, as a predicate judges it. */
+export type PredicateEvent<T = KubeObject> =
+  | { type: 'create'; object: T }
+  | { type: 'update'; object: T; oldObject: T }
+  | { type: 'delete'; object: T };
+
+/** Whether a change should enqueue a reconcile; every predicate of a source must agree. */
+export type Predicate<T = KubeObject> = (event: PredicateEvent<T>) => boolean;
+
+interface WithGeneration {
+  metadata?: { generation?: number | string; labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>> };
+}
+
+/** Updates pass only when `metadata.generation` changed (a spec change); status-only writes are skipped. */
+export const GenerationChanged: Predicate = (event) => {
+  if (event.type !== 'update') return true;
+  const oldGen = (event.oldObject as WithGeneration).metadata?.generation;
+  const newGen = (event.object as WithGeneration).metadata?.generation;
+  // An object without generation cannot be judged, so it passes (as controller-runtime does not).
+  if (oldGen === undefined || newGen === undefined) return true;
+  return String(oldGen) !== String(newGen);
+};
+
+/** Updates pass only when the labels changed. */
+export const LabelChanged: Predicate = (event) => {
+  if (event.type !== 'update') return true;
+  return !sameRecord(event.oldObject.metadata?.labels, event.object.metadata?.labels);
+};
+
+/** Updates pass only when the annotations changed. */
+export const AnnotationChanged: Predicate = (event) => {
+  if (event.type !== 'update') return true;
+  return !sameRecord((event.oldObject as WithGeneration).metadata?.annotations, (event.object as WithGeneration).metadata?.annotations);
+};
+
+/** Passes when any of `predicates` passes. */
+export function anyOf(...predicates: Predicate[]): Predicate {
+  return (event) => predicates.some((p) => p(event));
+}
+
+/** Passes the events of the given types only. */
+export function onlyOn(...types: Array<PredicateEvent['type']>): Predicate {
+  const allowed = new Set(types);
+  return (event) => allowed.has(event.type);
+}
+
+export function passesAll(predicates: readonly Predicate[] | undefined, event: PredicateEvent): boolean {
+  return (predicates ?? []).every((p) => p(event));
+}
+
+function sameRecord(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+  const ak = Object.keys(a ?? {});
+  const bk = Object.keys(b ?? {});
+  return ak.length === bk.length && ak.every((k) => a?.[k] === b?.[k]);
+}
