@@ -1,0 +1,114 @@
+import 'reflect-metadata';
+import { BUILTIN_RESOURCES } from '@svc/client';
+import { Reconciler } from '../decorators/reconciler.decorator';
+import { Manager } from '../manager/manager';
+import type { Reconcile } from '../reconcile/reconcile';
+import type { Request } from '../reconcile/request';
+import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { validateLeaderElectionConfig, DEFAULT_LEADER_ELECTION } from './leader-election-options';
+
+const silent = { info: () => undefined, error: () => undefined };
+const TIMING = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 500 };
+let env: TestEnvironment;
+let n = 0;
+const managers: Manager[] = [];
+
+beforeAll(async () => {
+  env = await startTestEnvironment();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.stop()));
+});
+
+function candidate(lease: string, seen: string[], id: string): Manager {
+  @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: 'default', name: `count-${id}` })
+  class Counting implements Reconcile {
+    reconcile(request: Request): void {
+      seen.push(`${id}:${request.name}`);
+    }
+  }
+  const manager = new Manager({
+    clientConfig: env.clientConfig,
+    logger: silent,
+    leaderElection: { resourceName: lease, resourceNamespace: 'default', identity: id, ...TIMING },
+  });
+  manager.add(new Counting());
+  managers.push(manager);
+  return manager;
+}
+
+async function leaseHolder(name: string): Promise<string | undefined> {
+  return (await env.client.leases.inNamespace('default').get(name)).spec?.holderIdentity;
+}
+
+describe('leader election', () => {
+  it('keeps the spec defaults and refuses inconsistent timings', () => {
+    expect(DEFAULT_LEADER_ELECTION).toMatchObject({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceLock: 'leases' });
+    expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', renewDeadlineMs: 20_000 })).toThrow(/lease duration/);
+    expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', resourceLock: 'endpoints' as 'leases' })).toThrow(/not supported/);
+  });
+
+  it('elects one leader of two managers; only it reconciles; a clean stop hands over at once', async () => {
+    const lease = `le-${++n}`;
+    const seen: string[] = [];
+    const a = candidate(lease, seen, 'a');
+    const b = candidate(lease, seen, 'b');
+    await Promise.all([a.start(), b.start()]);
+    await eventually(() => expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1));
+    const [leader, standby] = a.isLeader() ? [a, b] : [b, a];
+    expect(await leaseHolder(lease)).toBe(leader.identity);
+
+    await env.client.configMaps.inNamespace('default').create({ metadata: { name: `${lease}-cm` } });
+    await eventually(() => expect(seen).toContain(`${leader.identity}:${lease}-cm`));
+    expect(seen.filter((s) => s.startsWith(`${standby.identity}:`))).toEqual([]);
+
+    const stoppedAt = Date.now();
+    await leader.stop();
+    await eventually(() => expect(standby.isLeader()).toBe(true), 3_000, 10);
+    // Released: the standby takes it on its next retry, not after the lease duration.
+    expect(Date.now() - stoppedAt).toBeLessThan(TIMING.retryPeriodMs * 1.2 + 400);
+    const lease2 = (await env.client.leases.inNamespace('default').get(lease)).spec;
+    expect(lease2?.holderIdentity).toBe(standby.identity);
+    expect(lease2?.leaseTransitions).toBe(1);
+    // The new leader starts from the whole current state.
+    await eventually(() => expect(seen).toContain(`${standby.identity}:${lease}-cm`));
+  });
+
+  it('replaces a leader that died without releasing within lease duration plus retry period', async () => {
+    const lease = `le-${++n}`;
+    const a = candidate(lease, [], 'a');
+    await a.start();
+    await eventually(() => expect(a.isLeader()).toBe(true));
+    const b = candidate(lease, [], 'b');
+    await b.start();
+    await new Promise((resolve) => setTimeout(resolve, TIMING.retryPeriodMs * 2));
+    expect(b.isLeader()).toBe(false);
+
+    const killedAt = Date.now();
+    await a.stop({ releaseLease: false });
+    expect(await leaseHolder(lease)).toBe('a');
+    await eventually(() => expect(b.isLeader()).toBe(true), 5_000, 10);
+    const took = Date.now() - killedAt;
+    expect(took).toBeLessThanOrEqual(TIMING.leaseDurationMs + TIMING.retryPeriodMs * 1.2 + 300);
+    expect(await leaseHolder(lease)).toBe('b');
+  });
+
+  it('stops reconciling when it cannot renew, before its lease could expire', async () => {
+    const lease = `le-${++n}`;
+    const a = candidate(lease, [], 'a');
+    await a.start();
+    await eventually(() => expect(a.isLeader()).toBe(true));
+    expect(a.getControllers()[0].running).toBe(true);
+    // Someone else takes the lease over: every renewal of `a` fails from now on.
+    const leases = env.client.leases.inNamespace('default');
+    const current = await leases.get(lease);
+    const takenAt = Date.now();
+    await leases.update({ ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString() } });
+    await eventually(() => expect(a.isLeader()).toBe(false), 5_000, 10);
+    expect(a.getControllers()[0].running).toBe(false);
+    expect(Date.now() - takenAt).toBeLessThan(TIMING.renewDeadlineMs + 300);
+  });
+});
