@@ -103,7 +103,9 @@ describe('object envelope', () => {
 
   it('refuses payloads it cannot read', () => {
     const protobufPayload = encodeEnvelope({ apiVersion: 'v1', kind: 'Pod', raw: new Uint8Array([0x0a, 0x00]) });
-    expect(envelopeError(() => decodeObjectEnvelope(protobufPayload)).message).toContain('protobuf');
+    const unsupported = envelopeError(() => decodeObjectEnvelope(protobufPayload));
+    expect(unsupported.message).toContain('protobuf');
+    expect(unsupported.kind).toBe('UnsupportedMediaType');
     const gzip = encodeEnvelope({ apiVersion: 'v1', kind: 'Pod', raw: text('{}'), contentType: 'application/json', contentEncoding: 'gzip' });
     expect(() => decodeObjectEnvelope(gzip)).toThrow(EnvelopeError);
     const notJson = encodeEnvelope({ apiVersion: 'v1', kind: 'Pod', raw: text('{'), contentType: 'application/json' });

@@ -31,10 +31,9 @@ message Unknown {
 const unknownType: Type = parse(ENVELOPE_PROTO, { keepCase: true }).root.lookupType('svc.runtime.Unknown');
 
 /**
- * One envelope. `raw` holds the object itself. The per-kind protobuf messages of Kubernetes
- * (its generated.proto for each kind) are not part of this product: `raw` carries the object's
- * JSON with `contentType: application/json`. An empty `contentType` means `raw` is protobuf,
- * an empty `contentEncoding` means `raw` is not compressed.
+ * One envelope. `raw` holds the object itself: its JSON when `contentType` is `application/json`,
+ * its Kubernetes protobuf message when `contentType` is empty (see protobuf-object.ts for the kinds
+ * understood). An empty `contentEncoding` means `raw` is not compressed.
  */
 export interface Envelope {
   apiVersion: string;
@@ -52,10 +51,22 @@ export interface EnvelopeInput {
   contentType?: string;
 }
 
-/** A body that is not a well-formed envelope; the API answers it as a BadRequest. */
+/** What the API answers for an envelope error: a malformed body, or a well-formed one it cannot read. */
+export type EnvelopeErrorKind = 'BadRequest' | 'UnsupportedMediaType';
+
+/**
+ * A body that is not a well-formed envelope (`BadRequest`), or whose payload is of a kind or type
+ * this product has no decoder for (`UnsupportedMediaType`).
+ */
 export class EnvelopeError extends Error {
   override readonly name = 'EnvelopeError';
-  readonly kind = 'BadRequest' as const;
+
+  constructor(
+    message: string,
+    readonly kind: EnvelopeErrorKind = 'BadRequest',
+  ) {
+    super(message);
+  }
 }
 
 export function encodeEnvelope(input: EnvelopeInput): Uint8Array {

@@ -1,4 +1,5 @@
 import { EnvelopeError, decodeEnvelope, encodeEnvelope } from './envelope';
+import { decodeProtobufObject } from './protobuf-object';
 
 const JSON_CONTENT_TYPE = 'application/json';
 
@@ -16,8 +17,9 @@ export function encodeObjectEnvelope(object: EnvelopeObject): Uint8Array {
 }
 
 /**
- * Unwraps an API object from an envelope. Only JSON payloads are understood; apiVersion and kind
- * missing from the payload are filled in from the envelope's type meta.
+ * Unwraps an API object from an envelope. JSON payloads are read as they are, apiVersion and kind
+ * missing from them filled in from the envelope's type meta; protobuf payloads (empty content type)
+ * are read for the kinds `protobufKinds()` lists.
  */
 export function decodeObjectEnvelope(bytes: Uint8Array): EnvelopeObject {
   const envelope = decodeEnvelope(bytes);
@@ -25,9 +27,11 @@ export function decodeObjectEnvelope(bytes: Uint8Array): EnvelopeObject {
     throw new EnvelopeError(`envelope content encoding ${JSON.stringify(envelope.contentEncoding)} is not supported`);
   }
   const contentType = envelope.contentType.split(';')[0].trim().toLowerCase();
+  if (contentType === '') return decodeProtobufObject(envelope);
   if (contentType !== JSON_CONTENT_TYPE) {
     throw new EnvelopeError(
-      `envelope payload of type ${JSON.stringify(envelope.contentType || 'protobuf')} is not supported; only ${JSON_CONTENT_TYPE} is`,
+      `envelope payload of type ${JSON.stringify(envelope.contentType)} is not supported; only ${JSON_CONTENT_TYPE} and protobuf are`,
+      'UnsupportedMediaType',
     );
   }
   let parsed: unknown;

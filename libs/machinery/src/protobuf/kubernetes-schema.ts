@@ -1,0 +1,261 @@
+import { parse, type Root } from 'protobufjs';
+
+/**
+ * The protobuf messages of the built-in kinds Kubernetes clients send as envelope payloads, with the
+ * field numbers and wire types of Kubernetes' generated.proto files (meta/v1, util/intstr, core/v1).
+ * Only the messages these kinds need are declared.
+ *
+ * Two field options carry what Go's JSON encoding of the same struct field does, since the wire
+ * format alone cannot say it:
+ * - `(ptr)`: the Go field is a pointer. It is on the wire, and in JSON, only when set, zero or not.
+ * - `(keep)`: the Go field has no `omitempty`, so JSON shows it even when it holds the zero value.
+ * Every other scalar is a Go value with `omitempty`: always on the wire (as Kubernetes' marshaller
+ * writes it), absent from JSON when zero. Every other message field is a Go struct value: always on
+ * the wire and always in JSON, empty or not, except `Time`/`MicroTime` (zero time is null in JSON).
+ */
+const KUBERNETES_PROTO = `
+syntax = "proto2";
+package svc.kube;
+
+// meta/v1
+
+message Time {
+  optional int64 seconds = 1;
+  optional int32 nanos = 2;
+}
+
+message MicroTime {
+  optional int64 seconds = 1;
+  optional int32 nanos = 2;
+}
+
+message TypeMeta {
+  optional string kind = 1;
+  optional string apiVersion = 2;
+}
+
+message ListMeta {
+  optional string selfLink = 1;
+  optional string resourceVersion = 2;
+  optional string continue = 3;
+  optional int64 remainingItemCount = 4 [(ptr) = true];
+}
+
+message FieldsV1 {
+  optional bytes Raw = 1;
+}
+
+message OwnerReference {
+  optional string kind = 1 [(keep) = true];
+  optional string name = 3 [(keep) = true];
+  optional string uid = 4 [(keep) = true];
+  optional string apiVersion = 5 [(keep) = true];
+  optional bool controller = 6 [(ptr) = true];
+  optional bool blockOwnerDeletion = 7 [(ptr) = true];
+}
+
+message ManagedFieldsEntry {
+  optional string manager = 1;
+  optional string operation = 2;
+  optional string apiVersion = 3;
+  optional Time time = 4 [(ptr) = true];
+  optional string fieldsType = 6;
+  optional FieldsV1 fieldsV1 = 7 [(ptr) = true];
+  optional string subresource = 8;
+}
+
+message ObjectMeta {
+  optional string name = 1;
+  optional string generateName = 2;
+  optional string namespace = 3;
+  optional string selfLink = 4;
+  optional string uid = 5;
+  optional string resourceVersion = 6;
+  optional int64 generation = 7;
+  optional Time creationTimestamp = 8;
+  optional Time deletionTimestamp = 9 [(ptr) = true];
+  optional int64 deletionGracePeriodSeconds = 10 [(ptr) = true];
+  map<string, string> labels = 11;
+  map<string, string> annotations = 12;
+  repeated OwnerReference ownerReferences = 13;
+  repeated string finalizers = 14;
+  repeated ManagedFieldsEntry managedFields = 17;
+}
+
+message Condition {
+  optional string type = 1 [(keep) = true];
+  optional string status = 2 [(keep) = true];
+  optional int64 observedGeneration = 3;
+  optional Time lastTransitionTime = 4;
+  optional string reason = 5 [(keep) = true];
+  optional string message = 6 [(keep) = true];
+}
+
+message StatusCause {
+  optional string reason = 1;
+  optional string message = 2;
+  optional string field = 3;
+}
+
+message StatusDetails {
+  optional string name = 1;
+  optional string group = 2;
+  optional string kind = 3;
+  optional string uid = 6;
+  repeated StatusCause causes = 4;
+  optional int32 retryAfterSeconds = 5;
+}
+
+message Status {
+  optional ListMeta metadata = 1;
+  optional string status = 2;
+  optional string message = 3;
+  optional string reason = 4;
+  optional StatusDetails details = 5 [(ptr) = true];
+  optional int32 code = 6;
+}
+
+// util/intstr
+
+message IntOrString {
+  optional int64 type = 1;
+  optional int32 intVal = 2;
+  optional string strVal = 3;
+}
+
+// core/v1
+
+message ObjectReference {
+  optional string kind = 1;
+  optional string namespace = 2;
+  optional string name = 3;
+  optional string uid = 4;
+  optional string apiVersion = 5;
+  optional string resourceVersion = 6;
+  optional string fieldPath = 7;
+}
+
+message LocalObjectReference {
+  optional string name = 1;
+}
+
+message NamespaceSpec {
+  repeated string finalizers = 1;
+}
+
+message NamespaceCondition {
+  optional string type = 1 [(keep) = true];
+  optional string status = 2 [(keep) = true];
+  optional Time lastTransitionTime = 4;
+  optional string reason = 5;
+  optional string message = 6;
+}
+
+message NamespaceStatus {
+  optional string phase = 1;
+  repeated NamespaceCondition conditions = 2;
+}
+
+message Namespace {
+  optional ObjectMeta metadata = 1;
+  optional NamespaceSpec spec = 2;
+  optional NamespaceStatus status = 3;
+}
+
+message Secret {
+  optional ObjectMeta metadata = 1;
+  map<string, bytes> data = 2;
+  optional string type = 3;
+  map<string, string> stringData = 4;
+  optional bool immutable = 5 [(ptr) = true];
+}
+
+message ConfigMap {
+  optional ObjectMeta metadata = 1;
+  map<string, string> data = 2;
+  map<string, bytes> binaryData = 3;
+  optional bool immutable = 4 [(ptr) = true];
+}
+
+message ServiceAccount {
+  optional ObjectMeta metadata = 1;
+  repeated ObjectReference secrets = 2;
+  repeated LocalObjectReference imagePullSecrets = 3;
+  optional bool automountServiceAccountToken = 4 [(ptr) = true];
+}
+
+message ServicePort {
+  optional string name = 1;
+  optional string protocol = 2;
+  optional int32 port = 3 [(keep) = true];
+  optional IntOrString targetPort = 4;
+  optional int32 nodePort = 5;
+  optional string appProtocol = 6 [(ptr) = true];
+}
+
+message ClientIPConfig {
+  optional int32 timeoutSeconds = 1 [(ptr) = true];
+}
+
+message SessionAffinityConfig {
+  optional ClientIPConfig clientIP = 1 [(ptr) = true];
+}
+
+message ServiceSpec {
+  repeated ServicePort ports = 1;
+  map<string, string> selector = 2;
+  optional string clusterIP = 3;
+  optional string type = 4;
+  repeated string externalIPs = 5;
+  optional string sessionAffinity = 7;
+  optional string loadBalancerIP = 8;
+  repeated string loadBalancerSourceRanges = 9;
+  optional string externalName = 10;
+  optional string externalTrafficPolicy = 11;
+  optional int32 healthCheckNodePort = 12;
+  optional bool publishNotReadyAddresses = 13;
+  optional SessionAffinityConfig sessionAffinityConfig = 14 [(ptr) = true];
+  optional string ipFamilyPolicy = 17 [(ptr) = true];
+  repeated string clusterIPs = 18;
+  repeated string ipFamilies = 19;
+  optional bool allocateLoadBalancerNodePorts = 20 [(ptr) = true];
+  optional string loadBalancerClass = 21 [(ptr) = true];
+  optional string internalTrafficPolicy = 22 [(ptr) = true];
+  optional string trafficDistribution = 23 [(ptr) = true];
+}
+
+message PortStatus {
+  optional int32 port = 1 [(keep) = true];
+  optional string protocol = 2 [(keep) = true];
+  optional string error = 3 [(ptr) = true];
+}
+
+message LoadBalancerIngress {
+  optional string ip = 1;
+  optional string hostname = 2;
+  optional string ipMode = 3 [(ptr) = true];
+  repeated PortStatus ports = 4;
+}
+
+message LoadBalancerStatus {
+  repeated LoadBalancerIngress ingress = 1;
+}
+
+message ServiceStatus {
+  optional LoadBalancerStatus loadBalancer = 1;
+  repeated Condition conditions = 2;
+}
+
+message Service {
+  optional ObjectMeta metadata = 1;
+  optional ServiceSpec spec = 2;
+  optional ServiceStatus status = 3;
+}
+`;
+
+/** The package of every message in the schema. */
+export const KUBERNETES_PACKAGE = 'svc.kube';
+
+/** The parsed schema, every type resolved once so conversions can follow `resolvedType`. */
+export const kubernetesRoot: Root = parse(KUBERNETES_PROTO, { keepCase: true }).root;
+kubernetesRoot.resolveAll();
