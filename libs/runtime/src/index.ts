@@ -13,3 +13,4 @@ export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manag
 export { Manager, type ManagerOptions } from './manager/manager';
 export * from './manager/create-manager';
 
+export * from './manager/runtime.module';
