@@ -90,10 +90,12 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
     const params = e.params as Record<string, unknown>;
     const propertyName = (e as ErrorObject & { propertyName?: string }).propertyName;
     if (propertyName !== undefined) {
-      // A map key failed: Kubernetes reports the key as the bad value of the map itself.
+      // A map key failed. Kubernetes reports label and annotation keys on the map itself, and every
+      // other map's key (ConfigMap and Secret data) at the key's own path.
+      const field = /(^|\.)metadata\.(labels|annotations)$/.test(at.field) ? at.field : joinKey(at.field, propertyName);
       const detail =
         e.keyword === 'pattern' ? patternDetail(String(params.pattern)) : e.keyword === 'maxLength' ? `must be no more than ${params.limit} characters` : (e.message ?? 'invalid key');
-      push({ type: 'FieldValueInvalid', field: at.field, badValue: propertyName, detail });
+      push({ type: 'FieldValueInvalid', field, badValue: propertyName, detail });
       continue;
     }
     switch (e.keyword) {
