@@ -505,7 +505,7 @@ describe('built-in kinds', () => {
       'status.phase FieldValueNotSupported',
     ]);
     expect(fields(check(configMapDefinition, { metadata: { name: 'c' }, data: { 'bad key': 'v', k: 1 }, binaryData: { k: 'AA==' } }).errors)).toEqual([
-      'data FieldValueInvalid',
+      'data[bad key] FieldValueInvalid',
       'data[k] FieldValueTypeInvalid',
       'data[k] FieldValueInvalid',
     ]);
