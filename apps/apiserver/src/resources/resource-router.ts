@@ -73,6 +73,9 @@ const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
  * handler. Every failure is answered as a Status in the negotiated encoding.
  */
 export class ResourceRouter {
+  /** Deprecation of each definition, worked out once (null: not deprecated). */
+  private readonly deprecations = new WeakMap<KindDefinition, { warning: string; removedRelease?: string } | null>();
+
   constructor(private readonly options: ResourceRouterOptions) {}
 
   readonly handle = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {
@@ -115,7 +118,8 @@ export class ResourceRouter {
       namespace = info.namespace;
       if (namespace === '' && name !== '') throw notFound(NOT_FOUND_MESSAGE);
       if (namespace !== '' && isValidPathSegmentName(namespace).length > 0) throw notFound(NOT_FOUND_MESSAGE);
-    } else if (info.namespace !== '' && info.resource !== 'namespaces') {
+    } else if (info.namespace !== '' && !(info.resource === 'namespaces' && info.namespace === name)) {
+      // A cluster-scoped resource has no namespace in its path (a namespace's own path names it twice).
       throw notFound(NOT_FOUND_MESSAGE);
     }
     return { info, def, registry: this.options.registries.forDefinition(def), namespace, name, subresource };
@@ -123,11 +127,21 @@ export class ResourceRouter {
 
   private warnIfDeprecated(target: Target, res: ServerResponse): void {
     const { def, info } = target;
-    const deprecation = this.options.scheme.deprecation(def);
-    if (!deprecation?.deprecated) return;
-    const scheduled = findDeprecatedApiVersion(def.group, def.version, def.resource);
-    const text = deprecation.warning ?? (scheduled ? deprecatedApiWarning(scheduled, def.kind) : `${apiVersionOf(def)} ${def.kind} is deprecated`);
-    res.setHeader('Warning', [`299 - ${JSON.stringify(text)}`]);
+    let known = this.deprecations.get(def);
+    if (known === undefined) {
+      const deprecation = this.options.scheme.deprecation(def);
+      const scheduled = findDeprecatedApiVersion(def.group, def.version, def.resource);
+      known = deprecation?.deprecated
+        ? {
+            warning: deprecation.warning ?? (scheduled ? deprecatedApiWarning(scheduled, def.kind) : `${apiVersionOf(def)} ${def.kind} is deprecated`),
+            removedRelease: deprecation.removedRelease,
+          }
+        : null;
+      this.deprecations.set(def, known);
+    }
+    if (known === null) return;
+    const deprecation = known;
+    res.setHeader('Warning', [`299 - ${JSON.stringify(known.warning)}`]);
     this.options.metrics.markDeprecatedApiRequested({
       group: def.group,
       version: def.version,
