@@ -149,7 +149,7 @@ export function finalizeUpdateOf(incoming: ApiObject, current: ApiObject): ApiOb
   return next;
 }
 
-/** generation = stored + 1 when anything but metadata and status changed. */
+/** generation = stored + 1 when anything but metadata (and status, for kinds with a status subresource) changed. */
 export function bumpGeneration(def: KindDefinition, obj: ApiObject, current: ApiObject): void {
   const meta = (obj.metadata ??= {}) as ObjectMeta & Record<string, unknown>;
   const oldGeneration = current.metadata?.generation;
@@ -159,7 +159,9 @@ export function bumpGeneration(def: KindDefinition, obj: ApiObject, current: Api
     return;
   }
   const base = typeof oldGeneration === 'number' ? oldGeneration : 0;
-  const changed = !jsonEqualExcept(obj, current, ['metadata', 'status', 'apiVersion', 'kind']);
+  // Status is part of the desired state only where no status subresource separates it (custom resources without one).
+  const ignored = hasStatusSubresource(def) ? ['metadata', 'status', 'apiVersion', 'kind'] : ['metadata', 'apiVersion', 'kind'];
+  const changed = !jsonEqualExcept(obj, current, ignored);
   meta.generation = changed || base === 0 ? base + 1 : base;
 }
 

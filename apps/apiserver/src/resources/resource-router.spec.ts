@@ -190,6 +190,24 @@ describe('ResourceRouter over HTTPS', () => {
     expect(table).toMatchObject({ type: 'ADDED', object: { kind: 'Table', rows: [{ cells: ['watched', 0, expect.any(String)] }] } });
   });
 
+  it('frames a protobuf watch as length-prefixed envelopes', async () => {
+    const frames = await new Promise<Buffer>((resolve, reject) => {
+      const req = httpsRequest(`${server.url}/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Dviews`, { ca, agent: false, headers: { Accept: 'application/vnd.svc.protobuf' } }, (res) => {
+        expect(res.headers['content-type']).toBe('application/vnd.svc.protobuf;stream=watch');
+        res.once('data', (chunk: Buffer) => {
+          req.destroy();
+          resolve(chunk);
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const length = frames.readUInt32BE(0);
+    const envelope = decodeEnvelope(frames.subarray(4, 4 + length));
+    expect(envelope.kind).toBe('WatchEvent');
+    expect(JSON.parse(Buffer.from(envelope.raw).toString())).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'views' } } });
+  });
+
   it('answers a watch start older than the history with an ERROR event (secrets are not cached here)', async () => {
     await call('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'old-1' } } });
     await call('POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'old-2' } } });
