@@ -3,6 +3,7 @@ import type { Agent } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { interleave, type ClosedLoopResult, type InterleaveOptions, type Side } from './closed-loop';
+import { processCpuMicros } from './child-processes';
 import { httpSide } from './http-load';
 import { keepAliveAgent, sendExpecting, type HttpsTarget } from './https-client';
 import { requestBytes } from './keep-alive-connection';
@@ -128,6 +129,10 @@ function printFanout(fanout: FanoutResult): void {
   console.log(`watch fan-out: ${WATCHERS} watches opened in ${fanout.openSeconds.toFixed(1)} s, ${UPDATES} updates sent one at a time`);
   console.log(`  update sent -> last watcher received   p50 ${fixed(fanout.last.p50, 2)} ms   p99 ${fixed(fanout.last.p99, 2)} ms`);
   console.log(`  update sent -> each watcher received   p50 ${fixed(fanout.each.p50, 2)} ms   p99 ${fixed(fanout.each.p99, 2)} ms`);
+  console.log(
+    `  CPU per update (write + ${WATCHERS} deliveries): server ${fixed(fanout.serverCpuMsPerUpdate, 1)} ms, ` +
+      `client ${fixed(fanout.clientCpuMsPerUpdate, 1)} ms`,
+  );
 }
 
 function printRatios(rows: readonly Row[]): void {
@@ -235,6 +240,7 @@ export async function run(): Promise<void> {
       updates: UPDATES,
       openConcurrency: 50,
       stepTimeoutMs: 30_000,
+      serverCpuMicros: () => processCpuMicros(api.child.pid),
     });
 
     printFanout(fanout);

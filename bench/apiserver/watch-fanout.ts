@@ -11,6 +11,8 @@ export interface FanoutOptions {
   openConcurrency: number;
   /** Longest wait for one update to reach every watcher. */
   stepTimeoutMs: number;
+  /** Cumulative CPU microseconds of the server, read around the updates. */
+  serverCpuMicros?: () => number | undefined;
 }
 
 export interface FanoutResult {
@@ -19,6 +21,9 @@ export interface FanoutResult {
   last: LatencySummary;
   /** Per update and watcher: from sending the update request to that watcher receiving the event, ms. */
   each: LatencySummary;
+  /** CPU per update (its write and its delivery to every watcher), ms: of the server, when readable, and of this client. */
+  serverCpuMsPerUpdate?: number;
+  clientCpuMsPerUpdate: number;
 }
 
 /** What the fan-out needs of the watched object: its JSON as the server returned it. */
@@ -143,6 +148,8 @@ export async function watchFanout(
     if (failure) throw failure;
     const openSeconds = (performance.now() - openedFrom) / 1000;
 
+    const serverCpuBefore = options.serverCpuMicros?.();
+    const clientCpuBefore = process.cpuUsage();
     let current: WatchedObject = initial;
     for (let update = 1; update <= options.updates; update++) {
       const marker = markerOf(update);
@@ -165,7 +172,16 @@ export async function watchFanout(
       last.push(active.lastAt - active.sentAt);
       current = JSON.parse(reply.body.toString('utf8')) as WatchedObject;
     }
-    return { openSeconds, last: summarize(last), each: summarize(each) };
+    const serverCpuAfter = options.serverCpuMicros?.();
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    const serverCpu = serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined;
+    return {
+      openSeconds,
+      last: summarize(last),
+      each: summarize(each),
+      serverCpuMsPerUpdate: serverCpu !== undefined ? serverCpu / 1000 / options.updates : undefined,
+      clientCpuMsPerUpdate: (clientCpu.user + clientCpu.system) / 1000 / options.updates,
+    };
   } finally {
     closing = true;
     for (const socket of sockets) socket.destroy();
