@@ -14,3 +14,8 @@ export { Manager, type ManagerOptions } from './manager/manager';
 export * from './manager/create-manager';
 
 export * from './manager/runtime.module';
+export type { MetaObject } from './helpers/object-shape';
+export * from './helpers/finalizers';
+export * from './helpers/owner-references';
+export * from './helpers/update-status';
+export * from './helpers/event-recorder';
