@@ -4,7 +4,7 @@ import { parseApiServerOptions, parseOrExit, type ApiServerOptions } from '@svc/
 import { builtinScheme } from '@svc/api';
 import { createStorage, type Storage } from '@svc/storage';
 import { CrdModule } from './crd';
-import { DiscoveryModule, ServedApis } from './discovery';
+import { applyRuntimeConfig, DiscoveryModule, ServedApis } from './discovery';
 import { healthCheck, servingConfig, startApiServer, type ApiServerServingConfig } from './index';
 import { OpenApiModule } from './openapi';
 import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from './resources';
@@ -66,15 +66,17 @@ async function main(): Promise<void> {
   const serving = servingConfigFromOptions(options);
   // One scheme for the whole process: custom resource kinds are registered into it at run time.
   const scheme = builtinScheme();
+  // Built-in group versions --runtime-config turns off leave the scheme: no part of the server serves them.
+  applyRuntimeConfig(scheme, options.runtimeConfig ?? {});
+  const servedApis = new ServedApis(scheme, options.runtimeConfig ?? {});
   const resourcesOptions = resourcesOptionsFromOptions(options, serving);
   const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions });
-  // Discovery, OpenAPI and the resource handlers agree on what --runtime-config leaves served.
-  const servedApis = new ServedApis(scheme, options.runtimeConfig ?? {});
   const server = await startApiServer(serving, [
-    ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
+    ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries }),
     DiscoveryModule.forRoot({ scheme, servedApis }),
     OpenApiModule.forRoot({ scheme, servedApis }),
-    CrdModule.forRoot({ scheme, storage, storePrefix: options.storePrefix }),
+    // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
+    CrdModule.forRoot({ scheme, storage, storePrefix: options.storePrefix, registries }),
   ]);
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeout)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeout)));
