@@ -2,9 +2,10 @@ import 'reflect-metadata';
 import type { ConfigMap, Secret } from '@svc/api';
 import { BUILTIN_RESOURCES } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
+import { listerWatcherFor, type ListerWatcher, type ListWatchClient, type WatchStream } from '@svc/informers';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import { createManager } from '../manager/create-manager';
-import type { Manager } from '../manager/manager';
+import { Manager } from '../manager/manager';
 import { GenerationChanged } from '../reconcile/predicates';
 import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request, Result } from '../reconcile/request';
@@ -36,6 +37,26 @@ async function run(reconcilers: Array<new (...args: never[]) => Reconcile>, extr
   managers.push(manager);
   await manager.start();
   return manager;
+}
+
+/** A ListerWatcher whose watch events arrive `ms` late, as from a slow cache. */
+function delayed<T>(inner: ListerWatcher<T>, ms: number): ListerWatcher<T> {
+  return {
+    list: (options) => inner.list(options),
+    watch: async (options) => {
+      const stream = await inner.watch(options);
+      const events: WatchStream<T> = {
+        stop: () => stream.stop(),
+        async *[Symbol.asyncIterator]() {
+          for await (const event of stream) {
+            await new Promise((resolve) => setTimeout(resolve, ms));
+            yield event;
+          }
+        },
+      };
+      return events;
+    },
+  };
 }
 
 describe('Controller against a real API server', () => {
@@ -152,27 +173,33 @@ describe('Controller against a real API server', () => {
   it('lets a reconciler read its own writes from the cache on the next reconcile', async () => {
     const space = await namespace();
     const observed: number[] = [];
-    let manager!: Manager;
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, readYourWritesTimeoutMs: 5_000 });
+    managers.push(manager);
+    // The cache learns of every change 150 ms late, so a reconcile that did not wait would read
+    // its own stale state.
+    const informer = manager.informers.informerFor<ConfigMap>({ resource: 'v1/configmaps', namespace: space }, () =>
+      delayed(listerWatcherFor(env.client.configMaps as unknown as ListWatchClient<ConfigMap>, { namespace: space }), 150),
+    );
     @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space })
     class Counter implements Reconcile {
       async reconcile(request: Request, context: ReconcileContext): Promise<Result> {
-        const cached = manager.informerFor<ConfigMap>(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
+        const cached = informer.lister().namespace(space).get(request.name);
         if (!cached) return {};
         const count = Number(cached.data?.count ?? '0');
         observed.push(count);
-        if (count >= 10) return {};
+        if (count >= 5) return {};
         await context.client.configMaps.update({ ...cached, data: { count: String(count + 1) } });
-        // Straight back: without read-your-writes the cache would often still hold the old count.
         return { requeueAfter: 1 };
       }
     }
-    manager = await run([Counter], { readYourWritesTimeoutMs: 5_000 });
+    manager.add(new Counter());
+    await manager.start();
     await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'c' }, data: { count: '0' } });
-    await eventually(() => expect(observed).toContain(10));
+    await eventually(() => expect(observed).toContain(5));
     // Each reconcile saw the write of the one before: 0, 1, 2, ... with no repeats (a repeat would be
     // a stale read, and its update would fail with a conflict). The events of its own writes may
-    // wake it again once it is done, which is why only the run up to 10 is compared.
-    expect(observed.slice(0, observed.indexOf(10) + 1)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // wake it again once it is done, which is why only the run up to 5 is compared.
+    expect(observed.slice(0, observed.indexOf(5) + 1)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it('remembers the resourceVersion of each write made through the manager client', async () => {
