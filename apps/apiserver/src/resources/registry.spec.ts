@@ -289,6 +289,23 @@ describe('ResourceRegistry over the embedded store', () => {
       expect(events.map((e) => e.type)).toEqual(['MODIFIED', 'DELETED']);
     });
 
+    it('deletes an unbound pod at once and gives a bound one its grace period', async () => {
+      const pods = fx.registry('pods');
+      const pod = (name: string, nodeName?: string) => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: { nodeName, terminationGracePeriodSeconds: 20, containers: [{ name: 'c', image: 'busybox' }] },
+      });
+      await pods.create('team', { value: pod('loose') });
+      expect((await pods.delete('team', 'loose')).removed).toBe(true);
+      await pods.create('team', { value: pod('bound', 'node-1') });
+      const graceful = await pods.delete('team', 'bound');
+      expect(graceful.removed).toBe(false);
+      expect(graceful.object.metadata?.deletionGracePeriodSeconds).toBe(20);
+      expect((await pods.delete('team', 'bound', { gracePeriodSeconds: 0 })).removed).toBe(true);
+    });
+
     it('deletes collections by selector', async () => {
       const cms = fx.registry('configmaps');
       for (const name of ['a', 'b', 'c']) await cms.create('team', { value: configMap(name, { metadata: { name, labels: { keep: String(name === 'c') } } }) });
