@@ -25,11 +25,39 @@ export const DEFAULT_LEADER_ELECTION: Readonly<Omit<LeaderElectionConfig, 'resou
   resourceNamespace: 'kube-system',
 };
 
-/** Checks the relations client-go insists on: leaseDuration > renewDeadline > retryPeriod * 1.2. */
+/**
+ * Checks the relations the flag parser enforces (renewDeadline <= leaseDuration, 0 < retryPeriod <
+ * renewDeadline), so that flags it accepted never fail here. A leader gives up one retry period
+ * before its renew deadline, hence strictly before the lease can expire elsewhere.
+ */
 export function validateLeaderElectionConfig(config: LeaderElectionConfig): void {
   if (config.resourceLock !== 'leases') throw new Error(`resource lock ${JSON.stringify(config.resourceLock)} is not supported: use "leases"`);
   if (!config.resourceName) throw new Error('the leader election resource name is empty');
-  if (!(config.leaseDurationMs > config.renewDeadlineMs)) throw new Error('the lease duration must be greater than the renew deadline');
-  if (!(config.renewDeadlineMs > config.retryPeriodMs * 1.2)) throw new Error('the renew deadline must be greater than 1.2 times the retry period');
+  if (!(config.renewDeadlineMs <= config.leaseDurationMs)) throw new Error('the renew deadline must be less than or equal to the lease duration');
   if (!(config.retryPeriodMs > 0)) throw new Error('the retry period must be positive');
+  if (!(config.retryPeriodMs < config.renewDeadlineMs)) throw new Error('the retry period must be less than the renew deadline');
+}
+
+/** The fields of a parsed controller-manager option set this needs (`ControllerManagerOptions` of `@svc/options`). */
+export interface LeaderElectionFlags {
+  leaderElect: boolean;
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  leaderElectResourceLock: string;
+  leaderElectResourceName: string;
+  leaderElectResourceNamespace: string;
+}
+
+/** Maps the parsed `--leader-elect*` flags (durations in ms) onto the elector's config. */
+export function leaderElectionConfigFromFlags(o: LeaderElectionFlags): LeaderElectionConfig {
+  return {
+    leaderElect: o.leaderElect,
+    leaseDurationMs: o.leaderElectLeaseDuration,
+    renewDeadlineMs: o.leaderElectRenewDeadline,
+    retryPeriodMs: o.leaderElectRetryPeriod,
+    resourceLock: o.leaderElectResourceLock as 'leases',
+    resourceName: o.leaderElectResourceName,
+    resourceNamespace: o.leaderElectResourceNamespace,
+  };
 }

@@ -5,7 +5,8 @@ import { Manager } from '../manager/manager';
 import type { Reconcile } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
 import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
-import { validateLeaderElectionConfig, DEFAULT_LEADER_ELECTION } from './leader-election-options';
+import { parseControllerManagerOptions } from '@svc/options';
+import { validateLeaderElectionConfig, DEFAULT_LEADER_ELECTION, leaderElectionConfigFromFlags } from './leader-election-options';
 
 const silent = { info: () => undefined, error: () => undefined };
 const TIMING = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 500 };
@@ -48,6 +49,11 @@ describe('leader election', () => {
   it('keeps the spec defaults and refuses inconsistent timings', () => {
     expect(DEFAULT_LEADER_ELECTION).toMatchObject({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceLock: 'leases' });
     expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', renewDeadlineMs: 20_000 })).toThrow(/lease duration/);
+    expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', retryPeriodMs: 10_000 })).toThrow(/retry period/);
+    expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', renewDeadlineMs: 15_000 })).not.toThrow();
+    const options = parseControllerManagerOptions(['--leader-elect-resource-name=cm', '--leader-elect-retry-period=1s']);
+    if (options.action !== 'run') throw new Error('flags refused');
+    expect(leaderElectionConfigFromFlags(options.options)).toMatchObject({ leaderElect: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 1_000, resourceLock: 'leases', resourceName: 'cm' });
     expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', resourceLock: 'endpoints' as 'leases' })).toThrow(/not supported/);
   });
 
