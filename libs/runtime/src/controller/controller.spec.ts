@@ -92,6 +92,27 @@ describe('Controller against a real API server', () => {
     await eventually(() => expect(seen).toContain(`${space}/owner`));
   });
 
+  it('maps watched objects to requests with mapTo, for cluster-scoped kinds too', async () => {
+    const space = await namespace();
+    const seen: string[] = [];
+    @Reconciler({
+      for: { apiVersion: 'v1', kind: 'Namespace' },
+      watches: [{ resource: BUILTIN_RESOURCES.secrets, mapTo: (secret) => [{ name: secret.metadata!.namespace! }] }],
+      predicates: [(event) => event.object.metadata?.name === space],
+    })
+    class PerNamespace implements Reconcile {
+      reconcile(request: Request): void {
+        seen.push(request.namespace === undefined ? request.name : `bad:${request.namespace}`);
+      }
+    }
+    await run([PerNamespace]);
+    await eventually(() => expect(seen).toContain(space));
+    seen.length = 0;
+    await env.client.secrets.inNamespace(space).create({ metadata: { name: 's' } });
+    await eventually(() => expect(seen).toEqual(expect.arrayContaining([space])));
+    expect(seen.filter((s) => s.startsWith('bad:'))).toEqual([]);
+  });
+
   it('never reconciles one key twice at once, whatever the concurrency', async () => {
     const space = await namespace();
     const inFlight = new Map<string, number>();

@@ -188,6 +188,11 @@ export class Controller {
       if (next.shutdown) return;
       try {
         await this.processKey(queue, next.key);
+      } catch (error) {
+        // processKey handles the reconciler's errors; anything here is the framework's own, and
+        // must neither kill the worker nor lose the key.
+        this.logger.error(`controller ${this.name}: processing ${next.key} failed`, error);
+        queue.addRateLimited(next.key);
       } finally {
         queue.done(next.key);
       }
