@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { Reconciler } from '../decorators/reconciler.decorator';
+import type { Reconcile } from '../reconcile/reconcile';
+import { startTestEnvironment, type TestEnvironment } from '../testing';
+import { Manager } from './manager';
+
+const silent = { info: () => undefined, error: () => undefined };
+let env: TestEnvironment;
+beforeAll(async () => {
+  env = await startTestEnvironment();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+describe('Manager start', () => {
+  it('fails to start, and reports not ready meanwhile, when a cache cannot sync', async () => {
+    @Reconciler({ for: { group: 'example.com', version: 'v1', resource: 'widgets', namespaced: true, kind: 'Widget' } })
+    class Widgets implements Reconcile {
+      reconcile(): void {}
+    }
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, cacheSyncTimeoutMs: 800, http: { port: 0 }, informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } } });
+    manager.add(new Widgets());
+    const starting = manager.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const ready = await fetch(`http://127.0.0.1:${manager.port}/readyz`);
+    expect(ready.status).toBe(500);
+    expect(await ready.text()).toContain('example.com/v1/widgets: not synced');
+    await expect(starting).rejects.toThrow(/caches did not sync: example.com\/v1\/widgets/);
+    expect(manager.getControllers()[0].running).toBe(false);
+  });
+
+  it('refuses reconcilers added after start and classes without @Reconciler', async () => {
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent });
+    class Plain implements Reconcile {
+      reconcile(): void {}
+    }
+    expect(() => manager.add(new Plain())).toThrow(/no @Reconciler/);
+    await manager.start();
+    @Reconciler({ for: { apiVersion: 'v1', kind: 'ConfigMap' } })
+    class Late implements Reconcile {
+      reconcile(): void {}
+    }
+    expect(() => manager.add(new Late())).toThrow(/before the manager starts/);
+    await manager.stop();
+  });
+});
