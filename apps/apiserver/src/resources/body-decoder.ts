@@ -1,7 +1,6 @@
-import { decodeEnvelope, EnvelopeError, isStatusError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
+import { decodeEnvelope, decodeProtobufObject, EnvelopeError, isStatusError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
 import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { findDuplicateJsonKeys } from './duplicate-keys';
-import { decodeKubernetesProtobuf } from './kubernetes-protobuf';
 import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from './media-types';
 
 /** A request body turned into a plain value, with the keys it repeated (field validation reports them). */
@@ -63,9 +62,7 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
     const payloadType = envelope.contentType.split(';')[0].trim().toLowerCase();
     if (payloadType === '' || payloadType === 'application/vnd.kubernetes.protobuf') {
       // A Kubernetes client's own protobuf message, which it sends for built-in kinds.
-      const object = decodeKubernetesProtobuf(envelope.apiVersion, envelope.kind, envelope.raw);
-      if (object === undefined) throw newUnsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
-      return { value: object, duplicateFields: [] };
+      return { value: decodeProtobufObject(envelope), duplicateFields: [] };
     }
     if (payloadType !== 'application/json') throw newUnsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
     const decoded = decodeJsonBody(Buffer.from(envelope.raw));
@@ -77,6 +74,7 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
     }
     return decoded;
   } catch (error) {
+    if (error instanceof EnvelopeError && error.kind === 'UnsupportedMediaType') throw newUnsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
     if (error instanceof EnvelopeError) throw newBadRequest(`the request body is not a valid protobuf envelope: ${error.message}`);
     if (isStatusError(error)) throw error;
     // protobufjs reports truncated or malformed messages with plain errors.

@@ -251,6 +251,151 @@ message Service {
   optional ServiceSpec spec = 2;
   optional ServiceStatus status = 3;
 }
+// api/resource
+
+message Quantity {
+  optional string string = 1;
+}
+
+// meta/v1 selectors
+
+message LabelSelectorRequirement {
+  optional string key = 1 [(keep) = true];
+  optional string operator = 2 [(keep) = true];
+  repeated string values = 3;
+}
+
+message LabelSelector {
+  map<string, string> matchLabels = 1;
+  repeated LabelSelectorRequirement matchExpressions = 2;
+}
+
+// core/v1 pods (the fields kubectl's generators set)
+
+message ContainerPort {
+  optional string name = 1;
+  optional int32 hostPort = 2;
+  optional int32 containerPort = 3 [(keep) = true];
+  optional string protocol = 4;
+  optional string hostIP = 5;
+}
+
+message EnvVar {
+  optional string name = 1 [(keep) = true];
+  optional string value = 2;
+}
+
+message ResourceRequirements {
+  map<string, Quantity> limits = 1;
+  map<string, Quantity> requests = 2;
+}
+
+message VolumeMount {
+  optional string name = 1 [(keep) = true];
+  optional bool readOnly = 2;
+  optional string mountPath = 3 [(keep) = true];
+  optional string subPath = 4;
+}
+
+message Container {
+  optional string name = 1 [(keep) = true];
+  optional string image = 2;
+  repeated string command = 3;
+  repeated string args = 4;
+  optional string workingDir = 5;
+  repeated ContainerPort ports = 6;
+  repeated EnvVar env = 7;
+  optional ResourceRequirements resources = 8;
+  repeated VolumeMount volumeMounts = 9;
+  optional string terminationMessagePath = 13;
+  optional string imagePullPolicy = 14;
+  optional bool stdin = 16;
+  optional bool stdinOnce = 17;
+  optional bool tty = 18;
+  optional string terminationMessagePolicy = 20;
+}
+
+message Toleration {
+  optional string key = 1;
+  optional string operator = 2;
+  optional string value = 3;
+  optional string effect = 4;
+  optional int64 tolerationSeconds = 5 [(ptr) = true];
+}
+
+message PodSpec {
+  repeated Container containers = 2 [(keep) = true];
+  optional string restartPolicy = 3;
+  optional int64 terminationGracePeriodSeconds = 4 [(ptr) = true];
+  optional int64 activeDeadlineSeconds = 5 [(ptr) = true];
+  optional string dnsPolicy = 6;
+  map<string, string> nodeSelector = 7;
+  optional string serviceAccountName = 8;
+  optional string nodeName = 10;
+  optional bool hostNetwork = 11;
+  optional bool hostPID = 12;
+  optional bool hostIPC = 13;
+  repeated LocalObjectReference imagePullSecrets = 15;
+  optional string hostname = 16;
+  optional string subdomain = 17;
+  optional string schedulerName = 19;
+  repeated Container initContainers = 20;
+  optional bool automountServiceAccountToken = 21 [(ptr) = true];
+  repeated Toleration tolerations = 22;
+  optional string priorityClassName = 24;
+  optional int32 priority = 25 [(ptr) = true];
+  optional bool enableServiceLinks = 30 [(ptr) = true];
+}
+
+message PodTemplateSpec {
+  optional ObjectMeta metadata = 1;
+  optional PodSpec spec = 2;
+}
+
+message Pod {
+  optional ObjectMeta metadata = 1;
+  optional PodSpec spec = 2;
+}
+
+// apps/v1
+
+message RollingUpdateDeployment {
+  optional IntOrString maxUnavailable = 1 [(ptr) = true];
+  optional IntOrString maxSurge = 2 [(ptr) = true];
+}
+
+message DeploymentStrategy {
+  optional string type = 1;
+  optional RollingUpdateDeployment rollingUpdate = 2 [(ptr) = true];
+}
+
+message DeploymentSpec {
+  optional int32 replicas = 1 [(ptr) = true];
+  optional LabelSelector selector = 2 [(ptr) = true];
+  optional PodTemplateSpec template = 3;
+  optional DeploymentStrategy strategy = 4;
+  optional int32 minReadySeconds = 5;
+  optional int32 revisionHistoryLimit = 6 [(ptr) = true];
+  optional bool paused = 7;
+  optional int32 progressDeadlineSeconds = 9 [(ptr) = true];
+}
+
+message Deployment {
+  optional ObjectMeta metadata = 1;
+  optional DeploymentSpec spec = 2;
+}
+
+message ReplicaSetSpec {
+  optional int32 replicas = 1 [(ptr) = true];
+  optional LabelSelector selector = 2 [(ptr) = true];
+  optional PodTemplateSpec template = 3;
+  optional int32 minReadySeconds = 4;
+}
+
+message ReplicaSet {
+  optional ObjectMeta metadata = 1;
+  optional ReplicaSetSpec spec = 2;
+}
 `;
 
 /** The package of every message in the schema. */

@@ -75,6 +75,7 @@ function timeToJson(type: Type, message: Json): string | undefined {
 
 function messageFieldToJson(field: Field, type: Type, value: unknown, present: boolean): unknown {
   if (TIME_TYPES.has(type.name)) return present ? timeToJson(type, value as Json) : undefined;
+  if (type.name === 'Quantity') return present ? String((value as Json).string ?? '') : undefined;
   if (type.name === 'IntOrString') {
     if (!present) return undefined;
     const intOrString = value as Json;
@@ -106,7 +107,7 @@ export function messageToJson(type: Type, message: Json): Json {
       const entries = present ? Object.entries(value as Json) : [];
       if (entries.length > 0) {
         converted = Object.fromEntries(
-          entries.map(([key, item]) => [key, nested ? messageToJson(nested, item as Json) : scalarToJson(field, item)]),
+          entries.map(([key, item]) => [key, nested ? messageFieldToJson(field, nested, item, true) : scalarToJson(field, item)]),
         );
       }
     } else if (field.repeated) {
@@ -163,6 +164,7 @@ function timeFromJson(value: unknown, path: string): Json {
 
 function messageFieldFromJson(type: Type, value: unknown, path: string): Json {
   if (TIME_TYPES.has(type.name)) return timeFromJson(value, path);
+  if (type.name === 'Quantity') return typeof value === 'string' || typeof value === 'number' ? { string: String(value) } : fail(path, 'a quantity');
   if (type.name === 'IntOrString') {
     if (typeof value === 'string') return { type: 1, intVal: 0, strVal: value };
     if (typeof value === 'number' && Number.isInteger(value)) return { type: 0, intVal: value, strVal: '' };

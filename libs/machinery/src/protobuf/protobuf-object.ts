@@ -14,10 +14,13 @@ export interface ProtobufKind {
 const KINDS: ReadonlyArray<ProtobufKind & { message: string }> = [
   { apiVersion: 'v1', kind: 'ConfigMap', message: 'ConfigMap' },
   { apiVersion: 'v1', kind: 'Namespace', message: 'Namespace' },
+  { apiVersion: 'v1', kind: 'Pod', message: 'Pod' },
   { apiVersion: 'v1', kind: 'Secret', message: 'Secret' },
   { apiVersion: 'v1', kind: 'Service', message: 'Service' },
   { apiVersion: 'v1', kind: 'ServiceAccount', message: 'ServiceAccount' },
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
+  { apiVersion: 'apps/v1', kind: 'Deployment', message: 'Deployment' },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet', message: 'ReplicaSet' },
 ];
 
 const messageTypes = new Map<string, Type>(

@@ -47,6 +47,7 @@ describe('Kubernetes protobuf request bodies', () => {
       kind: 'Namespace',
       metadata: { name: 'team' },
       spec: {},
+      status: {},
     });
   });
 
