@@ -19,3 +19,4 @@ export * from './helpers/finalizers';
 export * from './helpers/owner-references';
 export * from './helpers/update-status';
 export * from './helpers/event-recorder';
+export { informerForResource } from './controller/informer-for-resource';

@@ -1,9 +1,7 @@
 import type { Client } from '@svc/client';
 import {
-  listerWatcherFor,
   RateLimitingQueue,
   type KubeObject,
-  type ListWatchClient,
   type RateLimiter,
   type ResourceEventHandlerRegistration,
   type SharedInformer,
@@ -15,6 +13,7 @@ import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/pre
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
+import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
 import type { WriteTracker } from './write-tracker';
 
@@ -174,12 +173,7 @@ export class Controller {
   }
 
   private informerFor(ref: ResourceRef): SharedInformer<KubeObject> {
-    const info = resolveResource(ref, this.deps.client.scheme);
-    const id = resourceId(info);
-    const namespace = info.namespaced ? this.options.namespace : undefined;
-    return this.deps.informers.informerFor<KubeObject>({ resource: id, namespace }, () =>
-      listerWatcherFor(this.deps.client.dynamic(info) as unknown as ListWatchClient<KubeObject>, { namespace }),
-    );
+    return informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
   }
 
   private async work(queue: RateLimitingQueue<string>): Promise<void> {

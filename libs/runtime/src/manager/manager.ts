@@ -1,7 +1,8 @@
 import type { Scheme } from '@svc/api';
 import type { ClientConfig } from '@svc/client';
-import { listerWatcherFor, SharedInformerFactory, type KubeObject, type ListWatchClient, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
-import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
+import { SharedInformerFactory, type KubeObject, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
+import { type ResourceRef } from '../reconcile/resource-ref';
+import { informerForResource } from '../controller/informer-for-resource';
 import { Registry } from 'prom-client';
 import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
 import { Controller, consoleControllerLogger, type ControllerLogger } from '../controller/controller';
@@ -103,11 +104,7 @@ export class Manager {
    * reconcilers to read the cache through `lister()` instead of the server.
    */
   informerFor<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, namespace?: string): SharedInformer<T> {
-    const info = resolveResource(ref, this.client.scheme);
-    const ns = info.namespaced ? namespace : undefined;
-    return this.informers.informerFor<T>({ resource: resourceId(info), namespace: ns }, () =>
-      listerWatcherFor(this.client.dynamic(info) as unknown as ListWatchClient<T>, { namespace: ns }),
-    );
+    return informerForResource(this.informers, this.client, ref, namespace);
   }
 
   getControllers(): readonly Controller[] {
