@@ -172,7 +172,7 @@ describe('Controller against a real API server', () => {
     failuresLeft = 1;
     await cms.patch('x', { data: { again: '1' } });
     await eventually(() => expect(times.length).toBe(2));
-    expect(times[1] - times[0]).toBeLessThan(60);
+    expect(times[1] - times[0]).toBeLessThan(gaps[4]);
   });
 
   it('reconciles again after requeueAfter', async () => {
