@@ -12,7 +12,6 @@ export * from './leader-election/leader-elector';
 export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manager/health-server';
 export { Manager, type ManagerOptions } from './manager/manager';
 export * from './manager/create-manager';
-
 export * from './manager/runtime.module';
 export type { MetaObject } from './helpers/object-shape';
 export * from './helpers/finalizers';
