@@ -22,7 +22,7 @@ export const DEFAULT_LEADER_ELECTION: Readonly<Omit<LeaderElectionConfig, 'resou
   renewDeadlineMs: 10_000,
   retryPeriodMs: 2_000,
   resourceLock: 'leases',
-  resourceNamespace: 'kube-system',
+  resourceNamespace: 'svc-system',
 };
 
 /**
