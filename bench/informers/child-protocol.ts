@@ -1,0 +1,86 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * What an informer child tells the parent, one JSON line each on stdout: `synced` once the initial
+ * list is cached (the parent then starts its updates), `done` once every update has been seen.
+ */
+export interface SyncedMessage {
+  type: 'synced';
+  syncMs: number;
+  heapBytes: number;
+}
+
+export interface DoneMessage {
+  type: 'done';
+  updateEvents: number;
+  firstToLastMs: number;
+}
+
+export type ChildMessage = SyncedMessage | DoneMessage;
+
+/** The arguments every child takes: connection file, namespace, objects to expect, updates to expect. */
+export interface ChildArgs {
+  svcconfig: string;
+  namespace: string;
+  objects: number;
+  updates: number;
+}
+
+export function parseChildArgs(argv: readonly string[]): ChildArgs {
+  const [svcconfig, namespace, objects, updates] = argv;
+  if (!svcconfig || !namespace || !objects || !updates) throw new Error('usage: <svcconfig> <namespace> <objects> <updates>');
+  return { svcconfig, namespace, objects: Number(objects), updates: Number(updates) };
+}
+
+export function send(message: ChildMessage): void {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+/**
+ * A forced full GC without `node --expose-gc`: the children are started by the shared child-process
+ * helper, which passes no Node flags, so the flag is set at run time and `gc` taken from a new context.
+ */
+export function forcedGc(): () => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  return () => {
+    gc();
+    gc();
+  };
+}
+
+/** Heap in use after a forced GC. */
+export function settledHeap(gc: () => void): number {
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Counts adds until `objects`, then updates until `updates`, reporting each milestone once. */
+export class EventCounter {
+  private adds = 0;
+  private updates = 0;
+  private firstUpdateAt = 0;
+  private resolveSynced: () => void = () => undefined;
+  private resolveDone: () => void = () => undefined;
+  readonly addsSeen = new Promise<void>((resolve) => (this.resolveSynced = resolve));
+  readonly updatesSeen = new Promise<void>((resolve) => (this.resolveDone = resolve));
+  lastUpdateAt = 0;
+
+  constructor(private readonly args: ChildArgs) {}
+
+  onAdd(): void {
+    if (++this.adds === this.args.objects) this.resolveSynced();
+  }
+
+  onUpdate(): void {
+    const now = performance.now();
+    if (this.updates === 0) this.firstUpdateAt = now;
+    this.lastUpdateAt = now;
+    if (++this.updates === this.args.updates) this.resolveDone();
+  }
+
+  done(): DoneMessage {
+    return { type: 'done', updateEvents: this.updates, firstToLastMs: this.lastUpdateAt - this.firstUpdateAt };
+  }
+}
