@@ -75,8 +75,9 @@ describe('the Greeting operator', () => {
   });
 
   it('is defaulted and validated by the CRD schema, the same machinery as a built-in kind', async () => {
-    const defaulted = await greetingClient.create({ metadata: { name: 'one' }, spec: { message: 'Hey' } });
-    expect(defaulted.spec.copies).toBe(1);
+    const unknownField = { message: 'Hey', colour: 'blue' } as Greeting['spec'];
+    const defaulted = await greetingClient.create({ metadata: { name: 'one' }, spec: unknownField });
+    expect(defaulted.spec).toEqual({ message: 'Hey', copies: 1 });
     await eventually(async () => expect(await messages('one')).toEqual({ 'one-1': 'Hey' }));
 
     const tooMany = await greetingClient.create({ metadata: { name: 'many' }, spec: { message: 'Hey', copies: 9 } }).catch((error: unknown) => error);
