@@ -6,7 +6,7 @@ for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informer
 
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/examples'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   moduleFileExtensions: ['ts', 'js', 'json'],
