@@ -14,7 +14,8 @@ export interface SyncedMessage {
 export interface DoneMessage {
   type: 'done';
   updateEvents: number;
-  firstToLastMs: number;
+  /** Wall-clock ms (performance.timeOrigin-based, sub-ms) of the last update event, comparable across processes. */
+  lastUpdateAt: number;
 }
 
 export type ChildMessage = SyncedMessage | DoneMessage;
@@ -60,7 +61,6 @@ export function settledHeap(gc: () => void): number {
 export class EventCounter {
   private adds = 0;
   private updates = 0;
-  private firstUpdateAt = 0;
   private resolveSynced: () => void = () => undefined;
   private resolveDone: () => void = () => undefined;
   readonly addsSeen = new Promise<void>((resolve) => (this.resolveSynced = resolve));
@@ -74,13 +74,16 @@ export class EventCounter {
   }
 
   onUpdate(): void {
-    const now = performance.now();
-    if (this.updates === 0) this.firstUpdateAt = now;
-    this.lastUpdateAt = now;
+    this.lastUpdateAt = wallClockMs();
     if (++this.updates === this.args.updates) this.resolveDone();
   }
 
   done(): DoneMessage {
-    return { type: 'done', updateEvents: this.updates, firstToLastMs: this.lastUpdateAt - this.firstUpdateAt };
+    return { type: 'done', updateEvents: this.updates, lastUpdateAt: this.lastUpdateAt };
   }
+}
+
+/** Wall-clock time with sub-millisecond resolution, comparable between the parent and a child. */
+export function wallClockMs(): number {
+  return performance.timeOrigin + performance.now();
 }
