@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import type { Reconcile } from '../reconcile/reconcile';
-import { startTestEnvironment, type TestEnvironment } from '../testing';
+import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
 import { Manager } from './manager';
 
 const silent = { info: () => undefined, error: () => undefined };
@@ -30,18 +30,42 @@ describe('Manager start', () => {
     expect(manager.getControllers()[0].running).toBe(false);
   });
 
-  it('refuses reconcilers added after start and classes without @Reconciler', async () => {
+  it('refuses classes without @Reconciler and reconcilers added to a stopped manager', async () => {
     const manager = new Manager({ clientConfig: env.clientConfig, logger: silent });
     class Plain implements Reconcile {
       reconcile(): void {}
     }
     expect(() => manager.add(new Plain())).toThrow(/no @Reconciler/);
     await manager.start();
+    await manager.stop();
     @Reconciler({ for: { apiVersion: 'v1', kind: 'ConfigMap' } })
     class Late implements Reconcile {
       reconcile(): void {}
     }
-    expect(() => manager.add(new Late())).toThrow(/before the manager starts/);
+    expect(() => manager.add(new Late())).toThrow(/the manager is stopped/);
+  });
+
+  it('adds a reconciler to a running manager, and removing it frees its cache', async () => {
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent });
+    await manager.start();
+    const seen: string[] = [];
+    @Reconciler({ for: { apiVersion: 'v1', kind: 'ConfigMap' }, namespace: 'default' })
+    class Late implements Reconcile {
+      reconcile(request: { name: string }): void {
+        seen.push(request.name);
+      }
+    }
+    const controller = manager.add(new Late());
+    await env.client.configMaps.create({ metadata: { name: 'late-one', namespace: 'default' } });
+    await eventually(() => expect(seen).toContain('late-one'));
+    expect(controller.running).toBe(true);
+    const [informer] = controller.informers();
+
+    expect(await manager.remove('Late')).toBe(true);
+    expect(controller.running).toBe(false);
+    expect(informer.isStopped).toBe(true);
+    expect(manager.getControllers()).toHaveLength(0);
+    expect(await manager.remove('Late')).toBe(false);
     await manager.stop();
   });
 });

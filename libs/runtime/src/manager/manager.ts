@@ -47,7 +47,7 @@ export class Manager {
   readonly informers: SharedInformerFactory;
   readonly registry: Registry;
   readonly tracker = new WriteTracker();
-  private readonly controllers: Controller[] = [];
+  private controllers: Controller[] = [];
   private readonly logger: ControllerLogger;
   private readonly elector: LeaderElector | undefined;
   private health: HealthServer | undefined;
@@ -77,11 +77,12 @@ export class Manager {
   }
 
   /**
-   * Adds a reconciler, with the options given or those `@Reconciler` recorded on its class. Call
-   * before start.
+   * Adds a reconciler, with the options given or those `@Reconciler` recorded on its class. Added
+   * before start, it starts with the others; added to a started manager, its informers start at once
+   * and it runs, while this manager leads, once they have synced.
    */
   add(reconciler: Reconcile, options?: ReconcilerOptions): Controller {
-    if (this.state !== 'new') throw new Error('reconcilers must be added before the manager starts');
+    if (this.state !== 'new' && this.state !== 'started') throw new Error(`reconcilers cannot be added: the manager is ${this.state}`);
     const resolved = options ?? getReconcilerOptions(reconciler);
     if (!resolved) throw new Error(`${reconciler.constructor.name} has no @Reconciler options`);
     const name = resolved.name ?? reconciler.constructor.name;
@@ -96,7 +97,33 @@ export class Manager {
       readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
     });
     this.controllers.push(controller);
+    if (this.state === 'started') {
+      const syncTimeout = this.options.cacheSyncTimeoutMs ?? 60_000;
+      this.leadership = this.leadership.then(async () => {
+        const synced = await Promise.all(controller.informers().map((i) => i.whenSynced(syncTimeout)));
+        if (!synced.every(Boolean)) this.logger.error(`caches of ${name} did not sync; it does not run`);
+        else if (this.leading && this.controllers.includes(controller)) controller.start();
+      });
+    }
     return controller;
+  }
+
+  /**
+   * Stops a controller (finishing its work in flight within the grace period) and removes it; an
+   * informer no remaining controller uses is stopped and its cache freed. False when there is none.
+   */
+  async remove(name: string): Promise<boolean> {
+    const controller = this.controllers.find((c) => c.name === name);
+    if (!controller) return false;
+    this.controllers = this.controllers.filter((c) => c !== controller);
+    await controller.stop(this.options.gracefulShutdownMs ?? 30_000);
+    const stillUsed = new Set(this.controllers.flatMap((c) => c.informers()));
+    for (const informer of controller.informers()) {
+      if (stillUsed.has(informer)) continue;
+      const key = this.informers.keys().find((k) => this.informers.get(k) === informer);
+      if (key !== undefined) await this.informers.stopInformer(key);
+    }
+    return true;
   }
 
   /**
