@@ -3,6 +3,8 @@ const aliases = {};
 for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime']) {
   aliases[`^@svc/${lib}$`] = `<rootDir>/libs/${lib}/src/index.ts`;
 }
+// The framework's test environment, for operator authors' tests.
+aliases['^@svc/runtime/testing$'] = '<rootDir>/libs/runtime/src/testing/index.ts';
 
 module.exports = {
   testEnvironment: 'node',

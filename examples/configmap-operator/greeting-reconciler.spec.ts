@@ -3,7 +3,7 @@ import type { ConfigMap } from '@svc/api';
 import type { ResourceClient } from '@svc/client';
 import { StatusError } from '@svc/machinery';
 import { createManager, type Manager } from '@svc/runtime';
-import { eventually, startTestEnvironment, type TestEnvironment } from '../../libs/runtime/src/testing';
+import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
 import { greetingCrd, greetings, type Greeting } from './greeting';
 import { GREETING_LABEL, GreetingReconciler } from './greeting-reconciler';
 import { installCrd } from './install-crd';
