@@ -27,6 +27,10 @@ function mayRunEndToEnd(globalConfig) {
 }
 
 module.exports = async function globalSetup(globalConfig) {
+  // Jest prints nothing of a skipped suite, so say here why the MongoDB contract suite is skipped.
+  if (!process.env.MONGODB_URI) {
+    console.log('\nMongoDB storage backend tests are skipped: set MONGODB_URI to a replica set to run them.');
+  }
   if (!mayRunEndToEnd(globalConfig)) return;
   const sources = Math.max(...['apps', 'libs', 'bench'].map((d) => newestSource(path.join(root, d))));
   const built = fs.existsSync(marker) ? fs.statSync(marker).mtimeMs : 0;
