@@ -32,3 +32,4 @@ export type { MongoStorageOptions } from './mongodb/mongodb-storage';
 export { mongoUriFromServers, redactMongoUri } from './mongodb/mongodb-uri';
 export { DEFAULT_TOO_LARGE_WAIT_MS } from './revision-waiter';
 export { DEFAULT_WATCH_BUFFER_LIMIT } from './watch-channel';
+export { PullQueue, serialPulls } from './pull-queue';

@@ -1,5 +1,6 @@
 import type { ChangeEvent, StoredObject, WatchEvent, Watcher } from './storage';
 import { StorageError } from './storage-error';
+import { PullQueue, serialPulls } from './pull-queue';
 
 export const DEFAULT_WATCH_BUFFER_LIMIT = 10_000;
 
@@ -29,13 +30,10 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
 
   private initial: WatchEvent<T>[] = [];
   private initialIndex = 0;
-  private queue: WatchEvent<T>[] = [];
-  private head = 0;
+  private readonly queue = new PullQueue<WatchEvent<T>>();
   private catchUpStep: (() => Promise<void> | void) | undefined;
   private failure: StorageError | undefined;
   private finished = false;
-  private wake: (() => void) | undefined;
-  private pulling: Promise<unknown> = Promise.resolve();
   private activity = false;
   private progressWanted = false;
   private timer: NodeJS.Timeout | undefined;
@@ -88,7 +86,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
   /** A live change from the backend's feed. */
   push(event: ChangeEvent<T>): void {
     if (this.isOver || event.revision <= this.cursor) return;
-    if (this.queue.length - this.head >= this.options.bufferLimit) {
+    if (this.queue.length >= this.options.bufferLimit) {
       this.fail(
         new StorageError(
           'WatchOverflow',
@@ -106,18 +104,17 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     if (this.isOver) return;
     this.failure = error;
     this.finish(error);
-    this.wakeUp();
+    this.queue.wakeUp();
   }
 
   stop(): void {
     if (this.finished) return;
     this.finished = true;
-    this.queue = [];
-    this.head = 0;
+    this.queue.clear();
     this.initial = [];
     this.initialIndex = 0;
     if (this.failure === undefined) this.finish(undefined);
-    this.wakeUp();
+    this.queue.wakeUp();
   }
 
   requestProgress(): void {
@@ -135,11 +132,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     };
   }
 
-  next(): Promise<IteratorResult<WatchEvent<T>>> {
-    const result = this.pulling.then(() => this.pull());
-    this.pulling = result.catch(() => undefined);
-    return result;
-  }
+  readonly next: () => Promise<IteratorResult<WatchEvent<T>>> = serialPulls(() => this.pull());
 
   private async pull(): Promise<IteratorResult<WatchEvent<T>>> {
     for (;;) {
@@ -149,7 +142,8 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
         if (this.initialIndex === this.initial.length) this.initial = [];
         return { done: false, value: event };
       }
-      if (this.head < this.queue.length) return { done: false, value: this.dequeue() };
+      const queued = this.queue.shift();
+      if (queued !== undefined) return { done: false, value: queued };
       if (this.failure !== undefined) {
         this.finished = true;
         throw this.failure;
@@ -164,26 +158,13 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
         }
         continue;
       }
-      await new Promise<void>((resolve) => (this.wake = resolve));
+      await this.queue.waitForMore();
     }
   }
 
   private enqueue(event: WatchEvent<T>, isChange = true): void {
     if (isChange) this.activity = true;
     this.queue.push(event);
-    this.wakeUp();
-  }
-
-  private dequeue(): WatchEvent<T> {
-    const event = this.queue[this.head++];
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-    return event;
   }
 
   private emitProgress(): void {
@@ -192,7 +173,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
   }
 
   private onProgressTick(): void {
-    const idle = !this.activity && this.head === this.queue.length;
+    const idle = !this.activity && this.queue.length === 0;
     this.activity = false;
     if (idle && this.live) this.emitProgress();
   }
@@ -202,11 +183,5 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     this.timer = undefined;
     this.options.onEnd();
     this.resolveEnded(error);
-  }
-
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
   }
 }

@@ -1,4 +1,4 @@
-import { StorageError, type StoredObject } from '@svc/storage';
+import { PullQueue, serialPulls, StorageError, type StoredObject } from '@svc/storage';
 import { filteredEvent, type CacheEntry, type CacheWatchEvent } from './cache-events';
 
 /**
@@ -56,15 +56,12 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   private initialIndex = 0;
   private replay: Array<CacheEntry<T>>;
   private replayIndex = 0;
-  private queue: Array<CacheWatchEvent<T>> = [];
-  private head = 0;
+  private readonly queue = new PullQueue<CacheWatchEvent<T>>();
   /** Revision of the newest change or bookmark queued. */
   private cursor: number;
   private failure: StorageError | undefined;
   private finished = false;
   private endedOnce = false;
-  private wake: (() => void) | undefined;
-  private pulling: Promise<unknown> = Promise.resolve();
   private resolveEnded!: (error: StorageError | undefined) => void;
 
   constructor(private readonly init: CacheWatcherInit<T>) {
@@ -90,7 +87,7 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
     if (this.isOver || entry.revision <= this.cursor) return;
     const event = filteredEvent(entry, this.filter);
     if (event === undefined) return;
-    if (this.queue.length - this.head >= this.bufferLimit) {
+    if (this.queue.length >= this.bufferLimit) {
       this.fail(
         new StorageError(
           'WatchOverflow',
@@ -111,12 +108,12 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   pushBookmark(revision: number): void {
     if (this.isOver || !this.allowBookmarks || revision < this.cursor) return;
     this.cursor = revision;
-    const last = this.queue.length > this.head ? this.queue[this.queue.length - 1] : undefined;
+    const last = this.queue.last();
     if (last?.type === 'BOOKMARK' && !last.initialEventsEnd) {
-      this.queue[this.queue.length - 1] = { type: 'BOOKMARK', revision };
+      this.queue.replaceLast({ type: 'BOOKMARK', revision });
       return;
     }
-    if (this.queue.length - this.head >= this.bufferLimit) return;
+    if (this.queue.length >= this.bufferLimit) return;
     this.enqueue({ type: 'BOOKMARK', revision });
   }
 
@@ -125,7 +122,7 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
     if (this.isOver) return;
     this.failure = error;
     this.end(error);
-    this.wakeUp();
+    this.queue.wakeUp();
   }
 
   stop(): void {
@@ -133,10 +130,9 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
     this.finished = true;
     this.initial = [];
     this.replay = [];
-    this.queue = [];
-    this.head = 0;
+    this.queue.clear();
     this.end(undefined);
-    this.wakeUp();
+    this.queue.wakeUp();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<CacheWatchEvent<T>> {
@@ -150,11 +146,7 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   }
 
   /** Pulls the next event; concurrent calls are answered one after the other. */
-  next(): Promise<IteratorResult<CacheWatchEvent<T>>> {
-    const result = this.pulling.then(() => this.pull());
-    this.pulling = result.catch(() => undefined);
-    return result;
-  }
+  readonly next: () => Promise<IteratorResult<CacheWatchEvent<T>>> = serialPulls(() => this.pull());
 
   private async pull(): Promise<IteratorResult<CacheWatchEvent<T>>> {
     for (;;) {
@@ -169,30 +161,18 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
         if (this.replayIndex === this.replay.length) this.replay = [];
         if (event !== undefined) return { done: false, value: event };
       }
-      if (this.head < this.queue.length) return { done: false, value: this.dequeue() };
+      const queued = this.queue.shift();
+      if (queued !== undefined) return { done: false, value: queued };
       if (this.failure !== undefined) {
         this.finished = true;
         throw this.failure;
       }
-      await new Promise<void>((resolve) => (this.wake = resolve));
+      await this.queue.waitForMore();
     }
   }
 
   private enqueue(event: CacheWatchEvent<T>): void {
     this.queue.push(event);
-    this.wakeUp();
-  }
-
-  private dequeue(): CacheWatchEvent<T> {
-    const event = this.queue[this.head++];
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-    return event;
   }
 
   private end(error: StorageError | undefined): void {
@@ -200,11 +180,5 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
     this.endedOnce = true;
     this.init.onEnd(this);
     this.resolveEnded(error);
-  }
-
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
   }
 }
