@@ -26,7 +26,7 @@ describe('Status constructors', () => {
 
   it('recognise a Status value', () => {
     expect(isStatus(statusForCode(400, 'bad'))).toBe(true);
-    expect(isStatus({ kind: 'Status' })).toBe(false);
+    expect(isStatus({ kind: 'Other', code: 400, message: 'x' })).toBe(false);
     expect(isStatus(null)).toBe(false);
   });
 });

@@ -1,72 +1,23 @@
 import { STATUS_CODES } from 'node:http';
 
-/**
- * The minimal `Status` body every error response carries. The machinery library will own the full type
- * and its constructors; this local copy keeps the serving shell self-contained until then.
- */
-export type StatusReason =
-  | 'BadRequest'
-  | 'Unauthorized'
-  | 'Forbidden'
-  | 'NotFound'
-  | 'MethodNotAllowed'
-  | 'NotAcceptable'
-  | 'AlreadyExists'
-  | 'Conflict'
-  | 'Gone'
-  | 'Invalid'
-  | 'RequestEntityTooLarge'
-  | 'UnsupportedMediaType'
-  | 'TooManyRequests'
-  | 'InternalError'
-  | 'ServiceUnavailable'
-  | 'Timeout'
-  | 'Unknown';
+import { failureStatus, type Status, type StatusReason } from '@svc/machinery';
 
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: { reason?: string; message?: string; field?: string }[];
-  retryAfterSeconds?: number;
+// The Status model and its error are machinery's; the serving shell adds the answers it gives itself.
+export { failureStatus, isStatus, StatusError } from '@svc/machinery';
+export type { Status, StatusDetails, StatusReason } from '@svc/machinery';
+
+// The texts below are Kubernetes' own, so clients and people see what they know. Its generic server
+// responses also carry an empty `details` object, which machinery's constructors leave out.
+function withEmptyDetails(status: Status): Status {
+  return { ...status, details: status.details ?? {} };
 }
-
-export interface Status {
-  kind: 'Status';
-  apiVersion: 'v1';
-  metadata: Record<string, never>;
-  status: 'Success' | 'Failure';
-  message: string;
-  reason: StatusReason;
-  details?: StatusDetails;
-  code: number;
-}
-
-/** An error that already knows the Status it answers with. */
-export class StatusError extends Error {
-  constructor(readonly status: Status) {
-    super(status.message);
-    this.name = 'StatusError';
-  }
-
-  get code(): number {
-    return this.status.code;
-  }
-}
-
-export function failureStatus(code: number, reason: StatusReason, message: string, details: StatusDetails = {}): Status {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details, code };
-}
-
-// The texts below are Kubernetes' own, so clients and people see what they know.
 
 export function notFoundStatus(): Status {
-  return failureStatus(404, 'NotFound', 'the server could not find the requested resource');
+  return withEmptyDetails(failureStatus(404, 'NotFound', 'the server could not find the requested resource'));
 }
 
 export function methodNotAllowedStatus(): Status {
-  return failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  return withEmptyDetails(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
 }
 
 export function requestEntityTooLargeStatus(limitBytes: number): Status {
@@ -90,7 +41,7 @@ export function timeoutStatus(message: string): Status {
 }
 
 export function internalErrorStatus(message: string): Status {
-  return failureStatus(500, 'InternalError', `Internal error occurred: ${message}`);
+  return withEmptyDetails(failureStatus(500, 'InternalError', `Internal error occurred: ${message}`));
 }
 
 const REASON_BY_CODE: Record<number, StatusReason> = {
@@ -122,10 +73,4 @@ export function statusForCode(code: number, message?: string): Status {
   const text = generic ? (STATUS_CODES[code] ?? 'unknown error').toLowerCase() : message;
   if (code === 500) return internalErrorStatus(text);
   return failureStatus(code, REASON_BY_CODE[code] ?? 'Unknown', text);
-}
-
-export function isStatus(value: unknown): value is Status {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<Status>;
-  return candidate.kind === 'Status' && typeof candidate.code === 'number' && typeof candidate.message === 'string';
 }

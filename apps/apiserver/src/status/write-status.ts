@@ -19,6 +19,6 @@ export function writeStatus(res: ServerResponse, status: Status, headers: Record
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.statusCode = status.code;
+  res.statusCode = status.code ?? 500;
   res.end(body);
 }
