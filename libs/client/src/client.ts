@@ -3,6 +3,7 @@ import { failureStatus, StatusError, StatusReasons } from '@svc/machinery';
 import { BUILTIN_RESOURCES, type BuiltinResources, type ObjectOf, type TypedResource } from './builtin-resources';
 import type { ClientConfig } from './client-config';
 import type { Clock } from './clock';
+import { discoverServedResources, type ServedResource } from './discovery';
 import { clientConfigFromOptions, type ClientConnectionOptions } from './load-client-config';
 import { ResourceClient, type ObjectLike } from './resource-client';
 import { resourceInfo, type ResourceInfo } from './resource-info';
@@ -68,6 +69,14 @@ export class Client {
   /** An untyped client for any resource, custom resources included. */
   dynamic(info: ResourceInfo): ResourceClient<ApiObject> {
     return new ResourceClient<ApiObject>(this.rest, resourceInfo(info));
+  }
+
+  /**
+   * The resource types the server serves now (preferred versions, no subresources), custom
+   * resources included; group versions that failed to answer are listed apart.
+   */
+  discoverResources(): Promise<{ resources: ServedResource[]; failed: string[] }> {
+    return discoverServedResources(this.rest);
   }
 
   /** Closes idle connections. */

@@ -12,3 +12,4 @@ export * from './resource-info';
 export { ResourceClient, PATCH_CONTENT_TYPES, DEFAULT_PAGE_SIZE, type ObjectLike } from './resource-client';
 export * from './builtin-resources';
 export { Client, type ClientOptions, type BuiltinClients } from './client';
+export { discoverServedResources, type ServedResource } from './discovery';

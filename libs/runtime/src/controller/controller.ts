@@ -15,7 +15,7 @@ import { requestFromKey, requestKey, type Request, type Result } from '../reconc
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
-import type { WriteTracker } from './write-tracker';
+import type { TrackedWrite, WriteTracker } from './write-tracker';
 
 export interface ControllerLogger {
   info(message: string): void;
@@ -35,7 +35,9 @@ export interface ControllerDependencies {
   logger?: ControllerLogger;
   /** Per-key backoff of errors and `requeue`; client-go's default controller limiter when absent. */
   rateLimiter?: () => RateLimiter<string>;
-  /** How long a reconcile waits for the cache to see the reconciler's own last write of that key. Default 5000. */
+  /** Workers, overriding the reconciler's `concurrency` option (a process flag such as `--concurrent-*-syncs`). */
+  concurrency?: number;
+  /** How long a reconcile waits for the caches to show its key's own writes. Default 5000. */
   readYourWritesTimeoutMs?: number;
 }
 
@@ -58,6 +60,14 @@ export class Controller {
   private readonly forId: string;
   private readonly forInformer: SharedInformer<KubeObject>;
   private readonly sources: Source[] = [];
+  /** The informer of each resource this controller reads, by resource id. */
+  private readonly cachesById = new Map<string, SharedInformer<KubeObject>>();
+  /**
+   * The writes each key's last reconcile made to resources this controller watches and that its
+   * caches have not shown yet: the next reconcile of the key waits for them (expectations), so a
+   * reconciler never acts twice on a stale view of its own creates and deletes.
+   */
+  private readonly unseenWrites = new Map<string, TrackedWrite[]>();
   private queue: RateLimitingQueue<string> | undefined;
   private registrations: ResourceEventHandlerRegistration[] = [];
   private workers: Promise<void>[] = [];
@@ -69,7 +79,7 @@ export class Controller {
     private readonly deps: ControllerDependencies,
   ) {
     this.name = options.name ?? reconciler.constructor.name;
-    this.concurrency = Math.max(1, options.concurrency ?? 1);
+    this.concurrency = Math.max(1, deps.concurrency ?? options.concurrency ?? 1);
     this.logger = deps.logger ?? consoleControllerLogger;
     this.metrics = ControllerMetrics.of(deps.registry);
     this.metrics.register(this.name, this.concurrency);
@@ -173,7 +183,34 @@ export class Controller {
   }
 
   private informerFor(ref: ResourceRef): SharedInformer<KubeObject> {
-    return informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
+    const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
+    this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
+    return informer;
+  }
+
+  private rememberWrites(key: string, writes: TrackedWrite[]): void {
+    const watched = writes.filter((w) => this.cachesById.has(w.resourceId));
+    if (watched.length > 0) this.unseenWrites.set(key, watched);
+  }
+
+  /** Waits (bounded) until the caches show this key's own last write and its last reconcile's writes. */
+  private async awaitOwnWrites(key: string): Promise<void> {
+    const timeoutMs = this.deps.readYourWritesTimeoutMs ?? 5_000;
+    const waits: Promise<unknown>[] = [];
+    const wanted = this.deps.tracker.get(this.forId, key);
+    if (wanted !== undefined) {
+      waits.push(
+        this.forInformer.waitForResourceVersion(key, wanted, timeoutMs).then((seen) => {
+          if (seen) this.deps.tracker.settle(this.forId, key, wanted);
+        }),
+      );
+    }
+    const writes = this.unseenWrites.get(key);
+    if (writes) {
+      this.unseenWrites.delete(key);
+      for (const w of writes) waits.push(this.cachesById.get(w.resourceId)!.waitForResourceVersion(w.objectKey, w.resourceVersion, timeoutMs));
+    }
+    await Promise.all(waits);
   }
 
   private async work(queue: RateLimitingQueue<string>): Promise<void> {
@@ -194,21 +231,22 @@ export class Controller {
   }
 
   private async processKey(queue: RateLimitingQueue<string>, key: string): Promise<void> {
-    const wanted = this.deps.tracker.get(this.forId, key);
-    if (wanted !== undefined) {
-      const seen = await this.forInformer.waitForResourceVersion(key, wanted, this.deps.readYourWritesTimeoutMs ?? 5_000);
-      if (seen) this.deps.tracker.settle(this.forId, key, wanted);
-    }
+    await this.awaitOwnWrites(key);
     const labels = { controller: this.name };
     const endTimer = this.metrics.time.startTimer(labels);
     this.metrics.active.inc(labels);
     let outcome: ReconcileOutcome;
+    const writes: TrackedWrite[] = [];
     try {
-      const result = (await this.reconciler.reconcile(requestFromKey(key), {
-        controller: this.name,
-        client: this.deps.client,
-        signal: this.abort.signal,
-      })) as Result | undefined;
+      const result = await this.deps.tracker.collect(
+        writes,
+        async () =>
+          (await this.reconciler.reconcile(requestFromKey(key), {
+            controller: this.name,
+            client: this.deps.client,
+            signal: this.abort.signal,
+          })) as Result | undefined,
+      );
       if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
         queue.forget(key);
         queue.addAfter(key, result.requeueAfter);
@@ -226,6 +264,7 @@ export class Controller {
       this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
       queue.addRateLimited(key);
     } finally {
+      this.rememberWrites(key, writes);
       this.metrics.active.dec(labels);
       endTimer();
     }

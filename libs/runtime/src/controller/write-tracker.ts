@@ -1,4 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { isRevisionAtLeast } from '@svc/informers';
+
+/** One write: the object (by resource and key) and the resourceVersion the server answered with. */
+export interface TrackedWrite {
+  resourceId: string;
+  objectKey: string;
+  resourceVersion: string;
+}
 
 /**
  * The resourceVersion of the latest write this process made to each object, so that the next
@@ -6,6 +14,15 @@ import { isRevisionAtLeast } from '@svc/informers';
  */
 export class WriteTracker {
   private readonly versions = new Map<string, string>();
+  private readonly scope = new AsyncLocalStorage<TrackedWrite[]>();
+
+  /**
+   * Runs `fn`, appending to `writes` every write made (through the tracking client) in its
+   * asynchronous scope: a reconcile's own writes, whatever resource they touch, even if it throws.
+   */
+  collect<R>(writes: TrackedWrite[], fn: () => Promise<R>): Promise<R> {
+    return this.scope.run(writes, fn);
+  }
 
   static entryKey(resourceId: string, objectKey: string): string {
     return `${resourceId}|${objectKey}`;
@@ -13,6 +30,7 @@ export class WriteTracker {
 
   record(resourceId: string, objectKey: string, resourceVersion: string | undefined): void {
     if (!resourceVersion) return;
+    this.scope.getStore()?.push({ resourceId, objectKey, resourceVersion });
     const key = WriteTracker.entryKey(resourceId, objectKey);
     const current = this.versions.get(key);
     if (current === undefined || isRevisionAtLeast(resourceVersion, current)) this.versions.set(key, resourceVersion);

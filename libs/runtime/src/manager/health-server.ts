@@ -18,7 +18,7 @@ export interface HealthServerOptions {
 }
 
 /**
- * `/healthz`, `/readyz` (each with `?verbose` listing its checks, and `/<probe>/<check>` for one)
+ * `/healthz` (also as `/livez`), `/readyz` (each with `?verbose` listing its checks, and `/<probe>/<check>` for one)
  * and `/metrics` in the Prometheus text format.
  */
 export class HealthServer {
@@ -57,7 +57,7 @@ export class HealthServer {
         return;
       }
       const [, probe, only] = url.pathname.split('/');
-      const checks = probe === 'healthz' ? this.options.healthz : probe === 'readyz' ? this.options.readyz : undefined;
+      const checks = probe === 'healthz' || probe === 'livez' ? this.options.healthz : probe === 'readyz' ? this.options.readyz : undefined;
       if (!checks || (only !== undefined && !(only in checks))) {
         res.writeHead(404, { 'Content-Type': 'text/plain' });
         res.end('404 page not found\n');

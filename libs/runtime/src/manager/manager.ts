@@ -31,6 +31,8 @@ export interface ManagerOptions {
   /** Per-key retry backoff of every controller; client-go's default controller limiter when absent. */
   rateLimiter?: () => RateLimiter<string>;
   readYourWritesTimeoutMs?: number;
+  /** Workers per controller name, overriding the reconcilers' `concurrency` (process flags such as `--concurrent-*-syncs`). */
+  concurrency?: Record<string, number>;
   informers?: SharedInformerFactoryOptions;
 }
 
@@ -94,6 +96,7 @@ export class Manager {
       tracker: this.tracker,
       logger: this.logger,
       rateLimiter: this.options.rateLimiter,
+      concurrency: this.options.concurrency?.[name],
       readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
     });
     this.controllers.push(controller);

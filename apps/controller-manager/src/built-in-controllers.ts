@@ -1,0 +1,22 @@
+import { enabledControllers, type ControllerManagerOptions } from '@svc/options';
+import type { BuiltInController } from './built-in-controller';
+import { deploymentController } from './deployment';
+import { endpointsController } from './endpoints';
+import { garbageCollectorController } from './garbage-collector';
+import { namespaceController } from './namespace';
+import { replicaSetController } from './replicaset';
+
+/** Every controller this process implements, in the order they are added to the manager. */
+export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
+  replicaSetController,
+  deploymentController,
+  namespaceController,
+  garbageCollectorController,
+  endpointsController,
+];
+
+/** The built-in controllers `--controllers` (and their own switches) turn on. */
+export function selectControllers(options: ControllerManagerOptions): BuiltInController[] {
+  const wanted = new Set<string>(enabledControllers(options));
+  return BUILT_IN_CONTROLLERS.filter((c) => wanted.has(c.name) && (c.enabled?.(options) ?? true));
+}
