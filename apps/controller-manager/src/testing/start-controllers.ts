@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { parseControllerManagerOptions } from '@svc/options';
+import { Manager, type ControllerLogger } from '@svc/runtime';
+import type { TestEnvironment } from '@svc/runtime/testing';
+import type { BuiltInController } from '../built-in-controller';
+import { ControllerManagerModule } from '../controller-manager.module';
+
+export interface RunningControllers {
+  app: INestApplicationContext;
+  manager: Manager;
+  stop(): Promise<void>;
+}
+
+const silent: ControllerLogger = { info: () => undefined, error: () => undefined };
+
+/**
+ * Runs built-in controllers against a test environment's API server, wired exactly as the process
+ * wires them (the same Nest module, the flags parsed by the same parser), without leader election
+ * or an HTTPS endpoint. `flags` are controller-manager flags (`--concurrent-replicaset-syncs=2`).
+ */
+export async function startControllers(
+  env: TestEnvironment,
+  controllers: readonly BuiltInController[],
+  flags: readonly string[] = [],
+  options: { logger?: ControllerLogger } = {},
+): Promise<RunningControllers> {
+  const outcome = parseControllerManagerOptions(['--leader-elect=false', '--secure-port=0', ...flags]);
+  if (outcome.action !== 'run') throw new Error(`flags ${flags.join(' ')} do not run the controllers`);
+  const parsed = outcome.options;
+  const concurrency = Object.assign({}, ...controllers.map((c) => c.concurrency(parsed))) as Record<string, number>;
+  const app = await NestFactory.createApplicationContext(
+    ControllerManagerModule.forRoot(
+      parsed,
+      { clientConfig: env.clientConfig, concurrency, logger: options.logger ?? silent, gracefulShutdownMs: 5_000 },
+      controllers,
+    ),
+    { logger: false },
+  );
+  const manager = app.get(Manager);
+  return { app, manager, stop: () => app.close() };
+}
