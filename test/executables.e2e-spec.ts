@@ -1,11 +1,12 @@
 // The installed executables as a user runs them: help, version, flag errors and a healthy boot.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { httpsFetch } from './support/https-client';
+import { startApiServerProcess } from './support/apiserver-process';
+import { startControllerManagerProcess } from './support/controller-manager-process';
+import { kubectl } from './support/kubectl';
 
 const root = join(__dirname, '..');
 const bin = (name: string) => join(root, 'bin', `${name}.js`);
@@ -70,31 +71,32 @@ describe('flag validation before anything starts', () => {
 });
 
 describe('svc-controller-manager boot', () => {
-  it('serves /healthz, /livez and /readyz over HTTPS on --secure-port', async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [bin('svc-controller-manager'), '--bind-address=127.0.0.1', `--secure-port=${port}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  it('connects through --svcconfig, takes the lease and serves /healthz, /livez, /readyz and /metrics over HTTPS', async () => {
+    const apiserver = await startApiServerProcess();
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('controller manager did not start serving')), 20_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          if (chunk.toString().includes('Serving securely')) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        child.on('exit', (code) => reject(new Error(`exited ${code}`)));
-      });
-      for (const path of ['/healthz', '/livez', '/readyz']) {
-        // The certificate is self-signed in memory, as Kubernetes' controller manager does without --cert-dir.
-        const res = await httpsFetch(`https://127.0.0.1:${port}${path}`, { agent: new Agent({ rejectUnauthorized: false }) });
-        expect(res.status).toBe(200);
-        expect(res.body).toBe('ok');
+      const cm = await startControllerManagerProcess(apiserver);
+      try {
+        for (const path of ['/healthz', '/livez', '/readyz']) {
+          // The certificate is self-signed in memory, as Kubernetes' controller manager does without --cert-dir.
+          expect(await cm.get(path)).toEqual({ status: 200, body: 'ok' });
+        }
+        expect((await cm.get('/readyz?verbose')).body).toContain('[+]informers ok');
+        expect((await cm.get('/metrics')).body).toMatch(/controller_runtime_max_concurrent_reconciles\{controller="replicaset"\} 5/);
+        const lease = await kubectl(['get', 'lease', '-n', 'svc-system', 'svc-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}'], apiserver.kubectlEnv);
+        expect(lease.stdout).not.toBe('');
+        expect(cm.stdout()).toContain('Controllers: replicaset, deployment, namespace, garbagecollector, endpoints');
+      } finally {
+        await cm.stop();
       }
     } finally {
-      child.kill('SIGTERM');
+      await apiserver.stop();
     }
+  });
+
+  it('exits with a one-line error when it has no API server to talk to', () => {
+    const { status, stderr } = run('svc-controller-manager', ['--secure-port=0']);
+    expect(status).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 });
 

@@ -141,7 +141,8 @@ async function startOnce(dir: string, options: StartApiServerProcessOptions): Pr
   };
 }
 
-async function stopChild(child: ChildProcess, exit: Promise<void>, hasExited: () => boolean): Promise<void> {
+/** SIGTERM, then SIGKILL after 5 s if the child is still there; resolves once it exited. */
+export async function stopChild(child: ChildProcess, exit: Promise<void>, hasExited: () => boolean): Promise<void> {
   if (hasExited()) return;
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);

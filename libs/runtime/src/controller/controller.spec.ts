@@ -223,6 +223,47 @@ describe('Controller against a real API server', () => {
     expect(observed.slice(0, observed.indexOf(5) + 1)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
+  it('waits, before the next reconcile of a key, until the caches show the objects its last reconcile created or deleted', async () => {
+    const space = await namespace();
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, readYourWritesTimeoutMs: 5_000 });
+    managers.push(manager);
+    // Owned Secrets reach the cache 200 ms late: without expectations each wake-up in that window
+    // would create another copy.
+    const secrets = manager.informers.informerFor<Secret>({ resource: 'v1/secrets', namespace: space }, () =>
+      delayed(listerWatcherFor(env.client.secrets as unknown as ListWatchClient<Secret>, { namespace: space }), 200),
+    );
+    let maxSeen = 0;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, owns: [BUILTIN_RESOURCES.secrets], namespace: space })
+    class Copies implements Reconcile {
+      async reconcile(request: Request, context: ReconcileContext): Promise<Result> {
+        const owner = manager.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
+        const mine = secrets.lister().namespace(space).list().filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
+        const want = Number(owner?.data?.copies ?? '0');
+        maxSeen = Math.max(maxSeen, (await env.client.secrets.list({ namespace: space })).items.length);
+        for (let i = mine.length; i < want; i++) {
+          await context.client.secrets.inNamespace(space).create({
+            metadata: { generateName: `${request.name}-`, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }] },
+          });
+        }
+        for (const extra of mine.slice(want)) await context.client.secrets.delete(extra.metadata!.name!, { namespace: space });
+        return {};
+      }
+    }
+    manager.add(new Copies());
+    await manager.start();
+    const configMaps = env.client.configMaps.inNamespace(space);
+    await configMaps.create({ metadata: { name: 'o' }, data: { copies: '3' } });
+    // Wake the reconciler repeatedly while its creates are still on their way to the cache.
+    for (let i = 0; i < 5; i++) await configMaps.patch('o', { metadata: { annotations: { poke: String(i) } } }, 'merge');
+    await eventually(async () => expect((await env.client.secrets.list({ namespace: space })).items).toHaveLength(3));
+    await configMaps.patch('o', { data: { copies: '1' } }, 'merge');
+    for (let i = 0; i < 5; i++) await configMaps.patch('o', { metadata: { annotations: { poke: `d${i}` } } }, 'merge');
+    await eventually(async () => expect((await env.client.secrets.list({ namespace: space })).items).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await env.client.secrets.list({ namespace: space })).items).toHaveLength(1);
+    expect(maxSeen).toBeLessThanOrEqual(3);
+  });
+
   it('remembers the resourceVersion of each write made through the manager client', async () => {
     const space = await namespace();
     @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space })
