@@ -1,2 +1,3 @@
 export * from './test-environment';
 export * from './eventually';
+export * from './pod-readiness-simulator';
