@@ -14,7 +14,8 @@ export interface PodReadinessSimulatorOptions {
 
 /**
  * Plays a node agent's part for tests and benchmarks while none runs pods: every pod gets
- * `phase: Running`, a pod IP and a `Ready` condition (True, or False where `ready` says so),
+ * `phase: Running`, a pod IP, running container statuses and a `Ready` condition (True, or False
+ * where `ready` says so),
  * written through the status subresource as a node agent would. Pods being deleted are left alone.
  */
 export class PodReadinessSimulator {
@@ -103,6 +104,14 @@ export class PodReadinessSimulator {
           podIPs: [{ ip }],
           startTime: pod.status?.startTime ?? now,
           conditions: [{ type: 'Ready', status: want, lastTransitionTime: now }],
+          containerStatuses: pod.spec.containers.map((c) => ({
+            name: c.name,
+            image: c.image,
+            ready: want === 'True',
+            started: true,
+            restartCount: 0,
+            state: { running: { startedAt: pod.status?.startTime ?? now } },
+          })),
         },
       },
       'merge',
