@@ -1,0 +1,525 @@
+import type { Deployment, OwnerReference, Pod, ReplicaSet } from '@svc/api';
+import { BUILTIN_RESOURCES, type Client, type MergePatch, type ResourceClient } from '@svc/client';
+import type { Indexer, KubeObject, Lister } from '@svc/informers';
+import { hasStatusCause, isAlreadyExists, isInvalid, isNotFound, LabelQuery } from '@svc/machinery';
+import { EventRecorder, onlyOn, Reconciler, type Manager, type Reconcile, type ReconcilerOptions, type Request, type Result } from '@svc/runtime';
+import {
+  calculateStatus,
+  deploymentComplete,
+  getCondition,
+  hasProgressDeadline,
+  newCondition,
+  pausedConditionChange,
+  progressCheckDelayMs,
+  rolloutStatus,
+  sameStatus,
+  setCondition,
+  type DeploymentStatus,
+} from './deployment-conditions';
+import { CONDITION_PROGRESSING, POD_TEMPLATE_HASH_LABEL, Reasons, REVISION_ANNOTATION } from './deployment-keys';
+import { computePodTemplateHash, equalIgnoreHash } from './pod-template-hash';
+import { desiredReplicasAnnotation, planScale } from './proportional-scaling';
+import { oldPodsRunning } from './recreate';
+import { planReplicaSetClaims } from './replica-set-claims';
+import { activeReplicaSets, byCreationTimestamp, specReplicas } from './replica-set-counts';
+import {
+  maxRevision,
+  replicasAnnotationsNeedUpdate,
+  replicasAnnotationValues,
+  replicaSetsToCleanUp,
+  setNewReplicaSetAnnotations,
+  setReplicasAnnotations,
+} from './revisions';
+import { desiredReplicas, isRollingUpdate } from './rolling-update-bounds';
+import { newReplicaSetReplicas, newReplicaSetTarget, oldReplicaSetsTargets } from './rolling-update';
+
+/** The name of the controller, of its metrics, and of its `--concurrent-deployment-syncs` workers. */
+export const DEPLOYMENT_CONTROLLER_NAME = 'deployment';
+
+// Indexes this controller adds to the shared caches, so that a reconcile reads only what concerns
+// its Deployment, however many other ReplicaSets and pods the cluster holds.
+const REPLICASETS_BY_CONTROLLER = 'deployment-controller/replicasets-by-controller-uid';
+const ORPHAN_REPLICASETS_BY_NAMESPACE = 'deployment-controller/orphan-replicasets-by-namespace';
+const PODS_BY_CONTROLLER = 'deployment-controller/pods-by-controller-uid';
+
+interface Owned {
+  metadata?: { uid?: string; namespace?: string; ownerReferences?: OwnerReference[] };
+}
+
+function controllerOf(obj: Owned): OwnerReference | undefined {
+  return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+}
+
+function addIndex<T extends KubeObject>(indexer: Indexer<T>, name: string, fn: (obj: T) => readonly string[]): void {
+  // Indexes live as long as the shared cache; a second reconciler over the same cache reuses them.
+  if (!indexer.indexNames().includes(name)) indexer.addIndexers({ [name]: fn });
+}
+
+/** Raised inside a reconcile to end it and come back soon, without counting an error. */
+class RequeueSoon extends Error {}
+
+/** One reconcile's view: the Deployment as last written and its ReplicaSets as last written. */
+interface SyncState {
+  d: Deployment;
+  rsList: ReplicaSet[];
+  now: Date;
+}
+
+interface Scaled {
+  scaled: boolean;
+  rs: ReplicaSet;
+}
+
+/**
+ * Rolls Deployments out through ReplicaSets, as Kubernetes' deployment controller does: one
+ * ReplicaSet per pod template (named and labelled by its pod-template-hash), rolling updates within
+ * maxSurge and maxUnavailable, Recreate, pause, proportional scaling, revisions and rollback, the
+ * revision history limit, and the Progressing / Available / ReplicaFailure conditions.
+ *
+ * Reads come from the shared caches (listers and indexes). Writes go through the manager's
+ * client, so each reconcile of a Deployment waits until the caches show the previous one's writes.
+ */
+export class DeploymentReconciler implements Reconcile {
+  private readonly deployments: Lister<Deployment>;
+  private readonly replicaSets: Lister<ReplicaSet>;
+  private readonly replicaSetIndex: Indexer<ReplicaSet>;
+  private readonly podIndex: Indexer<Pod>;
+  private readonly deploymentApi: ResourceClient<Deployment>;
+  private readonly replicaSetApi: ResourceClient<ReplicaSet>;
+  private readonly events: EventRecorder;
+
+  constructor(
+    manager: Manager,
+    client: Client,
+    private readonly clock: () => Date = () => new Date(),
+  ) {
+    this.deployments = manager.informerFor(BUILTIN_RESOURCES.deployments).lister();
+    const rsInformer = manager.informerFor(BUILTIN_RESOURCES.replicaSets);
+    this.replicaSets = rsInformer.lister();
+    this.replicaSetIndex = rsInformer.indexer;
+    addIndex(this.replicaSetIndex, REPLICASETS_BY_CONTROLLER, (rs) => {
+      const uid = controllerOf(rs)?.uid;
+      return uid ? [uid] : [];
+    });
+    addIndex(this.replicaSetIndex, ORPHAN_REPLICASETS_BY_NAMESPACE, (rs) => (controllerOf(rs) ? [] : [rs.metadata?.namespace ?? '']));
+    this.podIndex = manager.informerFor(BUILTIN_RESOURCES.pods).indexer;
+    addIndex(this.podIndex, PODS_BY_CONTROLLER, (pod) => {
+      const uid = controllerOf(pod)?.uid;
+      return uid ? [uid] : [];
+    });
+    this.deploymentApi = client.deployments;
+    this.replicaSetApi = client.replicaSets;
+    this.events = new EventRecorder(client, { component: 'deployment-controller' });
+  }
+
+  /**
+   * What the manager runs this reconciler on: Deployments, the ReplicaSets they control, orphan
+   * ReplicaSets their selectors match (to adopt them), and pod deletions (a Recreate rollout waits
+   * for its old pods to be gone). The watches read this instance's caches.
+   */
+  reconcilerOptions(): ReconcilerOptions {
+    return {
+      name: DEPLOYMENT_CONTROLLER_NAME,
+      for: BUILTIN_RESOURCES.deployments,
+      owns: [BUILTIN_RESOURCES.replicaSets],
+      watches: [
+        { resource: BUILTIN_RESOURCES.replicaSets, mapTo: (rs) => this.deploymentsSelectingOrphan(rs as ReplicaSet) },
+        { resource: BUILTIN_RESOURCES.pods, mapTo: (pod) => this.recreateDeploymentOfPod(pod as Pod), predicates: [onlyOn('delete')] },
+      ],
+    };
+  }
+
+  /** The Deployments whose selector matches an orphan ReplicaSet (controlled ones reach their owner through `owns`). */
+  deploymentsSelectingOrphan(rs: ReplicaSet): Request[] {
+    const namespace = rs.metadata?.namespace;
+    if (!namespace || controllerOf(rs)) return [];
+    const requests: Request[] = [];
+    for (const d of this.deployments.namespace(namespace).list()) {
+      const selector = selectorOf(d);
+      if (selector && !selector.isEmpty() && selector.matches(rs.metadata?.labels ?? {})) requests.push({ namespace, name: d.metadata!.name! });
+    }
+    return requests;
+  }
+
+  /** The Recreate Deployment whose ReplicaSet controlled a deleted pod. */
+  recreateDeploymentOfPod(pod: Pod): Request[] {
+    const namespace = pod.metadata?.namespace;
+    const rsRef = controllerOf(pod);
+    if (!namespace || rsRef?.kind !== 'ReplicaSet') return [];
+    const rs = this.replicaSets.namespace(namespace).get(rsRef.name);
+    const dRef = rs && rs.metadata?.uid === rsRef.uid ? controllerOf(rs) : undefined;
+    if (dRef?.kind !== 'Deployment') return [];
+    const d = this.deployments.namespace(namespace).get(dRef.name);
+    if (!d || d.metadata?.uid !== dRef.uid || isRollingUpdate(d)) return [];
+    return [{ namespace, name: dRef.name }];
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result> {
+    if (!namespace) return {};
+    const cached = this.deployments.namespace(namespace).get(name);
+    if (!cached) return {};
+    try {
+      return await this.syncDeployment(structuredClone(cached) as Deployment);
+    } catch (error) {
+      if (error instanceof RequeueSoon) return { requeue: true };
+      throw error;
+    }
+  }
+
+  /** Kubernetes' syncDeployment. */
+  private async syncDeployment(d: Deployment): Promise<Result> {
+    const now = this.clock();
+    const selector = selectorOf(d);
+    if (!selector || selector.isEmpty()) {
+      this.record(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
+      const generation = Number(d.metadata?.generation ?? 0);
+      if ((d.status?.observedGeneration ?? 0) < generation) await this.writeStatus({ d, rsList: [], now }, { ...d.status, observedGeneration: generation });
+      return {};
+    }
+    const state: SyncState = { d, rsList: await this.claimReplicaSets(d, selector), now };
+
+    if (d.metadata?.deletionTimestamp) {
+      await this.syncStatusOnly(state);
+      return {};
+    }
+    // Pausing and resuming are recorded first, so that time spent paused never counts against the deadline.
+    await this.checkPausedConditions(state);
+    if (state.d.spec.paused) {
+      await this.sync(state);
+      return {};
+    }
+    if (await this.isScalingEvent(state)) {
+      await this.sync(state);
+      return {};
+    }
+    return isRollingUpdate(state.d) ? this.rolloutRolling(state) : this.rolloutRecreate(state);
+  }
+
+  /**
+   * The Deployment's ReplicaSets (Kubernetes' ClaimReplicaSets): those it controls and still
+   * selects, plus orphans it selects, adopted; those it controls but no longer selects are
+   * released. Adoption first checks, uncached, that the Deployment is still the same and not deleted.
+   */
+  private async claimReplicaSets(d: Deployment, selector: LabelQuery): Promise<ReplicaSet[]> {
+    const namespace = d.metadata!.namespace!;
+    const candidates = [
+      ...this.replicaSetIndex.byIndex(REPLICASETS_BY_CONTROLLER, d.metadata!.uid!),
+      ...this.replicaSetIndex.byIndex(ORPHAN_REPLICASETS_BY_NAMESPACE, namespace),
+    ];
+    const plan = planReplicaSetClaims(d, candidates, selector);
+    const owned = [...plan.owned];
+    if (plan.adopt.length > 0) {
+      const fresh = await this.deploymentApi.get(d.metadata!.name!, { namespace });
+      if (fresh.metadata?.uid !== d.metadata?.uid) throw new Error(`original Deployment ${namespace}/${d.metadata?.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${d.metadata?.uid}`);
+      if (fresh.metadata?.deletionTimestamp) throw new Error(`${namespace}/${d.metadata?.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+      for (const rs of plan.adopt) {
+        const patch = { metadata: { ownerReferences: [controllerReference(d)], uid: rs.metadata?.uid } };
+        const adopted = await ignoreMissing(this.replicaSetApi.patch(rs.metadata!.name!, patch as MergePatch<ReplicaSet>, 'strategic', { namespace }));
+        if (adopted) owned.push(adopted);
+      }
+    }
+    for (const rs of plan.release) {
+      const patch = { metadata: { ownerReferences: [{ $patch: 'delete', uid: d.metadata!.uid }], uid: rs.metadata?.uid } };
+      await ignoreMissing(this.replicaSetApi.patch(rs.metadata!.name!, patch as unknown as MergePatch<ReplicaSet>, 'strategic', { namespace }), true);
+    }
+    return owned;
+  }
+
+  /** Kubernetes' FindNewReplicaSet: the oldest ReplicaSet whose template is the Deployment's. */
+  private findNewReplicaSet(state: SyncState): ReplicaSet | undefined {
+    return [...state.rsList].sort(byCreationTimestamp).find((rs) => equalIgnoreHash(rs.spec.template, state.d.spec.template));
+  }
+
+  private split(state: SyncState, newRS: ReplicaSet | undefined): { newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] } {
+    const uid = newRS?.metadata?.uid;
+    const current = uid ? state.rsList.find((rs) => rs.metadata?.uid === uid) : undefined;
+    return { newRS: current ?? newRS, oldRSs: state.rsList.filter((rs) => !uid || rs.metadata?.uid !== uid) };
+  }
+
+  /** The ReplicaSet as last written in this reconcile. */
+  private latest(state: SyncState, rs: ReplicaSet | undefined): ReplicaSet | undefined {
+    if (!rs) return undefined;
+    return state.rsList.find((r) => r.metadata?.uid === rs.metadata?.uid) ?? rs;
+  }
+
+  private remember(state: SyncState, rs: ReplicaSet): void {
+    const i = state.rsList.findIndex((r) => r.metadata?.uid === rs.metadata?.uid);
+    if (i < 0) state.rsList.push(rs);
+    else state.rsList[i] = rs;
+  }
+
+  /**
+   * Kubernetes' getAllReplicaSetsAndSyncRevision: the new ReplicaSet (created when `create` and
+   * there is none) with its revision above every old one, and the old ReplicaSets.
+   */
+  private async getAllReplicaSets(state: SyncState, create: boolean): Promise<{ newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] }> {
+    const existing = this.findNewReplicaSet(state);
+    const oldRSs = this.split(state, existing).oldRSs;
+    const newRS = await this.getNewReplicaSet(state, existing, oldRSs, create);
+    return this.split(state, newRS);
+  }
+
+  /** Kubernetes' getNewReplicaSet. */
+  private async getNewReplicaSet(state: SyncState, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
+    const d = state.d;
+    const namespace = d.metadata!.namespace!;
+    const newRevision = maxRevision(oldRSs) + 1;
+
+    if (existing) {
+      const copy = structuredClone(existing) as ReplicaSet;
+      const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
+      const minReadySeconds = d.spec.minReadySeconds ?? 0;
+      if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
+        // Revision first; the Deployment's own revision follows on the next pass, from this one.
+        const patch = { metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid }, spec: { minReadySeconds: minReadySeconds || null } };
+        const updated = await this.replicaSetApi.patch(existing.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace });
+        this.remember(state, updated);
+        return updated;
+      }
+      const revision = existing.metadata?.annotations?.[REVISION_ANNOTATION];
+      if (revision !== undefined) await this.writeRevision(state, revision);
+      if (hasProgressDeadline(state.d) && !getCondition(state.d.status, CONDITION_PROGRESSING)) {
+        const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
+        setCondition(status, newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now));
+        await this.writeStatus(state, status);
+      }
+      return existing;
+    }
+    if (!create) return undefined;
+
+    const hash = computePodTemplateHash(d.spec.template, d.status?.collisionCount);
+    const template = structuredClone(d.spec.template);
+    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
+    const rsName = `${d.metadata!.name}-${hash}`;
+    const newRS: ReplicaSet = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: rsName, namespace, ownerReferences: [controllerReference(d)], labels: { ...template.metadata.labels } },
+      spec: {
+        replicas: 0,
+        minReadySeconds: d.spec.minReadySeconds,
+        selector: { ...structuredClone(d.spec.selector), matchLabels: { ...d.spec.selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash } },
+        template,
+      },
+    };
+    const replicas = newReplicaSetReplicas(d, [...oldRSs, newRS], newRS);
+    newRS.spec.replicas = replicas;
+    setNewReplicaSetAnnotations(d, newRS, newRevision, false);
+
+    let created: ReplicaSet;
+    let alreadyExisted = false;
+    try {
+      created = await this.replicaSetApi.create(newRS, { namespace });
+    } catch (error) {
+      if (isAlreadyExists(error)) {
+        // A slow cache, or a hash collision: the same name holds another template or owner.
+        alreadyExisted = true;
+        const found = this.replicaSets.namespace(namespace).get(rsName) ?? (await this.replicaSetApi.get(rsName, { namespace }));
+        if (controllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec.template, found.spec.template)) {
+          created = found;
+        } else {
+          await this.writeStatus(state, { ...structuredClone(d.status ?? {}), collisionCount: (d.status?.collisionCount ?? 0) + 1 });
+          throw new RequeueSoon(`hash collision for ${rsName}`);
+        }
+      } else if (hasStatusCause(error, 'NamespaceTerminating')) {
+        throw error;
+      } else {
+        const message = `Failed to create new replica set "${rsName}": ${error instanceof Error ? error.message : String(error)}`;
+        if (hasProgressDeadline(d)) {
+          const status = structuredClone(d.status ?? {}) as DeploymentStatus;
+          setCondition(status, newCondition(CONDITION_PROGRESSING, 'False', Reasons.failedReplicaSetCreate, message, state.now));
+          await this.writeStatus(state, status).catch(() => undefined);
+        }
+        this.record(d, 'Warning', Reasons.failedReplicaSetCreate, message);
+        throw error;
+      }
+    }
+    if (!alreadyExisted && replicas > 0) this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata?.name} from 0 to ${replicas}`);
+    this.remember(state, created);
+    await this.writeRevision(state, String(newRevision));
+    if (!alreadyExisted && hasProgressDeadline(state.d)) {
+      const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
+      setCondition(status, newCondition(CONDITION_PROGRESSING, 'True', Reasons.newReplicaSetCreated, `Created new replica set "${created.metadata?.name}"`, state.now));
+      await this.writeStatus(state, status);
+    }
+    return created;
+  }
+
+  /** A scaling event: an active ReplicaSet was sized for another spec.replicas than the Deployment's now. */
+  private async isScalingEvent(state: SyncState): Promise<boolean> {
+    const { newRS, oldRSs } = await this.getAllReplicaSets(state, false);
+    if (!newRS) return false;
+    const replicas = desiredReplicas(state.d);
+    return activeReplicaSets([...oldRSs, newRS]).some((rs) => {
+      const desired = desiredReplicasAnnotation(rs);
+      return desired !== undefined && desired !== replicas;
+    });
+  }
+
+  /** Kubernetes' sync: scaling (a scaling event, or a paused Deployment) without rollout progress. */
+  private async sync(state: SyncState): Promise<void> {
+    const { newRS, oldRSs } = await this.getAllReplicaSets(state, false);
+    const plan = planScale(state.d, newRS, oldRSs);
+    for (const target of plan.targets) {
+      if (plan.annotateUnchanged) await this.scaleReplicaSet(state, target.rs, target.replicas, plan.operation);
+      else await this.scaleAndRecord(state, target.rs, target.replicas);
+    }
+    if (state.d.spec.paused) await this.cleanupDeployment(state, this.split(state, newRS).oldRSs);
+    await this.syncDeploymentStatus(state, newRS);
+  }
+
+  private async syncStatusOnly(state: SyncState): Promise<void> {
+    const { newRS } = await this.getAllReplicaSets(state, false);
+    await this.syncDeploymentStatus(state, newRS);
+  }
+
+  private async checkPausedConditions(state: SyncState): Promise<void> {
+    const condition = pausedConditionChange(state.d, state.now);
+    if (!condition) return;
+    const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
+    setCondition(status, condition);
+    await this.writeStatus(state, status);
+  }
+
+  /** Kubernetes' rolloutRolling: grow the new ReplicaSet within the surge, else shrink old ones within availability. */
+  private async rolloutRolling(state: SyncState): Promise<Result> {
+    const found = await this.getAllReplicaSets(state, true);
+    const newRS = found.newRS!;
+    const target = newReplicaSetTarget(state.d, state.rsList, newRS);
+    if (target !== undefined && (await this.scaleAndRecord(state, newRS, target)).scaled) return this.syncRolloutStatus(state, newRS);
+
+    const { newRS: currentNew, oldRSs } = this.split(state, newRS);
+    let scaledDown = false;
+    for (const step of oldReplicaSetsTargets(state.d, state.rsList, activeReplicaSets(oldRSs), currentNew!)) {
+      if ((await this.scaleAndRecord(state, step.rs, step.replicas)).scaled) scaledDown = true;
+    }
+    if (scaledDown) return this.syncRolloutStatus(state, newRS);
+
+    if (deploymentComplete(state.d, state.d.status ?? {})) await this.cleanupDeployment(state, this.split(state, newRS).oldRSs);
+    return this.syncRolloutStatus(state, newRS);
+  }
+
+  /** Kubernetes' rolloutRecreate: old ReplicaSets to zero, wait for their pods to be gone, then the new one at full size. */
+  private async rolloutRecreate(state: SyncState): Promise<Result> {
+    // No new ReplicaSet before the old pods are gone: creating one would start pods too early.
+    let { newRS, oldRSs } = await this.getAllReplicaSets(state, false);
+    let scaledDown = false;
+    for (const rs of activeReplicaSets(oldRSs)) {
+      if ((await this.scaleAndRecord(state, rs, 0)).scaled) scaledDown = true;
+    }
+    if (scaledDown) return this.syncRolloutStatus(state, newRS);
+
+    const selector = selectorOf(state.d)!;
+    const podsOf = (rs: ReplicaSet) => this.podIndex.byIndex(PODS_BY_CONTROLLER, rs.metadata!.uid!).filter((p) => selector.matches(p.metadata?.labels ?? {}));
+    if (oldPodsRunning(newRS, this.split(state, newRS).oldRSs, podsOf)) return this.syncRolloutStatus(state, newRS);
+
+    if (!newRS) ({ newRS, oldRSs } = await this.getAllReplicaSets(state, true));
+    await this.scaleAndRecord(state, newRS!, desiredReplicas(state.d));
+    if (deploymentComplete(state.d, state.d.status ?? {})) await this.cleanupDeployment(state, this.split(state, newRS).oldRSs);
+    return this.syncRolloutStatus(state, newRS);
+  }
+
+  /** Scales when the size differs (Kubernetes' scaleReplicaSetAndRecordEvent). */
+  private async scaleAndRecord(state: SyncState, rs: ReplicaSet, replicas: number): Promise<Scaled> {
+    const current = this.latest(state, rs)!;
+    const size = specReplicas(current);
+    if (size === replicas) return { scaled: false, rs: current };
+    return this.scaleReplicaSet(state, current, replicas, size < replicas ? 'up' : 'down');
+  }
+
+  /**
+   * Sets spec.replicas and the size annotations (Kubernetes' scaleReplicaSet). A merge patch
+   * without resourceVersion: the replica set controller writes status all the time, and only this
+   * controller sizes the ReplicaSets it controls; the uid pins the object.
+   */
+  private async scaleReplicaSet(state: SyncState, rs: ReplicaSet, replicas: number, operation: string): Promise<Scaled> {
+    const current = this.latest(state, rs)!;
+    const { desired, max } = replicasAnnotationValues(state.d);
+    const size = specReplicas(current);
+    const sizeChanged = size !== replicas;
+    if (!sizeChanged && !replicasAnnotationsNeedUpdate(current, desired, max)) return { scaled: false, rs: current };
+    const annotations: Record<string, string> = {};
+    setReplicasAnnotations(annotations, desired, max);
+    const patch = { metadata: { annotations, uid: current.metadata?.uid }, spec: { replicas } };
+    const updated = await this.replicaSetApi.patch(current.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace: current.metadata?.namespace });
+    this.remember(state, updated);
+    if (sizeChanged) this.record(state.d, 'Normal', 'ScalingReplicaSet', `Scaled ${operation} replica set ${updated.metadata?.name} from ${size} to ${replicas}`);
+    return { scaled: sizeChanged, rs: updated };
+  }
+
+  /** Deletes old ReplicaSets past revisionHistoryLimit, lowest revision first (Kubernetes' cleanupDeployment). */
+  private async cleanupDeployment(state: SyncState, oldRSs: ReplicaSet[]): Promise<void> {
+    for (const rs of replicaSetsToCleanUp(state.d, oldRSs)) {
+      await ignoreMissing(this.replicaSetApi.delete(rs.metadata!.name!, { namespace: rs.metadata?.namespace }));
+      state.rsList = state.rsList.filter((r) => r.metadata?.uid !== rs.metadata?.uid);
+    }
+  }
+
+  private async syncDeploymentStatus(state: SyncState, newRS: ReplicaSet | undefined): Promise<void> {
+    const status = calculateStatus(state.rsList, this.latest(state, newRS), state.d, state.now);
+    if (!sameStatus(state.d.status, status)) await this.writeStatus(state, status);
+  }
+
+  /** Kubernetes' syncRolloutStatus, and when to come back to judge the progress deadline. */
+  private async syncRolloutStatus(state: SyncState, newRS: ReplicaSet | undefined): Promise<Result> {
+    const before = state.d;
+    const status = rolloutStatus(state.rsList, this.latest(state, newRS), before, state.now);
+    if (!sameStatus(before.status, status)) await this.writeStatus(state, status);
+    const delay = progressCheckDelayMs(before, status, state.now);
+    return delay === undefined ? {} : { requeueAfter: Math.max(delay, 1000) };
+  }
+
+  private async writeStatus(state: SyncState, status: DeploymentStatus): Promise<void> {
+    state.d = await this.deploymentApi.updateStatus({ ...state.d, status }, { namespace: state.d.metadata?.namespace });
+  }
+
+  /**
+   * The Deployment's revision annotation (Kubernetes' SetDeploymentRevision). A metadata patch: the
+   * status subresource here keeps metadata as stored, where Kubernetes' keeps annotations written with status.
+   */
+  private async writeRevision(state: SyncState, revision: string): Promise<void> {
+    if (state.d.metadata?.annotations?.[REVISION_ANNOTATION] === revision) return;
+    state.d = await this.deploymentApi.patch(state.d.metadata!.name!, { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } }, 'merge', {
+      namespace: state.d.metadata?.namespace,
+    });
+  }
+
+  /** Events are best effort and never hold a reconcile up. */
+  private record(d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    void this.events.event({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }, type, reason, message);
+  }
+}
+
+function selectorOf(d: Deployment): LabelQuery | undefined {
+  try {
+    return LabelQuery.fromLabelSelector(d.spec?.selector);
+  } catch {
+    return undefined;
+  }
+}
+
+function controllerReference(d: Deployment): OwnerReference {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata!.name!, uid: d.metadata!.uid!, controller: true, blockOwnerDeletion: true };
+}
+
+/** The write's answer, or undefined when the object is gone (or, with `orInvalid`, was replaced or has no such owner). */
+async function ignoreMissing<T>(write: Promise<T>, orInvalid = false): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isNotFound(error) || (orInvalid && isInvalid(error))) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The deployment reconciler as the manager runs it: a subclass made for this instance carries its
+ * `@Reconciler` options, because the watches map pods and orphan ReplicaSets through this
+ * instance's caches.
+ */
+export function createDeploymentReconciler(manager: Manager, client: Client): DeploymentReconciler {
+  class BoundDeploymentReconciler extends DeploymentReconciler {}
+  const reconciler = new BoundDeploymentReconciler(manager, client);
+  Reconciler(reconciler.reconcilerOptions())(BoundDeploymentReconciler);
+  return reconciler;
+}
