@@ -1,8 +1,9 @@
 import type { BuiltInController } from '../built-in-controller';
+import { endpointsReconcilerProvider } from './endpoints-reconciler';
 
-/** Keeps each selecting Service's Endpoints at its ready pods (not built yet). */
+/** Keeps each selecting Service's Endpoints at its pods' addresses. */
 export const endpointsController: BuiltInController = {
   name: 'endpoints',
-  providers: [],
+  providers: [endpointsReconcilerProvider],
   concurrency: (o) => ({ endpoints: o.concurrentEndpointSyncs }),
 };

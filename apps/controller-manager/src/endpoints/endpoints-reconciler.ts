@@ -1,0 +1,183 @@
+import type { FactoryProvider } from '@nestjs/common';
+import type { Endpoints, Pod, Service } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
+import type { Lister } from '@svc/informers';
+import { hasStatusCause, isForbidden, isNotFound } from '@svc/machinery';
+import {
+  EventRecorder,
+  Manager,
+  Reconciler,
+  type Predicate,
+  type Reconcile,
+  type ReconcilerOptions,
+  type Request,
+  type Result,
+} from '@svc/runtime';
+import { desiredSubsets, isHeadless, subsetsEqual, truncateSubsets } from './endpoint-subsets';
+import { PodEndpointsChanged } from './pod-endpoint-changes';
+import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME_ANNOTATION, TriggerTimeTracker } from './trigger-time-tracker';
+
+/** The label Kubernetes puts on the Endpoints of a headless service (kube-proxy skips them). */
+export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
+/** Set when the Endpoints holds fewer addresses than the pods offer (more than 1000). */
+export const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity';
+/** Endpoints used as a leader-election lock carry it; they never have a service and are never cleaned up. */
+const LEADER_ELECTION_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
+const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
+
+function sameRecord(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+  const ak = Object.keys(a ?? {});
+  return ak.length === Object.keys(b ?? {}).length && ak.every((k) => a?.[k] === b?.[k]);
+}
+
+function selects(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean {
+  const entries = Object.entries(selector ?? {});
+  return entries.length > 0 && entries.every(([k, v]) => labels?.[k] === v);
+}
+
+/** The service's labels, with the headless label when clusterIP is None (never without: there is no IP allocator to tell "unset" from "none"). */
+function endpointsLabels(service: Service): Record<string, string> {
+  const labels: Record<string, string> = { ...(service.metadata?.labels ?? {}) };
+  if (isHeadless(service)) labels[HEADLESS_SERVICE_LABEL] = '';
+  else delete labels[HEADLESS_SERVICE_LABEL];
+  return labels;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Kubernetes' endpoints controller: for each Service with a selector, an Endpoints of the same name
+ * holding the selected pods' addresses (ready in `addresses`, others in `notReadyAddresses`) per
+ * resolved target port. Reads only the shared caches; writes only when the content changed.
+ */
+export class EndpointsReconciler implements Reconcile {
+  private readonly services: Lister<Service>;
+  private readonly pods: Lister<Pod>;
+  private readonly endpoints: Lister<Endpoints>;
+  private readonly endpointsClient: ResourceClient<Endpoints>;
+  private readonly events: EventRecorder;
+  private readonly triggerTimes = new TriggerTimeTracker();
+  /** Endpoints created before this (s since epoch) and without a service are leftovers of services deleted while we were away. */
+  private readonly startedAtSeconds = Math.floor(Date.now() / 1000);
+
+  constructor(manager: Manager, client: Client) {
+    this.services = manager.informerFor(BUILTIN_RESOURCES.services).lister();
+    // The pod cache is indexed by namespace: a service reads the pods of its namespace only.
+    this.pods = manager.informerFor(BUILTIN_RESOURCES.pods).lister();
+    this.endpoints = manager.informerFor(BUILTIN_RESOURCES.endpoints).lister();
+    this.endpointsClient = client.endpoints;
+    this.events = new EventRecorder(client, { component: 'endpoint-controller' });
+  }
+
+  /** The services of the pod's namespace whose selector matches it. */
+  servicesSelecting(pod: Pod): Request[] {
+    const namespace = pod.metadata?.namespace;
+    if (!namespace) return [];
+    return this.services
+      .namespace(namespace)
+      .list()
+      .filter((s) => selects(s.spec?.selector, pod.metadata?.labels))
+      .map((s) => ({ namespace, name: s.metadata!.name! }));
+  }
+
+  /**
+   * The service of the same name, to put its Endpoints back when changed or deleted by someone
+   * else. An Endpoints without a service is left to whoever wrote it (a service without selector may
+   * come later), except one older than this controller: a leftover of a service deleted while it
+   * was not running, removed as Kubernetes' startup check does.
+   */
+  serviceOfEndpoints(endpoints: Endpoints): Request[] {
+    const namespace = endpoints.metadata?.namespace;
+    const name = endpoints.metadata?.name;
+    if (!namespace || !name) return [];
+    if (this.services.namespace(namespace).get(name)) return [{ namespace, name }];
+    if (endpoints.metadata?.annotations?.[LEADER_ELECTION_ANNOTATION] !== undefined) return [];
+    const created = Date.parse(endpoints.metadata?.creationTimestamp ?? '');
+    return Number.isFinite(created) && created / 1000 < this.startedAtSeconds ? [{ namespace, name }] : [];
+  }
+
+  async reconcile({ namespace, name }: Request): Promise<Result> {
+    if (!namespace) return {};
+    const key = `${namespace}/${name}`;
+    const service = this.services.namespace(namespace).get(name);
+    if (!service) {
+      this.triggerTimes.forget(key);
+      if (this.endpoints.namespace(namespace).get(name)) {
+        await this.endpointsClient.delete(name, { namespace }).catch((error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        });
+      }
+      return {};
+    }
+    // ExternalName services have no endpoints; services without a selector have theirs written by hand.
+    if (service.spec?.type === 'ExternalName') return {};
+    const selector = service.spec?.selector;
+    if (!selector || Object.keys(selector).length === 0) return {};
+
+    const pods = this.pods.namespace(namespace).list(selector);
+    const triggerTime = this.triggerTimes.compute(key, service, pods);
+    const { subsets, truncated } = truncateSubsets(desiredSubsets(service, pods));
+    const labels = endpointsLabels(service);
+    const current = this.endpoints.namespace(namespace).get(name);
+    const currentlyTruncated = current?.metadata?.annotations?.[OVER_CAPACITY_ANNOTATION] !== undefined;
+    if (current && subsetsEqual(current.subsets, subsets) && sameRecord(current.metadata?.labels, labels) && currentlyTruncated === truncated) return {};
+
+    const annotations: Record<string, string> = { ...(current?.metadata?.annotations ?? {}) };
+    if (triggerTime > 0) annotations[LAST_CHANGE_TRIGGER_TIME_ANNOTATION] = formatTriggerTime(triggerTime);
+    else delete annotations[LAST_CHANGE_TRIGGER_TIME_ANNOTATION];
+    if (truncated) annotations[OVER_CAPACITY_ANNOTATION] = 'truncated';
+    else delete annotations[OVER_CAPACITY_ANNOTATION];
+    const metadata: NonNullable<Endpoints['metadata']> = current ? structuredClone(current.metadata ?? {}) : { name, namespace };
+    metadata.labels = labels;
+    if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    else delete metadata.annotations;
+    const next: Endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata, subsets };
+
+    try {
+      if (current) await this.endpointsClient.update(next, { namespace });
+      else await this.endpointsClient.create(next, { namespace });
+    } catch (error) {
+      // Nothing can be created in a terminating namespace; its content is going anyway.
+      if (!current && isForbidden(error) && hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return {};
+      if (current) await this.events.warning(next, 'FailedToUpdateEndpoint', `Failed to update endpoint ${key}: ${errorMessage(error)}`);
+      else await this.events.warning(next, 'FailedToCreateEndpoint', `Failed to create endpoint for service ${key}: ${errorMessage(error)}`);
+      throw error;
+    }
+    return {};
+  }
+}
+
+/**
+ * The reconciler's wiring: services are its requests; pod changes wake the services selecting the
+ * pod (before and after the change: the framework maps both objects of an update), Endpoints
+ * changes wake the service of the same name. Endpoints are not owned (no ownerReference), so they
+ * are watched.
+ */
+export function endpointsReconcilerOptions(reconciler: EndpointsReconciler): ReconcilerOptions<Service> {
+  return {
+    name: 'endpoints',
+    for: BUILTIN_RESOURCES.services,
+    watches: [
+      { resource: BUILTIN_RESOURCES.pods, mapTo: (pod) => reconciler.servicesSelecting(pod as Pod), predicates: [PodEndpointsChanged as Predicate] },
+      { resource: BUILTIN_RESOURCES.endpoints, mapTo: (endpoints) => reconciler.serviceOfEndpoints(endpoints as Endpoints) },
+    ],
+  };
+}
+
+/**
+ * The Nest provider of the reconciler. Its watches map through this instance's caches, so its
+ * `@Reconciler` options are recorded on a subclass of its own (the decorator only records metadata;
+ * the explorer reads it off the instance's class).
+ */
+export const endpointsReconcilerProvider: FactoryProvider<EndpointsReconciler> = {
+  provide: EndpointsReconciler,
+  inject: [Manager, Client],
+  useFactory: (manager: Manager, client: Client) => {
+    class BoundEndpointsReconciler extends EndpointsReconciler {}
+    const reconciler = new BoundEndpointsReconciler(manager, client);
+    Reconciler(endpointsReconcilerOptions(reconciler))(BoundEndpointsReconciler);
+    return reconciler;
+  },
+};
