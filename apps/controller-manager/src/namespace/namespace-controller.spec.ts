@@ -145,6 +145,26 @@ describe('the namespace controller', () => {
     await eventually(async () => expect(await gone(() => c.namespaces.get(namespace))).toBe(true), 15_000);
   });
 
+  it('waits for pods bound to a node through their grace period, without calling them a failure', async () => {
+    const c = env.client;
+    const namespace = 'graceful';
+    await c.namespaces.create({ metadata: { name: namespace } });
+    await c.pods.create({ metadata: { name: 'bound', namespace }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] } });
+
+    await c.namespaces.delete(namespace);
+
+    await eventually(async () => {
+      const ns = await c.namespaces.get(namespace);
+      expect(condition(ns, 'NamespaceContentRemaining')).toMatchObject({ status: 'True', message: 'Some resources are remaining: pods. has 1 resource instances' });
+      expect(condition(ns, 'NamespaceDeletionContentFailure')).toMatchObject({ status: 'False' });
+    }, 10_000);
+    expect((await c.pods.get('bound', { namespace })).metadata?.deletionTimestamp).toBeDefined();
+
+    // What the node agent does once the pod's containers have stopped.
+    await c.pods.delete('bound', { namespace, gracePeriodSeconds: 0 });
+    await eventually(async () => expect(await gone(() => c.namespaces.get(namespace))).toBe(true), 15_000);
+  });
+
   it('leaves a namespace that is not being deleted alone, looking at it again after the sync period', async () => {
     const c = env.client;
     const before = await periodicLooks();

@@ -146,8 +146,9 @@ export class NamespacedContentDeleter {
 
   /**
    * Pods bound to a node stay for their grace period, until the node agent has stopped them: the
-   * seconds until the last one's deletion time (at least 1 while one is still there), their grace
-   * period when not yet marked. Finished pods are left out, as Kubernetes does.
+   * seconds until the last one's deletion time, or a whole grace period (the one it was given, else
+   * its spec's, else 30 s) for one not yet marked or past its time (its node agent is late or gone).
+   * Finished pods are left out, as Kubernetes does.
    */
   private podGraceEstimate(pods: readonly ApiObject[]): number {
     let estimate = 0;
@@ -155,10 +156,9 @@ export class NamespacedContentDeleter {
       const phase = (pod.status as { phase?: string } | undefined)?.phase;
       if (phase === 'Succeeded' || phase === 'Failed') continue;
       const deletionAt = pod.metadata?.deletionTimestamp ? Date.parse(pod.metadata.deletionTimestamp) : NaN;
-      const seconds = Number.isFinite(deletionAt)
-        ? Math.max(1, Math.ceil((deletionAt - this.now()) / 1000))
-        : ((pod.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ?? 30);
-      estimate = Math.max(estimate, seconds);
+      const left = Number.isFinite(deletionAt) ? Math.ceil((deletionAt - this.now()) / 1000) : 0;
+      const grace = pod.metadata?.deletionGracePeriodSeconds || (pod.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds || 30;
+      estimate = Math.max(estimate, left > 0 ? left : grace);
     }
     return estimate;
   }
