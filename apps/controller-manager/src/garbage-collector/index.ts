@@ -1,9 +1,15 @@
 import type { BuiltInController } from '../built-in-controller';
+import { GarbageCollector } from './garbage-collector';
 
-/** Deletes dependents whose owners are gone, per propagation policy (not built yet). */
+export { GarbageCollector, monitorName } from './garbage-collector';
+
+/**
+ * Deletes dependents whose owners are gone, and finishes Orphan and Foreground deletions, as
+ * Kubernetes' garbage collector does (see GarbageCollector).
+ */
 export const garbageCollectorController: BuiltInController = {
   name: 'garbagecollector',
-  providers: [],
+  providers: [GarbageCollector],
   concurrency: (o) => ({ garbagecollector: o.concurrentGcSyncs }),
   enabled: (o) => o.enableGarbageCollector,
 };

@@ -1,0 +1,170 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { ApiObject } from '@svc/api';
+import { Client, type ServedResource } from '@svc/client';
+import type { ResourceEventHandlerRegistration } from '@svc/informers';
+import { EventRecorder, Manager, resourceId } from '@svc/runtime';
+import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
+import { deletableResources, groupVersionOf } from './deletable-resources';
+import { DependencyGraph } from './dependency-graph';
+import { GarbageCollectorReconciler } from './garbage-collector-reconciler';
+import { SyncGate } from './sync-gate';
+
+/** How often served resource types are rediscovered (Kubernetes' garbage collector sync period). */
+export const RESOURCE_RESYNC_PERIOD_MS = 30_000;
+/** How long after a CustomResourceDefinition changes its group is rediscovered (changes come in bursts). */
+const CRD_RESYNC_DELAY_MS = 100;
+const CONTROLLER_PREFIX = 'garbagecollector-';
+
+/** The name of the controller that monitors `resource`: `garbagecollector-deployments.apps`, `garbagecollector-configmaps`. */
+export function monitorName(resource: Pick<ServedResource, 'group' | 'resource'>): string {
+  return `${CONTROLLER_PREFIX}${resource.resource}${resource.group ? `.${resource.group}` : ''}`;
+}
+
+function isCrdResource(resource: ServedResource): boolean {
+  return resource.resource === 'customresourcedefinitions' && resource.group.startsWith('apiextensions.');
+}
+
+/**
+ * Kubernetes' garbage collector on the framework. Every resource type the server serves with list,
+ * watch and delete (custom ones included, events excluded) is monitored by one controller of the
+ * manager, `garbagecollector-<resource>[.<group>]`, whose informer is the shared one and whose
+ * requests name objects by uid. All of them run the same reconciler; `--concurrent-gc-syncs`
+ * bounds the syncs running at once over all of them. The types are rediscovered every 30 s and
+ * whenever a CustomResourceDefinition changes, and monitors are added or removed to match.
+ */
+@Injectable()
+export class GarbageCollector implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly graph = new DependencyGraph();
+  private readonly logger = new Logger('garbagecollector');
+  private readonly reconciler: GarbageCollectorReconciler;
+  private readonly workers: number;
+  private readonly crdHandlers = new Map<string, ResourceEventHandlerRegistration>();
+  private timer: NodeJS.Timeout | undefined;
+  private crdTimer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly manager: Manager,
+    private readonly client: Client,
+    @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions,
+  ) {
+    this.workers = Math.max(1, options.concurrentGcSyncs);
+    const events = new EventRecorder(client, {
+      component: 'garbage-collector-controller',
+      onError: (error) => this.logger.warn(`recording an event failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    this.reconciler = new GarbageCollectorReconciler(this.graph, client, new SyncGate(this.workers), events);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.resync();
+    this.timer = setInterval(() => void this.resync(), RESOURCE_RESYNC_PERIOD_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    clearTimeout(this.crdTimer);
+    for (const registration of this.crdHandlers.values()) registration.remove();
+    this.crdHandlers.clear();
+    await this.syncing;
+  }
+
+  /**
+   * Rediscovers the served resource types and starts or stops monitors to match (serialised; a
+   * call while one waits to run shares it). `removeVanished: false` only adds: a type that has just
+   * gone (its CRD terminating) keeps its watch a while, so the deletions of its objects still wake
+   * their dependents; the periodic resync removes it.
+   */
+  resync(options: { removeVanished?: boolean } = {}): Promise<void> {
+    if (this.queued && options.removeVanished === false) return this.queued;
+    const run = this.syncing.then(async () => {
+      if (this.queued === run) this.queued = undefined;
+      try {
+        await this.syncMonitors(options.removeVanished ?? true);
+      } catch (error) {
+        this.logger.error(`resource discovery failed, monitors unchanged: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+    this.queued = run;
+    this.syncing = run;
+    return run;
+  }
+
+  /** The manager's controllers that monitor resource types. */
+  monitorNames(): string[] {
+    return this.manager
+      .getControllers()
+      .map((c) => c.name)
+      .filter((name) => name.startsWith(CONTROLLER_PREFIX));
+  }
+
+  private async syncMonitors(removeVanished: boolean): Promise<void> {
+    if (this.stopped) return;
+    const { resources, failed } = await this.client.discoverResources();
+    // Kubernetes skips a sync that found nothing rather than stop watching everything.
+    if (resources.length === 0) return;
+    const failedGroupVersions = new Set(failed);
+    this.graph.setKinds(resources, failedGroupVersions);
+    const wanted = new Map(deletableResources(resources).map((r) => [resourceId(r), r] as const));
+    // A group version that could not be read keeps its monitors, as in Kubernetes' partial discovery.
+    for (const [id, r] of this.graph.watched()) if (failedGroupVersions.has(groupVersionOf(r)) && !wanted.has(id)) wanted.set(id, r);
+    if (removeVanished) {
+      for (const [id, r] of this.graph.watched()) if (!wanted.has(id)) await this.stopMonitor(id, r);
+      this.graph.prune();
+    }
+    for (const [id, r] of wanted) if (!this.graph.isWatched(id)) this.startMonitor(id, r);
+  }
+
+  private startMonitor(id: string, resource: ServedResource): void {
+    if (this.stopped) return;
+    const informer = this.manager.informerFor<ApiObject>(resource);
+    this.graph.watch(id, resource, informer);
+    try {
+      this.manager.add(this.reconciler, {
+        name: monitorName(resource),
+        for: resource,
+        // Requests come from the watch below and name objects by uid, not by namespace/name.
+        predicates: [() => false],
+        watches: [{ resource, mapTo: (obj) => this.graph.wakeups(resource, obj as ApiObject).map((uid) => ({ name: uid })) }],
+        concurrency: this.workers,
+      });
+    } catch (error) {
+      // The manager is between states (starting or stopping): the next resync tries again.
+      this.graph.unwatch(id);
+      this.logger.warn(`monitoring ${id} did not start: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (isCrdResource(resource)) {
+      this.crdHandlers.set(
+        id,
+        informer.addEventHandler({
+          onAdd: (_obj, info) => {
+            if (!info.isInInitialList) this.resyncSoon();
+          },
+          onUpdate: (oldObj, newObj) => {
+            if (oldObj !== newObj) this.resyncSoon();
+          },
+          onDelete: () => this.resyncSoon(),
+        }),
+      );
+    }
+  }
+
+  private async stopMonitor(id: string, resource: ServedResource): Promise<void> {
+    this.graph.unwatch(id);
+    this.crdHandlers.get(id)?.remove();
+    this.crdHandlers.delete(id);
+    await this.manager.remove(monitorName(resource));
+  }
+
+  private resyncSoon(): void {
+    if (this.stopped) return;
+    clearTimeout(this.crdTimer);
+    this.crdTimer = setTimeout(() => void this.resync({ removeVanished: false }), CRD_RESYNC_DELAY_MS);
+    this.crdTimer.unref();
+  }
+}
