@@ -23,7 +23,7 @@ function newestSource(dir) {
 function mayRunEndToEnd(globalConfig) {
   const patterns = globalConfig.testPathPatterns;
   if (!patterns || !patterns.isSet()) return true;
-  return patterns.patterns.some((p) => /(^|\/)(test|e2e)/.test(p) || p === '.' || p === '');
+  return patterns.patterns.some((p) => /(^|\/)(test(\/|$)|e2e)/.test(p) || p === '.' || p === '');
 }
 
 module.exports = async function globalSetup(globalConfig) {
