@@ -1,7 +1,7 @@
 import type { Deployment, OwnerReference, Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client, type MergePatch, type ResourceClient } from '@svc/client';
 import type { Indexer, KubeObject, Lister } from '@svc/informers';
-import { hasStatusCause, isAlreadyExists, isInvalid, isNotFound, LabelQuery } from '@svc/machinery';
+import { hasStatusCause, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery } from '@svc/machinery';
 import { EventRecorder, onlyOn, Reconciler, type Manager, type Reconcile, type ReconcilerOptions, type Request, type Result } from '@svc/runtime';
 import {
   calculateStatus,
@@ -161,7 +161,9 @@ export class DeploymentReconciler implements Reconcile {
     try {
       return await this.syncDeployment(structuredClone(cached) as Deployment);
     } catch (error) {
-      if (error instanceof RequeueSoon) return { requeue: true };
+      // A write raced another writer of the Deployment: its change is on the way to the cache and
+      // wakes this Deployment again; the retry reads it.
+      if (error instanceof RequeueSoon || isConflict(error)) return { requeue: true };
       throw error;
     }
   }

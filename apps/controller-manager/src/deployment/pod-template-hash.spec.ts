@@ -41,8 +41,9 @@ describe('pod-template-hash', () => {
     const hashed = template('nginx:1.25', { app: 'web', 'pod-template-hash': 'abc' });
     expect(equalIgnoreHash(hashed, template())).toBe(true);
     expect(equalIgnoreHash(template(), template('nginx:1.26'))).toBe(false);
-    expect(equalIgnoreHash({ metadata: { labels: { 'pod-template-hash': 'x' } } }, { metadata: {} })).toBe(true);
-    expect(equalIgnoreHash({ metadata: { annotations: {} }, spec: { containers: [] } }, {})).toBe(true);
+    const bare = (t: object) => t as PodTemplateSpec;
+    expect(equalIgnoreHash(bare({ metadata: { labels: { 'pod-template-hash': 'x' } } }), bare({ metadata: {} }))).toBe(true);
+    expect(equalIgnoreHash(bare({ metadata: { annotations: {} }, spec: { containers: [] } }), bare({}))).toBe(true);
     expect(equalIgnoreHash(template(), template('nginx:1.25', { app: 'other' }))).toBe(false);
   });
 });
