@@ -1,0 +1,257 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
+import type { Pod, ReplicaSet } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
+import type { Lister, SharedInformer } from '@svc/informers';
+import { hasStatusCause, isConflict, isNotFound, type LabelQuery } from '@svc/machinery';
+import type { ControllerManagerOptions } from '@svc/options';
+import { EventRecorder, getControllerOf, Manager, Reconciler, type MetaObject, type Reconcile, type Request, type Result } from '@svc/runtime';
+import { isPodActive, isPodTerminating } from '../common/pod-status';
+import { claimPods } from './claim-pods';
+import { ensurePodControllerUidIndex, orphanPodIndexKey, POD_CONTROLLER_UID_INDEX } from './pod-controller-index';
+import { podFromTemplate } from './pod-from-template';
+import { podsToDelete, type RankingOptions } from './pod-ranking';
+import { RateLimitedEvents } from './rate-limited-events';
+import { replicaSetSelector } from './replicaset-selector';
+import { calculateStatus, nextAvailabilityCheckMs, statusNeedsUpdate, type ReplicaSetStatus } from './replicaset-status';
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from './slow-start-batch';
+
+/** The controller's name: metrics, logs, and the `--concurrent-replicaset-syncs` flag. */
+export const REPLICASET_CONTROLLER_NAME = 'replicaset';
+
+/** Pods created or deleted per sync at most (Kubernetes' BurstReplicas); the rest waits for the next sync. */
+export const BURST_REPLICAS = 500;
+
+/** Namespace creation refused because the namespace is going away: Kubernetes' NamespaceTerminatingCause. */
+const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
+
+/** How soon a sync capped by {@link BURST_REPLICAS} runs again (after its own writes show in the cache). */
+const BURST_REQUEUE_MS = 1;
+
+/** Slack after `minReadySeconds` before counting availability again, so that the pod surely counts. */
+const AVAILABILITY_SLACK_MS = 50;
+
+export interface ReplicaSetReconcilerSettings {
+  /**
+   * `--feature-gates`: PodDeletionCost, LogarithmicScaleDown and DeploymentReplicaSetTerminatingReplicas
+   * (Kubernetes' defaults) are on unless set to false.
+   */
+  featureGates?: Readonly<Record<string, boolean>>;
+  burstReplicas?: number;
+}
+
+/** The settings the controller-manager flags give. */
+export function replicaSetSettings(options: Pick<ControllerManagerOptions, 'featureGates'>): ReplicaSetReconcilerSettings {
+  return { featureGates: options.featureGates };
+}
+
+/**
+ * Kubernetes' ReplicaSet controller: keeps `spec.replicas` active pods (not finished, not being
+ * deleted) controlled by each ReplicaSet, adopting matching orphans and releasing pods whose labels
+ * stopped matching, and reports the counts in its status.
+ *
+ * Reads come from the shared caches (pods by controller uid through an index, so a sync costs the
+ * ReplicaSet's own pods, not the namespace's). Writes go through the manager's client: the framework
+ * makes the next sync of the same ReplicaSet wait until the cache shows every create, delete and
+ * patch of this one (the expectations of Kubernetes' controller), so it never acts twice on a view
+ * that misses its own pods.
+ *
+ * The orphan-pod watch needs this process's ReplicaSet cache, so {@link replicaSetReconcilerProvider}
+ * adds it to the options recorded here.
+ */
+@Reconciler<ReplicaSet>({ name: REPLICASET_CONTROLLER_NAME, for: BUILTIN_RESOURCES.replicaSets, owns: [BUILTIN_RESOURCES.pods] })
+export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
+  private readonly replicaSets: Lister<ReplicaSet>;
+  private readonly podCache: SharedInformer<Pod>;
+  private readonly pods: ResourceClient<Pod>;
+  private readonly replicaSetClient: ResourceClient<ReplicaSet>;
+  private readonly events: RateLimitedEvents;
+  private readonly ranking: Omit<RankingOptions, 'nowMs'>;
+  private readonly burstReplicas: number;
+  private readonly countTerminating: boolean;
+
+  constructor(manager: Manager, client: Client, settings: ReplicaSetReconcilerSettings = {}) {
+    this.replicaSets = manager.informerFor(BUILTIN_RESOURCES.replicaSets).lister();
+    this.podCache = manager.informerFor(BUILTIN_RESOURCES.pods);
+    ensurePodControllerUidIndex(this.podCache);
+    this.pods = client.pods;
+    this.replicaSetClient = client.replicaSets;
+    // Events are not watched by this controller: written through a plain client, nothing waits for them.
+    const eventClient = new Client(client.rest, { scheme: client.scheme });
+    this.events = new RateLimitedEvents(new EventRecorder(eventClient, { component: 'replicaset-controller' }));
+    this.ranking = {
+      deletionCost: settings.featureGates?.PodDeletionCost !== false,
+      logarithmic: settings.featureGates?.LogarithmicScaleDown !== false,
+    };
+    this.burstReplicas = settings.burstReplicas ?? BURST_REPLICAS;
+    this.countTerminating = settings.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
+  }
+
+  async reconcile({ namespace = '', name }: Request): Promise<Result> {
+    const rs = this.replicaSets.namespace(namespace).get(name);
+    // Gone: its pods name it as controller owner, so the garbage collector removes them.
+    if (!rs) return {};
+    const selector = replicaSetSelector(rs);
+    if (!selector) return {};
+
+    const pods = await claimPods(this.candidatePods(rs), {
+      rs,
+      selector,
+      pods: this.pods,
+      canAdopt: () => this.recheckForAdoption(rs),
+    });
+
+    let failure: { error: unknown } | undefined;
+    let capped = false;
+    if (!rs.metadata?.deletionTimestamp) {
+      try {
+        capped = await this.manageReplicas(rs, pods);
+      } catch (error) {
+        failure = { error };
+      }
+    }
+
+    const nowMs = Date.now();
+    const terminating = this.countTerminating ? this.terminatingPods(rs, selector).length : undefined;
+    const status = calculateStatus(rs, pods, failure && { message: errorMessage(failure.error) }, nowMs, terminating);
+    await this.writeStatus(rs, status);
+    if (failure) throw failure.error;
+    if (capped) return { requeueAfter: BURST_REQUEUE_MS };
+    const wait = nextAvailabilityCheckMs(rs, pods, nowMs);
+    return wait !== undefined ? { requeueAfter: wait + AVAILABILITY_SLACK_MS } : {};
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.events.flush();
+  }
+
+  /** Active pods of the namespace this ReplicaSet controls or could adopt; pods of other controllers are not read. */
+  private candidatePods(rs: ReplicaSet): Pod[] {
+    const namespace = rs.metadata?.namespace ?? '';
+    const owned = this.podCache.indexer.byIndex(POD_CONTROLLER_UID_INDEX, rs.metadata?.uid ?? '');
+    const orphans = this.podCache.indexer.byIndex(POD_CONTROLLER_UID_INDEX, orphanPodIndexKey(namespace));
+    const candidates: Pod[] = [];
+    for (const pod of owned) if (pod.metadata?.namespace === namespace && isPodActive(pod)) candidates.push(pod);
+    for (const pod of orphans) if (isPodActive(pod)) candidates.push(pod);
+    return candidates;
+  }
+
+  /** Pods this ReplicaSet controls that are being deleted and have not finished (they do not count as replicas). */
+  private terminatingPods(rs: ReplicaSet, selector: LabelQuery): Pod[] {
+    return this.podCache.indexer
+      .byIndex(POD_CONTROLLER_UID_INDEX, rs.metadata?.uid ?? '')
+      .filter(
+        (pod) =>
+          pod.metadata?.namespace === rs.metadata?.namespace &&
+          isPodTerminating(pod) &&
+          pod.status?.phase !== 'Succeeded' &&
+          pod.status?.phase !== 'Failed' &&
+          selector.matches(pod.metadata?.labels),
+      );
+  }
+
+  /**
+   * Creates or deletes pods towards `spec.replicas`, at most {@link BURST_REPLICAS} per sync. True
+   * when the sync was capped and more remains to do; throws the first failure.
+   */
+  private async manageReplicas(rs: ReplicaSet, pods: readonly Pod[]): Promise<boolean> {
+    const diff = pods.length - (rs.spec.replicas ?? 1);
+    if (diff < 0) {
+      const count = Math.min(-diff, this.burstReplicas);
+      const outcome = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => this.createPod(rs));
+      if (outcome.error !== undefined) throw outcome.error;
+      return -diff > count;
+    }
+    if (diff > 0) {
+      const count = Math.min(diff, this.burstReplicas);
+      const victims = podsToDelete(pods, this.relatedPods(rs, pods), count, { ...this.ranking, nowMs: Date.now() });
+      const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return diff > count;
+    }
+    return false;
+  }
+
+  private async createPod(rs: ReplicaSet): Promise<void> {
+    try {
+      const pod = await this.pods.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace });
+      this.events.emit(eventSubject(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata?.name}`);
+    } catch (error) {
+      // Every create would fail in a namespace that is going away, and the namespace takes the ReplicaSet with it.
+      if (hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
+      this.events.emit(eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
+      throw error;
+    }
+  }
+
+  private async deletePod(rs: ReplicaSet, pod: Pod): Promise<void> {
+    const name = pod.metadata?.name ?? '';
+    try {
+      await this.pods.delete(name, { namespace: pod.metadata?.namespace });
+      this.events.emit(eventSubject(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+    } catch (error) {
+      if (isNotFound(error)) return;
+      this.events.emit(eventSubject(rs), 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(error)}`);
+      throw error;
+    }
+  }
+
+  /**
+   * The active pods of every ReplicaSet sharing this one's controller owner (a Deployment's old and
+   * new ReplicaSets), for ranking pods by how crowded their node is. A ReplicaSet without a
+   * controller has none, as in Kubernetes.
+   */
+  private relatedPods(rs: ReplicaSet, own: readonly Pod[]): Pod[] {
+    const owner = getControllerOf(rs);
+    if (!owner) return [];
+    const related: Pod[] = [...own];
+    for (const sibling of this.replicaSets.namespace(rs.metadata?.namespace ?? '').list()) {
+      if (sibling.metadata?.uid === rs.metadata?.uid || getControllerOf(sibling)?.uid !== owner.uid) continue;
+      for (const pod of this.podCache.indexer.byIndex(POD_CONTROLLER_UID_INDEX, sibling.metadata?.uid ?? '')) {
+        if (isPodActive(pod)) related.push(pod);
+      }
+    }
+    return related;
+  }
+
+  /**
+   * Before adopting, an uncached read confirms the ReplicaSet is still this one and not being
+   * deleted (a cached view may miss a deletion, and adopting then would hand pods to a dying owner).
+   */
+  private async recheckForAdoption(rs: ReplicaSet): Promise<void> {
+    const name = rs.metadata?.name ?? '';
+    const fresh = await this.replicaSetClient.get(name, { namespace: rs.metadata?.namespace });
+    if (fresh.metadata?.uid !== rs.metadata?.uid) {
+      throw new Error(`original ReplicaSet ${rs.metadata?.namespace}/${name} is gone: got uid ${fresh.metadata?.uid}, wanted ${rs.metadata?.uid}`);
+    }
+    if (fresh.metadata?.deletionTimestamp) {
+      throw new Error(`ReplicaSet ${rs.metadata?.namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+    }
+  }
+
+  /**
+   * Writes the status when it changed, with observedGeneration; on a conflict once more on the
+   * server's current object (Kubernetes retries once, then leaves it to the next sync).
+   */
+  private async writeStatus(rs: ReplicaSet, status: ReplicaSetStatus): Promise<void> {
+    if (!statusNeedsUpdate(rs, status)) return;
+    const desired: ReplicaSetStatus = { ...status, observedGeneration: rs.metadata?.generation };
+    const namespace = rs.metadata?.namespace;
+    try {
+      await this.replicaSetClient.updateStatus({ ...rs, status: desired }, { namespace });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      const fresh = await this.replicaSetClient.get(rs.metadata?.name ?? '', { namespace });
+      await this.replicaSetClient.updateStatus({ ...fresh, status: desired }, { namespace });
+    }
+  }
+}
+
+/** Cached objects may lack their kind; the Event names it. */
+function eventSubject(rs: ReplicaSet): MetaObject {
+  return { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
