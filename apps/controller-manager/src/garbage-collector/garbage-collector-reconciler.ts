@@ -101,7 +101,7 @@ export class GarbageCollectorReconciler implements Reconcile {
     const results = await Promise.allSettled(this.graph.dependents(uid).map((dep) => this.removeOwnerReferences(dep, [uid])));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length > 0) {
-      throw new Error(`orphaning ${failed.length} dependent(s) of ${describe(owner)} failed: ${failed.map((f) => errorMessage(f.reason)).join('; ')}`);
+      throw new Error(`orphaning ${failed.length} dependent(s) of ${describeNode(owner)} failed: ${failed.map((f) => errorMessage(f.reason)).join('; ')}`);
     }
   }
 
@@ -257,7 +257,7 @@ export class GarbageCollectorReconciler implements Reconcile {
     const live = await this.getLive(node);
     if (!live) return;
     if (JSON.stringify(ownerReferencesOf(live)) !== JSON.stringify(ownerReferencesOf(latest))) {
-      throw new Error(`${describe(node)} changed its owners while being collected; it is looked at again`);
+      throw new Error(`${describeNode(node)} changed its owners while being collected; it is looked at again`);
     }
     try {
       await api.delete(name, { namespace, propagationPolicy: policy, preconditions: { uid } });
@@ -294,7 +294,7 @@ function nameOf(obj: ApiObject): string {
   return obj.metadata?.name ?? '';
 }
 
-function describe(node: GraphNode): string {
+function describeNode(node: GraphNode): string {
   const meta = node.object.metadata ?? {};
   return `${node.resource.resource}${node.resource.group ? `.${node.resource.group}` : ''} ${meta.namespace ? `${meta.namespace}/` : ''}${meta.name} (${meta.uid})`;
 }

@@ -83,6 +83,18 @@ describe('the garbage collector', () => {
     }, WAIT_MS);
   });
 
+  it('follows a namespaced dependent to a cluster-scoped owner', async () => {
+    const node = await env.client.nodes.create({ metadata: { name: 'gc-node' } });
+    await createConfigMap('node-dep', [refTo({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata })]);
+    // The owner exists: a look that misses it in the dependent's namespace would delete the dependent.
+    await createConfigMap('node-sentinel', [{ apiVersion: 'v1', kind: 'Node', name: 'no-such-node', uid: randomUUID() }]);
+    await eventually(() => expectGone(configMaps, 'node-sentinel'), WAIT_MS);
+    expect((await configMaps.get('node-dep')).metadata?.deletionTimestamp).toBeUndefined();
+
+    await env.client.nodes.delete('gc-node');
+    await eventually(() => expectGone(configMaps, 'node-dep'), WAIT_MS);
+  });
+
   it('removes only the dangling reference from a dependent that still has an owner', async () => {
     const first = await createConfigMap('two-first');
     const second = await createConfigMap('two-second');
