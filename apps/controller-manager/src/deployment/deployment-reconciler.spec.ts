@@ -142,13 +142,14 @@ describe('the deployment controller', () => {
     const spec = { strategy: { type: 'RollingUpdate' as const, rollingUpdate: { maxSurge, maxUnavailable } } };
     await deployments(ns).create(web('roll', replicas, spec));
     let rolling = false;
-    const samples: Array<{ total: number; available: number; sizes: number[] }> = [];
+    const samples: Array<{ total: number; pods: number; available: number; sizes: number[] }> = [];
     drive(ns, {
       onSample: (list) => {
         if (!rolling) return;
         const total = list.reduce((n, rs) => n + (rs.spec.replicas ?? 1), 0);
+        const pods = list.reduce((n, rs) => n + Math.max(rs.spec.replicas ?? 1, rs.status?.replicas ?? 0), 0);
         const available = list.reduce((n, rs) => n + Math.min(rs.spec.replicas ?? 1, rs.status?.availableReplicas ?? 0), 0);
-        samples.push({ total, available, sizes: list.map((rs) => rs.spec.replicas ?? 1) });
+        samples.push({ total, pods, available, sizes: list.map((rs) => rs.spec.replicas ?? 1) });
       },
     });
     await waitRolledOut(ns, 'roll');
@@ -164,6 +165,7 @@ describe('the deployment controller', () => {
     expect(new Set(samples.map((s) => s.sizes.join('/'))).size).toBeGreaterThan(2);
     for (const sample of samples) {
       expect(sample.total).toBeLessThanOrEqual(replicas + surge);
+      expect(sample.pods).toBeLessThanOrEqual(replicas + surge);
       expect(sample.available).toBeGreaterThanOrEqual(replicas - unavailable);
     }
     expect(byRevision(await replicaSetsOf(ns, 'roll'))).toEqual({ '1': 0, '2': replicas });

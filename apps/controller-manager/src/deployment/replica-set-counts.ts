@@ -40,6 +40,18 @@ export function sumDependableAvailable(replicaSets: readonly ReplicaSet[]): numb
   return replicaSets.reduce((n, rs) => n + dependableAvailable(rs), 0);
 }
 
+/**
+ * The pods a ReplicaSet may have right now: its spec.replicas, or more while it has not yet
+ * removed the pods of a scale-down (status.replicas still counts them).
+ */
+export function possiblePods(rs: ReplicaSet): number {
+  return Math.max(specReplicas(rs), rs.status?.replicas ?? 0);
+}
+
+export function sumPossiblePods(replicaSets: readonly ReplicaSet[]): number {
+  return replicaSets.reduce((n, rs) => n + possiblePods(rs), 0);
+}
+
 function creationMs(rs: ReplicaSet): number {
   const t = rs.metadata?.creationTimestamp ? Date.parse(rs.metadata.creationTimestamp) : NaN;
   return Number.isFinite(t) ? t : 0;

@@ -1,5 +1,5 @@
 import type { ReplicaSet } from '@svc/api';
-import { dependableAvailable, specReplicas, sumSpecReplicas } from './replica-set-counts';
+import { dependableAvailable, specReplicas, sumPossiblePods, sumSpecReplicas } from './replica-set-counts';
 import { resolveFenceposts, type IntOrPercent } from './rolling-update-bounds';
 import { newReplicaSetReplicas, newReplicaSetTarget, oldReplicaSetsTargets } from './rolling-update';
 import { deployment, replicaSet } from './testing/fixtures';
@@ -79,8 +79,9 @@ describe('old ReplicaSets scale-down', () => {
 });
 
 /**
- * Plays a whole rollout against a world whose pods turn available a few at a time, and checks the
- * bounds after every step: never more than replicas + maxSurge pods wanted, never fewer than
+ * Plays a whole rollout against a world whose ReplicaSets catch up with their size at random
+ * moments and whose pods turn available a few at a time, and checks the bounds after every step:
+ * never more than replicas + maxSurge pods wanted or existing, never fewer than
  * replicas - maxUnavailable surely available.
  */
 function playRollout(replicas: number, surge: IntOrPercent, unavailable: IntOrPercent, seed: number): number {
@@ -98,15 +99,17 @@ function playRollout(replicas: number, surge: IntOrPercent, unavailable: IntOrPe
     else for (const t of oldReplicaSetsTargets(d, all, [old], fresh)) t.rs.spec.replicas = t.replicas;
 
     expect(sumSpecReplicas(all)).toBeLessThanOrEqual(replicas + bounds.surge);
+    expect(sumPossiblePods(all)).toBeLessThanOrEqual(replicas + bounds.surge);
     expect(all.reduce((n, rs) => n + dependableAvailable(rs), 0)).toBeGreaterThanOrEqual(minAvailable);
 
-    // The world: deleted pods go at once, new ones become available a few at a time.
+    // The world: a ReplicaSet that syncs deletes or creates pods to its size, and a few more of them turn available.
     for (const rs of all) {
-      const avail = rs.status!.availableReplicas ?? 0;
-      rs.status!.availableReplicas = Math.min(specReplicas(rs), avail + Math.floor(next() * 3));
+      if (next() < 0.4) continue;
       rs.status!.replicas = specReplicas(rs);
+      rs.status!.availableReplicas = Math.min(specReplicas(rs), (rs.status!.availableReplicas ?? 0) + Math.floor(next() * 3));
     }
-    if (specReplicas(old) === 0 && specReplicas(fresh) === replicas && fresh.status!.availableReplicas === replicas) return step;
+    const settled = all.every((rs) => rs.status!.replicas === specReplicas(rs));
+    if (settled && specReplicas(old) === 0 && specReplicas(fresh) === replicas && fresh.status!.availableReplicas === replicas) return step;
   }
   throw new Error('the rollout did not finish');
 }

@@ -1,5 +1,5 @@
 import type { Deployment, ReplicaSet } from '@svc/api';
-import { byCreationTimestamp, dependableAvailable, specReplicas, sumDependableAvailable, sumSpecReplicas } from './replica-set-counts';
+import { byCreationTimestamp, dependableAvailable, specReplicas, sumDependableAvailable, sumPossiblePods, sumSpecReplicas } from './replica-set-counts';
 import { desiredReplicas, isRollingUpdate, maxUnavailable, valueFromIntOrPercent } from './rolling-update-bounds';
 
 /** A ReplicaSet and the spec.replicas it should get. */
@@ -12,6 +12,9 @@ export interface ScaleTarget {
  * The size a new ReplicaSet gets next (Kubernetes' NewRSNewReplicas): under RollingUpdate it grows
  * only while all ReplicaSets together stay within spec.replicas + maxSurge, and never past
  * spec.replicas; under Recreate it is sized at once (the caller waits for the old pods first).
+ * Kubernetes sums spec.replicas; this sums {@link sumPossiblePods}, so that the new pods wait
+ * until an old ReplicaSet has removed the pods of its scale-down, and the pods that exist at any
+ * moment stay within the surge too, not only the sizes asked for.
  */
 export function newReplicaSetReplicas(d: Deployment, allRSs: readonly ReplicaSet[], newRS: ReplicaSet): number {
   const replicas = desiredReplicas(d);
@@ -19,7 +22,7 @@ export function newReplicaSetReplicas(d: Deployment, allRSs: readonly ReplicaSet
   if (!isRollingUpdate(d)) return replicas;
   const surge = valueFromIntOrPercent(d.spec.strategy?.rollingUpdate?.maxSurge ?? '25%', replicas, true);
   const maxTotal = replicas + surge;
-  const total = sumSpecReplicas(allRSs);
+  const total = sumPossiblePods(allRSs);
   if (total >= maxTotal) return current;
   return current + Math.max(0, Math.min(maxTotal - total, replicas - current));
 }
