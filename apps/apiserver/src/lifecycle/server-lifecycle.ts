@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Injectable } from '@nestjs/common';
 
 /**
@@ -17,7 +18,8 @@ export class ServerLifecycle {
   private longRunning = 0;
   private readonly waiters: { phase: LifecyclePhase; resolve: () => void }[] = [];
   private idleWaiters: { kind: 'drainable' | 'longRunning'; resolve: () => void }[] = [];
-  private readonly longRunningStop = new AbortController();
+  // Every open watch listens on this signal: no listener limit applies.
+  private readonly longRunningStop = withoutListenerLimit(new AbortController());
   private readonly stoppedHooks: (() => void | Promise<void>)[] = [];
 
   get phase(): LifecyclePhase {
@@ -121,4 +123,9 @@ export class ServerLifecycle {
     this.idleWaiters = this.idleWaiters.filter((w) => w.kind !== kind);
     for (const waiter of ready) waiter.resolve();
   }
+}
+
+function withoutListenerLimit(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

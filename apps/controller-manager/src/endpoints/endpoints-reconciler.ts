@@ -1,4 +1,3 @@
-import type { FactoryProvider } from '@nestjs/common';
 import type { Endpoints, Pod, Service } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
@@ -7,9 +6,7 @@ import {
   EventRecorder,
   Manager,
   Reconciler,
-  type Predicate,
   type Reconcile,
-  type ReconcilerOptions,
   type Request,
   type Result,
 } from '@svc/runtime';
@@ -52,6 +49,17 @@ function errorMessage(error: unknown): string {
  * holding the selected pods' addresses (ready in `addresses`, others in `notReadyAddresses`) per
  * resolved target port. Reads only the shared caches; writes only when the content changed.
  */
+@Reconciler<Service>({
+  name: 'endpoints',
+  for: BUILTIN_RESOURCES.services,
+  // Pod changes wake the services selecting the pod (before and after the change: the framework
+  // maps both objects of an update); Endpoints are not owned (no ownerReference), so a change of
+  // one wakes the service of the same name.
+  watches: [
+    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: EndpointsReconciler) => r.servicesSelecting(pod), predicates: [PodEndpointsChanged] },
+    { resource: BUILTIN_RESOURCES.endpoints, mapTo: (endpoints: Endpoints, r: EndpointsReconciler) => r.serviceOfEndpoints(endpoints) },
+  ],
+})
 export class EndpointsReconciler implements Reconcile {
   private readonly services: Lister<Service>;
   private readonly pods: Lister<Pod>;
@@ -148,36 +156,3 @@ export class EndpointsReconciler implements Reconcile {
     return {};
   }
 }
-
-/**
- * The reconciler's wiring: services are its requests; pod changes wake the services selecting the
- * pod (before and after the change: the framework maps both objects of an update), Endpoints
- * changes wake the service of the same name. Endpoints are not owned (no ownerReference), so they
- * are watched.
- */
-export function endpointsReconcilerOptions(reconciler: EndpointsReconciler): ReconcilerOptions<Service> {
-  return {
-    name: 'endpoints',
-    for: BUILTIN_RESOURCES.services,
-    watches: [
-      { resource: BUILTIN_RESOURCES.pods, mapTo: (pod) => reconciler.servicesSelecting(pod as Pod), predicates: [PodEndpointsChanged as Predicate] },
-      { resource: BUILTIN_RESOURCES.endpoints, mapTo: (endpoints) => reconciler.serviceOfEndpoints(endpoints as Endpoints) },
-    ],
-  };
-}
-
-/**
- * The Nest provider of the reconciler. Its watches map through this instance's caches, so its
- * `@Reconciler` options are recorded on a subclass of its own (the decorator only records metadata;
- * the explorer reads it off the instance's class).
- */
-export const endpointsReconcilerProvider: FactoryProvider<EndpointsReconciler> = {
-  provide: EndpointsReconciler,
-  inject: [Manager, Client],
-  useFactory: (manager: Manager, client: Client) => {
-    class BoundEndpointsReconciler extends EndpointsReconciler {}
-    const reconciler = new BoundEndpointsReconciler(manager, client);
-    Reconciler(endpointsReconcilerOptions(reconciler))(BoundEndpointsReconciler);
-    return reconciler;
-  },
-};

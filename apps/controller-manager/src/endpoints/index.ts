@@ -1,9 +1,9 @@
 import type { BuiltInController } from '../built-in-controller';
-import { endpointsReconcilerProvider } from './endpoints-reconciler';
+import { EndpointsReconciler } from './endpoints-reconciler';
 
 /** Keeps each selecting Service's Endpoints at its pods' addresses. */
 export const endpointsController: BuiltInController = {
   name: 'endpoints',
-  providers: [endpointsReconcilerProvider],
+  providers: [EndpointsReconciler],
   concurrency: (o) => ({ endpoints: o.concurrentEndpointSyncs }),
 };

@@ -8,7 +8,7 @@ import {
   type SharedInformerFactory,
 } from '@svc/informers';
 import type { Registry } from 'prom-client';
-import type { ReconcilerOptions } from '../decorators/reconciler.decorator';
+import type { ReconcilerOptions, WatchOptions } from '../decorators/reconciler.decorator';
 import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/predicates';
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
@@ -87,6 +87,7 @@ export class Controller {
     const scheme = deps.client.scheme;
     const forInfo = resolveResource(options.for, scheme);
     this.forId = resourceId(forInfo);
+    deps.tracker.track(this.forId);
     this.forInformer = this.informerFor(options.for);
     this.sources.push({
       informer: this.forInformer,
@@ -102,7 +103,12 @@ export class Controller {
       });
     }
     for (const watch of options.watches ?? []) {
-      this.sources.push({ informer: this.informerFor(watch.resource), toRequests: watch.mapTo as (obj: KubeObject) => Request[], predicates: watch.predicates });
+      const mapped = watch as unknown as WatchOptions<KubeObject, Reconcile>;
+      this.sources.push({
+        informer: this.informerFor(mapped.resource),
+        toRequests: (obj) => mapped.mapTo(obj, reconciler),
+        predicates: mapped.predicates,
+      });
     }
   }
 

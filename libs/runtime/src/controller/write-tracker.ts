@@ -15,6 +15,13 @@ export interface TrackedWrite {
 export class WriteTracker {
   private readonly versions = new Map<string, string>();
   private readonly scope = new AsyncLocalStorage<TrackedWrite[]>();
+  /** Resources some controller reconciles (its `for`): only their writes are waited for, so only they are kept. */
+  private readonly interesting = new Set<string>();
+
+  /** Keeps the latest write of each object of `resourceId` from now on. */
+  track(resourceId: string): void {
+    this.interesting.add(resourceId);
+  }
 
   /**
    * Runs `fn`, appending to `writes` every write made (through the tracking client) in its
@@ -31,6 +38,7 @@ export class WriteTracker {
   record(resourceId: string, objectKey: string, resourceVersion: string | undefined): void {
     if (!resourceVersion) return;
     this.scope.getStore()?.push({ resourceId, objectKey, resourceVersion });
+    if (!this.interesting.has(resourceId)) return;
     const key = WriteTracker.entryKey(resourceId, objectKey);
     const current = this.versions.get(key);
     if (current === undefined || isRevisionAtLeast(resourceVersion, current)) this.versions.set(key, resourceVersion);

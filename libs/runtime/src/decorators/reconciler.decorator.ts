@@ -1,15 +1,20 @@
 import 'reflect-metadata';
 import type { KubeObject } from '@svc/informers';
 import type { Predicate } from '../reconcile/predicates';
+import type { Reconcile } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
 import type { ResourceRef } from '../reconcile/resource-ref';
 
 /** Another resource whose changes map to requests of this reconciler. */
-export interface WatchOptions<T = KubeObject> {
+export interface WatchOptions<T = KubeObject, R = Reconcile> {
   resource: ResourceRef<T>;
-  /** The requests a change of `object` should enqueue (for a delete: its last known state). */
-  mapTo: (object: T) => Request[];
-  predicates?: Predicate[];
+  /**
+   * The requests a change of `object` should enqueue (for a delete: its last known state).
+   * `reconciler` is the instance the controller runs, for mappings that read its caches
+   * (`mapTo: (pod, r: EndpointsReconciler) => r.servicesSelecting(pod)`).
+   */
+  mapTo(object: T, reconciler: R): Request[];
+  predicates?: Array<Predicate<T>>;
 }
 
 export interface ReconcilerOptions<T = KubeObject> {
@@ -17,6 +22,7 @@ export interface ReconcilerOptions<T = KubeObject> {
   for: ResourceRef<T>;
   /** Resources whose objects' controller owner (ownerReference with `controller: true`) of the `for` kind is enqueued. */
   owns?: ResourceRef[];
+  /** Each entry may name its own types: `{ resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: MyReconciler) => ... }`. */
   watches?: WatchOptions[];
   /** Workers; no key is ever reconciled by two at once. Default 1. */
   concurrency?: number;

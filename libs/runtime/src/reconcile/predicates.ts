@@ -6,8 +6,12 @@ export type PredicateEvent<T = KubeObject> =
   | { type: 'update'; object: T; oldObject: T }
   | { type: 'delete'; object: T };
 
-/** Whether a change should enqueue a reconcile; every predicate of a source must agree. */
-export type Predicate<T = KubeObject> = (event: PredicateEvent<T>) => boolean;
+/**
+ * Whether a change should enqueue a reconcile; every predicate of a source must agree. Declared
+ * through a method so that a predicate of a narrower type (`Predicate<Pod>`) fits a source of
+ * objects in general, as the source only ever hands it objects of its own resource.
+ */
+export type Predicate<T = KubeObject> = { check(event: PredicateEvent<T>): boolean }['check'];
 
 interface WithGeneration {
   metadata?: { generation?: number | string; labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>> };
