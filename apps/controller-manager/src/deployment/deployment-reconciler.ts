@@ -1,8 +1,8 @@
 import type { Deployment, OwnerReference, Pod, ReplicaSet } from '@svc/api';
-import { BUILTIN_RESOURCES, type Client, type MergePatch, type ResourceClient } from '@svc/client';
+import { BUILTIN_RESOURCES, Client, type MergePatch, type ResourceClient } from '@svc/client';
 import type { Indexer, KubeObject, Lister } from '@svc/informers';
 import { hasStatusCause, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery } from '@svc/machinery';
-import { EventRecorder, onlyOn, Reconciler, type Manager, type Reconcile, type ReconcilerOptions, type Request, type Result } from '@svc/runtime';
+import { EventRecorder, Manager, onlyOn, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
 import {
   calculateStatus,
   deploymentComplete,
@@ -76,9 +76,20 @@ interface Scaled {
  * maxSurge and maxUnavailable, Recreate, pause, proportional scaling, revisions and rollback, the
  * revision history limit, and the Progressing / Available / ReplicaFailure conditions.
  *
- * Reads come from the shared caches (listers and indexes). Writes go through the manager's
- * client, so each reconcile of a Deployment waits until the caches show the previous one's writes.
+ * Woken by Deployments, the ReplicaSets they control, orphan ReplicaSets their selectors match (to
+ * adopt them), and pod deletions (a Recreate rollout waits for its old pods to be gone). Reads come
+ * from the shared caches (listers and indexes); writes go through the manager's client, so each
+ * reconcile of a Deployment waits until the caches show the previous one's writes.
  */
+@Reconciler<Deployment>({
+  name: DEPLOYMENT_CONTROLLER_NAME,
+  for: BUILTIN_RESOURCES.deployments,
+  owns: [BUILTIN_RESOURCES.replicaSets],
+  watches: [
+    { resource: BUILTIN_RESOURCES.replicaSets, mapTo: (rs: ReplicaSet, r: DeploymentReconciler) => r.deploymentsSelectingOrphan(rs) },
+    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: DeploymentReconciler) => r.recreateDeploymentOfPod(pod), predicates: [onlyOn('delete')] },
+  ],
+})
 export class DeploymentReconciler implements Reconcile {
   private readonly deployments: Lister<Deployment>;
   private readonly replicaSets: Lister<ReplicaSet>;
@@ -88,11 +99,7 @@ export class DeploymentReconciler implements Reconcile {
   private readonly replicaSetApi: ResourceClient<ReplicaSet>;
   private readonly events: EventRecorder;
 
-  constructor(
-    manager: Manager,
-    client: Client,
-    private readonly clock: () => Date = () => new Date(),
-  ) {
+  constructor(manager: Manager, client: Client) {
     this.deployments = manager.informerFor(BUILTIN_RESOURCES.deployments).lister();
     const rsInformer = manager.informerFor(BUILTIN_RESOURCES.replicaSets);
     this.replicaSets = rsInformer.lister();
@@ -110,23 +117,6 @@ export class DeploymentReconciler implements Reconcile {
     this.deploymentApi = client.deployments;
     this.replicaSetApi = client.replicaSets;
     this.events = new EventRecorder(client, { component: 'deployment-controller' });
-  }
-
-  /**
-   * What the manager runs this reconciler on: Deployments, the ReplicaSets they control, orphan
-   * ReplicaSets their selectors match (to adopt them), and pod deletions (a Recreate rollout waits
-   * for its old pods to be gone). The watches read this instance's caches.
-   */
-  reconcilerOptions(): ReconcilerOptions {
-    return {
-      name: DEPLOYMENT_CONTROLLER_NAME,
-      for: BUILTIN_RESOURCES.deployments,
-      owns: [BUILTIN_RESOURCES.replicaSets],
-      watches: [
-        { resource: BUILTIN_RESOURCES.replicaSets, mapTo: (rs) => this.deploymentsSelectingOrphan(rs as ReplicaSet) },
-        { resource: BUILTIN_RESOURCES.pods, mapTo: (pod) => this.recreateDeploymentOfPod(pod as Pod), predicates: [onlyOn('delete')] },
-      ],
-    };
   }
 
   /** The Deployments whose selector matches an orphan ReplicaSet (controlled ones reach their owner through `owns`). */
@@ -170,7 +160,7 @@ export class DeploymentReconciler implements Reconcile {
 
   /** Kubernetes' syncDeployment. */
   private async syncDeployment(d: Deployment): Promise<Result> {
-    const now = this.clock();
+    const now = new Date();
     const selector = selectorOf(d);
     if (!selector || selector.isEmpty()) {
       this.record(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
@@ -512,16 +502,4 @@ async function ignoreMissing<T>(write: Promise<T>, orInvalid = false): Promise<T
     if (isNotFound(error) || (orInvalid && isInvalid(error))) return undefined;
     throw error;
   }
-}
-
-/**
- * The deployment reconciler as the manager runs it: a subclass made for this instance carries its
- * `@Reconciler` options, because the watches map pods and orphan ReplicaSets through this
- * instance's caches.
- */
-export function createDeploymentReconciler(manager: Manager, client: Client): DeploymentReconciler {
-  class BoundDeploymentReconciler extends DeploymentReconciler {}
-  const reconciler = new BoundDeploymentReconciler(manager, client);
-  Reconciler(reconciler.reconcilerOptions())(BoundDeploymentReconciler);
-  return reconciler;
 }

@@ -1,11 +1,9 @@
-import { Client } from '@svc/client';
-import { Manager } from '@svc/runtime';
 import type { BuiltInController } from '../built-in-controller';
-import { createDeploymentReconciler, DeploymentReconciler } from './deployment-reconciler';
+import { DeploymentReconciler } from './deployment-reconciler';
 
 /** Rolls Deployments out through their ReplicaSets. */
 export const deploymentController: BuiltInController = {
   name: 'deployment',
-  providers: [{ provide: DeploymentReconciler, useFactory: createDeploymentReconciler, inject: [Manager, Client] }],
+  providers: [DeploymentReconciler],
   concurrency: (o) => ({ deployment: o.concurrentDeploymentSyncs }),
 };
