@@ -196,6 +196,14 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     return this.put(obj, params, 'status');
   }
 
+  /**
+   * Replaces the object through another subresource that takes the whole object, such as a
+   * namespace's `finalize` (the only way its `spec.finalizers` change).
+   */
+  async updateSubresource(obj: T, subresource: string, params: WriteParams = {}): Promise<T> {
+    return this.put(obj, params, subresource);
+  }
+
   patch(name: string, patch: readonly JsonPatchOperation[], type: 'json', params?: PatchParams): Promise<T>;
   patch(name: string, patch: MergePatch<T>, type?: Exclude<PatchType, 'json'>, params?: PatchParams): Promise<T>;
   async patch(name: string, patch: unknown, type: PatchType = 'merge', params: PatchParams = {}): Promise<T> {

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NAMESPACE_FINALIZER, type Namespace } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, objectPath, type ResourceClient } from '@svc/client';
+import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
 import { isConflict, isNotFound } from '@svc/machinery';
 import {
   Manager,
   Reconciler,
-  resourceId,
   updateStatusWithRetry,
   type Reconcile,
   type ReconcileContext,
@@ -46,7 +45,7 @@ export class NamespaceReconciler implements Reconcile {
   private readonly passes = new Map<string, number>();
 
   constructor(
-    private readonly manager: Manager,
+    manager: Manager,
     private readonly client: Client,
     @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions,
   ) {
@@ -114,17 +113,13 @@ export class NamespaceReconciler implements Reconcile {
    * namespace.
    */
   private async finalize(namespace: Namespace, signal: AbortSignal): Promise<void> {
-    const info = BUILTIN_RESOURCES.namespaces.info;
     const name = namespace.metadata!.name!;
     let current: Namespace | undefined = namespace;
     for (let attempt = 1; current; attempt++) {
       const finalizers = (current.spec?.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
       const body: Namespace = { ...current, apiVersion: 'v1', kind: 'Namespace', spec: { ...current.spec, finalizers } };
       try {
-        const written = await this.client.rest.request<Namespace>({ method: 'PUT', path: objectPath(info, name, undefined, 'finalize'), body, signal });
-        // The client has no verb for this subresource, so the write is reported to the read-your-writes tracker by hand.
-        const rv = written?.metadata?.resourceVersion;
-        if (rv && written.kind !== 'Status') this.manager.tracker.record(resourceId(info), name, rv);
+        await this.client.namespaces.updateSubresource(body, 'finalize', { signal });
         return;
       } catch (error) {
         if (isNotFound(error)) return;

@@ -4,7 +4,7 @@ import { objectKey } from '@svc/informers';
 import { resourceId } from '../reconcile/resource-ref';
 import type { WriteTracker } from './write-tracker';
 
-const WRITE_VERBS = new Set(['create', 'update', 'updateStatus', 'patch', 'patchStatus', 'apply', 'applyStatus', 'delete']);
+const WRITE_VERBS = new Set(['create', 'update', 'updateStatus', 'updateSubresource', 'patch', 'patchStatus', 'apply', 'applyStatus', 'delete']);
 
 /**
  * A Client whose resource clients report every write's resulting resourceVersion to a tracker.
