@@ -8,7 +8,10 @@ const rs: ReplicaSet = {
   spec: {
     replicas: 2,
     selector: { matchLabels: { app: 'web' } },
-    template: { metadata: { name: 'ignored', labels: { app: 'web' }, annotations: { a: 'b' }, finalizers: ['example.com/keep'] }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    template: {
+      metadata: { name: 'ignored', labels: { app: 'web' }, annotations: { a: 'b' }, finalizers: ['example.com/keep'] },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    },
   },
 };
 

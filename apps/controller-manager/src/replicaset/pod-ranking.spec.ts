@@ -42,7 +42,11 @@ describe('deletion ranking (Kubernetes ActivePodsWithRanks)', () => {
   });
 
   it('orders phases Pending < Unknown < Running', () => {
-    const pods = [pod({ name: 'run', node: 'n' }), pod({ name: 'unknown', node: 'n', phase: 'Unknown' }), pod({ name: 'pending', node: 'n', phase: 'Pending' })];
+    const pods = [
+      pod({ name: 'run', node: 'n' }),
+      pod({ name: 'unknown', node: 'n', phase: 'Unknown' }),
+      pod({ name: 'pending', node: 'n', phase: 'Pending' }),
+    ];
     expect(names(podsToDelete(pods, [], 2, { nowMs: NOW }))).toEqual(['pending', 'unknown']);
   });
 

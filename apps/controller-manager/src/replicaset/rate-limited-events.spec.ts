@@ -3,7 +3,8 @@ import { RateLimitedEvents } from './rate-limited-events';
 
 function fakeRecorder() {
   const written: string[] = [];
-  const recorder = { event: async (_obj: unknown, _type: string, _reason: string, message: string) => void written.push(message) } as unknown as EventRecorder;
+  const event = async (_obj: unknown, _type: string, _reason: string, message: string) => void written.push(message);
+  const recorder = { event } as unknown as EventRecorder;
   return { recorder, written };
 }
 

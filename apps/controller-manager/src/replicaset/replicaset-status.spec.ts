@@ -7,7 +7,12 @@ const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
 function rs(extra: Partial<ReplicaSet['spec']> = {}, status?: ReplicaSet['status']): ReplicaSet {
   return {
     metadata: { name: 'web', namespace: 'ns', uid: 'u', generation: 3 },
-    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web', tier: 'fe' } }, spec: { containers: [] } }, ...extra },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web', tier: 'fe' } }, spec: { containers: [] } },
+      ...extra,
+    },
     status,
   };
 }
@@ -16,7 +21,10 @@ function pod(labels: Record<string, string>, readyFor?: number): Pod {
   return {
     metadata: { name: 'p', labels },
     spec: { containers: [] },
-    status: readyFor === undefined ? { phase: 'Pending' } : { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ago(readyFor) }] },
+    status:
+      readyFor === undefined
+        ? { phase: 'Pending' }
+        : { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ago(readyFor) }] },
   };
 }
 

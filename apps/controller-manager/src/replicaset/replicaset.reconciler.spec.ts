@@ -25,7 +25,13 @@ async function newNamespace(): Promise<string> {
   return name;
 }
 
-function replicaSet(namespace: string, name: string, replicas: number, extra: Partial<ReplicaSet['spec']> = {}, meta: ReplicaSet['metadata'] = {}): ReplicaSet {
+function replicaSet(
+  namespace: string,
+  name: string,
+  replicas: number,
+  extra: Partial<ReplicaSet['spec']> = {},
+  meta: ReplicaSet['metadata'] = {},
+): ReplicaSet {
   return {
     metadata: { name, namespace, ...meta },
     spec: {
@@ -125,7 +131,8 @@ describe('the ReplicaSet controller', () => {
     await eventually(async () => expect((await getRs(ns, 'scale')).status?.readyReplicas).toBe(2));
 
     await env.client.replicaSets.patch('scale', { spec: { replicas: 2 } }, 'merge', { namespace: ns });
-    await eventually(async () => expect((await podsOf(rs)).map((p) => p.metadata?.name).sort()).toEqual([longReady, newlyReady].map((p) => p.metadata?.name).sort()));
+    const keep = [longReady, newlyReady].map((p) => p.metadata?.name).sort();
+    await eventually(async () => expect((await podsOf(rs)).map((p) => p.metadata?.name).sort()).toEqual(keep));
     expect(notReady).toHaveLength(3);
 
     await env.client.replicaSets.patch('scale', { spec: { replicas: 1 } }, 'merge', { namespace: ns });
@@ -193,7 +200,9 @@ describe('the ReplicaSet controller', () => {
         name: 'foreign',
         namespace: ns,
         labels: { app: 'adopt' },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: '00000000-0000-0000-0000-000000000001', controller: true }],
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: '00000000-0000-0000-0000-000000000001', controller: true },
+        ],
       },
       spec: podSpec,
     });
@@ -241,7 +250,8 @@ describe('the ReplicaSet controller', () => {
     })();
     try {
       for (let i = 0; i < 8; i++) {
-        await env.client.replicaSets.patch('burst', { metadata: { labels: { poke: String(i) }, annotations: { poke: String(i) } } }, 'merge', { namespace: ns });
+        const poke = { metadata: { labels: { poke: String(i) }, annotations: { poke: String(i) } } };
+        await env.client.replicaSets.patch('burst', poke, 'merge', { namespace: ns });
         await new Promise((resolve) => setTimeout(resolve, 15));
       }
       await eventually(async () => expect(await podsOf(rs)).toHaveLength(30), 15_000);

@@ -99,6 +99,8 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
       pods: this.pods,
       canAdopt: () => this.recheckForAdoption(rs),
     });
+    // Counted from the same view as the active pods, before this sync deletes any.
+    const terminating = this.countTerminating ? this.terminatingPods(rs, selector).length : undefined;
 
     let failure: { error: unknown } | undefined;
     let capped = false;
@@ -111,7 +113,6 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     }
 
     const nowMs = Date.now();
-    const terminating = this.countTerminating ? this.terminatingPods(rs, selector).length : undefined;
     const status = calculateStatus(rs, pods, failure && { message: errorMessage(failure.error) }, nowMs, terminating);
     await this.writeStatus(rs, status);
     if (failure) throw failure.error;
