@@ -8,6 +8,7 @@ import { Client, loadClientConfig } from '@svc/client';
 import { PodReadinessSimulator } from '@svc/runtime/testing';
 import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { startApiServer, type RunningServer } from '../apiserver/server-processes';
+import { atConcurrency } from '../apiserver/at-concurrency';
 
 /**
  * Built-in controller figures on one machine, in one run: an API server child process and a
@@ -76,16 +77,6 @@ async function until(what: string, check: () => Promise<boolean>, intervalMs = 1
   }
 }
 
-async function atConcurrency(count: number, work: (index: number) => Promise<void>): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) await work(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  return performance.now() - started;
-}
-
 function podTemplate(image: string): Pod {
   return { metadata: { labels: { app: 'bench' } }, spec: { containers: [{ name: 'app', image }] } };
 }
@@ -138,10 +129,10 @@ export async function run(): Promise<void> {
 
     // Reference: the same number of pods created by hand at fixed concurrency, before any controller runs.
     const template = podTemplate('nginx');
-    const directCreateMs = await atConcurrency(REPLICAS, async (i) => {
+    const directCreateMs = await atConcurrency(REPLICAS, CONCURRENCY, async (i) => {
       await pods.create({ ...template, metadata: { name: `direct-${i}`, labels: { app: 'direct' } } });
     });
-    const directDeleteMs = await atConcurrency(REPLICAS, async (i) => {
+    const directDeleteMs = await atConcurrency(REPLICAS, CONCURRENCY, async (i) => {
       await pods.delete(`direct-${i}`);
     });
 

@@ -6,6 +6,7 @@ import { startNodeChild, type Child } from '../apiserver/child-processes';
 import { keepAliveAgent, sendExpecting, type HttpsTarget } from '../apiserver/https-client';
 import { startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { wallClockMs, type ChildMessage, type DoneMessage, type SyncedMessage } from './child-protocol';
+import { atConcurrency } from '../apiserver/at-concurrency';
 
 /**
  * Informer figures beside @kubernetes/client-node's informer (1.x, the line that runs on Node 20),
@@ -40,22 +41,11 @@ function configMap(index: number): string {
   });
 }
 
-/** Runs `work(i)` for i in [0, count) with `CONCURRENCY` in flight; resolves with the elapsed ms. */
-async function atConcurrency(count: number, work: (index: number) => Promise<void>): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) await work(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  return performance.now() - started;
-}
-
 async function seed(agent: Agent, target: HttpsTarget): Promise<{ ms: number; bytes: number }> {
   const namespace = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   await sendExpecting([200, 201, 409, 404], agent, target, 'POST', '/api/v1/namespaces', namespace);
   let bytes = 0;
-  const ms = await atConcurrency(OBJECTS, async (index) => {
+  const ms = await atConcurrency(OBJECTS, CONCURRENCY, async (index) => {
     const reply = await sendExpecting([201], agent, target, 'POST', COLLECTION, configMap(index));
     if (index === 0) bytes = reply.body.length;
   });
@@ -118,7 +108,7 @@ async function measureSide(side: string, script: string, server: RunningServer, 
     // The child is paused while the updates are written, so that it then works through a backlog: its
     // events/s is its own processing rate, not the rate at which the server takes writes.
     child.process.kill('SIGSTOP');
-    const writeMs = await atConcurrency(UPDATES, async (index) => {
+    const writeMs = await atConcurrency(UPDATES, CONCURRENCY, async (index) => {
       const patch = JSON.stringify({ data: { round: `${round}-${index}` } });
       await sendExpecting([200], agent, server.target, 'PATCH', `${COLLECTION}/${objectName(index)}`, patch, MERGE_PATCH);
     });
