@@ -14,14 +14,12 @@ afterAll(async () => {
 });
 
 describe('startControllers', () => {
-  it('runs the built-in controllers through the process module, with workers from the flags', async () => {
-    const running = await startControllers(env, BUILT_IN_CONTROLLERS, ['--concurrent-replicaset-syncs=3']);
+  it('runs the built-in controllers through the process module, with workers from their flags', async () => {
+    const running = await startControllers(env, BUILT_IN_CONTROLLERS, ['--concurrent-replicaset-syncs=3', '--concurrent-deployment-syncs=2']);
     try {
       expect(running.manager.isLeader()).toBe(true);
       const workers = Object.fromEntries(running.manager.getControllers().map((c) => [c.name, c.concurrency]));
-      for (const c of BUILT_IN_CONTROLLERS) {
-        for (const name of Object.keys(c.concurrency({} as never))) if (name in workers && name === 'replicaset') expect(workers[name]).toBe(3);
-      }
+      expect(workers).toMatchObject({ replicaset: 3, deployment: 2, namespace: 10, endpoints: 5 });
     } finally {
       await running.stop();
     }
