@@ -1,7 +1,6 @@
 import type { Pod, ReplicaSet } from '@svc/api';
-import { BUILTIN_RESOURCES } from '@svc/client';
-import type { KubeObject, Lister } from '@svc/informers';
-import { getControllerOf, type Predicate, type Request, type WatchOptions } from '@svc/runtime';
+import type { Lister } from '@svc/informers';
+import { getControllerOf, type Predicate, type Request } from '@svc/runtime';
 import { replicaSetSelector } from './replicaset-selector';
 
 function sameLabels(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
@@ -13,11 +12,11 @@ function sameLabels(a: Readonly<Record<string, string>> | undefined, b: Readonly
  * The pod changes that may make an orphan adoptable (Kubernetes' addPod/updatePod for orphans): a
  * new pod, or a change of labels or of controller. A deleted orphan concerns no ReplicaSet.
  */
-export const orphanPodChanged: Predicate = (event) => {
+export const orphanPodChanged: Predicate<Pod> = (event) => {
   if (event.type === 'delete') return false;
   if (event.type === 'create') return true;
-  const pod = event.object as Pod;
-  const old = event.oldObject as Pod;
+  const pod = event.object;
+  const old = event.oldObject;
   return !sameLabels(old.metadata?.labels, pod.metadata?.labels) || getControllerOf(old)?.uid !== getControllerOf(pod)?.uid;
 };
 
@@ -30,13 +29,4 @@ export function replicaSetsForOrphan(replicaSets: Lister<ReplicaSet>, pod: Pod):
     if (replicaSetSelector(rs)?.matches(pod.metadata?.labels)) requests.push({ namespace, name: rs.metadata?.name ?? '' });
   }
   return requests;
-}
-
-/** The watch that wakes the ReplicaSets that may adopt an orphan pod. */
-export function orphanPodWatch(replicaSets: Lister<ReplicaSet>): WatchOptions {
-  return {
-    resource: BUILTIN_RESOURCES.pods,
-    mapTo: (obj: KubeObject) => replicaSetsForOrphan(replicaSets, obj as Pod),
-    predicates: [orphanPodChanged],
-  };
 }

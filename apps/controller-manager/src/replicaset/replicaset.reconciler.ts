@@ -1,12 +1,13 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
+import { Inject, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister, SharedInformer } from '@svc/informers';
 import { hasStatusCause, isConflict, isNotFound, type LabelQuery } from '@svc/machinery';
-import type { ControllerManagerOptions } from '@svc/options';
 import { EventRecorder, getControllerOf, Manager, Reconciler, type MetaObject, type Reconcile, type Request, type Result } from '@svc/runtime';
 import { isPodActive, isPodTerminating } from '../common/pod-status';
+import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { claimPods } from './claim-pods';
+import { orphanPodChanged, replicaSetsForOrphan } from './orphan-pod-watch';
 import { ensurePodControllerUidIndex, orphanPodIndexKey, POD_CONTROLLER_UID_INDEX } from './pod-controller-index';
 import { podFromTemplate } from './pod-from-template';
 import { podsToDelete, type RankingOptions } from './pod-ranking';
@@ -30,19 +31,11 @@ const BURST_REQUEUE_MS = 1;
 /** Slack after `minReadySeconds` before counting availability again, so that the pod surely counts. */
 const AVAILABILITY_SLACK_MS = 50;
 
-export interface ReplicaSetReconcilerSettings {
-  /**
-   * `--feature-gates`: PodDeletionCost, LogarithmicScaleDown and DeploymentReplicaSetTerminatingReplicas
-   * (Kubernetes' defaults) are on unless set to false.
-   */
-  featureGates?: Readonly<Record<string, boolean>>;
-  burstReplicas?: number;
-}
-
-/** The settings the controller-manager flags give. */
-export function replicaSetSettings(options: Pick<ControllerManagerOptions, 'featureGates'>): ReplicaSetReconcilerSettings {
-  return { featureGates: options.featureGates };
-}
+/**
+ * The flags this controller reads: `--feature-gates`, where PodDeletionCost, LogarithmicScaleDown and
+ * DeploymentReplicaSetTerminatingReplicas (on in Kubernetes by default) are on unless set to false.
+ */
+export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, 'featureGates'>>;
 
 /**
  * Kubernetes' ReplicaSet controller: keeps `spec.replicas` active pods (not finished, not being
@@ -54,11 +47,16 @@ export function replicaSetSettings(options: Pick<ControllerManagerOptions, 'feat
  * makes the next sync of the same ReplicaSet wait until the cache shows every create, delete and
  * patch of this one (the expectations of Kubernetes' controller), so it never acts twice on a view
  * that misses its own pods.
- *
- * The orphan-pod watch needs this process's ReplicaSet cache, so {@link replicaSetReconcilerProvider}
- * adds it to the options recorded here.
  */
-@Reconciler<ReplicaSet>({ name: REPLICASET_CONTROLLER_NAME, for: BUILTIN_RESOURCES.replicaSets, owns: [BUILTIN_RESOURCES.pods] })
+@Reconciler<ReplicaSet>({
+  name: REPLICASET_CONTROLLER_NAME,
+  for: BUILTIN_RESOURCES.replicaSets,
+  owns: [BUILTIN_RESOURCES.pods],
+  // A pod without a controller wakes the ReplicaSets of its namespace that select it, to be adopted.
+  watches: [
+    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: ReplicaSetReconciler) => r.replicaSetsForOrphan(pod), predicates: [orphanPodChanged] },
+  ],
+})
 export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   private readonly replicaSets: Lister<ReplicaSet>;
   private readonly podCache: SharedInformer<Pod>;
@@ -66,10 +64,9 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   private readonly replicaSetClient: ResourceClient<ReplicaSet>;
   private readonly events: RateLimitedEvents;
   private readonly ranking: Omit<RankingOptions, 'nowMs'>;
-  private readonly burstReplicas: number;
   private readonly countTerminating: boolean;
 
-  constructor(manager: Manager, client: Client, settings: ReplicaSetReconcilerSettings = {}) {
+  constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) flags: ReplicaSetReconcilerFlags = {}) {
     this.replicaSets = manager.informerFor(BUILTIN_RESOURCES.replicaSets).lister();
     this.podCache = manager.informerFor(BUILTIN_RESOURCES.pods);
     ensurePodControllerUidIndex(this.podCache);
@@ -79,11 +76,10 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     const eventClient = new Client(client.rest, { scheme: client.scheme });
     this.events = new RateLimitedEvents(new EventRecorder(eventClient, { component: 'replicaset-controller' }));
     this.ranking = {
-      deletionCost: settings.featureGates?.PodDeletionCost !== false,
-      logarithmic: settings.featureGates?.LogarithmicScaleDown !== false,
+      deletionCost: flags.featureGates?.PodDeletionCost !== false,
+      logarithmic: flags.featureGates?.LogarithmicScaleDown !== false,
     };
-    this.burstReplicas = settings.burstReplicas ?? BURST_REPLICAS;
-    this.countTerminating = settings.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
+    this.countTerminating = flags.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
   }
 
   async reconcile({ namespace = '', name }: Request): Promise<Result> {
@@ -125,6 +121,11 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     await this.events.flush();
   }
 
+  /** The ReplicaSets that may adopt `pod`: none when it has a controller. */
+  replicaSetsForOrphan(pod: Pod): Request[] {
+    return replicaSetsForOrphan(this.replicaSets, pod);
+  }
+
   /** Active pods of the namespace this ReplicaSet controls or could adopt; pods of other controllers are not read. */
   private candidatePods(rs: ReplicaSet): Pod[] {
     const namespace = rs.metadata?.namespace ?? '';
@@ -157,13 +158,13 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   private async manageReplicas(rs: ReplicaSet, pods: readonly Pod[]): Promise<boolean> {
     const diff = pods.length - (rs.spec.replicas ?? 1);
     if (diff < 0) {
-      const count = Math.min(-diff, this.burstReplicas);
+      const count = Math.min(-diff, BURST_REPLICAS);
       const outcome = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => this.createPod(rs));
       if (outcome.error !== undefined) throw outcome.error;
       return -diff > count;
     }
     if (diff > 0) {
-      const count = Math.min(diff, this.burstReplicas);
+      const count = Math.min(diff, BURST_REPLICAS);
       const victims = podsToDelete(pods, this.relatedPods(rs, pods), count, { ...this.ranking, nowMs: Date.now() });
       const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
