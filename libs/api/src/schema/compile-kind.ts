@@ -46,6 +46,17 @@ function metadataRules(obj: ApiObject): FieldError[] {
       errors.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
     }
   }
+  if (Array.isArray(meta.ownerReferences)) {
+    const controllers = (meta.ownerReferences as unknown[]).filter(isObject).filter((r) => r.controller === true);
+    if (controllers.length > 1) {
+      const names = controllers.map((r) => `${String(r.kind)}/${String(r.name)}`);
+      errors.push({
+        type: 'FieldValueInvalid',
+        field: 'metadata.ownerReferences',
+        detail: `Only one reference can have Controller set to true. Found "true" in references for ${names[0]} and ${names[1]}`,
+      });
+    }
+  }
   return errors;
 }
 

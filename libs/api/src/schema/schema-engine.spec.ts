@@ -99,6 +99,15 @@ describe('schema engine', () => {
     expect(k.validate(big).map(fieldErrorToString)).toEqual(['metadata.annotations: Too long: must have at most 262144 bytes']);
   });
 
+  it('allows one controller owner reference at most', () => {
+    const k = compileKind(configMapDefinition);
+    const ref = (name: string, controller: boolean) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: `uid-${name}`, controller });
+    expect(k.validate({ metadata: { name: 'c', ownerReferences: [ref('a', true), ref('b', false)] } })).toEqual([]);
+    expect(k.validate({ metadata: { name: 'c', ownerReferences: [ref('a', true), ref('b', true)] } }).map(fieldErrorToString)).toEqual([
+      'metadata.ownerReferences: Invalid value: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b',
+    ]);
+  });
+
   it('drops nulls of non-nullable fields before defaulting', () => {
     const k = compileKind(deploymentDefinition);
     const d = {
