@@ -19,12 +19,15 @@ import { atConcurrency } from '../apiserver/at-concurrency';
  * - A deployment of REPLICAS: time until REPLICAS pods exist; then, with a simulated node agent
  *   marking pods ready (status writes from this process), time until the deployment is Available;
  *   then a new image and the time until the rollout is complete (every pod replaced and ready).
+ * - Many keys: SMALL deployments of one replica each, created at CONCURRENCY, and the time until every
+ *   one is Available (pods marked ready as they come).
  * - Reconciles per second of each controller in each phase, from the controller manager's metrics,
  *   and CPU seconds of both processes.
  */
 const REPLICAS = positive('CONTROLLERS_BENCH_REPLICAS', 1_000);
 const CONCURRENCY = positive('CONTROLLERS_BENCH_CONCURRENCY', 32);
 const QPS = positive('CONTROLLERS_BENCH_QPS', 1_000);
+const SMALL = positive('CONTROLLERS_BENCH_SMALL_DEPLOYMENTS', 200);
 const PHASE_TIMEOUT_MS = positive('CONTROLLERS_BENCH_TIMEOUT_SECONDS', 600) * 1000;
 const NAMESPACE = 'bench-controllers';
 const CONTROLLER_MANAGER_ENTRY = join(__dirname, '..', '..', 'apps', 'controller-manager', 'src', 'main.js');
@@ -169,13 +172,27 @@ export async function run(): Promise<void> {
       await until('rollout complete', async () => deploymentDone(await get(), 'nginx:2'), 200);
     });
 
+    const small = await measure(`${SMALL} deployments of 1 replica`, server, cm, cmPort, async () => {
+      const many = client!.deployments.inNamespace(NAMESPACE);
+      await atConcurrency(SMALL, CONCURRENCY, async (i) => {
+        await many.create({
+          metadata: { name: `small-${i}` },
+          spec: { replicas: 1, selector: { matchLabels: { app: `small-${i}` } }, template: { ...podTemplate('nginx'), metadata: { labels: { app: `small-${i}` } } } },
+        });
+      });
+      await until('small deployments available', async () => {
+        const list = await many.list();
+        return list.items.filter((d) => d.metadata?.name?.startsWith('small-') && d.status?.availableReplicas === 1).length === SMALL;
+      }, 250);
+    });
+
     const perSecond = (count: number, ms: number) => (count / ms) * 1000;
     console.log(`reference: ${REPLICAS} direct pod creates in ${(directCreateMs / 1000).toFixed(2)} s (${perSecond(REPLICAS, directCreateMs).toFixed(0)}/s), deletes in ${(directDeleteMs / 1000).toFixed(2)} s`);
     console.log(`pods present after the first phase: ${podCount}`);
     console.log('phase                          seconds  pods/s  vs direct  reconciles/s (per controller)                 CPU s (cm / server)');
-    for (const phase of [toPods, toAvailable, rollout]) {
-      const podsPerSecond = phase === toAvailable ? '' : perSecond(phase === rollout ? REPLICAS * 2 : REPLICAS, phase.ms).toFixed(0);
-      const reference = phase === toPods ? directCreateMs : phase === rollout ? directCreateMs + directDeleteMs : undefined;
+    for (const phase of [toPods, toAvailable, rollout, small]) {
+      const podsPerSecond = phase === toAvailable ? '' : perSecond(phase === rollout ? REPLICAS * 2 : phase === small ? SMALL : REPLICAS, phase.ms).toFixed(0);
+      const reference = phase === toPods ? directCreateMs : phase === rollout ? directCreateMs + directDeleteMs : phase === small ? (directCreateMs * SMALL) / REPLICAS : undefined;
       const ratio = reference === undefined ? '' : `${(reference / phase.ms).toFixed(2)}x`;
       const reconciles = [...phase.reconciles].map(([k, v]) => `${k} ${perSecond(v, phase.ms).toFixed(1)}`).join(', ');
       console.log(
@@ -183,7 +200,7 @@ export async function run(): Promise<void> {
       );
     }
     console.log(`simulated node agent status writes: ${simulator.written}`);
-    console.log('pods/s of the rollout counts creates and deletes; "vs direct" is the reference time over the phase time (1.00x = as fast as creating the pods by hand).');
+    console.log('pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).');
   } finally {
     await simulator?.stop();
     client?.close();
