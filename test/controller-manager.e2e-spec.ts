@@ -212,6 +212,63 @@ describe('deployments through kubectl', () => {
   });
 });
 
+describe('cascading deletion through kubectl', () => {
+  it('--cascade=orphan keeps the pods of a deleted ReplicaSet, without the owner reference', async () => {
+    const ns = await namespace('orphan');
+    await readyDeployment(ns, 'web', 2);
+    const [rs] = await replicaSets(ns);
+    // The deployment would put the ReplicaSet back: orphan the ReplicaSet from it first, then orphan its pods.
+    await kubectl('delete', 'deployment', 'web', '--cascade=orphan', '-n', ns);
+    await eventually(async () => expect((await replicaSets(ns))[0].metadata?.ownerReferences ?? []).toEqual([]), 20_000);
+    await kubectl('delete', 'replicaset', rs.metadata!.name!, '--cascade=orphan', '-n', ns);
+    await eventually(async () => {
+      expect(await replicaSets(ns)).toEqual([]);
+      const left = await pods(ns);
+      expect(left).toHaveLength(2);
+      for (const pod of left) expect(pod.metadata?.ownerReferences ?? []).toEqual([]);
+    }, 20_000);
+  });
+
+  it('--cascade=foreground: the deployment is gone only once its ReplicaSets and pods are', async () => {
+    const ns = await namespace('foreground');
+    await readyDeployment(ns, 'web', 3);
+    // kubectl waits until the deployment is gone, which the foreground finalizer holds back until its dependents are.
+    await kubectl('delete', 'deployment', 'web', '--cascade=foreground', '-n', ns, '--timeout=60s');
+    expect(await replicaSets(ns)).toEqual([]);
+    expect(await pods(ns)).toEqual([]);
+  });
+});
+
+describe('rollout commands', () => {
+  it('rollout pause holds a template change back, resume rolls it out, restart replaces every pod', async () => {
+    const ns = await namespace('pause');
+    await readyDeployment(ns, 'web', 2);
+    await kubectl('rollout', 'pause', 'deployment/web', '-n', ns);
+    await kubectl('set', 'image', 'deployment/web', 'nginx=nginx:1.27', '-n', ns);
+    await eventually(async () => {
+      const d = await client.deployments.get('web', { namespace: ns });
+      expect(d.status?.observedGeneration).toBe(d.metadata?.generation);
+      expect(d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason).toBe('DeploymentPaused');
+    }, 20_000);
+    expect(await replicaSets(ns)).toHaveLength(1);
+    expect((await pods(ns)).every((p) => p.spec.containers[0].image === 'nginx')).toBe(true);
+
+    await kubectl('rollout', 'resume', 'deployment/web', '-n', ns);
+    await kubectl('rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s');
+    await eventually(async () => expect((await pods(ns)).map((p) => p.spec.containers[0].image)).toEqual(['nginx:1.27', 'nginx:1.27']), 20_000);
+
+    const before = new Set((await pods(ns)).map((p) => p.metadata!.uid));
+    await kubectl('rollout', 'restart', 'deployment/web', '-n', ns);
+    await kubectl('rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s');
+    await eventually(async () => {
+      const now = await pods(ns);
+      expect(now).toHaveLength(2);
+      expect(now.filter((p) => before.has(p.metadata!.uid))).toEqual([]);
+    }, 20_000);
+    expect(await replicaSets(ns)).toHaveLength(3);
+  });
+});
+
 describe('endpoints through kubectl expose', () => {
   it('lists the ready pods as addresses and moves a pod that stops being ready to notReadyAddresses', async () => {
     const ns = await namespace('endpoints');
