@@ -267,3 +267,38 @@ describe('the endpoints controller', () => {
     }, 30_000);
   }, 60_000);
 });
+
+describe('the endpoints controller with --endpoint-updates-batch-period', () => {
+  it('folds the pod changes of one period into one update of the Endpoints', async () => {
+    await running.stop();
+    running = await startControllers(env, [endpointsController], ['--endpoint-updates-batch-period=1s']);
+    const ns = await freshNamespace();
+    await createService(ns, 'web', { selector: { app: 'web' }, ports: [{ port: 80 }] });
+    for (const name of ['a', 'b', 'c']) await createPod(ns, name);
+    const initial = await eventually(async () => {
+      const ep = await endpointsOf(ns, 'web');
+      expect(ep).toBeDefined();
+      return ep!;
+    });
+    const watch = await env.client.endpoints.watch({ namespace: ns, resourceVersion: initial.metadata!.resourceVersion });
+    const updates: Array<{ at: number; ready: number }> = [];
+    const following = (async () => {
+      for await (const event of watch) {
+        if (event.type === 'MODIFIED') updates.push({ at: performance.now(), ready: (event.object.subsets ?? []).flatMap((s) => s.addresses ?? []).length });
+      }
+    })();
+    try {
+      const started = performance.now();
+      await setStatus(ns, 'a', '10.1.0.1', true);
+      await setStatus(ns, 'b', '10.1.0.2', true);
+      await setStatus(ns, 'c', '10.1.0.3', true);
+      await eventually(() => expect(updates.at(-1)?.ready).toBe(3), 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(updates).toHaveLength(1);
+      expect(updates[0].at - started).toBeGreaterThanOrEqual(900);
+    } finally {
+      watch.stop();
+      await following.catch(() => undefined);
+    }
+  });
+});

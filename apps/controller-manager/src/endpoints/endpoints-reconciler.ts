@@ -1,3 +1,4 @@
+import { Inject } from '@nestjs/common';
 import type { Endpoints, Pod, Service } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
@@ -13,6 +14,7 @@ import {
 import { desiredSubsets, isHeadless, subsetsEqual, truncateSubsets } from './endpoint-subsets';
 import { PodEndpointsChanged } from './pod-endpoint-changes';
 import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME_ANNOTATION, TriggerTimeTracker } from './trigger-time-tracker';
+import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 
 /** The label Kubernetes puts on the Endpoints of a headless service (kube-proxy skips them). */
 export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
@@ -56,7 +58,13 @@ function errorMessage(error: unknown): string {
   // maps both objects of an update); Endpoints are not owned (no ownerReference), so a change of
   // one wakes the service of the same name.
   watches: [
-    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: EndpointsReconciler) => r.servicesSelecting(pod), predicates: [PodEndpointsChanged] },
+    {
+      resource: BUILTIN_RESOURCES.pods,
+      mapTo: (pod: Pod, r: EndpointsReconciler) => r.servicesSelecting(pod),
+      predicates: [PodEndpointsChanged],
+      // --endpoint-updates-batch-period: pod changes within it make one update of the Endpoints.
+      delay: (r: EndpointsReconciler) => r.batchPeriodMs,
+    },
     { resource: BUILTIN_RESOURCES.endpoints, mapTo: (endpoints: Endpoints, r: EndpointsReconciler) => r.serviceOfEndpoints(endpoints) },
   ],
 })
@@ -70,7 +78,11 @@ export class EndpointsReconciler implements Reconcile {
   /** Endpoints created before this (s since epoch) and without a service are leftovers of services deleted while we were away. */
   private readonly startedAtSeconds = Math.floor(Date.now() / 1000);
 
-  constructor(manager: Manager, client: Client) {
+  /** `--endpoint-updates-batch-period` in ms (0: every pod change is handled at once). */
+  readonly batchPeriodMs: number;
+
+  constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions) {
+    this.batchPeriodMs = options.endpointUpdatesBatchPeriod ?? 0;
     this.services = manager.informerFor(BUILTIN_RESOURCES.services).lister();
     // The pod cache is indexed by namespace: a service reads the pods of its namespace only.
     this.pods = manager.informerFor(BUILTIN_RESOURCES.pods).lister();

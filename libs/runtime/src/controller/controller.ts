@@ -45,6 +45,8 @@ interface Source {
   informer: SharedInformer<KubeObject>;
   toRequests: (obj: KubeObject) => Request[];
   predicates?: readonly Predicate[];
+  /** Wait this long (ms) before the requests are enqueued; 0 or absent: at once. */
+  delayMs?: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export class Controller {
         informer: this.informerFor(mapped.resource),
         toRequests: (obj) => mapped.mapTo(obj, reconciler),
         predicates: mapped.predicates,
+        delayMs: mapped.delay?.(reconciler),
       });
     }
   }
@@ -142,7 +145,11 @@ export class Controller {
     for (const source of this.sources) {
       const enqueue = (event: PredicateEvent, obj: KubeObject) => {
         if (!passesAll(source.predicates, event)) return;
-        for (const request of source.toRequests(obj)) queue.add(requestKey(request));
+        for (const request of source.toRequests(obj)) {
+          // A delayed key already waiting keeps its earlier time, so changes within the period make one reconcile.
+          if (source.delayMs) queue.addAfter(requestKey(request), source.delayMs);
+          else queue.add(requestKey(request));
+        }
       };
       this.registrations.push(
         source.informer.addEventHandler({

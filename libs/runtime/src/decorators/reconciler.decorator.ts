@@ -15,6 +15,12 @@ export interface WatchOptions<T = KubeObject, R = Reconcile> {
    */
   mapTo(object: T, reconciler: R): Request[];
   predicates?: Array<Predicate<T>>;
+  /**
+   * How long (ms) a change of this resource waits before its requests are enqueued, read once from
+   * the reconciler when its controller is made (a flag such as `--endpoint-updates-batch-period`):
+   * the changes that arrive meanwhile make one reconcile. None by default.
+   */
+  delay?(reconciler: R): number;
 }
 
 export interface ReconcilerOptions<T = KubeObject> {
