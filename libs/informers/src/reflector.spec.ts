@@ -180,6 +180,38 @@ describe('Reflector', () => {
     },
   );
 
+  it('relists right after a 410, whatever backoff the outage before it built up', async () => {
+    const { server, store, make } = setup({ backoff: { initialMs: 20, maxMs: 2_000 } });
+    for (const name of ['a', 'b']) server.create(pod('ns', name));
+    const lw = server.listerWatcher();
+    const calls: Array<{ call: 'list' | 'watch'; at: number }> = [];
+    const timed: ListerWatcher<TestPod> = {
+      list: (options) => {
+        calls.push({ call: 'list', at: performance.now() });
+        return lw.list(options);
+      },
+      watch: (options) => {
+        calls.push({ call: 'watch', at: performance.now() });
+        return lw.watch(options);
+      },
+    };
+    started(make(timed));
+    await eventually(() => expect(server.openWatches).toBe(1));
+
+    server.setDown(true);
+    // Long enough for the delays to grow past a second.
+    await eventually(() => expect(calls.filter((c) => c.call === 'watch').length).toBeGreaterThanOrEqual(8), 10_000);
+    server.update(pod('ns', 'a', { spec: { image: 'v2' } }));
+    server.compact();
+    server.setDown(false);
+
+    await cacheEqualsServer(store, server);
+    const relist = calls.findLastIndex((c) => c.call === 'list');
+    const gone = calls[relist - 1];
+    expect(gone.call).toBe('watch');
+    expect(calls[relist].at - gone.at).toBeLessThan(500);
+  });
+
   it('lists again in one request when a continue token expires mid-list', async () => {
     const { server, store } = setup();
     for (const name of ['a', 'b', 'c', 'd', 'e']) server.create(pod('ns', name));

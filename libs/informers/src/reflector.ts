@@ -91,7 +91,8 @@ const ignore = (): void => undefined;
  *   page's version. An expired continue token restarts the list in one request.
  * - A failed watch (connection refused or reset, 5xx) is retried from the last version after a
  *   jittered exponential backoff; only a 410 (version compacted away) leads to a relist, so an API
- *   server restart costs a watch per reflector, not a list.
+ *   server restart costs a watch per reflector, not a list. A 410 or a successful list starts the
+ *   backoff over: the server is back, so the relist comes after the first jittered delay.
  * - A watch that stays silent past the liveness timeout is treated as dead: relist at once.
  * - A relist replaces the store and tells the listener the difference: adds, updates of objects
  *   whose resourceVersion changed, and deletes (final state unknown) of objects that vanished.
@@ -186,6 +187,7 @@ export class Reflector<T extends KubeObject> {
         if (needList) {
           await this.listAndReplace();
           needList = false;
+          this.backoff.reset();
         }
         const outcome = await this.watchOnce();
         if (outcome === 'stalled') {
@@ -201,6 +203,9 @@ export class Reflector<T extends KubeObject> {
         if (isExpiredOrGone(err)) {
           this.logger.info(`${this.name}: resourceVersion ${this.lastResourceVersion} is gone; relisting`);
           needList = true;
+          // The server answered: whatever backoff an outage built up, relist after the first,
+          // jittered delay (the jitter still spreads the relists of many reflectors).
+          this.backoff.reset();
         } else {
           this.logger.warn(`${this.name}: ${needList ? 'list' : 'watch'} failed; retrying`, err);
         }
