@@ -30,6 +30,24 @@ describe('Manager start', () => {
     expect(manager.getControllers()[0].running).toBe(false);
   });
 
+  it('stays ready while a reconciler added at run time waits for its cache', async () => {
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, http: { port: 0 }, informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } } });
+    await manager.start();
+    try {
+      expect((await fetch(`http://127.0.0.1:${manager.port}/readyz`)).status).toBe(200);
+      @Reconciler({ for: { group: 'example.com', version: 'v1', resource: 'gadgets', namespaced: true, kind: 'Gadget' } })
+      class Gadgets implements Reconcile {
+        reconcile(): void {}
+      }
+      manager.add(new Gadgets());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(manager.informers.health().find((h) => h.key.includes('gadgets'))?.synced).toBe(false);
+      expect((await fetch(`http://127.0.0.1:${manager.port}/readyz`)).status).toBe(200);
+    } finally {
+      await manager.stop();
+    }
+  });
+
   it('refuses classes without @Reconciler and reconcilers added to a stopped manager', async () => {
     const manager = new Manager({ clientConfig: env.clientConfig, logger: silent });
     class Plain implements Reconcile {

@@ -57,6 +57,8 @@ export class Manager {
   private leading = false;
   private leadership: Promise<void> = Promise.resolve();
   private httpPort: number | undefined;
+  /** Informers that existed when start began: until they have synced, the process is not ready. */
+  private startedInformers = new Set<string>();
 
   constructor(private readonly options: ManagerOptions) {
     this.registry = options.registry ?? new Registry();
@@ -101,11 +103,18 @@ export class Manager {
     });
     this.controllers.push(controller);
     if (this.state === 'started') {
+      // The wait for its caches stays outside the leadership chain: a slow or failing sync must
+      // never delay stopping on a lost lease, nor a stop of the manager.
       const syncTimeout = this.options.cacheSyncTimeoutMs ?? 60_000;
-      this.leadership = this.leadership.then(async () => {
-        const synced = await Promise.all(controller.informers().map((i) => i.whenSynced(syncTimeout)));
-        if (!synced.every(Boolean)) this.logger.error(`caches of ${name} did not sync; it does not run`);
-        else if (this.leading && this.controllers.includes(controller)) controller.start();
+      void Promise.all(controller.informers().map((i) => i.whenSynced(syncTimeout))).then((synced) => {
+        if (this.state !== 'started' || !this.controllers.includes(controller)) return;
+        if (!synced.every(Boolean)) {
+          this.logger.error(`caches of ${name} did not sync; it does not run`);
+          return;
+        }
+        this.leadership = this.leadership.then(() => {
+          if (this.leading && this.state === 'started' && this.controllers.includes(controller)) controller.start();
+        });
       });
     }
     return controller;
@@ -173,6 +182,7 @@ export class Manager {
       this.httpPort = await this.health.start();
     }
     this.informers.start();
+    this.startedInformers = new Set(this.informers.keys());
     const synced = await this.informers.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 60_000);
     const unsynced = Object.entries(synced).filter(([, ok]) => !ok).map(([key]) => key);
     if (unsynced.length > 0) {
@@ -228,7 +238,10 @@ export class Manager {
   }
 
   private informerProblem(): string | undefined {
-    const bad = this.informers.health().filter((h) => !h.synced || !h.healthy);
+    // An informer added while running (a reconciler added later, a new custom resource type)
+    // makes the process unready only once it has synced and then failed: its first sync is the
+    // business of whatever added it, not a reason to take the whole process out of rotation.
+    const bad = this.informers.health().filter((h) => (h.synced ? !h.healthy : this.startedInformers.has(h.key)));
     if (bad.length === 0) return undefined;
     return bad.map((h) => `${h.key}: ${h.synced ? 'watch unhealthy' : 'not synced'}${h.lastError ? ` (${h.lastError.message})` : ''}`).join('; ');
   }
