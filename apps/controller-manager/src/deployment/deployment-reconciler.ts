@@ -151,9 +151,10 @@ export class DeploymentReconciler implements Reconcile {
     try {
       return await this.syncDeployment(structuredClone(cached) as Deployment);
     } catch (error) {
-      // A write raced another writer of the Deployment: its change is on the way to the cache and
-      // wakes this Deployment again; the retry reads it.
-      if (error instanceof RequeueSoon || isConflict(error)) return { requeue: true };
+      // A write raced another writer of the Deployment, or an object it wrote to went away
+      // (the Deployment itself being deleted): the change is on its way to the cache and the
+      // retry reads it, quietly.
+      if (error instanceof RequeueSoon || isConflict(error) || isNotFound(error)) return { requeue: true };
       throw error;
     }
   }

@@ -242,9 +242,14 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     try {
       await this.replicaSetClient.updateStatus({ ...rs, status: desired }, { namespace });
     } catch (error) {
+      // Gone meanwhile (deleted with its owner): its deletion is on its way to the cache.
+      if (isNotFound(error)) return;
       if (!isConflict(error)) throw error;
-      const fresh = await this.replicaSetClient.get(rs.metadata?.name ?? '', { namespace });
-      await this.replicaSetClient.updateStatus({ ...fresh, status: desired }, { namespace });
+      const fresh = await this.replicaSetClient.get(rs.metadata?.name ?? '', { namespace }).catch((e: unknown) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
+      if (fresh) await this.replicaSetClient.updateStatus({ ...fresh, status: desired }, { namespace });
     }
   }
 }
