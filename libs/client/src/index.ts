@@ -9,7 +9,7 @@ export { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
 export { Watch, toWatchEvent, type WatchEvent, type WatchEventType } from './watch';
 export * from './request-params';
 export * from './resource-info';
-export { ResourceClient, PATCH_CONTENT_TYPES, DEFAULT_PAGE_SIZE, type ObjectLike } from './resource-client';
+export { ResourceClient, PATCH_CONTENT_TYPES, DEFAULT_PAGE_SIZE, type ObjectLike, type PartialObjectMetadata } from './resource-client';
 export * from './builtin-resources';
 export { Client, type ClientOptions, type BuiltinClients } from './client';
 export { discoverServedResources, type ServedResource } from './discovery';

@@ -1,4 +1,4 @@
-import { SCALE_API_VERSION, type ApiObject, type List, type Scale } from '@svc/api';
+import { SCALE_API_VERSION, type ApiObject, type List, type ObjectMeta, type Scale } from '@svc/api';
 import { isResourceExpired, newBadRequest, type Status } from '@svc/machinery';
 import type { QueryValue, RestClient } from './rest-client';
 import type {
@@ -34,6 +34,17 @@ export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 
 /** The page size `listAll` uses when the caller gives none (client-go's pager default). */
 export const DEFAULT_PAGE_SIZE = 500;
+
+/** An object as a metadata-only read returns it. */
+export interface PartialObjectMetadata {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+// Kubernetes' group name for the views, which this server answers as well as its own.
+const METADATA_OBJECT_MEDIA_TYPE = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+const METADATA_LIST_MEDIA_TYPE = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 function writeQuery(p: WriteParams): Record<string, QueryValue> {
   return { dryRun: p.dryRun ? 'All' : undefined, fieldManager: p.fieldManager, fieldValidation: p.fieldValidation };
@@ -76,11 +87,22 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     readonly info: ResourceInfo,
     /** The namespace of a client made by `inNamespace`. */
     readonly namespace?: string,
+    /** Set on a client made by `metadataOnly`: reads answer with metadata only. */
+    private readonly metadataView = false,
   ) {}
 
   /** A client whose calls default to `namespace`. */
   inNamespace(namespace: string): ResourceClient<T> {
-    return new ResourceClient<T>(this.rest, this.info, namespace);
+    return new ResourceClient<T>(this.rest, this.info, namespace, this.metadataView);
+  }
+
+  /**
+   * The same resource read as metadata only (`as=PartialObjectMetadata`, and `...List` for lists):
+   * get, list and watch carry `apiVersion`, `kind` and `metadata` of each object and nothing else,
+   * as Kubernetes' metadata client reads them (a cache of owners and finalizers without the bodies).
+   */
+  metadataOnly(): ResourceClient<PartialObjectMetadata> {
+    return new ResourceClient<PartialObjectMetadata>(this.rest, this.info, this.namespace, true);
   }
 
   get apiVersion(): string {
@@ -93,6 +115,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: this.itemPath(name, params.namespace, 'get'),
       query: { resourceVersion: params.resourceVersion },
       signal: params.signal,
+      accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : undefined,
     });
   }
 
@@ -103,6 +126,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: collectionPath(this.info, params.namespace ?? this.namespace),
       query: listQuery(params),
       signal: params.signal,
+      accept: this.metadataView ? METADATA_LIST_MEDIA_TYPE : undefined,
     });
     list.items ??= [];
     list.metadata ??= {};
@@ -166,6 +190,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
           sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
         },
         signal: controller.signal,
+        accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : undefined,
       });
       response.once('close', () => params.signal?.removeEventListener('abort', onAbort));
       return new Watch<T>(response, namespace ? `${this.info.resource} in ${namespace}` : this.info.resource, controller.signal);

@@ -20,6 +20,8 @@ export interface RestRequest {
   body?: unknown;
   /** Content type of the body; JSON by default. */
   contentType?: string;
+  /** The answer's media type; `application/json` by default (a JSON view such as `;as=PartialObjectMetadata`). */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -157,7 +159,7 @@ export class RestClient {
   }
 
   private async headers(req: RestRequest, payload: string | undefined): Promise<OutgoingHttpHeaders> {
-    const headers: OutgoingHttpHeaders = { Accept: JSON_MEDIA_TYPE, 'User-Agent': this.config.userAgent };
+    const headers: OutgoingHttpHeaders = { Accept: req.accept ?? JSON_MEDIA_TYPE, 'User-Agent': this.config.userAgent };
     if (payload !== undefined) {
       headers['Content-Type'] = req.contentType ?? JSON_MEDIA_TYPE;
       headers['Content-Length'] = Buffer.byteLength(payload);

@@ -69,6 +69,9 @@ describe('the garbage collector', () => {
     expect(names).not.toContain('garbagecollector-events');
     const monitor = running.manager.getControllers().find((c) => c.name === 'garbagecollector-configmaps');
     expect(monitor?.concurrency).toBe(4);
+    // No other controller runs here, so every type is cached as metadata only.
+    expect(running.manager.informers.keys()).toEqual(expect.arrayContaining(['v1/configmaps#metadata', 'v1/secrets#metadata', 'v1/pods#metadata']));
+    expect(running.manager.informers.keys()).not.toContain('v1/configmaps');
   });
 
   it('deletes the dependents of a deleted owner in the background, whatever their kinds', async () => {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { ApiObject } from '@svc/api';
 import { Client, type ServedResource } from '@svc/client';
 import type { ResourceEventHandlerRegistration } from '@svc/informers';
-import { EventRecorder, Manager, resourceId } from '@svc/runtime';
+import { EventRecorder, Manager, metadataOnly, resourceId, type ResourceRef } from '@svc/runtime';
 import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { deletableResources, groupVersionOf } from './deletable-resources';
 import { DependencyGraph } from './dependency-graph';
@@ -121,15 +121,18 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
 
   private startMonitor(id: string, resource: ServedResource): void {
     if (this.stopped) return;
-    const informer = this.manager.informerFor<ApiObject>(resource);
+    // Metadata is all the collector reads, so it caches only that (as Kubernetes' does), unless
+    // another controller already caches the resource in full: then it shares that cache and watch.
+    const ref: ResourceRef = this.manager.informers.get(id) ? resource : metadataOnly(resource);
+    const informer = this.manager.informerFor<ApiObject>(ref);
     this.graph.watch(id, resource, informer);
     try {
       this.manager.add(this.reconciler, {
         name: monitorName(resource),
-        for: resource,
+        for: ref,
         // Requests come from the watch below and name objects by uid, not by namespace/name.
         predicates: [() => false],
-        watches: [{ resource, mapTo: (obj) => this.graph.wakeups(resource, obj as ApiObject).map((uid) => ({ name: uid })) }],
+        watches: [{ resource: ref, mapTo: (obj) => this.graph.wakeups(resource, obj as ApiObject).map((uid) => ({ name: uid })) }],
         concurrency: this.workers,
       });
     } catch (error) {

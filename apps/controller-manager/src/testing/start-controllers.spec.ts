@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
 import { BUILT_IN_CONTROLLERS } from '../built-in-controllers';
 import { startControllers } from './start-controllers';
 
@@ -20,6 +20,12 @@ describe('startControllers', () => {
       expect(running.manager.isLeader()).toBe(true);
       const workers = Object.fromEntries(running.manager.getControllers().map((c) => [c.name, c.concurrency]));
       expect(workers).toMatchObject({ replicaset: 3, deployment: 2, namespace: 10, endpoints: 5 });
+      // One watch per resource: the garbage collector shares the full caches the other controllers
+      // keep, and keeps metadata only of the rest.
+      await eventually(() => expect(running.manager.informers.keys()).toContain('v1/configmaps#metadata'));
+      const keys = running.manager.informers.keys();
+      expect(keys).toEqual(expect.arrayContaining(['v1/pods', 'apps/v1/replicasets', 'apps/v1/deployments', 'v1/services', 'v1/endpoints', 'v1/namespaces']));
+      expect(new Set(keys.map((k) => k.replace('#metadata', ''))).size).toBe(keys.length);
     } finally {
       await running.stop();
     }

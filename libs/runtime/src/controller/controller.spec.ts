@@ -7,6 +7,7 @@ import { Reconciler } from '../decorators/reconciler.decorator';
 import { createManager } from '../manager/create-manager';
 import { Manager } from '../manager/manager';
 import { GenerationChanged } from '../reconcile/predicates';
+import { metadataOnly } from '../reconcile/resource-ref';
 import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request, Result } from '../reconcile/request';
 import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
@@ -262,6 +263,25 @@ describe('Controller against a real API server', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await env.client.secrets.list({ namespace: space })).items).toHaveLength(1);
     expect(maxSeen).toBeLessThanOrEqual(3);
+  });
+
+  it('caches a metadataOnly resource without its bodies, in an informer apart from the full one', async () => {
+    const space = await namespace();
+    const seen: Array<Record<string, unknown>> = [];
+    let manager: Manager | undefined;
+    @Reconciler({ for: metadataOnly(BUILTIN_RESOURCES.configMaps), namespace: space })
+    class Names implements Reconcile {
+      reconcile(request: Request): void {
+        const cached = manager!.informerFor(metadataOnly(BUILTIN_RESOURCES.configMaps), space).lister().namespace(space).get(request.name);
+        if (cached) seen.push(cached as Record<string, unknown>);
+      }
+    }
+    manager = await run([Names]);
+    await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'm', labels: { a: 'b' } }, data: { secret: 'body' } });
+    await eventually(() => expect(seen).toHaveLength(1));
+    expect(seen[0]).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'm', namespace: space, labels: { a: 'b' } } });
+    expect(seen[0]).not.toHaveProperty('data');
+    expect(manager.informers.keys()).toEqual([`v1/configmaps#metadata namespace=${space}`]);
   });
 
   it('remembers the resourceVersion of each write made through the manager client', async () => {

@@ -1,10 +1,11 @@
 import type { Client } from '@svc/client';
 import { listerWatcherFor, type KubeObject, type ListWatchClient, type SharedInformer, type SharedInformerFactory } from '@svc/informers';
-import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
+import { isMetadataOnly, resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 
 /**
  * The factory's informer of `ref` (one namespace, or all; a cluster-scoped kind ignores it), keyed
- * by `resourceId` so that every reconciler and reader of the same resource shares it.
+ * by `resourceId` so that every reconciler and reader of the same resource shares it; a
+ * {@link metadataOnly} reference has an informer of its own, keyed `<resourceId>#metadata`.
  */
 export function informerForResource<T extends KubeObject = KubeObject>(
   factory: SharedInformerFactory,
@@ -14,7 +15,9 @@ export function informerForResource<T extends KubeObject = KubeObject>(
 ): SharedInformer<T> {
   const info = resolveResource(ref, client.scheme);
   const ns = info.namespaced ? namespace || undefined : undefined;
-  return factory.informerFor<T>({ resource: resourceId(info), namespace: ns }, () =>
-    listerWatcherFor(client.dynamic(info) as unknown as ListWatchClient<T>, { namespace: ns }),
-  );
+  const metadata = isMetadataOnly(ref);
+  return factory.informerFor<T>({ resource: metadata ? `${resourceId(info)}#metadata` : resourceId(info), namespace: ns }, () => {
+    const reader = metadata ? client.dynamic(info).metadataOnly() : client.dynamic(info);
+    return listerWatcherFor(reader as unknown as ListWatchClient<T>, { namespace: ns });
+  });
 }
