@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -104,6 +104,16 @@ async function measure(name: string, server: RunningServer, cm: Child, cmPort: n
   return { name, ms, reconciles, cmCpuMs: (cpu1[0] - cpu0[0]) / 1000, serverCpuMs: (cpu1[1] - cpu0[1]) / 1000 };
 }
 
+/** VmRSS of a process in MiB, from /proc; '?' where /proc is not available. */
+function residentMiB(pid: number): string {
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? (Number(kib) / 1024).toFixed(0) : '?';
+  } catch {
+    return '?';
+  }
+}
+
 function deploymentDone(d: Deployment | undefined, image: string): boolean {
   const s = d?.status;
   return (
@@ -200,6 +210,7 @@ export async function run(): Promise<void> {
       );
     }
     console.log(`simulated node agent status writes: ${simulator.written}`);
+    console.log(`controller manager resident memory at the end: ${residentMiB(cm.pid)} MiB (${REPLICAS + SMALL} pods, ${SMALL + 1} deployments cached)`);
     console.log('pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).');
   } finally {
     await simulator?.stop();
