@@ -52,7 +52,7 @@ describe('prepareForUpdate and generation', () => {
     const next: ApiObject = { metadata: { name: 'd', labels: { a: 'b' } }, spec: { replicas: 1 } };
     prepareForUpdate(deployments, next, stored);
     expect(next.metadata?.generation).toBe(3);
-    const status = statusUpdateOf({ metadata: { resourceVersion: '10' }, spec: { replicas: 99 }, status: { replicas: 7 } }, stored);
+    const status = statusUpdateOf(deployments, { metadata: { resourceVersion: '10' }, spec: { replicas: 99 }, status: { replicas: 7 } }, stored);
     bumpGeneration(deployments, status, stored);
     expect(status).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 7 }, metadata: { generation: 3 } });
   });
@@ -61,6 +61,36 @@ describe('prepareForUpdate and generation', () => {
     const next: ApiObject = { metadata: { name: 'c', generation: 5 }, data: { a: '2' } };
     prepareForUpdate(kind('configmaps'), next, { metadata: { name: 'c' }, data: { a: '1' } });
     expect(next.metadata?.generation).toBeUndefined();
+  });
+});
+
+describe('statusUpdateOf', () => {
+  const stored = (extra: Record<string, unknown> = {}): ApiObject => ({
+    metadata: { name: 'x', uid: 'u', labels: { app: 'old' }, annotations: { note: 'old' }, ownerReferences: [], ...extra },
+    spec: { replicas: 1 },
+    status: { replicas: 0 },
+  });
+  const incoming: ApiObject = {
+    metadata: { name: 'x', uid: 'other', labels: { app: 'new' }, annotations: { note: 'new' } },
+    spec: { replicas: 5 },
+    status: { replicas: 3 },
+  };
+
+  it("takes a built-in kind's status, labels and annotations from the request and keeps the rest", () => {
+    const next = statusUpdateOf(kind('replicasets', 'apps'), incoming, stored());
+    expect(next).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 3 }, metadata: { uid: 'u', labels: { app: 'new' }, annotations: { note: 'new' } } });
+  });
+
+  it("keeps a Deployment's labels, as Kubernetes does, but takes its annotations", () => {
+    const next = statusUpdateOf(kind('deployments', 'apps'), incoming, stored());
+    expect(next.metadata).toMatchObject({ labels: { app: 'old' }, annotations: { note: 'new' } });
+  });
+
+  it('changes only the status of a custom resource', () => {
+    const crdKind = { ...kind('configmaps'), source: { type: 'crd', name: 'widgets.example.com' } } as KindDefinition;
+    const next = statusUpdateOf(crdKind, incoming, stored());
+    expect(next.metadata).toMatchObject({ labels: { app: 'old' }, annotations: { note: 'old' } });
+    expect(next.status).toEqual({ replicas: 3 });
   });
 });
 

@@ -118,13 +118,31 @@ export function prepareForUpdate(def: KindDefinition, obj: ApiObject, current: A
 }
 
 /**
- * The object a write to the `status` subresource leaves: the stored object with the new status.
- * Everything else, labels and annotations included, stays as stored (Kubernetes' status strategy).
+ * The metadata a write to the `status` subresource may change, as Kubernetes' status strategies
+ * allow it: a built-in kind's labels and annotations (a Deployment's annotations only: its labels
+ * stay, as in Kubernetes, where its controller writes the revision annotations with its status);
+ * nothing of a custom resource, whose status writes change only `status`.
  */
-export function statusUpdateOf(incoming: ApiObject, current: ApiObject): ApiObject {
+function statusWritableMetadata(def: KindDefinition): ReadonlyArray<'labels' | 'annotations'> {
+  if (def.source.type === 'crd') return [];
+  if (def.group === 'apps' && def.kind === 'Deployment') return ['annotations'];
+  return ['labels', 'annotations'];
+}
+
+/**
+ * The object a write to the `status` subresource leaves: the stored object with the new status
+ * and, where the kind allows it, the request's labels and annotations; spec and everything else
+ * stay as stored.
+ */
+export function statusUpdateOf(def: KindDefinition, incoming: ApiObject, current: ApiObject): ApiObject {
   const next: ApiObject = { ...current, metadata: { ...current.metadata } };
   if (incoming.status === undefined) delete next.status;
   else next.status = incoming.status;
+  for (const field of statusWritableMetadata(def)) {
+    const value = incoming.metadata?.[field];
+    if (value === undefined) delete next.metadata![field];
+    else next.metadata![field] = value;
+  }
   const rv = incoming.metadata?.resourceVersion;
   if (rv !== undefined) next.metadata!.resourceVersion = rv;
   else delete next.metadata!.resourceVersion;

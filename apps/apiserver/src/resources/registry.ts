@@ -479,7 +479,7 @@ export class ResourceRegistry {
     let next: ApiObject;
     switch (w.subresource) {
       case 'status':
-        next = statusUpdateOf(incoming, current);
+        next = statusUpdateOf(this.definition, incoming, current);
         bumpGeneration(this.definition, next, current);
         break;
       case 'finalize':
