@@ -428,6 +428,12 @@ describe('built-in kinds', () => {
     expect(check(podDefinition, { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'a', image: 'b' }] } }).errors).toEqual([]);
   });
 
+  it('holds a pod template to the annotation size limit its pods would have to pass', () => {
+    const d = structuredClone(kubectlDeployment) as typeof kubectlDeployment & { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
+    d.spec.template.metadata.annotations = { big: 'x'.repeat(256 * 1024) };
+    expect(check(deploymentDefinition, d).errors.map((e) => `${e.field} ${e.type}`)).toEqual(['spec.template.metadata.annotations FieldValueTooLong']);
+  });
+
   it('reports Deployment cross-field errors', () => {
     const d = structuredClone(kubectlDeployment);
     d.spec.template.metadata.labels = { app: 'other' };

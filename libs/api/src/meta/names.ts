@@ -1,3 +1,4 @@
+import type { FieldError } from '../schema/field-error';
 /**
  * Name and key formats of Kubernetes' validation package, as JSON Schema patterns. The
  * messages are what Kubernetes prints, so that the engine's pattern errors read the same.
@@ -78,3 +79,11 @@ export const NAME_RULES: Readonly<Record<NameRule, { pattern: string; maxLength:
   'dns1123-label': { pattern: DNS1123_LABEL_PATTERN, maxLength: DNS1123_LABEL_MAX_LENGTH },
   'dns1035-label': { pattern: DNS1035_LABEL_PATTERN, maxLength: DNS1035_LABEL_MAX_LENGTH },
 };
+
+/** Kubernetes' limit on the total size of an object's annotations (keys and values), at `field`. */
+export function annotationSizeErrors(annotations: unknown, field: string): FieldError[] {
+  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) return [];
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations)) size += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
+  return size > TOTAL_ANNOTATION_SIZE_LIMIT ? [{ type: 'FieldValueTooLong', field, detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` }] : [];
+}

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { TOTAL_ANNOTATION_SIZE_LIMIT } from '../meta/names';
+import { annotationSizeErrors } from '../meta/names';
 import type { ApiObject, KindDefinition } from '../scheme/kind-definition';
 import { compileOnce, sharedDefaulter, sharedValidator } from './ajv-factory';
 import { defaultsSkeleton, dropNulls } from './defaulting';
@@ -39,13 +39,7 @@ function metadataRules(obj: ApiObject): FieldError[] {
     return [{ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' }];
   }
   const errors: FieldError[] = [];
-  if (isObject(meta.annotations)) {
-    let size = 0;
-    for (const [k, v] of Object.entries(meta.annotations)) size += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
-    if (size > TOTAL_ANNOTATION_SIZE_LIMIT) {
-      errors.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
-    }
-  }
+  errors.push(...annotationSizeErrors(meta.annotations, 'metadata.annotations'));
   if (Array.isArray(meta.ownerReferences)) {
     const controllers = (meta.ownerReferences as unknown[]).filter(isObject).filter((r) => r.controller === true);
     if (controllers.length > 1) {

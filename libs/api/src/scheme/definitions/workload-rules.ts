@@ -1,6 +1,7 @@
 import type { Container } from '../../kinds/core/container';
 import { LabelQuery } from '@svc/machinery';
 import type { LabelSelector } from '../../meta/label-selector';
+import { annotationSizeErrors } from '../../meta/names';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { isRecord } from './define-kind';
@@ -22,6 +23,8 @@ export function validateSelectorAndTemplate(obj: ApiObject): FieldError[] {
   if (query && !query.matches(labels)) {
     errors.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
+  // The pods made from the template must pass the object rules, or a controller could never create them.
+  errors.push(...annotationSizeErrors(metadata.annotations, 'spec.template.metadata.annotations'));
   const podSpec = isRecord(template.spec) ? template.spec : undefined;
   if (podSpec && podSpec.restartPolicy !== undefined && podSpec.restartPolicy !== 'Always') {
     errors.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy, ['Always']));
