@@ -467,8 +467,8 @@ export class DeploymentReconciler implements Reconcile {
   }
 
   /**
-   * The Deployment's revision annotation (Kubernetes' SetDeploymentRevision). A metadata patch: the
-   * status subresource here keeps metadata as stored, where Kubernetes' keeps annotations written with status.
+   * The Deployment's revision annotation (Kubernetes' SetDeploymentRevision), written on its own as
+   * Kubernetes does; a merge patch of the one annotation, so no other field of a stale copy is sent.
    */
   private async writeRevision(state: SyncState, revision: string): Promise<void> {
     if (state.d.metadata?.annotations?.[REVISION_ANNOTATION] === revision) return;
