@@ -71,10 +71,10 @@ describe('flag validation before anything starts', () => {
 });
 
 describe('svc-controller-manager boot', () => {
-  it('connects through --svcconfig, takes the lease and serves /healthz, /livez, /readyz and /metrics over HTTPS', async () => {
+  it('connects through --svcconfig, takes the lease and serves /healthz, /livez, /readyz and, when allowed, /metrics over HTTPS', async () => {
     const apiserver = await startApiServerProcess();
     try {
-      const cm = await startControllerManagerProcess(apiserver);
+      const cm = await startControllerManagerProcess(apiserver, ['--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics']);
       try {
         for (const path of ['/healthz', '/livez', '/readyz']) {
           // The certificate is self-signed in memory, as Kubernetes' controller manager does without --cert-dir.
@@ -85,6 +85,22 @@ describe('svc-controller-manager boot', () => {
         const lease = await kubectl(['get', 'lease', '-n', 'svc-system', 'svc-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}'], apiserver.kubectlEnv);
         expect(lease.stdout).not.toBe('');
         expect(cm.stdout()).toContain('Controllers: replicaset, deployment, namespace, garbagecollector, endpoints');
+      } finally {
+        await cm.stop();
+      }
+    } finally {
+      await apiserver.stop();
+    }
+  });
+
+  it('forbids every path but --authorization-always-allow-paths without an authorizer, as Kubernetes does', async () => {
+    const apiserver = await startApiServerProcess();
+    try {
+      const cm = await startControllerManagerProcess(apiserver);
+      try {
+        expect(await cm.get('/readyz?verbose')).toMatchObject({ status: 200 });
+        expect(await cm.get('/metrics')).toEqual({ status: 403, body: 'forbidden: User "system:anonymous" cannot get path "/metrics"\n' });
+        expect((await cm.get('/healthz/ping')).status).toBe(403);
       } finally {
         await cm.stop();
       }

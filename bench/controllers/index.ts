@@ -155,6 +155,7 @@ export async function run(): Promise<void> {
       '--bind-address=127.0.0.1',
       `--secure-port=${cmPort}`,
       '--leader-elect=false',
+      '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
       `--svc-api-qps=${QPS}`,
       `--svc-api-burst=${QPS * 2}`,
     ]);

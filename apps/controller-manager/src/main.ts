@@ -8,9 +8,14 @@ import { ControllerManagerModule } from './controller-manager.module';
 import { servingPair } from './serving-pair';
 
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {
+  if (o.authorizationSvcconfig) {
+    // Delegated authorization asks the API server through SubjectAccessReviews, which it does not serve.
+    throw new Error('--authorization-svcconfig is not supported: the API server serves no SubjectAccessReview; leave it empty to serve only --authorization-always-allow-paths');
+  }
   return {
     clientConfig: await clientConfigFromOptions(o),
-    http: o.securePort === 0 ? undefined : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o) },
+    // Without an authorizer every path but the always-allowed ones is forbidden, as in Kubernetes.
+    http: o.securePort === 0 ? undefined : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
     leaderElection: leaderElectionConfigFromFlags(o),
     concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },

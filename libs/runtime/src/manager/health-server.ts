@@ -15,6 +15,17 @@ export interface HealthServerOptions {
   registry: Registry;
   healthz: Record<string, ProbeCheck>;
   readyz: Record<string, ProbeCheck>;
+  /**
+   * When set, only these paths are served and every other request is refused with 403, as
+   * Kubernetes' components do without an authorizer (`--authorization-always-allow-paths`): an
+   * entry ending in `*` matches by prefix, any other exactly. Unset: every path is served.
+   */
+  alwaysAllowPaths?: readonly string[];
+}
+
+/** Whether `path` is one of `allowed` (exact, or by prefix for an entry ending in `*`). */
+export function isPathAllowed(path: string, allowed: readonly string[]): boolean {
+  return allowed.some((entry) => (entry.endsWith('*') ? path.startsWith(entry.slice(0, -1)) : path === entry));
 }
 
 /**
@@ -50,6 +61,12 @@ export class HealthServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
+      const allowed = this.options.alwaysAllowPaths;
+      if (allowed && !isPathAllowed(url.pathname, allowed)) {
+        res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.end(`forbidden: User "system:anonymous" cannot get path "${url.pathname}"\n`);
+        return;
+      }
       if (url.pathname === '/metrics') {
         const body = await this.options.registry.metrics();
         res.writeHead(200, { 'Content-Type': this.options.registry.contentType });

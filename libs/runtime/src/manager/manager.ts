@@ -17,8 +17,11 @@ export interface ManagerOptions {
   clientConfig: ClientConfig;
   /** Where `{ apiVersion, kind }` references are looked up (register CRD kinds in it); the built-in scheme by default. */
   scheme?: Scheme;
-  /** Health, readiness and metrics endpoint; none when absent. Port 0 picks a free one. */
-  http?: { port: number; host?: string; tls?: { cert: string; key: string } };
+  /**
+   * Health, readiness and metrics endpoint; none when absent. Port 0 picks a free one.
+   * `alwaysAllowPaths` limits it to those paths (others get 403; see HealthServerOptions).
+   */
+  http?: { port: number; host?: string; tls?: { cert: string; key: string }; alwaysAllowPaths?: readonly string[] };
   /** Leader election; off when absent or `leaderElect` is false. */
   leaderElection?: Partial<LeaderElectionConfig> & { resourceName: string; identity?: string };
   /** How long stop waits for reconciles in flight. Default 30 s. */
