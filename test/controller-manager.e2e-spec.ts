@@ -2,6 +2,7 @@
 // kubectl. No node agent runs pods yet, so a simulator marks pods ready through their status, as a
 // node agent would.
 import type { Deployment, Pod, ReplicaSet } from '@svc/api';
+import { join } from 'node:path';
 import { Client, loadClientConfig } from '@svc/client';
 import { eventually, PodReadinessSimulator } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
@@ -315,6 +316,29 @@ describe('namespaces', () => {
       const items = (await (list as Client['pods']).list()).items as Array<{ metadata?: { namespace?: string } }>;
       expect(items.filter((o) => o.metadata?.namespace === ns)).toEqual([]);
     }
+  });
+});
+
+describe('custom resources', () => {
+  it('the garbage collector follows owner references to and from a custom resource whose type is created while it runs', async () => {
+    const ns = await namespace('custom');
+    await kubectl('apply', '-f', join(__dirname, '..', 'examples', 'configmap-operator', 'crd.yaml'));
+    await eventually(async () => expect(await kubectl('get', 'greetings', '-n', ns)).toBe(''), 20_000);
+    const greetings = client.dynamic({ group: 'demo.svc.io', version: 'v1', resource: 'greetings', namespaced: true, kind: 'Greeting' }).inNamespace(ns);
+    const owner = await greetings.create({ apiVersion: 'demo.svc.io/v1', kind: 'Greeting', metadata: { name: 'hello' }, spec: { message: 'hi' } });
+    const configMaps = client.configMaps.inNamespace(ns);
+    const byGreeting = { apiVersion: 'demo.svc.io/v1', kind: 'Greeting', name: 'hello', uid: owner.metadata!.uid!, controller: true, blockOwnerDeletion: true };
+    await configMaps.create({ metadata: { name: 'owned-by-greeting', ownerReferences: [byGreeting] } });
+    const cm = await configMaps.create({ metadata: { name: 'owner-of-greeting' } });
+    const byConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', name: cm.metadata!.name!, uid: cm.metadata!.uid! };
+    await greetings.create({ apiVersion: 'demo.svc.io/v1', kind: 'Greeting', metadata: { name: 'dependent', ownerReferences: [byConfigMap] }, spec: { message: 'hi' } });
+
+    await kubectl('delete', 'greeting', 'hello', '-n', ns);
+    await kubectl('delete', 'configmap', 'owner-of-greeting', '-n', ns);
+    await eventually(async () => {
+      expect((await configMaps.list()).items.map((c) => c.metadata?.name)).not.toContain('owned-by-greeting');
+      expect((await greetings.list()).items).toEqual([]);
+    }, 30_000);
   });
 });
 
