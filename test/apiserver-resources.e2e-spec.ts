@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { httpsFetch, type HttpsResponse } from './support/https-client';
-import { kubectl } from './support/kubectl';
+import { kubectl } from './support/kubectl-run';
 
 /**
  * A smoke test of the resource layer through the built `svc-apiserver` process: the verbs on a

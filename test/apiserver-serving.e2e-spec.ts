@@ -9,7 +9,7 @@ import { servingConfig, type ApiServerServingConfig } from '../apps/apiserver/sr
 import { healthCheck } from '../apps/apiserver/src/health/health-check';
 import { type ApiServerHandle, startApiServer } from '../apps/apiserver/src/start-api-server';
 import { httpsFetch } from './support/https-client';
-import { kubectl } from './support/kubectl';
+import { kubectl } from './support/kubectl-run';
 import { TestRoutesModule } from './support/test-routes.module';
 
 

@@ -7,7 +7,7 @@ import { Client, loadClientConfig } from '@svc/client';
 import { eventually, PodReadinessSimulator } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
-import { runKubectl } from './support/kubectl-run';
+import { kubectl as runKubectlOrFail, runKubectl } from './support/kubectl-run';
 
 jest.setTimeout(120_000);
 
@@ -19,9 +19,7 @@ let simulator: PodReadinessSimulator;
 const held = new Set<string>();
 
 async function kubectl(...args: string[]): Promise<string> {
-  const result = await runKubectl(args, apiserver.kubectlEnv, 60_000);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return result.stdout;
+  return (await runKubectlOrFail(args, apiserver.kubectlEnv, 60_000)).stdout;
 }
 
 function holdPods(...keys: string[]): void {

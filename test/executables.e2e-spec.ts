@@ -1,12 +1,11 @@
 // The installed executables as a user runs them: help, version, flag errors and a healthy boot.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApiServerProcess } from './support/apiserver-process';
+import { freeLoopbackPort, startApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess } from './support/controller-manager-process';
-import { kubectl } from './support/kubectl';
+import { kubectl } from './support/kubectl-run';
 
 const root = join(__dirname, '..');
 const bin = (name: string) => join(root, 'bin', `${name}.js`);
@@ -14,16 +13,6 @@ const bin = (name: string) => join(root, 'bin', `${name}.js`);
 function run(name: string, args: string[]) {
   const result = spawnSync(process.execPath, [bin(name), ...args], { encoding: 'utf8', timeout: 20_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 describe.each([
@@ -119,7 +108,7 @@ describe('svc-controller-manager boot', () => {
 describe('svc-apiserver on the embedded store', () => {
   it('refuses a second process on the same --data-dir with a clear message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
-    const ports = [await freePort(), await freePort()];
+    const ports = [await freeLoopbackPort(), await freeLoopbackPort()];
     const args = (port: number) => [
       bin('svc-apiserver'),
       '--bind-address=127.0.0.1',

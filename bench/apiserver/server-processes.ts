@@ -23,7 +23,7 @@ export interface RunningServer {
 }
 
 /** A port free on loopback right now; the API server's flag refuses 0, so it is chosen here. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, HOST, resolve));
   const { port } = probe.address() as AddressInfo;

@@ -1,13 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, Pod } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
 import { PodReadinessSimulator } from '@svc/runtime/testing';
 import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
-import { startApiServer, type RunningServer } from '../apiserver/server-processes';
+import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { atConcurrency } from '../apiserver/at-concurrency';
 
 /**
@@ -36,14 +35,6 @@ function positive(variable: string, fallback: number): number {
   const value = Number(process.env[variable] ?? fallback);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer`);
   return value;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 const insecure = new Agent({ rejectUnauthorized: false, keepAlive: true });

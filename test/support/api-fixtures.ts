@@ -1,5 +1,6 @@
 import type { ConfigMap, Deployment, Lease, Namespace, Pod, Status } from '@svc/api';
 import type { ApiClient, ApiResponse } from './api-client';
+import { eventually as retryUntil } from '@svc/runtime/testing';
 
 export const MERGE_PATCH = 'application/merge-patch+json';
 export const JSON_PATCH = 'application/json-patch+json';
@@ -102,17 +103,9 @@ export function compareRv(a: string, b: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Retries an async assertion until it passes or the time is up (then throws its last failure). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    }
-  }
+/** The framework's `eventually`, with the longer defaults a server in another process needs. */
+export function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  return retryUntil(check, timeoutMs, intervalMs);
 }
 
 /** Unique name per test run, lower-case DNS label. */

@@ -9,7 +9,7 @@ import { httpsFetch } from './https-client';
 
 // SVC_E2E_ROOT runs the executable of another checkout or build snapshot (with its own bin/ and dist/),
 // so that a rebuild of this tree during a run cannot pull the files from under the server.
-const ROOT = process.env.SVC_E2E_ROOT || join(__dirname, '..', '..');
+export const ROOT = process.env.SVC_E2E_ROOT || join(__dirname, '..', '..');
 const EXECUTABLE = join(ROOT, 'bin', 'svc-apiserver.js');
 
 export interface ApiServerProcess {

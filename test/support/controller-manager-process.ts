@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Agent } from 'node:https';
-import { freeLoopbackPort, stopChild, type ApiServerProcess } from './apiserver-process';
+import { freeLoopbackPort, ROOT, stopChild, type ApiServerProcess } from './apiserver-process';
 import { httpsFetch } from './https-client';
 
-const ROOT = process.env.SVC_E2E_ROOT || join(__dirname, '..', '..');
 const EXECUTABLE = join(ROOT, 'bin', 'svc-controller-manager.js');
 
 export interface ControllerManagerProcess {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { KUBECTL } from './kubectl';
+
+export const KUBECTL = '/usr/bin/kubectl';
 
 export interface KubectlResult {
   /** Exit code, or null when the process was killed (timeout). */
@@ -29,6 +30,13 @@ export function runKubectl(args: string[], env: Record<string, string>, timeoutM
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Runs kubectl like {@link runKubectl} and fails with its stderr unless it exits 0. */
+export async function kubectl(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<{ stdout: string; stderr: string }> {
+  const result = await runKubectl(args, env, timeoutMs);
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code ?? 'on timeout'}: ${result.stderr}`);
+  return { stdout: result.stdout, stderr: result.stderr };
 }
 
 /** A long-running kubectl (e.g. `get -w`) whose output is read while it runs. */
