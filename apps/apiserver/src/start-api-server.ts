@@ -11,6 +11,7 @@ import { HealthRegistry } from './health/health-registry';
 import { ServerLifecycle } from './lifecycle/server-lifecycle';
 import { MetricsService } from './metrics/metrics.service';
 import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
+import { answerClientErrors, refusePlainHttp } from './serving/connection-guards';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
 import { tlsServerOptions } from './serving/tls-options';
 import { internalErrorStatus } from './status/status';
@@ -97,6 +98,8 @@ export async function startApiServer(
   });
 
   const server = app.getHttpServer() as Server;
+  refusePlainHttp(server);
+  answerClientErrors(server);
   // A blank bind address lets Node pick all interfaces of every family it can.
   const listenHost = config.bindAddress === '' ? undefined : config.bindAddress.replace(/^\[|\]$/g, '');
   try {

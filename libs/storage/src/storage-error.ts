@@ -10,6 +10,7 @@
  * | Expired                  | revision (or continue token) older than the compacted history   | 410 Expired |
  * | TooLargeResourceVersion  | revision newer than the store, still so after a short wait      | 504 Timeout, "Too large resource version" |
  * | InvalidArgument          | malformed continue token or options                             | 400 BadRequest |
+ * | TooLarge                 | the encoded object is larger than a store accepts               | 413 RequestEntityTooLarge |
  * | WatchOverflow            | a watch consumer fell too far behind and was cut off            | clean end of the watch stream |
  * | Unavailable              | the backend cannot be reached or refused to start               | 503 ServiceUnavailable |
  * | Closed                   | the store was closed                                            | 503 ServiceUnavailable |
@@ -22,6 +23,7 @@ export type StorageErrorCode =
   | 'Expired'
   | 'TooLargeResourceVersion'
   | 'InvalidArgument'
+  | 'TooLarge'
   | 'WatchOverflow'
   | 'Unavailable'
   | 'Closed';
@@ -80,6 +82,10 @@ export class StorageError extends Error {
       'TooLargeResourceVersion',
       `Too large resource version: ${requested}, current: ${current}`,
     );
+  }
+
+  static objectTooLarge(key: string, bytes: number, limit: number): StorageError {
+    return new StorageError('TooLarge', `the object is too large to store: ${bytes} bytes, the limit is ${limit}`, key);
   }
 
   static closed(): StorageError {

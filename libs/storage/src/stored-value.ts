@@ -1,4 +1,12 @@
 import type { StoredObject } from './storage';
+import { StorageError } from './storage-error';
+
+/**
+ * The largest object a store takes, as JSON text (etcd's request limit plays this part for
+ * Kubernetes). Patches can grow an object past any one request body; this keeps every later read,
+ * list and watch bounded.
+ */
+export const MAX_STORED_OBJECT_BYTES = 4 * 1024 * 1024;
 
 /** JSON text of an object as stored: without resourceVersion, which is derived from the revision. */
 export function encodeObject(object: StoredObject): string {
@@ -6,6 +14,17 @@ export function encodeObject(object: StoredObject): string {
   if (metadata?.resourceVersion === undefined) return JSON.stringify(object);
   const { resourceVersion: _dropped, ...rest } = metadata;
   return JSON.stringify({ ...object, metadata: rest });
+}
+
+/** encodeObject for a write: refuses an object larger than MAX_STORED_OBJECT_BYTES. */
+export function encodeObjectForWrite(key: string, object: StoredObject): string {
+  const text = encodeObject(object);
+  // Characters bound bytes from below; the exact count is needed only near the limit.
+  if (text.length * 3 > MAX_STORED_OBJECT_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_STORED_OBJECT_BYTES) throw StorageError.objectTooLarge(key, bytes, MAX_STORED_OBJECT_BYTES);
+  }
+  return text;
 }
 
 /** A fresh object from stored JSON text, carrying `revision` as its resourceVersion. */

@@ -120,6 +120,8 @@ function withRequestTimeout(serverTimeoutMs: number): ChainHandler {
       throw error;
     }
     if (timeoutMs <= 0) return next();
+    // Node fires a timer longer than 2^31 - 1 ms at once.
+    timeoutMs = Math.min(timeoutMs, 2 ** 31 - 1);
     context.deadline = Date.now() + timeoutMs;
     const timer = setTimeout(() => answerTimedOut(context, res), timeoutMs);
     onDone(res, () => clearTimeout(timer));

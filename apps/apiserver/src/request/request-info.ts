@@ -23,6 +23,11 @@ export interface RequestInfo {
   name: string;
   /** The path segments from the resource on: `resource/name/subresource/...`. */
   parts: string[];
+  /**
+   * False when the path has an empty segment (`//`, or a trailing `/`). Such a path is classified
+   * like its neighbours (for metrics and authorization) but never matches a resource route.
+   */
+  exact: boolean;
 }
 
 /** Query values as Node's URLSearchParams or an Express-style parsed object. */
@@ -60,6 +65,7 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
     subresource: '',
     name: '',
     parts: [],
+    exact: !hasEmptySegment(path),
   };
 
   let parts = splitPath(path);
@@ -113,6 +119,10 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
+}
+
+function hasEmptySegment(path: string): boolean {
+  return path.includes('//') || (path.length > 1 && path.endsWith('/'));
 }
 
 // Segments are decoded one by one (Kubernetes reads the decoded path); an encoded slash stays inside its segment.

@@ -35,10 +35,12 @@ export function effectiveRequestTimeoutMs(serverTimeoutMs: number, timeoutParame
 }
 
 /**
- * How long a watch stays open: its `timeoutSeconds` when given, else a random time in
- * [min, 2*min) seconds of `--min-request-timeout`, so that watches do not all reconnect at once.
+ * How long a watch stays open: its `timeoutSeconds` when given (a negative one ends it at once, as
+ * Kubernetes' timer does), else (absent or 0) a random time in [min, 2*min) seconds of
+ * `--min-request-timeout`, so that watches do not all reconnect at once.
  */
 export function watchTimeoutSeconds(minRequestTimeoutSeconds: number, requestedSeconds?: number): number {
+  if (requestedSeconds !== undefined && requestedSeconds < 0) return 0;
   if (requestedSeconds !== undefined && requestedSeconds > 0) return requestedSeconds;
   return Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
 }

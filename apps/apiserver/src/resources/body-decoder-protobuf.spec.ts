@@ -37,12 +37,12 @@ function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
 }
 
 describe('Kubernetes protobuf request bodies', () => {
-  it('reads a Namespace as kubectl create namespace sends it, dropping the empty fields', () => {
+  it('reads a Namespace as kubectl create namespace sends it, dropping the empty fields', async () => {
     const w = Writer.create();
     message(w, 1, (m) => objectMeta(m, 'team'));
     message(w, 2, () => undefined);
     const body = envelope('v1', 'Namespace', w.finish());
-    expect(decodeObjectBody(body, 'application/vnd.kubernetes.protobuf').value).toEqual({
+    expect((await decodeObjectBody(body, 'application/vnd.kubernetes.protobuf')).value).toEqual({
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name: 'team' },
@@ -51,7 +51,7 @@ describe('Kubernetes protobuf request bodies', () => {
     });
   });
 
-  it('reads a Deployment, keeping zero values of pointer fields and IntOrString targets', () => {
+  it('reads a Deployment, keeping zero values of pointer fields and IntOrString targets', async () => {
     const w = Writer.create();
     message(w, 1, (m) => objectMeta(m, 'web', { app: 'web' }));
     message(w, 2, (spec) => {
@@ -82,7 +82,7 @@ describe('Kubernetes protobuf request bodies', () => {
         }));
       });
     });
-    const value = decodeObjectBody(envelope('apps/v1', 'Deployment', w.finish()), 'application/vnd.kubernetes.protobuf').value;
+    const value = (await decodeObjectBody(envelope('apps/v1', 'Deployment', w.finish()), 'application/vnd.kubernetes.protobuf')).value;
     expect(value).toEqual({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -99,8 +99,8 @@ describe('Kubernetes protobuf request bodies', () => {
     });
   });
 
-  it('answers 415 for a kind it has no message for', () => {
+  it('answers 415 for a kind it has no message for', async () => {
     const body = envelope('v1', 'Node', Writer.create().finish());
-    expect(() => decodeObjectBody(body, 'application/vnd.kubernetes.protobuf')).toThrow(/unknown format/);
+    await expect(decodeObjectBody(body, 'application/vnd.kubernetes.protobuf')).rejects.toThrow(/unknown format/);
   });
 });

@@ -1,7 +1,10 @@
 import { decodeEnvelope, decodeProtobufObject, EnvelopeError, isStatusError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
-import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../request/nesting-depth';
+import { mayEscapeSurrogates, withWellFormedStrings } from '../request/well-formed';
 import { findDuplicateJsonKeys } from './duplicate-keys';
 import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from './media-types';
+import { decodeYamlText } from './yaml-decoder';
+import { YamlValueError, type YamlValue } from './yaml-value';
 
 /** A request body turned into a plain value, with the keys it repeated (field validation reports them). */
 export interface DecodedBody {
@@ -17,7 +20,7 @@ export const OBJECT_BODY_MEDIA_TYPES = ['application/json', 'application/yaml', 
  * Decodes the body of a create or update: JSON (also when no Content-Type is given), YAML, or the
  * protobuf envelope carrying JSON. Any other type is a 415; a body that does not parse is a 400.
  */
-export function decodeObjectBody(body: Buffer, contentType: string | undefined): DecodedBody {
+export async function decodeObjectBody(body: Buffer, contentType: string | undefined): Promise<DecodedBody> {
   const mediaType = contentType === undefined || contentType.trim() === '' ? 'application/json' : mediaTypeOf(contentType);
   switch (mediaType) {
     case 'application/json':
@@ -31,6 +34,7 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined):
 }
 
 export function decodeJsonBody(body: Buffer | string): DecodedBody {
+  if (jsonNestingDepth(body) > MAX_NESTING_DEPTH) throw tooDeep();
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') throw emptyBody();
   let value: unknown;
@@ -39,20 +43,36 @@ export function decodeJsonBody(body: Buffer | string): DecodedBody {
   } catch (error) {
     throw newBadRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
+  if (mayEscapeSurrogates(text)) value = withWellFormedStrings(value);
   return { value, duplicateFields: findDuplicateJsonKeys(text) };
 }
 
-/** YAML 1.2; JSON is YAML, so apply bodies of either kind come through here. */
-export function decodeYamlBody(body: Buffer | string): DecodedBody {
+/**
+ * YAML 1.2; JSON is YAML, so apply bodies of either kind come through here (JSON text takes the
+ * faster JSON parser). Nesting is bounded before the parser runs and again after aliases are
+ * expanded; a document that aliases expand far beyond its size is refused. Large or deep documents
+ * are decoded on a worker thread (see decodeYamlText).
+ */
+export async function decodeYamlBody(body: Buffer | string): Promise<DecodedBody> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
-  if (text.trim() === '') throw emptyBody();
-  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
-  if (document.errors.length > 0) {
-    throw newBadRequest(`the request body is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+  const start = text.trimStart();
+  if (start === '') throw emptyBody();
+  if (start.startsWith('{')) {
+    try {
+      return decodeJsonBody(text);
+    } catch (error) {
+      // Flow-style YAML (`{a: 1}`) is not JSON; anything else JSON refused is refused here too.
+      if (!(isStatusError(error) && error.status.message?.startsWith('the request body is not valid JSON'))) throw error;
+    }
   }
-  const duplicateFields: string[] = [];
-  collectYamlDuplicates(document.contents as YamlNode | null, '', duplicateFields);
-  return { value: document.toJS({ maxAliasCount: 100 }) as unknown, duplicateFields };
+  let decoded: YamlValue;
+  try {
+    decoded = await decodeYamlText(text);
+  } catch (error) {
+    if (error instanceof YamlValueError) throw newBadRequest(`the request body is not valid YAML: ${error.message}`);
+    throw error;
+  }
+  return { value: withWellFormedStrings(decoded.value), duplicateFields: decoded.duplicateFields };
 }
 
 function decodeProtobufBody(body: Buffer): DecodedBody {
@@ -62,7 +82,8 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
     const payloadType = envelope.contentType.split(';')[0].trim().toLowerCase();
     if (payloadType === '' || payloadType === 'application/vnd.kubernetes.protobuf') {
       // A Kubernetes client's own protobuf message, which it sends for built-in kinds.
-      return { value: decodeProtobufObject(envelope), duplicateFields: [] };
+      // protobufjs reads bytes that encode a lone surrogate as one; the JSON path would give U+FFFD.
+      return { value: withWellFormedStrings(decodeProtobufObject(envelope)), duplicateFields: [] };
     }
     if (payloadType !== 'application/json') throw newUnsupportedMediaType(OBJECT_BODY_MEDIA_TYPES);
     const decoded = decodeJsonBody(Buffer.from(envelope.raw));
@@ -82,21 +103,8 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
   }
 }
 
-function collectYamlDuplicates(node: YamlNode | null | undefined, path: string, out: string[]): void {
-  if (!node) return;
-  if (isMap(node)) {
-    const seen = new Set<string>();
-    for (const pair of node.items) {
-      const keyNode = pair.key;
-      const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
-      const childPath = path === '' ? key : `${path}.${key}`;
-      if (seen.has(key)) out.push(childPath);
-      seen.add(key);
-      collectYamlDuplicates(pair.value as YamlNode | null, childPath, out);
-    }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, index) => collectYamlDuplicates(item as YamlNode | null, `${path}[${index}]`, out));
-  }
+function tooDeep(): StatusError {
+  return newBadRequest(`the request body nests more than ${MAX_NESTING_DEPTH} levels deep`);
 }
 
 function emptyBody(): StatusError {

@@ -63,6 +63,8 @@ function optional(params: URLSearchParams, name: string): string | undefined {
 }
 
 export function parseListQuery(params: URLSearchParams): ListQuery {
+  // Parsed for its errors only: a list ends when it is written (the request deadline bounds it).
+  parseInteger(params, 'timeoutSeconds');
   return {
     labelSelector: optional(params, 'labelSelector'),
     fieldSelector: optional(params, 'fieldSelector'),

@@ -17,6 +17,8 @@ export interface RegistryContext {
   deleteCollectionWorkers: number;
   /** The clock of timestamps (creation, deletion, managedFields). */
   now: () => Date;
+  /** The request body limit, which also bounds what a JSON patch's copies may add (3 MiB when absent). */
+  maxRequestBodyBytes?: number;
 }
 
 /** A decoded request body. */

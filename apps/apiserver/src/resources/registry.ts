@@ -31,6 +31,7 @@ import {
 } from '@svc/machinery';
 import { isStorageError, objectKey, prefixKey } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission';
+import { MAX_NESTING_DEPTH, valueNestingDepth } from '../request/nesting-depth';
 import { decodeJsonBody, decodeYamlBody } from './body-decoder';
 import { isReleased, planDeletion } from './deletion';
 import { applyFieldValidation } from './field-validation';
@@ -257,13 +258,19 @@ export class ResourceRegistry {
       const schema = (onScale ? ScaleSchema : this.compiled.schema) as unknown as JsonSchema;
       let patched: ApiObject;
       try {
-        patched = applyNonApplyPatch(mediaType, base, decoded.value, { builtIn: this.builtIn, schema }) as unknown as ApiObject;
+        patched = applyNonApplyPatch(mediaType, base, decoded.value, {
+          builtIn: this.builtIn,
+          schema,
+          accumulatedCopySizeLimit: this.context.maxRequestBodyBytes,
+        }) as unknown as ApiObject;
       } catch (error) {
         throw toStatusError(error, this.groupResource, name);
       }
+      // The patched document must still be this object: a patch that drops or renames its metadata
+      // (`{"metadata":null}`, `{"$patch":"delete"}`) would otherwise strip labels and finalizers.
+      this.checkPatchedIdentity(patched, name);
       if (onScale) return { kind: 'update', object: await this.prepareUpdate(current, this.scaledObject(current, patched), w), current };
       this.checkTypeMeta(patched);
-      this.checkName(patched, name);
       this.checkNamespace(patched, namespace);
       w.warnings = [];
       this.validateFields(patched, duplicates, w);
@@ -275,7 +282,7 @@ export class ResourceRegistry {
     const manager = options.fieldManager ?? '';
     if (manager === '') throw this.patchOptionsInvalid([fieldRequired('fieldManager', 'is required for apply patch')]);
     if (subresource === 'scale' || subresource === 'finalize') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
-    const decoded = decodeYamlBody(body);
+    const decoded = await decodeYamlBody(body);
     const applied = this.objectOf(decoded.value);
     const appliedName = applied.metadata?.name;
     if (appliedName && appliedName !== name) throw nameMismatch(appliedName, name);
@@ -606,6 +613,19 @@ export class ResourceRegistry {
     const given = object.metadata?.namespace;
     if (given && given !== namespace) {
       throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  /** Kubernetes' checkName after a patch: the result is an object whose name is exactly the URL's. */
+  private checkPatchedIdentity(patched: unknown, name: string): asserts patched is ApiObject {
+    const object = this.objectOf(patched);
+    const given = object.metadata?.name;
+    if (given !== name) throw nameMismatch(typeof given === 'string' ? given : '', name);
+    // A JSON patch can put a value anywhere: the result may nest deeper than any body could.
+    if (valueNestingDepth(object) > MAX_NESTING_DEPTH) {
+      throw newInvalid({ group: this.definition.group, kind: this.definition.kind }, name, [
+        fieldInvalid('', '', `the patched object nests more than ${MAX_NESTING_DEPTH} levels deep`),
+      ]);
     }
   }
 

@@ -104,6 +104,11 @@ export class ResourceRouter {
 
   private resolve(context: RequestContext): Target {
     const info = context.info;
+    // A route matches a path exactly: `configmaps//c1` names neither the collection nor an object.
+    if (!info.exact) {
+      context.unmatched = true;
+      throw notFound(NOT_FOUND_MESSAGE);
+    }
     const def = this.options.scheme.byResource({ group: info.group, version: info.version, resource: info.resource });
     if (def === undefined || !def.served || (this.options.isEnabled !== undefined && !this.options.isEnabled(def))) {
       context.unmatched = true;
@@ -239,14 +244,14 @@ export class ResourceRouter {
 
   private async create(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const options = this.writeOptions(req, 'CreateOptions');
-    const input = decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const result = await target.registry.create(target.namespace, input, options);
     this.written(res, result, format, 201);
   }
 
   private async update(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat, subresource: WriteTarget): Promise<void> {
     const options = this.writeOptions(req, 'UpdateOptions');
-    const input = decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const result = await target.registry.update(target.namespace, target.name, input, options, subresource);
     this.written(res, result, format, result.created ? 201 : 200);
   }
@@ -262,7 +267,7 @@ export class ResourceRouter {
 
   private async updateScale(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const options = this.writeOptions(req, 'UpdateOptions');
-    const input = decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const { scale, warnings } = await target.registry.updateScale(target.namespace, target.name, input, options);
     writeBody(res, 200, scale, format, warnings);
   }
@@ -303,7 +308,7 @@ export class ResourceRouter {
 
   private async deleteOptions(req: IncomingMessage) {
     const body = await readBody(req, this.options.maxRequestBodyBytes);
-    const decoded = body.length > 0 && body.toString('utf8').trim() !== '' ? decodeObjectBody(body, req.headers['content-type']).value : undefined;
+    const decoded = body.length > 0 && body.toString('utf8').trim() !== '' ? (await decodeObjectBody(body, req.headers['content-type'])).value : undefined;
     return parseDeleteOptions(decoded, requestUrl(req).searchParams);
   }
 

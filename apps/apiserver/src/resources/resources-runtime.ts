@@ -77,6 +77,7 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     admission: new AdmissionChain([...chain.plugins, ...(options.extraAdmissionPlugins ?? [])]),
     deleteCollectionWorkers: Math.max(1, options.deleteCollectionWorkers),
     now: () => new Date(),
+    maxRequestBodyBytes: options.maxRequestBodyBytes,
   });
   return registries;
 }

@@ -46,6 +46,8 @@ export function toStatusError(error: unknown, resource: GroupResource, name = ''
         return tooLarge(error.message);
       case 'InvalidArgument':
         return newBadRequest(error.message);
+      case 'TooLarge':
+        return new StatusError(failureStatus(413, StatusReasons.RequestEntityTooLarge, error.message));
       case 'WatchOverflow':
       case 'Unavailable':
       case 'Closed':
@@ -60,6 +62,8 @@ export function toStatusError(error: unknown, resource: GroupResource, name = ''
         return newConflict(resource, name, error.message);
       case 'UnsupportedMediaType':
         return new StatusError({ ...newUnsupportedMediaType([]).status, message: error.message });
+      case 'RequestEntityTooLarge':
+        return new StatusError(failureStatus(413, StatusReasons.RequestEntityTooLarge, error.message));
       case 'Invalid':
         // Kubernetes answers a patch that cannot apply with a bare 422 carrying the patch library's text.
         return new StatusError(failureStatus(422, StatusReasons.Invalid, error.message));

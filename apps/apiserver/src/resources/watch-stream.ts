@@ -15,6 +15,8 @@ export interface WatchStreamOptions {
   warnings?: readonly string[];
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 // Objects from the watch cache are shared by every watcher and frozen: their JSON is made once.
 const jsonOfObject = new WeakMap<object, string>();
 
@@ -49,7 +51,8 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
     ended = true;
     watch.stop();
   };
-  const timer = setTimeout(stop, options.timeoutMs);
+  // Node fires a timer longer than 2^31 - 1 ms at once; a watch asking for decades gets about 24 days.
+  const timer = setTimeout(stop, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS));
   const onAbort = (): void => stop();
   options.stopSignal.addEventListener('abort', onAbort);
   res.once('close', stop);

@@ -505,6 +505,28 @@ describe('built-in kinds', () => {
     ]);
   });
 
+  it('bounds the data of a ConfigMap and of a Secret to 1 MiB together', () => {
+    const half = 'x'.repeat(512 * 1024);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: half }, binaryData: { b: Buffer.from(half).toString('base64') } };
+    expect(check(configMapDefinition, cm).errors).toEqual([]);
+    const over = { ...cm, data: { a: `${half}x` } };
+    expect(check(configMapDefinition, over).errors).toEqual([{ type: 'FieldValueTooLong', field: '', detail: 'may not be more than 1048576 bytes' }]);
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'big' }, data: { a: Buffer.from(`${half}${half}x`).toString('base64') } };
+    expect(check(secretDefinition, secret).errors).toEqual([{ type: 'FieldValueTooLong', field: 'data', detail: 'may not be more than 1048576 bytes' }]);
+  });
+
+  it('folds a Secret\'s stringData into data, over keys of the same name', () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'b2xk', b: 'a2VwdA==' }, stringData: { a: 'new' } };
+    const k = compileKind(secretDefinition);
+    const copy = structuredClone(secret) as Record<string, unknown>;
+    k.default(copy);
+    expect(copy.stringData).toBeUndefined();
+    expect(copy.data).toEqual({ a: Buffer.from('new').toString('base64'), b: 'a2VwdA==' });
+    // A stringData that is not a map of strings is left for validation to refuse.
+    const broken = { ...secret, stringData: { a: 1 } };
+    expect(check(secretDefinition, broken).errors.map((e) => e.field)).toEqual(['stringData[a]']);
+  });
+
   it('reports broken fields of the other kinds', () => {
     expect(fields(check(namespaceDefinition, { metadata: { name: 'has.dot' }, status: { phase: 'Gone' } }).errors)).toEqual([
       'metadata.name FieldValueInvalid',

@@ -1,7 +1,21 @@
-import { JsonPatchError, Operation, applyPatch } from 'fast-json-patch';
+import { JsonPatchError, Operation, applyOperation, getValueByPointer } from 'fast-json-patch';
 import { cloneJson, toPlainJson } from './json-tree';
 import { JsonObject, JsonValue, isJsonObject } from './json-value';
-import { PatchError, badRequest, invalid } from './patch-error';
+import { PatchError, badRequest, invalid, tooLarge } from './patch-error';
+
+/** Kubernetes refuses a JSON patch of more operations than this with 413. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+/** The default bound of what `copy` operations may add, together: Kubernetes' request body limit. */
+export const DEFAULT_JSON_PATCH_COPY_LIMIT_BYTES = 3 * 1024 * 1024;
+
+export interface JsonPatchOptions {
+  /**
+   * The most bytes (as JSON) that all `copy` operations of one patch may add, as Kubernetes'
+   * AccumulatedCopySizeLimit: each copy can double a document, so twenty of them would make a
+   * kilobyte a gigabyte.
+   */
+  accumulatedCopySizeLimit?: number;
+}
 
 const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
@@ -19,21 +33,64 @@ const MALFORMED = new Set([
 ]);
 
 /** Applies an RFC 6902 JSON Patch; the inputs are left untouched. */
-export function jsonPatch(original: JsonObject, patch: unknown): JsonObject {
+export function jsonPatch(original: JsonObject, patch: unknown, options: JsonPatchOptions = {}): JsonObject {
+  if (Array.isArray(patch) && patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw tooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+  }
   const operations = checkOperations(patch);
+  const copyLimit = options.accumulatedCopySizeLimit ?? DEFAULT_JSON_PATCH_COPY_LIMIT_BYTES;
   // The library's own document clone is shallow for values it inserts, so both sides are copied
   // here: the result shares nothing with either input.
-  const document = toPlainJson(cloneJson(original, 'the object'));
-  let result: JsonValue;
-  try {
-    result = applyPatch(document, operations, true, true).newDocument as JsonValue;
-  } catch (error) {
-    throw translate(error, operations);
+  let document = toPlainJson(cloneJson(original, 'the object'));
+  let copied = 0;
+  for (let index = 0; index < operations.length; index++) {
+    const operation = operations[index];
+    try {
+      if (operation.op === 'copy') {
+        // Measured before the library clones the value, with a budget: the measure stops once over.
+        const budget = copyLimit - copied;
+        copied += jsonSizeWithin(getValueByPointer(document, operation.from) as JsonValue, budget + 1);
+        if (copied > copyLimit) {
+          throw invalid(`Unable to copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${copyLimit}`);
+        }
+      }
+      document = applyOperation(document, operation, true, true, true, index).newDocument as JsonValue;
+    } catch (error) {
+      if (error instanceof PatchError) throw error;
+      throw translate(error, operations);
+    }
   }
-  if (!isJsonObject(result)) {
+  if (!isJsonObject(document)) {
     throw invalid('the JSON patch would replace the object with a value that is not a JSON object');
   }
-  return result;
+  return document;
+}
+
+/**
+ * The length of a value's JSON text, or a number above `budget` once it is known to be larger,
+ * counted without recursion and without building the text.
+ */
+function jsonSizeWithin(value: JsonValue | undefined, budget: number): number {
+  let size = 0;
+  const pending: Array<JsonValue | undefined> = [value];
+  while (pending.length > 0 && size <= budget) {
+    const item = pending.pop();
+    if (item === undefined || item === null) size += 4;
+    else if (typeof item === 'string') size += item.length + 2;
+    else if (typeof item === 'number' || typeof item === 'boolean') size += String(item).length;
+    else if (Array.isArray(item)) {
+      size += 2 + Math.max(0, item.length - 1);
+      for (const child of item) pending.push(child);
+    } else {
+      const keys = Object.keys(item);
+      size += 2 + Math.max(0, keys.length - 1);
+      for (const key of keys) {
+        size += key.length + 3;
+        pending.push(item[key]);
+      }
+    }
+  }
+  return size;
 }
 
 function checkOperations(patch: unknown): Operation[] {

@@ -46,6 +46,8 @@ export interface NonApplyPatchOptions {
   builtIn: boolean;
   /** The kind's schema; strategic merge patch reads its markers. */
   schema?: JsonSchema;
+  /** What the `copy` operations of one JSON patch may add in all (bytes of JSON). */
+  accumulatedCopySizeLimit?: number;
 }
 
 /** Parses a PATCH body; a body that is not JSON is a BadRequest. */
@@ -67,7 +69,7 @@ export function applyNonApplyPatch(contentType: string, original: JsonObject, pa
   const mediaType = patchMediaType(contentType);
   switch (mediaType) {
     case JSON_PATCH_MEDIA_TYPE:
-      return jsonPatch(original, patch);
+      return jsonPatch(original, patch, { accumulatedCopySizeLimit: options.accumulatedCopySizeLimit });
     case MERGE_PATCH_MEDIA_TYPE:
       return mergePatch(original, patch);
     case STRATEGIC_MERGE_PATCH_MEDIA_TYPE:

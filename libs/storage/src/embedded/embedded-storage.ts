@@ -22,7 +22,7 @@ import type {
   Watcher,
 } from '../storage';
 import { StorageError } from '../storage-error';
-import { decodeObject, encodeObject, uidOf } from '../stored-value';
+import { decodeObject, encodeObjectForWrite, uidOf } from '../stored-value';
 import { DEFAULT_WATCH_BUFFER_LIMIT, WatchChannel } from '../watch-channel';
 import { SCHEMA_SQL, SCHEMA_VERSION, SQL } from './schema';
 
@@ -167,7 +167,7 @@ export class EmbeddedStorage implements Storage {
   async create<T extends StoredObject>(key: string, object: T): Promise<T> {
     this.assertOpen();
     if (this.currentRow(key) !== undefined) throw StorageError.keyExists(key);
-    const value = encodeObject(object);
+    const value = encodeObjectForWrite(key, object);
     const revision = this.revision + 1;
     this.commit({ revision, key, created: true, deleted: false, createRevision: revision, prevRevision: 0, value });
     this.publish('ADDED', revision, key, value);
@@ -186,7 +186,7 @@ export class EmbeddedStorage implements Storage {
     const current = this.currentRow(key);
     if (current === undefined) throw StorageError.keyNotFound(key);
     this.check(key, current, options.preconditions);
-    const value = encodeObject(object);
+    const value = encodeObjectForWrite(key, object);
     const revision = this.revision + 1;
     this.commit({
       revision,

@@ -20,7 +20,7 @@ import type {
   Watcher,
 } from '../storage';
 import { StorageError } from '../storage-error';
-import { decodeObject, encodeObject, uidOf } from '../stored-value';
+import { decodeObject, encodeObjectForWrite, uidOf } from '../stored-value';
 import { DEFAULT_WATCH_BUFFER_LIMIT, WatchChannel } from '../watch-channel';
 import { ChangeFeed } from './change-feed';
 import type { KvDocument, LogDocument, MetaDocument } from './documents';
@@ -165,7 +165,7 @@ export class MongoStorage implements Storage {
   }
 
   async create<T extends StoredObject>(key: string, object: T): Promise<T> {
-    const value = encodeObject(object);
+    const value = encodeObjectForWrite(key, object);
     const revision = await this.write(async (session) => {
       if ((await this.kv.findOne({ _id: key }, { session, projection: { _id: 1 } })) !== null) {
         throw StorageError.keyExists(key);
@@ -186,7 +186,7 @@ export class MongoStorage implements Storage {
   }
 
   async update<T extends StoredObject>(key: string, object: T, options: UpdateOptions = {}): Promise<T> {
-    const value = encodeObject(object);
+    const value = encodeObjectForWrite(key, object);
     const revision = await this.write(async (session) => {
       const current = await this.currentDoc(session, key, options.preconditions);
       const rev = await this.nextRevision(session);

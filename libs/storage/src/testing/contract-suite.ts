@@ -127,6 +127,18 @@ export function describeStorageContract(title: string, harness: StorageContractH
       });
     });
 
+    describe('object size', () => {
+      test('create and update of an object larger than the store takes fail with TooLarge and write nothing', async () => {
+        const store = await open();
+        const big = 'x'.repeat(4 * 1024 * 1024 + 1);
+        await expectCode(store.create(key('big'), configMap('big', { v: big })), 'TooLarge');
+        await expectCode(store.get(key('big')), 'KeyNotFound');
+        const created = await store.create(key('small'), configMap('small', { v: '1' }));
+        await expectCode(store.update(key('small'), { ...created, data: { v: big } }), 'TooLarge');
+        expect((await store.get<TestObject>(key('small'))).data).toEqual({ v: '1' });
+      });
+    });
+
     describe('guaranteedUpdate', () => {
       test('N concurrent read-modify-write loops on one key lose no update', async () => {
         const store = await open();

@@ -1,7 +1,18 @@
 import { ConfigMapSchema, type ConfigMap } from '../../kinds/core/config-map';
 import { fieldErrors } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind } from './define-kind';
+import { as, defineKind, isRecord } from './define-kind';
+
+/** Kubernetes' MaxSecretSize, which bounds ConfigMaps too: the values of data and binaryData together. */
+export const MAX_CONFIG_DATA_BYTES = 1024 * 1024;
+
+/** Bytes of the values of a string map: UTF-8 text, or base64 decoded. */
+export function dataBytes(map: unknown, encoding: 'utf8' | 'base64'): number {
+  if (!isRecord(map)) return 0;
+  let total = 0;
+  for (const value of Object.values(map)) if (typeof value === 'string') total += Buffer.byteLength(value, encoding);
+  return total;
+}
 
 export const configMapDefinition = defineKind({
   group: '',
@@ -26,5 +37,6 @@ export const configMapDefinition = defineKind({
         .filter((k) => Object.prototype.hasOwnProperty.call(binary, k))
         .map((k) => fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
     },
+    (o) => (dataBytes(o.data, 'utf8') + dataBytes(o.binaryData, 'base64') > MAX_CONFIG_DATA_BYTES ? [fieldErrors.tooLong('', undefined, MAX_CONFIG_DATA_BYTES)] : []),
   ],
 });

@@ -1,0 +1,78 @@
+import type { Server as HttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+import { statusForCode } from '../status/status';
+
+// The first byte of every TLS connection: a handshake record.
+const TLS_HANDSHAKE_RECORD = 0x16;
+// A connection that sends nothing is closed after this long, as a TLS handshake would be.
+const FIRST_BYTE_TIMEOUT_MS = 120_000;
+// How long a refused connection is read from before it is closed.
+const LINGER_MS = 1000;
+// Go's answer to plain HTTP on a TLS port, which clients and people recognise.
+const PLAIN_HTTP_ANSWER = 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n';
+
+/**
+ * Answers plain HTTP on the HTTPS port with Go's `400 Client sent an HTTP request to an HTTPS server.`
+ * instead of dropping the connection: the first byte of each connection is read before TLS sees it
+ * and put back (Node's TLS socket takes bytes already read from the socket it wraps).
+ */
+export function refusePlainHttp(server: HttpsServer): void {
+  const tlsListeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      socket.setTimeout(0);
+      if (first[0] !== TLS_HANDSHAKE_RECORD && looksLikeHttp(first)) {
+        socket.end(PLAIN_HTTP_ANSWER);
+        return;
+      }
+      // Left paused: the TLS socket reads what is buffered here, then reads the connection itself.
+      socket.unshift(first);
+      for (const listener of tlsListeners) listener.call(server, socket);
+    });
+  });
+}
+
+/** An HTTP/1 request line starts with an upper-case method name. */
+function looksLikeHttp(first: Buffer): boolean {
+  return first.length > 0 && first[0] >= 0x41 && first[0] <= 0x5a;
+}
+
+/**
+ * Answers a request Node's HTTP parser refuses (headers over its limit, a malformed request line) with
+ * a Status body instead of an empty one: 431 for headers too large, 400 otherwise.
+ */
+export function answerClientErrors(server: HttpsServer): void {
+  const answered = new WeakSet<Duplex>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The parser keeps failing on whatever else arrives; the first failure is the one answered.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const code = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'HPE_TIMEOUT' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message =
+      code === 431
+        ? 'Request Header Fields Too Large: the request line and headers are larger than the server reads'
+        : code === 408
+          ? 'the request was not received in time'
+          : `the request could not be parsed: ${error.code ?? error.message}`;
+    const body = JSON.stringify(statusForCode(code, message));
+    // The rest of what the client sends is read and dropped until it closes (or a second passes):
+    // closing with unread bytes would reset the connection and lose the answer, as Go avoids too.
+    socket.removeAllListeners('data');
+    socket.on('data', () => undefined);
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.end(
+      `HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : code === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+        'Content-Type: application/json\r\nConnection: close\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
+}
