@@ -199,6 +199,36 @@ describe('nesting depth', () => {
   });
 });
 
+describe('custom resource schemas', () => {
+  const crdOf = (name: string, levels: number) => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < levels; i++) schema = { type: 'object', properties: { a: schema } };
+    return {
+      apiVersion: 'apiextensions.svc.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${name}s.nest.example.com` },
+      spec: {
+        group: 'nest.example.com',
+        scope: 'Namespaced',
+        names: { plural: `${name}s`, singular: name, kind: name.charAt(0).toUpperCase() + name.slice(1) },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: schema } } } }],
+      },
+    };
+  };
+
+  it('refuses a schema nested deeper than the validator can run, and serves one under the limit', async () => {
+    const refused = await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crdOf('toodeep', 200));
+    expect(refused.status).toBe(422);
+    expect(statusOf(refused.text).message).toContain('must not nest more than 128 schemas deep');
+    expectStatus(await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crdOf('deepok', 125)), 201);
+    let spec: unknown = 'leaf';
+    for (let i = 0; i < 125; i++) spec = { a: spec };
+    const path = `/apis/nest.example.com/v1/namespaces/${ns}/deepoks`;
+    await eventually(async () => (await client.get(path)).status === 200, 15_000);
+    expectStatus(await client.post(path, { apiVersion: 'nest.example.com/v1', kind: 'Deepok', metadata: { name: 'one' }, spec }), 201);
+  });
+});
+
 describe('amplification', () => {
   it('refuses JSON patch copies that would grow the object past the request limit, at once, a hundred times', async () => {
     expectStatus(await client.post(paths.configMaps(ns), configMap('copies', { seed: 'x'.repeat(1024) })), 201);

@@ -6,6 +6,35 @@ import { parseJsonPath } from '../json-path';
 import type { ApiObject } from '../kind-definition';
 import { as, defineKind, isRecord, records } from './define-kind';
 
+/** The deepest nesting of schemas a custom resource's schema may have (real ones nest a few dozen). */
+export const MAX_SCHEMA_NESTING = 128;
+
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions'];
+const SUBSCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'additionalItems'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'items'];
+
+/** How many schemas deep a schema nests, counted without recursion; stops past the limit. */
+export function schemaNestingDepth(schema: unknown, limit = MAX_SCHEMA_NESTING): number {
+  let max = 0;
+  const pending: Array<{ node: unknown; depth: number }> = [{ node: schema, depth: 1 }];
+  while (pending.length > 0) {
+    const { node, depth } = pending.pop()!;
+    if (!isRecord(node)) continue;
+    if (depth > max) max = depth;
+    if (max > limit) return max;
+    for (const key of SUBSCHEMA_MAPS) {
+      const map = node[key];
+      if (isRecord(map)) for (const child of Object.values(map)) pending.push({ node: child, depth: depth + 1 });
+    }
+    for (const key of SUBSCHEMA_VALUES) pending.push({ node: node[key], depth: depth + 1 });
+    for (const key of SUBSCHEMA_LISTS) {
+      const list = node[key];
+      if (Array.isArray(list)) for (const child of list) pending.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return max;
+}
+
 function validateCrd(obj: ApiObject): FieldError[] {
   const errors: FieldError[] = [];
   if (!isRecord(obj.spec)) return errors;
@@ -36,8 +65,13 @@ function validateCrd(obj: ApiObject): FieldError[] {
       errors.push(fieldErrors.required(`${at}.schema.openAPIV3Schema`, 'schemas are required'));
     } else {
       if (schema.type !== 'object') errors.push(fieldErrors.notSupported(`${at}.schema.openAPIV3Schema.type`, schema.type, ['object']));
-      const problem = schemaCompileError(customResourceSchema(schema));
-      if (problem) errors.push(fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', problem));
+      if (schemaNestingDepth(schema) > MAX_SCHEMA_NESTING) {
+        // The validator is generated code, one nested block per level: past this it overflows the stack.
+        errors.push(fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', `must not nest more than ${MAX_SCHEMA_NESTING} schemas deep`));
+      } else {
+        const problem = schemaCompileError(customResourceSchema(schema));
+        if (problem) errors.push(fieldErrors.invalid(`${at}.schema.openAPIV3Schema`, '', problem));
+      }
     }
     records(v.additionalPrinterColumns).forEach((c, j) => {
       try {
