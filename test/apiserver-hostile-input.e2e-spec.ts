@@ -229,6 +229,39 @@ describe('custom resource schemas', () => {
   });
 });
 
+describe('custom resource patterns', () => {
+  it('matches a CRD pattern in linear time and refuses patterns RE2 cannot run', async () => {
+    const crd = (name: string, pattern: string) => ({
+      apiVersion: 'apiextensions.svc.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${name}s.re.example.com` },
+      spec: {
+        group: 're.example.com',
+        scope: 'Namespaced',
+        names: { plural: `${name}s`, singular: name, kind: name.charAt(0).toUpperCase() + name.slice(1) },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { v: { type: 'string', pattern } } } } } },
+          },
+        ],
+      },
+    });
+    const lookahead = await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd('ahead', '^(?=a)a$'));
+    expect(lookahead.status).toBe(422);
+    expectStatus(await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd('redos', '^(a+)+$')), 201);
+    const path = `/apis/re.example.com/v1/namespaces/${ns}/redoss`;
+    await eventually(async () => (await client.get(path)).status === 200, 15_000);
+    const started = Date.now();
+    const res = await client.post(path, { apiVersion: 're.example.com/v1', kind: 'Redos', metadata: { name: 'one' }, spec: { v: `${'a'.repeat(50_000)}!` } });
+    expect(res.status).toBe(422);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expectStatus(await client.post(path, { apiVersion: 're.example.com/v1', kind: 'Redos', metadata: { name: 'two' }, spec: { v: 'aaa' } }), 201);
+  });
+});
+
 describe('amplification', () => {
   it('refuses JSON patch copies that would grow the object past the request limit, at once, a hundred times', async () => {
     expectStatus(await client.post(paths.configMaps(ns), configMap('copies', { seed: 'x'.repeat(1024) })), 201);

@@ -37,6 +37,18 @@ export const CONFIG_MAP_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
 /** Percent form of an IntOrString (maxSurge, maxUnavailable). */
 export const PERCENT_PATTERN = '^[0-9]+%$';
 
+/** The patterns above: the project's own, which the schema engine runs with JavaScript's RegExp. */
+export const BUILTIN_PATTERNS: ReadonlySet<string> = new Set([
+  DNS1123_LABEL_PATTERN,
+  DNS1123_SUBDOMAIN_PATTERN,
+  DNS1035_LABEL_PATTERN,
+  QUALIFIED_NAME_PATTERN,
+  ANNOTATION_KEY_PATTERN,
+  LABEL_VALUE_PATTERN,
+  CONFIG_MAP_KEY_PATTERN,
+  PERCENT_PATTERN,
+]);
+
 export const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
   [
     DNS1123_LABEL_PATTERN,

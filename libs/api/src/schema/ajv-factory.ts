@@ -1,4 +1,7 @@
 import Ajv, { type ErrorObject, type Options } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
+import { RE2JS } from 're2js';
+import { BUILTIN_PATTERNS } from '../meta/names';
 import addFormats from 'ajv-formats';
 import { SVC_KEYWORDS, type JsonSchema } from './json-schema';
 import { SharedSubschemas } from './shared-subschemas';
@@ -93,6 +96,23 @@ const uniqueMapKeys: KeywordValidate = (keys, data) => {
   return true;
 };
 
+/**
+ * Schema `pattern`s are matched by RE2, as Kubernetes matches them (Go's regexp): in linear time, so
+ * that a pattern from a CRD such as `^(a+)+$` cannot hold the server on a long value, and with RE2's
+ * syntax (a pattern RE2 refuses, a lookahead say, makes a CRD's schema fail to compile). The
+ * project's own patterns (object metadata, names), which use lookaheads for lengths, keep
+ * JavaScript's engine; every CRD schema embeds them for its metadata.
+ */
+const patterns: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    if (BUILTIN_PATTERNS.has(pattern)) return new RegExp(pattern, flags);
+    const compiled = RE2JS.compile(pattern);
+    // ajv keys its cache of compiled patterns by toString().
+    return { test: (value: string) => compiled.test(value), toString: () => `re2:${pattern}` };
+  },
+  { code: 'require("re2js").RE2JS.compile' },
+);
+
 const common: Options = {
   strict: false,
   allErrors: true,
@@ -102,6 +122,7 @@ const common: Options = {
   messages: true,
   // Shared subschemas are compiled once and called, not copied into every validator.
   inlineRefs: false,
+  code: { regExp: patterns },
 };
 
 export interface SchemaCompiler {
