@@ -30,7 +30,7 @@ export function validateLabelSelector(selector: LabelSelector | null | undefined
   const base = toPath(path);
   const errs: FieldError[] = validateLabels(selector.matchLabels, base.child('matchLabels'));
   (selector.matchExpressions ?? []).forEach((expr, i) => {
-    errs.push(...validateLabelSelectorRequirement(expr, base.child('matchExpressions').index(i)));
+    for (const err of validateLabelSelectorRequirement(expr, base.child('matchExpressions').index(i))) errs.push(err);
   });
   return errs;
 }

@@ -206,3 +206,12 @@ describe('Status constructors', () => {
     expect(newNotFound('pods', 'a"b\\c\n').message).toBe('pods "a\\"b\\\\c\\n" not found');
   });
 });
+
+describe('newInvalid with very many errors', () => {
+  it('lists the first hundred and says how many more there were', () => {
+    const errors = Array.from({ length: 250 }, (_, i) => fieldInvalid(`data[k${i}]`, `k${i}`, 'bad key'));
+    const status = newInvalid({ group: '', kind: 'ConfigMap' }, 'x', errors).status;
+    expect(status.details?.causes).toHaveLength(101);
+    expect(status.message).toMatch(/^ConfigMap "x" is invalid: \[data\[k0\]: Invalid value: "k0": bad key, .*, and 150 more errors\]$/);
+  });
+});

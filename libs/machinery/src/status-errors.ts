@@ -1,4 +1,4 @@
-import { FieldError, fieldErrorBody, fieldErrorsMessage } from './field-errors';
+import { FieldError, fieldErrorBody, fieldErrorMessage, fieldErrorsMessage } from './field-errors';
 import { goQuote } from './go-quote';
 import {
   formatGroupKind,
@@ -100,10 +100,20 @@ export function newApplyConflict(causes: StatusCause[], message: string): Status
 }
 
 /** 422: `Pod "x" is invalid: [spec.containers[0].name: Required value, ...]`, one cause per field error. */
+/** The field errors an Invalid Status lists; past them it says how many more there were. */
+export const MAX_REPORTED_FIELD_ERRORS = 100;
+
 export function newInvalid(kind: GroupKindLike, name: string, errors: readonly FieldError[]): StatusError {
   const gk = toGroupKind(kind);
-  const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  const aggregate = fieldErrorsMessage(errors);
+  // A body of a few hundred thousand bad keys would otherwise be answered with a hundred megabytes.
+  const shown = errors.length > MAX_REPORTED_FIELD_ERRORS ? errors.slice(0, MAX_REPORTED_FIELD_ERRORS) : errors;
+  const causes: StatusCause[] = shown.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  let aggregate = fieldErrorsMessage(shown);
+  if (shown.length < errors.length) {
+    const more = errors.length - shown.length;
+    aggregate = `[${[...new Set(shown.map(fieldErrorMessage))].join(', ')}, and ${more} more ${more === 1 ? 'error' : 'errors'}]`;
+    causes.push({ reason: 'FieldValueInvalid', message: `${more} more field errors not shown`, field: '' });
+  }
   const head = `${formatGroupKind(gk)} ${goQuote(name)} is invalid`;
   return make(422, StatusReasons.Invalid, aggregate ? `${head}: ${aggregate}` : head, {
     name,

@@ -497,7 +497,7 @@ export class ResourceRegistry {
         bumpGeneration(this.definition, next, current);
         break;
       default:
-        errors.push(...validateUpdate(this.definition, incoming, current));
+        for (const error of validateUpdate(this.definition, incoming, current)) errors.push(error);
         next = incoming;
         prepareForUpdate(this.definition, next, current);
     }
@@ -554,7 +554,7 @@ export class ResourceRegistry {
 
   private validateFields(object: ApiObject, duplicates: readonly string[], w: WriteContext): void {
     const outcome = applyFieldValidation(this.compiled, object, duplicates, w.options.fieldValidation ?? 'Warn');
-    w.warnings.push(...outcome.warnings);
+    for (const warning of outcome.warnings) w.warnings.push(warning);
     w.unknownCount = outcome.unknownCount;
   }
 

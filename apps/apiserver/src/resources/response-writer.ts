@@ -13,7 +13,36 @@ export function addWarnings(res: ServerResponse, warnings: readonly string[]): v
   if (warnings.length === 0) return;
   const existing = res.getHeader('Warning');
   const values = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-  res.setHeader('Warning', [...values, ...warnings.map(warningHeaderValue)]);
+  res.setHeader('Warning', [...values, ...boundedWarnings(warnings).map(warningHeaderValue)]);
+}
+
+const WARNINGS_MAX_RUNES = 4 * 1024;
+const WARNING_TRUNCATED_RUNES = 256;
+
+/**
+ * Kubernetes' warning recorder: repeated texts once; up to 4096 characters in all, and past that
+ * each text cut to 256 characters and no more added once 4096 are written. A body with a few
+ * hundred thousand unknown fields would otherwise make a header no client reads.
+ */
+export function boundedWarnings(warnings: readonly string[]): string[] {
+  const unique = [...new Set(warnings)];
+  let written = 0;
+  for (const text of unique) {
+    // Code units bound characters from above: the exact count only near the limit.
+    written += text.length > WARNINGS_MAX_RUNES ? WARNINGS_MAX_RUNES + 1 : [...text].length;
+    if (written > WARNINGS_MAX_RUNES) break;
+  }
+  if (written <= WARNINGS_MAX_RUNES) return unique;
+  const kept: string[] = [];
+  written = 0;
+  for (const text of unique) {
+    if (written >= WARNINGS_MAX_RUNES) break;
+    const chars = [...text];
+    const cut = chars.length > WARNING_TRUNCATED_RUNES ? chars.slice(0, WARNING_TRUNCATED_RUNES).join('') : text;
+    kept.push(cut);
+    written += Math.min(chars.length, WARNING_TRUNCATED_RUNES);
+  }
+  return kept;
 }
 
 /** The bytes of one response body in the negotiated encoding. */

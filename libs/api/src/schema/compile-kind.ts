@@ -39,7 +39,7 @@ function metadataRules(obj: ApiObject): FieldError[] {
     return [{ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' }];
   }
   const errors: FieldError[] = [];
-  errors.push(...annotationSizeErrors(meta.annotations, 'metadata.annotations'));
+  for (const error of annotationSizeErrors(meta.annotations, 'metadata.annotations')) errors.push(error);
   if (Array.isArray(meta.ownerReferences)) {
     const controllers = (meta.ownerReferences as unknown[]).filter(isObject).filter((r) => r.controller === true);
     if (controllers.length > 1) {
@@ -83,8 +83,9 @@ class Compiled implements CompiledKind {
     this.validator ??= compileOnce(sharedValidator(), this.schema);
     const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema);
     if (!isObject(obj)) return errors;
-    errors.push(...metadataRules(obj));
-    for (const rule of this.definition.validationRules) errors.push(...rule(obj));
+    // One by one: a body can carry a few hundred thousand errors, more than a spread call takes.
+    for (const error of metadataRules(obj)) errors.push(error);
+    for (const rule of this.definition.validationRules) for (const error of rule(obj)) errors.push(error);
     return errors;
   }
 

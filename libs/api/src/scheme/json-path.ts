@@ -76,8 +76,9 @@ export function evaluateJsonPath(obj: unknown, path: string | JsonPathStep[]): u
           }
           break;
         case 'wildcard':
-          if (Array.isArray(v)) next.push(...v);
-          else if (v && typeof v === 'object') next.push(...Object.values(v));
+          // One by one: spreading a list of a few hundred thousand items overflows the stack.
+          if (Array.isArray(v)) for (const item of v) next.push(item);
+          else if (v && typeof v === 'object') for (const item of Object.values(v)) next.push(item);
           break;
         case 'filter':
           if (Array.isArray(v)) {

@@ -82,7 +82,7 @@ export function validateManagedFields(managedFields: unknown, path = 'metadata.m
       errors.push(fieldInvalid(`${at}.fieldsType`, entry.fieldsType, 'must be `FieldsV1`'));
     }
     const manager = typeof entry.manager === 'string' ? entry.manager : '';
-    errors.push(...validateFieldManager(manager, { path: `${at}.manager` }));
+    for (const error of validateFieldManager(manager, { path: `${at}.manager` })) errors.push(error);
     const subresource = typeof entry.subresource === 'string' ? entry.subresource : '';
     if (subresource.length > MAX_SUBRESOURCE_NAME_LENGTH) errors.push(fieldTooLong(`${at}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
   });
