@@ -1,10 +1,11 @@
 // One Jest run covers unit tests beside the code (*.spec.ts) and end-to-end tests in test/ (*.e2e-spec.ts).
 const aliases = {};
-for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime']) {
+for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime', 'apiserver']) {
   aliases[`^@svc/${lib}$`] = `<rootDir>/libs/${lib}/src/index.ts`;
 }
-// The framework's test environment, for operator authors' tests.
+// Testing kits: the framework's helpers and the API server's test environment, for operator authors' tests.
 aliases['^@svc/runtime/testing$'] = '<rootDir>/libs/runtime/src/testing/index.ts';
+aliases['^@svc/apiserver/testing$'] = '<rootDir>/libs/apiserver/src/testing/index.ts';
 
 module.exports = {
   testEnvironment: 'node',

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
-import { SERVING_CERT_FILE, SERVING_KEY_FILE } from '../../apps/apiserver/src/serving/serving-certificates';
+import { SERVING_CERT_FILE, SERVING_KEY_FILE } from '@svc/apiserver';
 import { startNodeChild, type Child } from './child-processes';
 import { keepAliveAgent, send, type HttpsTarget } from './https-client';
 

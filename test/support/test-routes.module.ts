@@ -1,8 +1,6 @@
 import { Controller, Get, Module, Post, Query, Req } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { readBody } from '../../apps/apiserver/src/request/read-body';
-import { failureStatus, StatusError } from '../../apps/apiserver/src/status/status';
-import { requestContext } from '../../apps/apiserver/src/request/request-context';
+import { failureStatus, readBody, requestContext, StatusError } from '@svc/apiserver';
 
 /** Routes standing in for the resource handlers later work adds: a slow handler, failing handlers and a body reader. */
 @Controller('test')

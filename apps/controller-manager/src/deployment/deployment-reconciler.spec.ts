@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Deployment, Pod, ReplicaSet } from '@svc/api';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { deploymentController } from './index';
 import { computePodTemplateHash } from './pod-template-hash';

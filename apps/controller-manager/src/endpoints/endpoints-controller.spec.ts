@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import type { Endpoints, EndpointSubset, Pod, Service } from '@svc/api';
 import { isNotFound } from '@svc/machinery';
 import { CONTROLLER_METRIC_NAMES } from '@svc/runtime';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { endpointsController } from '.';
 

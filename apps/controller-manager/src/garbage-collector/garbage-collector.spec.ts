@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { ApiObject, ConfigMap, CustomResourceDefinition, OwnerReference } from '@svc/api';
 import { BUILTIN_RESOURCES, type ResourceClient } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { GarbageCollector, garbageCollectorController, monitorName } from './index';
 

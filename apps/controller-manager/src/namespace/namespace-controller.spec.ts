@@ -3,7 +3,8 @@ import type { ApiObject, CustomResourceDefinition, Namespace } from '@svc/api';
 import { BUILTIN_RESOURCES, type ResourceInfo } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
 import { CONTROLLER_METRIC_NAMES } from '@svc/runtime';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { namespaceController } from '.';
 

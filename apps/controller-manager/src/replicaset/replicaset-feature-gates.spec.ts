@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { replicaSetController } from './index';
 

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { Pod, ReplicaSet } from '@svc/api';
 import { isNotFound } from '@svc/machinery';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { replicaSetController } from './index';
 

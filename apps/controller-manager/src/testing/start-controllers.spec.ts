@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { eventually, startTestEnvironment, type TestEnvironment } from '@svc/runtime/testing';
+import { eventually } from '@svc/runtime/testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { BUILT_IN_CONTROLLERS } from '../built-in-controllers';
 import { startControllers } from './start-controllers';
 

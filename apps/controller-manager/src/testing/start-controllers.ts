@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseControllerManagerOptions } from '@svc/options';
 import { Manager, type ControllerLogger } from '@svc/runtime';
-import type { TestEnvironment } from '@svc/runtime/testing';
+import type { TestEnvironment } from '@svc/apiserver/testing';
 import type { BuiltInController } from '../built-in-controller';
 import { ControllerManagerModule } from '../controller-manager.module';
 

@@ -10,7 +10,8 @@ import { GenerationChanged } from '../reconcile/predicates';
 import { metadataOnly } from '../reconcile/resource-ref';
 import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request, Result } from '../reconcile/request';
-import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { eventually } from '../testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 
 const silent = { info: () => undefined, error: () => undefined };
 let env: TestEnvironment;

@@ -1,6 +1,7 @@
 import type { ConfigMap, Deployment } from '@svc/api';
 import { isNotFound } from '@svc/machinery';
-import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { eventually } from '../testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { EventRecorder } from './event-recorder';
 import { handleFinalizer, hasFinalizer, withFinalizer, withoutFinalizer } from './finalizers';
 import { AlreadyOwnedError, getControllerOf, isControlledBy, setControllerReference, setOwnerReference } from './owner-references';

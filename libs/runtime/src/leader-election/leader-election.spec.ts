@@ -4,7 +4,8 @@ import { Reconciler } from '../decorators/reconciler.decorator';
 import { Manager } from '../manager/manager';
 import type { Reconcile } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
-import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { eventually } from '../testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { parseControllerManagerOptions } from '@svc/options';
 import { validateLeaderElectionConfig, DEFAULT_LEADER_ELECTION, leaderElectionConfigFromFlags } from './leader-election-options';
 

@@ -3,7 +3,8 @@ import { BUILTIN_RESOURCES } from '@svc/client';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
-import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { eventually } from '../testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { Manager } from './manager';
 
 const silent = { info: () => undefined, error: () => undefined };

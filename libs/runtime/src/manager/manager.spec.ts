@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import type { Reconcile } from '../reconcile/reconcile';
-import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { eventually } from '../testing';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { Manager } from './manager';
 
 const silent = { info: () => undefined, error: () => undefined };

@@ -1,3 +1,2 @@
-export * from './test-environment';
 export * from './eventually';
 export * from './pod-readiness-simulator';

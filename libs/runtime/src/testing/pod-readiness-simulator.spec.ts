@@ -1,6 +1,6 @@
 import { eventually } from './eventually';
 import { PodReadinessSimulator } from './pod-readiness-simulator';
-import { startTestEnvironment, type TestEnvironment } from './test-environment';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 
 let env: TestEnvironment;
 

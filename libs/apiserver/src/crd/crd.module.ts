@@ -2,7 +2,7 @@ import { type DynamicModule, Inject, Injectable, Logger, Module, type OnModuleDe
 import type { Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
 import { HealthRegistry } from '../health/health-registry';
-import { ResourceRegistries } from '../resources';
+import type { ResourceRegistries } from '../resources';
 import { CrdController, type CrdControllerLogger } from './crd-controller';
 import { installCrdValidation } from './crd-validation';
 import type { CustomResourceCleaner } from './custom-resource-cleaner';
@@ -17,14 +17,9 @@ export interface CrdModuleOptions {
   /**
    * The resource layer's registries: custom resources of a deleted definition are then deleted
    * through them (finalizers honoured, DELETED events from the watch cache) and the resource's watch
-   * cache is dropped. Without them (or `resources`) they are deleted from the store directly.
+   * cache is dropped. Without them they are deleted from the store directly.
    */
   registries?: ResourceRegistries;
-  /**
-   * Alternatively the resource layer's module (`ResourcesModule.forRoot(...)`, the same object given
-   * to the server), whose exported ResourceRegistries are then injected.
-   */
-  resources?: DynamicModule;
   /** Overrides how a deleted definition's objects are deleted. */
   cleaner?: CustomResourceCleaner;
   logger?: CrdControllerLogger;
@@ -86,15 +81,7 @@ export class CrdModule {
     installCrdValidation(options.scheme);
     return {
       module: CrdModule,
-      imports: options.resources ? [options.resources] : [],
-      providers: [
-        {
-          provide: CRD_CONTROLLER,
-          useFactory: (injected?: ResourceRegistries) => buildController(options, options.registries ?? injected),
-          inject: [{ token: ResourceRegistries, optional: true }],
-        },
-        CrdLifecycle,
-      ],
+      providers: [{ provide: CRD_CONTROLLER, useFactory: () => buildController(options, options.registries) }, CrdLifecycle],
       exports: [CRD_CONTROLLER],
     };
   }

@@ -5,10 +5,8 @@ import { join } from 'node:path';
 import { builtinScheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
 import { createStorage } from '@svc/storage';
-import { servingConfig, startApiServer } from '../../../../apps/apiserver/src/index';
-import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from '../../../../apps/apiserver/src/resources';
-import { DiscoveryModule, ServedApis } from '../../../../apps/apiserver/src/discovery';
-import { CrdModule } from '../../../../apps/apiserver/src/crd';
+import { createApiServer } from '../create-api-server';
+import type { ApiServerHandle } from '../start-api-server';
 
 let certDir: Promise<string> | undefined;
 
@@ -46,8 +44,8 @@ export interface TestEnvironment {
 }
 
 /**
- * Starts the API server in-process, wired as the svc-apiserver process wires it (embedded store,
- * one scheme, resources, discovery and CRDs), on a free loopback port. Nothing is downloaded or
+ * Starts the API server in-process through the same createApiServer the svc-apiserver process calls
+ * (embedded store, one scheme, resources, discovery, OpenAPI and CRDs), on a free loopback port. Nothing is downloaded or
  * spawned, so a test can start one per file.
  */
 export async function startTestEnvironment(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
@@ -55,31 +53,18 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   const dir = await mkdtemp(join(tmpdir(), 'svc-runtime-env-'));
   const storage = await createStorage({ backend: 'embedded', dataDir: join(dir, 'data'), compactionIntervalMs: 0 });
   const svcconfig = join(dir, 'svcconfig');
-  const serving = servingConfig({
-    bindAddress: '127.0.0.1',
-    securePort: 0,
-    certDir: await sharedCertDir(),
-    svcconfigOut: svcconfig,
-  });
-  const scheme = builtinScheme();
-  const resourcesOptions: ResourcesOptions = {
-    storePrefix: '/registry',
-    watchCache: true,
-    deleteCollectionWorkers: 1,
-    storeCountMetricPollPeriodMs: 0,
-    minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
-    maxRequestBodyBytes: serving.maxRequestBodyBytes,
-  };
-  const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions });
-  const servedApis = new ServedApis(scheme, {});
-  const resources = ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) });
-  let server;
+  let server: ApiServerHandle;
   try {
-    server = await startApiServer(
-      serving,
-      [resources, DiscoveryModule.forRoot({ scheme, servedApis }), CrdModule.forRoot({ scheme, storage, storePrefix: '/registry', resources })],
-      { logger: false, stdout: () => undefined },
-    );
+    server = await createApiServer({
+      storage,
+      scheme: builtinScheme(),
+      options: {
+        serving: { bindAddress: '127.0.0.1', securePort: 0, certDir: await sharedCertDir(), svcconfigOut: svcconfig },
+        resources: { storeCountMetricPollPeriodMs: 0 },
+      },
+      logger: false,
+      stdout: () => undefined,
+    });
   } catch (error) {
     await storage.close();
     await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,9 @@
-// The serving shell's surface, for the process entry and the modules hung on it.
+// The API server library: createApiServer wires it whole; the serving shell's surface is for the modules hung on it.
+export { createApiServer, DEFAULT_RESOURCES_OPTIONS } from './create-api-server';
+export type { ApiServerOptions, CreateApiServerInput } from './create-api-server';
+export type { RuntimeConfig } from './discovery';
+export type { ResourcesOptions } from './resources';
+export { SERVING_CERT_FILE, SERVING_KEY_FILE } from './serving/serving-certificates';
 export { startApiServer } from './start-api-server';
 export type { ApiServerHandle, StartApiServerOptions } from './start-api-server';
 export { defaultVersionInfo, servingConfig, DEFAULT_MAX_REQUEST_BODY_BYTES, REFERENCE_RELEASE } from './config';

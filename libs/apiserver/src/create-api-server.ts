@@ -1,0 +1,79 @@
+import type { LoggerService, LogLevel } from '@nestjs/common';
+import type { Scheme } from '@svc/api';
+import type { Storage } from '@svc/storage';
+import { servingConfig, type ApiServerServingConfig } from './config';
+import { CrdModule } from './crd';
+import { applyRuntimeConfig, DiscoveryModule, ServedApis, type RuntimeConfig } from './discovery';
+import { healthCheck } from './health/health-check';
+import { OpenApiModule } from './openapi';
+import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from './resources';
+import { startApiServer, type ApiServerHandle } from './start-api-server';
+
+/** What the API server is configured with: the serving shell's settings and the resource layer's. */
+export interface ApiServerOptions {
+  /** The serving shell (listen address, certificates, timeouts, limits); defaults fill what is left out. */
+  serving?: Partial<ApiServerServingConfig>;
+  /** The resource layer (watch cache, admission, store prefix); defaults fill what is left out. */
+  resources?: Partial<Omit<ResourcesOptions, 'minRequestTimeoutSeconds' | 'maxRequestBodyBytes'>>;
+  /** `--runtime-config`: built-in group versions turned off leave the scheme before anything serves it. */
+  runtimeConfig?: RuntimeConfig;
+  /** `--store-healthcheck-timeout` and `--store-readycheck-timeout`, in ms (the store's own default when absent). */
+  storeHealthcheckTimeoutMs?: number;
+  storeReadycheckTimeoutMs?: number;
+}
+
+export interface CreateApiServerInput {
+  /** The store the server keeps objects in; the caller opens it and closes it after the server stops. */
+  storage: Storage;
+  /** The one scheme of the process: custom resource kinds are registered into it at run time. */
+  scheme: Scheme;
+  options?: ApiServerOptions;
+  /** SIGTERM and SIGINT stop the server gracefully and exit the process. */
+  handleSignals?: boolean;
+  /** Where log lines go (see StartApiServerOptions.logger). */
+  logger?: LoggerService | LogLevel[] | false;
+  /** Where the `Client connection file written to <path>` line goes. */
+  stdout?: (line: string) => void;
+}
+
+export const DEFAULT_RESOURCES_OPTIONS: Omit<ResourcesOptions, 'minRequestTimeoutSeconds' | 'maxRequestBodyBytes'> = {
+  storePrefix: '/registry',
+  watchCache: true,
+  deleteCollectionWorkers: 1,
+  storeCountMetricPollPeriodMs: 60_000,
+};
+
+/**
+ * The API server, wired once for every caller (the svc-apiserver process and the test environment):
+ * the serving shell with resources, discovery, OpenAPI and CustomResourceDefinitions over `storage`,
+ * and the store's health in livez and readyz. Resolves once it listens.
+ */
+export async function createApiServer(input: CreateApiServerInput): Promise<ApiServerHandle> {
+  const { storage, scheme } = input;
+  const options = input.options ?? {};
+  const serving = servingConfig(options.serving);
+  const runtimeConfig = options.runtimeConfig ?? {};
+  applyRuntimeConfig(scheme, runtimeConfig);
+  const servedApis = new ServedApis(scheme, runtimeConfig);
+  const resourcesOptions: ResourcesOptions = {
+    ...DEFAULT_RESOURCES_OPTIONS,
+    ...options.resources,
+    minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
+    maxRequestBodyBytes: serving.maxRequestBodyBytes,
+  };
+  const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions });
+  const server = await startApiServer(
+    serving,
+    [
+      ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
+      DiscoveryModule.forRoot({ scheme, servedApis }),
+      OpenApiModule.forRoot({ scheme, servedApis }),
+      // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
+      CrdModule.forRoot({ scheme, storage, storePrefix: resourcesOptions.storePrefix, registries }),
+    ],
+    { handleSignals: input.handleSignals, logger: input.logger, stdout: input.stdout },
+  );
+  server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
+  server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));
+  return server;
+}
