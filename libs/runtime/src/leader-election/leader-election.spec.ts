@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { BUILTIN_RESOURCES } from '@svc/client';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import { Manager } from '../manager/manager';
-import type { Reconcile } from '../reconcile/reconcile';
+import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
 import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
 import { parseControllerManagerOptions } from '@svc/options';
@@ -117,5 +117,56 @@ describe('leader election', () => {
     expect(a.getControllers()[0].running).toBe(false);
     // Before the lease it last renewed could have expired for anyone else.
     expect(Date.now() - takenAt).toBeLessThan(TIMING.leaseDurationMs);
+  });
+
+  it('renews on a client of its own while the controllers saturate theirs', async () => {
+    const lease = `le-${++n}`;
+    let served = 0;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: 'default', name: `flood-${lease}` })
+    class Flooding implements Reconcile {
+      async reconcile(request: Request, { client, signal }: ReconcileContext): Promise<void> {
+        // Far more requests than the limiter lets through in the whole test: each waits for a token.
+        const reads = Array.from({ length: 200 }, () =>
+          client.configMaps
+            .get(request.name, { namespace: 'default', signal })
+            .then(() => served++)
+            .catch(() => undefined),
+        );
+        await Promise.all(reads);
+      }
+    }
+    const renewFailures: string[] = [];
+    const manager = new Manager({
+      clientConfig: { ...env.clientConfig, qps: 2, burst: 2 },
+      logger: { info: () => undefined, error: (message) => renewFailures.push(message) },
+      gracefulShutdownMs: 100,
+      leaderElection: { resourceName: lease, resourceNamespace: 'default', identity: 'a', ...TIMING },
+    });
+    manager.add(new Flooding());
+    managers.push(manager);
+    await env.client.configMaps.inNamespace('default').create({ metadata: { name: `${lease}-cm` } });
+    await manager.start();
+    await eventually(() => expect(manager.isLeader()).toBe(true));
+
+    // Follow the lease from outside for three lease durations: every renewal is seen.
+    const renewals: number[] = [];
+    let leaderThroughout = true;
+    const until = Date.now() + 3 * TIMING.leaseDurationMs;
+    while (Date.now() < until) {
+      const spec = (await env.client.leases.inNamespace('default').get(lease)).spec;
+      expect(spec?.holderIdentity).toBe('a');
+      const renewed = Date.parse(spec?.renewTime ?? '');
+      if (renewals.at(-1) !== renewed) renewals.push(renewed);
+      leaderThroughout &&= manager.isLeader();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The controllers' limiter was saturated the whole time: most of their reads still wait.
+    expect(served).toBeLessThan(2 * (3 * TIMING.leaseDurationMs) / 1000 + 4);
+    expect(leaderThroughout).toBe(true);
+    expect(renewFailures.filter((m) => m.includes('leader election'))).toEqual([]);
+    const gaps = renewals.slice(1).map((at, i) => at - renewals[i]);
+    // A renewal is a read and a write: its own limiter (the same qps, 2) lets one through a second.
+    expect(gaps.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...gaps)).toBeLessThan(TIMING.renewDeadlineMs);
   });
 });
