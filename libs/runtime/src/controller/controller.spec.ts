@@ -265,6 +265,65 @@ describe('Controller against a real API server', () => {
     expect(maxSeen).toBeLessThanOrEqual(3);
   });
 
+  it('keeps a key from creating or deleting owned objects again until its owned informer showed them, whatever the read-your-writes wait', async () => {
+    const space = await namespace();
+    // The read-your-writes wait gives up long before the owned cache catches up: only the
+    // expectations stand between a wake-up and a duplicate.
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, readYourWritesTimeoutMs: 10 });
+    managers.push(manager);
+    const secrets = manager.informers.informerFor<Secret>({ resource: 'v1/secrets', namespace: space }, () =>
+      delayed(listerWatcherFor(env.client.secrets as unknown as ListWatchClient<Secret>, { namespace: space }), 400),
+    );
+    let maxSeen = 0;
+    let waited = 0;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, owns: [BUILTIN_RESOURCES.secrets], namespace: space })
+    class Copies implements Reconcile {
+      async reconcile(request: Request, { client, expectations }: ReconcileContext): Promise<Result> {
+        maxSeen = Math.max(maxSeen, (await env.client.secrets.list({ namespace: space })).items.length);
+        if (!expectations.satisfied()) {
+          waited++;
+          return {};
+        }
+        const owner = manager.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
+        const mine = secrets.lister().namespace(space).list().filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
+        const want = Number(owner?.data?.copies ?? '0');
+        if (mine.length < want) {
+          expectations.expectCreations(want - mine.length);
+          for (let i = mine.length; i < want; i++) {
+            await client.secrets
+              .inNamespace(space)
+              .create({
+                metadata: { generateName: `${request.name}-`, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }] },
+              })
+              .catch(() => expectations.creationObserved());
+          }
+        } else if (mine.length > want) {
+          const extra = mine.slice(want);
+          expectations.expectDeletions(extra);
+          for (const x of extra) await client.secrets.delete(x.metadata!.name!, { namespace: space }).catch(() => expectations.deletionObserved(x));
+        }
+        return {};
+      }
+    }
+    manager.add(new Copies());
+    await manager.start();
+    const configMaps = env.client.configMaps.inNamespace(space);
+    const secretCount = async () => (await env.client.secrets.list({ namespace: space })).items.length;
+    await configMaps.create({ metadata: { name: 'o' }, data: { copies: '3' } });
+    for (let i = 0; i < 5; i++) await configMaps.patch('o', { metadata: { annotations: { poke: String(i) } } }, 'merge');
+    await eventually(async () => expect(await secretCount()).toBe(3));
+    await configMaps.patch('o', { data: { copies: '1' } }, 'merge');
+    for (let i = 0; i < 5; i++) await configMaps.patch('o', { metadata: { annotations: { poke: `d${i}` } } }, 'merge');
+    // The owned informer's events lowered the expectations (and woke the owner): it converges.
+    await eventually(async () => expect(await secretCount()).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await secretCount()).toBe(1);
+    expect(maxSeen).toBeLessThanOrEqual(3);
+    expect(waited).toBeGreaterThan(0);
+    // The late cache shows the deletions in the end, which lowers the last of them.
+    await eventually(() => expect(manager.getControllers()[0].expectations.satisfied(`${space}/o`)).toBe(true));
+  });
+
   it('caches a metadataOnly resource without its bodies, in an informer apart from the full one', async () => {
     const space = await namespace();
     const seen: Array<Record<string, unknown>> = [];

@@ -140,6 +140,7 @@ export class Manager {
     if (!controller) return false;
     this.controllers = this.controllers.filter((c) => c !== controller);
     await controller.stop(this.options.gracefulShutdownMs ?? 30_000);
+    controller.dispose();
     const stillUsed = new Set(this.controllers.flatMap((c) => c.informers()));
     for (const informer of controller.informers()) {
       if (stillUsed.has(informer)) continue;
