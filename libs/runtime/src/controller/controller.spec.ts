@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { ConfigMap, Secret } from '@svc/api';
 import { BUILTIN_RESOURCES } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
-import { listerWatcherFor, type ListerWatcher, type ListWatchClient, type WatchStream } from '@svc/informers';
+import { listerWatcherFor, type ListWatchClient } from '@svc/informers';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import { createManager } from '../manager/create-manager';
 import { Manager } from '../manager/manager';
@@ -11,6 +11,7 @@ import { metadataOnly } from '../reconcile/resource-ref';
 import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request, Result } from '../reconcile/request';
 import { eventually, startTestEnvironment, type TestEnvironment } from '../testing';
+import { delayed } from '../testing/delayed-lister-watcher';
 
 const silent = { info: () => undefined, error: () => undefined };
 let env: TestEnvironment;
@@ -38,26 +39,6 @@ async function run(reconcilers: Array<new (...args: never[]) => Reconcile>, extr
   managers.push(manager);
   await manager.start();
   return manager;
-}
-
-/** A ListerWatcher whose watch events arrive `ms` late, as from a slow cache. */
-function delayed<T>(inner: ListerWatcher<T>, ms: number): ListerWatcher<T> {
-  return {
-    list: (options) => inner.list(options),
-    watch: async (options) => {
-      const stream = await inner.watch(options);
-      const events: WatchStream<T> = {
-        stop: () => stream.stop(),
-        async *[Symbol.asyncIterator]() {
-          for await (const event of stream) {
-            await new Promise((resolve) => setTimeout(resolve, ms));
-            yield event;
-          }
-        },
-      };
-      return events;
-    },
-  };
 }
 
 describe('Controller against a real API server', () => {
