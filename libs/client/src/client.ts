@@ -14,6 +14,8 @@ export interface ClientOptions {
   scheme?: Scheme;
   /** Time source of rate limiting and retry waits. */
   clock?: Clock;
+  /** See `RestClientOptions.writeWithdrawal`; used only when the client makes its own RestClient. */
+  writeWithdrawal?: () => AbortSignal | undefined;
 }
 
 /** One ResourceClient per built-in kind, typed by its object type. */
@@ -40,7 +42,7 @@ export class Client {
   private readonly builtins = new Map<string, ResourceClient<ObjectLike>>();
 
   constructor(config: ClientConfig | RestClient, options: ClientOptions = {}) {
-    this.rest = config instanceof RestClient ? config : new RestClient(config, { clock: options.clock });
+    this.rest = config instanceof RestClient ? config : new RestClient(config, { clock: options.clock, writeWithdrawal: options.writeWithdrawal });
     this.scheme = options.scheme ?? builtinScheme();
   }
 

@@ -72,7 +72,11 @@ export function undecodableResponse(code: number, detail: string, body: string):
   );
 }
 
-export type TransportFailure = 'connection' | 'timeout';
+/**
+ * `withdrawn`: the request's `withdraw` signal stopped it before it could have any effect (a write
+ * not yet sent, or a read).
+ */
+export type TransportFailure = 'connection' | 'timeout' | 'withdrawn';
 
 /**
  * The request never got an answer: the connection failed, broke, or the client's deadline passed.
@@ -96,6 +100,11 @@ export class TransportError extends StatusError {
 
 export function isTransportError(err: unknown): err is TransportError {
   return err instanceof TransportError;
+}
+
+/** True when a request was withdrawn with no effect on the server (see `RestRequest.withdraw`). */
+export function isWithdrawn(err: unknown): err is TransportError {
+  return err instanceof TransportError && err.failure === 'withdrawn';
 }
 
 /** The message of an error from any realm (Node's own errors are not `instanceof Error` in every context). */

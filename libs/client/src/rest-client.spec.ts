@@ -8,7 +8,7 @@ import { isConflict, isInvalid, isNotFound, isResourceExpired, isTooManyRequests
 import { generate } from 'selfsigned';
 import type { ClientConfig } from './client-config';
 import { json, RecordingClock, ScriptedServer, status, type Handler } from './testing/scripted-server';
-import { isTransportError, TransportError } from './response-errors';
+import { isTransportError, isWithdrawn, TransportError } from './response-errors';
 import { RestClient } from './rest-client';
 import { ResourceClient } from './resource-client';
 import type { WatchEvent } from './watch';
@@ -139,6 +139,71 @@ describe('RestClient against a scripted server', () => {
       server.script(reset);
       await expect(client().request({ method: 'POST', path: '/x', body: {} })).rejects.toMatchObject({ failure: 'connection' });
       expect(server.requests).toHaveLength(3);
+    });
+  });
+
+  describe('withdrawal', () => {
+    const later = (ms: number, answer: Handler): Handler => (req, res, body) => setTimeout(() => answer(req, res, body), ms);
+
+    it('withdraws a request still waiting for the rate limiter: it is never sent', async () => {
+      server.always(json(201, { kind: 'ConfigMap' }));
+      // The system clock, so that the second request really waits for its token.
+      const rest = new RestClient({ server: url, qps: 1, burst: 1 });
+      clients.push(rest);
+      const withdraw = new AbortController();
+      await rest.request({ method: 'POST', path: '/x', body: {}, withdraw: withdraw.signal });
+      const waiting = rest.request({ method: 'POST', path: '/x', body: {}, withdraw: withdraw.signal }).catch((e: unknown) => e);
+      setTimeout(() => withdraw.abort(new Error('leadership lost')), 20);
+      const err = await waiting;
+      expect(isWithdrawn(err)).toBe(true);
+      expect((err as Error).message).toContain('leadership lost');
+      expect(server.requests).toHaveLength(1);
+      // Its token was given back: the next request is not slowed by it.
+      const started = Date.now();
+      await rest.request({ method: 'GET', path: '/x' });
+      expect(Date.now() - started).toBeLessThan(1_500);
+    });
+
+    it('lets a write already sent run to its answer, and cuts a read off', async () => {
+      server.script(later(150, json(201, { kind: 'ConfigMap', metadata: { name: 'made' } })));
+      const withdraw = new AbortController();
+      const write = client().request({ method: 'POST', path: '/x', body: {}, withdraw: withdraw.signal });
+      setTimeout(() => withdraw.abort(new Error('leadership lost')), 30);
+      await expect(write).resolves.toEqual({ kind: 'ConfigMap', metadata: { name: 'made' } });
+
+      server.script(() => undefined); // never answers
+      const read = new AbortController();
+      const pending = client().request({ method: 'GET', path: '/x', withdraw: read.signal }).catch((e: unknown) => e);
+      setTimeout(() => read.abort(new Error('leadership lost')), 30);
+      expect(isWithdrawn(await pending)).toBe(true);
+    });
+
+    it('withdraws a write between retries, before it is sent again', async () => {
+      const withdraw = new AbortController();
+      server.script((req, res, body) => {
+        withdraw.abort(new Error('leadership lost'));
+        json(429, status(429, 'TooManyRequests'), { 'Retry-After': '1' })(req, res, body);
+      });
+      const err = await client().request({ method: 'PUT', path: '/x', body: {}, withdraw: withdraw.signal }).catch((e: unknown) => e);
+      expect(isWithdrawn(err)).toBe(true);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('asks writeWithdrawal for the signal of every write, never of a read', async () => {
+      server.always(json(200, {}));
+      const gone = AbortSignal.abort(new Error('leadership lost'));
+      let asked = 0;
+      const rest = new RestClient({ server: url, qps: -1 }, { writeWithdrawal: () => (asked++, gone) });
+      clients.push(rest);
+      await expect(rest.request({ method: 'GET', path: '/x' })).resolves.toEqual({});
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        expect(isWithdrawn(await rest.request({ method, path: '/x', body: {} }).catch((e: unknown) => e))).toBe(true);
+      }
+      expect(asked).toBe(4);
+      expect(server.requests.map((r) => r.method)).toEqual(['GET']);
+      // A caller's own abort still wins over the withdrawal.
+      const own = AbortSignal.abort(new Error('caller gave up'));
+      await expect(rest.request({ method: 'POST', path: '/x', body: {}, signal: own })).rejects.toThrow('caller gave up');
     });
   });
 

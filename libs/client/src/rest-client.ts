@@ -23,12 +23,27 @@ export interface RestRequest {
   contentType?: string;
   /** The answer's media type; `application/json` by default (a JSON view such as `;as=PartialObjectMetadata`). */
   accept?: string;
+  /** Cancels the request wherever it is: an aborted write may have taken effect or not. */
   signal?: AbortSignal;
+  /**
+   * Withdraws the request only where that cannot leave its outcome unknown: a request not yet sent
+   * (waiting for the rate limiter, or between retries) and a read are stopped at once; a write
+   * already sent runs to its answer, so the caller learns whether it took effect. A withdrawn
+   * request fails with a `withdrawn` TransportError (`isWithdrawn`) and had no effect.
+   */
+  withdraw?: AbortSignal;
 }
 
 export interface RestClientOptions {
   /** Time source of the rate limiter and the retry waits. */
   clock?: Clock;
+  /**
+   * Asked as each write (any method but GET) starts: a signal that withdraws it (see
+   * `RestRequest.withdraw`). Reads are left alone, so that a watch or list started on behalf of a
+   * caller is never stopped by it. The operator framework answers with the signal of the reconcile
+   * the write is made in, so that a reconcile whose leadership ended can write no more.
+   */
+  writeWithdrawal?: () => AbortSignal | undefined;
 }
 
 /** A read connection failure is retried after this long, as client-go does. */
@@ -43,6 +58,17 @@ async function readBody(res: IncomingMessage): Promise<string> {
   return text;
 }
 
+/** The withdrawal that may stop a request on the wire: only a read's. */
+function readWithdrawal(req: RestRequest): AbortSignal | undefined {
+  return req.method === 'GET' ? req.withdraw : undefined;
+}
+
+/** What cuts a sent request off: its signal, and for a read its withdrawal too. */
+function onWireSignal(req: RestRequest): AbortSignal | undefined {
+  const withdraw = readWithdrawal(req);
+  return req.signal && withdraw ? AbortSignal.any([req.signal, withdraw]) : (req.signal ?? withdraw);
+}
+
 /**
  * The transport under every typed call: one keep-alive agent per client, a token bucket in
  * front of every attempt (retries included), retries of answers that ask for them, and errors
@@ -54,12 +80,14 @@ export class RestClient {
   private readonly agent: HttpAgent;
   private readonly limiter?: TokenBucket;
   private readonly clock: Clock;
+  private readonly writeWithdrawal?: () => AbortSignal | undefined;
   private readonly baseUrl: URL;
   private cachedToken?: { value: string; readAt: number };
 
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = resolveClientConfig(config);
     this.clock = options.clock ?? systemClock;
+    this.writeWithdrawal = options.writeWithdrawal;
     this.baseUrl = new URL(this.config.server);
     const c = this.config;
     this.agent =
@@ -80,7 +108,7 @@ export class RestClient {
   async request<T>(req: RestRequest): Promise<T> {
     const res = await this.send(req, false);
     const body = await readBody(res).catch((err: unknown) => {
-      throw this.failure(err, req.signal);
+      throw this.failure(err, req.signal, readWithdrawal(req));
     });
     if (!body) return undefined as T;
     let parsed: unknown;
@@ -98,7 +126,7 @@ export class RestClient {
   async requestText(req: RestRequest): Promise<string> {
     const res = await this.send(req, false);
     return readBody(res).catch((err: unknown) => {
-      throw this.failure(err, req.signal);
+      throw this.failure(err, req.signal, readWithdrawal(req));
     });
   }
 
@@ -124,19 +152,33 @@ export class RestClient {
     return url;
   }
 
-  private async send(req: RestRequest, streaming: boolean): Promise<IncomingMessage> {
+  private async send(original: RestRequest, streaming: boolean): Promise<IncomingMessage> {
+    const ambient = original.method === 'GET' ? undefined : this.writeWithdrawal?.();
+    const withdraw = original.withdraw && ambient ? AbortSignal.any([original.withdraw, ambient]) : (original.withdraw ?? ambient);
+    const req: RestRequest = { ...original, withdraw };
     const { signal } = req;
+    // Until it is sent, either signal stops the request; on the wire, a withdrawal stops only a read.
+    const unsent = signal && withdraw ? AbortSignal.any([signal, withdraw]) : (signal ?? withdraw);
     const payload = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const stopped = (err?: unknown) => this.failure(err, signal, withdraw);
     for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw abortReason(signal);
-      await this.limiter?.wait(signal);
+      if (unsent?.aborted) throw stopped();
+      try {
+        await this.limiter?.wait(unsent);
+      } catch (err) {
+        throw stopped(err);
+      }
+      // The token may come in the same turn as the abort.
+      if (unsent?.aborted) throw stopped();
       let res: IncomingMessage;
       try {
         res = await this.attempt(req, payload, streaming);
       } catch (err) {
-        if (signal?.aborted) throw abortReason(signal);
+        if (signal?.aborted || readWithdrawal(req)?.aborted) throw stopped(err);
         if (attempt < this.config.maxRetries && !(err instanceof TransportError) && retriableNetworkError(req.method, err)) {
-          await this.clock.sleep(NETWORK_RETRY_DELAY_MS, signal);
+          await this.clock.sleep(NETWORK_RETRY_DELAY_MS, unsent).catch((e: unknown) => {
+            throw stopped(e);
+          });
           continue;
         }
         throw this.failure(err, signal);
@@ -146,15 +188,19 @@ export class RestClient {
       const body = await readBody(res).catch(() => '');
       const retryAfter = parseRetryAfter(res.headers['retry-after']);
       if (attempt < this.config.maxRetries && retriableResponse(req.method, code, retryAfter)) {
-        await this.clock.sleep(Math.min((retryAfter ?? 0) * 1000, this.config.maxRetryWaitMs), signal);
+        await this.clock.sleep(Math.min((retryAfter ?? 0) * 1000, this.config.maxRetryWaitMs), unsent).catch((e: unknown) => {
+          throw stopped(e);
+        });
         continue;
       }
       throw statusErrorFromResponse(code, body, retryAfter);
     }
   }
 
-  private failure(err: unknown, signal?: AbortSignal): unknown {
+  /** The caller's own abort wins; a withdrawal is a `withdrawn` TransportError. */
+  private failure(err: unknown, signal?: AbortSignal, withdraw?: AbortSignal): unknown {
     if (signal?.aborted) return abortReason(signal);
+    if (withdraw?.aborted) return new TransportError('withdrawn', `request withdrawn: ${errorMessage(abortReason(withdraw))}`, err);
     if (err instanceof StatusError) return err;
     return new TransportError('connection', `cannot reach the API server at ${this.config.server}: ${errorMessage(err)}`, err);
   }
@@ -198,7 +244,8 @@ export class RestClient {
       const clientRequest = send(url, { method: req.method, headers, agent: this.agent });
       let timer: NodeJS.Timeout | undefined;
       let response: IncomingMessage | undefined;
-      const onAbort = () => clientRequest.destroy(abortReason(req.signal!) as Error);
+      const cancel = onWireSignal(req);
+      const onAbort = () => clientRequest.destroy(abortReason(cancel!) as Error);
       const cleanupRequest = () => {
         if (timer) clearTimeout(timer);
         timer = undefined;
@@ -211,15 +258,15 @@ export class RestClient {
           clientRequest.destroy(err);
         }, timeoutMs);
       }
-      req.signal?.addEventListener('abort', onAbort, { once: true });
+      cancel?.addEventListener('abort', onAbort, { once: true });
       clientRequest.on('error', (err) => {
         cleanupRequest();
-        req.signal?.removeEventListener('abort', onAbort);
+        cancel?.removeEventListener('abort', onAbort);
         reject(err);
       });
       clientRequest.on('response', (res) => {
         response = res;
-        const detach = () => req.signal?.removeEventListener('abort', onAbort);
+        const detach = () => cancel?.removeEventListener('abort', onAbort);
         if (streaming) cleanupRequest();
         // A non-stream answer stays under the deadline until its body is read.
         res.on('end', () => {

@@ -23,6 +23,20 @@ describe('new ReplicaSet size', () => {
     expect(newReplicaSetTarget(d, [old, next], next)).toBe(expected);
   });
 
+  it('waits for an old ReplicaSet scaled down to sync: until then its pods may outnumber its status', () => {
+    // Scaled from 8 to 3 while a sync of its own may still be creating towards 8; its status (5 pods,
+    // generation 1) is older than that change.
+    const d = deployment(10, { maxSurge: 2, maxUnavailable: 1 });
+    const next = replicaSet('new', 4);
+    const behind = replicaSet('old', 3, { ageSeconds: 60, statusReplicas: 5, generation: 2, observedGeneration: 1 });
+    expect(newReplicaSetTarget(d, [behind, next], next)).toBeUndefined();
+    // Synced, with the pods its last sync made counted: the surge is used up until they are gone.
+    const caughtUp = replicaSet('old', 3, { ageSeconds: 60, statusReplicas: 8, generation: 2, observedGeneration: 2 });
+    expect(newReplicaSetTarget(d, [caughtUp, next], next)).toBeUndefined();
+    const scaledDown = replicaSet('old', 3, { ageSeconds: 60, statusReplicas: 3, generation: 2, observedGeneration: 2 });
+    expect(newReplicaSetTarget(d, [scaledDown, next], next)).toBe(9);
+  });
+
   it('sizes a Recreate ReplicaSet at once', () => {
     const d = deployment(4, { recreate: true });
     const next = replicaSet('new', 0);

@@ -14,17 +14,26 @@ export interface ScaleTarget {
  * spec.replicas; under Recreate it is sized at once (the caller waits for the old pods first).
  * Kubernetes sums spec.replicas; this sums {@link sumPossiblePods}, so that the new pods wait
  * until an old ReplicaSet has removed the pods of its scale-down, and the pods that exist at any
- * moment stay within the surge too, not only the sizes asked for.
+ * moment stay within the surge too, not only the sizes asked for; and it waits for every old
+ * ReplicaSet's status to show its last spec, since until then its pods may outnumber its status.
  */
 export function newReplicaSetReplicas(d: Deployment, allRSs: readonly ReplicaSet[], newRS: ReplicaSet): number {
   const replicas = desiredReplicas(d);
   const current = specReplicas(newRS);
   if (!isRollingUpdate(d)) return replicas;
+  // An old ReplicaSet whose controller has not synced its last change may still be making pods for
+  // its former size (a sync under way creates what it set out to): its pods are not known until its
+  // status has caught up.
+  if (allRSs.some((rs) => rs !== newRS && !statusObserved(rs))) return current;
   const surge = valueFromIntOrPercent(d.spec.strategy?.rollingUpdate?.maxSurge ?? '25%', replicas, true);
   const maxTotal = replicas + surge;
   const total = sumPossiblePods(allRSs);
   if (total >= maxTotal) return current;
   return current + Math.max(0, Math.min(maxTotal - total, replicas - current));
+}
+
+function statusObserved(rs: ReplicaSet): boolean {
+  return Number(rs.status?.observedGeneration ?? 0) >= Number(rs.metadata?.generation ?? 0);
 }
 
 /**

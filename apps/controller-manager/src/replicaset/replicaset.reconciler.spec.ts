@@ -273,6 +273,30 @@ describe('the ReplicaSet controller', () => {
     expect((await env.client.pods.listAll({ namespace: ns })).items).toHaveLength(30);
   });
 
+  it('keeps expectations of its creates and deletes: while some are unobserved it writes only its status', async () => {
+    const ns = await newNamespace();
+    const controller = running.manager.getControllers().find((c) => c.name === 'replicaset')!;
+    const key = `${ns}/held`;
+    // Creations awaited from an earlier sync (a term of leadership that ended, say): the cache
+    // may not show them yet, so this ReplicaSet makes no pods until they are seen.
+    controller.expectations.expectCreations(key, 2);
+    const rs = await env.client.replicaSets.create(replicaSet(ns, 'held', 3));
+    await eventually(async () => expect((await getRs(ns, 'held')).status?.observedGeneration).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await podsOf(rs)).toHaveLength(0);
+
+    controller.expectations.creationObserved(key);
+    controller.expectations.creationObserved(key);
+    await env.client.replicaSets.patch('held', { metadata: { annotations: { poke: '1' } } }, 'merge', { namespace: ns });
+    await eventually(async () => expect(await podsOf(rs)).toHaveLength(3));
+    // Its own creates were awaited and then seen by the pod informer.
+    await eventually(() => expect(controller.expectations.satisfied(key)).toBe(true));
+
+    await env.client.replicaSets.patch('held', { spec: { replicas: 1 } }, 'merge', { namespace: ns });
+    await eventually(async () => expect((await podsOf(rs)).filter((p) => !p.metadata?.deletionTimestamp)).toHaveLength(1));
+    await eventually(() => expect(controller.expectations.satisfied(key)).toBe(true));
+  });
+
   it('reports ready and available replicas, waiting minReadySeconds before a ready pod counts as available', async () => {
     const ns = await newNamespace();
     const rs = await env.client.replicaSets.create(replicaSet(ns, 'avail', 2, { minReadySeconds: 2 }));

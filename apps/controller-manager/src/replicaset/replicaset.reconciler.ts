@@ -1,9 +1,20 @@
 import { Inject, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pod, ReplicaSet } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
+import { BUILTIN_RESOURCES, Client, isWithdrawn, type ResourceClient } from '@svc/client';
 import type { Lister, SharedInformer } from '@svc/informers';
-import { hasStatusCause, isConflict, isNotFound, type LabelQuery } from '@svc/machinery';
-import { EventRecorder, getControllerOf, Manager, Reconciler, type MetaObject, type Reconcile, type Request, type Result } from '@svc/runtime';
+import { hasStatusCause, isConflict, isNotFound, isTimeout, type LabelQuery } from '@svc/machinery';
+import {
+  EventRecorder,
+  getControllerOf,
+  Manager,
+  Reconciler,
+  type KeyExpectations,
+  type MetaObject,
+  type Reconcile,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '@svc/runtime';
 import { isPodActive, isPodTerminating } from '../common/pod-status';
 import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { claimPods } from './claim-pods';
@@ -43,10 +54,12 @@ export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, '
  * stopped matching, and reports the counts in its status.
  *
  * Reads come from the shared caches (pods by controller uid through an index, so a sync costs the
- * ReplicaSet's own pods, not the namespace's). Writes go through the manager's client: the framework
- * makes the next sync of the same ReplicaSet wait until the cache shows every create, delete and
- * patch of this one (the expectations of Kubernetes' controller), so it never acts twice on a view
- * that misses its own pods.
+ * ReplicaSet's own pods, not the namespace's). It keeps Kubernetes' expectations: before creating or
+ * deleting pods it records how many creations and which deletions it awaits, and until the pod
+ * informer has shown them (or 5 minutes pass) a sync of that ReplicaSet only writes its status; so
+ * a create still in flight, or one made in an earlier term of leadership, is never made twice.
+ * Besides, the framework makes each sync wait (briefly) until the caches show the writes the last
+ * sync of the same ReplicaSet got answers for.
  */
 @Reconciler<ReplicaSet>({
   name: REPLICASET_CONTROLLER_NAME,
@@ -82,7 +95,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     this.countTerminating = flags.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
   }
 
-  async reconcile({ namespace = '', name }: Request): Promise<Result> {
+  async reconcile({ namespace = '', name }: Request, { expectations }: ReconcileContext): Promise<Result> {
     const rs = this.replicaSets.namespace(namespace).get(name);
     // Gone: its pods name it as controller owner, so the garbage collector removes them.
     if (!rs) return {};
@@ -98,11 +111,14 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     // Counted from the same view as the active pods, before this sync deletes any.
     const terminating = this.countTerminating ? this.terminatingPods(rs, selector).length : undefined;
 
+    // Until the pods it asked for (or asked to go) show in the cache, the cache undercounts (or
+    // overcounts) them: only the status is written meanwhile.
+    const needsSync = expectations.satisfied();
     let failure: { error: unknown } | undefined;
     let capped = false;
-    if (!rs.metadata?.deletionTimestamp) {
+    if (needsSync && !rs.metadata?.deletionTimestamp) {
       try {
-        capped = await this.manageReplicas(rs, pods);
+        capped = await this.manageReplicas(rs, pods, expectations);
       } catch (error) {
         failure = { error };
       }
@@ -113,8 +129,9 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     await this.writeStatus(rs, status);
     if (failure) throw failure.error;
     if (capped) return { requeueAfter: BURST_REQUEUE_MS };
-    const wait = nextAvailabilityCheckMs(rs, pods, nowMs);
-    return wait !== undefined ? { requeueAfter: wait + AVAILABILITY_SLACK_MS } : {};
+    // Pod events wake it as the expectations are met; their lapse needs a wake-up of its own.
+    const waits = [nextAvailabilityCheckMs(rs, pods, nowMs), expectations.expiresInMs()].filter((w): w is number => w !== undefined);
+    return waits.length > 0 ? { requeueAfter: Math.min(...waits) + AVAILABILITY_SLACK_MS } : {};
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -155,18 +172,27 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
    * Creates or deletes pods towards `spec.replicas`, at most {@link BURST_REPLICAS} per sync. True
    * when the sync was capped and more remains to do; throws the first failure.
    */
-  private async manageReplicas(rs: ReplicaSet, pods: readonly Pod[]): Promise<boolean> {
+  private async manageReplicas(rs: ReplicaSet, pods: readonly Pod[], expectations: KeyExpectations): Promise<boolean> {
     const diff = pods.length - (rs.spec.replicas ?? 1);
     if (diff < 0) {
       const count = Math.min(-diff, BURST_REPLICAS);
-      const outcome = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => this.createPod(rs));
+      // Raised before the first create is sent: a pod may show in the cache before its create is answered.
+      expectations.expectCreations(count);
+      let attempted = 0;
+      const outcome = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => {
+        attempted++;
+        return this.createPod(rs, expectations);
+      });
+      // Creates the slow start never tried will never be observed.
+      for (let i = attempted; i < count; i++) expectations.creationObserved();
       if (outcome.error !== undefined) throw outcome.error;
       return -diff > count;
     }
     if (diff > 0) {
       const count = Math.min(diff, BURST_REPLICAS);
       const victims = podsToDelete(pods, this.relatedPods(rs, pods), count, { ...this.ranking, nowMs: Date.now() });
-      const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod)));
+      expectations.expectDeletions(victims);
+      const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod, expectations)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
       return diff > count;
@@ -174,11 +200,14 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     return false;
   }
 
-  private async createPod(rs: ReplicaSet): Promise<void> {
+  private async createPod(rs: ReplicaSet, expectations: KeyExpectations): Promise<void> {
     try {
       const pod = await this.pods.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace });
       this.events.emit(eventSubject(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata?.name}`);
     } catch (error) {
+      // A create that failed makes no pod, unless it timed out: that one stays awaited (until observed,
+      // or the expectations lapse).
+      if (!mayHaveTakenEffect(error)) expectations.creationObserved();
       // Every create would fail in a namespace that is going away, and the namespace takes the ReplicaSet with it.
       if (hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
       this.events.emit(eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
@@ -186,12 +215,14 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     }
   }
 
-  private async deletePod(rs: ReplicaSet, pod: Pod): Promise<void> {
+  private async deletePod(rs: ReplicaSet, pod: Pod, expectations: KeyExpectations): Promise<void> {
     const name = pod.metadata?.name ?? '';
     try {
       await this.pods.delete(name, { namespace: pod.metadata?.namespace });
       this.events.emit(eventSubject(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
     } catch (error) {
+      // As Kubernetes does: the informer will not observe this deletion (or already did).
+      expectations.deletionObserved(pod);
       if (isNotFound(error)) return;
       this.events.emit(eventSubject(rs), 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(error)}`);
       throw error;
@@ -257,6 +288,15 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
 /** Cached objects may lack their kind; the Event names it. */
 function eventSubject(rs: ReplicaSet): MetaObject {
   return { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata };
+}
+
+/**
+ * A timeout (the server's 504, or no answer within the client's deadline): the server may still
+ * make the pod. Any other failure, a withdrawal included, made none; a broken connection is counted
+ * so too, as Kubernetes does, rather than holding the ReplicaSet for the expectations' lifetime.
+ */
+function mayHaveTakenEffect(error: unknown): boolean {
+  return !isWithdrawn(error) && isTimeout(error);
 }
 
 function errorMessage(error: unknown): string {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { ConfigMap, Secret } from '@svc/api';
 import { BUILTIN_RESOURCES } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
-import { listerWatcherFor, type ListerWatcher, type ListWatchClient, type WatchStream } from '@svc/informers';
+import { listerWatcherFor, type ListWatchClient } from '@svc/informers';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import { createManager } from '../manager/create-manager';
 import { Manager } from '../manager/manager';
@@ -12,6 +12,7 @@ import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request, Result } from '../reconcile/request';
 import { eventually } from '../testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
+import { delayed } from '../testing/delayed-lister-watcher';
 
 const silent = { info: () => undefined, error: () => undefined };
 let env: TestEnvironment;
@@ -39,26 +40,6 @@ async function run(reconcilers: Array<new (...args: never[]) => Reconcile>, extr
   managers.push(manager);
   await manager.start();
   return manager;
-}
-
-/** A ListerWatcher whose watch events arrive `ms` late, as from a slow cache. */
-function delayed<T>(inner: ListerWatcher<T>, ms: number): ListerWatcher<T> {
-  return {
-    list: (options) => inner.list(options),
-    watch: async (options) => {
-      const stream = await inner.watch(options);
-      const events: WatchStream<T> = {
-        stop: () => stream.stop(),
-        async *[Symbol.asyncIterator]() {
-          for await (const event of stream) {
-            await new Promise((resolve) => setTimeout(resolve, ms));
-            yield event;
-          }
-        },
-      };
-      return events;
-    },
-  };
 }
 
 describe('Controller against a real API server', () => {
@@ -264,6 +245,65 @@ describe('Controller against a real API server', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await env.client.secrets.list({ namespace: space })).items).toHaveLength(1);
     expect(maxSeen).toBeLessThanOrEqual(3);
+  });
+
+  it('keeps a key from creating or deleting owned objects again until its owned informer showed them, whatever the read-your-writes wait', async () => {
+    const space = await namespace();
+    // The read-your-writes wait gives up long before the owned cache catches up: only the
+    // expectations stand between a wake-up and a duplicate.
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, readYourWritesTimeoutMs: 10 });
+    managers.push(manager);
+    const secrets = manager.informers.informerFor<Secret>({ resource: 'v1/secrets', namespace: space }, () =>
+      delayed(listerWatcherFor(env.client.secrets as unknown as ListWatchClient<Secret>, { namespace: space }), 400),
+    );
+    let maxSeen = 0;
+    let waited = 0;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, owns: [BUILTIN_RESOURCES.secrets], namespace: space })
+    class Copies implements Reconcile {
+      async reconcile(request: Request, { client, expectations }: ReconcileContext): Promise<Result> {
+        maxSeen = Math.max(maxSeen, (await env.client.secrets.list({ namespace: space })).items.length);
+        if (!expectations.satisfied()) {
+          waited++;
+          return {};
+        }
+        const owner = manager.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
+        const mine = secrets.lister().namespace(space).list().filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
+        const want = Number(owner?.data?.copies ?? '0');
+        if (mine.length < want) {
+          expectations.expectCreations(want - mine.length);
+          for (let i = mine.length; i < want; i++) {
+            await client.secrets
+              .inNamespace(space)
+              .create({
+                metadata: { generateName: `${request.name}-`, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }] },
+              })
+              .catch(() => expectations.creationObserved());
+          }
+        } else if (mine.length > want) {
+          const extra = mine.slice(want);
+          expectations.expectDeletions(extra);
+          for (const x of extra) await client.secrets.delete(x.metadata!.name!, { namespace: space }).catch(() => expectations.deletionObserved(x));
+        }
+        return {};
+      }
+    }
+    manager.add(new Copies());
+    await manager.start();
+    const configMaps = env.client.configMaps.inNamespace(space);
+    const secretCount = async () => (await env.client.secrets.list({ namespace: space })).items.length;
+    await configMaps.create({ metadata: { name: 'o' }, data: { copies: '3' } });
+    for (let i = 0; i < 5; i++) await configMaps.patch('o', { metadata: { annotations: { poke: String(i) } } }, 'merge');
+    await eventually(async () => expect(await secretCount()).toBe(3));
+    await configMaps.patch('o', { data: { copies: '1' } }, 'merge');
+    for (let i = 0; i < 5; i++) await configMaps.patch('o', { metadata: { annotations: { poke: `d${i}` } } }, 'merge');
+    // The owned informer's events lowered the expectations (and woke the owner): it converges.
+    await eventually(async () => expect(await secretCount()).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await secretCount()).toBe(1);
+    expect(maxSeen).toBeLessThanOrEqual(3);
+    expect(waited).toBeGreaterThan(0);
+    // The late cache shows the deletions in the end, which lowers the last of them.
+    await eventually(() => expect(manager.getControllers()[0].expectations.satisfied(`${space}/o`)).toBe(true));
   });
 
   it('caches a metadataOnly resource without its bodies, in an informer apart from the full one', async () => {

@@ -1,8 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import type { Client } from '@svc/client';
 import {
   RateLimitingQueue,
   type KubeObject,
   type RateLimiter,
+  type ResourceEventHandler,
   type ResourceEventHandlerRegistration,
   type SharedInformer,
   type SharedInformerFactory,
@@ -15,6 +17,8 @@ import { requestFromKey, requestKey, type Request, type Result } from '../reconc
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
+import { Expectations, KeyExpectations } from './expectations';
+import type { MetaObject } from '../helpers/object-shape';
 import type { TrackedWrite, WriteTracker } from './write-tracker';
 
 export interface ControllerLogger {
@@ -41,7 +45,16 @@ export interface ControllerDependencies {
   readYourWritesTimeoutMs?: number;
 }
 
+/**
+ * How long a stopped controller waits for the answers of its writes already sent (the API server's
+ * default request timeout): until then their outcome, and so the state the next term starts from, is
+ * unknown.
+ */
+const WRITE_SETTLE_TIMEOUT_MS = 60_000;
+
 interface Source {
+  /** What its objects are to this controller: the reconciled kind, owned objects, or others mapped to keys. */
+  role: 'for' | 'owns' | 'watches';
   informer: SharedInformer<KubeObject>;
   toRequests: (obj: KubeObject) => Request[];
   predicates?: readonly Predicate[];
@@ -65,13 +78,22 @@ export class Controller {
   /** The informer of each resource this controller reads, by resource id. */
   private readonly cachesById = new Map<string, SharedInformer<KubeObject>>();
   /**
-   * The writes each key's last reconcile made to resources this controller watches and that its
-   * caches have not shown yet: the next reconcile of the key waits for them (expectations), so a
-   * reconciler never acts twice on a stale view of its own creates and deletes.
+   * The writes each key's last reconcile made (appended as they are answered, so a reconcile cut
+   * short leaves them too): the next reconcile of the key waits until the caches show those of
+   * watched resources, so a reconciler never acts twice on a stale view of its own writes.
    */
   private readonly unseenWrites = new Map<string, TrackedWrite[]>();
+  /**
+   * Creations and deletions of owned objects the reconciles asked for and the caches have not shown
+   * (client-go's expectations), lowered by the owned informers' events here, in the same handler
+   * that enqueues the owner, so a reconcile never runs on an event whose lowering it missed.
+   */
+  readonly expectations = new Expectations();
+  /** Writes of this controller's reconciles not yet answered or withdrawn, across terms. */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private queue: RateLimitingQueue<string> | undefined;
-  private registrations: ResourceEventHandlerRegistration[] = [];
+  /** Handlers stay on the informers from the first start on: expectations must be lowered between terms too. */
+  private registrations: ResourceEventHandlerRegistration[] | undefined;
   private workers: Promise<void>[] = [];
   private abort = new AbortController();
 
@@ -92,6 +114,7 @@ export class Controller {
     deps.tracker.track(this.forId);
     this.forInformer = this.informerFor(options.for);
     this.sources.push({
+      role: 'for',
       informer: this.forInformer,
       toRequests: (obj) => [requestOf(obj)],
       predicates: options.predicates,
@@ -100,6 +123,7 @@ export class Controller {
     const ownerKind = forInfo.kind ?? (options.for as { kind?: string }).kind;
     for (const owned of options.owns ?? []) {
       this.sources.push({
+        role: 'owns',
         informer: this.informerFor(owned),
         toRequests: (obj) => controllerOwnerRequests(obj, ownerGroup, ownerKind, forInfo.namespaced),
       });
@@ -107,6 +131,7 @@ export class Controller {
     for (const watch of options.watches ?? []) {
       const mapped = watch as unknown as WatchOptions<KubeObject, Reconcile>;
       this.sources.push({
+        role: 'watches',
         informer: this.informerFor(mapped.resource),
         toRequests: (obj) => mapped.mapTo(obj, reconciler),
         predicates: mapped.predicates,
@@ -130,53 +155,42 @@ export class Controller {
   }
 
   /**
-   * Starts the workers. Handlers are added to the (already synced) informers now, so every cached
-   * object is enqueued once: the reconciler starts from the whole current state.
+   * Starts the workers with every cached object enqueued once: the reconciler starts from the whole
+   * current state.
    */
   start(): void {
     if (this.running) return;
     this.abort = new AbortController();
+    // Every request of every reconcile of this term listens to it: as many as the burst of writes.
+    setMaxListeners(0, this.abort.signal);
     const queue = new RateLimitingQueue<string>({
       name: this.name,
       registry: this.deps.registry,
       rateLimiter: this.deps.rateLimiter?.(),
     });
     this.queue = queue;
-    for (const source of this.sources) {
-      const enqueue = (event: PredicateEvent, obj: KubeObject) => {
-        if (!passesAll(source.predicates, event)) return;
-        for (const request of source.toRequests(obj)) {
-          // A delayed key already waiting keeps its earlier time, so changes within the period make one reconcile.
-          if (source.delayMs) queue.addAfter(requestKey(request), source.delayMs);
-          else queue.add(requestKey(request));
-        }
-      };
-      this.registrations.push(
-        source.informer.addEventHandler({
-          onAdd: (obj) => enqueue({ type: 'create', object: obj }, obj),
-          onUpdate: (oldObj, newObj) => {
-            const event: PredicateEvent = { type: 'update', object: newObj, oldObject: oldObj };
-            enqueue(event, newObj);
-            // An owned object that changed owner must also wake its former owner.
-            if (source.informer !== this.forInformer) enqueue(event, oldObj);
-          },
-          onDelete: (obj) => enqueue({ type: 'delete', object: obj }, obj),
-        }),
-      );
+    if (this.registrations) {
+      // The handlers are in place from an earlier term: what they saw meanwhile was not enqueued.
+      for (const source of this.sources) {
+        for (const obj of source.informer.indexer.list()) this.enqueue(source, { type: 'create', object: obj }, obj);
+      }
+    } else {
+      // A new handler is given every cached object first, which enqueues it.
+      this.registrations = this.sources.map((source) => source.informer.addEventHandler(this.handlerFor(source)));
     }
     this.workers = Array.from({ length: this.concurrency }, () => this.work(queue));
     this.logger.info(`controller ${this.name}: started ${this.concurrency} worker(s)`);
   }
 
   /**
-   * Stops taking work and waits up to `graceMs` for reconciles in flight; then aborts their
-   * signal and returns (a reconcile that ignores the signal finishes on its own later).
+   * Stops taking work and waits up to `graceMs` for reconciles in flight; then cancels them: their
+   * signal aborts, which withdraws every write of theirs not yet sent, and this waits for the
+   * answers of those already sent. A reconcile that ignores its signal may still be running, but
+   * can write nothing more, and all it wrote is known, for the next reconcile of its key to wait for.
    */
   async stop(graceMs = 30_000): Promise<void> {
     const queue = this.queue;
     if (!queue) return;
-    for (const registration of this.registrations) registration.remove();
-    this.registrations = [];
     let timer: NodeJS.Timeout | undefined;
     const drained = await Promise.race([
       queue.shutDownWithDrain().then(() => true),
@@ -184,9 +198,13 @@ export class Controller {
     ]);
     clearTimeout(timer);
     if (!drained) {
-      this.logger.error(`controller ${this.name}: reconciles still running after ${graceMs} ms, abandoning them`);
-      this.abort.abort(new Error('controller stopped'));
+      this.abort.abort(new Error(`controller ${this.name} stopped`));
       queue.shutDown();
+      const unanswered = await this.settleWrites();
+      this.logger.error(
+        `controller ${this.name}: reconciles still running after ${graceMs} ms, cancelled; ` +
+          (unanswered === 0 ? 'their writes are settled' : `${unanswered} of their writes still unanswered after ${WRITE_SETTLE_TIMEOUT_MS} ms`),
+      );
     } else {
       await Promise.all(this.workers);
     }
@@ -195,15 +213,75 @@ export class Controller {
     this.logger.info(`controller ${this.name}: stopped`);
   }
 
+  /** Removes the controller's handlers from the informers; call after stop, when it is not to run again. */
+  dispose(): void {
+    for (const registration of this.registrations ?? []) registration.remove();
+    this.registrations = undefined;
+  }
+
+  /** Waits (bounded) for every write in flight to be answered or withdrawn; the number left. */
+  private async settleWrites(): Promise<number> {
+    if (this.inFlight.size === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, WRITE_SETTLE_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    return this.inFlight.size;
+  }
+
+  private handlerFor(source: Source): ResourceEventHandler<KubeObject> {
+    return {
+      onAdd: (obj) => {
+        if (source.role === 'owns') this.observeOwned(source, obj, isDeleting(obj) ? 'deleted' : 'created');
+        this.enqueue(source, { type: 'create', object: obj }, obj);
+      },
+      onUpdate: (oldObj, newObj) => {
+        if (source.role === 'owns' && isDeleting(newObj) && !isDeleting(oldObj)) this.observeOwned(source, newObj, 'deleted');
+        const event: PredicateEvent = { type: 'update', object: newObj, oldObject: oldObj };
+        this.enqueue(source, event, newObj);
+        // An owned object that changed owner must also wake its former owner.
+        if (source.role !== 'for') this.enqueue(source, event, oldObj);
+      },
+      onDelete: (obj) => {
+        if (source.role === 'owns') this.observeOwned(source, obj, 'deleted');
+        if (source.role === 'for') this.expectations.forget(requestKey(requestOf(obj)));
+        this.enqueue(source, { type: 'delete', object: obj }, obj);
+      },
+    };
+  }
+
+  /** Lowers the expectations of the owner of `obj`; before the owner is enqueued, so its reconcile sees them lowered. */
+  private observeOwned(source: Source, obj: KubeObject, change: 'created' | 'deleted'): void {
+    for (const request of source.toRequests(obj)) {
+      const key = requestKey(request);
+      if (change === 'created') this.expectations.creationObserved(key);
+      else this.expectations.deletionObserved(key, obj);
+    }
+  }
+
+  /** Enqueues the requests `obj` maps to, while the controller runs; between terms nothing is queued. */
+  private enqueue(source: Source, event: PredicateEvent, obj: KubeObject): void {
+    const queue = this.queue;
+    if (!queue || queue.shuttingDown()) return;
+    if (!passesAll(source.predicates, event)) return;
+    for (const request of source.toRequests(obj)) {
+      // A delayed key already waiting keeps its earlier time, so changes within the period make one reconcile.
+      if (source.delayMs) queue.addAfter(requestKey(request), source.delayMs);
+      else queue.add(requestKey(request));
+    }
+  }
+
   private informerFor(ref: ResourceRef): SharedInformer<KubeObject> {
     const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
     this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
     return informer;
   }
 
-  private rememberWrites(key: string, writes: TrackedWrite[]): void {
-    const watched = writes.filter((w) => this.cachesById.has(w.resourceId));
-    if (watched.length > 0) this.unseenWrites.set(key, watched);
+  /** Once a reconcile is over, its writes are kept only if some are to watched resources. */
+  private forgetUnwatchedWrites(key: string, writes: TrackedWrite[]): void {
+    if (this.unseenWrites.get(key) === writes && !writes.some((w) => this.cachesById.has(w.resourceId))) this.unseenWrites.delete(key);
   }
 
   /** Waits (bounded) until the caches show this key's own last write and its last reconcile's writes. */
@@ -221,7 +299,10 @@ export class Controller {
     const writes = this.unseenWrites.get(key);
     if (writes) {
       this.unseenWrites.delete(key);
-      for (const w of writes) waits.push(this.cachesById.get(w.resourceId)!.waitForResourceVersion(w.objectKey, w.resourceVersion, timeoutMs));
+      for (const w of writes) {
+        const cache = this.cachesById.get(w.resourceId);
+        if (cache) waits.push(cache.waitForResourceVersion(w.objectKey, w.resourceVersion, timeoutMs));
+      }
     }
     await Promise.all(waits);
   }
@@ -250,14 +331,17 @@ export class Controller {
     this.metrics.active.inc(labels);
     let outcome: ReconcileOutcome;
     const writes: TrackedWrite[] = [];
+    this.unseenWrites.set(key, writes);
+    const signal = this.abort.signal;
     try {
       const result = await this.deps.tracker.collect(
-        writes,
+        { writes, signal, inFlight: this.inFlight },
         async () =>
           (await this.reconciler.reconcile(requestFromKey(key), {
             controller: this.name,
             client: this.deps.client,
-            signal: this.abort.signal,
+            signal,
+            expectations: new KeyExpectations(this.expectations, key),
           })) as Result | undefined,
       );
       if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
@@ -277,12 +361,16 @@ export class Controller {
       this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
       queue.addRateLimited(key);
     } finally {
-      this.rememberWrites(key, writes);
+      this.forgetUnwatchedWrites(key, writes);
       this.metrics.active.dec(labels);
       endTimer();
     }
     this.metrics.total.inc({ ...labels, result: outcome });
   }
+}
+
+function isDeleting(obj: KubeObject): boolean {
+  return Boolean((obj as MetaObject).metadata?.deletionTimestamp);
 }
 
 function requestOf(obj: KubeObject): Request {

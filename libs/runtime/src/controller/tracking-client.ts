@@ -8,7 +8,8 @@ const WRITE_VERBS = new Set(['create', 'update', 'updateStatus', 'updateSubresou
 
 /**
  * A Client whose resource clients report every write's resulting resourceVersion to a tracker.
- * Reads and watches are untouched.
+ * A write made in a tracker scope (a reconcile) counts as in flight there until answered, and is
+ * withdrawn when the scope's signal aborts before it is sent. Reads and watches are untouched.
  */
 export class TrackingClient extends Client {
   constructor(
@@ -16,7 +17,7 @@ export class TrackingClient extends Client {
     private readonly tracker: WriteTracker,
     options: ClientOptions = {},
   ) {
-    super(config, options);
+    super(config, { ...options, writeWithdrawal: () => tracker.current()?.signal });
   }
 
   override resource<T extends ObjectLike>(resource: TypedResource<T>): ResourceClient<T>;
@@ -51,7 +52,14 @@ export class TrackingClient extends Client {
           }
           if (typeof prop === 'string' && WRITE_VERBS.has(prop)) {
             return async (...args: unknown[]) => {
-              const result = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as ObjectLike | undefined;
+              const inFlight = tracker.current()?.inFlight;
+              const pending = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+              if (inFlight) {
+                inFlight.add(pending);
+                const settled = () => inFlight.delete(pending);
+                pending.then(settled, settled);
+              }
+              const result = (await pending) as ObjectLike | undefined;
               const meta = result?.metadata;
               if (meta?.name && meta.resourceVersion && (result as { kind?: string }).kind !== 'Status') {
                 tracker.record(id, objectKey(meta.namespace, meta.name), meta.resourceVersion);

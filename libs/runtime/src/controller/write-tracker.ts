@@ -8,13 +8,23 @@ export interface TrackedWrite {
   resourceVersion: string;
 }
 
+/** What the writes made in one reconcile's asynchronous scope belong to. */
+export interface WriteScope {
+  /** Every write of the scope, appended as its answer comes, whatever resource it touches. */
+  writes: TrackedWrite[];
+  /** Withdraws the scope's writes not yet sent (`RestRequest.withdraw`): a stopped reconcile can write no more. */
+  signal?: AbortSignal;
+  /** The scope's writes sent or waiting to be, until they are answered or withdrawn. */
+  inFlight?: Set<Promise<unknown>>;
+}
+
 /**
  * The resourceVersion of the latest write this process made to each object, so that the next
  * reconcile of that object can wait for the cache to catch up (read-your-writes).
  */
 export class WriteTracker {
   private readonly versions = new Map<string, string>();
-  private readonly scope = new AsyncLocalStorage<TrackedWrite[]>();
+  private readonly scope = new AsyncLocalStorage<WriteScope>();
   /** Resources some controller reconciles (its `for`): only their writes are waited for, so only they are kept. */
   private readonly interesting = new Set<string>();
 
@@ -24,11 +34,17 @@ export class WriteTracker {
   }
 
   /**
-   * Runs `fn`, appending to `writes` every write made (through the tracking client) in its
-   * asynchronous scope: a reconcile's own writes, whatever resource they touch, even if it throws.
+   * Runs `fn` in `scope`: every write made (through the tracking client) in its asynchronous scope
+   * is appended to `scope.writes`, even if it throws, and is withdrawn once `scope.signal` aborts
+   * unless already sent.
    */
-  collect<R>(writes: TrackedWrite[], fn: () => Promise<R>): Promise<R> {
-    return this.scope.run(writes, fn);
+  collect<R>(scope: WriteScope, fn: () => Promise<R>): Promise<R> {
+    return this.scope.run(scope, fn);
+  }
+
+  /** The scope of the code running now, if any. */
+  current(): WriteScope | undefined {
+    return this.scope.getStore();
   }
 
   static entryKey(resourceId: string, objectKey: string): string {
@@ -37,7 +53,7 @@ export class WriteTracker {
 
   record(resourceId: string, objectKey: string, resourceVersion: string | undefined): void {
     if (!resourceVersion) return;
-    this.scope.getStore()?.push({ resourceId, objectKey, resourceVersion });
+    this.scope.getStore()?.writes.push({ resourceId, objectKey, resourceVersion });
     if (!this.interesting.has(resourceId)) return;
     const key = WriteTracker.entryKey(resourceId, objectKey);
     const current = this.versions.get(key);

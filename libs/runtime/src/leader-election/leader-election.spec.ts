@@ -1,11 +1,15 @@
 import 'reflect-metadata';
+import type { Secret } from '@svc/api';
 import { BUILTIN_RESOURCES } from '@svc/client';
+import { listerWatcherFor, type ListWatchClient } from '@svc/informers';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import { Manager } from '../manager/manager';
-import type { Reconcile } from '../reconcile/reconcile';
+import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
+import type { Result } from '../reconcile/request';
 import { eventually } from '../testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
+import { delayed } from '../testing/delayed-lister-watcher';
 import { parseControllerManagerOptions } from '@svc/options';
 import { validateLeaderElectionConfig, DEFAULT_LEADER_ELECTION, leaderElectionConfigFromFlags } from './leader-election-options';
 
@@ -118,5 +122,126 @@ describe('leader election', () => {
     expect(a.getControllers()[0].running).toBe(false);
     // Before the lease it last renewed could have expired for anyone else.
     expect(Date.now() - takenAt).toBeLessThan(TIMING.leaseDurationMs);
+  });
+
+  it('renews on a client of its own while the controllers saturate theirs', async () => {
+    const lease = `le-${++n}`;
+    let served = 0;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: 'default', name: `flood-${lease}` })
+    class Flooding implements Reconcile {
+      async reconcile(request: Request, { client, signal }: ReconcileContext): Promise<void> {
+        // Far more requests than the limiter lets through in the whole test: each waits for a token.
+        const reads = Array.from({ length: 200 }, () =>
+          client.configMaps
+            .get(request.name, { namespace: 'default', signal })
+            .then(() => served++)
+            .catch(() => undefined),
+        );
+        await Promise.all(reads);
+      }
+    }
+    const renewFailures: string[] = [];
+    const manager = new Manager({
+      clientConfig: { ...env.clientConfig, qps: 2, burst: 2 },
+      logger: { info: () => undefined, error: (message) => renewFailures.push(message) },
+      gracefulShutdownMs: 100,
+      leaderElection: { resourceName: lease, resourceNamespace: 'default', identity: 'a', ...TIMING },
+    });
+    manager.add(new Flooding());
+    managers.push(manager);
+    await env.client.configMaps.inNamespace('default').create({ metadata: { name: `${lease}-cm` } });
+    await manager.start();
+    await eventually(() => expect(manager.isLeader()).toBe(true));
+
+    // Follow the lease from outside for three lease durations: every renewal is seen.
+    const renewals: number[] = [];
+    let leaderThroughout = true;
+    const until = Date.now() + 3 * TIMING.leaseDurationMs;
+    while (Date.now() < until) {
+      const spec = (await env.client.leases.inNamespace('default').get(lease)).spec;
+      expect(spec?.holderIdentity).toBe('a');
+      const renewed = Date.parse(spec?.renewTime ?? '');
+      if (renewals.at(-1) !== renewed) renewals.push(renewed);
+      leaderThroughout &&= manager.isLeader();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The controllers' limiter was saturated the whole time: most of their reads still wait.
+    expect(served).toBeLessThan(2 * (3 * TIMING.leaseDurationMs) / 1000 + 4);
+    expect(leaderThroughout).toBe(true);
+    expect(renewFailures.filter((m) => m.includes('leader election'))).toEqual([]);
+    const gaps = renewals.slice(1).map((at, i) => at - renewals[i]);
+    // A renewal is a read and a write: its own limiter (the same qps, 2) lets one through a second.
+    expect(gaps.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...gaps)).toBeLessThan(TIMING.renewDeadlineMs);
+  });
+
+  it('after a lost lease, the next term acts on nothing older than the writes of the last one', async () => {
+    const lease = `le-${++n}`;
+    const space = lease;
+    await env.client.namespaces.create({ metadata: { name: space } });
+    const manager = new Manager({
+      // Slow: the creates of one reconcile span the loss of the lease.
+      clientConfig: { ...env.clientConfig, qps: 4, burst: 1 },
+      logger: silent,
+      leaderElection: { resourceName: lease, resourceNamespace: 'default', identity: 'a', ...TIMING },
+    });
+    managers.push(manager);
+    // The owned cache lags, so a view older than the last term's creates is there to be acted on.
+    const secrets = manager.informers.informerFor<Secret>({ resource: 'v1/secrets', namespace: space }, () =>
+      delayed(listerWatcherFor(env.client.secrets as unknown as ListWatchClient<Secret>, { namespace: space }), 300),
+    );
+    const want = 10;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, owns: [BUILTIN_RESOURCES.secrets], namespace: space, name: `copies-${lease}` })
+    class Copies implements Reconcile {
+      async reconcile(request: Request, { client, expectations }: ReconcileContext): Promise<Result> {
+        if (!expectations.satisfied()) return {};
+        const owner = manager.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
+        const mine = secrets.lister().namespace(space).list().length;
+        if (!owner || mine >= want) return {};
+        expectations.expectCreations(want - mine);
+        // Ignores its signal: only the withdrawal of its writes stops it.
+        for (let i = mine; i < want; i++) {
+          await client.secrets
+            .create(
+              { metadata: { generateName: 'copy-', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner.metadata!.uid!, controller: true }] } },
+              { namespace: space },
+            )
+            .catch(() => expectations.creationObserved());
+        }
+        return {};
+      }
+    }
+    manager.add(new Copies());
+    await manager.start();
+    await eventually(() => expect(manager.isLeader()).toBe(true));
+
+    let most = 0;
+    const list = await env.client.secrets.list({ namespace: space });
+    const watch = await env.client.secrets.watch({ namespace: space, resourceVersion: list.metadata.resourceVersion });
+    const names = new Set<string>();
+    const following = (async () => {
+      for await (const event of watch) {
+        if (event.type === 'ADDED') names.add((event.object as Secret).metadata!.name!);
+        if (event.type === 'DELETED') names.delete((event.object as Secret).metadata!.name!);
+        most = Math.max(most, names.size);
+      }
+    })();
+    try {
+      await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'o' } });
+      await eventually(() => expect(names.size).toBeGreaterThanOrEqual(2), 5_000, 10);
+      // Someone else takes the lease: the term ends mid-reconcile; the lease lapses and `a` leads again.
+      const leases = env.client.leases.inNamespace('default');
+      const current = await leases.get(lease);
+      await leases.update({ ...current, spec: { ...current.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString() } });
+      await eventually(() => expect(manager.isLeader()).toBe(false), 5_000, 10);
+      await eventually(() => expect(manager.isLeader()).toBe(true), 10_000, 10);
+      await eventually(() => expect(names.size).toBe(want), 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    } finally {
+      watch.stop();
+      await following.catch(() => undefined);
+    }
+    expect(names.size).toBe(want);
+    expect(most).toBe(want);
   });
 });

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { BUILTIN_RESOURCES } from '@svc/client';
+import { BUILTIN_RESOURCES, isWithdrawn } from '@svc/client';
 import { Reconciler } from '../decorators/reconciler.decorator';
 import type { Reconcile, ReconcileContext } from '../reconcile/reconcile';
 import type { Request } from '../reconcile/request';
@@ -57,5 +57,42 @@ describe('graceful stop', () => {
     await cms.create({ metadata: { name: 'late' } });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(started).not.toContain('late');
+  });
+
+  it('cancels a reconcile that ignores its signal: it can write no more, and its writes are settled before stop returns', async () => {
+    await env.client.namespaces.create({ metadata: { name: 'cut' } });
+    let answered = 0;
+    const failures: unknown[] = [];
+    let done = false;
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: 'cut', name: 'writer' })
+    class Writer implements Reconcile {
+      async reconcile(_request: Request, { client }: ReconcileContext): Promise<void> {
+        // Ignores its signal; every create waits for a token of a slow client.
+        for (let i = 0; i < 40; i++) {
+          try {
+            await client.secrets.create({ metadata: { generateName: 'w-' } }, { namespace: 'cut' });
+            answered++;
+          } catch (error) {
+            failures.push(error);
+          }
+        }
+        done = true;
+      }
+    }
+    await env.client.configMaps.inNamespace('cut').create({ metadata: { name: 'go' } });
+    const manager = new Manager({ clientConfig: { ...env.clientConfig, qps: 5, burst: 1 }, logger: silent, gracefulShutdownMs: 500 });
+    manager.add(new Writer());
+    await manager.start();
+    await eventually(() => expect(answered).toBeGreaterThan(0));
+    await manager.stop();
+    const secrets = async () => (await env.client.secrets.list({ namespace: 'cut' })).items.length;
+    // Every write that took effect was answered before stop returned; the rest were withdrawn unsent.
+    const atStop = await secrets();
+    expect(atStop).toBe(answered);
+    await eventually(() => expect(done).toBe(true));
+    expect(failures.length).toBe(40 - answered);
+    expect(failures.every(isWithdrawn)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await secrets()).toBe(atStop);
   });
 });

@@ -1,5 +1,5 @@
 import type { Scheme } from '@svc/api';
-import type { ClientConfig } from '@svc/client';
+import { Client, resolveClientConfig, type ClientConfig } from '@svc/client';
 import { SharedInformerFactory, type KubeObject, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
 import { type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from '../controller/informer-for-resource';
@@ -22,8 +22,12 @@ export interface ManagerOptions {
    * `alwaysAllowPaths` limits it to those paths (others get 403; see HealthServerOptions).
    */
   http?: { port: number; host?: string; tls?: { cert: string; key: string }; alwaysAllowPaths?: readonly string[] };
-  /** Leader election; off when absent or `leaderElect` is false. */
-  leaderElection?: Partial<LeaderElectionConfig> & { resourceName: string; identity?: string };
+  /**
+   * Leader election; off when absent or `leaderElect` is false. It runs on a client of its own
+   * (`clientConfig`, by default the manager's with `/leader-election` added to its user agent): its
+   * own connections and its own rate limiter, so no amount of controller traffic delays a renewal.
+   */
+  leaderElection?: Partial<LeaderElectionConfig> & { resourceName: string; identity?: string; clientConfig?: ClientConfig };
   /** How long stop waits for reconciles in flight. Default 30 s. */
   gracefulShutdownMs?: number;
   /** How long start waits for the informers' first lists. Default 60 s. */
@@ -55,6 +59,8 @@ export class Manager {
   private controllers: Controller[] = [];
   private readonly logger: ControllerLogger;
   private readonly elector: LeaderElector | undefined;
+  /** The elector's own client, apart from the controllers' (client-go's leader elector runs on one of its own). */
+  private readonly electionClient: Client | undefined;
   private health: HealthServer | undefined;
   private state: ManagerState = 'new';
   private leading = false;
@@ -70,15 +76,17 @@ export class Manager {
     this.informers = new SharedInformerFactory(options.informers);
     const le = options.leaderElection;
     if (le && le.leaderElect !== false) {
-      const config: LeaderElectionConfig = { ...DEFAULT_LEADER_ELECTION, ...le };
+      const { clientConfig, identity, ...election } = le;
+      const config: LeaderElectionConfig = { ...DEFAULT_LEADER_ELECTION, ...election };
+      this.electionClient = new Client(clientConfig ?? leaderElectionClientConfig(options.clientConfig), { scheme: options.scheme });
       this.elector = new LeaderElector(
-        this.client,
+        this.electionClient,
         config,
         {
           onStartedLeading: () => this.onLeadership(true),
           onStoppedLeading: () => this.onLeadership(false),
         },
-        { identity: le.identity, logger: this.logger },
+        { identity, logger: this.logger },
       );
     }
   }
@@ -132,6 +140,7 @@ export class Manager {
     if (!controller) return false;
     this.controllers = this.controllers.filter((c) => c !== controller);
     await controller.stop(this.options.gracefulShutdownMs ?? 30_000);
+    controller.dispose();
     const stillUsed = new Set(this.controllers.flatMap((c) => c.informers()));
     for (const informer of controller.informers()) {
       if (stillUsed.has(informer)) continue;
@@ -217,6 +226,7 @@ export class Manager {
     await this.informers.shutdown();
     await this.health?.stop();
     this.client.close();
+    this.electionClient?.close();
   }
 
   /** Serialised, so a quick loss after a gain stops what the gain started. */
@@ -248,6 +258,11 @@ export class Manager {
     if (bad.length === 0) return undefined;
     return bad.map((h) => `${h.key}: ${h.synced ? 'watch unhealthy' : 'not synced'}${h.lastError ? ` (${h.lastError.message})` : ''}`).join('; ');
   }
+}
+
+/** The manager's connection with `/leader-election` added to its user agent, as client-go names its elector's client. */
+function leaderElectionClientConfig(config: ClientConfig): ClientConfig {
+  return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/leader-election` };
 }
 
 export type { ProbeCheck };

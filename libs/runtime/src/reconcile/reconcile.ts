@@ -1,4 +1,5 @@
 import type { Client } from '@svc/client';
+import type { KeyExpectations } from '../controller/expectations';
 import type { Request, Result } from './request';
 
 /** What the framework hands each reconcile besides the request. */
@@ -10,8 +11,18 @@ export interface ReconcileContext {
    * reconcile of the same key waits until the cache has seen them (read-your-writes).
    */
   client: Client;
-  /** Aborted when the manager stops waiting for this reconcile (grace period over). */
+  /**
+   * Aborted when the manager stops waiting for this reconcile (grace period over, or leadership
+   * lost). From then on the manager's client withdraws every write of this reconcile not yet sent.
+   */
   signal: AbortSignal;
+  /**
+   * Creations and deletions of owned objects this key awaits (client-go's expectations): raise them
+   * before writing, lower them for writes that failed; the framework lowers them as the owned
+   * objects appear and go. While `satisfied()` is false, the cache may not show what this key's
+   * reconciles already did: do not create or delete owned objects again.
+   */
+  expectations: KeyExpectations;
 }
 
 /**
