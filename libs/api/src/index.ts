@@ -44,6 +44,7 @@ export { objectChild, arrayItems, schemaAt, structuralNodes, preservesUnknownFie
 
 // Scheme
 export * from './scheme/kind-definition';
+export * from './scheme/kind-strategy';
 export * from './scheme/scheme';
 export * from './scheme/builtin-scheme';
 export * from './scheme/versions';
@@ -53,7 +54,7 @@ export { customResourceSchema } from './scheme/crd-schema';
 export { buildTable, columnsOf, DEFAULT_COLUMNS, type BuildTableOptions, type IncludeObject } from './scheme/table';
 export { humanDuration, timestampSince } from './scheme/human-duration';
 export { evaluateJsonPath, jsonPathValue, parseJsonPath, type JsonPathStep } from './scheme/json-path';
-export { METADATA_FIELD_SELECTORS } from './scheme/definitions/define-kind';
+export { defineKind, METADATA_FIELD_SELECTORS } from './scheme/definitions/define-kind';
 export { defaultPullPolicy } from './scheme/definitions/pod-spec-rules';
 export { summarizePod } from './scheme/definitions/pod-definition';
 export { podDefinition } from './scheme/definitions/pod-definition';

@@ -18,3 +18,4 @@ export * from './resource-version-match';
 export * from './patch';
 export * from './protobuf';
 export * from './apply';
+export { jsonClone, jsonEqual, jsonEqualExcept } from './json-equal';

@@ -201,7 +201,7 @@ function operation(spec: OperationSpec): OpenApiOperation {
   }
 }
 
-/** Every path of one kind: collection, item, all-namespaces list, status, scale and finalize. */
+/** Every path of one kind: collection, item, all-namespaces list, status, scale and the subresources of its strategy. */
 export function kindPaths(def: KindDefinition): Record<string, OpenApiPathItem> {
   const base = `/${def.group ? 'apis' : 'api'}/${apiVersionOf(def)}`;
   const collection = def.namespaced ? `${base}/namespaces/{namespace}/${def.resource}` : `${base}/${def.resource}`;
@@ -255,10 +255,11 @@ export function kindPaths(def: KindDefinition): Record<string, OpenApiPathItem> 
       parameters: [nameParam, ...scopeParams, pretty],
     };
   }
-  if (def.source.type === 'builtin' && def.group === '' && def.resource === 'namespaces') {
-    paths[`${item}/finalize`] = {
-      put: op('replace', `replace finalize of the specified ${def.kind}`, { suffix: 'Finalize' }),
-      parameters: [nameParam, pretty],
+  for (const name of Object.keys(def.strategy.subresources ?? {})) {
+    const suffix = name.charAt(0).toUpperCase() + name.slice(1);
+    paths[`${item}/${name}`] = {
+      put: op('replace', `replace ${name} of the specified ${def.kind}`, { suffix }),
+      parameters: [nameParam, ...scopeParams, pretty],
     };
   }
   return paths;

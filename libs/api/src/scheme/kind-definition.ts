@@ -2,6 +2,7 @@ import type { ObjectMeta } from '../meta/object-meta';
 import type { TableColumnDefinition } from '../meta/table';
 import type { FieldError } from '../schema/field-error';
 import type { JsonSchema } from '../schema/json-schema';
+import type { KindStrategy } from './kind-strategy';
 
 /** Any stored object, before its kind is known to the compiler. */
 export interface ApiObject {
@@ -84,6 +85,8 @@ export interface KindDefinition {
   allowCreateOnUpdate: boolean;
   defaultHooks: DefaultHook[];
   validationRules: ValidationRule[];
+  /** The kind's rules that no schema states; the generic server code reads only this. */
+  strategy: KindStrategy;
   /** Whether the version is served (a CRD may keep unserved versions). */
   served: boolean;
   /** Whether this version is the one objects are stored in. */

@@ -78,6 +78,8 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
     allowCreateOnUpdate: false,
     defaultHooks: [],
     validationRules: [],
+    // Kubernetes keeps a custom resource's generation, and its status writes change only status.
+    strategy: { tracksGeneration: true, statusWritableMetadata: [] },
     served: version.served,
     storage: version.storage,
     deprecation: version.deprecated ? { deprecated: true, warning: version.deprecationWarning } : undefined,

@@ -3,6 +3,6 @@ export { AdmissionChain } from './admission';
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './admission';
 export { buildAdmissionChain } from './build-admission';
 export type { AdmissionDependencies, AdmissionFlags } from './build-admission';
-export { IMMORTAL_NAMESPACES, NAMESPACE_TERMINATING_CAUSE, namespaceExists, namespaceLifecycle } from './namespace-lifecycle';
+export { IMMORTAL_NAMESPACES, NAMESPACE_TERMINATING_CAUSE, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
 export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';

@@ -1,5 +1,6 @@
 import type { ApiObject } from '@svc/api';
 import { newForbidden, newNotFound, StatusError } from '@svc/machinery';
+import { isStorageError, objectKey, type Storage } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Reads a namespace by name; undefined when there is none. */
@@ -9,6 +10,19 @@ export type NamespaceLookup = (name: string) => Promise<ApiObject | undefined>;
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'svc-system', 'svc-public'];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
+
+/** Reads a namespace straight from storage (a just-created namespace is seen at once). */
+export function storedNamespaceLookup(storage: Storage, storePrefix: string): NamespaceLookup {
+  return async (name: string) => {
+    try {
+      return await storage.get<ApiObject>(objectKey({ prefix: storePrefix, ...NAMESPACES, name }));
+    } catch (error) {
+      // A name that cannot be a key (objectKey throws a TypeError) names no namespace either.
+      if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
+      throw error;
+    }
+  };
+}
 
 /** The cause Kubernetes attaches to a create refused in a terminating namespace. */
 export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';

@@ -115,7 +115,7 @@ interface SubresourceInfo {
 export function subresourcesOf(def: KindDefinition): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
   const own = { group: def.group, version: def.version, kind: def.kind };
-  if (def.source.type === 'builtin' && def.group === '' && def.resource === 'namespaces') out.push({ name: 'finalize', kind: own, verbs: ['update'] });
+  for (const name of Object.keys(def.strategy.subresources ?? {})) out.push({ name, kind: own, verbs: ['update'] });
   if (def.subresources.scale) out.push({ name: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: SUBRESOURCE_VERBS });
   if (def.subresources.status) out.push({ name: 'status', kind: own, verbs: SUBRESOURCE_VERBS });
   return out;

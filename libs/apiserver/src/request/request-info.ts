@@ -28,6 +28,8 @@ export interface RequestInfo {
    * like its neighbours (for metrics and authorization) but never matches a resource route.
    */
   exact: boolean;
+  /** The path named the namespace before the resource (`namespaces/<ns>/<resource>...`). */
+  namespacedPath: boolean;
 }
 
 /** Query values as Node's URLSearchParams or an Express-style parsed object. */
@@ -66,6 +68,7 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
     name: '',
     parts: [],
     exact: !hasEmptySegment(path),
+    namespacedPath: false,
   };
 
   let parts = splitPath(path);
@@ -102,7 +105,10 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
     if (parts.length > 1) {
       info.namespace = parts[1];
       // `namespaces/<ns>/<resource>...` is a namespaced resource unless the third segment is a namespace subresource.
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) parts = parts.slice(2);
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) {
+        parts = parts.slice(2);
+        info.namespacedPath = true;
+      }
     }
   }
 

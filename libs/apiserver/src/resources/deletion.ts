@@ -1,6 +1,6 @@
 import type { ApiObject, KindDefinition, ObjectMeta, PropagationPolicy } from '@svc/api';
-import { jsonClone, jsonEqual } from './json-equal';
-import { formatTimestamp, isCoreKind } from './object-meta-rules';
+import { jsonClone, jsonEqual } from '@svc/machinery';
+import { formatTimestamp } from './object-meta-rules';
 
 /** The finalizers the garbage collector acts on, added by a delete's propagationPolicy. */
 export const ORPHAN_FINALIZER = 'orphan';
@@ -26,10 +26,10 @@ export type DeletionPlan = { action: 'remove' } | { action: 'mark'; object: ApiO
  * The first phase of Kubernetes' two-phase deletion for one object (spec "States and transitions").
  * A propagationPolicy given with the request adds or removes the garbage collector's finalizers
  * (Orphan: `orphan`; Foreground: `foregroundDeletion`; Background: neither); without one the
- * finalizers stay as they are. Pods bound to a node get their grace period (deletionTimestamp in the
- * future) for the node agent; unbound or finished pods go at once. Namespaces are marked
- * `Terminating` while their `spec.finalizers` or finalizers remain. `deletionTimestamp` never moves
- * later once set.
+ * finalizers stay as they are. The kind's strategy gives the grace period (a pod bound to a node waits
+ * for its agent: deletionTimestamp in the future), what else holds the object (a namespace's
+ * spec.finalizers) and what changes when it is first marked (a namespace turns Terminating).
+ * `deletionTimestamp` never moves later once set.
  */
 export function planDeletion(def: KindDefinition, current: ApiObject, request: DeletionRequest, now: Date): DeletionPlan {
   const object = jsonClone(current);
@@ -39,31 +39,32 @@ export function planDeletion(def: KindDefinition, current: ApiObject, request: D
   if (finalizers.length > 0) meta.finalizers = finalizers;
   else delete meta.finalizers;
   const finalizersChanged = !jsonEqual(before, finalizers);
+  const held = finalizers.length > 0 || (def.strategy.pendingFinalizers?.(object).length ?? 0) > 0;
 
-  if (isCoreKind(def, 'Namespace')) return planNamespaceDeletion(object, finalizers, finalizersChanged, now);
-
-  const grace = isCoreKind(def, 'Pod') ? podGracePeriodSeconds(object, request) : 0;
+  const grace = def.strategy.deletionGracePeriodSeconds?.(object, request.gracePeriodSeconds) ?? 0;
   if (meta.deletionTimestamp) {
     let changed = finalizersChanged;
     const pendingGrace = meta.deletionGracePeriodSeconds ?? 0;
     if (grace < pendingGrace) {
-      if (grace === 0 && finalizers.length === 0) return { action: 'remove' };
+      if (grace === 0 && !held) return { action: 'remove' };
       const shortened = formatTimestamp(new Date(now.getTime() + grace * 1000));
       if (shortened < meta.deletionTimestamp) meta.deletionTimestamp = shortened;
       meta.deletionGracePeriodSeconds = grace;
       changed = true;
     }
-    if (finalizers.length === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0) return { action: 'remove' };
+    if (!held && (meta.deletionGracePeriodSeconds ?? 0) === 0) return { action: 'remove' };
     return changed ? { action: 'mark', object } : { action: 'none' };
   }
   if (grace > 0) {
     meta.deletionTimestamp = formatTimestamp(new Date(now.getTime() + grace * 1000));
     meta.deletionGracePeriodSeconds = grace;
+    def.strategy.onDeletionMarked?.(object);
     return { action: 'mark', object };
   }
-  if (finalizers.length > 0) {
+  if (held) {
     meta.deletionTimestamp = formatTimestamp(now);
     meta.deletionGracePeriodSeconds = 0;
+    def.strategy.onDeletionMarked?.(object);
     return { action: 'mark', object };
   }
   return { action: 'remove' };
@@ -71,31 +72,15 @@ export function planDeletion(def: KindDefinition, current: ApiObject, request: D
 
 /**
  * Whether an update leaves a Terminating object with nothing holding it: it is then removed instead of
- * stored (the last finalizer was removed). A namespace also waits for its spec.finalizers.
+ * stored (the last finalizer was removed). What else the kind's strategy says holds it counts too.
  */
 export function isReleased(def: KindDefinition, object: ApiObject): boolean {
   const meta = object.metadata;
   if (!meta?.deletionTimestamp) return false;
   if ((meta.finalizers ?? []).length > 0) return false;
-  if (isCoreKind(def, 'Namespace')) return namespaceSpecFinalizers(object).length === 0;
+  if ((def.strategy.pendingFinalizers?.(object).length ?? 0) > 0) return false;
   // A pod within its grace period waits for its node agent even without finalizers.
   return (meta.deletionGracePeriodSeconds ?? 0) === 0;
-}
-
-function planNamespaceDeletion(object: ApiObject, finalizers: string[], finalizersChanged: boolean, now: Date): DeletionPlan {
-  const meta = object.metadata as ObjectMeta;
-  if (namespaceSpecFinalizers(object).length === 0 && finalizers.length === 0) return { action: 'remove' };
-  if (meta.deletionTimestamp) return finalizersChanged ? { action: 'mark', object } : { action: 'none' };
-  meta.deletionTimestamp = formatTimestamp(now);
-  meta.deletionGracePeriodSeconds = 0;
-  const status = (typeof object.status === 'object' && object.status !== null ? object.status : (object.status = {})) as Record<string, unknown>;
-  status.phase = 'Terminating';
-  return { action: 'mark', object };
-}
-
-function namespaceSpecFinalizers(object: ApiObject): unknown[] {
-  const spec = object.spec as { finalizers?: unknown } | undefined;
-  return Array.isArray(spec?.finalizers) ? spec.finalizers : [];
 }
 
 function policyOf(request: DeletionRequest): PropagationPolicy | undefined {
@@ -120,17 +105,4 @@ function finalizersForPolicy(finalizers: readonly string[], policy: PropagationP
 
 function withFinalizer(finalizers: string[], finalizer: string): string[] {
   return finalizers.includes(finalizer) ? finalizers : [...finalizers, finalizer];
-}
-
-/**
- * Kubernetes' pod grace: none for a pod not bound to a node (no node agent would ever act on it) or
- * one that has finished; else the request's gracePeriodSeconds, the pod's
- * terminationGracePeriodSeconds, or 30.
- */
-function podGracePeriodSeconds(pod: ApiObject, request: DeletionRequest): number {
-  const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
-  const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
-  const requested = request.gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
-  return Math.max(0, requested);
 }

@@ -87,7 +87,7 @@ describe('statusUpdateOf', () => {
   });
 
   it('changes only the status of a custom resource', () => {
-    const crdKind = { ...kind('configmaps'), source: { type: 'crd', name: 'widgets.example.com' } } as KindDefinition;
+    const crdKind = { ...kind('configmaps'), source: { type: 'crd', name: 'widgets.example.com' }, strategy: { tracksGeneration: true, statusWritableMetadata: [] } } as KindDefinition;
     const next = statusUpdateOf(crdKind, incoming, stored());
     expect(next.metadata).toMatchObject({ labels: { app: 'old' }, annotations: { note: 'old' } });
     expect(next.status).toEqual({ replicas: 3 });

@@ -1,15 +1,14 @@
-import { NAMESPACE_FINALIZER, type ApiObject, type KindDefinition, type ObjectMeta } from '@svc/api';
-import { fieldForbidden, fieldInvalid, type FieldError } from '@svc/machinery';
-import { jsonEqual, jsonEqualExcept } from './json-equal';
+import type { ApiObject, KindDefinition, ObjectMeta } from '@svc/api';
+import { fieldForbidden, fieldInvalid, jsonEqualExcept, type FieldError } from '@svc/machinery';
 
 /**
- * The metadata rules every write follows, as Kubernetes' BeforeCreate/BeforeUpdate and the kinds'
- * strategies apply them. All functions change the object they are given in place.
+ * The metadata rules every write follows, as Kubernetes' BeforeCreate/BeforeUpdate apply them, with
+ * each kind's own rules read from its strategy. All functions change the object they are given in place.
  */
 
-/** Kubernetes keeps `metadata.generation` for kinds with a status subresource and for custom resources. */
+/** Kubernetes keeps `metadata.generation` for kinds with a status subresource and where the strategy says so. */
 export function tracksGeneration(def: KindDefinition): boolean {
-  return def.subresources.status === true || def.source.type === 'crd';
+  return def.subresources.status === true || def.strategy.tracksGeneration === true;
 }
 
 export function hasStatusSubresource(def: KindDefinition): boolean {
@@ -34,27 +33,14 @@ export function prepareForCreate(def: KindDefinition, obj: ApiObject, context: {
   delete meta.deletionGracePeriodSeconds;
   if (tracksGeneration(def)) meta.generation = 1;
   else delete meta.generation;
-  if (hasStatusSubresource(def) && !(def.group === '' && def.kind === 'Node')) resetStatusForCreate(def, obj);
-  if (isCoreKind(def, 'Namespace')) ensureNamespaceFinalizer(obj);
-}
-
-/** Status is the controllers' to write; a created object starts with the kind's initial status (Nodes keep theirs). */
-function resetStatusForCreate(def: KindDefinition, obj: ApiObject): void {
-  if (isCoreKind(def, 'Namespace')) obj.status = { phase: 'Active' };
-  else if (isCoreKind(def, 'Pod')) obj.status = { phase: 'Pending' };
-  else delete obj.status;
-}
-
-/** A namespace always starts with the finalizer its controller removes once its content is gone. */
-function ensureNamespaceFinalizer(obj: ApiObject): void {
-  const spec = (isRecord(obj.spec) ? obj.spec : (obj.spec = {})) as Record<string, unknown>;
-  const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
-  if (!finalizers.includes(NAMESPACE_FINALIZER)) spec.finalizers = [...finalizers, NAMESPACE_FINALIZER];
+  // Status is the controllers' to write: a created object starts with none, or the kind's initial one.
+  if (hasStatusSubresource(def) && def.strategy.resetStatusOnCreate !== false) delete obj.status;
+  def.strategy.prepareForCreate?.(obj);
 }
 
 /**
  * Errors of an update against the stored object that no schema can state: immutable uid, a deletion
- * mark set by hand, finalizers added to an object being deleted, an apps/v1 selector changed.
+ * mark set by hand, finalizers added to an object being deleted, and the kind's own (immutable fields).
  */
 export function validateUpdate(def: KindDefinition, obj: ApiObject, current: ApiObject): FieldError[] {
   const errors: FieldError[] = [];
@@ -76,19 +62,14 @@ export function validateUpdate(def: KindDefinition, obj: ApiObject, current: Api
       );
     }
   }
-  if (def.group === 'apps' && def.version === 'v1' && (def.kind === 'Deployment' || def.kind === 'ReplicaSet')) {
-    const selector = isRecord(obj.spec) ? obj.spec.selector : undefined;
-    const oldSelector = isRecord(current.spec) ? current.spec.selector : undefined;
-    if (!jsonEqual(selector, oldSelector)) errors.push(fieldInvalid('spec.selector', selector, 'field is immutable'));
-  }
+  for (const error of def.strategy.validateUpdate?.(obj, current) ?? []) errors.push(error);
   return errors;
 }
 
 /**
  * Carries over what an update of the main resource may not change: uid (when not given), creation
  * time, deletion marks, generation (bumped here when anything outside metadata and status changed),
- * and, for kinds with a status subresource, the stored status. A namespace's spec.finalizers change
- * only through its `finalize` subresource.
+ * for kinds with a status subresource the stored status, and what the kind's strategy keeps.
  */
 export function prepareForUpdate(def: KindDefinition, obj: ApiObject, current: ApiObject): void {
   const meta = (obj.metadata ??= {}) as ObjectMeta & Record<string, unknown>;
@@ -108,37 +89,20 @@ export function prepareForUpdate(def: KindDefinition, obj: ApiObject, current: A
     if (current.status === undefined) delete obj.status;
     else obj.status = current.status;
   }
-  if (isCoreKind(def, 'Namespace')) {
-    const spec = (isRecord(obj.spec) ? obj.spec : (obj.spec = {})) as Record<string, unknown>;
-    const oldSpec = isRecord(current.spec) ? current.spec : {};
-    if (oldSpec.finalizers === undefined) delete spec.finalizers;
-    else spec.finalizers = oldSpec.finalizers;
-  }
+  def.strategy.prepareForUpdate?.(obj, current);
   bumpGeneration(def, obj, current);
 }
 
 /**
- * The metadata a write to the `status` subresource may change, as Kubernetes' status strategies
- * allow it: a built-in kind's labels and annotations (a Deployment's annotations only: its labels
- * stay, as in Kubernetes, where its controller writes the revision annotations with its status);
- * nothing of a custom resource, whose status writes change only `status`.
- */
-function statusWritableMetadata(def: KindDefinition): ReadonlyArray<'labels' | 'annotations'> {
-  if (def.source.type === 'crd') return [];
-  if (def.group === 'apps' && def.kind === 'Deployment') return ['annotations'];
-  return ['labels', 'annotations'];
-}
-
-/**
- * The object a write to the `status` subresource leaves: the stored object with the new status
- * and, where the kind allows it, the request's labels and annotations; spec and everything else
- * stay as stored.
+ * The object a write to the `status` subresource leaves: the stored object with the new status and
+ * the request's metadata that the kind's status strategy takes (a built-in kind's labels and
+ * annotations unless its strategy says otherwise); spec and everything else stay as stored.
  */
 export function statusUpdateOf(def: KindDefinition, incoming: ApiObject, current: ApiObject): ApiObject {
   const next: ApiObject = { ...current, metadata: { ...current.metadata } };
   if (incoming.status === undefined) delete next.status;
   else next.status = incoming.status;
-  for (const field of statusWritableMetadata(def)) {
+  for (const field of def.strategy.statusWritableMetadata ?? ['labels', 'annotations']) {
     const value = incoming.metadata?.[field];
     if (value === undefined) delete next.metadata![field];
     else next.metadata![field] = value;
@@ -147,23 +111,6 @@ export function statusUpdateOf(def: KindDefinition, incoming: ApiObject, current
   if (rv !== undefined) next.metadata!.resourceVersion = rv;
   else delete next.metadata!.resourceVersion;
   if (incoming.metadata?.managedFields !== undefined) next.metadata!.managedFields = incoming.metadata.managedFields;
-  return next;
-}
-
-/**
- * The object a write to a namespace's `finalize` subresource leaves: the stored namespace with the
- * request's spec.finalizers (none when the request has none). Only the namespace controller uses it.
- */
-export function finalizeUpdateOf(incoming: ApiObject, current: ApiObject): ApiObject {
-  const spec = isRecord(incoming.spec) ? incoming.spec : {};
-  const next: ApiObject = {
-    ...current,
-    metadata: { ...current.metadata },
-    spec: { ...(isRecord(current.spec) ? current.spec : {}), finalizers: Array.isArray(spec.finalizers) ? spec.finalizers : [] },
-  };
-  const rv = incoming.metadata?.resourceVersion;
-  if (rv !== undefined) next.metadata!.resourceVersion = rv;
-  else delete next.metadata!.resourceVersion;
   return next;
 }
 
@@ -181,12 +128,4 @@ export function bumpGeneration(def: KindDefinition, obj: ApiObject, current: Api
   const ignored = hasStatusSubresource(def) ? ['metadata', 'status', 'apiVersion', 'kind'] : ['metadata', 'apiVersion', 'kind'];
   const changed = !jsonEqualExcept(obj, current, ignored);
   meta.generation = changed || base === 0 ? base + 1 : base;
-}
-
-export function isCoreKind(def: KindDefinition, kind: string): boolean {
-  return def.group === '' && def.kind === kind;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,4 @@
-import type { ApiObject, KindDefinition, Scheme } from '@svc/api';
-import { isStorageError, objectKey } from '@svc/storage';
-import type { NamespaceLookup } from '../admission';
+import type { KindDefinition, Scheme } from '@svc/api';
 import type { CacherPool } from './cacher-pool';
 import { ResourceRegistry } from './registry';
 import type { RegistryContext } from './registry-types';
@@ -44,17 +42,4 @@ export class ResourceRegistries {
     return this.context.cachers.forget(group, resource);
   }
 
-  /** Reads a namespace straight from storage, for admission (a just-created namespace is seen at once). */
-  namespaceLookup(): NamespaceLookup {
-    const { storage, storePrefix } = this.context;
-    return async (name: string) => {
-      try {
-        return await storage.get<ApiObject>(objectKey({ prefix: storePrefix, group: '', resource: 'namespaces', name }));
-      } catch (error) {
-        // A name that cannot be a key (objectKey throws a TypeError) names no namespace either.
-        if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
-        throw error;
-      }
-    };
-  }
 }

@@ -35,11 +35,10 @@ import { MAX_NESTING_DEPTH, valueNestingDepth } from '../request/nesting-depth';
 import { decodeJsonBody, decodeYamlBody } from './body-decoder';
 import { isReleased, planDeletion } from './deletion';
 import { applyFieldValidation } from './field-validation';
-import { jsonClone, jsonEqual } from './json-equal';
+import { jsonClone, jsonEqual } from '@svc/machinery';
 import { mediaTypeOf } from './media-types';
 import {
   bumpGeneration,
-  finalizeUpdateOf,
   hasStatusSubresource,
   prepareForCreate,
   prepareForUpdate,
@@ -73,8 +72,8 @@ const GENERATE_NAME_ATTEMPTS = 8;
 /** Read-modify-write rounds lost to concurrent writers before a write gives up with 409 Conflict. */
 const WRITE_ATTEMPTS = 16;
 
-/** The subresources a registry writes through: the object itself, `status`, `scale`, a namespace's `finalize`. */
-export type WriteTarget = '' | 'status' | 'scale' | 'finalize';
+/** The subresources a registry writes through: the object itself, `status`, `scale`, or one the kind's strategy serves. */
+export type WriteTarget = string;
 
 interface WriteContext {
   namespace: string;
@@ -219,7 +218,7 @@ export class ResourceRegistry {
     }
   }
 
-  /** PUT of the object or of its `status` or `finalize` subresource. */
+  /** PUT of the object or of its `status` subresource or one its strategy serves. */
   async update(namespace: string, name: string, input: ObjectInput, options: WriteOptions = {}, subresource: WriteTarget = ''): Promise<WriteResult> {
     const incoming = this.objectOf(input.value);
     this.checkTypeMeta(incoming);
@@ -281,7 +280,7 @@ export class ResourceRegistry {
   private async apply(namespace: string, name: string, body: Buffer, options: PatchOptions, subresource: WriteTarget): Promise<WriteResult> {
     const manager = options.fieldManager ?? '';
     if (manager === '') throw this.patchOptionsInvalid([fieldRequired('fieldManager', 'is required for apply patch')]);
-    if (subresource === 'scale' || subresource === 'finalize') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
+    if (subresource !== '' && subresource !== 'status') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
     const decoded = await decodeYamlBody(body);
     const applied = this.objectOf(decoded.value);
     const appliedName = applied.metadata?.name;
@@ -485,21 +484,25 @@ export class ResourceRegistry {
     const errors: FieldError[] = [];
     let next: ApiObject;
     switch (w.subresource) {
+      case '':
+        for (const error of validateUpdate(this.definition, incoming, current)) errors.push(error);
+        next = incoming;
+        prepareForUpdate(this.definition, next, current);
+        break;
       case 'status':
         next = statusUpdateOf(this.definition, incoming, current);
         bumpGeneration(this.definition, next, current);
-        break;
-      case 'finalize':
-        next = finalizeUpdateOf(incoming, current);
         break;
       case 'scale':
         next = incoming;
         bumpGeneration(this.definition, next, current);
         break;
-      default:
-        for (const error of validateUpdate(this.definition, incoming, current)) errors.push(error);
-        next = incoming;
-        prepareForUpdate(this.definition, next, current);
+      default: {
+        // A subresource of the kind's own (a namespace's finalize): the strategy says what it changes.
+        const extra = this.definition.strategy.subresources?.[w.subresource];
+        if (extra === undefined) throw newNotFound(this.groupResource, w.name);
+        next = extra.updateOf(incoming, current);
+      }
     }
     this.compiled.default(next);
     if (!w.applied) this.setManagedFields(current, next, w);

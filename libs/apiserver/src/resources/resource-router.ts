@@ -62,9 +62,6 @@ interface Target {
   subresource: string;
 }
 
-/** Kinds whose delete answers with the removed object; the others answer with a Success Status (Kubernetes' ReturnDeletedObject). */
-const RETURNS_DELETED_OBJECT = new Set(['/pods', '/services', '/namespaces', '/serviceaccounts']);
-
 const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
 
 /**
@@ -120,11 +117,11 @@ export class ResourceRouter {
     if (info.parts.length > 3) throw notFound(NOT_FOUND_MESSAGE);
     let namespace = '';
     if (def.namespaced) {
-      namespace = info.namespace;
+      namespace = info.namespacedPath ? info.namespace : '';
       if (namespace === '' && name !== '') throw notFound(NOT_FOUND_MESSAGE);
       if (namespace !== '' && isValidPathSegmentName(namespace).length > 0) throw notFound(NOT_FOUND_MESSAGE);
-    } else if (info.namespace !== '' && !(info.resource === 'namespaces' && info.namespace === name)) {
-      // A cluster-scoped resource has no namespace in its path (a namespace's own path names it twice).
+    } else if (info.namespacedPath) {
+      // A cluster-scoped resource has no namespace in its path.
       throw notFound(NOT_FOUND_MESSAGE);
     }
     return { info, def, registry: this.options.registries.forDefinition(def), namespace, name, subresource };
@@ -190,12 +187,11 @@ export class ResourceRouter {
         if (method === 'PUT') return this.updateScale(req, res, target, format);
         if (method === 'PATCH') return this.patchScale(req, res, target, format);
         throw methodNotAllowed();
-      case 'finalize':
-        if (!(def.group === '' && def.resource === 'namespaces')) throw notFound(NOT_FOUND_MESSAGE);
-        if (method === 'PUT') return this.update(req, res, target, format, 'finalize');
-        throw methodNotAllowed();
       default:
-        throw notFound(NOT_FOUND_MESSAGE);
+        // A subresource of the kind's own (a namespace's finalize) takes PUT only.
+        if (def.strategy.subresources?.[subresource] === undefined) throw notFound(NOT_FOUND_MESSAGE);
+        if (method === 'PUT') return this.update(req, res, target, format, subresource);
+        throw methodNotAllowed();
     }
   }
 
@@ -284,7 +280,8 @@ export class ResourceRouter {
     const { request, dryRun } = await this.deleteOptions(req);
     const result = await target.registry.delete(target.namespace, target.name, request, { dryRun });
     const code = !result.removed && request.orphanDependents === false ? 202 : 200;
-    if (!result.removed || RETURNS_DELETED_OBJECT.has(`${target.def.group}/${target.def.resource}`)) {
+    // Kubernetes' ReturnDeletedObject: some kinds answer with the removed object, the others with a Success Status.
+    if (!result.removed || target.def.strategy.returnDeletedObject === true) {
       writeBody(res, code, result.object, format);
       return;
     }

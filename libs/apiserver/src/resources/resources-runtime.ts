@@ -2,7 +2,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import type { KindDefinition, Scheme } from '@svc/api';
 import type { AdmissionPlugin as AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
-import { AdmissionChain, buildAdmissionChain, type AdmissionPlugin } from '../admission';
+import { AdmissionChain, buildAdmissionChain, storedNamespaceLookup, type AdmissionPlugin } from '../admission';
 import type { HealthRegistry } from '../health/health-registry';
 import { healthCheck } from '../health/health-check';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
@@ -67,9 +67,8 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     watchCacheSizes: options.watchCacheSizes,
     cacherOptions: options.cacherOptions,
   });
-  let registries: ResourceRegistries | undefined;
-  const chain = buildAdmissionChain(options, { namespaces: (name) => registries!.namespaceLookup()(name) });
-  registries = new ResourceRegistries({
+  const chain = buildAdmissionChain(options, { namespaces: storedNamespaceLookup(storage, options.storePrefix) });
+  return new ResourceRegistries({
     storage,
     scheme,
     storePrefix: options.storePrefix,
@@ -79,7 +78,6 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     now: () => new Date(),
     maxRequestBodyBytes: options.maxRequestBodyBytes,
   });
-  return registries;
 }
 
 export interface ServingHooks {

@@ -1,6 +1,6 @@
 import { SCALE_API_VERSION, type ApiObject, type KindDefinition, type LabelSelector, type Scale, type ScaleSubresource } from '@svc/api';
 import { fieldInvalid, LabelQuery, newBadRequest, newInvalid, type FieldError } from '@svc/machinery';
-import { jsonClone } from './json-equal';
+import { jsonClone } from '@svc/machinery';
 
 /**
  * The `scale` subresource: an `autoscaling/v1` Scale view of an object whose replica count lives at the

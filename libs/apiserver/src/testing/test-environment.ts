@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtinScheme } from '@svc/api';
+import { builtinScheme, type Scheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
 import { createStorage } from '@svc/storage';
 import { createApiServer } from '../create-api-server';
@@ -25,6 +25,8 @@ function sharedCertDir(): Promise<string> {
 export interface TestEnvironmentOptions {
   /** Keep the temporary directory after stop (to inspect the store). */
   keepData?: boolean;
+  /** The kinds served (the built-in scheme by default); register kinds of your own into it. */
+  scheme?: Scheme;
 }
 
 /** An API server running in this process on a temporary embedded store. */
@@ -57,7 +59,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   try {
     server = await createApiServer({
       storage,
-      scheme: builtinScheme(),
+      scheme: options.scheme ?? builtinScheme(),
       options: {
         serving: { bindAddress: '127.0.0.1', securePort: 0, certDir: await sharedCertDir(), svcconfigOut: svcconfig },
         resources: { storeCountMetricPollPeriodMs: 0 },

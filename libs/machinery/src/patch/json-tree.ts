@@ -49,20 +49,7 @@ export function toPlainJson(value: JsonValue): JsonValue {
   return plain;
 }
 
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((key) => hasKey(b, key) && jsonEqual(a[key], b[key]));
-  }
-  return false;
-}
+export { jsonEqual } from '../json-equal';
 
 export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 

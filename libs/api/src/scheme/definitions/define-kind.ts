@@ -22,6 +22,7 @@ export function defineKind(def: Required & Optional): KindDefinition {
     allowCreateOnUpdate: false,
     defaultHooks: [],
     validationRules: [],
+    strategy: {},
     served: true,
     storage: true,
     source: { type: 'builtin' },

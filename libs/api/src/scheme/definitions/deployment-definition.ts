@@ -4,7 +4,7 @@ import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind, isRecord } from './define-kind';
 import { defaultPodSpec, validatePodSpec } from './pod-spec-rules';
-import { containerCells, selectorCell, validateSelectorAndTemplate } from './workload-rules';
+import { containerCells, selectorCell, validateSelectorAndTemplate, immutableSelector } from './workload-rules';
 
 function defaultStrategy(obj: ApiObject): void {
   const spec = obj.spec;
@@ -60,6 +60,8 @@ export const deploymentDefinition = defineKind({
     status: true,
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },
   },
+  // apps/v1 selectors are immutable; a status write takes the annotations (the controller's revision) but not the labels.
+  strategy: { validateUpdate: immutableSelector, statusWritableMetadata: ['annotations'] },
   schema: DeploymentSchema,
   columns: [
     nameColumn(),

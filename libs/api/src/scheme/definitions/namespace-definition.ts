@@ -1,6 +1,60 @@
-import { NamespaceSchema, type Namespace } from '../../kinds/core/namespace';
+import { NAMESPACE_FINALIZER, NamespaceSchema, type Namespace } from '../../kinds/core/namespace';
+import type { ApiObject } from '../kind-definition';
+import type { KindStrategy } from '../kind-strategy';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind } from './define-kind';
+import { as, defineKind, isRecord } from './define-kind';
+
+function specOf(namespace: ApiObject): Record<string, unknown> {
+  return isRecord(namespace.spec) ? namespace.spec : (namespace.spec = {});
+}
+
+function specFinalizers(namespace: ApiObject): unknown[] {
+  const spec = namespace.spec as { finalizers?: unknown } | undefined;
+  return Array.isArray(spec?.finalizers) ? spec.finalizers : [];
+}
+
+/**
+ * Kubernetes' namespace strategy: a namespace starts Active with the finalizer its controller removes
+ * once its content is gone; spec.finalizers change only through `finalize`; a deleted namespace is
+ * Terminating until they are gone too; delete answers with the namespace.
+ */
+export const namespaceStrategy: KindStrategy = {
+  prepareForCreate(namespace) {
+    namespace.status = { phase: 'Active' };
+    const spec = specOf(namespace);
+    const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    if (!finalizers.includes(NAMESPACE_FINALIZER)) spec.finalizers = [...finalizers, NAMESPACE_FINALIZER];
+  },
+  prepareForUpdate(namespace, current) {
+    const spec = specOf(namespace);
+    const oldSpec = isRecord(current.spec) ? current.spec : {};
+    if (oldSpec.finalizers === undefined) delete spec.finalizers;
+    else spec.finalizers = oldSpec.finalizers;
+  },
+  returnDeletedObject: true,
+  pendingFinalizers: specFinalizers,
+  onDeletionMarked(namespace) {
+    const status = (isRecord(namespace.status) ? namespace.status : (namespace.status = {})) as Record<string, unknown>;
+    status.phase = 'Terminating';
+  },
+  subresources: {
+    // The namespace controller's write of spec.finalizers; nothing else of the namespace changes.
+    finalize: {
+      updateOf(incoming, current) {
+        const spec = isRecord(incoming.spec) ? incoming.spec : {};
+        const next: ApiObject = {
+          ...current,
+          metadata: { ...current.metadata },
+          spec: { ...(isRecord(current.spec) ? current.spec : {}), finalizers: Array.isArray(spec.finalizers) ? spec.finalizers : [] },
+        };
+        const rv = incoming.metadata?.resourceVersion;
+        if (rv !== undefined) next.metadata!.resourceVersion = rv;
+        else delete next.metadata!.resourceVersion;
+        return next;
+      },
+    },
+  },
+};
 
 export const namespaceDefinition = defineKind({
   group: '',
@@ -12,6 +66,7 @@ export const namespaceDefinition = defineKind({
   subresources: { status: true },
   schema: NamespaceSchema,
   fieldSelectors: { 'status.phase': (o) => as<Namespace>(o).status?.phase ?? '' },
+  strategy: namespaceStrategy,
   columns: [
     nameColumn(),
     column('Status', 'string', (o) => as<Namespace>(o).status?.phase ?? '', { description: 'The status of the namespace.' }),

@@ -36,6 +36,8 @@ export const nodeDefinition = defineKind({
   subresources: { status: true },
   schema: NodeSchema,
   fieldSelectors: { 'spec.unschedulable': (o) => String(as<Node>(o).spec?.unschedulable ?? false) },
+  // A node agent registers its Node with the status it reports.
+  strategy: { resetStatusOnCreate: false },
   columns: [
     nameColumn(),
     column('Status', 'string', (o) => nodeStatus(as<Node>(o)), { description: 'The status of the node.' }),

@@ -2,6 +2,7 @@ import { PodSchema, type Pod, type ContainerStatus } from '../../kinds/core/pod'
 import { timestampSince } from '../human-duration';
 import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
+import type { KindStrategy } from '../kind-strategy';
 import { as, defineKind } from './define-kind';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 
@@ -107,6 +108,24 @@ function readinessGates(pod: Pod): string {
   return `${passing}/${gates.length}`;
 }
 
+/**
+ * Kubernetes' pod strategy: a pod starts Pending; a delete of a pod bound to a node and still running
+ * waits for its node agent (the request's gracePeriodSeconds, else terminationGracePeriodSeconds, else
+ * 30), one that is unbound or finished goes at once; delete answers with the pod.
+ */
+export const podStrategy: KindStrategy = {
+  prepareForCreate(pod) {
+    pod.status = { phase: 'Pending' };
+  },
+  returnDeletedObject: true,
+  deletionGracePeriodSeconds(pod, requestedSeconds) {
+    const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+    const phase = (pod.status as { phase?: string } | undefined)?.phase;
+    if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+    return Math.max(0, requestedSeconds ?? spec.terminationGracePeriodSeconds ?? 30);
+  },
+};
+
 export const podDefinition = defineKind({
   group: '',
   version: 'v1',
@@ -147,4 +166,5 @@ export const podDefinition = defineKind({
     },
   ],
   validationRules: [(o) => validatePodSpec(o.spec, 'spec')],
+  strategy: podStrategy,
 });

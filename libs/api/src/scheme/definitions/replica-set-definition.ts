@@ -2,7 +2,7 @@ import { ReplicaSetSchema, type ReplicaSet } from '../../kinds/apps/replica-set'
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind, isRecord } from './define-kind';
 import { defaultPodSpec, validatePodSpec } from './pod-spec-rules';
-import { containerCells, selectorCell, validateSelectorAndTemplate } from './workload-rules';
+import { containerCells, selectorCell, validateSelectorAndTemplate, immutableSelector } from './workload-rules';
 
 export const replicaSetDefinition = defineKind({
   group: 'apps',
@@ -16,6 +16,7 @@ export const replicaSetDefinition = defineKind({
     status: true,
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },
   },
+  strategy: { validateUpdate: immutableSelector },
   schema: ReplicaSetSchema,
   fieldSelectors: {
     'status.replicas': (o) => String(as<ReplicaSet>(o).status?.replicas ?? 0),

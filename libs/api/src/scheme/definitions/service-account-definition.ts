@@ -9,6 +9,7 @@ export const serviceAccountDefinition = defineKind({
   resource: 'serviceaccounts',
   namespaced: true,
   shortNames: ['sa'],
+  strategy: { returnDeletedObject: true },
   schema: ServiceAccountSchema,
   columns: [
     nameColumn(),

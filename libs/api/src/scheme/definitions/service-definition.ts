@@ -90,6 +90,7 @@ export const serviceDefinition = defineKind({
   shortNames: ['svc'],
   categories: ['all'],
   subresources: { status: true },
+  strategy: { returnDeletedObject: true },
   schema: ServiceSchema,
   allowCreateOnUpdate: true,
   columns: [

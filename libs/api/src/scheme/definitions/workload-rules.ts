@@ -1,5 +1,5 @@
 import type { Container } from '../../kinds/core/container';
-import { LabelQuery } from '@svc/machinery';
+import { jsonEqual, LabelQuery } from '@svc/machinery';
 import type { LabelSelector } from '../../meta/label-selector';
 import { annotationSizeErrors } from '../../meta/names';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
@@ -49,4 +49,11 @@ function selectorQuery(selector: LabelSelector): LabelQuery | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** apps/v1 made a workload's selector immutable. */
+export function immutableSelector(object: ApiObject, current: ApiObject): FieldError[] {
+  const selector = isRecord(object.spec) ? object.spec.selector : undefined;
+  const oldSelector = isRecord(current.spec) ? current.spec.selector : undefined;
+  return jsonEqual(selector, oldSelector) ? [] : [fieldErrors.invalid('spec.selector', selector, 'field is immutable')];
 }

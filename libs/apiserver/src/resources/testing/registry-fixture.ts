@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinScheme, type KindDefinition, type Scheme } from '@svc/api';
 import { EmbeddedStorage } from '@svc/storage';
-import { AdmissionChain, namespaceLifecycle, type AdmissionPlugin } from '../../admission';
+import { AdmissionChain, namespaceLifecycle, storedNamespaceLookup, type AdmissionPlugin } from '../../admission';
 import { CacherPool } from '../cacher-pool';
 import { ResourceRegistries } from '../registries';
 import type { ResourceRegistry } from '../registry';
@@ -38,9 +38,8 @@ export function registryFixture(options: RegistryFixtureOptions = {}): RegistryF
     watchCache: options.watchCache ?? true,
     cacherOptions: { waitMs: 1_000, bookmarkIntervalMs: 200, progressIntervalMs: 100 },
   });
-  let registries: ResourceRegistries | undefined;
-  const admission = new AdmissionChain(options.admission ?? [namespaceLifecycle((name) => registries!.namespaceLookup()(name))]);
-  registries = new ResourceRegistries({
+  const admission = new AdmissionChain(options.admission ?? [namespaceLifecycle(storedNamespaceLookup(storage, '/registry'))]);
+  const registries = new ResourceRegistries({
     storage,
     scheme,
     storePrefix: '/registry',
@@ -52,7 +51,7 @@ export function registryFixture(options: RegistryFixtureOptions = {}): RegistryF
   const registry = (resource: string, group = '', version = group === '' ? 'v1' : 'v1'): ResourceRegistry => {
     const def: KindDefinition | undefined = scheme.byResource({ group, version, resource });
     if (def === undefined) throw new Error(`no kind for ${resource}`);
-    return registries!.forDefinition(def);
+    return registries.forDefinition(def);
   };
   return {
     storage,

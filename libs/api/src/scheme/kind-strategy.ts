@@ -1,0 +1,48 @@
+import type { FieldError } from '../schema/field-error';
+import type { ApiObject } from './kind-definition';
+
+/**
+ * A subresource a kind serves beyond `status` and `scale` (a namespace's `finalize`): a PUT whose
+ * stored result keeps everything of the object but what `updateOf` takes from the request.
+ */
+export interface ExtraSubresource {
+  /** The object a PUT to the subresource leaves: `current` with what the request may change. */
+  updateOf(incoming: ApiObject, current: ApiObject): ApiObject;
+}
+
+/**
+ * The rules of one kind that no schema states, as Kubernetes' per-kind strategies (PrepareForCreate,
+ * PrepareForUpdate, ValidateUpdate, the status strategy's reset fields, ReturnDeletedObject, graceful
+ * deletion). The generic registry, router, discovery and OpenAPI read only this; every member is
+ * optional and absent means the generic behaviour.
+ */
+export interface KindStrategy {
+  /**
+   * Whether a create clears `status` (the default for kinds with a status subresource, whose status
+   * is the controllers' to write). Nodes keep what their agent registers.
+   */
+  resetStatusOnCreate?: boolean;
+  /** Server-set fields of a new object beyond the generic metadata: its initial status, say. */
+  prepareForCreate?(object: ApiObject): void;
+  /** What an update of the main resource may not change beyond the generic carry-over. */
+  prepareForUpdate?(object: ApiObject, current: ApiObject): void;
+  /** Errors of an update against the stored object that the schema cannot state (immutable fields). */
+  validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
+  /**
+   * The metadata a write to the `status` subresource takes from the request besides `status`: a
+   * built-in kind's labels and annotations unless it says otherwise; nothing for a custom resource.
+   */
+  statusWritableMetadata?: ReadonlyArray<'labels' | 'annotations'>;
+  /** Whether `metadata.generation` is kept (it always is for kinds with a status subresource). */
+  tracksGeneration?: boolean;
+  /** Whether a delete answers with the removed object (Kubernetes' ReturnDeletedObject) instead of a Status. */
+  returnDeletedObject?: boolean;
+  /** The grace period of a delete, in seconds (pods wait for their node agent); 0 when absent. */
+  deletionGracePeriodSeconds?(object: ApiObject, requestedSeconds: number | undefined): number;
+  /** What else holds a deleted object besides metadata.finalizers (a namespace's spec.finalizers). */
+  pendingFinalizers?(object: ApiObject): readonly unknown[];
+  /** Changes made when an object is first marked for deletion (a namespace's phase becomes Terminating). */
+  onDeletionMarked?(object: ApiObject): void;
+  /** Subresources served beyond status and scale, by name. */
+  subresources?: Readonly<Record<string, ExtraSubresource>>;
+}
