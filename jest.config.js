@@ -5,6 +5,7 @@ for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informer
 }
 // Testing kits: the framework's helpers and the API server's test environment, for operator authors' tests.
 aliases['^@svc/runtime/testing$'] = '<rootDir>/libs/runtime/src/testing/index.ts';
+aliases['^@svc/informers/testing$'] = '<rootDir>/libs/informers/src/testing/index.ts';
 aliases['^@svc/apiserver/testing$'] = '<rootDir>/libs/apiserver/src/testing/index.ts';
 
 module.exports = {

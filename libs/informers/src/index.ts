@@ -13,7 +13,5 @@ export { Reflector, WatchStalledError, WatchClosedEarlyError, ListTimeoutError }
 export type { ReflectorOptions, ReflectorListener } from './reflector';
 export * from './shared-informer';
 export * from './shared-informer-factory';
-export { FakeResourceServer, FakeConnectionError } from './fake-resource-server';
-export type { FakeResourceServerOptions, FakeWatchFilter } from './fake-resource-server';
 export * from './lister-watcher-for';
 export * from './informer-clock';

@@ -1,6 +1,6 @@
 import { isExpiredOrGone } from '@svc/machinery';
 import type { Delta } from './delta';
-import { FakeConnectionError, FakeResourceServer, type FakeResourceServerOptions } from './fake-resource-server';
+import { FakeConnectionError, FakeResourceServer, type FakeResourceServerOptions } from './testing/fake-resource-server';
 import { Indexer } from './indexer';
 import type { ListerWatcher } from './lister-watcher';
 import { silentInformerLogger } from './logger';

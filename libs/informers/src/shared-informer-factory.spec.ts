@@ -1,4 +1,4 @@
-import { FakeResourceServer } from './fake-resource-server';
+import { FakeResourceServer } from './testing/fake-resource-server';
 import { silentInformerLogger } from './logger';
 import { informerKey, SharedInformerFactory } from './shared-informer-factory';
 import { eventually } from './testing/eventually';

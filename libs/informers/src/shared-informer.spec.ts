@@ -1,5 +1,5 @@
 import type { AddInfo, DeleteInfo, ResourceEventHandler } from './event-handler';
-import { FakeResourceServer } from './fake-resource-server';
+import { FakeResourceServer } from './testing/fake-resource-server';
 import { silentInformerLogger, type InformerLogger } from './logger';
 import { SharedInformer, type SharedInformerOptions } from './shared-informer';
 import { eventually, settle } from './testing/eventually';

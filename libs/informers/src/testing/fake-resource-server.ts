@@ -1,5 +1,5 @@
 import { newContinueExpired, newTooOldResourceVersion } from '@svc/machinery';
-import type { KubeObject } from './kube-object';
+import type { KubeObject } from '../kube-object';
 import type {
   ListerWatcher,
   ListerWatcherEvent,
@@ -7,8 +7,8 @@ import type {
   ListerWatcherListResult,
   ListerWatcherWatchOptions,
   WatchStream,
-} from './lister-watcher';
-import { metaNamespaceKey } from './object-key';
+} from '../lister-watcher';
+import { metaNamespaceKey } from '../object-key';
 
 type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
