@@ -1,5 +1,5 @@
 import type { BuiltInController } from '../built-in-controller';
-import { ReplicaSetReconciler } from './replicaset.reconciler';
+import { ReplicaSetReconciler } from './replicaset-reconciler';
 
 /** Keeps each ReplicaSet's pods at spec.replicas: creates, deletes, adopts and releases pods, and reports status. */
 export const replicaSetController: BuiltInController = {
