@@ -64,7 +64,7 @@ beforeAll(async () => {
   client = new ApiClient(server.url, server.ca);
   await createNamespace(client, ns);
   expectStatus(await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', GREETINGS_CRD), 201);
-  await eventually(async () => (await client.get(blobs)).status === 200, 15_000);
+  await eventually(async () => expect((await client.get(blobs)).status).toBe(200), 15_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -224,7 +224,7 @@ describe('custom resource schemas', () => {
     let spec: unknown = 'leaf';
     for (let i = 0; i < 125; i++) spec = { a: spec };
     const path = `/apis/nest.example.com/v1/namespaces/${ns}/deepoks`;
-    await eventually(async () => (await client.get(path)).status === 200, 15_000);
+    await eventually(async () => expect((await client.get(path)).status).toBe(200), 15_000);
     expectStatus(await client.post(path, { apiVersion: 'nest.example.com/v1', kind: 'Deepok', metadata: { name: 'one' }, spec }), 201);
   });
 });
@@ -253,12 +253,62 @@ describe('custom resource patterns', () => {
     expect(lookahead.status).toBe(422);
     expectStatus(await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd('redos', '^(a+)+$')), 201);
     const path = `/apis/re.example.com/v1/namespaces/${ns}/redoss`;
-    await eventually(async () => (await client.get(path)).status === 200, 15_000);
+    await eventually(async () => expect((await client.get(path)).status).toBe(200), 15_000);
     const started = Date.now();
     const res = await client.post(path, { apiVersion: 're.example.com/v1', kind: 'Redos', metadata: { name: 'one' }, spec: { v: `${'a'.repeat(50_000)}!` } });
     expect(res.status).toBe(422);
     expect(Date.now() - started).toBeLessThan(2000);
     expectStatus(await client.post(path, { apiVersion: 're.example.com/v1', kind: 'Redos', metadata: { name: 'two' }, spec: { v: 'aaa' } }), 201);
+  });
+});
+
+describe('nested maps at the limit', () => {
+  it('keeps an object of nested maps at the limit writable by every patch type and apply', async () => {
+    const maps = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    // The object, spec and the maps inside: LIMIT levels in all.
+    const body = `{"apiVersion":"deep.example.com/v1","kind":"Blob","metadata":{"name":"maps"},"spec":{"deep":${maps(LIMIT - 3)}}}`;
+    expectStatus(await client.post(blobs, body), 201);
+    expectStatus(await client.patch(`${blobs}/maps`, MERGE_PATCH, { metadata: { labels: { a: 'b' } } }), 200);
+    expectStatus(await client.patch(`${blobs}/maps`, JSON_PATCH, [{ op: 'add', path: '/metadata/annotations', value: { n: '1' } }]), 200);
+    const apply = `{"apiVersion":"deep.example.com/v1","kind":"Blob","metadata":{"name":"maps"},"spec":{"deep":${maps(LIMIT - 3)}}}`;
+    expectStatus(await client.patch(`${blobs}/maps`, APPLY_PATCH, apply, { fieldManager: 'deep', force: true }), 200);
+    expectStatus(await client.patch(`${blobs}/maps`, MERGE_PATCH, { metadata: { labels: { a: 'c' } } }), 200);
+    expectStatus(await client.get(`${blobs}/maps`), 200);
+    await expectAlive();
+  });
+});
+
+describe('a definition being deleted', () => {
+  it('keeps its objects served but for create, so their finalizers can go, and then goes', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.svc.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'keeps.fin.example.com' },
+      spec: {
+        group: 'fin.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'keeps', singular: 'keep', kind: 'Keep' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-svc-preserve-unknown-fields': true } } }],
+      },
+    };
+    const crdPath = '/apis/apiextensions.svc.io/v1/customresourcedefinitions/keeps.fin.example.com';
+    expectStatus(await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd), 201);
+    const keeps = `/apis/fin.example.com/v1/namespaces/${ns}/keeps`;
+    await eventually(async () => expect((await client.get(keeps)).status).toBe(200), 15_000);
+    expectStatus(await client.post(keeps, { apiVersion: 'fin.example.com/v1', kind: 'Keep', metadata: { name: 'held', finalizers: ['example.com/hold'] } }), 201);
+    expectStatus(await client.delete(crdPath), 200);
+    // Terminating: a create is refused; the object with a finalizer stays readable.
+    await eventually(async () => expect((await client.get<{ metadata?: { deletionTimestamp?: string } }>(crdPath)).body.metadata?.deletionTimestamp).toBeDefined(), 15_000);
+    await eventually(
+      async () => expect((await client.post(keeps, { apiVersion: 'fin.example.com/v1', kind: 'Keep', metadata: { name: 'late' } })).status).toBe(405),
+      15_000,
+    );
+    expectStatus(await client.get(`${keeps}/held`), 200);
+    const discovery = await client.get('/apis');
+    expect(JSON.stringify(discovery.body)).not.toContain('fin.example.com');
+    expectStatus(await client.patch(`${keeps}/held`, MERGE_PATCH, { metadata: { finalizers: null } }), 200);
+    await eventually(async () => expect((await client.get(crdPath)).status).toBe(404), 15_000);
+    expectFailure(await client.get(keeps), 404, 'NotFound');
   });
 });
 
@@ -399,7 +449,7 @@ describe('parameters and transport', () => {
   it('ends a watch with a negative timeoutSeconds at once', async () => {
     const started = Date.now();
     const watch = await client.watch(paths.configMaps(ns), { timeoutSeconds: -5 });
-    await eventually(async () => watch.ended, 3000);
+    await eventually(async () => expect(watch.ended).toBe(true), 3000);
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
@@ -443,5 +493,36 @@ describe('many errors and warnings', () => {
     const bad = await client.post(paths.configMaps(ns), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"many-bad"},"data":{${keys}}}`);
     expect(bad.status).toBe(422);
     await expectAlive();
+  });
+});
+
+describe('found by fuzzing', () => {
+  it('skips Accept entries with no media range instead of failing', async () => {
+    const res = await client.request('GET', paths.configMaps(ns), { headers: { Accept: ';' } });
+    expect(res.status).toBe(406);
+    expect((await client.request('GET', paths.configMaps(ns), { headers: { Accept: ';;;, application/json' } })).status).toBe(200);
+  });
+
+  it('checks a watch\'s limit and a deletecollection\'s timeoutSeconds', async () => {
+    expectFailure(await client.get(paths.configMaps(ns), { watch: 1, limit: 'abc' }), 400, 'BadRequest');
+    expectFailure(await client.delete(`${paths.configMaps(ns)}?labelSelector=none%3Dnone&timeoutSeconds=abc`), 400, 'BadRequest');
+  });
+
+  it('answers a method the parser does not know with 405 and a Status', async () => {
+    const res = await httpsFetch(`${server.url}${paths.configMaps(ns)}`, { ca: server.ca, method: 'FOO' });
+    expect(res.status).toBe(405);
+    expect(statusOf(res.body).code).toBe(405);
+  });
+
+  it('keeps a living namespace Active: its status phase follows the deletion mark', async () => {
+    await createNamespace(client, 'phase-check');
+    const res = await client.patch('/api/v1/namespaces/phase-check/status', MERGE_PATCH, { status: { phase: 'Terminating' } });
+    expect(res.status).toBe(422);
+    expectStatus(await client.post(paths.configMaps('phase-check'), configMap('still-ok')), 201);
+  });
+
+  it('refuses an applied configuration whose name is empty', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ""\ndata:\n  a: b\n';
+    expect((await client.patch(paths.configMap(ns, 'applied'), APPLY_PATCH, body, { fieldManager: 'x' })).status).toBe(400);
   });
 });

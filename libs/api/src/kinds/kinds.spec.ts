@@ -531,6 +531,7 @@ describe('built-in kinds', () => {
     expect(fields(check(namespaceDefinition, { metadata: { name: 'has.dot' }, status: { phase: 'Gone' } }).errors)).toEqual([
       'metadata.name FieldValueInvalid',
       'status.phase FieldValueNotSupported',
+      'status.phase FieldValueInvalid',
     ]);
     expect(fields(check(configMapDefinition, { metadata: { name: 'c' }, data: { 'bad key': 'v', k: 1 }, binaryData: { k: 'AA==' } }).errors)).toEqual([
       'data[bad key] FieldValueInvalid',

@@ -89,6 +89,11 @@ export interface KindDefinition {
   strategy: KindStrategy;
   /** Whether the version is served (a CRD may keep unserved versions). */
   served: boolean;
+  /**
+   * Its definition is being deleted (a terminating CRD): its objects are still read, changed and
+   * deleted so that their finalizers can be removed, but none is created and discovery omits it.
+   */
+  terminating?: boolean;
   /** Whether this version is the one objects are stored in. */
   storage: boolean;
   deprecation?: DeprecationInfo;

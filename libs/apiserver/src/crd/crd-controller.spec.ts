@@ -182,7 +182,7 @@ describe('CrdController', () => {
     await markDeleted('widgets.example.com');
     await waitFor('pending', async () => (await condition('widgets.example.com', 'Terminating'))?.reason === 'InstanceDeletionPending');
     expect(await condition('widgets.example.com', 'Established')).toMatchObject({ status: 'False', reason: 'Terminating' });
-    expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })).toBeUndefined();
+    expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })?.terminating).toBe(true);
     await waitFor('removed', async () => !(await storage.count(prefixKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' }))));
     expect(calls.length).toBe(3);
     // One call per definition, with the storage version: every version shares one set of objects.

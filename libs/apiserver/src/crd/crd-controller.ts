@@ -60,12 +60,15 @@ function storageVersion(crd: Crd): string | undefined {
   return crd.spec.versions.find((v) => v.storage)?.name;
 }
 
+// The installed state of a definition whose kinds are served only until its objects are gone.
+const TERMINATING_FINGERPRINT = 'terminating';
+
 /**
  * The apiextensions controllers of Kubernetes folded into one level-based loop over the
  * CustomResourceDefinitions in the store: naming (NamesAccepted and acceptedNames), establishing
  * (the served versions registered into the shared scheme, so the generic handlers, discovery and
- * OpenAPI serve them), and finalizing (a terminating definition leaves the scheme, its objects are
- * deleted, then its finalizer is removed). Every API server on a store runs its own: each keeps
+ * OpenAPI serve them), and finalizing (a terminating definition's objects are deleted, its finalizer
+ * removed, and only then its kinds leave the scheme; meanwhile they are served for all but create). Every API server on a store runs its own: each keeps
  * its own scheme in step through its own watch, and their status writes agree.
  */
 export class CrdController {
@@ -340,12 +343,19 @@ export class CrdController {
     return { conditions: conditions as CrdStatus['conditions'], ...names, storedVersions: stored };
   }
 
-  /** A terminating definition: out of the scheme at once, its objects deleted, then its finalizer removed. */
+  /**
+   * A terminating definition: its objects are deleted, then its finalizer removed and the kinds leave
+   * the scheme. Until then they stay served, as in Kubernetes, for everything but create, so that the
+   * finalizers of objects that have them can still be removed; discovery no longer lists them.
+   */
   private async finalize(name: string, crd: Crd): Promise<void> {
     const accepted = crd.status?.acceptedNames;
     const kinds = this.installed.get(name)?.kinds ?? (servable(accepted) ? kindsFromCrd(withNames(crd, accepted)) : []);
-    this.uninstall(name);
-    if (!crd.metadata?.finalizers?.includes(CRD_FINALIZER)) return;
+    if (!crd.metadata?.finalizers?.includes(CRD_FINALIZER)) {
+      this.uninstall(name);
+      return;
+    }
+    this.serveWhileTerminating(name, kinds);
     if (!isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, TERMINATING)) {
       await this.setTerminating(name, 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress');
     }
@@ -373,6 +383,7 @@ export class CrdController {
         status: { ...current.status, conditions: conditions as CrdStatus['conditions'] },
       };
     });
+    this.uninstall(name);
     // With its last finalizer gone a terminating object leaves the store, as the generic delete path would do.
     if (done && done.metadata?.deletionTimestamp && !done.metadata.finalizers?.length) {
       try {
@@ -440,6 +451,17 @@ export class CrdController {
     this.installed.set(name, { kinds, fingerprint });
     this.logger.log(`Serving CustomResourceDefinition ${name}: ${kinds.map((k) => `${k.group}/${k.version}, Kind=${k.kind}`).join('; ')}`);
     this.emit({ type: 'installed', crdName: name, kinds });
+  }
+
+  /** Keeps the definition's kinds in the scheme, marked terminating (no create, not in discovery). */
+  private serveWhileTerminating(name: string, kinds: KindDefinition[]): void {
+    const current = this.installed.get(name);
+    if (current?.fingerprint === TERMINATING_FINGERPRINT || kinds.length === 0) return;
+    const terminating = kinds.map((k) => ({ ...k, terminating: true }));
+    this.scheme.unregisterCrd(name);
+    for (const k of terminating) this.scheme.register(k);
+    this.installed.set(name, { kinds: terminating, fingerprint: TERMINATING_FINGERPRINT });
+    this.emit({ type: 'installed', crdName: name, kinds: terminating });
   }
 
   /** Removes the definition's kinds from the scheme; returns what was removed. */

@@ -43,9 +43,9 @@ export class ServedApis {
     return def.served && (def.source.type === 'crd' || groupVersionEnabled(this.runtimeConfig, def.group, def.version));
   }
 
-  /** Served kinds of a group version, in the scheme's order. */
+  /** Served kinds of a group version that discovery and OpenAPI list (a terminating CRD's are not), in the scheme's order. */
   kinds(group: string, version: string): KindDefinition[] {
-    return this.scheme.resourcesIn(group, version).filter((d) => this.isEnabled(d));
+    return this.scheme.resourcesIn(group, version).filter((d) => this.isEnabled(d) && d.terminating !== true);
   }
 
   servesGroupVersion(group: string, version: string): boolean {

@@ -1,5 +1,5 @@
 import { decodeEnvelope, decodeProtobufObject, EnvelopeError, isStatusError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../request/nesting-depth';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { mayEscapeSurrogates, withWellFormedStrings } from '../request/well-formed';
 import { findDuplicateJsonKeys } from './duplicate-keys';
 import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from './media-types';

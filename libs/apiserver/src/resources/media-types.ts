@@ -35,6 +35,8 @@ export function parseAccept(header: string): MediaRange[] {
   const ranges: Array<MediaRange & { order: number }> = [];
   splitOutsideQuotes(header, ',').forEach((entry, order) => {
     const [head, ...rawParams] = splitOutsideQuotes(entry, ';');
+    // An entry with no media range before its parameters (`;q=1`) names nothing: skipped.
+    if (head === undefined) return;
     const slash = head.indexOf('/');
     if (slash <= 0) return;
     const type = head.slice(0, slash).trim().toLowerCase();

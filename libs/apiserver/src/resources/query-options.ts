@@ -81,6 +81,8 @@ export interface ParsedWatchQuery extends WatchQuery {
 
 /** A watch's parameters; `pathName` (a watch of one object by path) narrows it by field selector. */
 export function parseWatchQuery(params: URLSearchParams, pathName: string): ParsedWatchQuery {
+  // Parsed for its errors only, as Kubernetes decodes a watch's ListOptions whole: a watch has no pages.
+  parseInteger(params, 'limit');
   let fieldSelector = optional(params, 'fieldSelector');
   if (pathName !== '') {
     const byName = `metadata.name=${pathName.replace(/[\\,=]/g, (c) => `\\${c}`)}`;

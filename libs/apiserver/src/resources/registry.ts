@@ -8,6 +8,7 @@ import {
   fieldForbidden,
   fieldInvalid,
   fieldRequired,
+  failureStatus,
   generateName,
   getSemantics,
   isNonApplyPatchMediaType,
@@ -22,6 +23,8 @@ import {
   newNotFound,
   newUnsupportedMediaType,
   OPTIMISTIC_LOCK_ERROR_MESSAGE,
+  StatusError,
+  StatusReasons,
   updateManagedFields,
   watchSemantics,
   type FieldError,
@@ -31,7 +34,7 @@ import {
 } from '@svc/machinery';
 import { isStorageError, objectKey, prefixKey } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission';
-import { MAX_NESTING_DEPTH, valueNestingDepth } from '../request/nesting-depth';
+import { MAX_NESTING_DEPTH, valueNestingDepth } from '@svc/machinery';
 import { decodeJsonBody, decodeYamlBody } from './body-decoder';
 import { isReleased, planDeletion } from './deletion';
 import { applyFieldValidation } from './field-validation';
@@ -185,6 +188,12 @@ export class ResourceRegistry {
 
   /** POST: a new object in `namespace` (ignored for cluster-scoped kinds); 201 on success. */
   async create(namespace: string, input: ObjectInput, options: WriteOptions = {}): Promise<WriteResult> {
+    if (this.definition.terminating === true) {
+      throw new StatusError(failureStatus(405, StatusReasons.MethodNotAllowed, 'create not allowed while custom resource definition is terminating', {
+        group: this.definition.group,
+        kind: this.definition.resource,
+      }));
+    }
     const object = this.objectOf(input.value);
     this.checkTypeMeta(object);
     this.checkNamespace(object, namespace);
@@ -283,8 +292,9 @@ export class ResourceRegistry {
     if (subresource !== '' && subresource !== 'status') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
     const decoded = await decodeYamlBody(body);
     const applied = this.objectOf(decoded.value);
+    // An applied configuration that names an object names this one: an empty name is no exception.
     const appliedName = applied.metadata?.name;
-    if (appliedName && appliedName !== name) throw nameMismatch(appliedName, name);
+    if (appliedName !== undefined && appliedName !== name) throw nameMismatch(String(appliedName), name);
     this.checkNamespace(applied, namespace);
     const w = this.writeContext(namespace, name, subresource, options);
     w.applied = true;
@@ -624,8 +634,9 @@ export class ResourceRegistry {
     const object = this.objectOf(patched);
     const given = object.metadata?.name;
     if (given !== name) throw nameMismatch(typeof given === 'string' ? given : '', name);
-    // A JSON patch can put a value anywhere: the result may nest deeper than any body could.
-    if (valueNestingDepth(object) > MAX_NESTING_DEPTH) {
+    // A JSON patch can put a value anywhere: the result may nest deeper than any body could. The
+    // server's own managedFields, which follow the object's fields a few levels further down, are not counted.
+    if (valueNestingDepth({ ...object, metadata: { ...object.metadata, managedFields: undefined } }) > MAX_NESTING_DEPTH) {
       throw newInvalid({ group: this.definition.group, kind: this.definition.kind }, name, [
         fieldInvalid('', '', `the patched object nests more than ${MAX_NESTING_DEPTH} levels deep`),
       ]);

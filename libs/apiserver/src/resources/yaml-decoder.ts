@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { MAX_NESTING_DEPTH, yamlNestingBound } from '../request/nesting-depth';
+import { MAX_NESTING_DEPTH, yamlNestingBound } from '@svc/machinery';
 import { decodeYamlDocument, type YamlDecodeReply, type YamlDecodeRequest } from './yaml-decode-worker';
 import { YamlValueError, type YamlValue } from './yaml-value';
 
@@ -119,9 +119,15 @@ function workerEntry(): string {
   const compiled = join(__dirname, 'yaml-decode-worker.js');
   if (existsSync(compiled)) return compiled;
   const source = join(__dirname, 'yaml-decode-worker.ts');
+  // The sources import the libraries by their aliases, which only the test runner maps.
+  const aliases = { '@svc/machinery': require.resolve('@svc/machinery') };
   return `
+    const Module = require('node:module');
     const { readFileSync } = require('node:fs');
     const { transformSync } = require(${JSON.stringify(require.resolve('@swc/core'))});
+    const aliases = ${JSON.stringify(aliases)};
+    const resolve = Module._resolveFilename;
+    Module._resolveFilename = function (request, ...rest) { return resolve.call(this, aliases[request] ?? request, ...rest); };
     require.extensions['.ts'] = (module, filename) => module._compile(transformSync(readFileSync(filename, 'utf8'), {
       filename, module: { type: 'commonjs' }, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
     }).code, filename);

@@ -1,4 +1,4 @@
-import { valueNestingDepth } from '../request/nesting-depth';
+import { valueNestingDepth } from '@svc/machinery';
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 
 /** Why a YAML document could not become a JSON value; the decoder answers 400 with it. */

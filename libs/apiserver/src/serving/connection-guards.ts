@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
@@ -55,13 +56,7 @@ export function answerClientErrors(server: HttpsServer): void {
       socket.destroy();
       return;
     }
-    const code = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'HPE_TIMEOUT' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const message =
-      code === 431
-        ? 'Request Header Fields Too Large: the request line and headers are larger than the server reads'
-        : code === 408
-          ? 'the request was not received in time'
-          : `the request could not be parsed: ${error.code ?? error.message}`;
+    const { code, message } = answerFor(error.code);
     const body = JSON.stringify(statusForCode(code, message));
     // The rest of what the client sends is read and dropped until it closes (or a second passes):
     // closing with unread bytes would reset the connection and lose the answer, as Go avoids too.
@@ -70,9 +65,25 @@ export function answerClientErrors(server: HttpsServer): void {
     socket.resume();
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
     socket.end(
-      `HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : code === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'Bad Request'}\r\n` +
         'Content-Type: application/json\r\nConnection: close\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
   });
+}
+
+/** The answer to a request the parser refused, by the parser's error code. */
+function answerFor(errorCode: string | undefined): { code: number; message: string } {
+  switch (errorCode) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { code: 431, message: 'Request Header Fields Too Large: the request line and headers are larger than the server reads' };
+    case 'HPE_INVALID_METHOD':
+      // A method Node's parser does not know; Go's server hands it on and Kubernetes answers 405.
+      return { code: 405, message: 'the server does not allow this method on the requested resource' };
+    case 'HPE_TIMEOUT':
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 408, message: 'the request was not received in time' };
+    default:
+      return { code: 400, message: `the request could not be parsed: ${errorCode ?? 'malformed request'}` };
+  }
 }

@@ -1,4 +1,5 @@
 import { JsonObject, isJsonObject } from '../patch';
+import { SERVER_NESTING_DEPTH } from '../nesting-depth';
 import { FieldSetPath, PathElement, comparePathElements, parsePathElementKey, pathElementKey } from './path-element';
 
 interface ChildNode {
@@ -161,7 +162,7 @@ export class FieldSet {
   }
 
   private read(value: JsonObject, depth: number): void {
-    if (depth > 256) throw new Error('fieldsV1 is nested too deeply');
+    if (depth > SERVER_NESTING_DEPTH) throw new Error('fieldsV1 is nested too deeply');
     for (const key of Object.keys(value)) {
       if (key === '.') continue;
       const pe = parsePathElementKey(key);

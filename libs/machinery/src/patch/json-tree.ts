@@ -1,3 +1,4 @@
+import { SERVER_NESTING_DEPTH } from '../nesting-depth';
 import { badRequest } from './patch-error';
 import { JsonObject, JsonValue, isJsonObject } from './json-value';
 
@@ -14,7 +15,7 @@ export function hasKey(object: JsonObject, key: string): boolean {
 
 /** Deep copy of a parsed JSON document into working form; refuses values JSON cannot carry. */
 export function cloneJson(value: unknown, what: string, depth = 0): JsonValue {
-  if (depth > 1000) throw badRequest(`${what} is nested too deeply`);
+  if (depth > SERVER_NESTING_DEPTH) throw badRequest(`${what} is nested too deeply`);
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw badRequest(`${what} contains a number JSON cannot represent`);

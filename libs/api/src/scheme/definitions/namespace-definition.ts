@@ -1,6 +1,7 @@
 import { NAMESPACE_FINALIZER, NamespaceSchema, type Namespace } from '../../kinds/core/namespace';
 import type { ApiObject } from '../kind-definition';
 import type { KindStrategy } from '../kind-strategy';
+import { fieldErrors } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind, isRecord } from './define-kind';
 
@@ -67,6 +68,18 @@ export const namespaceDefinition = defineKind({
   schema: NamespaceSchema,
   fieldSelectors: { 'status.phase': (o) => as<Namespace>(o).status?.phase ?? '' },
   strategy: namespaceStrategy,
+  validationRules: [
+    // Kubernetes' namespace status validation: the phase follows the deletion mark, so a status write
+    // cannot make a living namespace refuse new content.
+    (o) => {
+      const phase = as<Namespace>(o).status?.phase;
+      if (phase === undefined) return [];
+      if (!o.metadata?.deletionTimestamp) {
+        return phase === 'Active' ? [] : [fieldErrors.invalid('status.phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+      }
+      return phase === 'Terminating' ? [] : [fieldErrors.invalid('status.phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+    },
+  ],
   columns: [
     nameColumn(),
     column('Status', 'string', (o) => as<Namespace>(o).status?.phase ?? '', { description: 'The status of the namespace.' }),

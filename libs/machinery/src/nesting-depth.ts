@@ -10,6 +10,12 @@
  */
 export const MAX_NESTING_DEPTH = 1000;
 
+/**
+ * Room the server's own walks leave above the limit for what it adds to an object: managedFields
+ * sit four levels down and track the object's fields as deep as they go.
+ */
+export const SERVER_NESTING_DEPTH = MAX_NESTING_DEPTH + 64;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACKET = 0x5b;
