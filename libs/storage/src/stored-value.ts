@@ -2,11 +2,11 @@ import type { StoredObject } from './storage';
 import { StorageError } from './storage-error';
 
 /**
- * The largest object a store takes, as JSON text (etcd's request limit plays this part for
- * Kubernetes). Patches can grow an object past any one request body; this keeps every later read,
- * list and watch bounded.
+ * The largest object a store takes, as JSON text: 1.5 MiB, etcd's default request limit, which bounds
+ * every Kubernetes object. Patches can grow an object past any one request body; this keeps every
+ * later write, read, list and watch of it bounded.
  */
-export const MAX_STORED_OBJECT_BYTES = 4 * 1024 * 1024;
+export const MAX_STORED_OBJECT_BYTES = 1.5 * 1024 * 1024;
 
 /** JSON text of an object as stored: without resourceVersion, which is derived from the revision. */
 export function encodeObject(object: StoredObject): string {

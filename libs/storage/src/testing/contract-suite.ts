@@ -130,7 +130,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
     describe('object size', () => {
       test('create and update of an object larger than the store takes fail with TooLarge and write nothing', async () => {
         const store = await open();
-        const big = 'x'.repeat(4 * 1024 * 1024 + 1);
+        const big = 'x'.repeat(1.5 * 1024 * 1024 + 1);
         await expectCode(store.create(key('big'), configMap('big', { v: big })), 'TooLarge');
         await expectCode(store.get(key('big')), 'KeyNotFound');
         const created = await store.create(key('small'), configMap('small', { v: '1' }));
