@@ -26,6 +26,8 @@ export interface ApiServerProcess {
   kubectlEnv: Record<string, string>;
   stdout(): string;
   stderr(): string;
+  /** How the process ended, once it has; undefined while it runs. */
+  exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** SIGTERM, then SIGKILL if the process is still there after a few seconds; removes the scratch directory. */
   stop(): Promise<void>;
 }
@@ -134,6 +136,7 @@ async function startOnce(dir: string, options: StartApiServerProcessOptions): Pr
     kubectlEnv: { KUBECONFIG: kubeconfig, HOME: dir },
     stdout: () => stdout,
     stderr: () => stderr,
+    exitStatus: () => exited,
     stop: async () => {
       await stopChild(child, exit, () => exited !== undefined);
       await rm(dir, { recursive: true, force: true });
