@@ -176,11 +176,12 @@ export class Fixtures {
       if (answer.status === 404) continue;
       if (answer.status !== 200) throw new Error(`reading fixture ${keyOf(fixture, this.namespace)}: ${answer.status} ${answer.error ?? answer.body.toString('utf8').slice(0, 300)}`);
       const text = answer.body.toString('utf8');
-      const object = JSON.parse(text) as { metadata?: { resourceVersion?: string; deletionTimestamp?: string } };
+      const object = JSON.parse(text) as { metadata?: { resourceVersion?: string; deletionTimestamp?: string }; status?: { phase?: unknown } };
       snapshot.set(keyOf(fixture, this.namespace), {
         resourceVersion: object.metadata?.resourceVersion ?? '',
         text,
-        terminating: object.metadata?.deletionTimestamp !== undefined,
+        // A namespace whose status says Terminating refuses creates even without a deletionTimestamp.
+        terminating: object.metadata?.deletionTimestamp !== undefined || (object.status?.phase === 'Terminating' && fixture.name === '{ns}'),
       });
     }
     return snapshot;

@@ -18,6 +18,8 @@ Fuzzes a fresh svc-apiserver on a loopback port with generated requests and chec
   --keep-going      collect every distinct failure instead of stopping at the first
   --no-shrink       report the first failing input as generated, without shrinking it
   --no-examples     skip the known hostile inputs of issue 11
+  --exclude PREFIX  do not send generated inputs whose family:label starts with PREFIX
+                    (repeatable; e.g. hostile:json-patch-copy-amplification)
   --report FILE     also write the result as JSON
   --progress N      print a progress line every N inputs (default 500)
   --help`;
@@ -49,6 +51,7 @@ async function main(): Promise<number> {
         'no-shrink': { type: 'boolean' },
         'no-examples': { type: 'boolean' },
         report: { type: 'string' },
+        exclude: { type: 'string', multiple: true },
         progress: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -80,7 +83,8 @@ async function main(): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const flags = `${args['no-examples'] ? ' --no-examples' : ''}${repeat !== 2 ? ` --repeat ${repeat}` : ''}`;
+  const exclude = args.exclude ?? [];
+  const flags = `${args['no-examples'] ? ' --no-examples' : ''}${repeat !== 2 ? ` --repeat ${repeat}` : ''}${exclude.map((e) => ` --exclude ${e}`).join('')}`;
   const log = (line: string) => process.stderr.write(`[fuzz ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
   // The run stops itself at its time limit; this is the backstop should one step hang past it.
@@ -108,6 +112,7 @@ async function main(): Promise<number> {
     shrink: !args['no-shrink'],
     log,
     progressEvery: progress,
+    exclude,
   });
   clearTimeout(hardLimit);
 

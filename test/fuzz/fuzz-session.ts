@@ -70,6 +70,7 @@ export class FuzzSession {
   private snapshot: Snapshot | undefined;
   private snapshotRevision: string | undefined;
   private readonly openWatches = new Set<Promise<void>>();
+  private earlierProbes = { count: 0, maxMs: 0, over1s: 0 };
   readonly lateFailures: Failure[] = [];
   readonly counters: SessionCounters = {
     requests: 0,
@@ -309,7 +310,8 @@ export class FuzzSession {
   }
 
   probeStats(): { count: number; maxMs: number; over1s: number } {
-    return this.probe.stats();
+    const now = this.probe.stats();
+    return { count: this.earlierProbes.count + now.count, maxMs: Math.max(this.earlierProbes.maxMs, now.maxMs), over1s: this.earlierProbes.over1s + now.over1s };
   }
 
   serverOutput(): { stdout: string; stderr: string } {
@@ -317,6 +319,11 @@ export class FuzzSession {
   }
 
   private async teardown(): Promise<void> {
+    if (this.probe !== undefined) {
+      // Keep the figures of the probes of servers before a restart.
+      const stats = this.probe.stats();
+      this.earlierProbes = { count: this.earlierProbes.count + stats.count, maxMs: Math.max(this.earlierProbes.maxMs, stats.maxMs), over1s: this.earlierProbes.over1s + stats.over1s };
+    }
     await this.probe?.stop().catch(() => undefined);
     this.http?.close();
     await this.server?.stop();

@@ -104,7 +104,7 @@ function piecesFor(verb: QueryVerb): Piece[] {
       add('fieldValidation', fc.constantFrom('Ignore', 'Warn', 'Strict', '')),
       addMustRefuse('fieldValidation', fc.constantFrom('strict', 'Bogus', 'ignore'), (v) => `fieldValidation=${JSON.stringify(v)} is not Ignore, Warn or Strict`),
       add('fieldManager', fc.constantFrom('fuzzer', 'kubectl-client-side-apply', 'a', 'fuzzer-2')),
-      addShouldRefuse('fieldManager', fc.constantFrom('x'.repeat(129), 'bad\u0001manager'), () => 'a fieldManager longer than 128 bytes or not printable'),
+      addShouldRefuse('fieldManager', fc.constantFrom('x'.repeat(129), 'bad\u0001manager'), (v) => `fieldManager=${JSON.stringify(v)} is longer than 128 bytes or not printable`),
     );
   }
   if (verb === 'apply') pieces.push(add('force', fc.constantFrom('true', 'false')));
@@ -137,6 +137,17 @@ export function queryArbitrary(verb: QueryVerb): fc.Arbitrary<GeneratedQuery> {
     addCombinationRules(verb, first, mustRefuse);
     return { pairs: draft.pairs, mustRefuse, shouldRefuse: draft.shouldRefuse.filter((reason) => firstValueStillMalformed(reason, first)) };
   });
+}
+
+/**
+ * The query with pairs put in front (a parameter the family always sets): a reason about a
+ * parameter holds only if its value is still the first one, the one the server reads.
+ */
+export function withLeadingPairs(query: GeneratedQuery, leading: Array<[string, string]>): GeneratedQuery {
+  const pairs = [...leading, ...query.pairs];
+  const first = new Map<string, string>();
+  for (const [name, value] of pairs) if (!first.has(name)) first.set(name, value);
+  return { pairs, mustRefuse: query.mustRefuse.filter((r) => firstValueStillMalformed(r, first)), shouldRefuse: query.shouldRefuse.filter((r) => firstValueStillMalformed(r, first)) };
 }
 
 /** A reason names `name=value`; it holds only if that is the value the server reads. */

@@ -5,7 +5,7 @@ import { CUSTOM_GROUP, fixtureBody, fixtureName } from './fixtures';
 import { NS, type BodySpec, type Family, type FuzzInput, type ValueBody } from './fuzz-input';
 import type { FuzzModel, ResourceModel } from './fuzz-model';
 import { encodeSegment, namespaceArbitrary, nameArbitrary, pathArbitrary, segmentsOf } from './path-arbitrary';
-import { queryArbitrary, type GeneratedQuery, type QueryVerb } from './query-arbitrary';
+import { queryArbitrary, withLeadingPairs, type GeneratedQuery } from './query-arbitrary';
 
 export interface InputOptions {
   /** The server's `--min-request-timeout`: a watch without its own timeout lasts up to twice this. */
@@ -221,9 +221,9 @@ function applyArbitraryInput(model: FuzzModel): fc.Arbitrary<FuzzInput> {
       })
       .chain((r) => applyArbitrary(resource, r.name).map((doc) => ({ ...r, doc })))
       .map(({ namespace, name, query, manager, yaml, accept, doc }) => {
-        const pairs: Array<[string, string]> = manager !== undefined ? [['fieldManager', manager], ...query.pairs] : query.pairs;
-        const input = base('apply', `${kindLabel(resource)}:${yaml ? 'yaml' : 'json'}:${doc.label}`, 'PATCH', withNamespacePath(resource, namespace, name), { ...query, pairs });
-        const managerGiven = pairs.find(([k]) => k === 'fieldManager');
+        const withManager = manager !== undefined ? withLeadingPairs(query, [['fieldManager', manager]]) : query;
+        const input = base('apply', `${kindLabel(resource)}:${yaml ? 'yaml' : 'json'}:${doc.label}`, 'PATCH', withNamespacePath(resource, namespace, name), withManager);
+        const managerGiven = withManager.pairs.find(([k]) => k === 'fieldManager');
         if (managerGiven === undefined || managerGiven[1] === '') input.mustRefuse.push('an apply without fieldManager (spec 1: required)');
         input.mustRefuse.push(...doc.mustRefuse);
         input.headers = [['Content-Type', APPLY_PATCH], ...accept];
@@ -344,8 +344,8 @@ function deleteArbitrary(model: FuzzModel, collection: boolean): fc.Arbitrary<Fu
       .map(({ namespace, name, query, body, narrow, accept }) => {
         const path = collection ? withNamespacePath(resource, namespace) : withNamespacePath(resource, namespace, name);
         // A deletecollection that selects nothing most of the time: the fixtures are not there to be wiped each time.
-        const pairs: Array<[string, string]> = collection && narrow ? [['labelSelector', 'fuzz=none'], ...query.pairs] : query.pairs;
-        const input = base(verb, `${kindLabel(resource)}${body ? `:body-${body[0].label}` : ''}`, 'DELETE', path, { ...query, pairs });
+        const narrowed = collection && narrow ? withLeadingPairs(query, [['labelSelector', 'fuzz=none']]) : query;
+        const input = base(verb, `${kindLabel(resource)}${body ? `:body-${body[0].label}` : ''}`, 'DELETE', path, narrowed);
         input.headers = accept;
         if (body !== null) {
           const [doc, encoding, pick] = body;
@@ -378,12 +378,13 @@ function subresourceArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
       .chain((r) => objectArbitrary(resource, r.name).map((doc) => ({ ...r, doc })))
       .map(({ subresource, method, namespace, name, replicas, patchType, query, accept, doc }) => {
         const segments = segmentsOf(resource, namespace, name, subresource, false).map(encodeSegment);
-        const input = base('subresource', `${resource.resource}/${subresource}:${method}${method === 'PATCH' ? `:${patchType}` : ''}`, method, `/${segments.join('/')}`, {
-          ...query,
-          pairs: method === 'GET' ? [] : patchType === APPLY_PATCH && method === 'PATCH' ? [['fieldManager', 'fuzzer'], ...query.pairs] : query.pairs,
-          mustRefuse: method === 'GET' ? [] : query.mustRefuse,
-          shouldRefuse: method === 'PATCH' && patchType !== APPLY_PATCH ? query.shouldRefuse : [],
-        });
+        const sent: GeneratedQuery =
+          method === 'GET'
+            ? { pairs: [], mustRefuse: [], shouldRefuse: [] }
+            : patchType === APPLY_PATCH && method === 'PATCH'
+              ? { ...withLeadingPairs(query, [['fieldManager', 'fuzzer']]), shouldRefuse: [] }
+              : { ...query, shouldRefuse: method === 'PATCH' ? query.shouldRefuse : [] };
+        const input = base('subresource', `${resource.resource}/${subresource}:${method}${method === 'PATCH' ? `:${patchType}` : ''}`, method, `/${segments.join('/')}`, sent);
         input.headers = accept;
         const scale = subresource === 'scale';
         if (method === 'PUT') {
