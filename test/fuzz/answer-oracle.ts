@@ -76,6 +76,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A decoded field as text for a message: strings as they are, anything else as JSON. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
 /** Paths (in the decoded value) of strings that hold a lone UTF-16 surrogate, which strict decoders refuse. */
 export function loneSurrogates(value: unknown, path = '', found: string[] = []): string[] {
   if (found.length >= 3) return found;
@@ -97,7 +102,7 @@ function secretsWithStringData(value: unknown): string[] {
   const found: string[] = [];
   const visit = (node: unknown) => {
     if (!isRecord(node)) return;
-    if (node.kind === 'Secret' && node.stringData !== undefined) found.push(String((node.metadata as Record<string, unknown> | undefined)?.name ?? '?'));
+    if (node.kind === 'Secret' && node.stringData !== undefined) found.push(text((node.metadata as Record<string, unknown> | undefined)?.name ?? '?'));
     if (Array.isArray(node.items)) node.items.forEach(visit);
     if (isRecord(node.object)) visit(node.object);
   };
@@ -166,13 +171,13 @@ export function judgeAnswer(input: FuzzInput, answer: Answer, context: JudgeCont
   }
   if (status === 504 && isTooLargeResourceVersionAllowed(input)) {
     const statusViolations = checkStatusBody(decoded, status);
-    const message = isRecord(decoded.value) ? String(decoded.value.message ?? '') : '';
+    const message = isRecord(decoded.value) ? text(decoded.value.message ?? '') : '';
     if (statusViolations.length === 0 && TOO_LARGE_RV.test(message)) return { violations, divergences };
   }
   // Redirects belong to the non-resource documents (an OpenAPI document asked for by a stale hash).
   const resourcePath = /^\/apis?\//.test(input.path);
   if (status >= 300 && status < 400 && !resourcePath && answer.headers.location !== undefined) return { violations, divergences };
-  const reason = isRecord(decoded.value) ? ` ${String(decoded.value.reason ?? '')}: ${String(decoded.value.message ?? '').slice(0, 300)}` : ` ${decoded.text.slice(0, 300)}`;
+  const reason = isRecord(decoded.value) ? ` ${text(decoded.value.reason ?? '')}: ${text(decoded.value.message ?? '').slice(0, 300)}` : ` ${decoded.text.slice(0, 300)}`;
   violations.push({ oracle: status >= 500 ? 'server-error' : 'unexpected-status', message: `answered ${status}${reason}` });
   return { violations, divergences };
 }

@@ -214,7 +214,7 @@ export class Fixtures {
    * finalizers stripped from terminating fixtures so they go, missing ones created again.
    */
   async restore(snapshot?: Snapshot, log: (line: string) => void = () => undefined): Promise<void> {
-    const current = snapshot ?? (this.namespace === '' ? new Map() : await this.snapshot());
+    const current: Snapshot = snapshot ?? (this.namespace === '' ? new Map<string, SnapshotEntry>() : await this.snapshot());
     const nsFixture = this.all.find((f) => f.resource.group === '' && f.resource.resource === 'namespaces');
     const nsEntry = nsFixture ? current.get(keyOf(nsFixture, this.namespace)) : undefined;
     if (this.namespace === '' || nsEntry === undefined || nsEntry.terminating) {

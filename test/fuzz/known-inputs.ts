@@ -18,7 +18,7 @@ export function knownInputs(model: FuzzModel, minRequestTimeoutSeconds: number):
   const secrets = find(model, (r) => r.group === '' && r.resource === 'secrets', 'secrets');
   const custom = find(model, (r) => r.group === CUSTOM_GROUP, 'fixture custom resource');
   const cmTarget = { apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'fz-configmap' };
-  const cms = `/api/v1/namespaces/${NS}/configmaps`;
+  const cms = `/api/v1/namespaces/${NS}/${configMaps.resource}`;
   const cm = `${cms}/fz-configmap`;
   const hostile = (label: string, method: string, path: string, contentType: string, shape: string, params: Record<string, string | number | boolean>, target = cmTarget): FuzzInput => ({
     family: 'hostile',

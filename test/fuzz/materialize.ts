@@ -60,7 +60,9 @@ function encodeValue(body: ValueBody, value: unknown): Buffer {
       } catch {
         // A value the message cannot hold (a surprise where a number goes): send the envelope with a truncated payload.
         const typed = isRecord(value) ? value : {};
-        return Buffer.from(encodeEnvelope({ apiVersion: String(typed.apiVersion ?? ''), kind: String(typed.kind ?? ''), raw: Buffer.from([0x0a, 0xff, 0x01]) }));
+        const apiVersion = typeof typed.apiVersion === 'string' ? typed.apiVersion : '';
+        const kind = typeof typed.kind === 'string' ? typed.kind : '';
+        return Buffer.from(encodeEnvelope({ apiVersion, kind, raw: Buffer.from([0x0a, 0xff, 0x01]) }));
       }
   }
 }

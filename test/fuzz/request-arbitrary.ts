@@ -513,9 +513,9 @@ function nonResourceArbitrary(): fc.Arbitrary<FuzzInput> {
     '/readyz/../livez',
     '/%2e%2e/readyz',
   );
-  return fc.record({ path: paths, method: fc.constantFrom('GET', 'GET', 'GET', 'POST', 'DELETE', 'HEAD', 'PUT'), accept: acceptHeader() }).map(({ path, method, accept }) => {
+  return fc.record({ path: paths, method: fc.constantFrom('GET', 'GET', 'GET', 'POST', 'DELETE', 'HEAD', 'PUT'), accept: acceptHeader() }).map(({ path, method, accept }): FuzzInput => {
     const [p, q] = path.split('?');
-    return { family: 'nonresource', label: `${p}:${method}`, method, path: p, query: [], rawQuery: q, headers: accept, mustRefuse: [] } as FuzzInput;
+    return { family: 'nonresource', label: `${p}:${method}`, method, path: p, query: [], ...(q !== undefined ? { rawQuery: q } : {}), headers: accept, mustRefuse: [] };
   });
 }
 
