@@ -13,15 +13,11 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_251_125);
 const COUNT = Number(process.env.FUZZ_COUNT ?? 150);
 
 /**
- * Today's main fails the oracles on issue 11's items 1-4 and 6-8 (the known inputs that open every
- * run): a double slash that reaches deletecollection, `{"metadata":null}` and `{"$patch":"delete"}`
- * patches accepted, nesting and JSON-patch limits missing (201 and 500 answers, the event loop held
- * for seconds), lone surrogates and Secret stringData in answers, `timeoutSeconds=abc` accepted, a
- * watch with `timeoutSeconds=-5` left open, a 431 without a Status body. The run also finds defects
- * outside the issue (see the fuzz findings note): an Accept header of `;;;,,,` is a 500, watches and
- * deletecollection do not check their parameters, an unknown method is a 400 without a Status body.
- * Until all of those are fixed this test is expected to fail; once they are, Jest reports it as
- * passing unexpectedly, and `.failing` comes off.
+ * Expected to fail on main 399a321, and not for issue 11 any more: its known inputs (items 1-4, 6-8),
+ * sent first, all pass there. What fails is found by the generated inputs of this seed: an Accept
+ * header with an empty media range (`;;;,,,`) is a 500, and a watch accepts `limit=abc` and, when it
+ * names one object by its path, a malformed fieldSelector (see the fuzz findings note, N1 and N2).
+ * Once those are fixed Jest reports this test as passing unexpectedly, and `.failing` comes off.
  */
 const KNOWN_FAILING = true;
 

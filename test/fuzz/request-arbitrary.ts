@@ -193,13 +193,14 @@ function patchArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
         accept: acceptHeader(),
       })
       .chain((r) => {
-        const docs = r.type === JSON_PATCH ? jsonPatchArbitrary(resource) : r.type === STRATEGIC_PATCH ? strategicPatchArbitrary(resource) : mergePatchArbitrary(resource);
+        const mediaType = r.type.split(';')[0].trim();
+        const docs = mediaType === JSON_PATCH ? jsonPatchArbitrary(resource) : mediaType === STRATEGIC_PATCH ? strategicPatchArbitrary(resource) : mergePatchArbitrary(resource);
         return docs.map((doc) => ({ ...r, doc }));
       })
       .map(({ namespace, name, type, query, accept, doc }) => {
         const input = base('patch', `${type.split(';')[0]}:${doc.label}`, 'PATCH', withNamespacePath(resource, namespace, name), query);
         // A patch with a content type that is no patch type is refused before it is read.
-        if (PATCH_TYPES.includes(type) || type === 'application/json-patch+json; charset=utf-8') input.mustRefuse.push(...doc.mustRefuse);
+        if (PATCH_TYPES.includes(type.split(';')[0].trim())) input.mustRefuse.push(...doc.mustRefuse);
         input.headers = [['Content-Type', type], ...accept];
         input.body = { encoding: 'json', value: doc.value };
         input.target = objectTarget(resource, namespace, name);
