@@ -13,11 +13,11 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_251_125);
 const COUNT = Number(process.env.FUZZ_COUNT ?? 150);
 
 /**
- * Expected to fail on main 399a321, and not for issue 11 any more: its known inputs (items 1-4, 6-8),
- * sent first, all pass there. What fails is found by the generated inputs of this seed: an Accept
- * header with an empty media range (`;;;,,,`) is a 500, and a watch accepts `limit=abc` and, when it
- * names one object by its path, a malformed fieldSelector (see the fuzz findings note, N1 and N2).
- * Once those are fixed Jest reports this test as passing unexpectedly, and `.failing` comes off.
+ * Expected to fail on main d350396, and not for issue 11 any more: its known inputs (items 1-4, 6-8),
+ * sent first, all pass there. What fails is found by a generated input of this seed: a watch of one
+ * object by its path (`.../configmaps/c1?watch=1`) accepts a malformed fieldSelector (and
+ * labelSelector) that a collection watch refuses (see the fuzz findings note, N2). Once that is fixed
+ * Jest reports this test as passing unexpectedly, and `.failing` comes off.
  */
 const KNOWN_FAILING = true;
 
