@@ -12,15 +12,6 @@ import { join } from 'node:path';
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_125);
 const COUNT = Number(process.env.FUZZ_COUNT ?? 150);
 
-/**
- * Expected to fail on main d350396, and not for issue 11 any more: its known inputs (items 1-4, 6-8),
- * sent first, all pass there. What fails is found by a generated input of this seed: a watch of one
- * object by its path (`.../configmaps/c1?watch=1`) accepts a malformed fieldSelector (and
- * labelSelector) that a collection watch refuses (see the fuzz findings note, N2). Once that is fixed
- * Jest reports this test as passing unexpectedly, and `.failing` comes off.
- */
-const KNOWN_FAILING = true;
-
 let result: FuzzRunResult;
 
 beforeAll(async () => {
@@ -48,6 +39,6 @@ it('runs against the real server: every family of input is generated and sent, a
   expect(Object.keys(result.summary.byFamily).sort()).toEqual(expect.arrayContaining(result.interrupted ? ['create', 'patch', 'path', 'hostile', 'list', 'watch'] : [...FAMILIES].filter((f) => f !== 'nonresource' && f !== 'headers')));
 });
 
-(KNOWN_FAILING ? it.failing : it)('finds no failure: every answer a 2xx, a 4xx Status or spec 1 504; no crash, hang, slow /readyz or touched fixture', () => {
+it('finds no failure: every answer a 2xx, a 4xx Status or spec 1 504; no crash, hang, slow /readyz or touched fixture', () => {
   if (result.failures.length > 0 || result.interrupted) throw new Error(report());
 });

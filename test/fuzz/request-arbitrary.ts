@@ -275,13 +275,16 @@ function watchArbitrary(model: FuzzModel, options: InputOptions): fc.Arbitrary<F
         const segments = segmentsOf(resource, namespace, name ?? undefined, undefined, prefix).map(encodeSegment);
         const withoutTimeout = query.pairs.filter(([k]) => k !== 'timeoutSeconds' && k !== 'watch');
         const pairs: Array<[string, string]> = [...(prefix ? [] : [['watch', watchValue] as [string, string]]), ...(timeout !== undefined ? [['timeoutSeconds', timeout] as [string, string]] : []), ...withoutTimeout];
-        const mustRefuse = query.mustRefuse.filter((reason) => !reason.startsWith('timeoutSeconds='));
+        // `.../configmaps/c1?watch=1` is a GET of one object in Kubernetes (only a collection's GET turns
+        // into a list or a watch), whose options hold no selectors: nothing of the query is refused.
+        const namedGet = name !== null && name !== undefined && !prefix;
+        const mustRefuse = namedGet ? [] : query.mustRefuse.filter((reason) => !reason.startsWith('timeoutSeconds='));
         let deadlineSeconds: number;
         if (timeout !== undefined && /^\d+$/.test(timeout) && Number(timeout) > 0) deadlineSeconds = Number(timeout) + 5;
         else if (timeout !== undefined && /^-\d+$/.test(timeout)) deadlineSeconds = 5;
         else if (timeout === undefined || timeout === '0') deadlineSeconds = longest;
         else {
-          mustRefuse.push(`timeoutSeconds=${JSON.stringify(timeout)} is not an integer`);
+          if (!namedGet) mustRefuse.push(`timeoutSeconds=${JSON.stringify(timeout)} is not an integer`);
           deadlineSeconds = longest;
         }
         const input = base('watch', `${kindLabel(resource)}:timeoutSeconds=${timeout ?? 'unset'}${prefix ? ':watch-prefix' : ''}`, 'GET', `/${segments.join('/')}`, { ...query, pairs, mustRefuse });
