@@ -13,7 +13,7 @@ Fuzzes a fresh svc-apiserver on a loopback port with generated requests and chec
   --count N         generated inputs to send (default 1000), after the known hostile ones
   --seed S          fast-check seed (default: random, printed)
   --path P          replay the input at this fast-check path (with --seed)
-  --time-limit T    stop after T (seconds, or 90s, 20m; default 30m)
+  --time-limit T    stop after T (seconds, or 90s, 20m; default 30m, or 150 ms per input when more)
   --repeat R        send each input R times (default 2)
   --keep-going      collect every distinct failure instead of stopping at the first
   --no-shrink       report the first failing input as generated, without shrinking it
@@ -74,7 +74,8 @@ async function main(): Promise<number> {
     count = positiveInteger('count', args.count, 1000);
     repeat = positiveInteger('repeat', args.repeat, 2);
     progress = positiveInteger('progress', args.progress, 500);
-    timeLimitMs = duration(args['time-limit'] ?? '30m');
+    // Bounded by its count, with room for a loaded host: a long run is not cut short by the default.
+    timeLimitMs = args['time-limit'] !== undefined ? duration(args['time-limit']) : Math.max(30 * 60_000, count * 150);
     if (args.seed !== undefined && !/^-?\d+$/.test(args.seed)) throw new Error(`--seed: ${JSON.stringify(args.seed)} is not an integer`);
     if (args.path !== undefined && !/^\d+(:\d+)*$/.test(args.path)) throw new Error(`--path: ${JSON.stringify(args.path)} is not a fast-check path (like 12 or 12:3:0)`);
     if (args.path !== undefined && args.seed === undefined) throw new Error('--path needs the --seed it came from');
