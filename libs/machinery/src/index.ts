@@ -1,3 +1,4 @@
+export * from './meta';
 export * from './field-path';
 export * from './field-errors';
 export * from './go-quote';

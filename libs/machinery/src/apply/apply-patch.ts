@@ -3,8 +3,8 @@ import { StatusError } from '../status';
 import { newBadRequest, newInternalError } from '../status-errors';
 import { applyConflictError } from './apply-conflict';
 import { compareObjects, isSame, withoutFields } from './compare';
+import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
 import {
-  ManagedFieldsEntry,
   ManagerRecords,
   decodeManagedFields,
   encodeManagedFields,

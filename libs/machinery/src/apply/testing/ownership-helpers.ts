@@ -1,6 +1,6 @@
 import { JsonObject, isJsonObject } from '../../patch';
 import { FieldSet } from '../field-set';
-import { ManagedFieldsEntry } from '../managed-fields';
+import type { ManagedFieldsEntry } from '../../meta/managed-fields-entry';
 import { formatFieldPath } from '../path-element';
 
 export function entriesOf(object: JsonObject): ManagedFieldsEntry[] {
