@@ -1,4 +1,5 @@
-import { JsonObject, JsonSchema, isJsonObject } from '../patch';
+import type { JsonSchema } from '../json-schema';
+import { JsonObject, isJsonObject } from '../patch';
 import { StatusError } from '../status';
 import { newBadRequest, newInternalError } from '../status-errors';
 import { applyConflictError } from './apply-conflict';

@@ -1,4 +1,4 @@
-import { JsonSchema } from '../patch';
+import type { JsonSchema } from '../json-schema';
 
 const str: JsonSchema = { type: 'string' };
 const int: JsonSchema = { type: 'integer' };
