@@ -32,7 +32,7 @@ import {
   type JsonObject,
   type JsonSchema,
 } from '@svc/machinery';
-import { isStorageError, objectKey, prefixKey } from '@svc/storage';
+import { isStorageError, objectStorageKey, prefixKey } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission';
 import { MAX_NESTING_DEPTH, valueNestingDepth } from '@svc/machinery';
 import { decodeJsonBody, decodeYamlBody } from './body-decoder';
@@ -122,7 +122,7 @@ export class ResourceRegistry {
   /** The storage key of one object; `namespace` is ignored for cluster-scoped kinds. */
   key(namespace: string, name: string): string {
     if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
-    return objectKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace), name });
+    return objectStorageKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace), name });
   }
 
   /** The key prefix of every object of the kind, or of one namespace. */

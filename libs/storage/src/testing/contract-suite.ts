@@ -1,4 +1,4 @@
-import type { ChangeEvent, Storage, StoredObject, WatchEvent, Watcher } from '../storage';
+import type { ChangeEvent, Storage, StoredObject, StorageWatchEvent, Watcher } from '../storage';
 import type { StorageErrorCode } from '../storage-error';
 
 /** Options a test asks of a fresh store; the harness maps them to its backend's configuration. */
@@ -534,9 +534,9 @@ export async function take<T extends StoredObject>(
   count: number,
   withProgress = false,
   timeoutMs = 10_000,
-): Promise<Array<WatchEvent<T>>> {
+): Promise<Array<StorageWatchEvent<T>>> {
   const iterator = watcher[Symbol.asyncIterator]();
-  const events: Array<WatchEvent<T>> = [];
+  const events: Array<StorageWatchEvent<T>> = [];
   const deadline = Date.now() + timeoutMs;
   while (events.length < count) {
     const next = await withTimeout(iterator.next(), deadline - Date.now(), `${events.length} of ${count} events`);
@@ -547,7 +547,7 @@ export async function take<T extends StoredObject>(
   return events;
 }
 
-export function describeEvent(event: WatchEvent<StoredObject>): string {
+export function describeEvent(event: StorageWatchEvent<StoredObject>): string {
   if (event.type === 'PROGRESS') return `PROGRESS${event.initialEventsEnd ? ' end' : ''} ${event.revision}`;
   return `${event.type} ${event.key.slice(event.key.lastIndexOf('/') + 1)}`;
 }
