@@ -11,3 +11,6 @@ export * from './watch-event';
 export * from './delete-options';
 export * from './label-selector';
 export * from './condition';
+export * from './field-validation';
+export * from './group-version-for-discovery';
+export * from './resource-version-match';
