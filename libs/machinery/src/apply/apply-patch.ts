@@ -142,8 +142,8 @@ export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
   const managedFields = encodeManagedFields(records);
   const metadata = isJsonObject(merged.metadata) ? merged.metadata : undefined;
   if (managedFields.length > 0) {
-    if (metadata) metadata.managedFields = managedFields as unknown as JsonObject[];
-    else merged.metadata = { managedFields: managedFields as unknown as JsonObject[] };
+    if (metadata) metadata.managedFields = managedFields as JsonObject[];
+    else merged.metadata = { managedFields: managedFields as JsonObject[] };
   } else if (metadata) {
     delete metadata.managedFields;
   }
