@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type * as wire from '@svc/machinery';
 import * as ts from 'typescript';
 import { ConditionSchema, ConditionStatuses } from './condition';
@@ -86,12 +86,12 @@ function compile(virtualFiles: Record<string, string>): Map<string, Diagnostic[]
   const options: ts.CompilerOptions = { ...parsed.options, noEmit: true };
   const virtual = new Map(Object.entries(virtualFiles).map(([name, text]) => [join(__dirname, name), text]));
   const host = ts.createCompilerHost(options, true);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.fileExists = (file) => virtual.has(file) || fileExists.call(host, file);
-  host.readFile = (file) => virtual.get(file) ?? readFile.call(host, file);
+  const disk = { getSourceFile: host.getSourceFile.bind(host), fileExists: host.fileExists.bind(host), readFile: host.readFile.bind(host) };
+  host.fileExists = (file) => virtual.has(file) || disk.fileExists(file);
+  host.readFile = (file) => virtual.get(file) ?? disk.readFile(file);
   host.getSourceFile = (file, language, onError, shouldCreate) => {
     const text = virtual.get(file);
-    return text !== undefined ? ts.createSourceFile(file, text, language, true) : getSourceFile.call(host, file, language, onError, shouldCreate);
+    return text !== undefined ? ts.createSourceFile(file, text, language, true) : disk.getSourceFile(file, language, onError, shouldCreate);
   };
   const program = ts.createProgram({ rootNames: [THIS_FILE, ...virtual.keys()], options, host });
   const out = new Map<string, Diagnostic[]>();
