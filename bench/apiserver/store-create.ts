@@ -1,4 +1,4 @@
-import { createStorage, objectKey, type Storage, type StoredObject } from '../../libs/storage/src/index';
+import { createStorage, objectStorageKey, type Storage, type StoredObject } from '../../libs/storage/src/index';
 import { processCpuMicros } from './child-processes';
 import { closedLoop, type Side } from './closed-loop';
 
@@ -32,7 +32,7 @@ export async function openStoreCreates(
     return closedLoop({ concurrency, warmupMs, durationMs, cpuMicros: () => processCpuMicros(process.pid) }, (worker, sequence) => {
       const name = `s-${window}-${worker}-${sequence}`;
       const object = { ...template, metadata: { ...metadata, name, uid: uidFor(window, worker, sequence) } };
-      return storage.create(objectKey({ prefix: '/registry', group: '', resource: 'configmaps', namespace, name }), object);
+      return storage.create(objectStorageKey({ prefix: '/registry', group: '', resource: 'configmaps', namespace, name }), object);
     });
   };
   return { side, close: () => storage.close() };

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { parseApiServerOptions, parseOrExit, type ApiServerOptions as ApiServerFlags } from '@svc/options';
+import { parseApiServerOptions, parseOrExit, type ApiServerFlags } from '@svc/options';
 import { builtinScheme } from '@svc/api';
 import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
 import { createStorage, type Storage } from '@svc/storage';

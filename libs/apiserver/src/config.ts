@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { TlsVersionName } from '@svc/options';
 
-/** TLS protocol floor, named as the `--tls-min-version` flag names it. */
-export type TlsVersionName = 'VersionTLS10' | 'VersionTLS11' | 'VersionTLS12' | 'VersionTLS13';
+export type { TlsVersionName };
 
 /** The shape `/version` answers with and `--version` prints; the fields Kubernetes clients parse. */
 export interface ServerVersionInfo {

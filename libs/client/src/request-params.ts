@@ -1,4 +1,6 @@
-import type { Preconditions, PropagationPolicy } from '@svc/api';
+import type { FieldValidation, Preconditions, PropagationPolicy, ResourceVersionMatch } from '@svc/machinery';
+
+export type { FieldValidation, ResourceVersionMatch };
 
 /** Options every call takes. */
 export interface CallParams {
@@ -17,8 +19,6 @@ export interface NamespaceParams {
 export interface GetParams extends CallParams, NamespaceParams {
   resourceVersion?: string;
 }
-
-export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';
 
 export interface SelectorParams {
   labelSelector?: string;
@@ -42,8 +42,6 @@ export interface WatchParams extends CallParams, NamespaceParams, SelectorParams
   timeoutSeconds?: number;
   sendInitialEvents?: boolean;
 }
-
-export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export interface WriteParams extends CallParams, NamespaceParams {
   /** Run the request without storing anything (`dryRun=All`). */

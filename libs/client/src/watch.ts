@@ -1,17 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { StatusError } from '@svc/machinery';
+import { StatusError, type WatchEvent, type WatchEventType } from '@svc/machinery';
 import { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
 import { errorMessage, statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
 
-/** The event types a watch delivers; an `ERROR` event is thrown as a StatusError instead. */
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+export type { WatchEvent, WatchEventType };
 
-export interface WatchEvent<T> {
-  type: WatchEventType;
-  /** For BOOKMARK only `metadata.resourceVersion` is meaningful. */
-  object: T;
-}
-
+// The event types a watch delivers; an `ERROR` event is thrown as a StatusError instead.
 const EVENT_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -32,7 +26,8 @@ export function toWatchEvent<T>(doc: unknown): WatchEvent<T> {
 }
 
 /**
- * One open watch: an async iterable of typed events decoded as the chunks arrive. The iteration
+ * One open watch: an async iterable of typed events decoded as the chunks arrive: ADDED, MODIFIED,
+ * DELETED and BOOKMARK (whose object only carries a meaningful `metadata.resourceVersion`). The iteration
  * ends when the server closes the stream (its `timeoutSeconds`), when `stop()` is called or the
  * call's signal aborts; it throws a StatusError for an `ERROR` event (410 Expired: list again) and
  * a TransportError when the connection breaks. It can be iterated once.

@@ -1,7 +1,7 @@
 import { LabelQuery } from '@svc/machinery';
 import { NAMESPACE_INDEX, type Indexer } from './indexer';
 import type { KubeObject } from './kube-object';
-import { objectKey } from './object-key';
+import { namespacedNameKey } from './object-key';
 
 /** A label selector: `app=web,tier!=db` syntax, a parsed query, or exact labels. */
 export type ListerSelector = string | LabelQuery | Readonly<Record<string, string>>;
@@ -53,6 +53,6 @@ export class NamespaceLister<T extends KubeObject> {
   }
 
   get(name: string): T | undefined {
-    return this.indexer.getByKey(objectKey(this.namespaceName, name));
+    return this.indexer.getByKey(namespacedNameKey(this.namespaceName, name));
   }
 }

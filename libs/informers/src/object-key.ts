@@ -11,8 +11,8 @@ export function metaNamespaceKey(obj: KubeObject): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
-/** The key of `name` in `namespace`; an empty or missing namespace means cluster-scoped. */
-export function objectKey(namespace: string | undefined, name: string): string {
+/** The cache key (`namespace/name`) of `name` in `namespace`; an empty or missing namespace means cluster-scoped. */
+export function namespacedNameKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 

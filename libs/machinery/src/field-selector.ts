@@ -11,7 +11,7 @@ export interface FieldRequirement {
 }
 
 /** The value of a field of an object, or undefined when it has none (which compares as `''`). */
-export type FieldGetter = (field: string) => string | undefined;
+export type FieldValueLookup = (field: string) => string | undefined;
 
 /** Rewrites a term, for example to map a legacy field name onto the stored one; throws to reject it. */
 export type FieldTransform = (field: string, value: string) => [string, string];
@@ -148,9 +148,9 @@ export class FieldQuery {
   }
 
   /** Matches against a getter or a flat map of field values; a missing field reads as `''`. */
-  matches(fields: FieldGetter | Readonly<Record<string, string>>): boolean {
+  matches(fields: FieldValueLookup | Readonly<Record<string, string>>): boolean {
     if (this.none) return false;
-    const get: FieldGetter =
+    const get: FieldValueLookup =
       typeof fields === 'function' ? fields : (f) => (Object.hasOwn(fields, f) ? fields[f] : undefined);
     return this.terms.every((t) => {
       const actual = get(t.field) ?? '';

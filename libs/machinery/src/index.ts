@@ -1,3 +1,5 @@
+export * from './meta';
+export * from './json-schema';
 export * from './field-path';
 export * from './field-errors';
 export * from './go-quote';

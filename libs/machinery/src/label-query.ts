@@ -1,7 +1,7 @@
 import { FieldPath } from './field-path';
 import { goQuote } from './go-quote';
 import { LabelRequirement, SelectionOperator } from './label-requirement';
-import { LabelSelector } from './label-selector';
+import type { LabelSelector } from './meta/label-selector';
 import { parseLabelRequirements } from './label-selector-parser';
 import { newBadRequest } from './status-errors';
 

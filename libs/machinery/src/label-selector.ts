@@ -1,21 +1,8 @@
 import { FieldError, fieldForbidden, fieldInvalid, FieldPathLike, fieldRequired } from './field-errors';
 import { FieldPath } from './field-path';
 import { validateLabels } from './metadata-validation';
+import type { LabelSelector, LabelSelectorRequirement } from './meta/label-selector';
 import { isQualifiedName, isValidLabelValue } from './name-validation';
-
-export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: LabelSelectorOperator;
-  values?: string[];
-}
-
-/** The selector object of API resources (`spec.selector` of a Deployment, for example). */
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
 
 function toPath(path: FieldPathLike): FieldPath {
   return typeof path === 'string' ? FieldPath.root(path) : path;

@@ -1,4 +1,4 @@
-import { getSemantics, ListParams, listSemantics, watchSemantics, WatchParams } from './resource-version-match';
+import { getSemantics, ListVersionParams, listSemantics, watchSemantics, WatchVersionParams } from './resource-version-match';
 import { StatusError } from './status';
 import { isBadRequest, isInvalid } from './status-predicates';
 
@@ -30,7 +30,7 @@ describe('get', () => {
 describe('list: the table of the HTTP interface, row by row', () => {
   // [resourceVersionMatch, paging, RV unset, RV=0, RV other (7)]
   type Cell = object | 'Invalid' | 'BadRequest';
-  const rows: Array<[string, Partial<ListParams>, Cell, Cell, Cell]> = [
+  const rows: Array<[string, Partial<ListVersionParams>, Cell, Cell, Cell]> = [
     ['unset, limit unset', {}, { mode: 'MostRecent' }, { mode: 'Any' }, { mode: 'NotOlderThan', resourceVersion: 7 }],
     ['unset, limit=n no continue', { limit: 10 }, { mode: 'MostRecent' }, { mode: 'Any' }, { mode: 'Exact', resourceVersion: 7 }],
     [
@@ -54,7 +54,7 @@ describe('list: the table of the HTTP interface, row by row', () => {
         ['RV other', '7', other],
       ];
       it.each(cells)('%s', (_label, rv, expected) => {
-        const p: ListParams = { ...params, resourceVersion: rv };
+        const p: ListVersionParams = { ...params, resourceVersion: rv };
         if (expected === 'Invalid') {
           const err = failure(() => listSemantics(p));
           expect(isInvalid(err)).toBe(true);
@@ -121,7 +121,7 @@ describe('list: the table of the HTTP interface, row by row', () => {
 });
 
 describe('watch', () => {
-  it.each<[WatchParams, object]>([
+  it.each<[WatchVersionParams, object]>([
     [{}, { mode: 'MostRecent', initialEvents: true, initialEventsEndBookmark: false }],
     [{ resourceVersion: '0' }, { mode: 'Any', initialEvents: true, initialEventsEndBookmark: false }],
     [{ resourceVersion: '9' }, { mode: 'Exact', resourceVersion: 9, initialEvents: false, initialEventsEndBookmark: false }],
@@ -149,7 +149,7 @@ describe('watch', () => {
     expect(watchSemantics(params)).toEqual(expected);
   });
 
-  it.each<[WatchParams, string]>([
+  it.each<[WatchVersionParams, string]>([
     [
       { resourceVersionMatch: 'NotOlderThan', resourceVersion: '1' },
       'ListOptions.meta.svc.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',

@@ -5,8 +5,6 @@ import { newBadRequest, newInvalid } from './status-errors';
 /** The group of ListOptions and the other meta kinds. */
 export const META_GROUP = 'meta.svc.io';
 
-export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';
-
 /** How fresh a read must be. */
 export type ReadSemantics =
   /** A consistent read of the latest revision. */
@@ -21,11 +19,13 @@ export type ReadSemantics =
 /** How a list is read: a ReadSemantics, or the snapshot a continue token remembers. */
 export type ListSemantics = ReadSemantics | { readonly mode: 'Continue'; readonly continue: string };
 
-export interface GetParams {
+/** The query parameters of a get that decide which revision it reads, as the request carried them. */
+export interface GetVersionParams {
   resourceVersion?: string;
 }
 
-export interface ListParams {
+/** The query parameters of a list that decide which revision (and page) it reads. */
+export interface ListVersionParams {
   resourceVersion?: string;
   resourceVersionMatch?: string;
   /** A positive limit asks for paging; zero or less means no limit. */
@@ -34,7 +34,8 @@ export interface ListParams {
   sendInitialEvents?: boolean;
 }
 
-export interface WatchParams {
+/** The query parameters of a watch that decide where it starts. */
+export interface WatchVersionParams {
   resourceVersion?: string;
   resourceVersionMatch?: string;
   sendInitialEvents?: boolean;
@@ -63,7 +64,7 @@ function invalidListOptions(errs: FieldError[]): never {
 /**
  * Get: unset is MostRecent, `0` is Any, N is NotOlderThan N. Throws 400 for a malformed version.
  */
-export function getSemantics(params: GetParams): ReadSemantics {
+export function getSemantics(params: GetVersionParams): ReadSemantics {
   const rv = params.resourceVersion ?? '';
   if (rv === '') return { mode: 'MostRecent' };
   const n = parseResourceVersion(rv);
@@ -75,7 +76,7 @@ export function getSemantics(params: GetParams): ReadSemantics {
  * combinations of resourceVersionMatch, 400 for a resourceVersion other than `0` beside a
  * continue token, and 400 for a malformed version.
  */
-export function listSemantics(params: ListParams): ListSemantics {
+export function listSemantics(params: ListVersionParams): ListSemantics {
   const rv = params.resourceVersion ?? '';
   const match = params.resourceVersionMatch ?? '';
   const cont = params.continue ?? '';
@@ -116,7 +117,7 @@ export function listSemantics(params: ListParams): ListSemantics {
  * resourceVersionMatch=NotOlderThan) the initial events are sent or skipped explicitly and a
  * BOOKMARK ends them. Throws 422 Invalid (ListOptions) for forbidden combinations.
  */
-export function watchSemantics(params: WatchParams): WatchSemantics {
+export function watchSemantics(params: WatchVersionParams): WatchSemantics {
   const rv = params.resourceVersion ?? '';
   const match = params.resourceVersionMatch ?? '';
   const send = params.sendInitialEvents;

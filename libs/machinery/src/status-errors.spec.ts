@@ -1,6 +1,7 @@
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTypeInvalid } from './field-errors';
 import { fieldPath } from './field-path';
-import { Status, StatusError } from './status';
+import type { Status } from './meta/status';
+import { StatusError } from './status';
 import {
   newAlreadyExists,
   newApplyConflict,

@@ -8,7 +8,9 @@ import {
   toGroupKind,
   toGroupResource,
 } from './group-resource';
-import { Status, StatusCause, StatusCauseTypes, StatusDetails, StatusError, StatusListMeta, StatusReason, StatusReasons } from './status';
+import type { ListMeta } from './meta/list-meta';
+import { StatusCauseTypes, StatusReasons, type Status, type StatusCause, type StatusDetails, type StatusReason } from './meta/status';
+import { StatusError } from './status';
 
 /** The reason Kubernetes gives when an update carries a stale resourceVersion. */
 export const OPTIMISTIC_LOCK_ERROR_MESSAGE =
@@ -41,7 +43,7 @@ export function failureStatus(
   reason: StatusReason,
   message: string,
   details?: StatusDetails,
-  metadata: StatusListMeta = {},
+  metadata: ListMeta = {},
 ): Status {
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, reason };
   const d = details && compactDetails(details);
@@ -50,7 +52,7 @@ export function failureStatus(
   return status;
 }
 
-function make(code: number, reason: StatusReason, message: string, details?: StatusDetails, metadata?: StatusListMeta): StatusError {
+function make(code: number, reason: StatusReason, message: string, details?: StatusDetails, metadata?: ListMeta): StatusError {
   return new StatusError(failureStatus(code, reason, message, details, metadata));
 }
 

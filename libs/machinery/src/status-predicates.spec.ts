@@ -1,4 +1,5 @@
-import { Status, StatusError } from './status';
+import type { Status } from './meta/status';
+import { StatusError } from './status';
 import {
   newAlreadyExists,
   newBadRequest,

@@ -1,5 +1,6 @@
 import { GENERIC_INTERNAL_ERROR_MESSAGE, newInternalError } from './status-errors';
-import { isStatus, isStatusError, KNOWN_STATUS_REASONS, Status, StatusReason, StatusReasons } from './status';
+import { KNOWN_STATUS_REASONS, StatusReasons, type Status, type StatusReason } from './meta/status';
+import { isStatus, isStatusError } from './status';
 
 /**
  * The Status carried by a thrown value: a StatusError, a Status body received over HTTP, or an

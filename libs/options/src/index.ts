@@ -42,7 +42,7 @@ export {
   DEFAULT_ADMISSION_PLUGINS,
   OPTIONAL_ADMISSION_PLUGINS,
   enabledAdmissionPlugins,
-  type AdmissionPlugin,
+  type AdmissionPluginName,
 } from './sets/admission-plugins';
 export { DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS, enabledControllers, type ControllerName } from './sets/controllers';
 export { TLS_CIPHER_SUITES, TLS_VERSIONS, type TlsVersionName } from './sets/tls-cipher-suites';
@@ -52,7 +52,7 @@ export {
   NODE_ADDRESS_TYPES,
   OIDC_SIGNING_ALGORITHMS,
   STORAGE_BACKENDS,
-  type ApiServerOptions,
+  type ApiServerFlags,
 } from './sets/apiserver-flags';
 export { apiServerFlagSet, parseApiServerOptions, serviceClusterIpRanges, watchCacheSizes } from './sets/apiserver-options';
 export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOptions } from './sets/controller-manager-flags';

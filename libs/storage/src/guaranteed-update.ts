@@ -1,4 +1,5 @@
-import type { DeleteOptions, GuaranteedUpdateOptions, Preconditions, StoredObject, TryUpdate } from './storage';
+import type { Preconditions } from '@svc/machinery';
+import type { GuaranteedUpdateOptions, StorageDeleteOptions, StoredObject, TryUpdate } from './storage';
 import { StorageError, isStorageError } from './storage-error';
 import { decodeObject, encodeObject } from './stored-value';
 
@@ -82,7 +83,7 @@ export async function guaranteedUpdate<T extends StoredObject>(
 export async function validatedDelete<T extends StoredObject>(
   store: DeletePrimitives,
   key: string,
-  options: DeleteOptions<T>,
+  options: StorageDeleteOptions<T>,
 ): Promise<T> {
   for (;;) {
     const current = await store.get<T>(key);

@@ -1,27 +1,26 @@
 export type {
   ChangeEvent,
   ChangeType,
-  DeleteOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListMatch,
   ListOptions,
   ListResult,
-  Preconditions,
   ProgressEvent,
   Storage,
   StorageBackend,
+  StorageDeleteOptions,
+  StorageWatchEvent,
+  StorageWatchOptions,
   StoredMetadata,
   StoredObject,
   TryUpdate,
   UpdateOptions,
-  WatchEvent,
-  WatchOptions,
   Watcher,
 } from './storage';
 export { StorageError, isStorageError } from './storage-error';
 export type { StorageErrorCode } from './storage-error';
-export { CORE_GROUP_SEGMENT, objectKey, prefixKey, prefixRange } from './keys';
+export { CORE_GROUP_SEGMENT, objectStorageKey, prefixKey, prefixRange } from './keys';
 export type { ObjectKeyParts, ResourceKeyParts } from './keys';
 export { createStorage } from './create-storage';
 export type { StorageConfig } from './create-storage';

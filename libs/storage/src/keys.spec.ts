@@ -1,15 +1,15 @@
 import { decodeContinue, encodeContinue } from './continue-token';
-import { keyAfter, objectKey, prefixKey, prefixRange } from './keys';
+import { keyAfter, objectStorageKey, prefixKey, prefixRange } from './keys';
 
 describe('storage keys', () => {
   test('namespaced and cluster-scoped objects, core group under "core"', () => {
-    expect(objectKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'default', name: 'web' })).toBe(
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'default', name: 'web' })).toBe(
       '/registry/core/pods/default/web',
     );
-    expect(objectKey({ prefix: '/registry/', group: 'apps', resource: 'deployments', namespace: 'ns', name: 'd' })).toBe(
+    expect(objectStorageKey({ prefix: '/registry/', group: 'apps', resource: 'deployments', namespace: 'ns', name: 'd' })).toBe(
       '/registry/apps/deployments/ns/d',
     );
-    expect(objectKey({ prefix: '/registry', group: '', resource: 'namespaces', name: 'default' })).toBe(
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'namespaces', name: 'default' })).toBe(
       '/registry/core/namespaces/default',
     );
     expect(prefixKey({ prefix: '/registry', group: 'coordination.svc.io', resource: 'leases' })).toBe(
@@ -19,9 +19,9 @@ describe('storage keys', () => {
   });
 
   test('segments that would escape their place are refused', () => {
-    expect(() => objectKey({ prefix: '/r', group: '', resource: 'pods', namespace: 'a/b', name: 'x' })).toThrow(TypeError);
-    expect(() => objectKey({ prefix: '/r', group: '', resource: 'pods', name: '..' })).toThrow(TypeError);
-    expect(() => objectKey({ prefix: '/r', group: '', resource: 'pods', name: '' })).toThrow(TypeError);
+    expect(() => objectStorageKey({ prefix: '/r', group: '', resource: 'pods', namespace: 'a/b', name: 'x' })).toThrow(TypeError);
+    expect(() => objectStorageKey({ prefix: '/r', group: '', resource: 'pods', name: '..' })).toThrow(TypeError);
+    expect(() => objectStorageKey({ prefix: '/r', group: '', resource: 'pods', name: '' })).toThrow(TypeError);
   });
 
   test('a prefix range holds exactly the keys that start with the prefix', () => {

@@ -21,8 +21,8 @@ export interface ObjectKeyParts extends ResourceKeyParts {
   name: string;
 }
 
-/** The key of one object. */
-export function objectKey(parts: ObjectKeyParts): string {
+/** The storage key of one object (`<prefix>/<group>/<resource>[/<namespace>]/<name>`). */
+export function objectStorageKey(parts: ObjectKeyParts): string {
   return `${resourcePath(parts)}${namespacePath(parts.namespace)}${segment('name', parts.name)}`;
 }
 

@@ -6,7 +6,7 @@
  * never knows which backend it runs on.
  *
  * ## Keys and values
- * Keys are strings built by the API server with {@link objectKey} / {@link prefixKey} from
+ * Keys are strings built by the API server with {@link objectStorageKey} / {@link prefixKey} from
  * `--store-prefix`; the store treats them as opaque and orders them bytewise. Values are plain JSON
  * objects (no `Date`, no `undefined`, no functions) with an optional `metadata`; they are stored as JSON
  * text in both backends (MongoDB field names may not safely hold every key found in objects, such as the
@@ -24,7 +24,7 @@
  *
  * ## Operations and their guarantees
  * - `create` fails with KeyExists if the key is present. `get` fails with KeyNotFound if absent.
- * - `update` and `delete` take {@link Preconditions}: a resourceVersion that must equal the stored one
+ * - `update` and `delete` take meta/v1 {@link Preconditions}: a resourceVersion that must equal the stored one
  *   (else Conflict) and a uid that must equal `metadata.uid` (else InvalidPrecondition). Both fail with
  *   KeyNotFound if the key is absent. `delete` returns the last state with the deletion revision as its
  *   resourceVersion, exactly like the DELETED watch event. `delete` with a `validate` callback reads the
@@ -89,6 +89,7 @@
  * without error. Starting a watch at a revision already known to be compacted, or too large, rejects the
  * `watch()` promise itself, so the API server can answer 410/504 before it starts streaming.
  */
+import type { Preconditions } from '@svc/machinery';
 import type { StorageError } from './storage-error';
 
 /** The metadata fields the store reads or sets; other fields are kept untouched. */
@@ -100,14 +101,6 @@ export interface StoredMetadata {
 /** Any JSON object with a Kubernetes-style `metadata` field. */
 export interface StoredObject {
   metadata?: StoredMetadata;
-}
-
-/** Checked against the stored object before an update or delete. */
-export interface Preconditions {
-  /** Must equal the stored object's resourceVersion, else Conflict. */
-  resourceVersion?: string;
-  /** Must equal the stored object's metadata.uid, else InvalidPrecondition. */
-  uid?: string;
 }
 
 export interface GetOptions {
@@ -132,7 +125,7 @@ export interface GuaranteedUpdateOptions {
   ignoreNotFound?: boolean;
 }
 
-export interface DeleteOptions<T extends StoredObject> {
+export interface StorageDeleteOptions<T extends StoredObject> {
   preconditions?: Preconditions;
   /**
    * Called with the current object; throwing aborts the delete. The very version validated is the one
@@ -165,7 +158,7 @@ export interface ListResult<T extends StoredObject> {
   remainingItemCount?: number;
 }
 
-export interface WatchOptions {
+export interface StorageWatchOptions {
   /**
    * Deliver changes with a revision greater than this one. Unset: start at the current revision.
    * Older than the compacted revision: Expired. Newer than the store: wait briefly, then
@@ -201,9 +194,9 @@ export interface ProgressEvent {
   initialEventsEnd?: boolean;
 }
 
-export type WatchEvent<T extends StoredObject> = ChangeEvent<T> | ProgressEvent;
+export type StorageWatchEvent<T extends StoredObject> = ChangeEvent<T> | ProgressEvent;
 
-export interface Watcher<T extends StoredObject> extends AsyncIterable<WatchEvent<T>> {
+export interface Watcher<T extends StoredObject> extends AsyncIterable<StorageWatchEvent<T>> {
   /** Ends the watch: iteration finishes without error and buffered events are dropped. Idempotent. */
   stop(): void;
   /** Ask for a PROGRESS event as soon as every change up to the store's current revision is queued. */
@@ -234,7 +227,7 @@ export interface Storage {
   ): Promise<T>;
 
   /** Deletes an object; returns its last state with the deletion revision as resourceVersion. */
-  delete<T extends StoredObject>(key: string, options?: DeleteOptions<T>): Promise<T>;
+  delete<T extends StoredObject>(key: string, options?: StorageDeleteOptions<T>): Promise<T>;
 
   /** Objects under a prefix, in key order, with the revision they were read at. */
   list<T extends StoredObject>(prefix: string, options?: ListOptions): Promise<ListResult<T>>;
@@ -243,7 +236,7 @@ export interface Storage {
   count(prefix: string): Promise<number>;
 
   /** Changes under a prefix; see the contract above. */
-  watch<T extends StoredObject>(prefix: string, options?: WatchOptions): Promise<Watcher<T>>;
+  watch<T extends StoredObject>(prefix: string, options?: StorageWatchOptions): Promise<Watcher<T>>;
 
   /** The store's latest revision. */
   currentRevision(): Promise<number>;

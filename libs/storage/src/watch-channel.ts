@@ -1,4 +1,4 @@
-import type { ChangeEvent, StoredObject, WatchEvent, Watcher } from './storage';
+import type { ChangeEvent, StoredObject, StorageWatchEvent, Watcher } from './storage';
 import { StorageError } from './storage-error';
 import { PullQueue, serialPulls } from './pull-queue';
 
@@ -28,9 +28,9 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
   cursor: number;
   readonly ended: Promise<StorageError | undefined>;
 
-  private initial: WatchEvent<T>[] = [];
+  private initial: StorageWatchEvent<T>[] = [];
   private initialIndex = 0;
-  private readonly queue = new PullQueue<WatchEvent<T>>();
+  private readonly queue = new PullQueue<StorageWatchEvent<T>>();
   private catchUpStep: (() => Promise<void> | void) | undefined;
   private failure: StorageError | undefined;
   private finished = false;
@@ -122,7 +122,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     else this.progressWanted = true;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+  [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent<T>> {
     return {
       next: () => this.next(),
       return: async () => {
@@ -132,9 +132,9 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     };
   }
 
-  readonly next: () => Promise<IteratorResult<WatchEvent<T>>> = serialPulls(() => this.pull());
+  readonly next: () => Promise<IteratorResult<StorageWatchEvent<T>>> = serialPulls(() => this.pull());
 
-  private async pull(): Promise<IteratorResult<WatchEvent<T>>> {
+  private async pull(): Promise<IteratorResult<StorageWatchEvent<T>>> {
     for (;;) {
       if (this.finished) return { done: true, value: undefined };
       if (this.initialIndex < this.initial.length) {
@@ -162,7 +162,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     }
   }
 
-  private enqueue(event: WatchEvent<T>, isChange = true): void {
+  private enqueue(event: StorageWatchEvent<T>, isChange = true): void {
     if (isChange) this.activity = true;
     this.queue.push(event);
   }

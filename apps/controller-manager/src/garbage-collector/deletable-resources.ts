@@ -1,10 +1,5 @@
 import type { ServedResource } from '@svc/client';
-
-/** A resource type by group and plural, version aside. */
-export interface GroupResource {
-  group: string;
-  resource: string;
-}
+import type { GroupResource } from '@svc/machinery';
 
 /**
  * What Kubernetes' garbage collector leaves out of its graph (`DefaultIgnoredResources`): events,

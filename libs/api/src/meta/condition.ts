@@ -1,8 +1,9 @@
-import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { Type, type TProperties } from '@sinclair/typebox';
+import type { Condition, ConditionStatus } from '@svc/machinery';
 import { Int64, StringEnum, Time } from '../schema/builders';
 
-export const ConditionStatuses = ['True', 'False', 'Unknown'] as const;
-export type ConditionStatus = (typeof ConditionStatuses)[number];
+export const ConditionStatuses = ['True', 'False', 'Unknown'] as const satisfies readonly ConditionStatus[];
+export type { Condition, ConditionStatus };
 
 /** metav1.Condition, the shape new APIs and CRDs use. */
 export const ConditionSchema = Type.Object({
@@ -13,7 +14,6 @@ export const ConditionSchema = Type.Object({
   reason: Type.String({ maxLength: 1024, minLength: 1 }),
   message: Type.String({ maxLength: 32768 }),
 });
-export type Condition = Static<typeof ConditionSchema>;
 
 /**
  * The older per-kind condition shapes (PodCondition, DeploymentCondition, ...): type and status

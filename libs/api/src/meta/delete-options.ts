@@ -1,14 +1,15 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { DeleteOptions, Preconditions, PropagationPolicy } from '@svc/machinery';
 import { Int64, ListAtomic, StringEnum } from '../schema/builders';
 
-export const PropagationPolicies = ['Orphan', 'Background', 'Foreground'] as const;
-export type PropagationPolicy = (typeof PropagationPolicies)[number];
+export type { DeleteOptions, Preconditions, PropagationPolicy };
+
+export const PropagationPolicies = ['Orphan', 'Background', 'Foreground'] as const satisfies readonly PropagationPolicy[];
 
 export const PreconditionsSchema = Type.Object({
   uid: Type.Optional(Type.String()),
   resourceVersion: Type.Optional(Type.String()),
 });
-export type Preconditions = Static<typeof PreconditionsSchema>;
 
 export const DeleteOptionsSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),
@@ -19,4 +20,3 @@ export const DeleteOptionsSchema = Type.Object({
   orphanDependents: Type.Optional(Type.Boolean()),
   dryRun: Type.Optional(ListAtomic(StringEnum(['All'] as const))),
 });
-export type DeleteOptions = Static<typeof DeleteOptionsSchema>;

@@ -1,15 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement } from '@svc/machinery';
 import { ATOMIC, ListAtomic, StringEnum, StringMap } from '../schema/builders';
 import { LABEL_VALUE_MAX_LENGTH, LABEL_VALUE_PATTERN, QUALIFIED_NAME_PATTERN } from './names';
 
-export const LabelSelectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+export type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement };
+
+export const LabelSelectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const satisfies readonly LabelSelectorOperator[];
 
 export const LabelSelectorRequirementSchema = Type.Object({
   key: Type.String({ pattern: QUALIFIED_NAME_PATTERN }),
   operator: StringEnum(LabelSelectorOperators),
   values: Type.Optional(ListAtomic(Type.String())),
 });
-export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirementSchema>;
 
 export const LabelSelectorSchema = Type.Object(
   {
@@ -22,4 +24,3 @@ export const LabelSelectorSchema = Type.Object(
   },
   ATOMIC,
 );
-export type LabelSelector = Static<typeof LabelSelectorSchema>;

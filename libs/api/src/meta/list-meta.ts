@@ -1,5 +1,8 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { ListMeta } from '@svc/machinery';
 import { Int64 } from '../schema/builders';
+
+export type { ListMeta };
 
 export const ListMetaSchema = Type.Object({
   resourceVersion: Type.Optional(Type.String()),
@@ -7,4 +10,3 @@ export const ListMetaSchema = Type.Object({
   remainingItemCount: Type.Optional(Int64()),
   selfLink: Type.Optional(Type.String()),
 });
-export type ListMeta = Static<typeof ListMetaSchema>;

@@ -1,13 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ListMetaSchema, type ListMeta } from './list-meta';
+import type { List } from '@svc/machinery';
+import { ListMetaSchema } from './list-meta';
 
-/** A collection response: `<Kind>List` with the items of one kind. */
-export interface List<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ListMeta;
-  items: T[];
-}
+export type { List };
 
 export function listSchema<T extends TSchema>(item: T) {
   return Type.Object({

@@ -1,5 +1,8 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { JsonObject, ManagedFieldsEntry } from '@svc/machinery';
 import { FreeForm, StringEnum, Time } from '../schema/builders';
+
+export type { ManagedFieldsEntry };
 
 export const ManagedFieldsEntrySchema = Type.Object({
   manager: Type.Optional(Type.String()),
@@ -8,7 +11,6 @@ export const ManagedFieldsEntrySchema = Type.Object({
   time: Type.Optional(Time()),
   fieldsType: Type.Optional(StringEnum(['FieldsV1'] as const)),
   /** Tree of `f:<field>`, `k:<keys>`, `v:<value>` and `i:<index>` nodes; leaves are empty objects. */
-  fieldsV1: Type.Optional(FreeForm()),
+  fieldsV1: Type.Optional(Type.Unsafe<JsonObject>(FreeForm())),
   subresource: Type.Optional(Type.String()),
 });
-export type ManagedFieldsEntry = Static<typeof ManagedFieldsEntrySchema>;

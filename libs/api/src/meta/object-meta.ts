@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { ObjectMeta } from '@svc/machinery';
 import { Int64, ListAtomic, ListMap, ListSet, StringMap, Time } from '../schema/builders';
 import { ManagedFieldsEntrySchema } from './managed-fields-entry';
 import {
@@ -12,6 +13,8 @@ import {
   type NameRule,
 } from './names';
 import { OwnerReferenceSchema } from './owner-reference';
+
+export type { ObjectMeta };
 
 export const LabelsSchema = StringMap(Type.String({ pattern: LABEL_VALUE_PATTERN, maxLength: LABEL_VALUE_MAX_LENGTH }), {
   propertyNames: { pattern: QUALIFIED_NAME_PATTERN },
@@ -56,7 +59,6 @@ export function objectMetaSchema(nameRule: NameRule = 'dns1123-subdomain') {
 }
 
 export const ObjectMetaSchema = objectMetaSchema('dns1123-subdomain');
-export type ObjectMeta = Static<typeof ObjectMetaSchema>;
 
 /** Metadata of an embedded template: nothing is required and no name rule applies. */
 export const TemplateObjectMetaSchema = Type.Object({

@@ -1,5 +1,8 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { OwnerReference } from '@svc/machinery';
 import { ATOMIC } from '../schema/builders';
+
+export type { OwnerReference };
 
 export const OwnerReferenceSchema = Type.Object(
   {
@@ -12,4 +15,3 @@ export const OwnerReferenceSchema = Type.Object(
   },
   ATOMIC,
 );
-export type OwnerReference = Static<typeof OwnerReferenceSchema>;

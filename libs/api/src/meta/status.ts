@@ -1,13 +1,16 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { Status, StatusCause, StatusDetails, StatusReason } from '@svc/machinery';
 import { Int32, ListAtomic, StringEnum } from '../schema/builders';
 import { ListMetaSchema } from './list-meta';
 
+export type { Status, StatusCause, StatusDetails };
+
+/** One cause of a failure; Kubernetes' JSON names the cause type `reason` (Go field `Type`). */
 export const StatusCauseSchema = Type.Object({
-  type: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
   field: Type.Optional(Type.String()),
 });
-export type StatusCause = Static<typeof StatusCauseSchema>;
 
 export const StatusDetailsSchema = Type.Object({
   name: Type.Optional(Type.String()),
@@ -17,7 +20,6 @@ export const StatusDetailsSchema = Type.Object({
   causes: Type.Optional(ListAtomic(StatusCauseSchema)),
   retryAfterSeconds: Type.Optional(Int32()),
 });
-export type StatusDetails = Static<typeof StatusDetailsSchema>;
 
 /** The `Status` body of every error response (and of some successful deletes). */
 export const StatusSchema = Type.Object({
@@ -26,8 +28,7 @@ export const StatusSchema = Type.Object({
   metadata: Type.Optional(ListMetaSchema),
   status: Type.Optional(StringEnum(['Success', 'Failure'] as const)),
   message: Type.Optional(Type.String()),
-  reason: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.Unsafe<StatusReason>(Type.String())),
   details: Type.Optional(StatusDetailsSchema),
   code: Type.Optional(Int32()),
 });
-export type Status = Static<typeof StatusSchema>;

@@ -1,6 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { Table, TableColumnDefinition, TableRow } from '@svc/machinery';
 import { FreeForm, Int32, ListAtomic } from '../schema/builders';
 import { ListMetaSchema } from './list-meta';
+
+export type { Table, TableColumnDefinition, TableRow };
 
 export const TABLE_API_VERSION = 'meta.svc.io/v1';
 
@@ -12,14 +15,12 @@ export const TableColumnDefinitionSchema = Type.Object({
   description: Type.String(),
   priority: Int32(),
 });
-export type TableColumnDefinition = Static<typeof TableColumnDefinitionSchema>;
 
 export const TableRowSchema = Type.Object({
   cells: ListAtomic(Type.Unknown()),
   conditions: Type.Optional(ListAtomic(FreeForm())),
   object: Type.Optional(FreeForm({ 'x-svc-embedded-resource': true })),
 });
-export type TableRow = Static<typeof TableRowSchema>;
 
 export const TableSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),
@@ -28,4 +29,3 @@ export const TableSchema = Type.Object({
   columnDefinitions: ListAtomic(TableColumnDefinitionSchema),
   rows: ListAtomic(TableRowSchema),
 });
-export type Table = Static<typeof TableSchema>;

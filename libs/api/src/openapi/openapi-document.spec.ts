@@ -1,3 +1,4 @@
+import { fieldRequired, newInvalid } from '@svc/machinery';
 import type { CustomResourceDefinition } from '../kinds/apiextensions/custom-resource-definition';
 import type { JsonSchema } from '../schema/json-schema';
 import { builtinScheme } from '../scheme/builtin-scheme';
@@ -104,6 +105,19 @@ describe('OpenAPI v3 documents', () => {
       expect(apps.components.schemas[`io.svc.apimachinery.pkg.apis.meta.v1.${name}`]).toBeDefined();
     }
     expect(apps.components.schemas['io.svc.api.autoscaling.v1.Scale']['x-kubernetes-group-version-kind']).toEqual([{ group: 'autoscaling', version: 'v1', kind: 'Scale' }]);
+  });
+
+  it('names a Status cause\'s type `reason`, the name Kubernetes\' JSON and the server\'s error bodies use', () => {
+    const meta = 'io.svc.apimachinery.pkg.apis.meta.v1';
+    const body = newInvalid({ group: 'apps', kind: 'Deployment' }, 'web', [fieldRequired('spec.template', 'is required')]).status;
+    const causes = body.details?.causes ?? [];
+    expect(causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value: is required', field: 'spec.template' }]);
+    for (const doc of [apps, core]) {
+      const cause = doc.components.schemas[`${meta}.StatusCause`];
+      expect(Object.keys(cause.properties ?? {})).toEqual(['reason', 'message', 'field']);
+      expect(doc.components.schemas[`${meta}.StatusDetails`].properties?.causes?.items).toEqual({ $ref: `#/components/schemas/${meta}.StatusCause` });
+      for (const c of causes) for (const key of Object.keys(c)) expect(cause.properties).toHaveProperty(key);
+    }
   });
 
   it('writes the merge markers under the svc and the Kubernetes names, on the field', () => {

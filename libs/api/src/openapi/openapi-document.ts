@@ -111,28 +111,28 @@ function metaSchemas(converter: OpenApiSchemaConverter): Record<string, JsonSche
   };
   return {
     [`${META_SCHEMA_PREFIX}.ObjectMeta`]: {
-      ...toOpenApiSchema(ObjectMetaSchema as unknown as JsonSchema),
+      ...toOpenApiSchema(ObjectMetaSchema),
       description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
     },
     [`${META_SCHEMA_PREFIX}.ListMeta`]: {
-      ...toOpenApiSchema(ListMetaSchema as unknown as JsonSchema),
+      ...toOpenApiSchema(ListMetaSchema),
       description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
     },
     [`${META_SCHEMA_PREFIX}.Status`]: {
-      ...withListMeta(StatusSchema as unknown as JsonSchema),
+      ...withListMeta(StatusSchema),
       description: 'Status is a return value for calls that do not return other objects.',
       ...gvkExtensions('', 'v1', 'Status'),
     },
     [`${META_SCHEMA_PREFIX}.DeleteOptions`]: {
-      ...toOpenApiSchema(DeleteOptionsSchema as unknown as JsonSchema),
+      ...toOpenApiSchema(DeleteOptionsSchema),
       description: 'DeleteOptions may be provided when deleting an API object.',
     },
     [`${META_SCHEMA_PREFIX}.WatchEvent`]: {
-      ...toOpenApiSchema(WatchEventSchema as unknown as JsonSchema),
+      ...toOpenApiSchema(WatchEventSchema),
       description: 'Event represents a single event to a watched resource.',
     },
     [`${META_SCHEMA_PREFIX}.Table`]: {
-      ...withListMeta(TableSchema as unknown as JsonSchema),
+      ...withListMeta(TableSchema),
       description: 'Table is a tabular representation of a set of API resources.',
       ...gvkExtensions('meta.svc.io', 'v1', 'Table'),
     },
@@ -141,7 +141,7 @@ function metaSchemas(converter: OpenApiSchemaConverter): Record<string, JsonSche
       description: 'Patch is provided to give a concrete name and type to the PATCH request body.',
     },
     [SCALE_SCHEMA_NAME]: {
-      ...objectSchema(converter, ScaleSchema as unknown as JsonSchema, 'Scale', 'autoscaling', 'v1', true),
+      ...objectSchema(converter, ScaleSchema, 'Scale', 'autoscaling', 'v1', true),
       description: 'Scale represents a scaling request for a resource.',
     },
   };

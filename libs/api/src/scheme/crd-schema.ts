@@ -47,7 +47,7 @@ function toDraft7(node: unknown): void {
 }
 
 function metadataSchema(user: JsonSchema | undefined): JsonSchema {
-  const base = ObjectMetaSchema as unknown as JsonSchema;
+  const base: JsonSchema = ObjectMetaSchema;
   const props = user?.properties;
   if (!props || (!props.name && !props.generateName)) return base;
   // Kubernetes lets a CRD constrain only name and generateName; both rules apply.

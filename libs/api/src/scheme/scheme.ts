@@ -1,12 +1,9 @@
+import type { GroupVersionForDiscovery } from '@svc/machinery';
 import { apiVersionOf, type DeprecationInfo, type GroupVersionKind, type GroupVersionResource, type KindDefinition } from './kind-definition';
 import { findDeprecatedApiVersion, findRemovedApiVersion, type RemovedApiVersion } from './removed-versions';
 import { compareVersions } from './versions';
 
-export interface GroupVersionForDiscovery {
-  /** `v1` for the core group, `<group>/<version>` otherwise. */
-  groupVersion: string;
-  version: string;
-}
+export type { GroupVersionForDiscovery };
 
 export interface ApiGroupInfo {
   /** `""` for the core group. */

@@ -1,4 +1,4 @@
-import { enabledAdmissionPlugins, type AdmissionPlugin as AdmissionPluginName } from '@svc/options';
+import { enabledAdmissionPlugins, type AdmissionPluginName } from '@svc/options';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
 import { alwaysDeny } from './always';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';

@@ -1,6 +1,6 @@
 import type { ApiObject } from '@svc/api';
 import { newForbidden, newNotFound, StatusError } from '@svc/machinery';
-import { isStorageError, objectKey, type Storage } from '@svc/storage';
+import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Reads a namespace by name; undefined when there is none. */
@@ -15,9 +15,9 @@ const NAMESPACES = { group: '', resource: 'namespaces' };
 export function storedNamespaceLookup(storage: Storage, storePrefix: string): NamespaceLookup {
   return async (name: string) => {
     try {
-      return await storage.get<ApiObject>(objectKey({ prefix: storePrefix, ...NAMESPACES, name }));
+      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, ...NAMESPACES, name }));
     } catch (error) {
-      // A name that cannot be a key (objectKey throws a TypeError) names no namespace either.
+      // A name that cannot be a key (objectStorageKey throws a TypeError) names no namespace either.
       if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
       throw error;
     }

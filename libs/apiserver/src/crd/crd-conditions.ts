@@ -1,8 +1,8 @@
+import type { ConditionStatus } from '@svc/machinery';
+
 /** The condition types and reasons of a CustomResourceDefinition's status, Kubernetes' own. */
 
 export const CRD_FINALIZER = 'customresourcecleanup.apiextensions.svc.io';
-
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 export interface CrdCondition {
   type: string;

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinScheme, type ApiObject, type CustomResourceDefinition, type KindDefinition, type Scheme } from '@svc/api';
-import { EmbeddedStorage, objectKey, prefixKey, type Storage } from '@svc/storage';
+import { EmbeddedStorage, objectStorageKey, prefixKey, type Storage } from '@svc/storage';
 import { CrdController, type CrdChange } from './crd-controller';
 import { CRD_FINALIZER, findCondition } from './crd-conditions';
 import type { CustomResourceCleaner } from './custom-resource-cleaner';
 
 const PREFIX = '/registry';
-const crdKey = (name: string) => objectKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions', name });
+const crdKey = (name: string) => objectStorageKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions', name });
 
 function definition(plural: string, kind: string, group = 'example.com', extra: Partial<CustomResourceDefinition['spec']['names']> = {}): CustomResourceDefinition {
   return {
@@ -53,7 +53,7 @@ describe('CrdController', () => {
   const markDeleted = (name: string) =>
     storage.guaranteedUpdate<CustomResourceDefinition>(crdKey(name), (c) => ({ ...c!, metadata: { ...c!.metadata, deletionTimestamp: '2026-01-02T03:04:05Z' } }));
   const widget = (namespace: string, name: string): ApiObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace } });
-  const widgetKey = (namespace: string, name: string) => objectKey({ prefix: PREFIX, group: 'example.com', resource: 'widgets', namespace, name });
+  const widgetKey = (namespace: string, name: string) => objectStorageKey({ prefix: PREFIX, group: 'example.com', resource: 'widgets', namespace, name });
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'crd-controller-'));

@@ -7,7 +7,7 @@ import {
   type KindDefinition,
   type Scheme,
 } from '@svc/api';
-import { isStorageError, objectKey, prefixKey, type Storage, type Watcher } from '@svc/storage';
+import { isStorageError, objectStorageKey, prefixKey, type Storage, type Watcher } from '@svc/storage';
 import { CRD_FINALIZER, ESTABLISHED, isConditionTrue, NAMES_ACCEPTED, setCondition, TERMINATING, type CrdCondition } from './crd-conditions';
 import { checkNames, claimedNames, servable, type NamesCheck } from './crd-names';
 import { storageCleaner, type CustomResourceCleaner } from './custom-resource-cleaner';
@@ -147,7 +147,7 @@ export class CrdController {
   }
 
   private key(name: string): string {
-    return objectKey({ prefix: this.storePrefix, group: CRD_GROUP, resource: CRD_RESOURCE, name });
+    return objectStorageKey({ prefix: this.storePrefix, group: CRD_GROUP, resource: CRD_RESOURCE, name });
   }
 
   // ---- list and watch -------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { ApiObject, KindDefinition } from '@svc/api';
-import { isStorageError, objectKey, prefixKey, type Storage } from '@svc/storage';
+import { isStorageError, objectStorageKey, prefixKey, type Storage } from '@svc/storage';
 
 /**
  * Deletes the objects of a custom resource when its definition goes away. The API server's
@@ -26,7 +26,7 @@ export function storageCleaner(storage: Storage, storePrefix: string): CustomRes
       for (const item of items) {
         const name = item.metadata?.name;
         if (!name) continue;
-        const key = objectKey({ prefix: storePrefix, group: kind.group, resource: kind.resource, namespace: kind.namespaced ? item.metadata?.namespace : undefined, name });
+        const key = objectStorageKey({ prefix: storePrefix, group: kind.group, resource: kind.resource, namespace: kind.namespaced ? item.metadata?.namespace : undefined, name });
         try {
           await storage.delete(key);
         } catch (error) {

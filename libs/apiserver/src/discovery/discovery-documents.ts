@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { apiVersionOf, type KindDefinition } from '@svc/api';
+import type { GroupVersionForDiscovery } from '@svc/machinery';
 import type { ServedApis } from './served-apis';
 
 /**
@@ -7,11 +8,6 @@ import type { ServedApis } from './served-apis';
  * APIGroupList, APIGroup, APIResourceList) and of `apidiscovery.k8s.io` v2 / v2beta1
  * (APIGroupDiscoveryList, the aggregated form client-go asks for first).
  */
-
-export interface GroupVersionForDiscovery {
-  groupVersion: string;
-  version: string;
-}
 
 export interface ServerAddressByClientCIDR {
   clientCIDR: string;

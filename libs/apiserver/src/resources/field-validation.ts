@@ -1,8 +1,7 @@
 import type { CompiledKind } from '@svc/api';
-import { newBadRequest } from '@svc/machinery';
+import { newBadRequest, type FieldValidation } from '@svc/machinery';
 
-/** The `fieldValidation` levels of the HTTP interface. */
-export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+export type { FieldValidation };
 
 export const FIELD_VALIDATION_LEVELS: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
 

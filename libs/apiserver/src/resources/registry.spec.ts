@@ -385,7 +385,7 @@ describe('ResourceRegistry over the embedded store', () => {
       await fx.storage.compact(await fx.storage.currentRevision());
       const expired = await statusOf(cms.list('team', { limit: 1, continue: first.continue }));
       expect(expired).toMatchObject({ code: 410, reason: 'Expired', message: expect.stringContaining('Continuing with the provided token results in an inconsistent list') });
-      const rest = await cms.list('team', { limit: 10, continue: expired.metadata.continue });
+      const rest = await cms.list('team', { limit: 10, continue: expired.metadata?.continue });
       expect(rest.items.map((o) => o.metadata?.name)).toEqual(['b', 'c', 'd']);
     });
 

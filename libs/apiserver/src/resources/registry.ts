@@ -32,7 +32,7 @@ import {
   type JsonObject,
   type JsonSchema,
 } from '@svc/machinery';
-import { isStorageError, objectKey, prefixKey } from '@svc/storage';
+import { isStorageError, objectStorageKey, prefixKey } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission';
 import { MAX_NESTING_DEPTH, valueNestingDepth } from '@svc/machinery';
 import { decodeJsonBody, decodeYamlBody } from './body-decoder';
@@ -122,7 +122,7 @@ export class ResourceRegistry {
   /** The storage key of one object; `namespace` is ignored for cluster-scoped kinds. */
   key(namespace: string, name: string): string {
     if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
-    return objectKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace), name });
+    return objectStorageKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace), name });
   }
 
   /** The key prefix of every object of the kind, or of one namespace. */
@@ -262,15 +262,15 @@ export class ResourceRegistry {
     return this.writeLoop(w, async (current) => {
       if (current === null) throw newNotFound(this.groupResource, name);
       const onScale = subresource === 'scale';
-      const base = (onScale ? scaleOf(this.definition, current) : current) as unknown as JsonObject;
-      const schema = (onScale ? ScaleSchema : this.compiled.schema) as unknown as JsonSchema;
+      const base = (onScale ? scaleOf(this.definition, current) : current) as JsonObject;
+      const schema: JsonSchema = onScale ? ScaleSchema : this.compiled.schema;
       let patched: ApiObject;
       try {
         patched = applyNonApplyPatch(mediaType, base, decoded.value, {
           builtIn: this.builtIn,
           schema,
           accumulatedCopySizeLimit: this.context.maxRequestBodyBytes,
-        }) as unknown as ApiObject;
+        }) as ApiObject;
       } catch (error) {
         throw toStatusError(error, this.groupResource, name);
       }
@@ -302,18 +302,18 @@ export class ResourceRegistry {
     return this.writeLoop(w, async (current) => {
       if (current === null && subresource !== '') throw newNotFound(this.groupResource, name);
       const result = applyPatch({
-        live: current === null ? undefined : (current as unknown as JsonObject),
+        live: current === null ? undefined : (current as JsonObject),
         applied: jsonClone(applied),
         manager,
         force: options.force === true,
         apiVersion: this.apiVersion,
         kind: this.definition.kind,
         subresource: subresource || undefined,
-        schema: this.compiled.schema as unknown as JsonSchema,
+        schema: this.compiled.schema,
         now: w.now,
         resetFields: this.resetFields(subresource),
       });
-      const object = result.object as unknown as ApiObject;
+      const object = result.object as ApiObject;
       if (current === null) {
         this.checkName(object, name);
         this.prepareNew(object, w);
@@ -526,17 +526,17 @@ export class ResourceRegistry {
 
   private setManagedFields(live: ApiObject | undefined, object: ApiObject, w: WriteContext): void {
     const entries = updateManagedFields({
-      live: live as unknown as JsonObject | undefined,
-      updated: object as unknown as JsonObject,
+      live: live as JsonObject | undefined,
+      updated: object as JsonObject,
       manager: w.options.fieldManager ?? '',
       apiVersion: this.apiVersion,
       subresource: w.subresource || undefined,
-      schema: this.compiled.schema as unknown as JsonSchema,
+      schema: this.compiled.schema,
       now: w.now,
       resetFields: this.resetFields(w.subresource),
     });
     const meta = (object.metadata ??= {});
-    if (entries.length > 0) meta.managedFields = entries as unknown as NonNullable<typeof meta.managedFields>;
+    if (entries.length > 0) meta.managedFields = entries;
     else delete meta.managedFields;
   }
 

@@ -1,6 +1,6 @@
 import type { ApiObject, KindDefinition } from '@svc/api';
 import type { Status, WatchSemantics } from '@svc/machinery';
-import { isStorageError, type ChangeEvent, type Storage, type WatchEvent, type WatchOptions } from '@svc/storage';
+import { isStorageError, type ChangeEvent, type Storage, type StorageWatchEvent, type StorageWatchOptions } from '@svc/storage';
 import { bookmarkMetadata, DEFAULT_BOOKMARK_INTERVAL_MS, type Cacher, type CacheWatchEvent } from '../watchcache';
 import type { ResourceWatch, ResourceWatchEvent } from './registry-types';
 import type { Selection } from './selection';
@@ -57,14 +57,14 @@ async function watchCache(source: WatchSource, cacher: Cacher<ApiObject>): Promi
 
 async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
   const { semantics } = source;
-  const options: WatchOptions = { initialEvents: semantics.initialEvents };
+  const options: StorageWatchOptions = { initialEvents: semantics.initialEvents };
   if (semantics.mode === 'Exact' || semantics.mode === 'NotOlderThan') options.revision = semantics.resourceVersion;
   if (source.allowBookmarks) options.progressIntervalMs = DEFAULT_BOOKMARK_INTERVAL_MS;
   const watcher = await source.storage.watch<ApiObject>(source.prefix, options);
   const filter = source.selection.filter;
   const bookmark = bookmarkObject(source.def);
   const endBookmark = semantics.initialEventsEndBookmark && source.allowBookmarks;
-  const map = (event: WatchEvent<ApiObject>): ResourceWatchEvent | undefined => {
+  const map = (event: StorageWatchEvent<ApiObject>): ResourceWatchEvent | undefined => {
     if (event.type === 'PROGRESS') {
       if (event.initialEventsEnd) {
         return endBookmark ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata({ type: 'BOOKMARK', revision: event.revision, initialEventsEnd: true })) } : undefined;

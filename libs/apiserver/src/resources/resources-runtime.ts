@@ -1,6 +1,6 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import type { KindDefinition, Scheme } from '@svc/api';
-import type { AdmissionPlugin as AdmissionPluginName } from '@svc/options';
+import type { AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
 import { AdmissionChain, buildAdmissionChain, storedNamespaceLookup, type AdmissionPlugin } from '../admission';
 import type { HealthRegistry } from '../health/health-registry';

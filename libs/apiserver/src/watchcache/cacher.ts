@@ -4,7 +4,7 @@ import {
   type ChangeEvent,
   type Storage,
   type StoredObject,
-  type WatchEvent,
+  type StorageWatchEvent,
   type Watcher,
 } from '@svc/storage';
 import type { CacheEntry, CacheWatchEvent } from './cache-events';
@@ -342,7 +342,7 @@ export class Cacher<T extends StoredObject> {
     let failures = 0;
     let quickEnds = 0;
     while (!this.stopped) {
-      let events: AsyncIterator<WatchEvent<T>>;
+      let events: AsyncIterator<StorageWatchEvent<T>>;
       try {
         events = await this.establish();
         failures = 0;
@@ -365,7 +365,7 @@ export class Cacher<T extends StoredObject> {
   }
 
   /** Opens the backend watch: from the revision reached, or a fresh full read when there is none. */
-  private async establish(): Promise<AsyncIterator<WatchEvent<T>>> {
+  private async establish(): Promise<AsyncIterator<StorageWatchEvent<T>>> {
     if (this.initialized) {
       try {
         const watcher = await this.openBackend({ revision: this.cacheRevision });
@@ -416,9 +416,9 @@ export class Cacher<T extends StoredObject> {
     return watcher;
   }
 
-  private async follow(events: AsyncIterator<WatchEvent<T>>): Promise<void> {
+  private async follow(events: AsyncIterator<StorageWatchEvent<T>>): Promise<void> {
     for (;;) {
-      let next: IteratorResult<WatchEvent<T>>;
+      let next: IteratorResult<StorageWatchEvent<T>>;
       try {
         next = await events.next();
       } catch {

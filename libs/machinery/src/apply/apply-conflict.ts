@@ -1,5 +1,6 @@
 import { goQuote } from '../go-quote';
-import { StatusCause, StatusCauseTypes, StatusError } from '../status';
+import { StatusCauseTypes, type StatusCause } from '../meta/status';
+import { StatusError } from '../status';
 import { newApplyConflict } from '../status-errors';
 import { FieldSet } from './field-set';
 import { ManagerRecord } from './managed-fields';

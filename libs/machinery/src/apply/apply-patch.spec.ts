@@ -1,4 +1,5 @@
-import { JsonObject, JsonSchema } from '../patch';
+import type { JsonSchema } from '../json-schema';
+import { JsonObject } from '../patch';
 import { StatusError } from '../status';
 import { ApplyPatchOptions, applyPatch, updateManagedFields } from './index';
 import { deploymentSchema, deploymentZeroValue } from './testing/deployment-schema';

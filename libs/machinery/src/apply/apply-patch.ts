@@ -1,10 +1,11 @@
-import { JsonObject, JsonSchema, isJsonObject } from '../patch';
+import type { JsonSchema } from '../json-schema';
+import { JsonObject, isJsonObject } from '../patch';
 import { StatusError } from '../status';
 import { newBadRequest, newInternalError } from '../status-errors';
 import { applyConflictError } from './apply-conflict';
 import { compareObjects, isSame, withoutFields } from './compare';
+import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
 import {
-  ManagedFieldsEntry,
   ManagerRecords,
   decodeManagedFields,
   encodeManagedFields,
@@ -141,8 +142,8 @@ export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
   const managedFields = encodeManagedFields(records);
   const metadata = isJsonObject(merged.metadata) ? merged.metadata : undefined;
   if (managedFields.length > 0) {
-    if (metadata) metadata.managedFields = managedFields as unknown as JsonObject[];
-    else merged.metadata = { managedFields: managedFields as unknown as JsonObject[] };
+    if (metadata) metadata.managedFields = managedFields as JsonObject[];
+    else merged.metadata = { managedFields: managedFields as JsonObject[] };
   } else if (metadata) {
     delete metadata.managedFields;
   }

@@ -1,4 +1,5 @@
-import { JsonObject, JsonSchema } from '../patch';
+import type { JsonSchema } from '../json-schema';
+import { JsonObject } from '../patch';
 import { FieldSet } from './field-set';
 import { schemaTypesFor } from './schema-types';
 import { stripServerManaged } from './server-fields';

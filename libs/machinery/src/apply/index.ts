@@ -1,4 +1,3 @@
-export type { ManagedFieldsEntry, ManagedFieldsOperation } from './managed-fields';
 export {
   ANCIENT_CHANGES_MANAGER,
   MAX_UPDATE_MANAGERS,

@@ -1,9 +1,9 @@
 import { JsonValue, isJsonObject } from '../patch';
 import { KeyField, PathElement, formatFieldPath, keyElement, pathElementKey, valueElement } from './path-element';
-import { ListType } from './schema-types';
+import { ListNodeType } from './schema-types';
 
 /** The path element naming an item of a granular list, or the reason it has none. */
-export function listItemElement(list: ListType, item: JsonValue): PathElement | { error: string } {
+export function listItemElement(list: ListNodeType, item: JsonValue): PathElement | { error: string } {
   if (list.relation === 'set') {
     if (isJsonObject(item)) return { error: 'associative list without keys has an element that is a map type' };
     return valueElement(item);
@@ -43,7 +43,7 @@ export interface IndexedList {
  * Indexes a list by item identity. Items without a usable key, and repeats of a key, get private
  * ids so that walkers keep them as they are and never merge into them.
  */
-export function indexList(list: ListType, items: readonly JsonValue[]): IndexedList {
+export function indexList(list: ListNodeType, items: readonly JsonValue[]): IndexedList {
   const order: IndexedItem[] = [];
   const byId = new Map<string, IndexedItem>();
   const errors: string[] = [];

@@ -1,19 +1,6 @@
 import { JsonObject, isJsonObject } from '../patch';
+import type { ManagedFieldsEntry, ManagedFieldsOperation } from '../meta/managed-fields-entry';
 import { FieldSet } from './field-set';
-
-export type ManagedFieldsOperation = 'Apply' | 'Update';
-
-/** One entry of `metadata.managedFields`, keys in the order Kubernetes writes them. */
-export interface ManagedFieldsEntry {
-  manager: string;
-  operation: ManagedFieldsOperation;
-  apiVersion: string;
-  /** RFC 3339 in seconds, UTC: when the manager last changed the object. */
-  time?: string;
-  fieldsType: 'FieldsV1';
-  fieldsV1: JsonObject;
-  subresource?: string;
-}
 
 /** A decoded entry: who, how, and the field set. */
 export interface ManagerRecord {
@@ -89,10 +76,10 @@ export function compareManagedFieldsEntries(
   q: Pick<ManagedFieldsEntry, 'operation' | 'time' | 'manager' | 'apiVersion' | 'subresource'>,
 ): number {
   return (
-    compareText(p.operation, q.operation) ||
+    compareText(p.operation ?? '', q.operation ?? '') ||
     seconds(p.time) - seconds(q.time) ||
-    compareText(p.manager, q.manager) ||
-    compareText(p.apiVersion, q.apiVersion) ||
+    compareText(p.manager ?? '', q.manager ?? '') ||
+    compareText(p.apiVersion ?? '', q.apiVersion ?? '') ||
     compareText(p.subresource ?? '', q.subresource ?? '')
   );
 }

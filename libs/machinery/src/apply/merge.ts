@@ -2,7 +2,7 @@ import { JsonObject, JsonValue, isJsonObject } from '../patch';
 import { cloneJson, hasOwn, setKey } from './json-utils';
 import { IndexedItem, indexList } from './list-items';
 import { FieldSetPath, PathElement } from './path-element';
-import { ListType, MapType, NodeType, fieldType, isGranularContainer, shapeOf } from './schema-types';
+import { ListNodeType, MapNodeType, NodeType, fieldType, isGranularContainer, shapeOf } from './schema-types';
 import { FieldWalkError } from './walk-error';
 
 /**
@@ -41,7 +41,7 @@ function hasEntries(value: JsonValue): boolean {
 }
 
 /** Live key order first, then the keys the configuration adds, in its order. */
-function mergeMaps(lhs: JsonObject, rhs: JsonObject, type: MapType, path: FieldSetPath): JsonObject {
+function mergeMaps(lhs: JsonObject, rhs: JsonObject, type: MapNodeType, path: FieldSetPath): JsonObject {
   const out: JsonObject = {};
   for (const key of Object.keys(lhs)) {
     const child = fieldType(type, key).type;
@@ -62,7 +62,7 @@ function mergeMaps(lhs: JsonObject, rhs: JsonObject, type: MapType, path: FieldS
  * relative order; items the configuration names are emitted in its order, each live item not
  * named by it stays where it was relative to them.
  */
-function mergeLists(lhs: JsonValue[], rhs: JsonValue[], type: ListType, path: FieldSetPath): JsonValue[] {
+function mergeLists(lhs: JsonValue[], rhs: JsonValue[], type: ListNodeType, path: FieldSetPath): JsonValue[] {
   const right = indexList(type, rhs);
   if (right.errors.length > 0) throw new FieldWalkError(path, right.errors[0]);
   const left = indexList(type, lhs);

@@ -1,19 +1,20 @@
-import { JsonSchema, JsonValue, isJsonObject } from '../patch';
+import type { JsonSchema } from '../json-schema';
+import { JsonValue, isJsonObject } from '../patch';
 import { objectMetaSchema } from './object-meta-schema';
 
 /** A scalar, or anything held whole that is not a container: `x-svc-int-or-string` values among them. */
-export interface LeafType {
+export interface LeafNodeType {
   readonly kind: 'leaf';
   readonly nullable: boolean;
 }
 
 /** No schema: the shape is deduced from the value (maps granular, lists atomic). */
-export interface UntypedType {
+export interface UntypedNodeType {
   readonly kind: 'untyped';
 }
 
 /** A struct (declared properties) or a map (additionalProperties), or both. */
-export interface MapType {
+export interface MapNodeType {
   readonly kind: 'map';
   readonly atomic: boolean;
   readonly nullable: boolean;
@@ -25,7 +26,7 @@ export interface MapType {
 
 export type ListRelation = 'atomic' | 'set' | 'map';
 
-export interface ListType {
+export interface ListNodeType {
   readonly kind: 'list';
   readonly relation: ListRelation;
   /** The key fields of an associative (`map`) list. */
@@ -36,14 +37,14 @@ export interface ListType {
   keyDefault(name: string): JsonValue | undefined;
 }
 
-export type NodeType = LeafType | UntypedType | MapType | ListType;
+export type NodeType = LeafNodeType | UntypedNodeType | MapNodeType | ListNodeType;
 
 /** How a value is walked: held whole, or merged item by item. */
-export type Shape = { readonly kind: 'leaf' } | { readonly kind: 'map'; readonly type: MapType } | { readonly kind: 'list'; readonly type: ListType };
+export type Shape = { readonly kind: 'leaf' } | { readonly kind: 'map'; readonly type: MapNodeType } | { readonly kind: 'list'; readonly type: ListNodeType };
 
-export const LEAF: LeafType = { kind: 'leaf', nullable: false };
-export const UNTYPED: UntypedType = { kind: 'untyped' };
-const UNTYPED_MAP: MapType = { kind: 'map', atomic: false, nullable: true, declared: () => undefined, elements: UNTYPED };
+export const LEAF: LeafNodeType = { kind: 'leaf', nullable: false };
+export const UNTYPED: UntypedNodeType = { kind: 'untyped' };
+const UNTYPED_MAP: MapNodeType = { kind: 'map', atomic: false, nullable: true, declared: () => undefined, elements: UNTYPED };
 const LEAF_SHAPE: Shape = { kind: 'leaf' };
 
 /** The shape of `value` under `type`; a value that does not fit its type is held whole. */
@@ -63,7 +64,7 @@ export function isGranularContainer(type: NodeType): boolean {
 }
 
 /** The type of field `name` of a map: its declaration, or the type of undeclared keys. */
-export function fieldType(map: MapType, name: string): { type: NodeType; declared: boolean } {
+export function fieldType(map: MapNodeType, name: string): { type: NodeType; declared: boolean } {
   const declared = map.declared(name);
   return declared ? { type: declared, declared: true } : { type: map.elements, declared: false };
 }
@@ -95,17 +96,17 @@ const MAX_DEPTH = 64;
  */
 export class SchemaTypes {
   private readonly cache = new WeakMap<JsonSchema, NodeType>();
-  private readonly rootType: MapType;
+  private readonly rootType: MapNodeType;
 
   constructor(private readonly rootSchema: JsonSchema | undefined) {
     const root = rootSchema ? this.typeOf(rootSchema) : UNTYPED;
-    const base: MapType = root.kind === 'map' ? root : UNTYPED_MAP;
-    const meta = this.typeOf(objectMetaSchema) as MapType;
+    const base: MapNodeType = root.kind === 'map' ? root : UNTYPED_MAP;
+    const meta = this.typeOf(objectMetaSchema) as MapNodeType;
     // Every kind has ObjectMeta; a schema that declares metadata loosely still gets its markers.
     this.rootType = overlay(base, (name) => (name === 'metadata' ? withFallback(base.declared(name), meta) : base.declared(name)));
   }
 
-  root(): MapType {
+  root(): MapNodeType {
     return this.rootType;
   }
 
@@ -133,7 +134,7 @@ export class SchemaTypes {
     return scalar ? { kind: 'leaf', nullable: flat.nullable || flat.types.has('null') } : UNTYPED;
   }
 
-  private buildList(flat: Flat): ListType {
+  private buildList(flat: Flat): ListNodeType {
     const itemSchema = flat.items;
     const itemFlat = itemSchema ? this.flatten(itemSchema) : undefined;
     let relation: ListRelation = 'atomic';
@@ -174,7 +175,7 @@ export class SchemaTypes {
     };
   }
 
-  private buildMap(flat: Flat): MapType {
+  private buildMap(flat: Flat): MapNodeType {
     const types = this;
     const declaredCache = new Map<string, NodeType | undefined>();
     const additional = flat.additionalProperties;
@@ -190,7 +191,7 @@ export class SchemaTypes {
         if (declaredCache.has(name)) return declaredCache.get(name);
         const schema = flat.properties.get(name) ?? (Object.prototype.hasOwnProperty.call(embeddedFields, name) ? embeddedFields[name] : undefined);
         let type = schema ? types.typeOf(schema) : undefined;
-        if (type && name === 'metadata' && flat.embedded) type = withFallback(type, types.typeOf(objectMetaSchema) as MapType);
+        if (type && name === 'metadata' && flat.embedded) type = withFallback(type, types.typeOf(objectMetaSchema) as MapNodeType);
         declaredCache.set(name, type);
         return type;
       },
@@ -262,13 +263,13 @@ export class SchemaTypes {
 }
 
 /** A declared metadata type whose undeclared ObjectMeta fields fall back to ObjectMeta's markers. */
-function withFallback(declared: NodeType | undefined, meta: MapType): NodeType {
+function withFallback(declared: NodeType | undefined, meta: MapNodeType): NodeType {
   if (!declared || declared.kind !== 'map') return declared && declared.kind !== 'untyped' ? declared : meta;
   return overlay(declared, (name) => declared.declared(name) ?? meta.declared(name));
 }
 
 /** A granular copy of `base` with other field declarations; its element type stays lazy. */
-function overlay(base: MapType, declared: (name: string) => NodeType | undefined): MapType {
+function overlay(base: MapNodeType, declared: (name: string) => NodeType | undefined): MapNodeType {
   return {
     kind: 'map',
     atomic: false,

@@ -1,5 +1,6 @@
 import { JsonObject } from '../patch';
-import { ManagedFieldsEntry, UpdateManagedFieldsOptions, applyPatch, updateManagedFields } from './index';
+import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
+import { UpdateManagedFieldsOptions, applyPatch, updateManagedFields } from './index';
 import { deploymentSchema, deploymentZeroValue } from './testing/deployment-schema';
 import { entriesOf, entryOf, managersOf, ownedBy } from './testing/ownership-helpers';
 
@@ -171,7 +172,7 @@ describe('updateManagedFields', () => {
       object = write(object, edit(object, { minReadySeconds: 4 }), 'ctl', { now: T2, apiVersion: 'apps/v1beta2' });
       object = write(object, { ...object, status: { replicas: 2 } }, 'ctl', { now: T2, subresource: 'status', resetFields: [['spec']] });
       expect(
-        entriesOf(object).map((e) => [e.manager, e.apiVersion, e.subresource ?? '', ownedBy({ metadata: { managedFields: [e as unknown as JsonObject] } }, e.manager)]),
+        entriesOf(object).map((e) => [e.manager, e.apiVersion, e.subresource ?? '', ownedBy({ metadata: { managedFields: [e as unknown as JsonObject] } }, e.manager ?? '')]),
       ).toEqual([
         ['kubectl-create', 'apps/v1', '', ['.spec']],
         ['ctl', 'apps/v1', '', ['.spec.paused', '.spec.replicas']],

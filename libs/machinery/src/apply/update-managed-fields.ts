@@ -1,8 +1,9 @@
-import { JsonObject, JsonSchema, isJsonObject } from '../patch';
+import type { JsonSchema } from '../json-schema';
+import { JsonObject, isJsonObject } from '../patch';
 import { compareObjects, withoutFields } from './compare';
 import { isResetManagedFields } from './field-manager';
+import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
 import {
-  ManagedFieldsEntry,
   ManagerRecords,
   capUpdateManagers,
   decodeManagedFields,

@@ -1,6 +1,5 @@
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value';
 export { isJsonObject } from './json-value';
-export type { JsonSchema, PatchStrategy } from './json-schema';
 export type { PatchErrorKind } from './patch-error';
 export { PatchError } from './patch-error';
 export { jsonPatch } from './json-patch';

@@ -1,4 +1,4 @@
-import { JsonSchema } from './json-schema';
+import type { JsonSchema } from '../json-schema';
 
 /** A schema node with $ref, allOf, anyOf and oneOf folded in: what patching needs to know. */
 export interface ResolvedSchema {

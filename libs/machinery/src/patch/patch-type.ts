@@ -1,4 +1,4 @@
-import { JsonSchema } from './json-schema';
+import type { JsonSchema } from '../json-schema';
 import { JsonObject } from './json-value';
 import { jsonPatch } from './json-patch';
 import { mergePatch } from './merge-patch';

@@ -1,4 +1,4 @@
-import { JsonSchema } from './json-schema';
+import type { JsonSchema } from '../json-schema';
 import { cloneJson, emptyObject, hasKey, kindOf, toPlainJson } from './json-tree';
 import { JsonObject, JsonValue, isJsonObject } from './json-value';
 import { badRequest, invalid } from './patch-error';

@@ -3,4 +3,4 @@ export { ENVELOPE_MAGIC, EnvelopeError, PROTOBUF_MEDIA_TYPE, decodeEnvelope, enc
 export type { EnvelopeObject } from './object-envelope';
 export { decodeObjectEnvelope, encodeObjectEnvelope } from './object-envelope';
 export type { ProtobufKind } from './protobuf-object';
-export { decodeProtobufObject, encodeProtobufObject, protobufKinds } from './protobuf-object';
+export { decodeProtobufObject, encodeProtobufObject, protobufKinds, protobufMessageType } from './protobuf-object';

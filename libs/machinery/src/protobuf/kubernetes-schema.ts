@@ -3,7 +3,9 @@ import { parse, type Root } from 'protobufjs';
 /**
  * The protobuf messages of the built-in kinds Kubernetes clients send as envelope payloads, with the
  * field numbers and wire types of Kubernetes' generated.proto files (meta/v1, util/intstr, core/v1).
- * Only the messages these kinds need are declared.
+ * Only the messages these kinds need are declared. The numbers are Kubernetes' and cannot be derived
+ * from the kinds' schemas; libs/api/src/kinds/kubernetes-protobuf.spec.ts checks every field against
+ * Kubernetes' messages and against the kinds' schemas, and lists the schema fields not carried yet.
  *
  * Two field options carry what Go's JSON encoding of the same struct field does, since the wire
  * format alone cannot say it:

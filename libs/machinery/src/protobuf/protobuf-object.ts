@@ -42,6 +42,14 @@ function messageTypeFor(apiVersion: string, kind: string): Type {
   return type;
 }
 
+/**
+ * The protobuf message an object of a supported kind is read and written with (its fields, their
+ * numbers and nested messages, by reflection); throws an UnsupportedMediaType EnvelopeError for any other kind.
+ */
+export function protobufMessageType(apiVersion: string, kind: string): Type {
+  return messageTypeFor(apiVersion, kind);
+}
+
 /** The kinds `decodeProtobufObject` and `encodeProtobufObject` understand. */
 export function protobufKinds(): ReadonlyArray<ProtobufKind> {
   return KINDS.map(({ apiVersion, kind }) => ({ apiVersion, kind }));

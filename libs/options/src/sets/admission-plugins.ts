@@ -40,13 +40,13 @@ export const OPTIONAL_ADMISSION_PLUGINS = [
   'SecurityContextDeny',
 ] as const;
 
-export type AdmissionPlugin = (typeof DEFAULT_ADMISSION_PLUGINS)[number] | (typeof OPTIONAL_ADMISSION_PLUGINS)[number];
+export type AdmissionPluginName = (typeof DEFAULT_ADMISSION_PLUGINS)[number] | (typeof OPTIONAL_ADMISSION_PLUGINS)[number];
 
 /**
  * Every accepted plugin in the order plugins run. The flags' order does not matter, so the run order is
  * fixed here; it is Kubernetes' recommended order (mutating before validating, quota last but AlwaysDeny).
  */
-export const ADMISSION_PLUGIN_ORDER: readonly AdmissionPlugin[] = [
+export const ADMISSION_PLUGIN_ORDER: readonly AdmissionPluginName[] = [
   'AlwaysAdmit',
   'NamespaceAutoProvision',
   'NamespaceLifecycle',
@@ -85,10 +85,10 @@ export const ADMISSION_PLUGIN_ORDER: readonly AdmissionPlugin[] = [
 
 /** The plugins to run, in run order: the defaults plus enabled ones, minus disabled ones. */
 export function enabledAdmissionPlugins(options: {
-  enableAdmissionPlugins?: readonly AdmissionPlugin[];
-  disableAdmissionPlugins?: readonly AdmissionPlugin[];
-}): AdmissionPlugin[] {
-  const on = new Set<AdmissionPlugin>([...DEFAULT_ADMISSION_PLUGINS, ...(options.enableAdmissionPlugins ?? [])]);
+  enableAdmissionPlugins?: readonly AdmissionPluginName[];
+  disableAdmissionPlugins?: readonly AdmissionPluginName[];
+}): AdmissionPluginName[] {
+  const on = new Set<AdmissionPluginName>([...DEFAULT_ADMISSION_PLUGINS, ...(options.enableAdmissionPlugins ?? [])]);
   for (const off of options.disableAdmissionPlugins ?? []) on.delete(off);
   return ADMISSION_PLUGIN_ORDER.filter((p) => on.has(p));
 }

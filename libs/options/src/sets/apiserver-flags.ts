@@ -656,4 +656,4 @@ export const API_SERVER_FLAGS = flagTable({
 });
 
 /** The API server's parsed options; durations in milliseconds, flags without a default undefined unless given. */
-export interface ApiServerOptions extends OptionsOf<typeof API_SERVER_FLAGS> {}
+export interface ApiServerFlags extends OptionsOf<typeof API_SERVER_FLAGS> {}

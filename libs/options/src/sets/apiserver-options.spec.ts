@@ -1,9 +1,9 @@
 import { FlagError } from '../flag-set/flag-error';
 import type { FlagDef } from '../flag-set/flag';
-import { API_SERVER_FLAGS, type ApiServerOptions } from './apiserver-flags';
+import { API_SERVER_FLAGS, type ApiServerFlags } from './apiserver-flags';
 import { parseApiServerOptions, serviceClusterIpRanges, watchCacheSizes } from './apiserver-options';
 
-function run(...argv: string[]): ApiServerOptions {
+function run(...argv: string[]): ApiServerFlags {
   const outcome = parseApiServerOptions(argv);
   if (outcome.action !== 'run') throw new Error(`expected run, got ${outcome.action}`);
   return outcome.options;

@@ -2,10 +2,10 @@ import { parseDualStackCidrs } from '../flags/cidr';
 import { formatPortRange, portRangeContains } from '../flags/port-range';
 import { defineFlagSet, type Problem, type Rule } from '../flag-set/flag-set';
 import { parseFlagSet, type ParseOutcome } from '../flag-set/parse-flag-set';
-import { API_SERVER_FLAGS, type ApiServerOptions } from './apiserver-flags';
+import { API_SERVER_FLAGS, type ApiServerFlags } from './apiserver-flags';
 import { givenTogether } from './shared-rules';
 
-type ApiServerRule = Rule<ApiServerOptions>;
+type ApiServerRule = Rule<ApiServerFlags>;
 
 const authorizationModeFiles: ApiServerRule = (o) => {
   const modes: readonly string[] = o.authorizationMode;
@@ -148,17 +148,17 @@ const API_SERVER_RULES: readonly ApiServerRule[] = [
 export const apiServerFlagSet = defineFlagSet(API_SERVER_FLAGS, API_SERVER_RULES);
 
 /** Parses the API server's argv (without node and script). Throws FlagError with a one-line message. */
-export function parseApiServerOptions(argv: readonly string[]): ParseOutcome<ApiServerOptions> {
+export function parseApiServerOptions(argv: readonly string[]): ParseOutcome<ApiServerFlags> {
   return parseFlagSet(apiServerFlagSet, argv);
 }
 
 /** --service-cluster-ip-range as parsed CIDRs (one, or an IPv4 and an IPv6 one); empty when not given. */
-export function serviceClusterIpRanges(options: Pick<ApiServerOptions, 'serviceClusterIpRange'>): ReturnType<typeof parseDualStackCidrs> {
+export function serviceClusterIpRanges(options: Pick<ApiServerFlags, 'serviceClusterIpRange'>): ReturnType<typeof parseDualStackCidrs> {
   return options.serviceClusterIpRange ? parseDualStackCidrs(options.serviceClusterIpRange) : [];
 }
 
 /** --watch-cache-sizes as a map from `resource[.group]` to size. */
-export function watchCacheSizes(options: Pick<ApiServerOptions, 'watchCacheSizes'>): Map<string, number> {
+export function watchCacheSizes(options: Pick<ApiServerFlags, 'watchCacheSizes'>): Map<string, number> {
   return new Map(
     (options.watchCacheSizes ?? []).map((entry) => {
       const at = entry.lastIndexOf('#');

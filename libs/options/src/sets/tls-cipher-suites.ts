@@ -41,4 +41,5 @@ export const TLS_VERSIONS = {
   VersionTLS13: 'TLSv1.3',
 } as const;
 
+/** TLS protocol floor, named as the `--tls-min-version` flag names it. */
 export type TlsVersionName = keyof typeof TLS_VERSIONS;

@@ -10,7 +10,7 @@ import {
   type SharedInformerFactory,
 } from '@svc/informers';
 import type { Registry } from 'prom-client';
-import type { ReconcilerOptions, WatchOptions } from '../decorators/reconciler.decorator';
+import type { ReconcilerOptions, WatchMapping } from '../decorators/reconciler.decorator';
 import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/predicates';
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
@@ -129,7 +129,7 @@ export class Controller {
       });
     }
     for (const watch of options.watches ?? []) {
-      const mapped = watch as unknown as WatchOptions<KubeObject, Reconcile>;
+      const mapped = watch as unknown as WatchMapping<KubeObject, Reconcile>;
       this.sources.push({
         role: 'watches',
         informer: this.informerFor(mapped.resource),

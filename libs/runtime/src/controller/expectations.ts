@@ -1,4 +1,4 @@
-import { objectKey } from '@svc/informers';
+import { namespacedNameKey } from '@svc/informers';
 import type { MetaObject } from '../helpers/object-shape';
 
 /** client-go's ExpectationsTimeout: after this, a controller acts again even if it never saw its own writes. */
@@ -110,5 +110,5 @@ export class KeyExpectations {
 }
 
 function keyOf(object: MetaObject): string {
-  return objectKey(object.metadata?.namespace, object.metadata?.name ?? '');
+  return namespacedNameKey(object.metadata?.namespace, object.metadata?.name ?? '');
 }

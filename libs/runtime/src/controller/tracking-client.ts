@@ -1,6 +1,6 @@
 import { Client, ResourceClient, type ClientConfig, type ClientOptions, type ObjectLike, type ResourceInfo, type TypedResource } from '@svc/client';
 import type { ApiObject, KindDefinition } from '@svc/api';
-import { objectKey } from '@svc/informers';
+import { namespacedNameKey } from '@svc/informers';
 import { resourceId } from '../reconcile/resource-ref';
 import type { WriteTracker } from './write-tracker';
 
@@ -62,7 +62,7 @@ export class TrackingClient extends Client {
               const result = (await pending) as ObjectLike | undefined;
               const meta = result?.metadata;
               if (meta?.name && meta.resourceVersion && (result as { kind?: string }).kind !== 'Status') {
-                tracker.record(id, objectKey(meta.namespace, meta.name), meta.resourceVersion);
+                tracker.record(id, namespacedNameKey(meta.namespace, meta.name), meta.resourceVersion);
               }
               return result;
             };

@@ -6,7 +6,7 @@ import type { Request } from '../reconcile/request';
 import type { ResourceRef } from '../reconcile/resource-ref';
 
 /** Another resource whose changes map to requests of this reconciler. */
-export interface WatchOptions<T = KubeObject, R = Reconcile> {
+export interface WatchMapping<T = KubeObject, R = Reconcile> {
   resource: ResourceRef<T>;
   /**
    * The requests a change of `object` should enqueue (for a delete: its last known state).
@@ -29,7 +29,7 @@ export interface ReconcilerOptions<T = KubeObject> {
   /** Resources whose objects' controller owner (ownerReference with `controller: true`) of the `for` kind is enqueued. */
   owns?: ResourceRef[];
   /** Each entry may name its own types: `{ resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: MyReconciler) => ... }`. */
-  watches?: WatchOptions[];
+  watches?: WatchMapping[];
   /** Workers; no key is ever reconciled by two at once. Default 1. */
   concurrency?: number;
   /** Filters for changes of the `for` resource (owned objects and watches are not filtered by these). */

@@ -1,4 +1,4 @@
-import { objectKey, splitMetaNamespaceKey } from '@svc/informers';
+import { namespacedNameKey, splitMetaNamespaceKey } from '@svc/informers';
 
 /** What a reconciler is asked to bring in line: one object, by namespace (absent for cluster-scoped) and name. */
 export interface Request {
@@ -16,7 +16,7 @@ export interface Result {
 
 /** The work queue key of a request: `namespace/name`, or `name` for a cluster-scoped object. */
 export function requestKey(request: Request): string {
-  return objectKey(request.namespace, request.name);
+  return namespacedNameKey(request.namespace, request.name);
 }
 
 export function requestFromKey(key: string): Request {

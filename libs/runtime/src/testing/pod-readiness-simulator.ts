@@ -1,7 +1,7 @@
 import type { Pod } from '@svc/api';
 import type { Client } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
-import { listerWatcherFor, RateLimitingQueue, SharedInformerFactory, type ListWatchClient, type SharedInformer } from '@svc/informers';
+import { listerWatcherFor, RateLimitingQueue, SharedInformerFactory, type SharedInformer } from '@svc/informers';
 
 export interface PodReadinessSimulatorOptions {
   /** Only pods of this namespace; all by default. */
@@ -36,7 +36,7 @@ export class PodReadinessSimulator {
     this.ready = options.ready ?? (() => true);
     const namespace = options.namespace;
     this.informer = this.factory.informerFor<Pod>({ resource: 'v1/pods', namespace }, () =>
-      listerWatcherFor(client.pods as unknown as ListWatchClient<Pod>, { namespace }),
+      listerWatcherFor(client.pods, { namespace }),
     );
   }
 

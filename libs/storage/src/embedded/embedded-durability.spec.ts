@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createStorage } from '../create-storage';
 import type { ChangeEvent } from '../storage';
 import { configMap, expectCode, key, prefix, take } from '../testing/contract-suite';
-import type { TestObject } from '../testing/contract-suite';
+import type { ContractTestObject } from '../testing/contract-suite';
 import { EmbeddedStorage } from './embedded-storage';
 
 const CHILD = join(__dirname, '..', 'testing', 'embedded-child.js');
@@ -41,11 +41,11 @@ describe('embedded storage backend: durability and exclusive ownership of the da
     const second = open();
     expect(await second.currentRevision()).toBe(lastSeen);
     expect(await second.compactedRevision()).toBe(compactAt);
-    expect((await second.get<TestObject>(key('a'))).data).toEqual({ v: '2' });
+    expect((await second.get<ContractTestObject>(key('a'))).data).toEqual({ v: '2' });
     await expectCode(second.watch(prefix(), { revision: compactAt - 1 }), 'Expired');
 
-    const history = await second.watch<TestObject>(prefix(), { revision: compactAt });
-    const fromLastSeen = await second.watch<TestObject>(prefix(), { revision: lastSeen });
+    const history = await second.watch<ContractTestObject>(prefix(), { revision: compactAt });
+    const fromLastSeen = await second.watch<ContractTestObject>(prefix(), { revision: lastSeen });
     const next = await second.create(key('c'), configMap('c'));
     expect(Number(next.metadata.resourceVersion)).toBe(lastSeen + 1);
     expect((await take(history, 2)).map((e) => [e.type, e.revision])).toEqual([
@@ -82,19 +82,19 @@ describe('embedded storage backend: durability and exclusive ownership of the da
     const current = await store.currentRevision();
     expect(current).toBeGreaterThanOrEqual(lastAck);
     for (const ack of acks) {
-      const stored = await store.get<TestObject>(ack.key);
+      const stored = await store.get<ContractTestObject>(ack.key);
       expect(Number(stored.metadata.resourceVersion)).toBeGreaterThanOrEqual(ack.revision);
       if (ack.type === 'MODIFIED') expect(stored.data).toEqual({ i: 'updated' });
     }
 
-    const fromLastAck = await store.watch<TestObject>(BURST_PREFIX, { revision: lastAck });
-    const fromEarly = await store.watch<TestObject>(BURST_PREFIX, { revision: ready });
+    const fromLastAck = await store.watch<ContractTestObject>(BURST_PREFIX, { revision: lastAck });
+    const fromEarly = await store.watch<ContractTestObject>(BURST_PREFIX, { revision: ready });
     const next = await store.create(`${BURST_PREFIX}after-restart`, configMap('after-restart'));
     expect(Number(next.metadata.resourceVersion)).toBe(current + 1);
 
-    const tail = (await take(fromLastAck, current + 1 - lastAck)) as Array<ChangeEvent<TestObject>>;
+    const tail = (await take(fromLastAck, current + 1 - lastAck)) as Array<ChangeEvent<ContractTestObject>>;
     expect(tail.map((e) => e.revision)).toEqual(range(lastAck + 1, current + 1));
-    const all = (await take(fromEarly, current + 1 - ready)) as Array<ChangeEvent<TestObject>>;
+    const all = (await take(fromEarly, current + 1 - ready)) as Array<ChangeEvent<ContractTestObject>>;
     expect(all.map((e) => e.revision)).toEqual(range(ready + 1, current + 1));
     expect(all.slice(0, acks.length).map((e) => ({ type: e.type, key: e.key, revision: e.revision }))).toEqual(acks);
   });

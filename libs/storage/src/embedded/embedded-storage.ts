@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Preconditions } from '@svc/machinery';
 import { decodeContinue, encodeContinue } from '../continue-token';
 import { checkPreconditions, guaranteedUpdate, validatedDelete } from '../guaranteed-update';
 import { keyAfter, prefixRange } from '../keys';
@@ -8,17 +9,16 @@ import { DEFAULT_TOO_LARGE_WAIT_MS, RevisionWaiter } from '../revision-waiter';
 import type {
   ChangeEvent,
   ChangeType,
-  DeleteOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
   ListResult,
-  Preconditions,
   Storage,
+  StorageDeleteOptions,
+  StorageWatchOptions,
   StoredObject,
   TryUpdate,
   UpdateOptions,
-  WatchOptions,
   Watcher,
 } from '../storage';
 import { StorageError } from '../storage-error';
@@ -209,7 +209,7 @@ export class EmbeddedStorage implements Storage {
     return guaranteedUpdate(this, key, tryUpdate, options);
   }
 
-  async delete<T extends StoredObject>(key: string, options: DeleteOptions<T> = {}): Promise<T> {
+  async delete<T extends StoredObject>(key: string, options: StorageDeleteOptions<T> = {}): Promise<T> {
     if (options.validate !== undefined) return validatedDelete(this, key, options);
     return this.deleteOnce<T>(key, options.preconditions);
   }
@@ -277,7 +277,7 @@ export class EmbeddedStorage implements Storage {
     return (this.statements.countCurrent.get(lo, hi) as { n: number }).n;
   }
 
-  async watch<T extends StoredObject>(prefix: string, options: WatchOptions = {}): Promise<Watcher<T>> {
+  async watch<T extends StoredObject>(prefix: string, options: StorageWatchOptions = {}): Promise<Watcher<T>> {
     this.assertOpen();
     if (options.revision !== undefined) await this.reach(options.revision);
     const start = options.revision ?? this.revision;

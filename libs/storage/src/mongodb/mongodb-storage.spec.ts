@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import type { ChangeEvent } from '../storage';
 import { configMap, describeStorageContract, key, prefix, take } from '../testing/contract-suite';
-import type { TestObject } from '../testing/contract-suite';
+import type { ContractTestObject } from '../testing/contract-suite';
 import { MongoStorage } from './mongodb-storage';
 
 // The MongoDB backend runs against a real replica set only (docker/mongodb.yml):
@@ -61,8 +61,8 @@ describeStorageContract(
       };
       const [a, b] = [await open(), await open()];
       const from = await a.currentRevision();
-      const watchA = await a.watch<TestObject>(prefix(), { revision: from });
-      const watchB = await b.watch<TestObject>(prefix(), { revision: from });
+      const watchA = await a.watch<ContractTestObject>(prefix(), { revision: from });
+      const watchB = await b.watch<ContractTestObject>(prefix(), { revision: from });
       const writes: number[] = [];
       await Promise.all(
         [a, b].flatMap((store, s) =>
@@ -78,10 +78,10 @@ describeStorageContract(
       const expected = [...writes].sort((x, y) => x - y);
       expect(expected).toEqual(Array.from({ length: 40 }, (_, i) => from + 1 + i));
       for (const watcher of [watchA, watchB]) {
-        const events = (await take(watcher, 40)) as Array<ChangeEvent<TestObject>>;
+        const events = (await take(watcher, 40)) as Array<ChangeEvent<ContractTestObject>>;
         expect(events.map((e) => e.revision)).toEqual(expected);
       }
-      const viaB = await b.get<TestObject>(key('s0-w0-0'));
+      const viaB = await b.get<ContractTestObject>(key('s0-w0-0'));
       expect(viaB.metadata.name).toBe('s0-w0-0');
     });
   },

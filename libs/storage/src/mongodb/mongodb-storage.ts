@@ -1,22 +1,22 @@
 import { readFileSync } from 'node:fs';
 import type { ClientSession, Collection, Db, Document, MongoClientOptions } from 'mongodb';
 import { Long, MongoClient, MongoError, MongoServerError } from 'mongodb';
+import type { Preconditions } from '@svc/machinery';
 import { decodeContinue, encodeContinue } from '../continue-token';
 import { checkPreconditions, guaranteedUpdate, validatedDelete } from '../guaranteed-update';
 import { keyAfter, prefixRange } from '../keys';
 import { DEFAULT_TOO_LARGE_WAIT_MS, RevisionWaiter } from '../revision-waiter';
 import type {
-  DeleteOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
   ListResult,
-  Preconditions,
   Storage,
+  StorageDeleteOptions,
+  StorageWatchOptions,
   StoredObject,
   TryUpdate,
   UpdateOptions,
-  WatchOptions,
   Watcher,
 } from '../storage';
 import { StorageError } from '../storage-error';
@@ -208,7 +208,7 @@ export class MongoStorage implements Storage {
     return guaranteedUpdate(this, key, tryUpdate, options);
   }
 
-  async delete<T extends StoredObject>(key: string, options: DeleteOptions<T> = {}): Promise<T> {
+  async delete<T extends StoredObject>(key: string, options: StorageDeleteOptions<T> = {}): Promise<T> {
     if (options.validate !== undefined) return validatedDelete(this, key, options);
     return this.deleteOnce<T>(key, options.preconditions);
   }
@@ -272,7 +272,7 @@ export class MongoStorage implements Storage {
     return this.read(() => this.kv.countDocuments({ _id: { $gte: lo, $lt: hi } }, MAJORITY));
   }
 
-  async watch<T extends StoredObject>(prefix: string, options: WatchOptions = {}): Promise<Watcher<T>> {
+  async watch<T extends StoredObject>(prefix: string, options: StorageWatchOptions = {}): Promise<Watcher<T>> {
     this.assertOpen();
     await this.reach(options.revision);
     const { lo, hi } = prefixRange(prefix);

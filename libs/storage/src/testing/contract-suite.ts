@@ -1,4 +1,4 @@
-import type { ChangeEvent, Storage, StoredObject, WatchEvent, Watcher } from '../storage';
+import type { ChangeEvent, Storage, StoredObject, StorageWatchEvent, Watcher } from '../storage';
 import type { StorageErrorCode } from '../storage-error';
 
 /** Options a test asks of a fresh store; the harness maps them to its backend's configuration. */
@@ -15,7 +15,7 @@ export interface StorageContractHarness {
   dispose?(): Promise<void>;
 }
 
-export interface TestObject extends StoredObject {
+export interface ContractTestObject extends StoredObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -52,7 +52,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         expect(created.metadata.resourceVersion).toBe(String(before + 1));
         expect(input.metadata.resourceVersion).toBeUndefined();
         expect(await store.currentRevision()).toBe(before + 1);
-        const read = await store.get<TestObject>(key('a'));
+        const read = await store.get<ContractTestObject>(key('a'));
         expect(read).toEqual(created);
         expect(read.data).toEqual({ x: '1' });
       });
@@ -68,7 +68,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         const store = await open();
         const a = await store.create(key('a'), configMap('a'));
         const b = await store.update(key('a'), configMap('a', { v: '2' }));
-        const c = await store.delete<TestObject>(key('a'));
+        const c = await store.delete<ContractTestObject>(key('a'));
         const d = await store.create(key('a'), configMap('a'));
         const revisions = [a, b, c, d].map((o) => Number(o.metadata?.resourceVersion));
         expect(revisions).toEqual([revisions[0], revisions[0] + 1, revisions[0] + 2, revisions[0] + 3]);
@@ -86,7 +86,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await expectCode(store.update(key('a'), configMap('a', { v: '3' }), { preconditions: { resourceVersion: rv } }), 'Conflict');
         await expectCode(store.update(key('a'), configMap('a', { v: '3' }), { preconditions: { uid: 'uid-2' } }), 'InvalidPrecondition');
         await expectCode(store.update(key('missing'), configMap('missing')), 'KeyNotFound');
-        expect((await store.get<TestObject>(key('a'))).data).toEqual({ v: '2' });
+        expect((await store.get<ContractTestObject>(key('a'))).data).toEqual({ v: '2' });
       });
 
       test('delete checks uid and resourceVersion preconditions and returns the last state at the deletion revision', async () => {
@@ -94,7 +94,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         const created = await store.create(key('a'), configMap('a', { v: '1' }, 'uid-1'));
         await expectCode(store.delete(key('a'), { preconditions: { uid: 'other' } }), 'InvalidPrecondition');
         await expectCode(store.delete(key('a'), { preconditions: { resourceVersion: '1' } }), 'Conflict');
-        const deleted = await store.delete<TestObject>(key('a'), {
+        const deleted = await store.delete<ContractTestObject>(key('a'), {
           preconditions: { uid: 'uid-1', resourceVersion: created.metadata.resourceVersion },
         });
         expect(deleted.data).toEqual({ v: '1' });
@@ -107,7 +107,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         const store = await open();
         await store.create(key('a'), configMap('a', { v: '1' }));
         await expect(
-          store.delete<TestObject>(key('a'), {
+          store.delete<ContractTestObject>(key('a'), {
             validate: () => {
               throw new Error('has finalizers');
             },
@@ -115,7 +115,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         ).rejects.toThrow('has finalizers');
         await store.get(key('a'));
         let calls = 0;
-        const deleted = await store.delete<TestObject>(key('a'), {
+        const deleted = await store.delete<ContractTestObject>(key('a'), {
           validate: async (current) => {
             calls += 1;
             // A concurrent writer changes the object after the first validation: validate again.
@@ -135,7 +135,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await expectCode(store.get(key('big')), 'KeyNotFound');
         const created = await store.create(key('small'), configMap('small', { v: '1' }));
         await expectCode(store.update(key('small'), { ...created, data: { v: big } }), 'TooLarge');
-        expect((await store.get<TestObject>(key('small'))).data).toEqual({ v: '1' });
+        expect((await store.get<ContractTestObject>(key('small'))).data).toEqual({ v: '1' });
       });
     });
 
@@ -149,16 +149,16 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await Promise.all(
           Array.from({ length: writers }, async () => {
             for (let i = 0; i < increments; i++) {
-              await store.guaranteedUpdate<TestObject>(key('counter'), async (current) => {
+              await store.guaranteedUpdate<ContractTestObject>(key('counter'), async (current) => {
                 const n = Number(current?.data?.n);
                 // Yield between read and write so the writers really interleave.
                 await new Promise((resolve) => setImmediate(resolve));
-                return { ...(current as TestObject), data: { n: String(n + 1) } };
+                return { ...(current as ContractTestObject), data: { n: String(n + 1) } };
               });
             }
           }),
         );
-        const final = await store.get<TestObject>(key('counter'));
+        const final = await store.get<ContractTestObject>(key('counter'));
         expect(final.data?.n).toBe(String(writers * increments));
         expect(await store.currentRevision()).toBe(start + writers * increments);
       });
@@ -166,7 +166,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
       test('an update that changes nothing writes nothing', async () => {
         const store = await open();
         const created = await store.create(key('a'), configMap('a', { v: '1' }));
-        const same = await store.guaranteedUpdate<TestObject>(key('a'), (current) => current as TestObject);
+        const same = await store.guaranteedUpdate<ContractTestObject>(key('a'), (current) => current as ContractTestObject);
         expect(same.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
         expect(await store.currentRevision()).toBe(Number(created.metadata.resourceVersion));
       });
@@ -175,28 +175,28 @@ export function describeStorageContract(title: string, harness: StorageContractH
         const store = await open();
         const created = await store.create(key('a'), configMap('a', { v: '1' }, 'uid-1'));
         await expectCode(
-          store.guaranteedUpdate<TestObject>(key('a'), (c) => ({ ...(c as TestObject), data: { v: '2' } }), {
+          store.guaranteedUpdate<ContractTestObject>(key('a'), (c) => ({ ...(c as ContractTestObject), data: { v: '2' } }), {
             preconditions: { uid: 'uid-2' },
           }),
           'InvalidPrecondition',
         );
         await expectCode(
-          store.guaranteedUpdate<TestObject>(key('a'), (c) => ({ ...(c as TestObject), data: { v: '2' } }), {
+          store.guaranteedUpdate<ContractTestObject>(key('a'), (c) => ({ ...(c as ContractTestObject), data: { v: '2' } }), {
             preconditions: { resourceVersion: String(Number(created.metadata.resourceVersion) - 1) },
           }),
           'Conflict',
         );
         await expect(
-          store.guaranteedUpdate<TestObject>(key('a'), () => {
+          store.guaranteedUpdate<ContractTestObject>(key('a'), () => {
             throw new Error('rejected by admission');
           }),
         ).rejects.toThrow('rejected by admission');
-        await expectCode(store.guaranteedUpdate<TestObject>(key('b'), (c) => c as TestObject), 'KeyNotFound');
-        const made = await store.guaranteedUpdate<TestObject>(key('b'), (c) => c ?? configMap('b', { new: 'yes' }), {
+        await expectCode(store.guaranteedUpdate<ContractTestObject>(key('b'), (c) => c as ContractTestObject), 'KeyNotFound');
+        const made = await store.guaranteedUpdate<ContractTestObject>(key('b'), (c) => c ?? configMap('b', { new: 'yes' }), {
           ignoreNotFound: true,
         });
         expect(made.data).toEqual({ new: 'yes' });
-        expect((await store.get<TestObject>(key('a'))).data).toEqual({ v: '1' });
+        expect((await store.get<ContractTestObject>(key('a'))).data).toEqual({ v: '1' });
       });
     });
 
@@ -206,7 +206,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         for (const name of ['c', 'a', 'b']) await store.create(key(name), configMap(name));
         await store.create(key('a', 'other'), configMap('a'));
         await store.create('/registry/core/configmaps/ns1x/z', configMap('z'));
-        const result = await store.list<TestObject>(prefix());
+        const result = await store.list<ContractTestObject>(prefix());
         expect(result.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
         expect(result.revision).toBe(await store.currentRevision());
         expect(result.continue).toBeUndefined();
@@ -222,7 +222,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
           const created = await store.create(key(name), configMap(name, { v: '0' }));
           snapshot.set(name, created.metadata.resourceVersion as string);
         }
-        const first = await store.list<TestObject>(prefix(), { limit: 5 });
+        const first = await store.list<ContractTestObject>(prefix(), { limit: 5 });
         expect(first.items).toHaveLength(5);
         expect(first.continue).toBeDefined();
         const seen = [...first.items];
@@ -234,7 +234,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
           await store.update(key(names[names.length - round]), configMap(names[names.length - round], { v: 'changed' }));
           await store.delete(key(names[names.length - 1 - round - 5]));
           await store.create(key(`obj-${round}-new`), configMap(`obj-${round}-new`));
-          const page = await store.list<TestObject>(prefix(), { limit: 5, continue: token });
+          const page = await store.list<ContractTestObject>(prefix(), { limit: 5, continue: token });
           expect(page.revision).toBe(first.revision);
           seen.push(...page.items);
           token = page.continue;
@@ -244,7 +244,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
           expect(item.data).toEqual({ v: '0' });
           expect(item.metadata.resourceVersion).toBe(snapshot.get(item.metadata.name));
         }
-        const exact = await store.list<TestObject>(prefix(), { revision: first.revision, match: 'Exact' });
+        const exact = await store.list<ContractTestObject>(prefix(), { revision: first.revision, match: 'Exact' });
         expect(exact.items.map((o) => o.metadata.name)).toEqual(names);
         expect(exact.revision).toBe(first.revision);
       });
@@ -257,13 +257,13 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await store.update(key('a'), configMap('a', { v: '2' }));
         await store.delete(key('b'));
         await store.create(key('c'), configMap('c'));
-        const exact = await store.list<TestObject>(prefix(), { revision: at, match: 'Exact' });
+        const exact = await store.list<ContractTestObject>(prefix(), { revision: at, match: 'Exact' });
         expect(exact.revision).toBe(at);
         expect(exact.items.map((o) => [o.metadata.name, o.data])).toEqual([
           ['a', { v: '1' }],
           ['b', undefined],
         ]);
-        const latest = await store.list<TestObject>(prefix(), { revision: at });
+        const latest = await store.list<ContractTestObject>(prefix(), { revision: at });
         expect(latest.revision).toBe(await store.currentRevision());
         expect(latest.items.map((o) => o.metadata.name)).toEqual(['a', 'c']);
       });
@@ -294,16 +294,16 @@ export function describeStorageContract(title: string, harness: StorageContractH
             await store.create(key(`${name}-${i}`, 'elsewhere'), configMap(name));
           }
         };
-        const early = await store.watch<TestObject>(prefix(), { revision: from });
+        const early = await store.watch<ContractTestObject>(prefix(), { revision: from });
         const writers = Array.from({ length: 8 }, (_, w) => writer(w));
         // A second watch from the same revision starts mid-burst: it must catch up and go live cleanly.
         await Promise.race([Promise.all(writers), new Promise((resolve) => setTimeout(resolve, 20))]);
-        const late = await store.watch<TestObject>(prefix(), { revision: from });
+        const late = await store.watch<ContractTestObject>(prefix(), { revision: from });
         await Promise.all(writers);
         expect(writes).toHaveLength(96);
         const expected = [...writes].sort((a, b) => a.revision - b.revision);
         for (const watcher of [early, late]) {
-          const events = (await take(watcher, expected.length)) as Array<ChangeEvent<TestObject>>;
+          const events = (await take(watcher, expected.length)) as Array<ChangeEvent<ContractTestObject>>;
           expect(events.map((e) => ({ key: e.key, type: e.type, revision: e.revision }))).toEqual(expected);
           for (const event of events) expect(event.object.metadata.resourceVersion).toBe(String(event.revision));
           watcher.stop();
@@ -314,11 +314,11 @@ export function describeStorageContract(title: string, harness: StorageContractH
 
       test('events carry the previous object; DELETED carries the last state at the deletion revision', async () => {
         const store = await open();
-        const watcher = await store.watch<TestObject>(prefix());
+        const watcher = await store.watch<ContractTestObject>(prefix());
         const created = await store.create(key('a'), configMap('a', { v: '1' }));
         const updated = await store.update(key('a'), configMap('a', { v: '2' }));
-        const deleted = await store.delete<TestObject>(key('a'));
-        const [added, modified, removed] = (await take(watcher, 3)) as Array<ChangeEvent<TestObject>>;
+        const deleted = await store.delete<ContractTestObject>(key('a'));
+        const [added, modified, removed] = (await take(watcher, 3)) as Array<ChangeEvent<ContractTestObject>>;
         expect(added).toMatchObject({ type: 'ADDED', key: key('a'), object: created });
         expect(added.prevObject).toBeUndefined();
         expect(modified).toMatchObject({ type: 'MODIFIED', object: updated, prevObject: created });
@@ -333,7 +333,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await store.create(key('a'), configMap('a'));
         await store.create(key('x', 'other'), configMap('x'));
         const at = await store.currentRevision();
-        const watcher = await store.watch<TestObject>(prefix(), { initialEvents: true });
+        const watcher = await store.watch<ContractTestObject>(prefix(), { initialEvents: true });
         await store.create(key('c'), configMap('c'));
         const events = await take(watcher, 4, true);
         expect(events.map(describeEvent)).toEqual(['ADDED a', 'ADDED b', `PROGRESS end ${at}`, 'ADDED c']);
@@ -347,7 +347,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await store.update(key('a'), configMap('a', { v: '2' }));
         await store.delete(key('a'));
         await store.create(key('b'), configMap('b'));
-        const watcher = await store.watch<TestObject>(prefix(), { revision: at, initialEvents: true });
+        const watcher = await store.watch<ContractTestObject>(prefix(), { revision: at, initialEvents: true });
         const events = await take(watcher, 5, true);
         expect(events.map(describeEvent)).toEqual([
           'ADDED a',
@@ -361,7 +361,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
       test('progress notifications carry a revision up to which everything was delivered', async () => {
         const store = await open();
         await store.create(key('a', 'other'), configMap('a'));
-        const watcher = await store.watch<TestObject>(prefix(), { progressIntervalMs: 50 });
+        const watcher = await store.watch<ContractTestObject>(prefix(), { progressIntervalMs: 50 });
         await store.create(key('other-prefix', 'elsewhere'), configMap('x'));
         const current = await store.currentRevision();
         const [periodic] = await take(watcher, 1, true);
@@ -369,7 +369,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         expect(periodic.revision).toBeGreaterThanOrEqual(current - 1);
         watcher.stop();
 
-        const asked = await store.watch<TestObject>(prefix());
+        const asked = await store.watch<ContractTestObject>(prefix());
         const created = await store.create(key('b'), configMap('b'));
         await take(asked, 1);
         asked.requestProgress();
@@ -380,7 +380,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
 
       test('stop ends the iteration without error', async () => {
         const store = await open();
-        const watcher = await store.watch<TestObject>(prefix());
+        const watcher = await store.watch<ContractTestObject>(prefix());
         const pending = watcher[Symbol.asyncIterator]().next();
         watcher.stop();
         await expect(pending).resolves.toMatchObject({ done: true });
@@ -389,7 +389,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
 
       test('a consumer that falls behind is cut off with WatchOverflow after the buffered events', async () => {
         const store = await open({ watchBufferLimit: 5 });
-        const watcher = await store.watch<TestObject>(prefix());
+        const watcher = await store.watch<ContractTestObject>(prefix());
         for (let i = 0; i < 8; i++) await store.create(key(`o${i}`), configMap(`o${i}`));
         await expect(withTimeout(watcher.ended, 5_000)).resolves.toMatchObject({ code: 'WatchOverflow' });
         const iterator = watcher[Symbol.asyncIterator]();
@@ -425,12 +425,12 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await expectCode(store.list(prefix(), { revision: compactAt - 1, match: 'Exact' }), 'Expired');
         await expectCode(store.list(prefix(), { limit: 1, continue: page.continue }), 'Expired');
 
-        const exact = await store.list<TestObject>(prefix(), { revision: compactAt, match: 'Exact' });
+        const exact = await store.list<ContractTestObject>(prefix(), { revision: compactAt, match: 'Exact' });
         expect(exact.items.map((o) => [o.metadata.name, o.data])).toEqual([['a', { v: '2' }]]);
-        const watcher = await store.watch<TestObject>(prefix(), { revision: compactAt });
+        const watcher = await store.watch<ContractTestObject>(prefix(), { revision: compactAt });
         const events = await take(watcher, 2);
         expect(events.map(describeEvent)).toEqual(['ADDED c', 'MODIFIED a']);
-        expect((events[1] as ChangeEvent<TestObject>).prevObject?.data).toEqual({ v: '2' });
+        expect((events[1] as ChangeEvent<ContractTestObject>).prevObject?.data).toEqual({ v: '2' });
       });
 
       test('the store compacts on its own every interval, keeping at least one interval of history', async () => {
@@ -474,7 +474,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
       test('a revision reached during the wait is served', async () => {
         const store = await open({ tooLargeWaitMs: 3_000 });
         const next = (await store.currentRevision()) + 1;
-        const listing = store.list<TestObject>(prefix(), { revision: next });
+        const listing = store.list<ContractTestObject>(prefix(), { revision: next });
         setTimeout(() => void store.create(key('late'), configMap('late')), 50);
         const result = await listing;
         expect(result.revision).toBeGreaterThanOrEqual(next);
@@ -490,7 +490,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
 
       test('close ends every watch with Closed and later calls fail with Closed', async () => {
         const store = await open();
-        const watcher = await store.watch<TestObject>(prefix());
+        const watcher = await store.watch<ContractTestObject>(prefix());
         const pending = watcher[Symbol.asyncIterator]().next();
         await store.close();
         await expect(pending).rejects.toMatchObject({ code: 'Closed' });
@@ -512,7 +512,7 @@ export function prefix(namespace = NAMESPACE): string {
   return `/registry/core/configmaps/${namespace}/`;
 }
 
-export function configMap(name: string, data?: Record<string, string>, uid?: string): TestObject {
+export function configMap(name: string, data?: Record<string, string>, uid?: string): ContractTestObject {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -534,9 +534,9 @@ export async function take<T extends StoredObject>(
   count: number,
   withProgress = false,
   timeoutMs = 10_000,
-): Promise<Array<WatchEvent<T>>> {
+): Promise<Array<StorageWatchEvent<T>>> {
   const iterator = watcher[Symbol.asyncIterator]();
-  const events: Array<WatchEvent<T>> = [];
+  const events: Array<StorageWatchEvent<T>> = [];
   const deadline = Date.now() + timeoutMs;
   while (events.length < count) {
     const next = await withTimeout(iterator.next(), deadline - Date.now(), `${events.length} of ${count} events`);
@@ -547,7 +547,7 @@ export async function take<T extends StoredObject>(
   return events;
 }
 
-export function describeEvent(event: WatchEvent<StoredObject>): string {
+export function describeEvent(event: StorageWatchEvent<StoredObject>): string {
   if (event.type === 'PROGRESS') return `PROGRESS${event.initialEventsEnd ? ' end' : ''} ${event.revision}`;
   return `${event.type} ${event.key.slice(event.key.lastIndexOf('/') + 1)}`;
 }

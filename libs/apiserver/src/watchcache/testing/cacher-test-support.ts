@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedStorage, objectKey, prefixKey, type Storage, type StoredObject } from '@svc/storage';
+import { EmbeddedStorage, objectStorageKey, prefixKey, type Storage, type StoredObject } from '@svc/storage';
 import type { CacheWatchEvent } from '../cache-events';
 import type { CacheWatcher } from '../cache-watcher';
 
@@ -27,11 +27,11 @@ export function nsPrefix(namespace: string): string {
 }
 
 export function keyOf(name: string, namespace = 'default'): string {
-  return objectKey({ prefix: '/registry', group: '', resource: 'configmaps', namespace, name });
+  return objectStorageKey({ prefix: '/registry', group: '', resource: 'configmaps', namespace, name });
 }
 
 export function otherKey(name: string): string {
-  return objectKey({ prefix: '/registry', group: '', resource: 'secrets', namespace: 'default', name });
+  return objectStorageKey({ prefix: '/registry', group: '', resource: 'secrets', namespace: 'default', name });
 }
 
 export function configMap(name: string, labels: Record<string, string> = {}, namespace = 'default'): TestObject {

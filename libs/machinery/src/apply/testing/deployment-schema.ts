@@ -1,4 +1,5 @@
-import { JsonObject, JsonSchema } from '../../patch';
+import type { JsonSchema } from '../../json-schema';
+import { JsonObject } from '../../patch';
 
 // A Deployment schema with the markers Kubernetes' apps/v1 types carry, cut down to what the
 // field-ownership specs touch. Metadata is left loose on purpose: ObjectMeta's markers apply anyway.

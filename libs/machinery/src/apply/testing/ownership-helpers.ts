@@ -1,12 +1,12 @@
 import { JsonObject, isJsonObject } from '../../patch';
 import { FieldSet } from '../field-set';
-import { ManagedFieldsEntry } from '../managed-fields';
+import type { ManagedFieldsEntry } from '../../meta/managed-fields-entry';
 import { formatFieldPath } from '../path-element';
 
 export function entriesOf(object: JsonObject): ManagedFieldsEntry[] {
   const metadata = object.metadata;
   if (!isJsonObject(metadata) || !Array.isArray(metadata.managedFields)) return [];
-  return metadata.managedFields as unknown as ManagedFieldsEntry[];
+  return metadata.managedFields as ManagedFieldsEntry[];
 }
 
 /** The entry of a manager (and operation, when several); fails the test when there is none. */

@@ -1,4 +1,4 @@
-import { JsonSchema } from '../json-schema';
+import type { JsonSchema } from '../../json-schema';
 
 // A cut-down Pod/Deployment schema carrying the markers the built-in kinds carry, used by the
 // patch specs. It mixes explicit patch markers, list-type-only markers, $ref and allOf on purpose.
