@@ -273,7 +273,7 @@ export class Controller {
     }
   }
 
-  private informerFor(ref: ResourceRef): SharedInformer<KubeObject> {
+  private informerFor(ref: ResourceRef<unknown>): SharedInformer<KubeObject> {
     const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
     this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
     return informer;
