@@ -17,8 +17,8 @@ export interface WatchMapping<T = KubeObject, R = never> {
    * (`mapTo: (pod, r: EndpointsReconciler) => r.servicesSelecting(pod)`); annotate its type, which
    * `@Reconciler` checks against the class it decorates.
    */
-  mapTo(object: NoInfer<T>, reconciler: R): Request[];
-  predicates?: ReadonlyArray<Predicate<NoInfer<T>>>;
+  mapTo(object: NoInfer<WatchedObject<T>>, reconciler: R): Request[];
+  predicates?: ReadonlyArray<Predicate<NoInfer<WatchedObject<T>>>>;
   /**
    * How long (ms) a change of this resource waits before its requests are enqueued, read once from
    * the reconciler when its controller is made (a flag such as `--endpoint-updates-batch-period`):
@@ -55,11 +55,14 @@ export interface ReconcilerOptions<T = KubeObject, W extends readonly unknown[] 
  */
 type Judged<F> = F | object;
 
+/** The objects of a watch whose resource does not tell their type (`T` inferred as unknown) are KubeObjects. */
+export type WatchedObject<T> = unknown extends T ? KubeObject : T;
+
 /** One watch as `@Reconciler` takes it (see {@link Judged}). */
 interface WatchInput<T> {
   resource: ResourceRef<T>;
-  mapTo: Judged<(object: NoInfer<T>, reconciler: never) => Request[]>;
-  predicates?: ReadonlyArray<Judged<Predicate<NoInfer<T>>>>;
+  mapTo: Judged<(object: NoInfer<WatchedObject<T>>, reconciler: never) => Request[]>;
+  predicates?: ReadonlyArray<Judged<Predicate<NoInfer<WatchedObject<T>>>>>;
   delay?: Judged<(reconciler: never) => number>;
 }
 

@@ -96,9 +96,10 @@ export class Manager {
    * before start, it starts with the others; added to a started manager, its informers start at once
    * and it runs, while this manager leads, once they have synced.
    */
-  add<T extends KubeObject = KubeObject, const W extends readonly KubeObject[] = []>(reconciler: Reconcile, options?: ReconcilerOptions<T, W>): Controller {
+  add<T = KubeObject, const W extends readonly unknown[] = []>(reconciler: Reconcile, options?: ReconcilerOptions<T, W>): Controller {
     if (this.state !== 'new' && this.state !== 'started') throw new Error(`reconcilers cannot be added: the manager is ${this.state}`);
-    const resolved: ReconcilerOptions | undefined = options ?? getReconcilerOptions(reconciler);
+    // Each source hands its callbacks only objects of its own resource, the types inferred above.
+    const resolved = (options as ReconcilerOptions | undefined) ?? getReconcilerOptions(reconciler);
     if (!resolved) throw new Error(`${reconciler.constructor.name} has no @Reconciler options`);
     const name = resolved.name ?? reconciler.constructor.name;
     if (this.controllers.some((c) => c.name === name)) throw new Error(`a controller named ${name} is already added`);
