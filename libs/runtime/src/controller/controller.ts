@@ -14,6 +14,7 @@ import type { ReconcilerOptions, WatchMapping } from '../decorators/reconciler.d
 import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/predicates';
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
+import { isTerminalError } from '../reconcile/terminal-error';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
@@ -358,8 +359,14 @@ export class Controller {
     } catch (error) {
       outcome = 'error';
       this.metrics.errors.inc(labels);
-      this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
-      queue.addRateLimited(key);
+      if (isTerminalError(error)) {
+        // As controller-runtime: counted and logged, not queued again, backoff kept as it was.
+        this.metrics.terminalErrors.inc(labels);
+        this.logger.error(`controller ${this.name}: reconcile of ${key} failed with a terminal error, not retried`, error);
+      } else {
+        this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
+        queue.addRateLimited(key);
+      }
     } finally {
       this.forgetUnwatchedWrites(key, writes);
       this.metrics.active.dec(labels);
