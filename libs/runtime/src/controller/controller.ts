@@ -15,6 +15,7 @@ import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/pre
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
 import { isTerminalError } from '../reconcile/terminal-error';
+import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
@@ -97,6 +98,8 @@ export class Controller {
   private registrations: ResourceEventHandlerRegistration[] | undefined;
   private workers: Promise<void>[] = [];
   private abort = new AbortController();
+  /** The reads of the caches each reconcile gets, in this controller's namespace by default. */
+  private readonly cache: CacheReader;
 
   constructor(
     readonly reconciler: Reconcile,
@@ -108,6 +111,7 @@ export class Controller {
     this.logger = deps.logger ?? consoleControllerLogger;
     this.metrics = ControllerMetrics.of(deps.registry);
     this.metrics.register(this.name, this.concurrency);
+    this.cache = new InformerCacheReader(deps.informers, deps.client.scheme, options.namespace);
 
     const scheme = deps.client.scheme;
     const forInfo = resolveResource(options.for, scheme);
@@ -341,6 +345,7 @@ export class Controller {
           (await this.reconciler.reconcile(requestFromKey(key), {
             controller: this.name,
             client: this.deps.client,
+            cache: this.cache,
             signal,
             expectations: new KeyExpectations(this.expectations, key),
           })) as Result | undefined,

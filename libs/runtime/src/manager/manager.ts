@@ -2,6 +2,7 @@ import type { Scheme } from '@svc/api';
 import { Client, resolveClientConfig, type ClientConfig } from '@svc/client';
 import { SharedInformerFactory, type KubeObject, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
 import { type ResourceRef } from '../reconcile/resource-ref';
+import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
 import { informerForResource } from '../controller/informer-for-resource';
 import { Registry } from 'prom-client';
 import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
@@ -63,6 +64,7 @@ export class Manager {
   private readonly electionClient: Client | undefined;
   private health: HealthServer | undefined;
   private state: ManagerState = 'new';
+  private cacheReader: CacheReader | undefined;
   private leading = false;
   private leadership: Promise<void> = Promise.resolve();
   private httpPort: number | undefined;
@@ -157,6 +159,15 @@ export class Manager {
    */
   informerFor<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, namespace?: string): SharedInformer<T> {
     return informerForResource(this.informers, this.client, ref, namespace);
+  }
+
+  /**
+   * Typed reads of the informers this manager holds, of all namespaces (a reconcile has its own,
+   * `ReconcileContext.cache`, scoped to its controller's namespace), for reads outside a reconcile
+   * such as a watch's `mapTo`.
+   */
+  get cache(): CacheReader {
+    return (this.cacheReader ??= new InformerCacheReader(this.informers, this.client.scheme));
   }
 
   getControllers(): readonly Controller[] {

@@ -59,3 +59,8 @@ export function resolveResource(ref: ResourceRef<unknown>, scheme: Scheme): Reso
 export function resourceId(info: ResourceInfo): string {
   return `${info.group ? `${info.group}/` : ''}${info.version}/${info.resource}`;
 }
+
+/** The informer factory's name of the cache of `ref`: its resource id, with `#metadata` for a metadata-only one. */
+export function informerResourceId(ref: ResourceRef<unknown>, info: ResourceInfo): string {
+  return isMetadataOnly(ref) ? `${resourceId(info)}#metadata` : resourceId(info);
+}
