@@ -151,9 +151,9 @@ function withAbsolutePaths(doc: Entry, base: string): Entry {
   const out: Entry = { ...doc };
   for (const [listKey, pathKeys] of Object.entries(PATH_KEYS)) {
     const itemKey = listKey.slice(0, -1);
-    const list = doc[listKey];
+    const list: unknown = doc[listKey];
     if (!Array.isArray(list)) continue;
-    out[listKey] = list.map((entry) => {
+    out[listKey] = (list as unknown[]).map((entry) => {
       if (!isEntry(entry) || !isEntry(entry[itemKey])) return entry;
       const body: Entry = { ...entry[itemKey] };
       for (const key of pathKeys) {
@@ -177,9 +177,9 @@ function mergeDocuments(docs: ReadonlyArray<{ doc: Entry; file: string }>): Entr
   for (const listKey of ['clusters', 'users', 'contexts']) {
     const byName = new Map<unknown, unknown>();
     for (const doc of resolved) {
-      const list = doc[listKey];
+      const list: unknown = doc[listKey];
       if (!Array.isArray(list)) continue;
-      for (const entry of list) if (isEntry(entry) && !byName.has(entry.name)) byName.set(entry.name, entry);
+      for (const entry of list as unknown[]) if (isEntry(entry) && !byName.has(entry.name)) byName.set(entry.name, entry);
     }
     merged[listKey] = [...byName.values()];
   }

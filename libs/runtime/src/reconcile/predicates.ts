@@ -49,7 +49,7 @@ type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: 
  * podReady)` takes pods, so the decorator refuses it on a source of another kind.
  */
 export function anyOf<const P extends ReadonlyArray<Predicate<never>>>(...predicates: P): Predicate<Intersection<PredicateObject<P[number]>>> {
-  return (event) => predicates.some((p) => (p as Predicate<unknown>)(event));
+  return (event) => predicates.some((p) => p(event as never));
 }
 
 /** Passes the events of the given types only. */

@@ -2,7 +2,6 @@ import type { Client } from '@svc/client';
 import type { KeyExpectations } from '../controller/expectations';
 import type { CacheReader } from './cache-reader';
 import type { Request, Result } from './request';
-import type { TerminalError } from './terminal-error';
 
 /** What the framework hands each reconcile besides the request. */
 export interface ReconcileContext {
@@ -38,7 +37,7 @@ export interface ReconcileContext {
 /**
  * A reconciler: level-based and idempotent. It reads the current state (`context.cache`, listers,
  * client) and makes the world match it; it does not replay events. A thrown error is retried with
- * backoff, except a {@link TerminalError}.
+ * backoff, except a `TerminalError`.
  */
 export interface Reconcile {
   reconcile(request: Request, context: ReconcileContext): Promise<Result | void> | Result | void;
