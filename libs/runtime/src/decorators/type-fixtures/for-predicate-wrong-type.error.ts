@@ -6,7 +6,7 @@ import { Reconciler, type Predicate, type Request } from '@svc/runtime';
 const podScheduled: Predicate<Pod> = (event) => Boolean(event.object.spec.nodeName);
 
 @Reconciler({ for: BUILTIN_RESOURCES.configMaps, predicates: [podScheduled] })
-export class FiltersConfigMapsAsPods {
+export class RefilteredConfigMaps {
   reconcile(request: Request): void {
     void request;
   }
