@@ -75,6 +75,31 @@ describe('the Greeting operator', () => {
     await eventually(async () => expect(await messages('again')).toEqual({ 'again-1': 'Hi', 'again-2': 'Hi' }));
   });
 
+  it('stops on a ConfigMap of someone else in the way (a terminal error, not retried) and goes on once it is gone', async () => {
+    await configMaps.create({ metadata: { name: 'taken-2', namespace }, data: { owner: 'someone else' } });
+    await greetingClient.create({ metadata: { name: 'taken' }, spec: { message: 'Hi', copies: 2 } });
+    await eventually(async () => {
+      const events = await env.client.events.listAll({ namespace });
+      expect(events.items.some((e) => e.involvedObject?.name === 'taken' && e.reason === 'NameTaken')).toBe(true);
+    });
+    expect(await messages('taken')).toEqual({ 'taken-1': 'Hi' });
+    expect((await configMaps.get('taken-2', { namespace })).data).toEqual({ owner: 'someone else' });
+    const terminalErrors = async () =>
+      (await manager.registry.getSingleMetric('controller_runtime_terminal_reconcile_errors_total')!.get()).values.find((v) => v.labels.controller === 'GreetingReconciler')?.value ?? 0;
+    // Once per wake-up (its creation, the copy it made), never in a retry loop (whose backoff,
+    // 5 ms doubling, would count about seven more in a second).
+    await eventually(async () => expect(await terminalErrors()).toBeGreaterThanOrEqual(1));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const counted = await terminalErrors();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await terminalErrors()).toBe(counted);
+    expect(counted).toBeLessThanOrEqual(2);
+
+    // The watch of ConfigMaps by name wakes the Greeting when the one in the way goes.
+    await configMaps.delete('taken-2', { namespace });
+    await eventually(async () => expect(await messages('taken')).toEqual({ 'taken-1': 'Hi', 'taken-2': 'Hi' }));
+  });
+
   it('is defaulted and validated by the CRD schema, the same machinery as a built-in kind', async () => {
     const unknownField = { message: 'Hey', colour: 'blue' } as Greeting['spec'];
     const defaulted = await greetingClient.create({ metadata: { name: 'one' }, spec: unknownField });

@@ -1,13 +1,14 @@
 import type { ConfigMap } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import { isNotFound } from '@svc/machinery';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
 import {
   EventRecorder,
   isControlledBy,
   Reconciler,
   setControllerReference,
+  TerminalError,
   updateStatusWithRetry,
   type Reconcile,
+  type ReconcileContext,
   type Request,
   type Result,
 } from '@svc/runtime';
@@ -21,12 +22,23 @@ export function configMapName(greeting: string, i: number): string {
   return `${greeting}-${i}`;
 }
 
+/** The Greeting whose copy a ConfigMap's name would be (`hello-2`: `hello`), whoever owns it. */
+export function greetingOfName(cm: ConfigMap): Request[] {
+  const match = /^(.+)-[1-5]$/.exec(cm.metadata?.name ?? '');
+  return match ? [{ namespace: cm.metadata?.namespace, name: match[1] }] : [];
+}
+
 /**
  * For each Greeting, keep `spec.copies` ConfigMaps that say `spec.message`, owned by it.
- * Woken by changes of Greetings and of the ConfigMaps they own; reads the world each time, so a
- * missed or repeated wake-up changes nothing.
+ * Woken by changes of Greetings and of the ConfigMaps they own; reads the world each time (from the
+ * manager's caches), so a missed or repeated wake-up changes nothing.
  */
-@Reconciler({ for: greetings, owns: [BUILTIN_RESOURCES.configMaps] })
+@Reconciler({
+  for: greetings,
+  owns: [BUILTIN_RESOURCES.configMaps],
+  // A ConfigMap of someone else in the way of a copy wakes its Greeting when it changes or goes.
+  watches: [{ resource: BUILTIN_RESOURCES.configMaps, mapTo: greetingOfName }],
+})
 export class GreetingReconciler implements Reconcile {
   private readonly greetings: ResourceClient<Greeting>;
   private readonly configMaps: ResourceClient<ConfigMap>;
@@ -40,38 +52,40 @@ export class GreetingReconciler implements Reconcile {
     this.events = new EventRecorder(client, { component: 'greeting-operator' });
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result> {
-    const greeting = await this.greetings.get(name, { namespace }).catch((error: unknown) => {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    });
+  async reconcile(request: Request, { cache }: ReconcileContext): Promise<Result> {
+    const { namespace, name } = request;
+    // Reads come from the caches the manager keeps for `for`, `owns` and `watches`: no API call.
+    const greeting = cache.get(greetings, request);
     // Gone: its ConfigMaps carry it as controller owner, so the garbage collector removes them.
     if (!greeting) return {};
 
     const copies = greeting.spec.copies ?? 1;
     const message = greeting.spec.message;
     const wanted = Array.from({ length: copies }, (_, i) => configMapName(name, i + 1));
-    const owned = (await this.configMaps.listAll({ namespace, labelSelector: `${GREETING_LABEL}=${name}` })).items.filter((cm) =>
-      isControlledBy(cm, greeting),
-    );
+    const owned = cache.list(BUILTIN_RESOURCES.configMaps, { namespace, labelSelector: { [GREETING_LABEL]: name } }).filter((cm) => isControlledBy(cm, greeting));
     const changes: string[] = [];
 
     for (const cmName of wanted) {
-      const current = owned.find((cm) => cm.metadata?.name === cmName);
+      // One of ours that lost its label is found by name.
+      const current = owned.find((cm) => cm.metadata?.name === cmName) ?? cache.get(BUILTIN_RESOURCES.configMaps, { namespace, name: cmName });
       if (!current) {
         const desired: ConfigMap = { metadata: { name: cmName, namespace, labels: { [GREETING_LABEL]: name } }, data: { message } };
         await this.configMaps.create(setControllerReference(greeting, desired));
         changes.push(`created ${cmName}`);
-      } else if (current.data?.message !== message || Object.keys(current.data ?? {}).length !== 1) {
+      } else if (!isControlledBy(current, greeting)) {
+        // Retrying cannot help until someone renames or deletes it (the watch wakes us then).
+        await this.events.warning(greeting, 'NameTaken', `ConfigMap ${cmName} exists and is not this Greeting's`);
+        throw new TerminalError(`ConfigMap ${namespace}/${cmName} exists and is not controlled by Greeting ${name}`);
+      } else if (current.data?.message !== message || Object.keys(current.data ?? {}).length !== 1 || current.metadata?.labels?.[GREETING_LABEL] !== name) {
         // The update carries the resourceVersion read: a concurrent change is a conflict, retried.
-        await this.configMaps.update({ ...current, data: { message } });
+        const labels = { ...current.metadata?.labels, [GREETING_LABEL]: name };
+        await this.configMaps.update({ ...current, metadata: { ...current.metadata, labels }, data: { message } });
         changes.push(`updated ${cmName}`);
       }
     }
     for (const extra of owned.filter((cm) => !wanted.includes(cm.metadata?.name ?? ''))) {
-      await this.configMaps.delete(extra.metadata!.name!, { namespace }).catch((error: unknown) => {
-        if (!isNotFound(error)) throw error;
-      });
+      // Already gone is as good as deleted.
+      await this.configMaps.delete(extra.metadata!.name!, { namespace }).catch(ignoreNotFound);
       changes.push(`deleted ${extra.metadata!.name}`);
     }
 

@@ -6,7 +6,7 @@ import { greetingCrd } from './greeting';
 import { GreetingReconciler } from './greeting-reconciler';
 import { installCrd } from './install-crd';
 
-const USAGE = 'usage: node examples/configmap-operator/run.js --svcconfig <file> [--master <url>]';
+const USAGE = 'usage: node examples/configmap-operator/run.js [--svcconfig <file>] [--master <url>]  (no file: $KUBECONFIG, else ~/.kube/config)';
 
 /** The operator as a plain Node program: install the CRD if missing, then reconcile until signalled. */
 export async function main(argv: string[]): Promise<void> {
@@ -15,7 +15,7 @@ export async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  if (!values.svcconfig && !values.master) throw new Error(`--svcconfig is required\n${USAGE}`);
+  // No --svcconfig: the files KUBECONFIG lists, else ~/.kube/config, as kubectl reads them.
   const clientConfig = await loadClientConfig({ svcconfig: values.svcconfig, master: values.master });
 
   const setup = new Client(clientConfig);

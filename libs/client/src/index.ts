@@ -4,6 +4,7 @@ export { systemClock, type Clock } from './clock';
 export { TokenBucket } from './token-bucket';
 export { parseRetryAfter, retriableResponse, retriableNetworkError, type HttpMethod } from './retry-after';
 export * from './response-errors';
+export { ignoreNotFound } from './ignore-not-found';
 export { RestClient, type RestRequest, type RestClientOptions, type QueryValue } from './rest-client';
 export { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
 export { Watch, toWatchEvent, type WatchEvent, type WatchEventType } from './watch';

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { stringify } from 'yaml';
 import { clientConfigFromOptions, ClientConfigError, loadClientConfig } from './load-client-config';
 
@@ -78,7 +78,7 @@ describe('loadClientConfig', () => {
   it('lets --master replace the server of the file, or stand alone', async () => {
     const path = await write('config', file());
     expect(await loadClientConfig({ svcconfig: path, master: 'https://127.0.0.1:9443' })).toMatchObject({ server: 'https://127.0.0.1:9443', ca: CA });
-    expect(await loadClientConfig({ master: 'http://127.0.0.1:8080' })).toEqual({ server: 'http://127.0.0.1:8080' });
+    expect(await loadClientConfig({ master: 'http://127.0.0.1:8080', discover: false })).toEqual({ server: 'http://127.0.0.1:8080' });
   });
 
   it('maps the process flags, rate and content type included', async () => {
@@ -100,6 +100,74 @@ describe('loadClientConfig', () => {
     expect(await loadClientConfig({ svcconfig: path })).toEqual({ server: 'https://127.0.0.1:40001', ca: CA, username: 'anonymous' });
   });
 
+  describe('without a connection file given', () => {
+    let home: string;
+    beforeEach(async () => {
+      home = join(dir, 'home');
+      await mkdir(join(home, '.kube'), { recursive: true });
+    });
+    const single = (server: string, extra: Record<string, unknown> = {}) => ({
+      clusters: [{ name: 'c', cluster: { server, 'certificate-authority': 'ca.crt' } }],
+      users: [{ name: 'u', user: { token: `token-of-${server}` } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'ctx',
+      ...extra,
+    });
+
+    it('reads the files KUBECONFIG lists, merged: the first to name an entry or a current context wins', async () => {
+      await mkdir(join(dir, 'a'));
+      await mkdir(join(dir, 'b'));
+      await writeFile(join(dir, 'a', 'ca.crt'), CA);
+      await writeFile(join(dir, 'b', 'ca.crt'), 'CA OF B');
+      const a = await write('a/config', { ...single('https://a:6443'), 'current-context': undefined });
+      const b = await write('b/config', {
+        ...single('https://b:6443'),
+        clusters: [
+          { name: 'c', cluster: { server: 'https://b:6443' } },
+          { name: 'only-b', cluster: { server: 'https://only-b:6443', 'certificate-authority': 'ca.crt' } },
+        ],
+        contexts: [
+          { name: 'ctx', context: { cluster: 'c', user: 'u' } },
+          { name: 'b-ctx', context: { cluster: 'only-b', user: 'u', namespace: 'from-b' } },
+        ],
+        'current-context': 'b-ctx',
+      });
+      const env = { KUBECONFIG: ['', a, join(dir, 'missing'), b].join(delimiter) };
+      // current-context from b (a sets none), cluster only-b from b with b's CA, user u from a.
+      expect(await loadClientConfig({ env, homeDir: home })).toEqual({ server: 'https://only-b:6443', ca: 'CA OF B', token: 'token-of-https://a:6443', namespace: 'from-b' });
+      // Cluster c is a's whole entry (with a's CA file, resolved against a's directory), not b's.
+      expect(await loadClientConfig({ env, homeDir: home, context: 'ctx' })).toEqual({ server: 'https://a:6443', ca: CA, token: 'token-of-https://a:6443' });
+      // Home is not read when KUBECONFIG is set.
+      await write('home/.kube/config', single('https://home:6443'));
+      expect((await loadClientConfig({ env: { KUBECONFIG: a }, homeDir: home, context: 'ctx' })).server).toBe('https://a:6443');
+    });
+
+    it('falls back to ~/.kube/config, and lets --master replace its server', async () => {
+      await writeFile(join(home, '.kube', 'ca.crt'), CA);
+      await write('home/.kube/config', single('https://home:6443'));
+      expect(await loadClientConfig({ env: {}, homeDir: home })).toEqual({ server: 'https://home:6443', ca: CA, token: 'token-of-https://home:6443' });
+      expect(await loadClientConfig({ env: {}, homeDir: home, master: 'https://other:443' })).toMatchObject({ server: 'https://other:443', ca: CA });
+      // A file given wins over both.
+      const given = await write('given', file());
+      expect((await loadClientConfig({ svcconfig: given, env: { KUBECONFIG: given }, homeDir: home })).server).toBe('https://10.0.0.1:6443');
+    });
+
+    it('is not done for a process configured by its flags, which reports the missing flag', async () => {
+      await write('home/.kube/config', single('https://home:6443'));
+      await expect(loadClientConfig({ env: {}, homeDir: home, discover: false })).rejects.toThrow('no API server: give --svcconfig or --master');
+      await expect(clientConfigFromOptions({})).rejects.toThrow('no API server: give --svcconfig or --master');
+    });
+
+    it('names the places looked at when none holds a file, and a broken file found', async () => {
+      await expect(loadClientConfig({ env: { KUBECONFIG: join(dir, 'none') }, homeDir: home })).rejects.toThrow(
+        'no API server: give --svcconfig or --master, or a connection file in KUBECONFIG or ~/.kube/config',
+      );
+      await expect(loadClientConfig({ env: {}, homeDir: home })).rejects.toBeInstanceOf(ClientConfigError);
+      const broken = await write('home/.kube/config', '- not\n- a map\n');
+      await expect(loadClientConfig({ env: {}, homeDir: home })).rejects.toThrow(`${broken}: not a connection file`);
+    });
+  });
+
   it.each([
     ['no source at all', undefined, /give --svcconfig or --master/],
     ['a missing file', 'missing', /cannot read connection file/],
@@ -113,7 +181,7 @@ describe('loadClientConfig', () => {
     ['YAML that is not a map', '- a\n- b\n', /not a connection file/],
   ])('refuses %s with a message naming the problem', async (_what, doc, message) => {
     const svcconfig = doc === undefined ? undefined : doc === 'missing' ? join(dir, 'missing') : await write('config', doc);
-    const result = loadClientConfig({ svcconfig });
+    const result = loadClientConfig({ svcconfig, env: {}, homeDir: join(dir, 'no-home') });
     await expect(result).rejects.toBeInstanceOf(ClientConfigError);
     await expect(result).rejects.toThrow(message);
   });

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ClientConfig } from './client-config';
 
@@ -10,6 +11,16 @@ export interface LoadClientConfigOptions {
   master?: string;
   /** Context to use instead of the file's `current-context`. */
   context?: string;
+  /**
+   * When no connection file is given, look for one as kubectl and controller-runtime do: the files
+   * `KUBECONFIG` lists (merged), else `~/.kube/config`. True by default; false for a process that
+   * is configured by its flags alone (the controller manager, as kube-controller-manager).
+   */
+  discover?: boolean;
+  /** The environment `KUBECONFIG` is read from; `process.env` by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The home directory of `~/.kube/config`; the user's by default. */
+  homeDir?: string;
 }
 
 /** The connection flags of a process, as `@svc/options` names them. */
@@ -66,8 +77,7 @@ async function material(entry: Entry, key: string, base: string, where: string):
   }
 }
 
-/** Reads a kubeconfig-format document into a ClientConfig. `file` names it in errors and anchors relative paths. */
-export async function parseConnectionFile(text: string, file: string, contextName?: string): Promise<ClientConfig> {
+function parseDocument(text: string, file: string): Entry {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -75,6 +85,15 @@ export async function parseConnectionFile(text: string, file: string, contextNam
     throw new ClientConfigError(`${file}: not valid YAML: ${(err as Error).message}`);
   }
   if (!isEntry(doc)) throw new ClientConfigError(`${file}: not a connection file (expected a map)`);
+  return doc;
+}
+
+/** Reads a kubeconfig-format document into a ClientConfig. `file` names it in errors and anchors relative paths. */
+export async function parseConnectionFile(text: string, file: string, contextName?: string): Promise<ClientConfig> {
+  return configFromDocument(parseDocument(text, file), file, contextName);
+}
+
+async function configFromDocument(doc: Entry, file: string, contextName: string | undefined): Promise<ClientConfig> {
   const base = dirname(resolve(file));
   const chosen = contextName || str(doc, 'current-context', file);
   if (!chosen) throw new ClientConfigError(`${file}: no context given and no current-context set`);
@@ -121,13 +140,95 @@ export async function parseConnectionFile(text: string, file: string, contextNam
   return config;
 }
 
+/** Entries that name files, resolved against the directory of the file that holds them. */
+const PATH_KEYS: Record<string, readonly string[]> = {
+  clusters: ['certificate-authority'],
+  users: ['client-certificate', 'client-key', 'tokenFile'],
+};
+
+/** `doc` with the relative file paths of its clusters and users made absolute against `base`. */
+function withAbsolutePaths(doc: Entry, base: string): Entry {
+  const out: Entry = { ...doc };
+  for (const [listKey, pathKeys] of Object.entries(PATH_KEYS)) {
+    const itemKey = listKey.slice(0, -1);
+    const list: unknown = doc[listKey];
+    if (!Array.isArray(list)) continue;
+    out[listKey] = (list as unknown[]).map((entry) => {
+      if (!isEntry(entry) || !isEntry(entry[itemKey])) return entry;
+      const body: Entry = { ...entry[itemKey] };
+      for (const key of pathKeys) {
+        const path = body[key];
+        if (typeof path === 'string' && path !== '' && !isAbsolute(path)) body[key] = resolve(base, path);
+      }
+      return { ...entry, [itemKey]: body };
+    });
+  }
+  return out;
+}
+
 /**
- * Connection settings from `--svcconfig` and/or `--master`, the way the controller manager reads
- * them: the file supplies server, CA and credentials; `--master` replaces the server. No other
- * source (environment variables, home directory, in-cluster files) is consulted.
+ * Several connection files as one, as kubectl merges the files `KUBECONFIG` lists: a cluster, user
+ * or context comes whole from the first file that names it, `current-context` from the first file
+ * that sets one; paths are resolved against the file they were written in.
+ */
+function mergeDocuments(docs: ReadonlyArray<{ doc: Entry; file: string }>): Entry {
+  const resolved = docs.map(({ doc, file }) => withAbsolutePaths(doc, dirname(resolve(file))));
+  const merged: Entry = {};
+  for (const listKey of ['clusters', 'users', 'contexts']) {
+    const byName = new Map<unknown, unknown>();
+    for (const doc of resolved) {
+      const list: unknown = doc[listKey];
+      if (!Array.isArray(list)) continue;
+      for (const entry of list as unknown[]) if (isEntry(entry) && !byName.has(entry.name)) byName.set(entry.name, entry);
+    }
+    merged[listKey] = [...byName.values()];
+  }
+  merged['current-context'] = resolved.map((doc) => doc['current-context']).find((name) => typeof name === 'string' && name !== '');
+  return merged;
+}
+
+function isMissingFile(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/**
+ * The connection files a program given none reads: those `KUBECONFIG` lists (when it is set, and
+ * only those, as in kubectl), else `~/.kube/config`. Files that do not exist are skipped; none
+ * found is `undefined`.
+ */
+async function discoverConnection(options: LoadClientConfigOptions): Promise<{ doc: Entry; file: string } | undefined> {
+  const env = options.env ?? process.env;
+  let files: string[];
+  if (env.KUBECONFIG) {
+    files = env.KUBECONFIG.split(delimiter).filter((file) => file !== '');
+  } else {
+    // In-cluster configuration (a pod's service account token, CA and the KUBERNETES_SERVICE_*
+    // address) goes here, before the home file, in the order controller-runtime consults them.
+    files = [join(options.homeDir ?? homedir(), '.kube', 'config')];
+  }
+  const found: Array<{ doc: Entry; file: string }> = [];
+  for (const file of [...new Set(files)]) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if (isMissingFile(err)) continue;
+      throw new ClientConfigError(`cannot read connection file ${file}: ${(err as Error).message}`);
+    }
+    found.push({ doc: parseDocument(text, file), file });
+  }
+  if (found.length <= 1) return found[0];
+  return { doc: mergeDocuments(found), file: `KUBECONFIG (${found.map(({ file }) => file).join(delimiter)})` };
+}
+
+/**
+ * Connection settings: the file supplies server, CA and credentials; `master` (`--master`) replaces
+ * the server. The file is `svcconfig` when given, else (unless `discover` is false) the files
+ * `KUBECONFIG` lists, else `~/.kube/config`.
  */
 export async function loadClientConfig(options: LoadClientConfigOptions): Promise<ClientConfig> {
   let config: ClientConfig | undefined;
+  let source = options.svcconfig;
   if (options.svcconfig) {
     let text: string;
     try {
@@ -136,16 +237,31 @@ export async function loadClientConfig(options: LoadClientConfigOptions): Promis
       throw new ClientConfigError(`cannot read connection file ${options.svcconfig}: ${(err as Error).message}`);
     }
     config = await parseConnectionFile(text, options.svcconfig, options.context);
+  } else if (options.discover !== false) {
+    const found = await discoverConnection(options);
+    if (found) {
+      source = found.file;
+      config = await configFromDocument(found.doc, found.file, options.context);
+    }
   }
   if (options.master) config = { ...(config ?? {}), server: options.master };
-  if (!config) throw new ClientConfigError('no API server: give --svcconfig or --master');
-  if (!config.server) throw new ClientConfigError(`${options.svcconfig}: the cluster has no server address; give --master`);
+  if (!config) {
+    throw new ClientConfigError(
+      options.discover === false
+        ? 'no API server: give --svcconfig or --master'
+        : 'no API server: give --svcconfig or --master, or a connection file in KUBECONFIG or ~/.kube/config',
+    );
+  }
+  if (!config.server) throw new ClientConfigError(`${source}: the cluster has no server address; give --master`);
   return config;
 }
 
-/** The ClientConfig a process's flags describe: connection file and master, rate and content type. */
+/**
+ * The ClientConfig a process's flags describe: connection file and master, rate and content type.
+ * Only the flags: like Kubernetes' components, a process does not look for KUBECONFIG or a home file.
+ */
 export async function clientConfigFromOptions(options: ClientConnectionOptions): Promise<ClientConfig> {
-  const config = await loadClientConfig({ svcconfig: options.svcconfig, master: options.master });
+  const config = await loadClientConfig({ svcconfig: options.svcconfig, master: options.master, discover: false });
   if (options.svcApiQps !== undefined) config.qps = options.svcApiQps;
   if (options.svcApiBurst !== undefined) config.burst = options.svcApiBurst;
   if (options.svcApiContentType !== undefined) config.contentType = options.svcApiContentType;

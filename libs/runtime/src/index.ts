@@ -1,6 +1,8 @@
 export * from './reconcile/request';
 export type { Reconcile, ReconcileContext } from './reconcile/reconcile';
 export * from './reconcile/predicates';
+export * from './reconcile/terminal-error';
+export * from './reconcile/cache-reader';
 export * from './reconcile/resource-ref';
 export * from './decorators/reconciler.decorator';
 export * from './controller/controller-metrics';

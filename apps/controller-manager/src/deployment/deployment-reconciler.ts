@@ -81,7 +81,7 @@ interface Scaled {
  * from the shared caches (listers and indexes); writes go through the manager's client, so each
  * reconcile of a Deployment waits until the caches show the previous one's writes.
  */
-@Reconciler<Deployment>({
+@Reconciler({
   name: DEPLOYMENT_CONTROLLER_NAME,
   for: BUILTIN_RESOURCES.deployments,
   owns: [BUILTIN_RESOURCES.replicaSets],

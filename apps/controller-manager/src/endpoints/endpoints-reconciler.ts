@@ -51,7 +51,7 @@ function errorMessage(error: unknown): string {
  * holding the selected pods' addresses (ready in `addresses`, others in `notReadyAddresses`) per
  * resolved target port. Reads only the shared caches; writes only when the content changed.
  */
-@Reconciler<Service>({
+@Reconciler({
   name: 'endpoints',
   for: BUILTIN_RESOURCES.services,
   // Pod changes wake the services selecting the pod (before and after the change: the framework

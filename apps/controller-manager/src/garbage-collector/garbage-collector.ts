@@ -123,7 +123,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
     if (this.stopped) return;
     // Metadata is all the collector reads, so it caches only that (as Kubernetes' does), unless
     // another controller already caches the resource in full: then it shares that cache and watch.
-    const ref: ResourceRef = this.manager.informers.get(id) ? resource : metadataOnly(resource);
+    const ref: ResourceRef<ApiObject> = this.manager.informers.get(id) ? resource : metadataOnly<ApiObject>(resource);
     const informer = this.manager.informerFor<ApiObject>(ref);
     this.graph.watch(id, resource, informer);
     try {
@@ -132,7 +132,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
         for: ref,
         // Requests come from the watch below and name objects by uid, not by namespace/name.
         predicates: [() => false],
-        watches: [{ resource: ref, mapTo: (obj) => this.graph.wakeups(resource, obj as ApiObject).map((uid) => ({ name: uid })) }],
+        watches: [{ resource: ref, mapTo: (obj) => this.graph.wakeups(resource, obj).map((uid) => ({ name: uid })) }],
         concurrency: this.workers,
       });
     } catch (error) {

@@ -61,7 +61,7 @@ export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, '
  * Besides, the framework makes each sync wait (briefly) until the caches show the writes the last
  * sync of the same ReplicaSet got answers for.
  */
-@Reconciler<ReplicaSet>({
+@Reconciler({
   name: REPLICASET_CONTROLLER_NAME,
   for: BUILTIN_RESOURCES.replicaSets,
   owns: [BUILTIN_RESOURCES.pods],

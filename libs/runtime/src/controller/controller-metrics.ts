@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export const CONTROLLER_METRIC_NAMES = {
   reconcileTotal: 'controller_runtime_reconcile_total',
   reconcileErrors: 'controller_runtime_reconcile_errors_total',
+  terminalReconcileErrors: 'controller_runtime_terminal_reconcile_errors_total',
   reconcileTime: 'controller_runtime_reconcile_time_seconds',
   maxConcurrentReconciles: 'controller_runtime_max_concurrent_reconciles',
   activeWorkers: 'controller_runtime_active_workers',
@@ -16,6 +17,7 @@ export class ControllerMetrics {
   private static readonly byRegistry = new WeakMap<Registry, ControllerMetrics>();
   readonly total: Counter<'controller' | 'result'>;
   readonly errors: Counter<'controller'>;
+  readonly terminalErrors: Counter<'controller'>;
   readonly time: Histogram<'controller'>;
   readonly maxConcurrent: Gauge<'controller'>;
   readonly active: Gauge<'controller'>;
@@ -24,6 +26,12 @@ export class ControllerMetrics {
     const registers = [registry];
     this.total = new Counter({ name: CONTROLLER_METRIC_NAMES.reconcileTotal, help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
     this.errors = new Counter({ name: CONTROLLER_METRIC_NAMES.reconcileErrors, help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.terminalErrors = new Counter({
+      name: CONTROLLER_METRIC_NAMES.terminalReconcileErrors,
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
     this.time = new Histogram({
       name: CONTROLLER_METRIC_NAMES.reconcileTime,
       help: 'Length of time per reconciliation per controller',
@@ -48,6 +56,7 @@ export class ControllerMetrics {
   register(controller: string, concurrency: number): void {
     for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) this.total.inc({ controller, result }, 0);
     this.errors.inc({ controller }, 0);
+    this.terminalErrors.inc({ controller }, 0);
     this.maxConcurrent.set({ controller }, concurrency);
     this.active.set({ controller }, 0);
   }

@@ -14,6 +14,8 @@ import type { ReconcilerOptions, WatchMapping } from '../decorators/reconciler.d
 import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/predicates';
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
+import { isTerminalError } from '../reconcile/terminal-error';
+import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
@@ -96,6 +98,8 @@ export class Controller {
   private registrations: ResourceEventHandlerRegistration[] | undefined;
   private workers: Promise<void>[] = [];
   private abort = new AbortController();
+  /** The reads of the caches each reconcile gets, in this controller's namespace by default. */
+  private readonly cache: CacheReader;
 
   constructor(
     readonly reconciler: Reconcile,
@@ -107,6 +111,7 @@ export class Controller {
     this.logger = deps.logger ?? consoleControllerLogger;
     this.metrics = ControllerMetrics.of(deps.registry);
     this.metrics.register(this.name, this.concurrency);
+    this.cache = new InformerCacheReader(deps.informers, deps.client.scheme, options.namespace);
 
     const scheme = deps.client.scheme;
     const forInfo = resolveResource(options.for, scheme);
@@ -273,7 +278,7 @@ export class Controller {
     }
   }
 
-  private informerFor(ref: ResourceRef): SharedInformer<KubeObject> {
+  private informerFor(ref: ResourceRef<unknown>): SharedInformer<KubeObject> {
     const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
     this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
     return informer;
@@ -340,6 +345,7 @@ export class Controller {
           (await this.reconciler.reconcile(requestFromKey(key), {
             controller: this.name,
             client: this.deps.client,
+            cache: this.cache,
             signal,
             expectations: new KeyExpectations(this.expectations, key),
           })) as Result | undefined,
@@ -358,8 +364,14 @@ export class Controller {
     } catch (error) {
       outcome = 'error';
       this.metrics.errors.inc(labels);
-      this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
-      queue.addRateLimited(key);
+      if (isTerminalError(error)) {
+        // As controller-runtime: counted and logged, not queued again, backoff kept as it was.
+        this.metrics.terminalErrors.inc(labels);
+        this.logger.error(`controller ${this.name}: reconcile of ${key} failed with a terminal error, not retried`, error);
+      } else {
+        this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
+        queue.addRateLimited(key);
+      }
     } finally {
       this.forgetUnwatchedWrites(key, writes);
       this.metrics.active.dec(labels);

@@ -1,6 +1,6 @@
 import type { Client } from '@svc/client';
 import { listerWatcherFor, type KubeObject, type ListWatchClient, type SharedInformer, type SharedInformerFactory } from '@svc/informers';
-import { isMetadataOnly, resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
+import { informerResourceId, isMetadataOnly, resolveResource, type ResourceRef } from '../reconcile/resource-ref';
 
 /**
  * The factory's informer of `ref` (one namespace, or all; a cluster-scoped kind ignores it), keyed
@@ -16,7 +16,7 @@ export function informerForResource<T extends KubeObject = KubeObject>(
   const info = resolveResource(ref, client.scheme);
   const ns = info.namespaced ? namespace || undefined : undefined;
   const metadata = isMetadataOnly(ref);
-  return factory.informerFor<T>({ resource: metadata ? `${resourceId(info)}#metadata` : resourceId(info), namespace: ns }, () => {
+  return factory.informerFor<T>({ resource: informerResourceId(ref, info), namespace: ns }, () => {
     const reader = metadata ? client.dynamic(info).metadataOnly() : client.dynamic(info);
     return listerWatcherFor(reader as unknown as ListWatchClient<T>, { namespace: ns });
   });

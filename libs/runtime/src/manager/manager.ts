@@ -2,6 +2,7 @@ import type { Scheme } from '@svc/api';
 import { Client, resolveClientConfig, type ClientConfig } from '@svc/client';
 import { SharedInformerFactory, type KubeObject, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
 import { type ResourceRef } from '../reconcile/resource-ref';
+import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
 import { informerForResource } from '../controller/informer-for-resource';
 import { Registry } from 'prom-client';
 import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
@@ -63,6 +64,7 @@ export class Manager {
   private readonly electionClient: Client | undefined;
   private health: HealthServer | undefined;
   private state: ManagerState = 'new';
+  private cacheReader: CacheReader | undefined;
   private leading = false;
   private leadership: Promise<void> = Promise.resolve();
   private httpPort: number | undefined;
@@ -96,9 +98,10 @@ export class Manager {
    * before start, it starts with the others; added to a started manager, its informers start at once
    * and it runs, while this manager leads, once they have synced.
    */
-  add(reconciler: Reconcile, options?: ReconcilerOptions): Controller {
+  add<T = KubeObject, const W extends readonly unknown[] = []>(reconciler: Reconcile, options?: ReconcilerOptions<T, W>): Controller {
     if (this.state !== 'new' && this.state !== 'started') throw new Error(`reconcilers cannot be added: the manager is ${this.state}`);
-    const resolved = options ?? getReconcilerOptions(reconciler);
+    // Each source hands its callbacks only objects of its own resource, the types inferred above.
+    const resolved = (options as ReconcilerOptions | undefined) ?? getReconcilerOptions(reconciler);
     if (!resolved) throw new Error(`${reconciler.constructor.name} has no @Reconciler options`);
     const name = resolved.name ?? reconciler.constructor.name;
     if (this.controllers.some((c) => c.name === name)) throw new Error(`a controller named ${name} is already added`);
@@ -156,6 +159,15 @@ export class Manager {
    */
   informerFor<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, namespace?: string): SharedInformer<T> {
     return informerForResource(this.informers, this.client, ref, namespace);
+  }
+
+  /**
+   * Typed reads of the informers this manager holds, of all namespaces (a reconcile has its own,
+   * `ReconcileContext.cache`, scoped to its controller's namespace), for reads outside a reconcile
+   * such as a watch's `mapTo`.
+   */
+  get cache(): CacheReader {
+    return (this.cacheReader ??= new InformerCacheReader(this.informers, this.client.scheme));
   }
 
   getControllers(): readonly Controller[] {

@@ -39,9 +39,17 @@ export const AnnotationChanged: Predicate = (event) => {
   return !sameRecord((event.oldObject as WithGeneration).metadata?.annotations, (event.object as WithGeneration).metadata?.annotations);
 };
 
-/** Passes when any of `predicates` passes. */
-export function anyOf(...predicates: Predicate[]): Predicate {
-  return (event) => predicates.some((p) => p(event));
+/** The object type a predicate judges. */
+export type PredicateObject<P> = P extends (event: PredicateEvent<infer T>) => boolean ? T : never;
+
+type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/**
+ * Passes when any of `predicates` passes. It judges what all of them can judge: `anyOf(GenerationChanged,
+ * podReady)` takes pods, so the decorator refuses it on a source of another kind.
+ */
+export function anyOf<const P extends ReadonlyArray<Predicate<never>>>(...predicates: P): Predicate<Intersection<PredicateObject<P[number]>>> {
+  return (event) => predicates.some((p) => p(event as never));
 }
 
 /** Passes the events of the given types only. */

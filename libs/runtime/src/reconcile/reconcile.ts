@@ -1,5 +1,6 @@
 import type { Client } from '@svc/client';
 import type { KeyExpectations } from '../controller/expectations';
+import type { CacheReader } from './cache-reader';
 import type { Request, Result } from './request';
 
 /** What the framework hands each reconcile besides the request. */
@@ -11,6 +12,14 @@ export interface ReconcileContext {
    * reconcile of the same key waits until the cache has seen them (read-your-writes).
    */
   client: Client;
+  /**
+   * Typed reads of the manager's informer caches (`cache.get(BUILTIN_RESOURCES.pods, request)`,
+   * `cache.list(greetings, { namespace, labelSelector })`), so that reads need no call to the API
+   * server. Any resource a reconciler names (`for`, `owns`, `watches`) or the manager was asked an
+   * informer for is readable; the controller's `namespace` is read when none is given. They show the
+   * key's own earlier writes (read-your-writes). Cached objects are frozen: copy before changing.
+   */
+  cache: CacheReader;
   /**
    * Aborted when the manager stops waiting for this reconcile (grace period over, or leadership
    * lost). From then on the manager's client withdraws every write of this reconcile not yet sent.
@@ -26,8 +35,9 @@ export interface ReconcileContext {
 }
 
 /**
- * A reconciler: level-based and idempotent. It reads the current state (listers, client) and makes
- * the world match it; it does not replay events. A thrown error is retried with backoff.
+ * A reconciler: level-based and idempotent. It reads the current state (`context.cache`, listers,
+ * client) and makes the world match it; it does not replay events. A thrown error is retried with
+ * backoff, except a `TerminalError`.
  */
 export interface Reconcile {
   reconcile(request: Request, context: ReconcileContext): Promise<Result | void> | Result | void;
