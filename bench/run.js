@@ -7,7 +7,10 @@ const path = require('node:path');
 
 const compiled = path.join(__dirname, '..', 'dist', 'bench');
 const available = fs.existsSync(compiled)
-  ? fs.readdirSync(compiled).filter((name) => fs.existsSync(path.join(compiled, name, 'index.js'))).sort()
+  ? fs
+      .readdirSync(compiled)
+      .filter((name) => fs.existsSync(path.join(compiled, name, 'index.js')))
+      .sort()
   : [];
 
 async function main() {

@@ -122,14 +122,28 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       const api = await get('/api', { Accept: 'application/json' });
       expect(api.status).toBe(200);
       expect(api.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(api.body)).toEqual({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${server.port}` }] });
+      expect(JSON.parse(api.body)).toEqual({
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${server.port}` }],
+      });
       const apis = await getJson('/apis');
       expect(apis.kind).toBe('APIGroupList');
       const groups = new Map((apis.groups as Json[]).map((g) => [g.name, g]));
       for (const name of ['apps', 'coordination.svc.io', 'apiextensions.svc.io']) {
-        expect(groups.get(name)).toEqual({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } });
+        expect(groups.get(name)).toEqual({
+          name,
+          versions: [{ groupVersion: `${name}/v1`, version: 'v1' }],
+          preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' },
+        });
       }
-      expect(await getJson('/apis/apps')).toEqual({ kind: 'APIGroup', apiVersion: 'v1', name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
+      expect(await getJson('/apis/apps')).toEqual({
+        kind: 'APIGroup',
+        apiVersion: 'v1',
+        name: 'apps',
+        versions: [{ groupVersion: 'apps/v1', version: 'v1' }],
+        preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+      });
     });
 
     it('answers client-go with the aggregated form and the content type it checks', async () => {
@@ -150,7 +164,13 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       const core = await getJson('/api/v1');
       expect(core).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
       const byName = new Map((core.resources as Json[]).map((r) => [r.name, r]));
-      expect(byName.get('pods')).toMatchObject({ singularName: 'pod', namespaced: true, kind: 'Pod', shortNames: ['po'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] });
+      expect(byName.get('pods')).toMatchObject({
+        singularName: 'pod',
+        namespaced: true,
+        kind: 'Pod',
+        shortNames: ['po'],
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      });
       expect(byName.get('pods/status')).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'] });
       expect(byName.get('namespaces/finalize')).toMatchObject({ kind: 'Namespace', verbs: ['update'] });
       const apps = await getJson('/apis/apps/v1');
@@ -185,7 +205,9 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       const index = await getJson('/openapi/v3');
       const apps = index.paths['apis/apps/v1'].serverRelativeURL as string;
       expect(apps).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/);
-      expect(Object.keys(index.paths)).toEqual(expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/coordination.svc.io/v1', 'apis/apiextensions.svc.io/v1']));
+      expect(Object.keys(index.paths)).toEqual(
+        expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/coordination.svc.io/v1', 'apis/apiextensions.svc.io/v1']),
+      );
       const hashed = await get(apps);
       expect(hashed.status).toBe(200);
       expect(hashed.headers['cache-control']).toMatch(/public, immutable/);
@@ -198,7 +220,9 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
 
     it('documents every kind with its GVK, and fieldValidation on every PATCH', async () => {
       const doc = await getJson('/openapi/v3/apis/apps/v1');
-      expect(doc.components.schemas['io.svc.api.apps.v1.Deployment']['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
+      expect(doc.components.schemas['io.svc.api.apps.v1.Deployment']['x-kubernetes-group-version-kind']).toEqual([
+        { group: 'apps', version: 'v1', kind: 'Deployment' },
+      ]);
       const patch = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch as Json;
       expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
       expect((patch.parameters as Json[]).map((p) => p.name)).toContain('fieldValidation');
@@ -279,11 +303,18 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
     it('refuses names another definition of the group holds', async () => {
       await kubectl('create', '-f', await manifest('crd.yaml', WIDGET_CRD));
       await kubectl('wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s');
-      const rival = WIDGET_CRD.replace('name: widgets.example.com', 'name: gadgets.example.com').replace('plural: widgets', 'plural: gadgets').replace('singular: widget', 'singular: gadget').replace('shortNames: [wd]', 'shortNames: [gd]');
+      const rival = WIDGET_CRD.replace('name: widgets.example.com', 'name: gadgets.example.com')
+        .replace('plural: widgets', 'plural: gadgets')
+        .replace('singular: widget', 'singular: gadget')
+        .replace('shortNames: [wd]', 'shortNames: [gd]');
       await kubectl('create', '-f', await manifest('rival.yaml', rival));
       await kubectl('wait', '--for=condition=NamesAccepted=false', 'crd/gadgets.example.com', '--timeout=10s');
       const got = JSON.parse((await kubectl('get', 'crd', 'gadgets.example.com', '-o', 'json')).stdout) as Json;
-      expect((got.status.conditions as Json[]).find((c) => c.type === 'NamesAccepted')).toMatchObject({ status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' });
+      expect((got.status.conditions as Json[]).find((c) => c.type === 'NamesAccepted')).toMatchObject({
+        status: 'False',
+        reason: 'ListKindConflict',
+        message: '"WidgetList" is already in use',
+      });
       expect((got.status.conditions as Json[]).find((c) => c.type === 'Established')).toMatchObject({ status: 'False', reason: 'NotAccepted' });
       expect((await get('/apis/example.com/v1/namespaces/discovery-e2e/gadgets')).status).toBe(404);
     });

@@ -3,7 +3,18 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConfigMap, Secret, Status } from '@svc/api';
 import { ApiClient } from './support/api-client';
-import { JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, configMap, createNamespace, deployment, eventually, expectFailure, expectStatus, paths } from './support/api-fixtures';
+import {
+  JSON_PATCH,
+  MERGE_PATCH,
+  STRATEGIC_MERGE_PATCH,
+  configMap,
+  createNamespace,
+  deployment,
+  eventually,
+  expectFailure,
+  expectStatus,
+  paths,
+} from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 import { httpsFetch } from './support/https-client';
 
@@ -295,10 +306,16 @@ describe('a definition being deleted', () => {
     expectStatus(await client.post('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd), 201);
     const keeps = `/apis/fin.example.com/v1/namespaces/${ns}/keeps`;
     await eventually(async () => expect((await client.get(keeps)).status).toBe(200), 15_000);
-    expectStatus(await client.post(keeps, { apiVersion: 'fin.example.com/v1', kind: 'Keep', metadata: { name: 'held', finalizers: ['example.com/hold'] } }), 201);
+    expectStatus(
+      await client.post(keeps, { apiVersion: 'fin.example.com/v1', kind: 'Keep', metadata: { name: 'held', finalizers: ['example.com/hold'] } }),
+      201,
+    );
     expectStatus(await client.delete(crdPath), 200);
     // Terminating: a create is refused; the object with a finalizer stays readable.
-    await eventually(async () => expect((await client.get<{ metadata?: { deletionTimestamp?: string } }>(crdPath)).body.metadata?.deletionTimestamp).toBeDefined(), 15_000);
+    await eventually(
+      async () => expect((await client.get<{ metadata?: { deletionTimestamp?: string } }>(crdPath)).body.metadata?.deletionTimestamp).toBeDefined(),
+      15_000,
+    );
     await eventually(
       async () => expect((await client.post(keeps, { apiVersion: 'fin.example.com/v1', kind: 'Keep', metadata: { name: 'late' } })).status).toBe(405),
       15_000,
@@ -379,7 +396,7 @@ describe('amplification', () => {
     expect(Math.max(...probes)).toBeLessThan(1000);
   });
 
-  it('merges a strategic patch of a long keyed list (linear time: see the patch library\'s test)', async () => {
+  it("merges a strategic patch of a long keyed list (linear time: see the patch library's test)", async () => {
     const env = Array.from({ length: 12_000 }, (_, i) => ({ name: `E${i}`, value: '' }));
     const pod = {
       apiVersion: 'v1',
@@ -413,7 +430,7 @@ describe('stored text', () => {
     expect(yaml.body.data).toEqual({ k: '\uFFFD' });
   });
 
-  it('folds a Secret\'s stringData into data and never stores or returns it', async () => {
+  it("folds a Secret's stringData into data and never stores or returns it", async () => {
     const secretPath = `/api/v1/namespaces/${ns}/secrets`;
     const created = await client.post<Secret>(secretPath, {
       apiVersion: 'v1',
@@ -501,7 +518,7 @@ describe('found by fuzzing', () => {
     expect((await client.request('GET', paths.configMaps(ns), { headers: { Accept: ';;;, application/json' } })).status).toBe(200);
   });
 
-  it('checks a watch\'s limit and a deletecollection\'s timeoutSeconds', async () => {
+  it("checks a watch's limit and a deletecollection's timeoutSeconds", async () => {
     expectFailure(await client.get(paths.configMaps(ns), { watch: 1, limit: 'abc' }), 400, 'BadRequest');
     expectFailure(await client.delete(`${paths.configMaps(ns)}?labelSelector=none%3Dnone&timeoutSeconds=abc`), 400, 'BadRequest');
   });

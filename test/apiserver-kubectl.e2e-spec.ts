@@ -113,14 +113,20 @@ describe('kubectl', () => {
     const managers = (created.body.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
     expect(managers.map((m) => `${m.manager}/${m.operation}`)).toContain('kubectl-create/Update');
 
-    const bad = await manifest('bad.yaml', webManifest('registry.example/app:1.0').replace('name: web', 'name: web-bad').replace('  replicas:', '  bogus: 1\n  replicas:'));
+    const bad = await manifest(
+      'bad.yaml',
+      webManifest('registry.example/app:1.0').replace('name: web', 'name: web-bad').replace('  replicas:', '  bogus: 1\n  replicas:'),
+    );
     const refused = await kubectlFails('create', '-f', bad, '-n', ns);
     expect(refused.stderr).toContain('unknown field "spec.bogus"');
     expect((await client.get(paths.deployment(ns, 'web-bad'))).status).toBe(404);
   });
 
   it('create -f shows a 422 as Kubernetes words it', async () => {
-    const file = await manifest('invalid.yaml', webManifest('registry.example/app:1.0').replace('name: web', 'name: web-invalid').replace('replicas: 2', 'replicas: -1'));
+    const file = await manifest(
+      'invalid.yaml',
+      webManifest('registry.example/app:1.0').replace('name: web', 'name: web-invalid').replace('replicas: 2', 'replicas: -1'),
+    );
     const refused = await kubectlFails('create', '-f', file, '-n', ns);
     expect(refused.stderr).toContain('The Deployment "web-invalid" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
   });
@@ -216,11 +222,17 @@ describe('kubectl', () => {
   });
 
   it('patch with the merge, strategic and json types', async () => {
-    expect(await kubectl('patch', 'configmap', 'settings', '-n', ns, '--type', 'merge', '-p', '{"data":{"mode":"slow"}}')).toBe(
-      'configmap/settings patched\n',
-    );
+    expect(await kubectl('patch', 'configmap', 'settings', '-n', ns, '--type', 'merge', '-p', '{"data":{"mode":"slow"}}')).toBe('configmap/settings patched\n');
     expect(
-      await kubectl('patch', 'deployment', 'web', '-n', ns, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:1.1"}]}}}}'),
+      await kubectl(
+        'patch',
+        'deployment',
+        'web',
+        '-n',
+        ns,
+        '-p',
+        '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:1.1"}]}}}}',
+      ),
     ).toBe('deployment.apps/web patched\n');
     expect(await kubectl('patch', 'configmap', 'settings', '-n', ns, '--type', 'json', '-p', '[{"op":"add","path":"/data/extra","value":"added"}]')).toBe(
       'configmap/settings patched\n',
@@ -235,7 +247,7 @@ describe('kubectl', () => {
     );
   });
 
-  it('edit sends the editor\'s change as a patch', async () => {
+  it("edit sends the editor's change as a patch", async () => {
     // Without quotes the editor command is split on spaces and run directly, with the temp file appended.
     const res = await runKubectl(['edit', 'configmap', 'settings', '-n', ns], { ...server.kubectlEnv, KUBE_EDITOR: 'sed -i s/added/edited/' });
     expect(res).toMatchObject({ code: 0, stdout: 'configmap/settings edited\n' });

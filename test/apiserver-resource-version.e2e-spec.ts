@@ -1,16 +1,6 @@
 import type { ConfigMap, List, Pod, Status } from '@svc/api';
 import { ApiClient, type ApiResponse } from './support/api-client';
-import {
-  compareRv,
-  configMap,
-  create,
-  createNamespace,
-  expectFailure,
-  expectStatus,
-  paths,
-  pod,
-  rvOf,
-} from './support/api-fixtures';
+import { compareRv, configMap, create, createNamespace, expectFailure, expectStatus, paths, pod, rvOf } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 
 // The resourceVersion tables of the HTTP interface (get, list, paging, selectors), row by row,

@@ -133,7 +133,11 @@ describe('svc-apiserver resources', () => {
     expect(current.metadata.generation).toBe(2);
 
     const table = await httpsFetch(`${server.url}${base}`, { ca: server.ca, headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
-    expect(JSON.parse(table.body)).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', rows: [{ cells: ['web', '1/4', 0, 0, expect.any(String), 'main', 'nginx:1.25', 'app=web'] }] });
+    expect(JSON.parse(table.body)).toMatchObject({
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      rows: [{ cells: ['web', '1/4', 0, 0, expect.any(String), 'main', 'nginx:1.25', 'app=web'] }],
+    });
 
     const stale = await call('PUT', `${base}/web`, { ...current, metadata: { ...current.metadata, resourceVersion: '1' } });
     expect(stale.status).toBe(409);

@@ -10,7 +10,6 @@ import { httpsFetch } from './support/https-client';
 import { kubectl } from './support/kubectl-run';
 import { TestRoutesModule } from './support/test-routes.module';
 
-
 describe('API server serving shell over HTTPS', () => {
   let dir: string;
   let certDir: string;
@@ -60,9 +59,7 @@ describe('API server serving shell over HTTPS', () => {
   it('writes a client connection file with one cluster, one anonymous user and context svc', async () => {
     const doc = parseYaml(await readFile(svcconfig, 'utf8'));
     expect(doc['current-context']).toBe('svc');
-    expect(doc.clusters).toEqual([
-      { name: 'svc', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(ca).toString('base64') } },
-    ]);
+    expect(doc.clusters).toEqual([{ name: 'svc', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(ca).toString('base64') } }]);
     // A bare user name keeps kubectl from prompting; it carries no credential.
     expect(doc.users).toEqual([{ name: 'svc', user: { username: 'anonymous' } }]);
     expect(doc.contexts).toEqual([{ name: 'svc', context: { cluster: 'svc', user: 'svc' } }]);

@@ -72,7 +72,10 @@ describe('watch', () => {
       expect(stream.headers['transfer-encoding']).toBe('chunked');
       await create(client, paths.configMaps(ns), configMap('one', { k: 'v' }));
       const [added] = await changes(stream, 1);
-      expect(added).toMatchObject({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: ns }, data: { k: 'v' } } });
+      expect(added).toMatchObject({
+        type: 'ADDED',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: ns }, data: { k: 'v' } },
+      });
       expect(Object.keys(added).sort()).toEqual(['object', 'type']);
     } finally {
       stream.close();
@@ -155,7 +158,7 @@ describe('watch', () => {
     }
   });
 
-  it('a watch from a list\'s resourceVersion misses nothing and repeats nothing', async () => {
+  it("a watch from a list's resourceVersion misses nothing and repeats nothing", async () => {
     const ns = 'watch-list-then-watch';
     await createNamespace(client, ns);
     for (const name of ['l1', 'l2']) await create(client, paths.configMaps(ns), configMap(name));
@@ -378,7 +381,9 @@ describe('metrics', () => {
     expect(find({ verb: 'LIST', group: '', version: 'v1', resource: 'configmaps', code: '200' })?.value).toBeGreaterThanOrEqual(1);
     expect(find({ verb: 'GET', group: '', version: 'v1', resource: 'configmaps', code: '404' })?.value).toBeGreaterThanOrEqual(1);
     expect(find({ verb: 'LIST', group: 'apps', version: 'v1', resource: 'deployments', code: '200' })?.value).toBeGreaterThanOrEqual(1);
-    expect(metricSamples(text, 'apiserver_request_duration_seconds_count').some((s) => s.labels.resource === 'configmaps' && s.labels.verb === 'POST')).toBe(true);
+    expect(metricSamples(text, 'apiserver_request_duration_seconds_count').some((s) => s.labels.resource === 'configmaps' && s.labels.verb === 'POST')).toBe(
+      true,
+    );
   });
 
   it('shows open watches in apiserver_longrunning_requests while they last', async () => {
@@ -400,10 +405,14 @@ describe('metrics', () => {
     await createNamespace(client, ns);
     for (let i = 0; i < 3; i++) await create(client, paths.configMaps(ns), configMap(`o${i}`));
     const total = (await client.get<List<ConfigMap>>('/api/v1/configmaps')).body.items.length;
-    await eventually(async () => {
-      const sample = metricSamples(await metrics(), 'apiserver_storage_objects').find((s) => s.labels.resource === 'configmaps');
-      expect(sample?.value).toBeGreaterThanOrEqual(total);
-    }, 15_000, 250);
+    await eventually(
+      async () => {
+        const sample = metricSamples(await metrics(), 'apiserver_storage_objects').find((s) => s.labels.resource === 'configmaps');
+        expect(sample?.value).toBeGreaterThanOrEqual(total);
+      },
+      15_000,
+      250,
+    );
     const namespaces = metricSamples(await metrics(), 'apiserver_storage_objects').find((s) => s.labels.resource === 'namespaces');
     expect(namespaces?.value).toBeGreaterThanOrEqual(4);
   }, 30_000);

@@ -114,7 +114,9 @@ describe('server-set metadata', () => {
   it('starts generation at 1 for a Deployment and bumps it on spec changes only', async () => {
     const created = await create<Deployment>(client, paths.deployments(ns), deployment('gen'));
     expect(created.metadata?.generation).toBe(1);
-    const labelled = await client.patch<Deployment>(paths.deployment(ns, 'gen'), MERGE_PATCH, { metadata: { labels: { extra: 'yes' }, annotations: { a: 'b' } } });
+    const labelled = await client.patch<Deployment>(paths.deployment(ns, 'gen'), MERGE_PATCH, {
+      metadata: { labels: { extra: 'yes' }, annotations: { a: 'b' } },
+    });
     expectStatus(labelled, 200);
     expect(labelled.body.metadata?.generation).toBe(1);
     const changed = await client.patch<Deployment>(paths.deployment(ns, 'gen'), MERGE_PATCH, { spec: { replicas: 4 } });
@@ -143,7 +145,11 @@ describe('updates', () => {
     );
     expect((await client.get<ConfigMap>(paths.configMap(ns, 'locked'))).body.data).toEqual({ v: '2' });
     // A merge patch carrying a stale resourceVersion is refused the same way.
-    expectFailure(await client.patch(paths.configMap(ns, 'locked'), MERGE_PATCH, { metadata: { resourceVersion: rvOf(created) }, data: { v: '4' } }), 409, 'Conflict');
+    expectFailure(
+      await client.patch(paths.configMap(ns, 'locked'), MERGE_PATCH, { metadata: { resourceVersion: rvOf(created) }, data: { v: '4' } }),
+      409,
+      'Conflict',
+    );
     // Without a resourceVersion the update is unconditional.
     const unconditional = await client.put<ConfigMap>(paths.configMap(ns, 'locked'), configMap('locked', { v: '5' }));
     expectStatus(unconditional, 200);
@@ -301,7 +307,11 @@ describe('subresources', () => {
     expect(patched.body.spec?.replicas).toBe(3);
     expect((await client.get<Deployment>(paths.deployment(ns, 'web'))).body.spec?.replicas).toBe(3);
 
-    expectFailure(await client.put(scalePath, { ...got.body, metadata: { ...got.body.metadata, resourceVersion: undefined }, spec: { replicas: -1 } }), 422, 'Invalid');
+    expectFailure(
+      await client.put(scalePath, { ...got.body, metadata: { ...got.body.metadata, resourceVersion: undefined }, spec: { replicas: -1 } }),
+      422,
+      'Invalid',
+    );
     expectFailure(await client.put(scalePath, { ...got.body, spec: { replicas: 4 } }), 409, 'Conflict');
   });
 });
@@ -355,7 +365,11 @@ describe('defaulting and validation', () => {
     const wrongType = { ...deployment('typed'), spec: { ...deployment('typed').spec, replicas: 'three' } };
     const typed = expectFailure(await client.post(paths.deployments(ns), wrongType), 400, 'BadRequest');
     expect(typed.message).toContain('replicas');
-    expectFailure(await client.request('POST', paths.configMaps(ns), { body: '{"apiVersion":"v1","kind":"ConfigMap",', contentType: 'application/json' }), 400, 'BadRequest');
+    expectFailure(
+      await client.request('POST', paths.configMaps(ns), { body: '{"apiVersion":"v1","kind":"ConfigMap",', contentType: 'application/json' }),
+      400,
+      'BadRequest',
+    );
     // An unknown field that is also invalid for another reason fails with 400 at every level.
     const both = await client.post(paths.deployments(ns), { ...wrongType, bogus: true }, { fieldValidation: 'Ignore' });
     expectFailure(both, 400, 'BadRequest');
@@ -397,7 +411,11 @@ describe('field validation', () => {
 
   it('Strict applies to updates and patches too', async () => {
     await create(client, paths.configMaps(ns), configMap('fv-update'));
-    expectFailure(await client.put(paths.configMap(ns, 'fv-update'), { ...configMap('fv-update'), bogus: 1 }, { fieldValidation: 'Strict' }), 400, 'BadRequest');
+    expectFailure(
+      await client.put(paths.configMap(ns, 'fv-update'), { ...configMap('fv-update'), bogus: 1 }, { fieldValidation: 'Strict' }),
+      400,
+      'BadRequest',
+    );
     expectFailure(await client.patch(paths.configMap(ns, 'fv-update'), MERGE_PATCH, { bogus: 1 }, { fieldValidation: 'Strict' }), 400, 'BadRequest');
   });
 
@@ -422,7 +440,11 @@ describe('field validation', () => {
   });
 
   it('Ignore: succeeds silently, dropping the fields', async () => {
-    const res = await client.post<ConfigMap>(paths.configMaps(ns), { ...unknownFields, metadata: { name: 'fv-ignore', bogusMeta: 'x' } }, { fieldValidation: 'Ignore' });
+    const res = await client.post<ConfigMap>(
+      paths.configMaps(ns),
+      { ...unknownFields, metadata: { name: 'fv-ignore', bogusMeta: 'x' } },
+      { fieldValidation: 'Ignore' },
+    );
     expectStatus(res, 201);
     expect(res.headers.warning).toBeUndefined();
     expect(Object.keys(res.body)).not.toContain('bogus');
@@ -524,11 +546,7 @@ describe('deletion', () => {
 
     const target = await create<ConfigMap>(client, paths.configMaps(ns), configMap('preconditioned'));
     expectFailure(await client.delete(paths.configMap(ns, 'preconditioned'), undefined, { preconditions: { uid: 'not-the-uid' } }), 409, 'Conflict');
-    expectFailure(
-      await client.delete(paths.configMap(ns, 'preconditioned'), undefined, { preconditions: { resourceVersion: '1' } }),
-      409,
-      'Conflict',
-    );
+    expectFailure(await client.delete(paths.configMap(ns, 'preconditioned'), undefined, { preconditions: { resourceVersion: '1' } }), 409, 'Conflict');
     expectStatus(
       await client.delete(paths.configMap(ns, 'preconditioned'), undefined, {
         preconditions: { uid: target.metadata?.uid, resourceVersion: rvOf(target) },

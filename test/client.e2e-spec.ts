@@ -40,7 +40,14 @@ async function startApiServer(): Promise<Server> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin', 'svc-apiserver.js'), '--bind-address=127.0.0.1', `--secure-port=${port}`, `--data-dir=${join(dir, 'data')}`, `--cert-dir=${join(dir, 'certs')}`, `--svcconfig-out=${svcconfig}`],
+    [
+      join(ROOT, 'bin', 'svc-apiserver.js'),
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--data-dir=${join(dir, 'data')}`,
+      `--cert-dir=${join(dir, 'certs')}`,
+      `--svcconfig-out=${svcconfig}`,
+    ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -135,22 +142,30 @@ describe('client against the API server', () => {
       await expect(configMaps().get('crud')).resolves.toBeDefined();
       const deleted = await configMaps().delete('crud');
       expect(isStatus(deleted) ? deleted.status : (deleted as ConfigMap).metadata?.name).toBeTruthy();
-      const missing = await configMaps().get('crud').catch((e: unknown) => e);
+      const missing = await configMaps()
+        .get('crud')
+        .catch((e: unknown) => e);
       expect(isNotFound(missing)).toBe(true);
     });
 
     it('surfaces a stale update as isConflict and a second create as isAlreadyExists', async () => {
       const first = await configMaps().create(configMap('conflict', { v: '1' }));
       await configMaps().update({ ...first, data: { v: '2' } });
-      const stale = await configMaps().update({ ...first, data: { v: '3' } }).catch((e: unknown) => e);
+      const stale = await configMaps()
+        .update({ ...first, data: { v: '3' } })
+        .catch((e: unknown) => e);
       expect(isConflict(stale)).toBe(true);
       expect((stale as StatusError).code).toBe(409);
-      const again = await configMaps().create(configMap('conflict', {})).catch((e: unknown) => e);
+      const again = await configMaps()
+        .create(configMap('conflict', {}))
+        .catch((e: unknown) => e);
       expect(isAlreadyExists(again)).toBe(true);
     });
 
     it('surfaces invalid objects as isInvalid with the field causes', async () => {
-      const err = await configMaps().create(configMap('Not_A_Valid_Name', {})).catch((e: unknown) => e);
+      const err = await configMaps()
+        .create(configMap('Not_A_Valid_Name', {}))
+        .catch((e: unknown) => e);
       expect(isInvalid(err)).toBe(true);
       expect((err as StatusError).status.details?.causes?.some((c) => c.field === 'metadata.name')).toBe(true);
     });
@@ -217,7 +232,9 @@ describe('client against the API server', () => {
       expect(scaled.spec?.replicas).toBe(5);
       expect((await deployments.get('web')).spec?.replicas).toBe(5);
 
-      const invalid = await deployments.create({ metadata: { name: 'no-selector' }, spec: { template: { spec: { containers: [] } } } } as unknown as Deployment).catch((e: unknown) => e);
+      const invalid = await deployments
+        .create({ metadata: { name: 'no-selector' }, spec: { template: { spec: { containers: [] } } } } as unknown as Deployment)
+        .catch((e: unknown) => e);
       expect(isInvalid(invalid)).toBe(true);
 
       await deployments.delete('web', { propagationPolicy: 'Background' });
@@ -241,7 +258,9 @@ describe('client against an overloaded server', () => {
         res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'TooManyRequests', code: 429 }));
         return;
       }
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'd' } }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'd' } }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = new Client({ server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, ca: pems.cert });

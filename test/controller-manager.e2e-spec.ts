@@ -122,7 +122,9 @@ describe('deployments through kubectl', () => {
     }, 20_000);
     const deployment = await client.deployments.get('web', { namespace: ns });
     expect(rs.metadata?.name).toMatch(/^web-[a-z0-9]+$/);
-    expect(rs.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'web', uid: deployment.metadata?.uid, controller: true })]);
+    expect(rs.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Deployment', name: 'web', uid: deployment.metadata?.uid, controller: true }),
+    ]);
     for (const pod of await pods(ns)) {
       expect(pod.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'ReplicaSet', name: rs.metadata?.name, controller: true })]);
       expect(pod.metadata?.labels).toMatchObject({ app: 'web', 'pod-template-hash': rs.metadata?.labels?.['pod-template-hash'] });
@@ -134,7 +136,13 @@ describe('deployments through kubectl', () => {
     expect(status).toContain('successfully rolled out');
     const available = await client.deployments.get('web', { namespace: ns });
     expect(condition(available, 'Available')).toBe('True');
-    expect(available.status).toMatchObject({ replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: available.metadata?.generation });
+    expect(available.status).toMatchObject({
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      observedGeneration: available.metadata?.generation,
+    });
     expect(await kubectl('get', 'deployment', 'web', '-n', ns)).toMatch(/web\s+3\/3\s+3\s+3/);
   });
 
@@ -329,7 +337,12 @@ describe('custom resources', () => {
     await configMaps.create({ metadata: { name: 'owned-by-greeting', ownerReferences: [byGreeting] } });
     const cm = await configMaps.create({ metadata: { name: 'owner-of-greeting' } });
     const byConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', name: cm.metadata!.name!, uid: cm.metadata!.uid! };
-    await greetings.create({ apiVersion: 'demo.svc.io/v1', kind: 'Greeting', metadata: { name: 'dependent', ownerReferences: [byConfigMap] }, spec: { message: 'hi' } });
+    await greetings.create({
+      apiVersion: 'demo.svc.io/v1',
+      kind: 'Greeting',
+      metadata: { name: 'dependent', ownerReferences: [byConfigMap] },
+      spec: { message: 'hi' },
+    });
 
     await kubectl('delete', 'greeting', 'hello', '-n', ns);
     await kubectl('delete', 'configmap', 'owner-of-greeting', '-n', ns);

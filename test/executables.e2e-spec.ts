@@ -16,8 +16,37 @@ function run(name: string, args: string[]) {
 }
 
 describe.each([
-  ['svc-apiserver', ['--secure-port int', '(default 6443)', '--store-prefix string', '(default "/registry")', '--store-compaction-interval duration', '(default 5m0s)', '--authorization-mode strings', '--storage-backend string', '(default "embedded")', 'Audit flags', '--audit-log-mode string']],
-  ['svc-controller-manager', ['--leader-elect-lease-duration duration', '(default 15s)', '--leader-elect-resource-namespace string', '(default "svc-system")', '--min-resync-period duration', '(default 12h0m0s)', '--svc-api-qps float', '(default 20)', '--controllers strings', '(default [*])']],
+  [
+    'svc-apiserver',
+    [
+      '--secure-port int',
+      '(default 6443)',
+      '--store-prefix string',
+      '(default "/registry")',
+      '--store-compaction-interval duration',
+      '(default 5m0s)',
+      '--authorization-mode strings',
+      '--storage-backend string',
+      '(default "embedded")',
+      'Audit flags',
+      '--audit-log-mode string',
+    ],
+  ],
+  [
+    'svc-controller-manager',
+    [
+      '--leader-elect-lease-duration duration',
+      '(default 15s)',
+      '--leader-elect-resource-namespace string',
+      '(default "svc-system")',
+      '--min-resync-period duration',
+      '(default 12h0m0s)',
+      '--svc-api-qps float',
+      '(default 20)',
+      '--controllers strings',
+      '(default [*])',
+    ],
+  ],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -71,7 +100,10 @@ describe('svc-controller-manager boot', () => {
         }
         expect((await cm.get('/readyz?verbose')).body).toContain('[+]informers ok');
         expect((await cm.get('/metrics')).body).toMatch(/controller_runtime_max_concurrent_reconciles\{controller="replicaset"\} 5/);
-        const lease = await kubectl(['get', 'lease', '-n', 'svc-system', 'svc-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}'], apiserver.kubectlEnv);
+        const lease = await kubectl(
+          ['get', 'lease', '-n', 'svc-system', 'svc-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}'],
+          apiserver.kubectlEnv,
+        );
         expect(lease.stdout).not.toBe('');
         expect(cm.stdout()).toContain('Controllers: replicaset, deployment, namespace, garbagecollector, endpoints');
       } finally {
@@ -138,4 +170,3 @@ describe('svc-apiserver on the embedded store', () => {
     }
   });
 });
-

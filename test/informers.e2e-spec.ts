@@ -149,9 +149,7 @@ it('relists after a 410 when its last version was compacted while it was cut off
   proxy.unblock();
   await cacheEqualsServer();
   expect(informer.listCount).toBeGreaterThan(lists);
-  await eventually(() =>
-    expect(events.slice(marker)).toEqual(expect.arrayContaining(['add while-away', 'delete c (final state unknown)', 'update a'])),
-  );
+  await eventually(() => expect(events.slice(marker)).toEqual(expect.arrayContaining(['add while-away', 'delete c (final state unknown)', 'update a'])));
   expect(informer.lister().namespace(NS).get('a')?.data).toEqual({ v: 'missed' });
   await eventually(() => expect(informer.healthy()).toBe(true), 20_000, 50);
 });

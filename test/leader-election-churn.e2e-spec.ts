@@ -120,7 +120,8 @@ async function churnRun(run: number): Promise<RunFigures> {
         (type, lease) => {
           if (type === 'DELETED') leaseChanges.push('lease deleted');
           else if (lease.spec?.holderIdentity !== holder) leaseChanges.push(`holder became ${JSON.stringify(lease.spec?.holderIdentity)}`);
-          else if ((lease.spec?.leaseTransitions ?? 0) !== (acquired.spec?.leaseTransitions ?? 0)) leaseChanges.push(`${lease.spec?.leaseTransitions} transitions`);
+          else if ((lease.spec?.leaseTransitions ?? 0) !== (acquired.spec?.leaseTransitions ?? 0))
+            leaseChanges.push(`${lease.spec?.leaseTransitions} transitions`);
           const renewMs = Date.parse(lease.spec?.renewTime ?? '');
           longestRenewGapMs = Math.max(longestRenewGapMs, renewMs - lastRenewMs);
           lastRenewMs = renewMs;

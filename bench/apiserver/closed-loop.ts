@@ -40,10 +40,7 @@ export interface ClosedLoopResult {
  * Throughput counts completions inside the window, so operations straddling its edges cost at most
  * `concurrency` operations of accuracy. The first failing operation stops the run and is rethrown.
  */
-export async function closedLoop(
-  options: ClosedLoopOptions,
-  operation: (worker: number, sequence: number) => Promise<unknown>,
-): Promise<LoopSample> {
+export async function closedLoop(options: ClosedLoopOptions, operation: (worker: number, sequence: number) => Promise<unknown>): Promise<LoopSample> {
   const started = performance.now();
   const windowStart = started + options.warmupMs;
   const windowEnd = windowStart + options.durationMs;

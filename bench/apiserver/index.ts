@@ -162,7 +162,9 @@ function printRatios(rows: readonly Row[]): void {
 }
 
 function machine(): string {
-  return `${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`;
+  return `${cpus().length} CPUs, load average ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ')}`;
 }
 
 export async function run(): Promise<void> {
@@ -249,9 +251,7 @@ export async function run(): Promise<void> {
     // A refused connection or a closed stream usually means a server died: say which, with its last words.
     const dead = servers.filter((server) => server.child.process.exitCode !== null || server.child.process.signalCode !== null);
     if (dead.length === 0) throw error;
-    const words = dead
-      .map((server) => `${server.name} (pid ${server.child.pid}) exited; its last output:\n${server.child.output()}`)
-      .join('\n');
+    const words = dead.map((server) => `${server.name} (pid ${server.child.pid}) exited; its last output:\n${server.child.output()}`).join('\n');
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${words}`);
   } finally {
     for (const agent of agents) agent.destroy();

@@ -187,7 +187,10 @@ export class KeepAliveConnection {
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
       const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim().toLowerCase();
+      const value = line
+        .slice(colon + 1)
+        .trim()
+        .toLowerCase();
       if (name === 'content-length') length = Number(value);
       else if (name === 'transfer-encoding') chunked = value.split(',').some((coding) => coding.trim() === 'chunked');
       else if (name === 'connection') this.closeAfter = value.split(',').some((option) => option.trim() === 'close');

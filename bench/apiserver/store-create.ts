@@ -18,12 +18,7 @@ export type StoredTemplate = StoredObject & { metadata: { name?: string; uid?: s
  * `template` is an object as the server stored it, so both write the same bytes per object; names
  * (`s-<window>-<worker>-<sequence>`) are as long as the server's (`c-...`).
  */
-export async function openStoreCreates(
-  dataDir: string,
-  namespace: string,
-  template: StoredTemplate,
-  concurrency: number,
-): Promise<StoreCreates> {
+export async function openStoreCreates(dataDir: string, namespace: string, template: StoredTemplate, concurrency: number): Promise<StoreCreates> {
   const storage: Storage = await createStorage({ backend: 'embedded', dataDir, compactionIntervalMs: SERVER_DEFAULT_COMPACTION_MS });
   const { resourceVersion: _ignored, ...metadata } = template.metadata;
   let windows = 0;

@@ -140,11 +140,7 @@ export async function watchFanout(
     const opener = async (): Promise<void> => {
       while (next < options.watchers && !failure) await open(next++, rv);
     };
-    await withTimeout(
-      Promise.all(Array.from({ length: Math.min(options.openConcurrency, options.watchers) }, opener)),
-      OPEN_TIMEOUT_MS,
-      'opening the watches',
-    );
+    await withTimeout(Promise.all(Array.from({ length: Math.min(options.openConcurrency, options.watchers) }, opener)), OPEN_TIMEOUT_MS, 'opening the watches');
     if (failure) throw failure;
     const openSeconds = (performance.now() - openedFrom) / 1000;
 

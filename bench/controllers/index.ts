@@ -124,7 +124,11 @@ export async function run(): Promise<void> {
   let client: Client | undefined;
   let simulator: PodReadinessSimulator | undefined;
   try {
-    console.log(`cores ${cpus().length}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${REPLICAS} replicas, --svc-api-qps=${QPS}`);
+    console.log(
+      `cores ${cpus().length}, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; ${REPLICAS} replicas, --svc-api-qps=${QPS}`,
+    );
     server = await startApiServer(dir);
     const svcconfig = join(dir, 'svcconfig');
     client = new Client({ ...(await loadClientConfig({ svcconfig })), qps: -1 });
@@ -151,7 +155,10 @@ export async function run(): Promise<void> {
       `--svc-api-burst=${QPS * 2}`,
     ]);
     const running = cm;
-    await until('controller manager ready', async () => (await getText(cmPort, '/readyz').catch(() => ({ status: 0 }))).status === 200 || running.process.exitCode !== null);
+    await until(
+      'controller manager ready',
+      async () => (await getText(cmPort, '/readyz').catch(() => ({ status: 0 }))).status === 200 || running.process.exitCode !== null,
+    );
     if (cm.process.exitCode !== null) throw new Error(`the controller manager exited:\n${cm.output()}`);
 
     const deployments = client.deployments.inNamespace(NAMESPACE);
@@ -179,22 +186,39 @@ export async function run(): Promise<void> {
       await atConcurrency(SMALL, CONCURRENCY, async (i) => {
         await many.create({
           metadata: { name: `small-${i}` },
-          spec: { replicas: 1, selector: { matchLabels: { app: `small-${i}` } }, template: { ...podTemplate('nginx'), metadata: { labels: { app: `small-${i}` } } } },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: `small-${i}` } },
+            template: { ...podTemplate('nginx'), metadata: { labels: { app: `small-${i}` } } },
+          },
         });
       });
-      await until('small deployments available', async () => {
-        const list = await many.list();
-        return list.items.filter((d) => d.metadata?.name?.startsWith('small-') && d.status?.availableReplicas === 1).length === SMALL;
-      }, 250);
+      await until(
+        'small deployments available',
+        async () => {
+          const list = await many.list();
+          return list.items.filter((d) => d.metadata?.name?.startsWith('small-') && d.status?.availableReplicas === 1).length === SMALL;
+        },
+        250,
+      );
     });
 
     const perSecond = (count: number, ms: number) => (count / ms) * 1000;
-    console.log(`reference: ${REPLICAS} direct pod creates in ${(directCreateMs / 1000).toFixed(2)} s (${perSecond(REPLICAS, directCreateMs).toFixed(0)}/s), deletes in ${(directDeleteMs / 1000).toFixed(2)} s`);
+    console.log(
+      `reference: ${REPLICAS} direct pod creates in ${(directCreateMs / 1000).toFixed(2)} s (${perSecond(REPLICAS, directCreateMs).toFixed(0)}/s), deletes in ${(directDeleteMs / 1000).toFixed(2)} s`,
+    );
     console.log(`pods present after the first phase: ${podCount}`);
     console.log('phase                          seconds  pods/s  vs direct  reconciles/s (per controller)                 CPU s (cm / server)');
     for (const phase of [toPods, toAvailable, rollout, small]) {
       const podsPerSecond = phase === toAvailable ? '' : perSecond(phase === rollout ? REPLICAS * 2 : phase === small ? SMALL : REPLICAS, phase.ms).toFixed(0);
-      const reference = phase === toPods ? directCreateMs : phase === rollout ? directCreateMs + directDeleteMs : phase === small ? (directCreateMs * SMALL) / REPLICAS : undefined;
+      const reference =
+        phase === toPods
+          ? directCreateMs
+          : phase === rollout
+            ? directCreateMs + directDeleteMs
+            : phase === small
+              ? (directCreateMs * SMALL) / REPLICAS
+              : undefined;
       const ratio = reference === undefined ? '' : `${(reference / phase.ms).toFixed(2)}x`;
       const reconciles = [...phase.reconciles].map(([k, v]) => `${k} ${perSecond(v, phase.ms).toFixed(1)}`).join(', ');
       console.log(
@@ -203,7 +227,9 @@ export async function run(): Promise<void> {
     }
     console.log(`simulated node agent status writes: ${simulator.written}`);
     console.log(`controller manager resident memory at the end: ${residentMiB(cm.pid)} MiB (${REPLICAS + SMALL} pods, ${SMALL + 1} deployments cached)`);
-    console.log('pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).');
+    console.log(
+      'pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).',
+    );
   } finally {
     await simulator?.stop();
     client?.close();

@@ -15,9 +15,7 @@ async function main(): Promise<void> {
   const counter = new EventCounter(args);
   const before = settledHeap(gc);
   const started = performance.now();
-  const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${args.namespace}/configmaps`, () =>
-    core.listNamespacedConfigMap({ namespace: args.namespace }),
-  );
+  const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${args.namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace: args.namespace }));
   informer.on('add', () => counter.onAdd());
   informer.on('update', () => counter.onUpdate());
   informer.on('error', (error: unknown) => {

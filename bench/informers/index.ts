@@ -135,9 +135,7 @@ function report(results: readonly SideResult[]): void {
     writesPerSecond: perSecond(UPDATES, r.writeMs),
     heapPerObject: r.synced.heapBytes / OBJECTS,
   }));
-  console.log(
-    'side'.padEnd(16) + 'sync objects/s'.padStart(16) + 'events/s'.padStart(12) + '(writes/s)'.padStart(12) + 'heap B/object'.padStart(15),
-  );
+  console.log('side'.padEnd(16) + 'sync objects/s'.padStart(16) + 'events/s'.padStart(12) + '(writes/s)'.padStart(12) + 'heap B/object'.padStart(15));
   for (const row of rows) {
     console.log(
       row.side.padEnd(16) +
@@ -173,7 +171,9 @@ export async function run(): Promise<void> {
     const seeded = await seed(agent, server.target);
     console.log(
       `${OBJECTS} ConfigMaps of ${seeded.bytes} B created in ${fixed(seeded.ms)} ms at ${CONCURRENCY} in flight; ` +
-        `${UPDATES} updates per side; ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+        `${UPDATES} updates per side; ${cpus().length} CPUs, load ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
     );
     const svcconfig = join(dir, 'svcconfig');
     const results: SideResult[] = [];

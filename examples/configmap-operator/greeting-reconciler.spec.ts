@@ -85,7 +85,9 @@ describe('the Greeting operator', () => {
     expect(await messages('taken')).toEqual({ 'taken-1': 'Hi' });
     expect((await configMaps.get('taken-2', { namespace })).data).toEqual({ owner: 'someone else' });
     const terminalErrors = async () =>
-      (await manager.registry.getSingleMetric('controller_runtime_terminal_reconcile_errors_total')!.get()).values.find((v) => v.labels.controller === 'GreetingReconciler')?.value ?? 0;
+      (await manager.registry.getSingleMetric('controller_runtime_terminal_reconcile_errors_total')!.get()).values.find(
+        (v) => v.labels.controller === 'GreetingReconciler',
+      )?.value ?? 0;
     // Once per wake-up (its creation, the copy it made), never in a retry loop (whose backoff,
     // 5 ms doubling, would count about seven more in a second).
     await eventually(async () => expect(await terminalErrors()).toBeGreaterThanOrEqual(1));

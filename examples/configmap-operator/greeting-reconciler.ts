@@ -62,7 +62,9 @@ export class GreetingReconciler implements Reconcile {
     const copies = greeting.spec.copies ?? 1;
     const message = greeting.spec.message;
     const wanted = Array.from({ length: copies }, (_, i) => configMapName(name, i + 1));
-    const owned = cache.list(BUILTIN_RESOURCES.configMaps, { namespace, labelSelector: { [GREETING_LABEL]: name } }).filter((cm) => isControlledBy(cm, greeting));
+    const owned = cache
+      .list(BUILTIN_RESOURCES.configMaps, { namespace, labelSelector: { [GREETING_LABEL]: name } })
+      .filter((cm) => isControlledBy(cm, greeting));
     const changes: string[] = [];
 
     for (const cmName of wanted) {

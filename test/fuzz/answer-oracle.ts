@@ -43,7 +43,10 @@ export function decodeAnswer(answer: Answer): DecodedAnswer {
   if (mediaType === 'application/vnd.svc.protobuf') {
     try {
       const envelope = decodeEnvelope(bytes);
-      const raw = envelope.contentType.split(';')[0].trim() === 'application/json' ? (JSON.parse(Buffer.from(envelope.raw).toString('utf8')) as unknown) : decodeProtobufObject(envelope);
+      const raw =
+        envelope.contentType.split(';')[0].trim() === 'application/json'
+          ? (JSON.parse(Buffer.from(envelope.raw).toString('utf8')) as unknown)
+          : decodeProtobufObject(envelope);
       return { value: raw, text: JSON.stringify(raw) };
     } catch (error) {
       return { text: bytes.toString('latin1').slice(0, 500), error: `the body is not a valid protobuf envelope: ${(error as Error).message}` };
@@ -114,9 +117,11 @@ function secretsWithStringData(value: unknown): string[] {
 export function checkContent(value: unknown): Violation[] {
   const violations: Violation[] = [];
   const lone = loneSurrogates(value);
-  if (lone.length > 0) violations.push({ oracle: 'lone-surrogate', message: `the answer carries a lone UTF-16 surrogate at ${lone.join(', ')} (strict JSON decoders refuse it)` });
+  if (lone.length > 0)
+    violations.push({ oracle: 'lone-surrogate', message: `the answer carries a lone UTF-16 surrogate at ${lone.join(', ')} (strict JSON decoders refuse it)` });
   const secrets = secretsWithStringData(value);
-  if (secrets.length > 0) violations.push({ oracle: 'secret-stringData', message: `Secret ${secrets.join(', ')} is answered with stringData (it belongs folded into data)` });
+  if (secrets.length > 0)
+    violations.push({ oracle: 'secret-stringData', message: `Secret ${secrets.join(', ')} is answered with stringData (it belongs folded into data)` });
   return violations;
 }
 
@@ -157,7 +162,8 @@ export function judgeAnswer(input: FuzzInput, answer: Answer, context: JudgeCont
     if (context.mustRefuse.length > 0) {
       violations.push({ oracle: 'must-refuse', message: `answered ${status} to a request that must be refused: ${context.mustRefuse.join('; ')}` });
     }
-    if (input.shouldRefuse !== undefined && input.shouldRefuse.length > 0) divergences.push(`answered ${status} where Kubernetes refuses: ${input.shouldRefuse.join('; ')}`);
+    if (input.shouldRefuse !== undefined && input.shouldRefuse.length > 0)
+      divergences.push(`answered ${status} where Kubernetes refuses: ${input.shouldRefuse.join('; ')}`);
     if (decoded.error !== undefined) violations.push({ oracle: 'undecodable-answer', message: `${status} answer: ${decoded.error}` });
     if (decoded.value !== undefined) {
       violations.push(...checkContent(decoded.value));
@@ -177,7 +183,9 @@ export function judgeAnswer(input: FuzzInput, answer: Answer, context: JudgeCont
   // Redirects belong to the non-resource documents (an OpenAPI document asked for by a stale hash).
   const resourcePath = /^\/apis?\//.test(input.path);
   if (status >= 300 && status < 400 && !resourcePath && answer.headers.location !== undefined) return { violations, divergences };
-  const reason = isRecord(decoded.value) ? ` ${text(decoded.value.reason ?? '')}: ${text(decoded.value.message ?? '').slice(0, 300)}` : ` ${decoded.text.slice(0, 300)}`;
+  const reason = isRecord(decoded.value)
+    ? ` ${text(decoded.value.reason ?? '')}: ${text(decoded.value.message ?? '').slice(0, 300)}`
+    : ` ${decoded.text.slice(0, 300)}`;
   violations.push({ oracle: status >= 500 ? 'server-error' : 'unexpected-status', message: `answered ${status}${reason}` });
   return { violations, divergences };
 }
@@ -189,7 +197,10 @@ function isTooLargeResourceVersionAllowed(input: FuzzInput): boolean {
 }
 
 function checkStatusBody(decoded: DecodedAnswer, status: number): Violation[] {
-  if (decoded.error !== undefined) return [{ oracle: 'status-body', message: `the ${status} answer has no Status body: ${decoded.error}; body ${JSON.stringify(decoded.text.slice(0, 200))}` }];
+  if (decoded.error !== undefined)
+    return [
+      { oracle: 'status-body', message: `the ${status} answer has no Status body: ${decoded.error}; body ${JSON.stringify(decoded.text.slice(0, 200))}` },
+    ];
   const value = decoded.value;
   if (!isRecord(value) || value.kind !== 'Status') {
     return [{ oracle: 'status-body', message: `the ${status} answer has no Status body: ${JSON.stringify(decoded.text.slice(0, 200))}` }];
@@ -211,7 +222,8 @@ function checkIdentity(input: FuzzInput, value: unknown, namespace: string, stat
   const name = resolvePlaceholders(target.name, namespace);
   if (method !== 'POST' && metadata.name !== name) problems.push(`name ${JSON.stringify(metadata.name)} (path: ${JSON.stringify(name)})`);
   const expectedNamespace = resolvePlaceholders(target.namespace, namespace);
-  if (expectedNamespace !== '' && metadata.namespace !== expectedNamespace) problems.push(`namespace ${JSON.stringify(metadata.namespace)} (path: ${JSON.stringify(expectedNamespace)})`);
+  if (expectedNamespace !== '' && metadata.namespace !== expectedNamespace)
+    problems.push(`namespace ${JSON.stringify(metadata.namespace)} (path: ${JSON.stringify(expectedNamespace)})`);
   if (problems.length === 0) return [];
   return [{ oracle: 'identity', message: `the ${status} answer to a ${method} is an object with ${problems.join(', ')}` }];
 }

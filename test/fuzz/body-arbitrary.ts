@@ -12,7 +12,23 @@ export interface GeneratedDocument {
 }
 
 /** Values that are wrong almost anywhere: empty, null, huge, NUL, a lone surrogate. */
-export const SURPRISES: unknown[] = ['', null, true, 0, -1, 1e308, -0, 2 ** 53 + 1, 'x'.repeat(1000), [], {}, '\u0000', '\ud800', 'a\udc00b', { $patch: 'delete' }];
+export const SURPRISES: unknown[] = [
+  '',
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  -0,
+  2 ** 53 + 1,
+  'x'.repeat(1000),
+  [],
+  {},
+  '\u0000',
+  '\ud800',
+  'a\udc00b',
+  { $patch: 'delete' },
+];
 
 const schemaCache = new WeakMap<ResourceModel, SchemaArbitraries>();
 
@@ -58,7 +74,17 @@ function withIdentity(value: unknown, resource: ResourceModel, name: string): Re
   const metadata = isRecord(object.metadata) ? { ...object.metadata } : {};
   metadata.name = name;
   delete metadata.namespace;
-  for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'managedFields', 'generation', 'ownerReferences', 'deletionGracePeriodSeconds']) delete metadata[field];
+  for (const field of [
+    'uid',
+    'resourceVersion',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'managedFields',
+    'generation',
+    'ownerReferences',
+    'deletionGracePeriodSeconds',
+  ])
+    delete metadata[field];
   object.metadata = metadata;
   return object;
 }
@@ -74,7 +100,14 @@ export function objectArbitrary(resource: ResourceModel, name: string): fc.Arbit
   if (template !== undefined) {
     base.push(
       fc
-        .record({ labels: fc.dictionary(LABEL_KEYS, LABEL_VALUES.filter((v) => v !== null), { maxKeys: 2 }), keepFinalizer: fc.constantFrom(false, false, false, true) })
+        .record({
+          labels: fc.dictionary(
+            LABEL_KEYS,
+            LABEL_VALUES.filter((v) => v !== null),
+            { maxKeys: 2 },
+          ),
+          keepFinalizer: fc.constantFrom(false, false, false, true),
+        })
         .map(({ labels, keepFinalizer }) => {
           const object = structuredClone(template) as Record<string, unknown> & { metadata: Record<string, unknown> };
           object.metadata.labels = { ...(object.metadata.labels as Record<string, string>), ...labels };
@@ -85,7 +118,11 @@ export function objectArbitrary(resource: ResourceModel, name: string): fc.Arbit
     );
   }
   if (resource.schema !== undefined) {
-    base.push(schemaArbitraries(resource).of(resource.schema).map((value) => ({ value: withIdentity(value, resource, name), label: 'schema', mustRefuse: [] })));
+    base.push(
+      schemaArbitraries(resource)
+        .of(resource.schema)
+        .map((value) => ({ value: withIdentity(value, resource, name), label: 'schema', mustRefuse: [] })),
+    );
   }
   if (base.length === 0) base.push(fc.constant({ value: withIdentity({}, resource, name), label: 'empty', mustRefuse: [] }));
   const valid = fc.oneof(...base);
@@ -120,10 +157,12 @@ function keepName(mutated: unknown, original: unknown): unknown {
 /** Changes of an object's identity (name, namespace, kind, apiVersion), which every write must refuse. */
 export function identityChangeArbitrary(resource: ResourceModel): fc.Arbitrary<{ field: string; value: string }> {
   const fields = ['metadata.name', 'kind', 'apiVersion', ...(resource.namespaced ? ['metadata.namespace'] : [])];
-  return fc.record({
-    field: fc.constantFrom(...fields),
-    value: fc.constantFrom('fz-other', 'Other', 'v9', 'apps/v1', 'default', ''),
-  }).filter(({ field, value }) => (field === 'metadata.name' || value !== '') && !(field === 'apiVersion' && value === resource.apiVersion));
+  return fc
+    .record({
+      field: fc.constantFrom(...fields),
+      value: fc.constantFrom('fz-other', 'Other', 'v9', 'apps/v1', 'default', ''),
+    })
+    .filter(({ field, value }) => (field === 'metadata.name' || value !== '') && !(field === 'apiVersion' && value === resource.apiVersion));
 }
 
 export function setPath(object: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
@@ -142,9 +181,26 @@ export function setPath(object: Record<string, unknown>, dotted: string, value: 
 export function mergePatchArbitrary(resource: ResourceModel): fc.Arbitrary<GeneratedDocument> {
   const fragment = resource.schema !== undefined ? schemaArbitraries(resource).of(resource.schema) : fc.constant({});
   return fc.oneof<Array<fc.MaybeWeightedArbitrary<GeneratedDocument>>>(
-    { weight: 4, arbitrary: fc.dictionary(LABEL_KEYS, LABEL_VALUES, { maxKeys: 3 }).map((labels) => ({ value: { metadata: { labels } }, label: 'labels', mustRefuse: [] })) },
-    { weight: 2, arbitrary: fc.dictionary(fc.constantFrom('note', 'fz.example.com/x', 'k'), ANNOTATION_VALUES, { maxKeys: 2 }).map((annotations) => ({ value: { metadata: { annotations } }, label: 'annotations', mustRefuse: [] })) },
-    { weight: 2, arbitrary: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'bad key'), fc.oneof(fc.string({ maxLength: 10 }), fc.constant(null), fc.constantFrom(...SURPRISES)), { maxKeys: 3 }).map((data) => ({ value: { data }, label: 'data', mustRefuse: [] })) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .dictionary(LABEL_KEYS, LABEL_VALUES, { maxKeys: 3 })
+        .map((labels) => ({ value: { metadata: { labels } }, label: 'labels', mustRefuse: [] })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .dictionary(fc.constantFrom('note', 'fz.example.com/x', 'k'), ANNOTATION_VALUES, { maxKeys: 2 })
+        .map((annotations) => ({ value: { metadata: { annotations } }, label: 'annotations', mustRefuse: [] })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .dictionary(fc.constantFrom('a', 'b', 'c', 'bad key'), fc.oneof(fc.string({ maxLength: 10 }), fc.constant(null), fc.constantFrom(...SURPRISES)), {
+          maxKeys: 3,
+        })
+        .map((data) => ({ value: { data }, label: 'data', mustRefuse: [] })),
+    },
     {
       weight: 3,
       arbitrary: fragment.map((value) => {
@@ -155,10 +211,41 @@ export function mergePatchArbitrary(resource: ResourceModel): fc.Arbitrary<Gener
         return { value: doc, label: 'schema-fragment', mustRefuse: [] };
       }),
     },
-    { weight: 1, arbitrary: fc.constantFrom({ spec: null }, { status: null }, { data: null }, { metadata: { finalizers: null } }, { metadata: { finalizers: [FIXTURE_FINALIZER, 'x/y'] } }, { metadata: { labels: null, annotations: null } }).map((value) => ({ value, label: 'nulls', mustRefuse: [] })) },
-    { weight: 2, arbitrary: fc.constant<GeneratedDocument>({ value: { metadata: null }, label: 'metadata-null', mustRefuse: ['a merge patch that deletes metadata (the object loses its name)'] }) },
-    { weight: 2, arbitrary: identityChangeArbitrary(resource).map(({ field, value }) => ({ value: setPath({}, field, value), label: `identity-${field}`, mustRefuse: [`a patch that changes ${field} to ${JSON.stringify(value)}`] })) },
-    { weight: 1, arbitrary: fc.constantFrom<unknown>([], 'x', 1, null, true).map((value) => ({ value, label: 'not-an-object', mustRefuse: [`a merge patch that replaces the object with ${JSON.stringify(value)}`] })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          { spec: null },
+          { status: null },
+          { data: null },
+          { metadata: { finalizers: null } },
+          { metadata: { finalizers: [FIXTURE_FINALIZER, 'x/y'] } },
+          { metadata: { labels: null, annotations: null } },
+        )
+        .map((value) => ({ value, label: 'nulls', mustRefuse: [] })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constant<GeneratedDocument>({
+        value: { metadata: null },
+        label: 'metadata-null',
+        mustRefuse: ['a merge patch that deletes metadata (the object loses its name)'],
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: identityChangeArbitrary(resource).map(({ field, value }) => ({
+        value: setPath({}, field, value),
+        label: `identity-${field}`,
+        mustRefuse: [`a patch that changes ${field} to ${JSON.stringify(value)}`],
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom<unknown>([], 'x', 1, null, true)
+        .map((value) => ({ value, label: 'not-an-object', mustRefuse: [`a merge patch that replaces the object with ${JSON.stringify(value)}`] })),
+    },
   );
 }
 
@@ -169,7 +256,24 @@ interface JsonPatchOp {
   value?: unknown;
 }
 
-const SAFE_PATHS = ['/metadata/labels/x', '/metadata/annotations/y', '/metadata/labels', '/data/k', '/data', '/spec/replicas', '/spec', '/status', '/metadata/finalizers/-', '/metadata/finalizers/0', '/spec/free/a', '/~0~1', '/data/~1escaped', '/metadata/labels/a~1b', '/nope/deeper', '/metadata/annotations/0'];
+const SAFE_PATHS = [
+  '/metadata/labels/x',
+  '/metadata/annotations/y',
+  '/metadata/labels',
+  '/data/k',
+  '/data',
+  '/spec/replicas',
+  '/spec',
+  '/status',
+  '/metadata/finalizers/-',
+  '/metadata/finalizers/0',
+  '/spec/free/a',
+  '/~0~1',
+  '/data/~1escaped',
+  '/metadata/labels/a~1b',
+  '/nope/deeper',
+  '/metadata/annotations/0',
+];
 
 function opArbitrary(): fc.Arbitrary<{ op: JsonPatchOp; breaks?: string }> {
   const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(...SURPRISES));
@@ -178,7 +282,12 @@ function opArbitrary(): fc.Arbitrary<{ op: JsonPatchOp; breaks?: string }> {
     { weight: 8, arbitrary: fc.record({ op: fc.constantFrom('add', 'replace', 'test'), path, value }).map((op) => ({ op })) },
     { weight: 3, arbitrary: fc.record({ op: fc.constant('remove'), path }).map((op) => ({ op })) },
     { weight: 3, arbitrary: fc.record({ op: fc.constantFrom('move', 'copy'), from: path, path }).map((op) => ({ op })) },
-    { weight: 1, arbitrary: fc.constantFrom<JsonPatchOp>({ op: 'bogus', path: '/a' }, { op: 'add' }, { op: 'add', path: 'no-slash', value: 1 }, { op: 'copy', path: '/a' }).map((op) => ({ op })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom<JsonPatchOp>({ op: 'bogus', path: '/a' }, { op: 'add' }, { op: 'add', path: 'no-slash', value: 1 }, { op: 'copy', path: '/a' })
+        .map((op) => ({ op })),
+    },
     {
       weight: 2,
       arbitrary: fc
@@ -211,7 +320,12 @@ export function jsonPatchArbitrary(resource: ResourceModel): fc.Arbitrary<Genera
         return { value: ops.map((o) => o.op), label: broken.length > 0 ? 'identity' : 'ops', mustRefuse: broken.slice(0, 1) };
       }),
     },
-    { weight: 1, arbitrary: fc.constantFrom<unknown>({}, 'x', null, [1], [[]], { op: 'add', path: '/a', value: 1 }).map((value) => ({ value, label: 'not-a-list-of-ops', mustRefuse: [] })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom<unknown>({}, 'x', null, [1], [[]], { op: 'add', path: '/a', value: 1 })
+        .map((value) => ({ value, label: 'not-a-list-of-ops', mustRefuse: [] })),
+    },
   );
 }
 
@@ -221,7 +335,11 @@ export function strategicPatchArbitrary(resource: ResourceModel): fc.Arbitrary<G
     { value: { $patch: 'delete' }, label: '$patch-delete', mustRefuse: ['a strategic merge patch that deletes the whole object'] },
     { value: { $patch: 'replace' }, label: '$patch-replace', mustRefuse: ['a strategic merge patch that replaces the whole object with nothing'] },
     { value: { metadata: { $patch: 'delete' } }, label: 'metadata-$patch-delete', mustRefuse: ['a strategic merge patch that deletes metadata'] },
-    { value: { metadata: { $patch: 'replace' } }, label: 'metadata-$patch-replace', mustRefuse: ['a strategic merge patch that replaces metadata with nothing'] },
+    {
+      value: { metadata: { $patch: 'replace' } },
+      label: 'metadata-$patch-replace',
+      mustRefuse: ['a strategic merge patch that replaces metadata with nothing'],
+    },
     { value: { metadata: null }, label: 'metadata-null', mustRefuse: ['a strategic merge patch that deletes metadata'] },
     { value: { $patch: 'merge' }, label: '$patch-merge', mustRefuse: [] },
     { value: { $patch: 'bogus' }, label: '$patch-bogus', mustRefuse: [] },
@@ -230,7 +348,11 @@ export function strategicPatchArbitrary(resource: ResourceModel): fc.Arbitrary<G
     { value: { metadata: { '$setElementOrder/finalizers': ['x/y', FIXTURE_FINALIZER] } }, label: '$setElementOrder', mustRefuse: [] },
     { value: { spec: { $retainKeys: ['replicas'], replicas: 1 } }, label: '$retainKeys', mustRefuse: [] },
     { value: { spec: { template: { spec: { containers: [{ name: 'app', $patch: 'delete' }] } } } }, label: 'list-item-delete', mustRefuse: [] },
-    { value: { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'zz' }], containers: [{ name: 'app', image: 'i:2' }] } } } }, label: 'setElementOrder-containers', mustRefuse: [] },
+    {
+      value: { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'zz' }], containers: [{ name: 'app', image: 'i:2' }] } } } },
+      label: 'setElementOrder-containers',
+      mustRefuse: [],
+    },
     { value: { spec: { containers: [{ $patch: 'replace' }] } }, label: 'list-replace', mustRefuse: [] },
   );
   return fc.oneof({ weight: 3, arbitrary: mergePatchArbitrary(resource) }, { weight: 2, arbitrary: directives });

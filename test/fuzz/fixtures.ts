@@ -174,7 +174,8 @@ export class Fixtures {
     for (const fixture of this.all) {
       const answer = await this.http().send({ method: 'GET', target: this.pathOf(fixture), headers: JSON_HEADERS }, 30_000);
       if (answer.status === 404) continue;
-      if (answer.status !== 200) throw new Error(`reading fixture ${keyOf(fixture, this.namespace)}: ${answer.status} ${answer.error ?? answer.body.toString('utf8').slice(0, 300)}`);
+      if (answer.status !== 200)
+        throw new Error(`reading fixture ${keyOf(fixture, this.namespace)}: ${answer.status} ${answer.error ?? answer.body.toString('utf8').slice(0, 300)}`);
       const text = answer.body.toString('utf8');
       const object = JSON.parse(text) as { metadata?: { resourceVersion?: string; deletionTimestamp?: string }; status?: { phase?: unknown } };
       snapshot.set(keyOf(fixture, this.namespace), {
@@ -193,7 +194,8 @@ export class Fixtures {
     for (const [key, entry] of before) {
       const now = after.get(key);
       if (now === undefined) changes.push(`${key} was deleted`);
-      else if (now.resourceVersion !== entry.resourceVersion) changes.push(`${key} changed (resourceVersion ${entry.resourceVersion} -> ${now.resourceVersion})`);
+      else if (now.resourceVersion !== entry.resourceVersion)
+        changes.push(`${key} changed (resourceVersion ${entry.resourceVersion} -> ${now.resourceVersion})`);
       else if (now.text !== entry.text) changes.push(`${key} changed content at the same resourceVersion`);
     }
     for (const key of after.keys()) if (!before.has(key)) changes.push(`${key} was created`);
@@ -250,7 +252,8 @@ export class Fixtures {
       const list = await this.http().send({ method: 'GET', target: `/apis/${CUSTOM_GROUP}/v1/${CUSTOM_RESOURCE}`, headers: JSON_HEADERS }, 30_000);
       if (list.status === 200) {
         const items = (JSON.parse(list.body.toString('utf8')) as { items: Array<{ metadata: { name: string; namespace: string } }> }).items;
-        for (const item of items) await this.stripFinalizers(`/apis/${CUSTOM_GROUP}/v1/namespaces/${item.metadata.namespace}/${CUSTOM_RESOURCE}/${item.metadata.name}`);
+        for (const item of items)
+          await this.stripFinalizers(`/apis/${CUSTOM_GROUP}/v1/namespaces/${item.metadata.namespace}/${CUSTOM_RESOURCE}/${item.metadata.name}`);
       }
     } else {
       await this.stripFinalizers(path);
@@ -259,7 +262,10 @@ export class Fixtures {
   }
 
   private async stripFinalizers(path: string): Promise<void> {
-    await this.http().send({ method: 'PATCH', target: path, headers: [['Content-Type', 'application/merge-patch+json']], body: Buffer.from('{"metadata":{"finalizers":null}}') }, 30_000);
+    await this.http().send(
+      { method: 'PATCH', target: path, headers: [['Content-Type', 'application/merge-patch+json']], body: Buffer.from('{"metadata":{"finalizers":null}}') },
+      30_000,
+    );
   }
 
   private async create(fixture: Fixture): Promise<void> {
@@ -268,7 +274,15 @@ export class Fixtures {
     if (body === undefined) return;
     const collection = collectionPath(fixture.resource, this.namespace);
     const answer = await this.http().send(
-      { method: 'POST', target: collection, headers: [['Content-Type', 'application/json'], ['Accept', 'application/json']], body: Buffer.from(JSON.stringify(body)) },
+      {
+        method: 'POST',
+        target: collection,
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['Accept', 'application/json'],
+        ],
+        body: Buffer.from(JSON.stringify(body)),
+      },
       30_000,
     );
     if (answer.status !== 201 && answer.status !== 409) {

@@ -77,7 +77,8 @@ async function main(): Promise<number> {
     // Bounded by its count, with room for a loaded host: a long run is not cut short by the default.
     timeLimitMs = args['time-limit'] !== undefined ? duration(args['time-limit']) : Math.max(30 * 60_000, count * 150);
     if (args.seed !== undefined && !/^-?\d+$/.test(args.seed)) throw new Error(`--seed: ${JSON.stringify(args.seed)} is not an integer`);
-    if (args.path !== undefined && !/^\d+(:\d+)*$/.test(args.path)) throw new Error(`--path: ${JSON.stringify(args.path)} is not a fast-check path (like 12 or 12:3:0)`);
+    if (args.path !== undefined && !/^\d+(:\d+)*$/.test(args.path))
+      throw new Error(`--path: ${JSON.stringify(args.path)} is not a fast-check path (like 12 or 12:3:0)`);
     if (args.path !== undefined && args.seed === undefined) throw new Error('--path needs the --seed it came from');
     seed = args.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(args.seed);
   } catch (error) {
@@ -124,11 +125,20 @@ async function main(): Promise<number> {
     result.failures.forEach((failure, i) => out.push(formatFailure(failure, i, result, reportOptions)));
   }
   if (result.counterexamplePath !== null && result.counterexample !== null) {
-    out.push('', '== smallest failing input (after shrinking) ==', describeInput(result.counterexample), `replay: npm run fuzz -- --seed ${result.seed} --path ${result.counterexamplePath}${flags}`);
+    out.push(
+      '',
+      '== smallest failing input (after shrinking) ==',
+      describeInput(result.counterexample),
+      `replay: npm run fuzz -- --seed ${result.seed} --path ${result.counterexamplePath}${flags}`,
+    );
   }
   out.push('', `seed ${result.seed}: ${result.failures.length === 0 ? 'no failures' : `${result.failures.length} distinct failure(s)`}`);
   process.stdout.write(`${out.join('\n')}\n`);
-  if (args.report) writeFileSync(args.report, JSON.stringify(result, (_k, v: unknown) => (Buffer.isBuffer(v) ? `(${v.length} bytes)` : v), 2));
+  if (args.report)
+    writeFileSync(
+      args.report,
+      JSON.stringify(result, (_k, v: unknown) => (Buffer.isBuffer(v) ? `(${v.length} bytes)` : v), 2),
+    );
   return result.failures.length === 0 ? 0 : 1;
 }
 

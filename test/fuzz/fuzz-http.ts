@@ -83,7 +83,15 @@ export class FuzzHttp {
       };
       const req = httpsRequest(
         // The path goes as is: a URL string would have `.` and `..` segments resolved before sending.
-        { hostname: this.hostname, port: this.port, path: request.target, method: request.method, headers: flatHeaders(request, this.host), ca: this.ca, agent: false },
+        {
+          hostname: this.hostname,
+          port: this.port,
+          path: request.target,
+          method: request.method,
+          headers: flatHeaders(request, this.host),
+          ca: this.ca,
+          agent: false,
+        },
         (res: IncomingMessage) => {
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => finish(false));
@@ -105,14 +113,30 @@ export class FuzzHttp {
         req.destroy();
         if (!settled) {
           settled = true;
-          resolve({ status: 0, headers: {}, body: Buffer.alloc(0), ms: Date.now() - started, error: `no answer within ${deadlineMs} ms`, ended, abort: () => undefined });
+          resolve({
+            status: 0,
+            headers: {},
+            body: Buffer.alloc(0),
+            ms: Date.now() - started,
+            error: `no answer within ${deadlineMs} ms`,
+            ended,
+            abort: () => undefined,
+          });
         }
       }, deadlineMs);
       req.on('error', (error: NodeJS.ErrnoException) => {
         finish(false, error.message);
         if (!settled) {
           settled = true;
-          resolve({ status: 0, headers: {}, body: Buffer.alloc(0), ms: Date.now() - started, error: error.code ?? error.message, ended, abort: () => undefined });
+          resolve({
+            status: 0,
+            headers: {},
+            body: Buffer.alloc(0),
+            ms: Date.now() - started,
+            error: error.code ?? error.message,
+            ended,
+            abort: () => undefined,
+          });
         }
       });
       req.end(request.body);
@@ -135,14 +159,28 @@ export class FuzzHttp {
         resolve({ answer, reused, code });
       };
       const req = httpsRequest(
-        { hostname: this.hostname, port: this.port, path: request.target, method: request.method, headers: flatHeaders(request, this.host), ca: this.ca, agent },
+        {
+          hostname: this.hostname,
+          port: this.port,
+          path: request.target,
+          method: request.method,
+          headers: flatHeaders(request, this.host),
+          ca: this.ca,
+          agent,
+        },
         (res: IncomingMessage) => {
           responded = true;
           const chunks: Buffer[] = [];
           const cut = (code: string) =>
-            settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: Date.now() - started, error: `answer cut: ${code}` }, req.reusedSocket, code);
+            settle(
+              { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: Date.now() - started, error: `answer cut: ${code}` },
+              req.reusedSocket,
+              code,
+            );
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: Date.now() - started }, req.reusedSocket));
+          res.on('end', () =>
+            settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: Date.now() - started }, req.reusedSocket),
+          );
           res.on('error', (error: NodeJS.ErrnoException) => cut(error.code ?? error.message));
           res.on('close', () => {
             if (!res.complete) cut('ECONNRESET');

@@ -6,7 +6,9 @@ import type { DistinctFailure, FuzzRunResult } from './fuzz-runner';
 
 /** The input as fast-check would print it, long strings cut so it stays readable. */
 export function describeInput(input: FuzzInput): string {
-  return JSON.stringify(input, (_key, value: unknown) => (typeof value === 'string' && value.length > 200 ? `${value.slice(0, 60)}...(${value.length} chars)` : value));
+  return JSON.stringify(input, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > 200 ? `${value.slice(0, 60)}...(${value.length} chars)` : value,
+  );
 }
 
 function shellQuote(text: string): string {
@@ -37,7 +39,10 @@ export function writeReproduction(dir: string, id: string, wire: WireRequest, ti
 function curlSummary(wire: WireRequest): string {
   const cut = (text: string) => (text.length > 160 ? `${text.slice(0, 120)}...(${text.length} chars)` : text);
   const headers = wire.headers.map(([k, v]) => ` -H ${shellQuote(cut(`${k}: ${v}`))}`).join('');
-  const body = wire.body === undefined ? '' : ` --data-binary ${shellQuote(cut(wire.body.toString('utf8')))}${wire.body.length > 160 ? ` (${wire.body.length} bytes)` : ''}`;
+  const body =
+    wire.body === undefined
+      ? ''
+      : ` --data-binary ${shellQuote(cut(wire.body.toString('utf8')))}${wire.body.length > 160 ? ` (${wire.body.length} bytes)` : ''}`;
   return `curl -sk -X ${wire.method}${headers}${body} --path-as-is "$SERVER"${shellQuote(cut(wire.target))}`;
 }
 
@@ -88,7 +93,10 @@ export function formatSummary(result: FuzzRunResult): string {
     'inputs by kind of input (family:label):',
     top(s.byLabel, 60),
     ...(s.divergences.length > 0
-      ? ['divergences from Kubernetes (accepted where Kubernetes refuses; not failures):', ...s.divergences.map((d) => `    ${String(d.count).padStart(7)}  ${d.divergence} (first at path ${d.runIndex})`)]
+      ? [
+          'divergences from Kubernetes (accepted where Kubernetes refuses; not failures):',
+          ...s.divergences.map((d) => `    ${String(d.count).padStart(7)}  ${d.divergence} (first at path ${d.runIndex})`),
+        ]
       : []),
   ].join('\n');
 }

@@ -147,7 +147,9 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzRunResult> {
   };
   try {
     const exclude = options.exclude ?? [];
-    const arbitrary = inputArbitrary(session.model, { minRequestTimeoutSeconds }).filter((input) => !exclude.some((prefix) => `${input.family}:${input.label}`.startsWith(prefix)));
+    const arbitrary = inputArbitrary(session.model, { minRequestTimeoutSeconds }).filter(
+      (input) => !exclude.some((prefix) => `${input.family}:${input.label}`.startsWith(prefix)),
+    );
     const examples = options.examples ? knownInputs(session.model, minRequestTimeoutSeconds).map((input): [FuzzInput] => [input]) : [];
     let lateSeen = 0;
     const property = fc.asyncProperty(arbitrary, async (input) => {
@@ -156,7 +158,8 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzRunResult> {
       bump(byFamily, input.family);
       bump(byLabel, `${input.family}:${input.label}`);
       const contentType = input.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-      if (contentType !== undefined) bump(byContentType, contentType.length > 80 ? `${contentType.slice(0, 40)}... (${contentType.length} chars)` : contentType);
+      if (contentType !== undefined)
+        bump(byContentType, contentType.length > 80 ? `${contentType.slice(0, 40)}... (${contentType.length} chars)` : contentType);
       const failures = await session.execute(input, index, options.repeat);
       // Watches followed in the background report when they end: count them with the input then current.
       const late = session.lateFailures.slice(lateSeen);

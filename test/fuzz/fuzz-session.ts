@@ -118,7 +118,12 @@ export class FuzzSession {
     this.http = new FuzzHttp(this.server.url, this.server.ca);
     // The fixture CRD first: its resource must be in discovery when the generators are built.
     const crd = await this.http.send(
-      { method: 'POST', target: '/apis/apiextensions.svc.io/v1/customresourcedefinitions', headers: [['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(FIXTURE_CRD)) },
+      {
+        method: 'POST',
+        target: '/apis/apiextensions.svc.io/v1/customresourcedefinitions',
+        headers: [['Content-Type', 'application/json']],
+        body: Buffer.from(JSON.stringify(FIXTURE_CRD)),
+      },
       30_000,
     );
     if (crd.status !== 201) throw new Error(`creating the fixture CRD: ${crd.status} ${crd.body.toString('utf8').slice(0, 500)}`);
@@ -228,7 +233,12 @@ export class FuzzSession {
       const ended = Date.now();
       this.counters.statuses.set(answer.status, (this.counters.statuses.get(answer.status) ?? 0) + 1);
 
-      const { violations, divergences } = judgeAnswer(input, answer, { namespace: this.fixtures.namespace, mustRefuse: allMustRefuse, streaming, bodyBytes: wire.body?.length ?? 0 });
+      const { violations, divergences } = judgeAnswer(input, answer, {
+        namespace: this.fixtures.namespace,
+        mustRefuse: allMustRefuse,
+        streaming,
+        bodyBytes: wire.body?.length ?? 0,
+      });
       for (const violation of violations) fail(violation, answer);
       for (const divergence of divergences) {
         const key = `${input.family}:${divergence}`;
@@ -240,12 +250,16 @@ export class FuzzSession {
       if (answer.status === 0 || this.dead()) {
         if (await this.diedNow()) {
           const exit = this.server.exitStatus();
-          fail({ oracle: 'crash', message: `the server process exited (${JSON.stringify(exit)}); its last output: ${this.server.stderr().slice(-1500)}` }, answer);
+          fail(
+            { oracle: 'crash', message: `the server process exited (${JSON.stringify(exit)}); its last output: ${this.server.stderr().slice(-1500)}` },
+            answer,
+          );
           continue;
         }
       }
 
-      for (const slow of await this.probe.violations(started, ended, this.options.readyzLimitMs)) fail({ oracle: 'readyz', message: `${slow} while this request ran (${ended - started} ms)` }, answer);
+      for (const slow of await this.probe.violations(started, ended, this.options.readyzLimitMs))
+        fail({ oracle: 'readyz', message: `${slow} while this request ran (${ended - started} ms)` }, answer);
 
       const revision = await this.fixtures.revision().catch(() => undefined);
       if (revision === undefined) continue;
@@ -255,7 +269,8 @@ export class FuzzSession {
           const after = await this.fixtures.snapshot();
           this.counters.snapshots++;
           const changes = Fixtures.diff(this.snapshot, after);
-          if (changes.length > 0) fail({ oracle: 'refused-but-changed', message: `answered ${answer.status} yet changed fixtures: ${changes.join('; ')}` }, answer);
+          if (changes.length > 0)
+            fail({ oracle: 'refused-but-changed', message: `answered ${answer.status} yet changed fixtures: ${changes.join('; ')}` }, answer);
           this.snapshot = after;
           this.snapshotRevision = revision;
         } else {
@@ -279,7 +294,8 @@ export class FuzzSession {
     }
     const follow = opened.ended.then((end) => {
       const problems: Violation[] = [];
-      if (end.cutAtDeadline) problems.push({ oracle: 'watch-deadline', message: `the watch was still open ${deadline / 1000} s after it started (its timeoutSeconds plus 5 s)` });
+      if (end.cutAtDeadline)
+        problems.push({ oracle: 'watch-deadline', message: `the watch was still open ${deadline / 1000} s after it started (its timeoutSeconds plus 5 s)` });
       const contentType = String(opened.headers['content-type'] ?? '');
       if (contentType.startsWith('application/json')) {
         const { events, error } = watchEvents(end.body);
@@ -287,11 +303,19 @@ export class FuzzSession {
         for (const event of events) {
           problems.push(...checkContent(event));
           const typed = event as { type?: unknown; object?: { kind?: unknown } };
-          if (typed.type === 'ERROR' && typed.object?.kind !== 'Status') problems.push({ oracle: 'watch-stream', message: `an ERROR event without a Status: ${JSON.stringify(event).slice(0, 300)}` });
+          if (typed.type === 'ERROR' && typed.object?.kind !== 'Status')
+            problems.push({ oracle: 'watch-stream', message: `an ERROR event without a Status: ${JSON.stringify(event).slice(0, 300)}` });
         }
       }
       for (const problem of problems) {
-        this.lateFailures.push({ ...problem, input, runIndex, attempt, wire, answer: { status: opened.status, contentType, body: end.body.toString('utf8').slice(0, 1000), ms: end.endedAt - started } });
+        this.lateFailures.push({
+          ...problem,
+          input,
+          runIndex,
+          attempt,
+          wire,
+          answer: { status: opened.status, contentType, body: end.body.toString('utf8').slice(0, 1000), ms: end.endedAt - started },
+        });
       }
     });
     if (this.options.syncWatches) {
@@ -311,7 +335,11 @@ export class FuzzSession {
 
   probeStats(): { count: number; maxMs: number; over1s: number } {
     const now = this.probe.stats();
-    return { count: this.earlierProbes.count + now.count, maxMs: Math.max(this.earlierProbes.maxMs, now.maxMs), over1s: this.earlierProbes.over1s + now.over1s };
+    return {
+      count: this.earlierProbes.count + now.count,
+      maxMs: Math.max(this.earlierProbes.maxMs, now.maxMs),
+      over1s: this.earlierProbes.over1s + now.over1s,
+    };
   }
 
   serverOutput(): { stdout: string; stderr: string } {
@@ -322,7 +350,11 @@ export class FuzzSession {
     if (this.probe !== undefined) {
       // Keep the figures of the probes of servers before a restart.
       const stats = this.probe.stats();
-      this.earlierProbes = { count: this.earlierProbes.count + stats.count, maxMs: Math.max(this.earlierProbes.maxMs, stats.maxMs), over1s: this.earlierProbes.over1s + stats.over1s };
+      this.earlierProbes = {
+        count: this.earlierProbes.count + stats.count,
+        maxMs: Math.max(this.earlierProbes.maxMs, stats.maxMs),
+        over1s: this.earlierProbes.over1s + stats.over1s,
+      };
     }
     await this.probe?.stop().catch(() => undefined);
     this.http?.close();

@@ -51,7 +51,9 @@ function framed(frame: Frame, params: Params, field: string, rawValue: string): 
     text = JSON.stringify([{ op: 'add', path: `/${segments.join('/')}`, value: RAW }]);
   } else {
     const root: Record<string, unknown> =
-      frame === 'object' || frame === 'apply' ? { apiVersion: str(params, 'apiVersion'), kind: str(params, 'kind'), metadata: { name: str(params, 'name') } } : {};
+      frame === 'object' || frame === 'apply'
+        ? { apiVersion: str(params, 'apiVersion'), kind: str(params, 'kind'), metadata: { name: str(params, 'name') } }
+        : {};
     let node = root;
     segments.forEach((key, index) => {
       if (index === segments.length - 1) node[key] = RAW;
@@ -101,7 +103,12 @@ function aliasBomb(params: Params): BuiltBody {
   const levels = num(params, 'levels');
   const fanout = num(params, 'fanout');
   const lines = [yamlHead(params).trimEnd(), `a0: &a0 [${Array(fanout).fill('"lol"').join(',')}]`];
-  for (let i = 1; i <= levels; i++) lines.push(`a${i}: &a${i} [${Array(fanout).fill(`*a${i - 1}`).join(',')}]`);
+  for (let i = 1; i <= levels; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(fanout)
+        .fill(`*a${i - 1}`)
+        .join(',')}]`,
+    );
   lines.push(`data:\n  bomb: *a${levels}`);
   const expanded = fanout ** (levels + 1);
   // Kubernetes' YAML decoder refuses documents whose aliases expand far past their size.
@@ -118,7 +125,10 @@ function manyOps(params: Params): BuiltBody {
     else parts.push(`{"op":"replace","path":"/metadata/annotations/k","value":"v${i}"}`);
   }
   const text = `[${op === 'replace' ? '{"op":"add","path":"/metadata/annotations/k","value":"v"},' : ''}${parts.join(',')}]`;
-  return { body: Buffer.from(text), mustRefuse: ops > JSON_PATCH_OPS_LIMIT + MARGIN ? [`a JSON patch of ${ops} operations (limit ${JSON_PATCH_OPS_LIMIT})`] : [] };
+  return {
+    body: Buffer.from(text),
+    mustRefuse: ops > JSON_PATCH_OPS_LIMIT + MARGIN ? [`a JSON patch of ${ops} operations (limit ${JSON_PATCH_OPS_LIMIT})`] : [],
+  };
 }
 
 function copyAmplification(params: Params): BuiltBody {
@@ -156,7 +166,14 @@ function loneSurrogate(params: Params): BuiltBody {
     const yaml = section === 'data' ? `${yamlHead(params)}data:\n  ${key}: ${val}\n` : `${yamlHead(params).trimEnd()}\n  ${section}:\n    ${key}: ${val}\n`;
     return { body: Buffer.from(yaml), mustRefuse: [] };
   }
-  const field = where === 'data-value' ? 'data.k' : where === 'label-value' ? 'metadata.labels.k' : where === 'annotation-key' ? `metadata.annotations.k${marker}` : 'unknownField';
+  const field =
+    where === 'data-value'
+      ? 'data.k'
+      : where === 'label-value'
+        ? 'metadata.labels.k'
+        : where === 'annotation-key'
+          ? `metadata.annotations.k${marker}`
+          : 'unknownField';
   const text = framed(frame, params, field, where === 'annotation-key' ? '"v"' : value);
   const [before, ...after] = text.split(marker);
   if (form === 'raw-utf8') {
@@ -186,7 +203,8 @@ function duplicateKeys(params: Params): BuiltBody {
   } else {
     const apiVersion = JSON.stringify(str(params, 'apiVersion'));
     const kind = JSON.stringify(str(params, 'kind'));
-    if (where === 'metadata.name') text = `{"apiVersion":${apiVersion},"kind":${kind},"metadata":{"name":${JSON.stringify(`${name}-other`)},"name":${JSON.stringify(name)}}}`;
+    if (where === 'metadata.name')
+      text = `{"apiVersion":${apiVersion},"kind":${kind},"metadata":{"name":${JSON.stringify(`${name}-other`)},"name":${JSON.stringify(name)}}}`;
     else if (where === 'kind') text = `{"apiVersion":${apiVersion},"kind":"Other","kind":${kind},"metadata":{"name":${JSON.stringify(name)}}}`;
     else text = `{"apiVersion":${apiVersion},"kind":${kind},"metadata":{"name":${JSON.stringify(name)},"labels":{"a":"1","a":"2"}}}`;
   }

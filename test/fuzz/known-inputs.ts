@@ -20,7 +20,15 @@ export function knownInputs(model: FuzzModel, minRequestTimeoutSeconds: number):
   const cmTarget = { apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'fz-configmap' };
   const cms = `/api/v1/namespaces/${NS}/${configMaps.resource}`;
   const cm = `${cms}/fz-configmap`;
-  const hostile = (label: string, method: string, path: string, contentType: string, shape: string, params: Record<string, string | number | boolean>, target = cmTarget): FuzzInput => ({
+  const hostile = (
+    label: string,
+    method: string,
+    path: string,
+    contentType: string,
+    shape: string,
+    params: Record<string, string | number | boolean>,
+    target = cmTarget,
+  ): FuzzInput => ({
     family: 'hostile',
     label,
     method,
@@ -65,8 +73,19 @@ export function knownInputs(model: FuzzModel, minRequestTimeoutSeconds: number):
       mustRefuse: ['a strategic merge patch that deletes the whole object'],
       target: cmTarget,
     },
-    hostile('deep-yaml:object-create:10000', 'POST', cms, 'application/yaml', 'deep-yaml', { ...configMapParams, depth: 10_000, style: 'flow-seq', field: 'data' }),
-    hostile('deep-json:object-create:100000', 'POST', cms, 'application/json', 'deep-json', { ...configMapParams, frame: 'object', depth: 100_000, container: 'array', field: 'deep' }),
+    hostile('deep-yaml:object-create:10000', 'POST', cms, 'application/yaml', 'deep-yaml', {
+      ...configMapParams,
+      depth: 10_000,
+      style: 'flow-seq',
+      field: 'data',
+    }),
+    hostile('deep-json:object-create:100000', 'POST', cms, 'application/json', 'deep-json', {
+      ...configMapParams,
+      frame: 'object',
+      depth: 100_000,
+      container: 'array',
+      field: 'deep',
+    }),
     hostile(
       'deep-json:object-create:100000',
       'POST',
@@ -76,10 +95,22 @@ export function knownInputs(model: FuzzModel, minRequestTimeoutSeconds: number):
       { apiVersion: custom.apiVersion, kind: custom.kind, name: 'fz-hostile', frame: 'object', depth: 100_000, container: 'array', field: 'spec.free.deep' },
       { apiVersion: custom.apiVersion, kind: custom.kind, namespace: NS, name: 'fz-hostile' },
     ),
-    hostile('json-patch-copy-amplification:json-patch:copies=20', 'PATCH', cm, JSON_PATCH, 'json-patch-copy-amplification', { valueBytes: 1024, copies: 20, container: '/data' }),
+    hostile('json-patch-copy-amplification:json-patch:copies=20', 'PATCH', cm, JSON_PATCH, 'json-patch-copy-amplification', {
+      valueBytes: 1024,
+      copies: 20,
+      container: '/data',
+    }),
     hostile('json-patch-many-ops:json-patch:ops=20000', 'PATCH', cm, JSON_PATCH, 'json-patch-many-ops', { ops: 20_000, op: 'test', name: 'fz-configmap' }),
     hostile('yaml-alias-bomb:object-create', 'POST', cms, 'application/yaml', 'yaml-alias-bomb', { ...configMapParams, levels: 9, fanout: 9 }),
-    hostile('lone-surrogate:object-create', 'POST', cms, 'application/json', 'lone-surrogate', { ...configMapParams, name: 'fz-surrogate', unit: 0xd800, form: 'json-escape', where: 'data-value', frame: 'object' }, { ...cmTarget, name: 'fz-surrogate' }),
+    hostile(
+      'lone-surrogate:object-create',
+      'POST',
+      cms,
+      'application/json',
+      'lone-surrogate',
+      { ...configMapParams, name: 'fz-surrogate', unit: 0xd800, form: 'json-escape', where: 'data-value', frame: 'object' },
+      { ...cmTarget, name: 'fz-surrogate' },
+    ),
     {
       family: 'create',
       label: 'v1/Secret:json:stringData',
@@ -91,7 +122,15 @@ export function knownInputs(model: FuzzModel, minRequestTimeoutSeconds: number):
       mustRefuse: [],
       target: { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'fz-string-data' },
     },
-    { family: 'list', label: 'v1/ConfigMap:timeoutSeconds=abc', method: 'GET', path: cms, query: [['timeoutSeconds', 'abc']], headers: [], mustRefuse: ['timeoutSeconds="abc" is not an integer'] },
+    {
+      family: 'list',
+      label: 'v1/ConfigMap:timeoutSeconds=abc',
+      method: 'GET',
+      path: cms,
+      query: [['timeoutSeconds', 'abc']],
+      headers: [],
+      mustRefuse: ['timeoutSeconds="abc" is not an integer'],
+    },
     {
       family: 'watch',
       label: 'v1/ConfigMap:timeoutSeconds=-5',

@@ -46,12 +46,25 @@ export function encodeSegment(segment: string): string {
     .join(NS);
 }
 
-export function segmentsOf(resource: ResourceModel, namespace: string, name: string | undefined, subresource: string | undefined, watchPrefix: boolean): string[] {
+export function segmentsOf(
+  resource: ResourceModel,
+  namespace: string,
+  name: string | undefined,
+  subresource: string | undefined,
+  watchPrefix: boolean,
+): string[] {
   const base = resource.basePath.slice(1).split('/');
   const scope = resource.namespaced ? ['namespaces', namespace] : [];
   const isNamespace = resource.group === '' && resource.resource === 'namespaces';
   const objectName = isNamespace && name === fixtureName(resource) ? NS : name;
-  return [...base, ...(watchPrefix ? ['watch'] : []), ...scope, resource.resource, ...(objectName !== undefined ? [objectName] : []), ...(subresource ? [subresource] : [])];
+  return [
+    ...base,
+    ...(watchPrefix ? ['watch'] : []),
+    ...scope,
+    resource.resource,
+    ...(objectName !== undefined ? [objectName] : []),
+    ...(subresource ? [subresource] : []),
+  ];
 }
 
 const PERTURBATIONS = [

@@ -15,7 +15,10 @@ export type QueryVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch'
  * one), so resourceVersion values stay meaningful however long the run has gone on.
  */
 const RESOURCE_VERSIONS = fc.oneof(
-  { weight: 30, arbitrary: fc.constantFrom('', '0', '1', '{rv}', '{rv}', '{rv+1}', 'abc', '-1', '1.5', '99999999999999999999', '18446744073709551616', ' 1', '0x10') },
+  {
+    weight: 30,
+    arbitrary: fc.constantFrom('', '0', '1', '{rv}', '{rv}', '{rv+1}', 'abc', '-1', '1.5', '99999999999999999999', '18446744073709551616', ' 1', '0x10'),
+  },
   // A revision far ahead: a get or list waits for it, then answers 504 (spec 1), so it is kept rare.
   { weight: 1, arbitrary: fc.constant('{rv+1000000}') },
 );
@@ -29,10 +32,22 @@ const MALFORMED_DURATIONS = fc.constantFrom('abc', '10', '1x', 's', '1.2.3s');
 const LABEL_SELECTORS = fc.constantFrom('app=fz', 'app in (fz,x)', '!missing', 'app', 'fuzz!=x', '', 'fuzz=none', 'app notin (a,b)', 'a.b/c=d');
 /** Selectors Kubernetes' parser refuses (400), which the issue found refused here too. */
 const MALFORMED_LABEL_SELECTORS = fc.constantFrom('a in (', '!', 'a=b c', '-a=b');
-const FIELD_SELECTORS = fc.constantFrom('metadata.name=fz-configmap', 'metadata.namespace!=x', '', 'metadata.name==a,metadata.namespace=b', 'metadata.name=a\\,b');
+const FIELD_SELECTORS = fc.constantFrom(
+  'metadata.name=fz-configmap',
+  'metadata.namespace!=x',
+  '',
+  'metadata.name==a,metadata.namespace=b',
+  'metadata.name=a\\,b',
+);
 const MALFORMED_FIELD_SELECTORS = fc.constantFrom('nonexistent.field=x', 'metadata.name');
 
-const CONTINUE_TOKENS = fc.constantFrom('not-a-token', '!!!', Buffer.from('{"v":"x"}').toString('base64'), 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhIn0', 'x'.repeat(4096));
+const CONTINUE_TOKENS = fc.constantFrom(
+  'not-a-token',
+  '!!!',
+  Buffer.from('{"v":"x"}').toString('base64'),
+  'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhIn0',
+  'x'.repeat(4096),
+);
 
 const BOOLEANS = fc.constantFrom('true', 'false', '1', '0', '', 'maybe', 'TRUE');
 
@@ -94,17 +109,32 @@ function piecesFor(verb: QueryVerb): Piece[] {
     );
   }
   if (verb === 'list') {
-    pieces.push(add('continue', CONTINUE_TOKENS), add('watch', fc.constantFrom('0', 'false')), add('includeObject', fc.constantFrom('None', 'Metadata', 'Object', 'Bogus')));
+    pieces.push(
+      add('continue', CONTINUE_TOKENS),
+      add('watch', fc.constantFrom('0', 'false')),
+      add('includeObject', fc.constantFrom('None', 'Metadata', 'Object', 'Bogus')),
+    );
   }
   if (writes || deletes) {
-    pieces.push(add('dryRun', fc.constantFrom('All', '')), addMustRefuse('dryRun', fc.constantFrom('all', 'true', 'Bogus'), (v) => `dryRun=${JSON.stringify(v)} is not All`));
+    pieces.push(
+      add('dryRun', fc.constantFrom('All', '')),
+      addMustRefuse('dryRun', fc.constantFrom('all', 'true', 'Bogus'), (v) => `dryRun=${JSON.stringify(v)} is not All`),
+    );
   }
   if (writes) {
     pieces.push(
       add('fieldValidation', fc.constantFrom('Ignore', 'Warn', 'Strict', '')),
-      addMustRefuse('fieldValidation', fc.constantFrom('strict', 'Bogus', 'ignore'), (v) => `fieldValidation=${JSON.stringify(v)} is not Ignore, Warn or Strict`),
+      addMustRefuse(
+        'fieldValidation',
+        fc.constantFrom('strict', 'Bogus', 'ignore'),
+        (v) => `fieldValidation=${JSON.stringify(v)} is not Ignore, Warn or Strict`,
+      ),
       add('fieldManager', fc.constantFrom('fuzzer', 'kubectl-client-side-apply', 'a', 'fuzzer-2')),
-      addShouldRefuse('fieldManager', fc.constantFrom('x'.repeat(129), 'bad\u0001manager'), (v) => `fieldManager=${JSON.stringify(v)} is longer than 128 bytes or not printable`),
+      addShouldRefuse(
+        'fieldManager',
+        fc.constantFrom('x'.repeat(129), 'bad\u0001manager'),
+        (v) => `fieldManager=${JSON.stringify(v)} is longer than 128 bytes or not printable`,
+      ),
     );
   }
   if (verb === 'apply') pieces.push(add('force', fc.constantFrom('true', 'false')));
@@ -147,7 +177,11 @@ export function withLeadingPairs(query: GeneratedQuery, leading: Array<[string, 
   const pairs = [...leading, ...query.pairs];
   const first = new Map<string, string>();
   for (const [name, value] of pairs) if (!first.has(name)) first.set(name, value);
-  return { pairs, mustRefuse: query.mustRefuse.filter((r) => firstValueStillMalformed(r, first)), shouldRefuse: query.shouldRefuse.filter((r) => firstValueStillMalformed(r, first)) };
+  return {
+    pairs,
+    mustRefuse: query.mustRefuse.filter((r) => firstValueStillMalformed(r, first)),
+    shouldRefuse: query.shouldRefuse.filter((r) => firstValueStillMalformed(r, first)),
+  };
 }
 
 /** A reason names `name=value`; it holds only if that is the value the server reads. */
@@ -163,7 +197,8 @@ function addCombinationRules(verb: QueryVerb, first: Map<string, string>, mustRe
   const rv = first.get('resourceVersion') ?? '';
   const match = first.get('resourceVersionMatch') ?? '';
   const token = first.get('continue') ?? '';
-  if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') mustRefuse.push(`resourceVersionMatch=${JSON.stringify(match)} is not Exact or NotOlderThan`);
+  if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan')
+    mustRefuse.push(`resourceVersionMatch=${JSON.stringify(match)} is not Exact or NotOlderThan`);
   if (match !== '' && rv === '') mustRefuse.push('resourceVersionMatch without resourceVersion');
   if (match === 'Exact' && rv === '0') mustRefuse.push('resourceVersionMatch=Exact with resourceVersion=0');
   if (token !== '') mustRefuse.push(`a continue token that no list handed out (${token.slice(0, 20)})`);

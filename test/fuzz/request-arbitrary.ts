@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { protobufKinds } from '@svc/machinery';
-import { applyArbitrary, jsonPatchArbitrary, mergePatchArbitrary, objectArbitrary, setPath, strategicPatchArbitrary, SURPRISES, type GeneratedDocument } from './body-arbitrary';
+import {
+  applyArbitrary,
+  jsonPatchArbitrary,
+  mergePatchArbitrary,
+  objectArbitrary,
+  setPath,
+  strategicPatchArbitrary,
+  SURPRISES,
+  type GeneratedDocument,
+} from './body-arbitrary';
 import { CUSTOM_GROUP, fixtureBody, fixtureName } from './fixtures';
 import { NS, type BodySpec, type Family, type FuzzInput, type ValueBody } from './fuzz-input';
 import type { FuzzModel, ResourceModel } from './fuzz-model';
@@ -166,7 +175,12 @@ function updateArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
         let value = doc.value;
         const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
         if (isObject && mismatch !== 'none' && !(mismatch === 'namespace' && !resource.namespaced)) {
-          const change = { name: ['metadata.name', 'fz-other'], namespace: ['metadata.namespace', 'other-namespace'], kind: ['kind', 'Other'], apiVersion: ['apiVersion', 'v9'] }[mismatch] as [string, string];
+          const change = {
+            name: ['metadata.name', 'fz-other'],
+            namespace: ['metadata.namespace', 'other-namespace'],
+            kind: ['kind', 'Other'],
+            apiVersion: ['apiVersion', 'v9'],
+          }[mismatch] as [string, string];
           value = setPath(value as Record<string, unknown>, change[0], change[1]);
           input.mustRefuse.push(`an update whose body has ${change[0]} ${JSON.stringify(change[1])}, not the object's`);
           input.label = `${kindLabel(resource)}:${encoding}:identity-${mismatch}`;
@@ -188,13 +202,24 @@ function patchArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
       .record({
         namespace: namespaceArbitrary(),
         name: nameArbitrary(resource),
-        type: fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...PATCH_TYPES) }, { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', '', 'application/merge-patch+yaml', 'application/json-patch+json; charset=utf-8') }),
+        type: fc.oneof(
+          { weight: 10, arbitrary: fc.constantFrom(...PATCH_TYPES) },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom('application/json', 'text/plain', '', 'application/merge-patch+yaml', 'application/json-patch+json; charset=utf-8'),
+          },
+        ),
         query: queryArbitrary('patch'),
         accept: acceptHeader(),
       })
       .chain((r) => {
         const mediaType = r.type.split(';')[0].trim();
-        const docs = mediaType === JSON_PATCH ? jsonPatchArbitrary(resource) : mediaType === STRATEGIC_PATCH ? strategicPatchArbitrary(resource) : mergePatchArbitrary(resource);
+        const docs =
+          mediaType === JSON_PATCH
+            ? jsonPatchArbitrary(resource)
+            : mediaType === STRATEGIC_PATCH
+              ? strategicPatchArbitrary(resource)
+              : mergePatchArbitrary(resource);
         return docs.map((doc) => ({ ...r, doc }));
       })
       .map(({ namespace, name, type, query, accept, doc }) => {
@@ -223,7 +248,13 @@ function applyArbitraryInput(model: FuzzModel): fc.Arbitrary<FuzzInput> {
       .chain((r) => applyArbitrary(resource, r.name).map((doc) => ({ ...r, doc })))
       .map(({ namespace, name, query, manager, yaml, accept, doc }) => {
         const withManager = manager !== undefined ? withLeadingPairs(query, [['fieldManager', manager]]) : query;
-        const input = base('apply', `${kindLabel(resource)}:${yaml ? 'yaml' : 'json'}:${doc.label}`, 'PATCH', withNamespacePath(resource, namespace, name), withManager);
+        const input = base(
+          'apply',
+          `${kindLabel(resource)}:${yaml ? 'yaml' : 'json'}:${doc.label}`,
+          'PATCH',
+          withNamespacePath(resource, namespace, name),
+          withManager,
+        );
         const managerGiven = withManager.pairs.find(([k]) => k === 'fieldManager');
         if (managerGiven === undefined || managerGiven[1] === '') input.mustRefuse.push('an apply without fieldManager (spec 1: required)');
         input.mustRefuse.push(...doc.mustRefuse);
@@ -238,7 +269,14 @@ function applyArbitraryInput(model: FuzzModel): fc.Arbitrary<FuzzInput> {
 function readArbitrary(model: FuzzModel, verb: 'get' | 'list'): fc.Arbitrary<FuzzInput> {
   return fc.constantFrom(...supporting(model, verb)).chain((resource) =>
     fc
-      .record({ namespace: namespaceArbitrary(), name: nameArbitrary(resource), query: queryArbitrary(verb), accept: acceptHeader(), allNamespaces: fc.boolean(), head: fc.constantFrom(false, false, false, false, false, false, true) })
+      .record({
+        namespace: namespaceArbitrary(),
+        name: nameArbitrary(resource),
+        query: queryArbitrary(verb),
+        accept: acceptHeader(),
+        allNamespaces: fc.boolean(),
+        head: fc.constantFrom(false, false, false, false, false, false, true),
+      })
       .map(({ namespace, name, query, accept, allNamespaces, head }) => {
         const path =
           verb === 'get'
@@ -274,7 +312,11 @@ function watchArbitrary(model: FuzzModel, options: InputOptions): fc.Arbitrary<F
       .map(({ namespace, name, query, timeout, watchValue, prefix, accept }) => {
         const segments = segmentsOf(resource, namespace, name ?? undefined, undefined, prefix).map(encodeSegment);
         const withoutTimeout = query.pairs.filter(([k]) => k !== 'timeoutSeconds' && k !== 'watch');
-        const pairs: Array<[string, string]> = [...(prefix ? [] : [['watch', watchValue] as [string, string]]), ...(timeout !== undefined ? [['timeoutSeconds', timeout] as [string, string]] : []), ...withoutTimeout];
+        const pairs: Array<[string, string]> = [
+          ...(prefix ? [] : [['watch', watchValue] as [string, string]]),
+          ...(timeout !== undefined ? [['timeoutSeconds', timeout] as [string, string]] : []),
+          ...withoutTimeout,
+        ];
         // `.../configmaps/c1?watch=1` is a GET of one object in Kubernetes (only a collection's GET turns
         // into a list or a watch), whose options hold no selectors: nothing of the query is refused.
         const namedGet = name !== null && name !== undefined && !prefix;
@@ -287,7 +329,13 @@ function watchArbitrary(model: FuzzModel, options: InputOptions): fc.Arbitrary<F
           if (!namedGet) mustRefuse.push(`timeoutSeconds=${JSON.stringify(timeout)} is not an integer`);
           deadlineSeconds = longest;
         }
-        const input = base('watch', `${kindLabel(resource)}:timeoutSeconds=${timeout ?? 'unset'}${prefix ? ':watch-prefix' : ''}`, 'GET', `/${segments.join('/')}`, { ...query, pairs, mustRefuse });
+        const input = base(
+          'watch',
+          `${kindLabel(resource)}:timeoutSeconds=${timeout ?? 'unset'}${prefix ? ':watch-prefix' : ''}`,
+          'GET',
+          `/${segments.join('/')}`,
+          { ...query, pairs, mustRefuse },
+        );
         input.headers = accept;
         input.watchDeadlineMs = deadlineSeconds * 1000;
         return input;
@@ -313,16 +361,28 @@ function deleteOptionsArbitrary(): fc.Arbitrary<GeneratedDocument> {
           const value = { kind: 'DeleteOptions', apiVersion: 'v1', ...options };
           const failed = options.preconditions !== undefined && Object.keys(options.preconditions).length > 0;
           // Only for one object: a deletecollection that selects nothing has no precondition to fail.
-          return { value, label: failed ? 'failed-precondition' : 'options', mustRefuse: failed ? ['a precondition that does not hold (uid or resourceVersion)'] : [] };
+          return {
+            value,
+            label: failed ? 'failed-precondition' : 'options',
+            mustRefuse: failed ? ['a precondition that does not hold (uid or resourceVersion)'] : [],
+          };
         }),
     },
     {
       weight: 2,
       arbitrary: fc.constantFrom<GeneratedDocument>(
-        { value: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 'soon' }, label: 'bad-grace', mustRefuse: ['gracePeriodSeconds that is not an integer'] },
+        {
+          value: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 'soon' },
+          label: 'bad-grace',
+          mustRefuse: ['gracePeriodSeconds that is not an integer'],
+        },
         { value: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Bogus' }, label: 'bad-policy', mustRefuse: ['an unknown propagationPolicy'] },
         { value: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['Bogus'] }, label: 'bad-dry-run', mustRefuse: ['an unknown dryRun value'] },
-        { value: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Orphan', orphanDependents: true }, label: 'policy-and-orphan', mustRefuse: ['propagationPolicy together with orphanDependents'] },
+        {
+          value: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Orphan', orphanDependents: true },
+          label: 'policy-and-orphan',
+          mustRefuse: ['propagationPolicy together with orphanDependents'],
+        },
         { value: { kind: 'Pod', apiVersion: 'v1' }, label: 'wrong-kind', mustRefuse: [] },
         { value: [], label: 'not-an-object', mustRefuse: [] },
         { value: 'x', label: 'string', mustRefuse: [] },
@@ -388,7 +448,13 @@ function subresourceArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
             : patchType === APPLY_PATCH && method === 'PATCH'
               ? { ...withLeadingPairs(query, [['fieldManager', 'fuzzer']]), shouldRefuse: [] }
               : { ...query, shouldRefuse: method === 'PATCH' ? query.shouldRefuse : [] };
-        const input = base('subresource', `${resource.resource}/${subresource}:${method}${method === 'PATCH' ? `:${patchType}` : ''}`, method, `/${segments.join('/')}`, sent);
+        const input = base(
+          'subresource',
+          `${resource.resource}/${subresource}:${method}${method === 'PATCH' ? `:${patchType}` : ''}`,
+          method,
+          `/${segments.join('/')}`,
+          sent,
+        );
         input.headers = accept;
         const scale = subresource === 'scale';
         if (method === 'PUT') {
@@ -424,13 +490,25 @@ function pathFamilyArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
       method: fc.constantFrom('GET', 'GET', 'DELETE', 'DELETE', 'PUT', 'PATCH', 'POST', 'HEAD', 'OPTIONS', 'FOO'),
     })
     .map(({ path, method }) => {
-      const input: FuzzInput = { family: 'path', label: `${path.perturbation}:${method}`, method, path: path.path, query: [], headers: [], mustRefuse: [...path.mustRefuse] };
+      const input: FuzzInput = {
+        family: 'path',
+        label: `${path.perturbation}:${method}`,
+        method,
+        path: path.path,
+        query: [],
+        headers: [],
+        mustRefuse: [...path.mustRefuse],
+      };
       if (method === 'PUT' || method === 'POST' || method === 'PATCH') {
         // The body a route would accept, so a wrongly matched route does real damage the oracles see.
         const name = fixtureName(path.resource);
         const body = fixtureBody(path.resource, name, NS) ?? { apiVersion: path.resource.apiVersion, kind: path.resource.kind, metadata: { name } };
         input.headers = [['Content-Type', method === 'PATCH' ? MERGE_PATCH : 'application/json']];
-        input.body = { encoding: 'json', value: method === 'PATCH' ? { metadata: { labels: { touched: 'yes' } } } : body, liveResourceVersion: method === 'PUT' };
+        input.body = {
+          encoding: 'json',
+          value: method === 'PATCH' ? { metadata: { labels: { touched: 'yes' } } } : body,
+          liveResourceVersion: method === 'PUT',
+        };
       }
       // Watches are not made here: a GET on a collection is a list.
       return input;
@@ -456,31 +534,42 @@ function headersArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
     [['Expect', '100-continue']],
     [['Transfer-Encoding', 'chunked']],
     [['Connection', 'close']],
-    [['Accept', 'application/json'], ['Accept', 'application/yaml']],
-    [['Content-Type', 'application/json'], ['Content-Type', 'application/yaml']],
-    [['X-Forwarded-For', '1.2.3.4'], ['X-Remote-User', 'admin'], ['X-Remote-Group', 'system:masters']],
+    [
+      ['Accept', 'application/json'],
+      ['Accept', 'application/yaml'],
+    ],
+    [
+      ['Content-Type', 'application/json'],
+      ['Content-Type', 'application/yaml'],
+    ],
+    [
+      ['X-Forwarded-For', '1.2.3.4'],
+      ['X-Remote-User', 'admin'],
+      ['X-Remote-Group', 'system:masters'],
+    ],
     [['Audit-ID', 'x'.repeat(1000)]],
   );
   return fc.constantFrom(...resources).chain((resource) =>
-    fc
-      .record({ headers: oddHeaders, write: fc.boolean(), namespace: namespaceArbitrary() })
-      .map(({ headers, write, namespace }) => {
-        const name = `fz-h-${resource.kind.toLowerCase()}`.slice(0, 60);
-        const input: FuzzInput = {
-          family: 'headers',
-          label: `${headers[0][0]}${headers.length > 1 ? `x${headers.length}` : ''}:${headers[0][1].length}`,
-          method: write ? 'POST' : 'GET',
-          path: withNamespacePath(resource, namespace),
-          query: [],
-          headers: [...headers],
-          mustRefuse: [],
+    fc.record({ headers: oddHeaders, write: fc.boolean(), namespace: namespaceArbitrary() }).map(({ headers, write, namespace }) => {
+      const name = `fz-h-${resource.kind.toLowerCase()}`.slice(0, 60);
+      const input: FuzzInput = {
+        family: 'headers',
+        label: `${headers[0][0]}${headers.length > 1 ? `x${headers.length}` : ''}:${headers[0][1].length}`,
+        method: write ? 'POST' : 'GET',
+        path: withNamespacePath(resource, namespace),
+        query: [],
+        headers: [...headers],
+        mustRefuse: [],
+      };
+      if (write) {
+        if (!headers.some(([k]) => k === 'Content-Type')) input.headers.push(['Content-Type', 'application/json']);
+        input.body = {
+          encoding: 'json',
+          value: fixtureBody(resource, name, NS) ?? { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { name } },
         };
-        if (write) {
-          if (!headers.some(([k]) => k === 'Content-Type')) input.headers.push(['Content-Type', 'application/json']);
-          input.body = { encoding: 'json', value: fixtureBody(resource, name, NS) ?? { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { name } } };
-        }
-        return input;
-      }),
+      }
+      return input;
+    }),
   );
 }
 
@@ -517,10 +606,21 @@ function nonResourceArbitrary(): fc.Arbitrary<FuzzInput> {
     '/readyz/../livez',
     '/%2e%2e/readyz',
   );
-  return fc.record({ path: paths, method: fc.constantFrom('GET', 'GET', 'GET', 'POST', 'DELETE', 'HEAD', 'PUT'), accept: acceptHeader() }).map(({ path, method, accept }): FuzzInput => {
-    const [p, q] = path.split('?');
-    return { family: 'nonresource', label: `${p}:${method}`, method, path: p, query: [], ...(q !== undefined ? { rawQuery: q } : {}), headers: accept, mustRefuse: [] };
-  });
+  return fc
+    .record({ path: paths, method: fc.constantFrom('GET', 'GET', 'GET', 'POST', 'DELETE', 'HEAD', 'PUT'), accept: acceptHeader() })
+    .map(({ path, method, accept }): FuzzInput => {
+      const [p, q] = path.split('?');
+      return {
+        family: 'nonresource',
+        label: `${p}:${method}`,
+        method,
+        path: p,
+        query: [],
+        ...(q !== undefined ? { rawQuery: q } : {}),
+        headers: accept,
+        mustRefuse: [],
+      };
+    });
 }
 
 /** Hostile bodies aimed at the objects that reach the deepest code: the fixture of each kind, the custom resource, ConfigMaps. */
@@ -562,8 +662,24 @@ function hostileArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
         style: fc.constant('block-seq'),
       }),
     },
-    { weight: 2, arbitrary: fc.record({ shape: fc.constant('yaml-alias-bomb'), frame: fc.constantFrom('object-create', 'apply'), levels: fc.integer({ min: 1, max: 9 }), fanout: fc.integer({ min: 2, max: 10 }) }) },
-    { weight: 2, arbitrary: fc.record({ shape: fc.constant('json-patch-many-ops'), frame: fc.constant('json-patch'), ops: fc.constantFrom(10, 1000, 10_000, 10_020, 20_000), op: fc.constantFrom('test', 'add', 'replace') }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        shape: fc.constant('yaml-alias-bomb'),
+        frame: fc.constantFrom('object-create', 'apply'),
+        levels: fc.integer({ min: 1, max: 9 }),
+        fanout: fc.integer({ min: 2, max: 10 }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        shape: fc.constant('json-patch-many-ops'),
+        frame: fc.constant('json-patch'),
+        ops: fc.constantFrom(10, 1000, 10_000, 10_020, 20_000),
+        op: fc.constantFrom('test', 'add', 'replace'),
+      }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -574,7 +690,15 @@ function hostileArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
         container: fc.constantFrom('/metadata/annotations', '/data'),
       }),
     },
-    { weight: 1, arbitrary: fc.record({ shape: fc.constant('json-patch-deep-path'), frame: fc.constant('json-patch'), depth: fc.constantFrom(10, 1000, 10_000, 100_000), op: fc.constantFrom('add', 'remove', 'test', 'replace') }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        shape: fc.constant('json-patch-deep-path'),
+        frame: fc.constant('json-patch'),
+        depth: fc.constantFrom(10, 1000, 10_000, 100_000),
+        op: fc.constantFrom('add', 'remove', 'test', 'replace'),
+      }),
+    },
     {
       weight: 4,
       arbitrary: fc.record({
@@ -594,9 +718,34 @@ function hostileArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
         field: fc.constantFrom('spec.replicas', 'unknownField', 'metadata.generation', 'data.k', 'spec.free.n'),
       }),
     },
-    { weight: 2, arbitrary: fc.record({ shape: fc.constant('duplicate-keys'), frame: fc.constant('object-create'), where: fc.constantFrom('metadata.name', 'kind', 'labels'), encoding: fc.constantFrom('json', 'yaml'), fieldValidation: fc.constantFrom('Strict', 'Warn', 'Ignore') }) },
-    { weight: 1, arbitrary: fc.record({ shape: fc.constant('wide-object'), frame: fc.constantFrom('object-create', 'merge'), keys: fc.constantFrom(1000, 50_000, 150_000), field: fc.constantFrom('metadata.annotations', 'metadata.labels', 'data', 'unknownField') }) },
-    { weight: 1, arbitrary: fc.record({ shape: fc.constant('huge-body'), frame: fc.constant('object-create'), bytes: fc.constantFrom(1 << 20, 3 * (1 << 20) - 300, 3 * (1 << 20) + 1000, 8 << 20), chunked: fc.boolean() }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        shape: fc.constant('duplicate-keys'),
+        frame: fc.constant('object-create'),
+        where: fc.constantFrom('metadata.name', 'kind', 'labels'),
+        encoding: fc.constantFrom('json', 'yaml'),
+        fieldValidation: fc.constantFrom('Strict', 'Warn', 'Ignore'),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        shape: fc.constant('wide-object'),
+        frame: fc.constantFrom('object-create', 'merge'),
+        keys: fc.constantFrom(1000, 50_000, 150_000),
+        field: fc.constantFrom('metadata.annotations', 'metadata.labels', 'data', 'unknownField'),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        shape: fc.constant('huge-body'),
+        frame: fc.constant('object-create'),
+        bytes: fc.constantFrom(1 << 20, 3 * (1 << 20) - 300, 3 * (1 << 20) + 1000, 8 << 20),
+        chunked: fc.boolean(),
+      }),
+    },
   );
 
   return fc.record({ resource: target, shape: shapes, namespace: fc.constant(NS) }).map(({ resource, shape, namespace }) => {
@@ -605,7 +754,13 @@ function hostileArbitrary(model: FuzzModel): fc.Arbitrary<FuzzInput> {
     const objectName = create ? 'fz-hostile' : fixtureName(resource);
     const field = name === 'deep-json' || name === 'deep-yaml' ? (resource.custom ? 'spec.free.deep' : 'deep') : (rest.field as string | undefined);
     const builderFrame = rawFrame.startsWith('object') ? 'object' : rawFrame;
-    const params: Record<string, string | number | boolean> = { ...rest, frame: builderFrame, apiVersion: resource.apiVersion, kind: resource.kind, name: objectName };
+    const params: Record<string, string | number | boolean> = {
+      ...rest,
+      frame: builderFrame,
+      apiVersion: resource.apiVersion,
+      kind: resource.kind,
+      name: objectName,
+    };
     if (field !== undefined) params.field = field;
     const path = create ? withNamespacePath(resource, namespace) : withNamespacePath(resource, namespace, objectName);
     const method = create ? 'POST' : rawFrame === 'object-update' ? 'PUT' : 'PATCH';
@@ -664,4 +819,3 @@ export function inputArbitrary(model: FuzzModel, options: InputOptions): fc.Arbi
     { weight: 2, arbitrary: nonResourceArbitrary() },
   );
 }
-

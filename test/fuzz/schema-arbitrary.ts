@@ -67,7 +67,10 @@ export class SchemaArbitraries {
         if (depth >= MAX_DEPTH) return fc.constant([]);
         const items = (node.items as JsonSchema | undefined) ?? {};
         const maxItems = typeof node.maxItems === 'number' ? Math.min(node.maxItems, 3) : 3;
-        return fc.array(this.of(items, depth + 1), { minLength: typeof node.minItems === 'number' ? Math.min(node.minItems, maxItems) : 0, maxLength: maxItems });
+        return fc.array(this.of(items, depth + 1), {
+          minLength: typeof node.minItems === 'number' ? Math.min(node.minItems, maxItems) : 0,
+          maxLength: maxItems,
+        });
       }
       case 'string':
         return this.string(node);
@@ -103,7 +106,9 @@ export class SchemaArbitraries {
     const maxLength = typeof node.maxLength === 'number' ? Math.min(node.maxLength, 40) : 40;
     switch (node.format) {
       case 'date-time':
-        return fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+        return fc
+          .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+          .map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z'));
       case 'byte':
         return fc.uint8Array({ maxLength: 24 }).map((bytes) => Buffer.from(bytes).toString('base64'));
       default:

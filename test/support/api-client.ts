@@ -71,19 +71,15 @@ export class ApiClient {
       headers['Content-Length'] = Buffer.byteLength(body);
     }
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        `${this.baseUrl}${withQuery(path, options.query)}`,
-        { method, headers, ca: this.ca, agent: this.agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parseJson(text, res.headers['content-type']) as T });
-          });
-        },
-      );
+      const req = httpsRequest(`${this.baseUrl}${withQuery(path, options.query)}`, { method, headers, ca: this.ca, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parseJson(text, res.headers['content-type']) as T });
+        });
+      });
       req.on('error', reject);
       req.end(body);
     });

@@ -28,13 +28,17 @@ const insecure = new Agent({ rejectUnauthorized: false });
  * Runs the built `svc-controller-manager` against an API server process, serving its probes on a
  * free loopback port, and resolves once /readyz answers 200 (informers synced).
  */
-export async function startControllerManagerProcess(apiserver: ApiServerProcess, args: string[] = [], readyTimeoutMs = 30_000): Promise<ControllerManagerProcess> {
+export async function startControllerManagerProcess(
+  apiserver: ApiServerProcess,
+  args: string[] = [],
+  readyTimeoutMs = 30_000,
+): Promise<ControllerManagerProcess> {
   const port = await freeLoopbackPort();
-  const child = spawn(
-    process.execPath,
-    [EXECUTABLE, `--svcconfig=${apiserver.kubeconfig}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, ...args],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
-  );
+  const child = spawn(process.execPath, [EXECUTABLE, `--svcconfig=${apiserver.kubeconfig}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -10,12 +10,17 @@ import { servingPair } from './serving-pair';
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {
   if (o.authorizationSvcconfig) {
     // Delegated authorization asks the API server through SubjectAccessReviews, which it does not serve.
-    throw new Error('--authorization-svcconfig is not supported: the API server serves no SubjectAccessReview; leave it empty to serve only --authorization-always-allow-paths');
+    throw new Error(
+      '--authorization-svcconfig is not supported: the API server serves no SubjectAccessReview; leave it empty to serve only --authorization-always-allow-paths',
+    );
   }
   return {
     clientConfig: await clientConfigFromOptions(o),
     // Without an authorizer every path but the always-allowed ones is forbidden, as in Kubernetes.
-    http: o.securePort === 0 ? undefined : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
+    http:
+      o.securePort === 0
+        ? undefined
+        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
     leaderElection: leaderElectionConfigFromFlags(o),
     concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },
@@ -28,10 +33,10 @@ async function main(): Promise<void> {
   const options = parseOrExit(parseControllerManagerOptions, process.argv.slice(2));
   const controllers = selectControllers(options);
   const concurrency = Object.assign({}, ...controllers.map((c) => c.concurrency(options))) as Record<string, number>;
-  const app = await NestFactory.createApplicationContext(
-    ControllerManagerModule.forRoot(options, await runtimeOptions(options, concurrency), controllers),
-    { logger: ['error', 'warn'], abortOnError: false },
-  );
+  const app = await NestFactory.createApplicationContext(ControllerManagerModule.forRoot(options, await runtimeOptions(options, concurrency), controllers), {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+  });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   const manager = app.get(Manager);
   if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);

@@ -15,7 +15,15 @@ export async function servingPair(o: ControllerManagerOptions): Promise<TlsPair>
   const pems = await generate([{ name: 'commonName', value: 'svc-controller-manager' }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   return { cert: pems.cert, key: pems.private };
 }

@@ -40,7 +40,16 @@ export * from './schema/builders';
 export * from './schema/field-error';
 export { formatFieldPath, joinField, joinIndex, joinKey, type PathSegment } from './schema/field-path';
 export { compileKind, schemaCompileError, type CompiledKind } from './schema/compile-kind';
-export { objectChild, arrayItems, schemaAt, structuralNodes, preservesUnknownFields, isEmbeddedResource, type ChildSchema, type ChildKind } from './schema/schema-walk';
+export {
+  objectChild,
+  arrayItems,
+  schemaAt,
+  structuralNodes,
+  preservesUnknownFields,
+  isEmbeddedResource,
+  type ChildSchema,
+  type ChildKind,
+} from './schema/schema-walk';
 
 // Scheme
 export * from './scheme/kind-definition';

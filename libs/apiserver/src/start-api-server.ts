@@ -158,9 +158,7 @@ export async function startApiServer(
       await handle.close();
       throw error;
     }
-    (options.stdout ?? ((line: string) => process.stdout.write(`${line}\n`)))(
-      `Client connection file written to ${config.svcconfigOut}`,
-    );
+    (options.stdout ?? ((line: string) => process.stdout.write(`${line}\n`)))(`Client connection file written to ${config.svcconfigOut}`);
   }
   if (options.handleSignals) installSignalHandlers(handle, logger);
 

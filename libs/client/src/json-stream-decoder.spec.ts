@@ -2,7 +2,7 @@ import { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
 
 const events = [
   { type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '1' }, data: { k: 'brace } and quote " and \\ slash' } } },
-  { type: 'MODIFIED', object: { metadata: { name: 'b', resourceVersion: '2' }, data: { 'ü': '{[', list: [1, [2]] } } },
+  { type: 'MODIFIED', object: { metadata: { name: 'b', resourceVersion: '2' }, data: { ü: '{[', list: [1, [2]] } } },
   { type: 'DELETED', object: { metadata: { name: 'c', resourceVersion: '3' } } },
 ];
 const stream = events.map((e) => `${JSON.stringify(e)}\n`).join('');

@@ -134,7 +134,12 @@ describe('loadClientConfig', () => {
       });
       const env = { KUBECONFIG: ['', a, join(dir, 'missing'), b].join(delimiter) };
       // current-context from b (a sets none), cluster only-b from b with b's CA, user u from a.
-      expect(await loadClientConfig({ env, homeDir: home })).toEqual({ server: 'https://only-b:6443', ca: 'CA OF B', token: 'token-of-https://a:6443', namespace: 'from-b' });
+      expect(await loadClientConfig({ env, homeDir: home })).toEqual({
+        server: 'https://only-b:6443',
+        ca: 'CA OF B',
+        token: 'token-of-https://a:6443',
+        namespace: 'from-b',
+      });
       // Cluster c is a's whole entry (with a's CA file, resolved against a's directory), not b's.
       expect(await loadClientConfig({ env, homeDir: home, context: 'ctx' })).toEqual({ server: 'https://a:6443', ca: CA, token: 'token-of-https://a:6443' });
       // Home is not read when KUBECONFIG is set.
@@ -173,9 +178,17 @@ describe('loadClientConfig', () => {
     ['a missing file', 'missing', /cannot read connection file/],
     ['a missing context', file({ 'current-context': 'nope' }), /no context named "nope"/],
     ['no current context', file({ 'current-context': undefined }), /no context given/],
-    ['a CA given twice', file({ clusters: [{ name: 'main', cluster: { server: 'https://x', 'certificate-authority': 'pki/ca.crt', 'certificate-authority-data': b64(CA) } }] }), /both specified/],
+    [
+      'a CA given twice',
+      file({ clusters: [{ name: 'main', cluster: { server: 'https://x', 'certificate-authority': 'pki/ca.crt', 'certificate-authority-data': b64(CA) } }] }),
+      /both specified/,
+    ],
     ['a certificate without its key', file({ users: [{ name: 'admin', user: { 'client-certificate': 'pki/client.crt' } }] }), /must be given together/],
-    ['a missing CA file', file({ clusters: [{ name: 'main', cluster: { server: 'https://x', 'certificate-authority': 'pki/none.crt' } }] }), /cannot read certificate-authority/],
+    [
+      'a missing CA file',
+      file({ clusters: [{ name: 'main', cluster: { server: 'https://x', 'certificate-authority': 'pki/none.crt' } }] }),
+      /cannot read certificate-authority/,
+    ],
     ['an exec plugin', file({ users: [{ name: 'admin', user: { exec: { command: 'x' } } }] }), /exec credentials are not supported/],
     ['a cluster without a server', file({ clusters: [{ name: 'main', cluster: {} }] }), /has no server address/],
     ['YAML that is not a map', '- a\n- b\n', /not a connection file/],

@@ -48,7 +48,8 @@ function named(doc: Entry, listKey: string, itemKey: string, name: string, file:
   const found = Array.isArray(list) ? list.find((e) => isEntry(e) && e.name === name) : undefined;
   if (!isEntry(found)) throw new ClientConfigError(`${file}: no ${itemKey} named ${JSON.stringify(name)} in ${listKey}`);
   const body = found[itemKey];
-  if (body !== undefined && body !== null && !isEntry(body)) throw new ClientConfigError(`${file}: ${listKey} entry ${JSON.stringify(name)} has no ${itemKey} map`);
+  if (body !== undefined && body !== null && !isEntry(body))
+    throw new ClientConfigError(`${file}: ${listKey} entry ${JSON.stringify(name)} has no ${itemKey} map`);
   return (body as Entry | undefined) ?? {};
 }
 

@@ -89,8 +89,4 @@ export interface JsonPatchOperation {
 }
 
 /** A merge, strategic merge or apply patch of T: any subset of its fields, `null` removes a field. */
-export type MergePatch<T> = T extends readonly unknown[]
-  ? T
-  : T extends object
-    ? { [K in keyof T]?: MergePatch<T[K]> | null }
-    : T;
+export type MergePatch<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: MergePatch<T[K]> | null } : T;

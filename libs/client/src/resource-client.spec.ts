@@ -36,7 +36,14 @@ describe('ResourceClient requests', () => {
     expect(isBadRequest(await client.configMaps.get('x').catch((e: unknown) => e))).toBe(true);
     expect(isBadRequest(await client.configMaps.create({ metadata: { name: 'x' } }).catch((e: unknown) => e))).toBe(true);
     expect(isBadRequest(await client.configMaps.update({ metadata: { namespace: 'd' } }).catch((e: unknown) => e))).toBe(true);
-    expect(isBadRequest(await client.resource(nodeDefinition).getScale('n1').catch((e: unknown) => e))).toBe(true);
+    expect(
+      isBadRequest(
+        await client
+          .resource(nodeDefinition)
+          .getScale('n1')
+          .catch((e: unknown) => e),
+      ),
+    ).toBe(true);
     expect(server.requests.length).toBe(before);
   });
 
@@ -95,13 +102,27 @@ describe('ResourceClient requests', () => {
 
   it('lists with every parameter, across namespaces without one', async () => {
     server.script(json(200, { kind: 'ConfigMapList', metadata: { resourceVersion: '9' }, items: null }));
-    const list = await client.configMaps.list({ labelSelector: 'a=b', fieldSelector: 'metadata.name=x', limit: 5, resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', timeoutSeconds: 3 });
+    const list = await client.configMaps.list({
+      labelSelector: 'a=b',
+      fieldSelector: 'metadata.name=x',
+      limit: 5,
+      resourceVersion: '0',
+      resourceVersionMatch: 'NotOlderThan',
+      timeoutSeconds: 3,
+    });
     expect(list.items).toEqual([]);
-    expect(last().url).toBe('/api/v1/configmaps?labelSelector=a%3Db&fieldSelector=metadata.name%3Dx&limit=5&resourceVersion=0&resourceVersionMatch=NotOlderThan&timeoutSeconds=3');
+    expect(last().url).toBe(
+      '/api/v1/configmaps?labelSelector=a%3Db&fieldSelector=metadata.name%3Dx&limit=5&resourceVersion=0&resourceVersionMatch=NotOlderThan&timeoutSeconds=3',
+    );
   });
 
   it('listAll follows continue tokens, dropping resourceVersion on continuations', async () => {
-    const page = (names: string[], cont: string) => json(200, { kind: 'ConfigMapList', metadata: { resourceVersion: '10', continue: cont, remainingItemCount: 1 }, items: names.map((name) => ({ metadata: { name } })) });
+    const page = (names: string[], cont: string) =>
+      json(200, {
+        kind: 'ConfigMapList',
+        metadata: { resourceVersion: '10', continue: cont, remainingItemCount: 1 },
+        items: names.map((name) => ({ metadata: { name } })),
+      });
     server.script(page(['a', 'b'], 't1'), page(['c', 'd'], 't2'), page(['e'], ''));
     const all = await client.configMaps.listAll({ namespace: 'd', limit: 2, resourceVersion: '0', resourceVersionMatch: 'NotOlderThan' });
     expect(all.items.map((i) => i.metadata?.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -138,7 +159,15 @@ describe('ResourceClient requests', () => {
     const widgets = client.dynamic({ group: 'example.com', version: 'v1alpha1', resource: 'widgets', namespaced: false });
     await widgets.create({ apiVersion: 'example.com/v1alpha1', kind: 'Widget', metadata: { name: 'w' } });
     expect(last().url).toBe('/apis/example.com/v1alpha1/widgets');
-    client.scheme.register({ ...configMapDefinition, group: 'example.com', version: 'v1', kind: 'Gadget', resource: 'gadgets', listKind: 'GadgetList', singular: 'gadget' });
+    client.scheme.register({
+      ...configMapDefinition,
+      group: 'example.com',
+      version: 'v1',
+      kind: 'Gadget',
+      resource: 'gadgets',
+      listKind: 'GadgetList',
+      singular: 'gadget',
+    });
     await client.forKind('example.com/v1', 'Gadget').get('g', { namespace: 'd' });
     expect(last().url).toBe('/apis/example.com/v1/namespaces/d/gadgets/g');
   });

@@ -243,12 +243,24 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
 
   /** Server-side apply of `obj` (its name and namespace address it). */
   async apply(obj: MergePatch<T> & ObjectLike, params: ApplyParams): Promise<T> {
-    return this.sendPatch(this.nameOf(obj, 'apply'), this.withTypeMeta(obj), 'apply', { ...params, namespace: params.namespace ?? obj.metadata?.namespace ?? undefined }, undefined);
+    return this.sendPatch(
+      this.nameOf(obj, 'apply'),
+      this.withTypeMeta(obj),
+      'apply',
+      { ...params, namespace: params.namespace ?? obj.metadata?.namespace ?? undefined },
+      undefined,
+    );
   }
 
   /** Server-side apply to the status subresource. */
   async applyStatus(obj: MergePatch<T> & ObjectLike, params: ApplyParams): Promise<T> {
-    return this.sendPatch(this.nameOf(obj, 'apply'), this.withTypeMeta(obj), 'apply', { ...params, namespace: params.namespace ?? obj.metadata?.namespace ?? undefined }, 'status');
+    return this.sendPatch(
+      this.nameOf(obj, 'apply'),
+      this.withTypeMeta(obj),
+      'apply',
+      { ...params, namespace: params.namespace ?? obj.metadata?.namespace ?? undefined },
+      'status',
+    );
   }
 
   /**

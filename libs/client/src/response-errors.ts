@@ -1,12 +1,4 @@
-import {
-  failureStatus,
-  isStatus,
-  StatusCauseTypes,
-  StatusError,
-  StatusReasons,
-  type Status,
-  type StatusReason,
-} from '@svc/machinery';
+import { failureStatus, isStatus, StatusCauseTypes, StatusError, StatusReasons, type Status, type StatusReason } from '@svc/machinery';
 
 const GENERIC: Record<number, [StatusReason, string]> = {
   400: [StatusReasons.BadRequest, 'the server rejected our request for an unknown reason'],
@@ -88,11 +80,7 @@ export class TransportError extends StatusError {
   readonly failure: TransportFailure;
 
   constructor(failure: TransportFailure, message: string, cause?: unknown) {
-    super(
-      failure === 'timeout'
-        ? failureStatus(504, StatusReasons.Timeout, message)
-        : failureStatus(503, StatusReasons.ServiceUnavailable, message),
-    );
+    super(failure === 'timeout' ? failureStatus(504, StatusReasons.Timeout, message) : failureStatus(503, StatusReasons.ServiceUnavailable, message));
     this.failure = failure;
     this.cause = cause;
   }

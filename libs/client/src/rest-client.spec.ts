@@ -56,24 +56,39 @@ describe('RestClient against a scripted server', () => {
     });
 
     it('makes a Status from the code when the body is not one, keeping the start of the body', async () => {
-      server.script((_req, res) => res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html>nope</html>'), (_req, res) => res.writeHead(502).end());
+      server.script(
+        (_req, res) => res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html>nope</html>'),
+        (_req, res) => res.writeHead(502).end(),
+      );
       const rest = client();
       const err = (await rest.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e)) as StatusError;
       expect(isNotFound(err)).toBe(true);
-      expect(err.status).toMatchObject({ code: 404, reason: 'NotFound', details: { causes: [{ reason: 'UnexpectedServerResponse', message: '<html>nope</html>' }] } });
+      expect(err.status).toMatchObject({
+        code: 404,
+        reason: 'NotFound',
+        details: { causes: [{ reason: 'UnexpectedServerResponse', message: '<html>nope</html>' }] },
+      });
       const bad = (await rest.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e)) as StatusError;
       expect(bad.status).toMatchObject({ code: 502, reason: 'InternalError' });
     });
 
     it('treats a Failure Status with a success code as a failure', async () => {
       server.script(json(200, status(409, 'Conflict')));
-      expect(isConflict(await client().request({ method: 'GET', path: '/x' }).catch((e: unknown) => e))).toBe(true);
+      expect(
+        isConflict(
+          await client()
+            .request({ method: 'GET', path: '/x' })
+            .catch((e: unknown) => e),
+        ),
+      ).toBe(true);
     });
 
     it('reports an unreachable server as a TransportError (503 ServiceUnavailable) with the cause', async () => {
       const port = (server.server.address() as AddressInfo).port;
       await server.close();
-      const err = await client({ server: `http://127.0.0.1:${port}` }).request({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+      const err = await client({ server: `http://127.0.0.1:${port}` })
+        .request({ method: 'GET', path: '/x' })
+        .catch((e: unknown) => e);
       expect(isTransportError(err)).toBe(true);
       expect(err).toMatchObject({ code: 503, reason: 'ServiceUnavailable', failure: 'connection' });
       expect((err as TransportError).cause).toMatchObject({ code: 'ECONNREFUSED' });
@@ -84,13 +99,17 @@ describe('RestClient against a scripted server', () => {
     it('reports a missed deadline as a 504 TransportError, and a caller abort with the abort reason', async () => {
       server.always(() => undefined); // never answers
       server.script(() => undefined);
-      const err = await client({ timeoutMs: 50 }).request({ method: 'GET', path: '/slow' }).catch((e: unknown) => e);
+      const err = await client({ timeoutMs: 50 })
+        .request({ method: 'GET', path: '/slow' })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ failure: 'timeout', code: 504, reason: 'Timeout' });
       server.script((_req, res) => {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.write('{"partial":');
       });
-      const midBody = await client({ timeoutMs: 50 }).request({ method: 'GET', path: '/stalls' }).catch((e: unknown) => e);
+      const midBody = await client({ timeoutMs: 50 })
+        .request({ method: 'GET', path: '/stalls' })
+        .catch((e: unknown) => e);
       expect(midBody).toMatchObject({ failure: 'timeout', code: 504 });
       const controller = new AbortController();
       const pending = client().request({ method: 'GET', path: '/slow', signal: controller.signal });
@@ -125,7 +144,9 @@ describe('RestClient against a scripted server', () => {
 
     it('gives up after maxRetries and caps each wait', async () => {
       server.always(json(429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '3600' }));
-      const err = await client({ maxRetries: 2, maxRetryWaitMs: 5000 }).request({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+      const err = await client({ maxRetries: 2, maxRetryWaitMs: 5000 })
+        .request({ method: 'GET', path: '/x' })
+        .catch((e: unknown) => e);
       expect(isTooManyRequests(err)).toBe(true);
       expect((err as StatusError).status.details?.retryAfterSeconds).toBe(3600);
       expect(server.requests).toHaveLength(3);
@@ -143,7 +164,10 @@ describe('RestClient against a scripted server', () => {
   });
 
   describe('withdrawal', () => {
-    const later = (ms: number, answer: Handler): Handler => (req, res, body) => setTimeout(() => answer(req, res, body), ms);
+    const later =
+      (ms: number, answer: Handler): Handler =>
+      (req, res, body) =>
+        setTimeout(() => answer(req, res, body), ms);
 
     it('withdraws a request still waiting for the rate limiter: it is never sent', async () => {
       server.always(json(201, { kind: 'ConfigMap' }));
@@ -173,7 +197,9 @@ describe('RestClient against a scripted server', () => {
 
       server.script(() => undefined); // never answers
       const read = new AbortController();
-      const pending = client().request({ method: 'GET', path: '/x', withdraw: read.signal }).catch((e: unknown) => e);
+      const pending = client()
+        .request({ method: 'GET', path: '/x', withdraw: read.signal })
+        .catch((e: unknown) => e);
       setTimeout(() => read.abort(new Error('leadership lost')), 30);
       expect(isWithdrawn(await pending)).toBe(true);
     });
@@ -184,7 +210,9 @@ describe('RestClient against a scripted server', () => {
         withdraw.abort(new Error('leadership lost'));
         json(429, status(429, 'TooManyRequests'), { 'Retry-After': '1' })(req, res, body);
       });
-      const err = await client().request({ method: 'PUT', path: '/x', body: {}, withdraw: withdraw.signal }).catch((e: unknown) => e);
+      const err = await client()
+        .request({ method: 'PUT', path: '/x', body: {}, withdraw: withdraw.signal })
+        .catch((e: unknown) => e);
       expect(isWithdrawn(err)).toBe(true);
       expect(server.requests).toHaveLength(1);
     });
@@ -218,9 +246,20 @@ describe('RestClient against a scripted server', () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-client-token-'));
     try {
       server.always(json(200, {}));
-      await client({ token: 'tok', userAgent: 'tester/1' }).request({ method: 'PATCH', path: '/x', body: { a: 1 }, contentType: 'application/merge-patch+json', query: { dryRun: 'All', skip: undefined } });
+      await client({ token: 'tok', userAgent: 'tester/1' }).request({
+        method: 'PATCH',
+        path: '/x',
+        body: { a: 1 },
+        contentType: 'application/merge-patch+json',
+        query: { dryRun: 'All', skip: undefined },
+      });
       expect(server.requests[0]).toMatchObject({ url: '/x?dryRun=All', body: '{"a":1}' });
-      expect(server.requests[0].headers).toMatchObject({ accept: 'application/json', 'user-agent': 'tester/1', authorization: 'Bearer tok', 'content-type': 'application/merge-patch+json' });
+      expect(server.requests[0].headers).toMatchObject({
+        accept: 'application/json',
+        'user-agent': 'tester/1',
+        authorization: 'Bearer tok',
+        'content-type': 'application/merge-patch+json',
+      });
 
       const tokenFile = join(dir, 'token');
       await writeFile(tokenFile, 'one\n');
@@ -311,11 +350,14 @@ describe('RestClient against a scripted server', () => {
     });
 
     it('throws a TransportError when the stream breaks inside an event, and rejects a refused watch', async () => {
-      server.script((req, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.write('{"type":"ADDED","object":{"metadata"');
-        setTimeout(() => req.socket.destroy(), 10);
-      }, json(410, status(410, 'Expired')));
+      server.script(
+        (req, res) => {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.write('{"type":"ADDED","object":{"metadata"');
+          setTimeout(() => req.socket.destroy(), 10);
+        },
+        json(410, status(410, 'Expired')),
+      );
       const resources = new ResourceClient(client(), CONFIG_MAPS);
       await expect(collect(await resources.watch())).rejects.toMatchObject({ failure: 'connection' });
       expect(isResourceExpired(await resources.watch({ resourceVersion: '1' }).catch((e: unknown) => e))).toBe(true);
@@ -339,8 +381,12 @@ describe('RestClient against a scripted server', () => {
       await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
       const server = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
       try {
-        await expect(client({ server, ca: pems.cert, clientCert: pems.clientcert, clientKey: pems.clientprivate }).request({ method: 'GET', path: '/' })).resolves.toEqual({});
-        const unverified = await client({ server }).request({ method: 'GET', path: '/' }).catch((e: unknown) => e);
+        await expect(
+          client({ server, ca: pems.cert, clientCert: pems.clientcert, clientKey: pems.clientprivate }).request({ method: 'GET', path: '/' }),
+        ).resolves.toEqual({});
+        const unverified = await client({ server })
+          .request({ method: 'GET', path: '/' })
+          .catch((e: unknown) => e);
         expect(unverified).toMatchObject({ failure: 'connection' });
         expect((unverified as Error).message).toMatch(/self.signed|unable to verify/i);
         await expect(client({ server, insecureSkipTlsVerify: true }).request({ method: 'GET', path: '/' })).resolves.toEqual({});

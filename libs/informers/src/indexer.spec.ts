@@ -35,7 +35,12 @@ describe('Indexer', () => {
     store.add(pod('a', 'x'));
     store.add(pod('a', 'y'));
     store.add({ metadata: { name: 'cluster-wide' } });
-    expect(store.byIndex(NAMESPACE_INDEX, 'a').map((p) => p.metadata.name).sort()).toEqual(['x', 'y']);
+    expect(
+      store
+        .byIndex(NAMESPACE_INDEX, 'a')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['x', 'y']);
     expect(store.byIndex(NAMESPACE_INDEX, '').map((p) => p.metadata.name)).toEqual(['cluster-wide']);
     store.deleteKey('a/x');
     expect(store.indexKeys(NAMESPACE_INDEX, 'a')).toEqual(['a/y']);
@@ -57,7 +62,12 @@ describe('Indexer', () => {
     // An update re-files the object under its new values.
     store.update(pod('a', 'x', { spec: { nodeName: 'n2' } }));
     expect(store.indexKeys('byNode', 'n1')).toEqual(['b/z']);
-    expect(store.index('byNode', pod('q', 'q', { spec: { nodeName: 'n2' } })).map(metaNamespaceKey).sort()).toEqual(['a/x', 'a/y']);
+    expect(
+      store
+        .index('byNode', pod('q', 'q', { spec: { nodeName: 'n2' } }))
+        .map(metaNamespaceKey)
+        .sort(),
+    ).toEqual(['a/x', 'a/y']);
     expect(() => store.addIndexers({ byNode: () => [] })).toThrow(/already exists/);
     expect(() => store.byIndex('nope', 'x')).toThrow(/does not exist/);
     expect(store.indexNames().sort()).toEqual(['byImage', 'byNode', NAMESPACE_INDEX]);

@@ -26,8 +26,23 @@ describe('listerWatcherFor', () => {
     await lw.list({ limit: 10, continue: 'tok', signal });
     await expect(lw.watch({ resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 400, signal })).resolves.toBe(stream);
     expect(calls).toEqual([
-      ['list', { namespace: 'ns', labelSelector: 'app=web', fieldSelector: undefined, limit: 10, continue: 'tok', resourceVersion: undefined, resourceVersionMatch: undefined, signal }],
-      ['watch', { namespace: 'ns', labelSelector: 'app=web', fieldSelector: undefined, resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 400, signal }],
+      [
+        'list',
+        {
+          namespace: 'ns',
+          labelSelector: 'app=web',
+          fieldSelector: undefined,
+          limit: 10,
+          continue: 'tok',
+          resourceVersion: undefined,
+          resourceVersionMatch: undefined,
+          signal,
+        },
+      ],
+      [
+        'watch',
+        { namespace: 'ns', labelSelector: 'app=web', fieldSelector: undefined, resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 400, signal },
+      ],
     ]);
   });
 });

@@ -8,8 +8,7 @@ export type ListerSelector = string | LabelQuery | Readonly<Record<string, strin
 
 function toQuery(selector: ListerSelector | undefined): LabelQuery | undefined {
   if (selector === undefined) return undefined;
-  const query =
-    typeof selector === 'string' ? LabelQuery.parse(selector) : selector instanceof LabelQuery ? selector : LabelQuery.fromSet(selector);
+  const query = typeof selector === 'string' ? LabelQuery.parse(selector) : selector instanceof LabelQuery ? selector : LabelQuery.fromSet(selector);
   return query.isEmpty() ? undefined : query;
 }
 

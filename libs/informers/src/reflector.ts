@@ -411,11 +411,7 @@ export class Reflector<T extends KubeObject> {
     // A replayed event older than what the cache holds would move the object back in time.
     if (oldObject === undefined || (compareRevisions(rv, resourceVersionOf(oldObject)) ?? 1) > 0) {
       this.store.update(object);
-      this.listener.onDelta(
-        oldObject === undefined
-          ? { type: 'added', object, isInInitialList: false }
-          : { type: 'updated', oldObject, object },
-      );
+      this.listener.onDelta(oldObject === undefined ? { type: 'added', object, isInInitialList: false } : { type: 'updated', oldObject, object });
     }
     this.advance(rv);
   }

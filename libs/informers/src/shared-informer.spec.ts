@@ -33,7 +33,7 @@ function recorder(): ResourceEventHandler<TestPod> & { log: string[]; infos: (Ad
       log.push(`add ${obj.metadata.name}`);
       infos.push(info);
     },
-    onUpdate: (oldObj, newObj) => void log.push(`${oldObj === newObj ? "resync" : "update"} ${newObj.metadata.name}`),
+    onUpdate: (oldObj, newObj) => void log.push(`${oldObj === newObj ? 'resync' : 'update'} ${newObj.metadata.name}`),
     onDelete: (obj, info) => {
       log.push(`delete ${obj.metadata.name}`);
       infos.push(info);

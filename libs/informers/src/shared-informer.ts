@@ -169,10 +169,13 @@ export class SharedInformer<T extends KubeObject> {
 
   private scheduleResync(): void {
     if (this.resyncPeriodMs <= 0 || this.stopped) return;
-    this.resyncTimer = this.clock.setTimeout(() => {
-      for (const object of this.indexer.list()) this.distribute({ type: 'sync', object });
-      this.scheduleResync();
-    }, jitteredPeriod(this.resyncPeriodMs, this.random));
+    this.resyncTimer = this.clock.setTimeout(
+      () => {
+        for (const object of this.indexer.list()) this.distribute({ type: 'sync', object });
+        this.scheduleResync();
+      },
+      jitteredPeriod(this.resyncPeriodMs, this.random),
+    );
   }
 
   private async doStop(): Promise<void> {

@@ -49,9 +49,7 @@ function pathString(path: FieldPathLike): string {
 }
 
 function make(type: FieldErrorType, path: FieldPathLike, badValue: unknown, detail: string): FieldError {
-  return badValue === undefined
-    ? { type, field: pathString(path), detail }
-    : { type, field: pathString(path), badValue, detail };
+  return badValue === undefined ? { type, field: pathString(path), detail } : { type, field: pathString(path), badValue, detail };
 }
 
 export function fieldRequired(path: FieldPathLike, detail = ''): FieldError {

@@ -117,7 +117,10 @@ export class FieldQuery {
   static fromSet(fields: Readonly<Record<string, string>>): FieldQuery {
     const keys = Object.keys(fields).sort();
     if (keys.length === 0) return FieldQuery.EVERYTHING;
-    return new FieldQuery(keys.map((field) => ({ field, operator: '=', value: fields[field] })), false);
+    return new FieldQuery(
+      keys.map((field) => ({ field, operator: '=', value: fields[field] })),
+      false,
+    );
   }
 
   /** The AND of several queries. */
@@ -150,8 +153,7 @@ export class FieldQuery {
   /** Matches against a getter or a flat map of field values; a missing field reads as `''`. */
   matches(fields: FieldValueLookup | Readonly<Record<string, string>>): boolean {
     if (this.none) return false;
-    const get: FieldValueLookup =
-      typeof fields === 'function' ? fields : (f) => (Object.hasOwn(fields, f) ? fields[f] : undefined);
+    const get: FieldValueLookup = typeof fields === 'function' ? fields : (f) => (Object.hasOwn(fields, f) ? fields[f] : undefined);
     return this.terms.every((t) => {
       const actual = get(t.field) ?? '';
       return t.operator === '=' ? actual === t.value : actual !== t.value;

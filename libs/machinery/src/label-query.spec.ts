@@ -98,7 +98,10 @@ describe('LabelQuery.parse', () => {
     ['-x', `unable to parse requirement: <nil>: Invalid value: "-x": ${QUALIFIED_NAME_RULE}`],
     ['x=-a', `unable to parse requirement: values[0][x]: Invalid value: "-a": ${LABEL_VALUE_RULE}`],
     ['x=' + 'a'.repeat(64), `unable to parse requirement: values[0][x]: Invalid value: "${'a'.repeat(64)}": must be no more than 63 characters`],
-    ['a/b/c=d', `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`],
+    [
+      'a/b/c=d',
+      `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ],
   ])('rejects %j: %s', (input, message) => {
     const err = parseError(input);
     expect(err.message).toBe(message);
@@ -241,10 +244,22 @@ describe('LabelQuery.fromLabelSelector', () => {
   });
 
   it.each([
-    [{ matchExpressions: [{ key: 'a', operator: 'In' as const, values: [] }] }, "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty"],
-    [{ matchExpressions: [{ key: 'a', operator: 'NotIn' as const }] }, "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty"],
-    [{ matchExpressions: [{ key: 'a', operator: 'Exists' as const, values: ['x'] }] }, 'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist'],
-    [{ matchExpressions: [{ key: 'a', operator: 'DoesNotExist' as const, values: ['x'] }] }, 'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist'],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'In' as const, values: [] }] },
+      "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'NotIn' as const }] },
+      "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Exists' as const, values: ['x'] }] },
+      'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist',
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'DoesNotExist' as const, values: ['x'] }] },
+      'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist',
+    ],
     [{ matchExpressions: [{ key: 'a', operator: 'Foo' as never }] }, '"Foo" is not a valid label selector operator'],
     [{ matchLabels: { 'a b': 'c' } }, `key: Invalid value: "a b": ${QUALIFIED_NAME_RULE}`],
     [{ matchLabels: { a: 'b c' } }, `values[0][a]: Invalid value: "b c": ${LABEL_VALUE_RULE}`],

@@ -35,12 +35,7 @@ function labelValueError(key: string, value: string, field: string): FieldError 
 }
 
 /** Field errors of a requirement, with paths as NewRequirement prints them. */
-export function validateLabelRequirement(
-  key: string,
-  operator: string,
-  values: readonly string[],
-  path?: FieldPath,
-): FieldError[] {
+export function validateLabelRequirement(key: string, operator: string, values: readonly string[], path?: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const at = (name: string): FieldPath => (path ? path.child(name) : FieldPath.root(name));
   const keyErr = labelKeyError(key, at('key').toString());

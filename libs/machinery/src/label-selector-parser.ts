@@ -175,8 +175,7 @@ class Parser {
     const [key, inferred] = this.parseKeyAndInferOperator();
     if (inferred === 'exists' || inferred === '!') return this.newRequirement(key, inferred, []);
     const operator = this.parseOperator();
-    const values =
-      operator === 'in' || operator === 'notin' ? this.parseValues() : this.parseExactValue();
+    const values = operator === 'in' || operator === 'notin' ? this.parseValues() : this.parseExactValue();
     return this.newRequirement(key, operator, [...values].sort());
   }
 

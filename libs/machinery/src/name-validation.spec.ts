@@ -44,12 +44,9 @@ describe('DNS-1123 label', () => {
 });
 
 describe('DNS-1123 subdomain', () => {
-  it.each(['a', 'a.b', 'example.com', 'a-1.b-2.c', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`])(
-    'accepts %j',
-    (v) => {
-      expect(isDNS1123Subdomain(v)).toEqual([]);
-    },
-  );
+  it.each(['a', 'a.b', 'example.com', 'a-1.b-2.c', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`])('accepts %j', (v) => {
+    expect(isDNS1123Subdomain(v)).toEqual([]);
+  });
   it.each([
     ['', [SUBDOMAIN_MSG]],
     ['A.b', [SUBDOMAIN_MSG]],
@@ -79,12 +76,9 @@ describe('DNS-1035 label', () => {
 });
 
 describe('qualified name', () => {
-  it.each(['a', 'A', 'MyName', 'my.name', '123-abc', 'a_b', 'example.com/MyName', 'svc.io/app', `${'a'.repeat(253)}/${'b'.repeat(63)}`])(
-    'accepts %j',
-    (v) => {
-      expect(isQualifiedName(v)).toEqual([]);
-    },
-  );
+  it.each(['a', 'A', 'MyName', 'my.name', '123-abc', 'a_b', 'example.com/MyName', 'svc.io/app', `${'a'.repeat(253)}/${'b'.repeat(63)}`])('accepts %j', (v) => {
+    expect(isQualifiedName(v)).toEqual([]);
+  });
   it.each([
     ['', ['name part must be non-empty', NAME_PART_MSG]],
     ['/a', ['prefix part must be non-empty']],

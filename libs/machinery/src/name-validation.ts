@@ -19,8 +19,7 @@ const DNS1035_LABEL_ERR =
 export const DNS1035_LABEL_MAX_LENGTH = 63;
 
 const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QUALIFIED_NAME_ERR =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 export const QUALIFIED_NAME_MAX_LENGTH = 63;
 
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
@@ -145,9 +144,7 @@ export function isValidPathSegmentPrefix(name: string): string[] {
 export function validateAnnotationsSize(annotations: Readonly<Record<string, string>> | undefined): string[] {
   let total = 0;
   for (const [k, v] of Object.entries(annotations ?? {})) total += byteLength(k) + byteLength(v);
-  return total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES
-    ? [`annotations size ${total} is larger than limit ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES}`]
-    : [];
+  return total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES ? [`annotations size ${total} is larger than limit ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES}`] : [];
 }
 
 /**
@@ -162,14 +159,11 @@ export function maskTrailingDash(name: string): string {
 /** A name rule for `metadata.name` (prefix false) or `metadata.generateName` (prefix true). */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
-export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
-  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 
-export const nameIsDNS1035Label: NameValidator = (name, prefix) =>
-  isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNS1035Label: NameValidator = (name, prefix) => isDNS1035Label(prefix ? maskTrailingDash(name) : name);
 
 /** Names that only need to be usable in a URL (custom resources without a stricter rule). */
-export const nameIsPathSegment: NameValidator = (name, prefix) =>
-  prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);
+export const nameIsPathSegment: NameValidator = (name, prefix) => (prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name));

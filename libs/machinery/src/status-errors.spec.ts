@@ -75,7 +75,12 @@ describe('Status constructors', () => {
       'Conflict',
       'Operation cannot be fulfilled on pods "x": the object has been modified; please apply your changes to the latest version and try again',
     );
-    expectStatus(newConflict('leases.coordination.svc.io', 'l', new Error('held')), 409, 'Conflict', 'Operation cannot be fulfilled on leases.coordination.svc.io "l": held');
+    expectStatus(
+      newConflict('leases.coordination.svc.io', 'l', new Error('held')),
+      409,
+      'Conflict',
+      'Operation cannot be fulfilled on leases.coordination.svc.io "l": held',
+    );
     const apply = expectStatus(
       newApplyConflict([{ reason: 'FieldManagerConflict', message: 'conflict with "other"', field: '.spec.replicas' }], 'Apply failed with 1 conflict'),
       409,
@@ -107,7 +112,11 @@ describe('Status constructors', () => {
       causes: [
         { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers[0].name' },
         { reason: 'FieldValueInvalid', message: 'Invalid value: "Bad Image": must be lower case', field: 'spec.containers[0].image' },
-        { reason: 'FieldValueNotSupported', message: 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"', field: 'spec.restartPolicy' },
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+          field: 'spec.restartPolicy',
+        },
         { reason: 'FieldValueDuplicate', message: 'Duplicate value: "a"', field: 'spec.containers[1].name' },
         { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 262144 bytes', field: 'metadata.annotations' },
         { reason: 'FieldValueForbidden', message: 'Forbidden: may not be changed', field: 'spec.nodeName' },
@@ -137,7 +146,12 @@ describe('Status constructors', () => {
   });
 
   it('TooManyRequests carries retryAfterSeconds', () => {
-    const s = expectStatus(newTooManyRequests('Too many requests, please try again later.', 1), 429, 'TooManyRequests', 'Too many requests, please try again later.');
+    const s = expectStatus(
+      newTooManyRequests('Too many requests, please try again later.', 1),
+      429,
+      'TooManyRequests',
+      'Too many requests, please try again later.',
+    );
     expect(s.details).toEqual({ retryAfterSeconds: 1 });
   });
 

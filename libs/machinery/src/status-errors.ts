@@ -1,20 +1,12 @@
 import { FieldError, fieldErrorBody, fieldErrorMessage, fieldErrorsMessage } from './field-errors';
 import { goQuote } from './go-quote';
-import {
-  formatGroupKind,
-  formatGroupResource,
-  GroupKindLike,
-  GroupResourceLike,
-  toGroupKind,
-  toGroupResource,
-} from './group-resource';
+import { formatGroupKind, formatGroupResource, GroupKindLike, GroupResourceLike, toGroupKind, toGroupResource } from './group-resource';
 import type { ListMeta } from './meta/list-meta';
 import { StatusCauseTypes, StatusReasons, type Status, type StatusCause, type StatusDetails, type StatusReason } from './meta/status';
 import { StatusError } from './status';
 
 /** The reason Kubernetes gives when an update carries a stale resourceVersion. */
-export const OPTIMISTIC_LOCK_ERROR_MESSAGE =
-  'the object has been modified; please apply your changes to the latest version and try again';
+export const OPTIMISTIC_LOCK_ERROR_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
 
 /** Messages for an expired continue token, with and without a token to go on inconsistently. */
 export const CONTINUE_EXPIRED_MESSAGE =
@@ -38,13 +30,7 @@ function compactDetails(details: StatusDetails): StatusDetails | undefined {
 }
 
 /** Builds a failure Status with keys in Kubernetes' order. */
-export function failureStatus(
-  code: number,
-  reason: StatusReason,
-  message: string,
-  details?: StatusDetails,
-  metadata: ListMeta = {},
-): Status {
+export function failureStatus(code: number, reason: StatusReason, message: string, details?: StatusDetails, metadata: ListMeta = {}): Status {
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, reason };
   const d = details && compactDetails(details);
   if (d) status.details = d;

@@ -35,9 +35,5 @@ export class StatusError extends Error {
 /** Whether a value is a StatusError, also one made by another copy of this module. */
 export function isStatusError(value: unknown): value is StatusError {
   if (value instanceof StatusError) return true;
-  return (
-    value instanceof Error &&
-    value.name === 'StatusError' &&
-    isStatus((value as { status?: unknown }).status)
-  );
+  return value instanceof Error && value.name === 'StatusError' && isStatus((value as { status?: unknown }).status);
 }

@@ -51,7 +51,10 @@ function specFlags(markdown: string): Map<Process, Set<string>> {
     let cell: string;
     let processes: Process[] = [section];
     if (line.startsWith('|')) {
-      const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+      const cells = line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((c) => c.trim());
       if (/^-+$/.test(cells[0]) || cells[0] === 'Option') continue;
       cell = cells[0];
       // The Limits table names its process in the second column.

@@ -10,9 +10,7 @@ export interface ContinuePoint {
 const TOKEN_VERSION = 'store.svc.io/v1';
 
 export function encodeContinue(point: ContinuePoint): string {
-  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, rv: point.revision, after: point.after })).toString(
-    'base64url',
-  );
+  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, rv: point.revision, after: point.after })).toString('base64url');
 }
 
 export function decodeContinue(token: string): ContinuePoint {

@@ -50,9 +50,6 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
         connectTimeoutMs: config.connectTimeoutMs,
       });
     default:
-      throw new StorageError(
-        'InvalidArgument',
-        `unknown storage backend ${JSON.stringify(config.backend)}: use "embedded" or "mongodb"`,
-      );
+      throw new StorageError('InvalidArgument', `unknown storage backend ${JSON.stringify(config.backend)}: use "embedded" or "mongodb"`);
   }
 }

@@ -80,11 +80,7 @@ export async function guaranteedUpdate<T extends StoredObject>(
  * Delete after validating the current object: the version validated is the version deleted. Without a
  * caller's resourceVersion precondition, a concurrent change means "read and validate again".
  */
-export async function validatedDelete<T extends StoredObject>(
-  store: DeletePrimitives,
-  key: string,
-  options: StorageDeleteOptions<T>,
-): Promise<T> {
+export async function validatedDelete<T extends StoredObject>(store: DeletePrimitives, key: string, options: StorageDeleteOptions<T>): Promise<T> {
   for (;;) {
     const current = await store.get<T>(key);
     checkPreconditions(key, current, options.preconditions);

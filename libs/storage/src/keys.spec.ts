@@ -3,18 +3,12 @@ import { keyAfter, objectStorageKey, prefixKey, prefixRange } from './keys';
 
 describe('storage keys', () => {
   test('namespaced and cluster-scoped objects, core group under "core"', () => {
-    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'default', name: 'web' })).toBe(
-      '/registry/core/pods/default/web',
-    );
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'default', name: 'web' })).toBe('/registry/core/pods/default/web');
     expect(objectStorageKey({ prefix: '/registry/', group: 'apps', resource: 'deployments', namespace: 'ns', name: 'd' })).toBe(
       '/registry/apps/deployments/ns/d',
     );
-    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'namespaces', name: 'default' })).toBe(
-      '/registry/core/namespaces/default',
-    );
-    expect(prefixKey({ prefix: '/registry', group: 'coordination.svc.io', resource: 'leases' })).toBe(
-      '/registry/coordination.svc.io/leases/',
-    );
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'namespaces', name: 'default' })).toBe('/registry/core/namespaces/default');
+    expect(prefixKey({ prefix: '/registry', group: 'coordination.svc.io', resource: 'leases' })).toBe('/registry/coordination.svc.io/leases/');
     expect(prefixKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'a' })).toBe('/registry/core/pods/a/');
   });
 

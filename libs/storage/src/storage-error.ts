@@ -58,11 +58,7 @@ export class StorageError extends Error {
   }
 
   static invalidPrecondition(key: string, expectedUid: string, actualUid: string | undefined): StorageError {
-    return new StorageError(
-      'InvalidPrecondition',
-      `Precondition failed: UID in precondition: ${expectedUid}, UID in object meta: ${actualUid ?? ''}`,
-      key,
-    );
+    return new StorageError('InvalidPrecondition', `Precondition failed: UID in precondition: ${expectedUid}, UID in object meta: ${actualUid ?? ''}`, key);
   }
 
   static expired(requested: number, compacted: number): StorageError {
@@ -72,16 +68,12 @@ export class StorageError extends Error {
   static continueExpired(): StorageError {
     return new StorageError(
       'Expired',
-      'The provided continue parameter is too old to display a consistent list result. ' +
-        'You can start a new list without the continue parameter.',
+      'The provided continue parameter is too old to display a consistent list result. ' + 'You can start a new list without the continue parameter.',
     );
   }
 
   static tooLarge(requested: number, current: number): StorageError {
-    return new StorageError(
-      'TooLargeResourceVersion',
-      `Too large resource version: ${requested}, current: ${current}`,
-    );
+    return new StorageError('TooLargeResourceVersion', `Too large resource version: ${requested}, current: ${current}`);
   }
 
   static objectTooLarge(key: string, bytes: number, limit: number): StorageError {

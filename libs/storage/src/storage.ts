@@ -220,11 +220,7 @@ export interface Storage {
   update<T extends StoredObject>(key: string, object: T, options?: UpdateOptions): Promise<T>;
 
   /** Read-modify-write that retries on conflict; see the contract above. */
-  guaranteedUpdate<T extends StoredObject>(
-    key: string,
-    tryUpdate: TryUpdate<T>,
-    options?: GuaranteedUpdateOptions,
-  ): Promise<T>;
+  guaranteedUpdate<T extends StoredObject>(key: string, tryUpdate: TryUpdate<T>, options?: GuaranteedUpdateOptions): Promise<T>;
 
   /** Deletes an object; returns its last state with the deletion revision as resourceVersion. */
   delete<T extends StoredObject>(key: string, options?: StorageDeleteOptions<T>): Promise<T>;

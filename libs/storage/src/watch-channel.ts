@@ -88,10 +88,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
     if (this.isOver || event.revision <= this.cursor) return;
     if (this.queue.length >= this.options.bufferLimit) {
       this.fail(
-        new StorageError(
-          'WatchOverflow',
-          `watch consumer fell ${this.options.bufferLimit} events behind at revision ${this.cursor}; watch again from there`,
-        ),
+        new StorageError('WatchOverflow', `watch consumer fell ${this.options.bufferLimit} events behind at revision ${this.cursor}; watch again from there`),
       );
       return;
     }
@@ -152,9 +149,7 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
         try {
           await this.catchUpStep();
         } catch (error) {
-          this.fail(
-            error instanceof StorageError ? error : new StorageError('Unavailable', `watch failed: ${String(error)}`),
-          );
+          this.fail(error instanceof StorageError ? error : new StorageError('Unavailable', `watch failed: ${String(error)}`));
         }
         continue;
       }

@@ -34,7 +34,11 @@ describe('deployment status', () => {
     setCondition(status, newCondition('Progressing', 'True', 'NewReplicaSetCreated', 'b', at(5)));
     expect(getCondition(status, 'Progressing')).toMatchObject({ message: 'a', lastUpdateTime: '2024-05-01T10:00:00Z' });
     setCondition(status, newCondition('Progressing', 'True', 'ReplicaSetUpdated', 'c', at(9)));
-    expect(getCondition(status, 'Progressing')).toMatchObject({ reason: 'ReplicaSetUpdated', lastTransitionTime: '2024-05-01T10:00:00Z', lastUpdateTime: '2024-05-01T10:00:09Z' });
+    expect(getCondition(status, 'Progressing')).toMatchObject({
+      reason: 'ReplicaSetUpdated',
+      lastTransitionTime: '2024-05-01T10:00:00Z',
+      lastUpdateTime: '2024-05-01T10:00:09Z',
+    });
   });
 
   it('treats zero counts and absent ones alike', () => {
@@ -50,7 +54,12 @@ describe('deployment status', () => {
 
     const growing = replicaSet('web-2', 1, { available: 0 });
     d.status = rolloutStatus([old, growing], growing, d, at(5));
-    expect(progressing(d)).toMatchObject({ status: 'True', reason: 'ReplicaSetUpdated', message: 'ReplicaSet "web-2" is progressing.', lastUpdateTime: '2024-05-01T10:00:05Z' });
+    expect(progressing(d)).toMatchObject({
+      status: 'True',
+      reason: 'ReplicaSetUpdated',
+      message: 'ReplicaSet "web-2" is progressing.',
+      lastUpdateTime: '2024-05-01T10:00:05Z',
+    });
     expect(progressCheckDelayMs(d, d.status, at(5))).toBe(31_000);
 
     // No progress past the deadline.
@@ -71,7 +80,9 @@ describe('deployment status', () => {
     d.spec.progressDeadlineSeconds = 2147483647;
     d.status = { conditions: [newCondition('Progressing', 'True', 'NewReplicaSetCreated', 'x', t0)] };
     const next = replicaSet('web-2', 1, { available: 0, statusReplicas: 0 });
-    next.status!.conditions = [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota exceeded', lastTransitionTime: '2024-05-01T09:59:00Z' }];
+    next.status!.conditions = [
+      { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota exceeded', lastTransitionTime: '2024-05-01T09:59:00Z' },
+    ];
     const status = rolloutStatus([next], next, d, t0);
     expect(getCondition(status, 'Progressing')).toBeUndefined();
     expect(getCondition(status, 'ReplicaFailure')).toMatchObject({ status: 'True', reason: 'FailedCreate', message: 'quota exceeded' });

@@ -130,16 +130,14 @@ export function replicaFailureConditions(allRSs: readonly ReplicaSet[], newRS: R
   const of = (rs: ReplicaSet) =>
     (rs.status?.conditions ?? [])
       .filter((c) => c.type === CONDITION_REPLICA_FAILURE)
-      .map(
-        (c): DeploymentCondition => ({
-          type: c.type,
-          status: c.status,
-          lastUpdateTime: c.lastTransitionTime,
-          lastTransitionTime: c.lastTransitionTime,
-          reason: c.reason,
-          message: c.message,
-        }),
-      );
+      .map((c): DeploymentCondition => ({
+        type: c.type,
+        status: c.status,
+        lastUpdateTime: c.lastTransitionTime,
+        lastTransitionTime: c.lastTransitionTime,
+        reason: c.reason,
+        message: c.message,
+      }));
   const fromNew = newRS ? of(newRS) : [];
   return fromNew.length > 0 ? fromNew : allRSs.flatMap(of);
 }

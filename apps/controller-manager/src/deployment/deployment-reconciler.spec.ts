@@ -138,41 +138,44 @@ describe('the deployment controller', () => {
     [10, '25%', '25%'],
     [6, 0, 1],
     [5, 1, 0],
-  ] as const)('rolls %p replicas out with maxSurge %p and maxUnavailable %p, within both bounds at every observed step', async (replicas, maxSurge, maxUnavailable) => {
-    const ns = await newNamespace();
-    const spec = { strategy: { type: 'RollingUpdate' as const, rollingUpdate: { maxSurge, maxUnavailable } } };
-    await deployments(ns).create(web('roll', replicas, spec));
-    let rolling = false;
-    const samples: Array<{ total: number; pods: number; available: number; sizes: number[] }> = [];
-    drive(ns, {
-      onSample: (list) => {
-        if (!rolling) return;
-        const total = list.reduce((n, rs) => n + (rs.spec.replicas ?? 1), 0);
-        const pods = list.reduce((n, rs) => n + Math.max(rs.spec.replicas ?? 1, rs.status?.replicas ?? 0), 0);
-        const available = list.reduce((n, rs) => n + Math.min(rs.spec.replicas ?? 1, rs.status?.availableReplicas ?? 0), 0);
-        samples.push({ total, pods, available, sizes: list.map((rs) => rs.spec.replicas ?? 1) });
-      },
-    });
-    await waitRolledOut(ns, 'roll');
+  ] as const)(
+    'rolls %p replicas out with maxSurge %p and maxUnavailable %p, within both bounds at every observed step',
+    async (replicas, maxSurge, maxUnavailable) => {
+      const ns = await newNamespace();
+      const spec = { strategy: { type: 'RollingUpdate' as const, rollingUpdate: { maxSurge, maxUnavailable } } };
+      await deployments(ns).create(web('roll', replicas, spec));
+      let rolling = false;
+      const samples: Array<{ total: number; pods: number; available: number; sizes: number[] }> = [];
+      drive(ns, {
+        onSample: (list) => {
+          if (!rolling) return;
+          const total = list.reduce((n, rs) => n + (rs.spec.replicas ?? 1), 0);
+          const pods = list.reduce((n, rs) => n + Math.max(rs.spec.replicas ?? 1, rs.status?.replicas ?? 0), 0);
+          const available = list.reduce((n, rs) => n + Math.min(rs.spec.replicas ?? 1, rs.status?.availableReplicas ?? 0), 0);
+          samples.push({ total, pods, available, sizes: list.map((rs) => rs.spec.replicas ?? 1) });
+        },
+      });
+      await waitRolledOut(ns, 'roll');
 
-    rolling = true;
-    await setImage(ns, 'roll', 'nginx:1.26');
-    const done = await waitRolledOut(ns, 'roll', 25_000);
-    rolling = false;
+      rolling = true;
+      await setImage(ns, 'roll', 'nginx:1.26');
+      const done = await waitRolledOut(ns, 'roll', 25_000);
+      rolling = false;
 
-    const surge = typeof maxSurge === 'number' ? maxSurge : Math.ceil((replicas * parseInt(maxSurge, 10)) / 100);
-    const unavailable = typeof maxUnavailable === 'number' ? maxUnavailable : Math.floor((replicas * parseInt(maxUnavailable, 10)) / 100);
-    expect(samples.length).toBeGreaterThan(3);
-    expect(new Set(samples.map((s) => s.sizes.join('/'))).size).toBeGreaterThan(2);
-    for (const sample of samples) {
-      expect(sample.total).toBeLessThanOrEqual(replicas + surge);
-      expect(sample.pods).toBeLessThanOrEqual(replicas + surge);
-      expect(sample.available).toBeGreaterThanOrEqual(replicas - unavailable);
-    }
-    expect(byRevision(await replicaSetsOf(ns, 'roll'))).toEqual({ '1': 0, '2': replicas });
-    expect(done.metadata?.annotations?.['deployment.kubernetes.io/revision']).toBe('2');
-    expect(done.status).toMatchObject({ replicas, updatedReplicas: replicas, availableReplicas: replicas, observedGeneration: 2 });
-  });
+      const surge = typeof maxSurge === 'number' ? maxSurge : Math.ceil((replicas * parseInt(maxSurge, 10)) / 100);
+      const unavailable = typeof maxUnavailable === 'number' ? maxUnavailable : Math.floor((replicas * parseInt(maxUnavailable, 10)) / 100);
+      expect(samples.length).toBeGreaterThan(3);
+      expect(new Set(samples.map((s) => s.sizes.join('/'))).size).toBeGreaterThan(2);
+      for (const sample of samples) {
+        expect(sample.total).toBeLessThanOrEqual(replicas + surge);
+        expect(sample.pods).toBeLessThanOrEqual(replicas + surge);
+        expect(sample.available).toBeGreaterThanOrEqual(replicas - unavailable);
+      }
+      expect(byRevision(await replicaSetsOf(ns, 'roll'))).toEqual({ '1': 0, '2': replicas });
+      expect(done.metadata?.annotations?.['deployment.kubernetes.io/revision']).toBe('2');
+      expect(done.status).toMatchObject({ replicas, updatedReplicas: replicas, availableReplicas: replicas, observedGeneration: 2 });
+    },
+  );
 
   it('Recreate scales the old ReplicaSet to zero and starts the new one only once the old pods are gone', async () => {
     const ns = await newNamespace();
@@ -216,7 +219,9 @@ describe('the deployment controller', () => {
     await waitRolledOut(ns, 'hold');
 
     await deployments(ns).patch('hold', { spec: { paused: true } }, 'merge');
-    await eventually(async () => expect(condition(await deployments(ns).get('hold'), 'Progressing')).toMatchObject({ status: 'Unknown', reason: 'DeploymentPaused' }));
+    await eventually(async () =>
+      expect(condition(await deployments(ns).get('hold'), 'Progressing')).toMatchObject({ status: 'Unknown', reason: 'DeploymentPaused' }),
+    );
     await setImage(ns, 'hold', 'nginx:1.26');
     await deployments(ns).patch('hold', { spec: { replicas: 4 } }, 'merge');
     await eventually(async () => {
@@ -314,7 +319,8 @@ describe('the deployment controller', () => {
     await eventually(async () => {
       const list = await replicaSetsOf(ns, 'grow');
       expect(byRevision(list)).toEqual({ '1': 18, '2': 5 });
-      for (const rs of list) expect(rs.metadata?.annotations).toMatchObject({ 'deployment.kubernetes.io/desired-replicas': '20', 'deployment.kubernetes.io/max-replicas': '23' });
+      for (const rs of list)
+        expect(rs.metadata?.annotations).toMatchObject({ 'deployment.kubernetes.io/desired-replicas': '20', 'deployment.kubernetes.io/max-replicas': '23' });
     });
   });
 
@@ -371,7 +377,11 @@ describe('the deployment controller', () => {
     // Another ReplicaSet already holds the name the Deployment's hash gives.
     await replicaSets(ns).create({
       metadata: { name: `clash-${hash}`, labels: { other: 'yes' } },
-      spec: { replicas: 0, selector: { matchLabels: { other: 'yes' } }, template: { metadata: { labels: { other: 'yes' } }, spec: { containers: [{ name: 'x', image: 'busybox' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { other: 'yes' } },
+        template: { metadata: { labels: { other: 'yes' } }, spec: { containers: [{ name: 'x', image: 'busybox' }] } },
+      },
     });
     drive(ns);
     await deployments(ns).patch('clash', { spec: { paused: false } }, 'merge');

@@ -203,7 +203,8 @@ export class DeploymentReconciler implements Reconcile {
     const owned = [...plan.owned];
     if (plan.adopt.length > 0) {
       const fresh = await this.deploymentApi.get(d.metadata!.name!, { namespace });
-      if (fresh.metadata?.uid !== d.metadata?.uid) throw new Error(`original Deployment ${namespace}/${d.metadata?.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${d.metadata?.uid}`);
+      if (fresh.metadata?.uid !== d.metadata?.uid)
+        throw new Error(`original Deployment ${namespace}/${d.metadata?.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${d.metadata?.uid}`);
       if (fresh.metadata?.deletionTimestamp) throw new Error(`${namespace}/${d.metadata?.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
       for (const rs of plan.adopt) {
         const patch = { metadata: { ownerReferences: [controllerReference(d)], uid: rs.metadata?.uid } };
@@ -264,7 +265,10 @@ export class DeploymentReconciler implements Reconcile {
       const minReadySeconds = d.spec.minReadySeconds ?? 0;
       if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
         // Revision first; the Deployment's own revision follows on the next pass, from this one.
-        const patch = { metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid }, spec: { minReadySeconds: minReadySeconds || null } };
+        const patch = {
+          metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid },
+          spec: { minReadySeconds: minReadySeconds || null },
+        };
         const updated = await this.replicaSetApi.patch(existing.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace });
         this.remember(state, updated);
         return updated;
@@ -273,7 +277,10 @@ export class DeploymentReconciler implements Reconcile {
       if (revision !== undefined) await this.writeRevision(state, revision);
       if (hasProgressDeadline(state.d) && !getCondition(state.d.status, CONDITION_PROGRESSING)) {
         const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
-        setCondition(status, newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now));
+        setCondition(
+          status,
+          newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
+        );
         await this.writeStatus(state, status);
       }
       return existing;
@@ -332,7 +339,10 @@ export class DeploymentReconciler implements Reconcile {
     await this.writeRevision(state, String(newRevision));
     if (!alreadyExisted && hasProgressDeadline(state.d)) {
       const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
-      setCondition(status, newCondition(CONDITION_PROGRESSING, 'True', Reasons.newReplicaSetCreated, `Created new replica set "${created.metadata?.name}"`, state.now));
+      setCondition(
+        status,
+        newCondition(CONDITION_PROGRESSING, 'True', Reasons.newReplicaSetCreated, `Created new replica set "${created.metadata?.name}"`, state.now),
+      );
       await this.writeStatus(state, status);
     }
     return created;
@@ -434,9 +444,12 @@ export class DeploymentReconciler implements Reconcile {
     const annotations: Record<string, string> = {};
     setReplicasAnnotations(annotations, desired, max);
     const patch = { metadata: { annotations, uid: current.metadata?.uid }, spec: { replicas } };
-    const updated = await this.replicaSetApi.patch(current.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace: current.metadata?.namespace });
+    const updated = await this.replicaSetApi.patch(current.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', {
+      namespace: current.metadata?.namespace,
+    });
     this.remember(state, updated);
-    if (sizeChanged) this.record(state.d, 'Normal', 'ScalingReplicaSet', `Scaled ${operation} replica set ${updated.metadata?.name} from ${size} to ${replicas}`);
+    if (sizeChanged)
+      this.record(state.d, 'Normal', 'ScalingReplicaSet', `Scaled ${operation} replica set ${updated.metadata?.name} from ${size} to ${replicas}`);
     return { scaled: sizeChanged, rs: updated };
   }
 

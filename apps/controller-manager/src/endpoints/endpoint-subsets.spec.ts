@@ -3,7 +3,16 @@ import { desiredSubsets, findPort, podIPForService, repackSubsets, shouldPodBeIn
 import { podEndpointsChanged } from './pod-endpoint-changes';
 import { formatTriggerTime, TriggerTimeTracker } from './trigger-time-tracker';
 
-function pod(name: string, extra: { ip?: string; ready?: boolean; phase?: string; deleting?: boolean; ports?: Array<{ name?: string; containerPort: number; protocol?: 'TCP' | 'UDP' }> } = {}): Pod {
+function pod(
+  name: string,
+  extra: {
+    ip?: string;
+    ready?: boolean;
+    phase?: string;
+    deleting?: boolean;
+    ports?: Array<{ name?: string; containerPort: number; protocol?: 'TCP' | 'UDP' }>;
+  } = {},
+): Pod {
   return {
     metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(extra.deleting ? { deletionTimestamp: '2024-01-01T00:00:00Z' } : {}) },
     spec: { containers: [{ name: 'c', image: 'i', ...(extra.ports ? { ports: extra.ports } : {}) }] },
@@ -27,13 +36,21 @@ describe('endpoint subsets', () => {
   });
 
   it('resolves target ports: numbers as is, names by container port name and protocol', () => {
-    const p = pod('a', { ports: [{ name: 'dns', containerPort: 53, protocol: 'UDP' }, { name: 'http', containerPort: 8080 }] });
+    const p = pod('a', {
+      ports: [
+        { name: 'dns', containerPort: 53, protocol: 'UDP' },
+        { name: 'http', containerPort: 8080 },
+      ],
+    });
     expect(findPort(p, { port: 80, targetPort: 9000 })).toBe(9000);
     expect(findPort(p, { port: 80 })).toBe(80);
     expect(findPort(p, { port: 80, targetPort: 'http' })).toBe(8080);
     expect(findPort(p, { port: 53, targetPort: 'dns' })).toBeUndefined();
     expect(findPort(p, { port: 53, targetPort: 'dns', protocol: 'UDP' })).toBe(53);
-    const sidecar: Pod = { ...p, spec: { ...p.spec, initContainers: [{ name: 's', image: 'i', restartPolicy: 'Always', ports: [{ name: 'proxy', containerPort: 15001 }] }] } };
+    const sidecar: Pod = {
+      ...p,
+      spec: { ...p.spec, initContainers: [{ name: 's', image: 'i', restartPolicy: 'Always', ports: [{ name: 'proxy', containerPort: 15001 }] }] },
+    };
     expect(findPort(sidecar, { port: 1, targetPort: 'proxy' })).toBe(15001);
   });
 
@@ -59,12 +76,17 @@ describe('endpoint subsets', () => {
       { addresses: [addr('10.0.0.1'), addr('10.0.0.2')], ports: [{ name: 'b', port: 81 }] },
       { notReadyAddresses: [addr('10.0.0.3')], ports: [{ name: 'a', port: 8080 }] },
     ]);
-    expect(repackSubsets([{ addresses: [addr('10.0.0.1')] }, { addresses: [addr('10.0.0.2')] }])).toEqual([{ addresses: [addr('10.0.0.1'), addr('10.0.0.2')] }]);
+    expect(repackSubsets([{ addresses: [addr('10.0.0.1')] }, { addresses: [addr('10.0.0.2')] }])).toEqual([
+      { addresses: [addr('10.0.0.1'), addr('10.0.0.2')] },
+    ]);
   });
 
   it('builds one entry per pod and resolved port, ready or not, or all ready when publishing not-ready addresses', () => {
     const service: Service = { metadata: { name: 'web', namespace: 'ns' }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } };
-    const pods = [pod('a', { ip: '10.0.0.1', ports: [{ name: 'http', containerPort: 8080 }] }), pod('b', { ip: '10.0.0.2', ready: false, ports: [{ name: 'http', containerPort: 8080 }] })];
+    const pods = [
+      pod('a', { ip: '10.0.0.1', ports: [{ name: 'http', containerPort: 8080 }] }),
+      pod('b', { ip: '10.0.0.2', ready: false, ports: [{ name: 'http', containerPort: 8080 }] }),
+    ];
     expect(desiredSubsets(service, pods)).toEqual([
       {
         addresses: [{ ip: '10.0.0.1', targetRef: { kind: 'Pod', namespace: 'ns', name: 'a', uid: 'uid-a' } }],
@@ -82,7 +104,11 @@ describe('endpoint subsets', () => {
   it('compares subsets semantically', () => {
     const a: EndpointSubset[] = [{ addresses: [addr('10.0.0.1'), addr('10.0.0.2')], ports: [{ port: 80, protocol: 'TCP' }] }];
     const b: EndpointSubset[] = [
-      { addresses: [addr('10.0.0.2'), { ...addr('10.0.0.1'), targetRef: { ...addr('10.0.0.1').targetRef, resourceVersion: '7' } }], notReadyAddresses: [], ports: [{ port: 80, protocol: 'TCP' }] },
+      {
+        addresses: [addr('10.0.0.2'), { ...addr('10.0.0.1'), targetRef: { ...addr('10.0.0.1').targetRef, resourceVersion: '7' } }],
+        notReadyAddresses: [],
+        ports: [{ port: 80, protocol: 'TCP' }],
+      },
     ];
     expect(subsetsEqual(a, b)).toBe(true);
     expect(subsetsEqual([], undefined)).toBe(true);
@@ -121,7 +147,11 @@ describe('pod changes that matter to endpoints', () => {
 
 describe('the last change trigger time', () => {
   const service: Service = { metadata: { name: 'web', creationTimestamp: '2024-01-01T00:00:00Z' } };
-  const readyAt = (name: string, at: string): Pod => ({ metadata: { name }, spec: { containers: [] }, status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }] } });
+  const readyAt = (name: string, at: string): Pod => ({
+    metadata: { name },
+    spec: { containers: [] },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }] },
+  });
 
   it("is the service's creation first, then the earliest pod transition not yet reflected", () => {
     const tracker = new TriggerTimeTracker();

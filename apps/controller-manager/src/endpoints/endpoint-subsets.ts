@@ -153,7 +153,10 @@ export function repackSubsets(subsets: readonly EndpointSubset[]): EndpointSubse
   // Ports whose address sets (with readiness) are identical land in one subset.
   const groups = new Map<string, { ready: Map<string, boolean>; ports: EndpointPort[] }>();
   for (const { port, ready } of byPort.values()) {
-    const setKey = [...ready].map(([k, r]) => `${k}|${r ? 1 : 0}`).sort().join(',');
+    const setKey = [...ready]
+      .map(([k, r]) => `${k}|${r ? 1 : 0}`)
+      .sort()
+      .join(',');
     let group = groups.get(setKey);
     if (!group) groups.set(setKey, (group = { ready, ports: [] }));
     if (port) group.ports.push(port);
@@ -182,7 +185,12 @@ function sortSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
 function canonicalAddress(a: EndpointAddress): unknown[] {
   const ref = a.targetRef;
   // The pod's resourceVersion is ignored, as Kubernetes ignores it, so a pod write that changes nothing here changes nothing.
-  return [a.ip, a.hostname ?? '', a.nodeName ?? '', ref ? [ref.kind ?? '', ref.namespace ?? '', ref.name ?? '', ref.uid ?? '', ref.apiVersion ?? '', ref.fieldPath ?? ''] : null];
+  return [
+    a.ip,
+    a.hostname ?? '',
+    a.nodeName ?? '',
+    ref ? [ref.kind ?? '', ref.namespace ?? '', ref.name ?? '', ref.uid ?? '', ref.apiVersion ?? '', ref.fieldPath ?? ''] : null,
+  ];
 }
 
 function canonicalSubset(s: EndpointSubset): unknown[] {

@@ -18,7 +18,13 @@ async function freshNamespace(): Promise<string> {
   return name;
 }
 
-type PodOptions = { labels?: Record<string, string>; ports?: Array<{ name?: string; containerPort: number }>; nodeName?: string; hostname?: string; subdomain?: string };
+type PodOptions = {
+  labels?: Record<string, string>;
+  ports?: Array<{ name?: string; containerPort: number }>;
+  nodeName?: string;
+  hostname?: string;
+  subdomain?: string;
+};
 
 async function createPod(namespace: string, name: string, options: PodOptions = {}): Promise<Pod> {
   return env.client.pods.create({
@@ -112,9 +118,13 @@ describe('the endpoints controller', () => {
     expect(service.metadata?.uid).toBeDefined();
 
     await setStatus(ns, 'b', '10.0.0.2', true);
-    await eventually(async () => expect(summary((await endpointsOf(ns, 'web'))?.subsets)).toEqual([{ ready: ['a', 'b'], notReady: [], ports: ['http:8080/TCP'] }]));
+    await eventually(async () =>
+      expect(summary((await endpointsOf(ns, 'web'))?.subsets)).toEqual([{ ready: ['a', 'b'], notReady: [], ports: ['http:8080/TCP'] }]),
+    );
     await setStatus(ns, 'a', '10.0.0.1', false);
-    await eventually(async () => expect(summary((await endpointsOf(ns, 'web'))?.subsets)).toEqual([{ ready: ['b'], notReady: ['a'], ports: ['http:8080/TCP'] }]));
+    await eventually(async () =>
+      expect(summary((await endpointsOf(ns, 'web'))?.subsets)).toEqual([{ ready: ['b'], notReady: ['a'], ports: ['http:8080/TCP'] }]),
+    );
 
     // A pod being deleted leaves at once (a pod without a node is removed at once).
     await env.client.pods.delete('b', { namespace: ns });
@@ -187,7 +197,9 @@ describe('the endpoints controller', () => {
     await createPod(ns, 'y');
     await setStatus(ns, 'x', '10.3.0.1', false);
     await setStatus(ns, 'y', '10.3.0.2', true);
-    await eventually(async () => expect(summary((await endpointsOf(ns, 'peers'))?.subsets)).toEqual([{ ready: ['x', 'y'], notReady: [], ports: [':7000/TCP'] }]));
+    await eventually(async () =>
+      expect(summary((await endpointsOf(ns, 'peers'))?.subsets)).toEqual([{ ready: ['x', 'y'], notReady: [], ports: [':7000/TCP'] }]),
+    );
   });
 
   it('gives a headless service without ports its addresses, hostnames and the headless label', async () => {
@@ -236,7 +248,10 @@ describe('the endpoints controller', () => {
   it('leaves the Endpoints of a service without selector to whoever writes them', async () => {
     const ns = await freshNamespace();
     // Written before its service, as users often do.
-    const manual: Endpoints = { metadata: { name: 'external', namespace: ns, labels: { by: 'hand' } }, subsets: [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 5432 }] }] };
+    const manual: Endpoints = {
+      metadata: { name: 'external', namespace: ns, labels: { by: 'hand' } },
+      subsets: [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 5432 }] }],
+    };
     const created = await env.client.endpoints.create(manual);
     await createService(ns, 'external', { ports: [{ port: 5432 }] });
     await createPod(ns, 'p');

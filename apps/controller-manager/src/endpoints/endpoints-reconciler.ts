@@ -3,14 +3,7 @@ import type { Endpoints, Pod, Service } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
 import { hasStatusCause, isForbidden, isNotFound } from '@svc/machinery';
-import {
-  EventRecorder,
-  Manager,
-  Reconciler,
-  type Reconcile,
-  type Request,
-  type Result,
-} from '@svc/runtime';
+import { EventRecorder, Manager, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
 import { desiredSubsets, isHeadless, subsetsEqual, truncateSubsets } from './endpoint-subsets';
 import { PodEndpointsChanged } from './pod-endpoint-changes';
 import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME_ANNOTATION, TriggerTimeTracker } from './trigger-time-tracker';

@@ -1,7 +1,14 @@
 import type { ServedResource } from '@svc/client';
 import { deletableResources, groupOfApiVersion, groupVersionOf } from './deletable-resources';
 
-const served = (group: string, resource: string, verbs: string[]): ServedResource => ({ group, version: 'v1', resource, namespaced: true, kind: resource, verbs });
+const served = (group: string, resource: string, verbs: string[]): ServedResource => ({
+  group,
+  version: 'v1',
+  resource,
+  namespaced: true,
+  kind: resource,
+  verbs,
+});
 const all = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
 describe('deletableResources', () => {

@@ -160,7 +160,11 @@ export class DependencyGraph {
     const current = node?.object ?? obj;
     const refs = ownerReferencesOf(current);
     if (node) {
-      if (refs.length > 0) this.lastOwners.set(uid, refs.map((r) => r.uid));
+      if (refs.length > 0)
+        this.lastOwners.set(
+          uid,
+          refs.map((r) => r.uid),
+        );
       else this.lastOwners.delete(uid);
       if (awaitsGarbageCollector(current)) wake.add(uid);
       if (isDeletingDependents(current)) for (const dep of this.dependents(uid)) wake.add(uidOf(dep.object));
@@ -170,7 +174,13 @@ export class DependencyGraph {
       const dependents = this.dependents(uid);
       if (dependents.length > 0) {
         const meta = obj.metadata ?? {};
-        this.absentOwners.add({ uid, group: resource.group, kind: resource.kind, name: meta.name ?? '', namespace: resource.namespaced ? (meta.namespace ?? '') : '' });
+        this.absentOwners.add({
+          uid,
+          group: resource.group,
+          kind: resource.kind,
+          name: meta.name ?? '',
+          namespace: resource.namespaced ? (meta.namespace ?? '') : '',
+        });
       }
       for (const dep of dependents) wake.add(uidOf(dep.object));
     }

@@ -88,9 +88,7 @@ export class GarbageCollectorReconciler implements Reconcile {
 
   private async processDeletingDependents(owner: GraphNode): Promise<void> {
     const uid = uidOf(owner.object);
-    const blocking = this.graph
-      .dependents(uid)
-      .filter((dep) => ownerReferencesOf(dep.object).some((r) => r.uid === uid && r.blockOwnerDeletion === true));
+    const blocking = this.graph.dependents(uid).filter((dep) => ownerReferencesOf(dep.object).some((r) => r.uid === uid && r.blockOwnerDeletion === true));
     if (blocking.length === 0) await this.removeFinalizer(owner, FOREGROUND_FINALIZER);
     // Otherwise each blocking dependent was queued when this owner started deleting, and its own
     // deletion wakes this owner again.
@@ -121,7 +119,11 @@ export class GarbageCollectorReconciler implements Reconcile {
     if (solid.length > 0) {
       if (dangling.length === 0 && waiting.length === 0) return;
       // References to owners deleting in the foreground go too, or those owners would wait forever.
-      await this.removeOwnerReferences(node, [...dangling, ...waiting].map((r) => r.uid), latest);
+      await this.removeOwnerReferences(
+        node,
+        [...dangling, ...waiting].map((r) => r.uid),
+        latest,
+      );
       return;
     }
     const dependents = this.graph.dependents(uidOf(latest));
@@ -133,7 +135,11 @@ export class GarbageCollectorReconciler implements Reconcile {
       await this.deleteObject(node, current, 'Foreground');
       return;
     }
-    const policy: PropagationPolicy = hasFinalizer(latest, ORPHAN_FINALIZER) ? 'Orphan' : hasFinalizer(latest, FOREGROUND_FINALIZER) ? 'Foreground' : 'Background';
+    const policy: PropagationPolicy = hasFinalizer(latest, ORPHAN_FINALIZER)
+      ? 'Orphan'
+      : hasFinalizer(latest, FOREGROUND_FINALIZER)
+        ? 'Foreground'
+        : 'Background';
     await this.deleteObject(node, latest, policy);
   }
 
@@ -225,7 +231,12 @@ export class GarbageCollectorReconciler implements Reconcile {
       try {
         await this.client.dynamic(node.resource).patch(
           nameOf(current),
-          replaceListPatch(uid, '/metadata/finalizers', finalizers, finalizers.filter((f) => f !== finalizer)),
+          replaceListPatch(
+            uid,
+            '/metadata/finalizers',
+            finalizers,
+            finalizers.filter((f) => f !== finalizer),
+          ),
           'json',
           { namespace: current.metadata?.namespace },
         );

@@ -52,7 +52,9 @@ beforeAll(async () => {
   running = await startControllers(env, [garbageCollectorController], ['--concurrent-gc-syncs=4']);
   await eventually(() => {
     const monitors = running.manager.getControllers().filter((c) => c.name.startsWith('garbagecollector-'));
-    expect(monitors.map((c) => c.name)).toEqual(expect.arrayContaining(['garbagecollector-configmaps', 'garbagecollector-secrets', 'garbagecollector-deployments.apps']));
+    expect(monitors.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['garbagecollector-configmaps', 'garbagecollector-secrets', 'garbagecollector-deployments.apps']),
+    );
     expect(monitors.every((c) => c.running)).toBe(true);
   }, WAIT_MS);
 }, 30_000);
@@ -78,7 +80,9 @@ describe('the garbage collector', () => {
   it('deletes the dependents of a deleted owner in the background, whatever their kinds', async () => {
     const owner = await createConfigMap('bg-owner');
     await createConfigMap('bg-cm', [refTo(owner)]);
-    await env.client.secrets.create({ metadata: { name: 'bg-secret', namespace: ns, ownerReferences: [refTo(owner, { controller: true, blockOwnerDeletion: true })] } });
+    await env.client.secrets.create({
+      metadata: { name: 'bg-secret', namespace: ns, ownerReferences: [refTo(owner, { controller: true, blockOwnerDeletion: true })] },
+    });
 
     await configMaps.delete('bg-owner');
     await eventually(async () => {
@@ -253,7 +257,11 @@ describe('the garbage collector', () => {
       // Picked up on the definition's change, without waiting for the periodic rediscovery.
       await eventually(() => expect(running.manager.getControllers().find((c) => c.name === monitorName(widgetResource))?.running).toBe(true), WAIT_MS);
 
-      const widgetOwner = { apiVersion: 'gc.svc.io/v1', kind: 'Widget', ...(await widgets.create({ apiVersion: 'gc.svc.io/v1', kind: 'Widget', metadata: { name: 'w-owner' } })) };
+      const widgetOwner = {
+        apiVersion: 'gc.svc.io/v1',
+        kind: 'Widget',
+        ...(await widgets.create({ apiVersion: 'gc.svc.io/v1', kind: 'Widget', metadata: { name: 'w-owner' } })),
+      };
       await createConfigMap('w-owned', [refTo(widgetOwner)]);
       const cmOwner = await createConfigMap('w-cm-owner');
       await widgets.create({ apiVersion: 'gc.svc.io/v1', kind: 'Widget', metadata: { name: 'w-dep', ownerReferences: [refTo(cmOwner)] } });

@@ -14,7 +14,9 @@ describe('owner reference patches', () => {
 
   it('apply only to the object and list they were computed from', () => {
     const obj = { metadata: { name: 'd', uid: 'ud', ownerReferences: [a, b] } };
-    expect(jsonPatch(obj, replaceListPatch('ud', '/metadata/ownerReferences', [a, b], [b]))).toEqual({ metadata: { name: 'd', uid: 'ud', ownerReferences: [b] } });
+    expect(jsonPatch(obj, replaceListPatch('ud', '/metadata/ownerReferences', [a, b], [b]))).toEqual({
+      metadata: { name: 'd', uid: 'ud', ownerReferences: [b] },
+    });
     expect(jsonPatch(obj, replaceListPatch('ud', '/metadata/ownerReferences', [a, b], []))).toEqual({ metadata: { name: 'd', uid: 'ud' } });
     expect(() => jsonPatch(obj, replaceListPatch('other', '/metadata/ownerReferences', [a, b], [b]))).toThrow(/test/);
     expect(() => jsonPatch(obj, replaceListPatch('ud', '/metadata/ownerReferences', [a], []))).toThrow(/test/);

@@ -8,11 +8,35 @@ describe('namespace deletion conditions', () => {
     const { conditions, changed } = updatedConditions(undefined, {}, T1);
     expect(changed).toBe(true);
     expect(conditions).toEqual([
-      { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', lastTransitionTime: T1, reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
-      { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', lastTransitionTime: T1, reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
-      { type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: T1, reason: 'ContentDeleted', message: 'All content successfully deleted, may be waiting on finalization' },
+      {
+        type: 'NamespaceDeletionDiscoveryFailure',
+        status: 'False',
+        lastTransitionTime: T1,
+        reason: 'ResourcesDiscovered',
+        message: 'All resources successfully discovered',
+      },
+      {
+        type: 'NamespaceDeletionGroupVersionParsingFailure',
+        status: 'False',
+        lastTransitionTime: T1,
+        reason: 'ParsedGroupVersions',
+        message: 'All legacy kube types successfully parsed',
+      },
+      {
+        type: 'NamespaceDeletionContentFailure',
+        status: 'False',
+        lastTransitionTime: T1,
+        reason: 'ContentDeleted',
+        message: 'All content successfully deleted, may be waiting on finalization',
+      },
       { type: 'NamespaceContentRemaining', status: 'False', lastTransitionTime: T1, reason: 'ContentRemoved', message: 'All content successfully removed' },
-      { type: 'NamespaceFinalizersRemaining', status: 'False', lastTransitionTime: T1, reason: 'ContentHasNoFinalizers', message: 'All content-preserving finalizers finished' },
+      {
+        type: 'NamespaceFinalizersRemaining',
+        status: 'False',
+        lastTransitionTime: T1,
+        reason: 'ContentHasNoFinalizers',
+        message: 'All content-preserving finalizers finished',
+      },
     ]);
   });
 
@@ -36,7 +60,11 @@ describe('namespace deletion conditions', () => {
       reason: 'DiscoveryFailed',
       message: 'Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.example.com/v1',
     });
-    expect(byType.NamespaceDeletionContentFailure).toMatchObject({ status: 'True', reason: 'ContentDeletionFailed', message: 'Failed to delete all resource types, 2 remaining: [boom, bang]' });
+    expect(byType.NamespaceDeletionContentFailure).toMatchObject({
+      status: 'True',
+      reason: 'ContentDeletionFailed',
+      message: 'Failed to delete all resource types, 2 remaining: [boom, bang]',
+    });
     expect(byType.NamespaceContentRemaining).toMatchObject({
       status: 'True',
       reason: 'SomeResourcesRemain',

@@ -88,7 +88,13 @@ describe('the namespace controller', () => {
     await c.namespaces.delete(namespace);
 
     await eventually(async () => expect(await gone(() => c.namespaces.get(namespace))).toBe(true), 15_000);
-    for (const info of [BUILTIN_RESOURCES.configMaps.info, BUILTIN_RESOURCES.secrets.info, BUILTIN_RESOURCES.pods.info, BUILTIN_RESOURCES.services.info, widgets]) {
+    for (const info of [
+      BUILTIN_RESOURCES.configMaps.info,
+      BUILTIN_RESOURCES.secrets.info,
+      BUILTIN_RESOURCES.pods.info,
+      BUILTIN_RESOURCES.services.info,
+      widgets,
+    ]) {
       expect((await c.dynamic(info).list({ namespace })).items).toEqual([]);
     }
     // Another namespace, not being deleted, keeps its content.
@@ -156,7 +162,10 @@ describe('the namespace controller', () => {
 
     await eventually(async () => {
       const ns = await c.namespaces.get(namespace);
-      expect(condition(ns, 'NamespaceContentRemaining')).toMatchObject({ status: 'True', message: 'Some resources are remaining: pods. has 1 resource instances' });
+      expect(condition(ns, 'NamespaceContentRemaining')).toMatchObject({
+        status: 'True',
+        message: 'Some resources are remaining: pods. has 1 resource instances',
+      });
       expect(condition(ns, 'NamespaceDeletionContentFailure')).toMatchObject({ status: 'False' });
     }, 10_000);
     expect((await c.pods.get('bound', { namespace })).metadata?.deletionTimestamp).toBeDefined();

@@ -3,15 +3,7 @@ import { NAMESPACE_FINALIZER, type Namespace } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
 import { isConflict, isNotFound } from '@svc/machinery';
-import {
-  Manager,
-  Reconciler,
-  updateStatusWithRetry,
-  type Reconcile,
-  type ReconcileContext,
-  type Request,
-  type Result,
-} from '@svc/runtime';
+import { Manager, Reconciler, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { updatedConditions } from './namespace-conditions';
 import { NamespacedContentDeleter } from './namespaced-content-deleter';
@@ -64,9 +56,14 @@ export class NamespaceReconciler implements Reconcile {
     let namespace = await this.get(name, context.signal);
     if (!namespace?.metadata?.deletionTimestamp) return this.done(name, this.syncPeriodMs);
     if (namespace.status?.phase !== 'Terminating') {
-      namespace = await updateStatusWithRetry(this.namespaces, namespace, (ns) => {
-        ns.status = { ...ns.status, phase: 'Terminating' };
-      }, { signal: context.signal });
+      namespace = await updateStatusWithRetry(
+        this.namespaces,
+        namespace,
+        (ns) => {
+          ns.status = { ...ns.status, phase: 'Terminating' };
+        },
+        { signal: context.signal },
+      );
     }
     // Our finalizer is gone already: other finalizers hold the namespace, nothing is left for us to do.
     if (!(namespace.spec?.finalizers ?? []).includes(NAMESPACE_FINALIZER)) return this.done(name);
@@ -74,9 +71,14 @@ export class NamespaceReconciler implements Reconcile {
     const outcome = await this.deleter.deleteAllContent(name, context.signal);
     const now = rfc3339(Date.now());
     if (updatedConditions(namespace.status?.conditions, outcome.findings, now).changed) {
-      namespace = await updateStatusWithRetry(this.namespaces, namespace, (ns) => {
-        ns.status = { ...ns.status, conditions: updatedConditions(ns.status?.conditions, outcome.findings, now).conditions };
-      }, { signal: context.signal });
+      namespace = await updateStatusWithRetry(
+        this.namespaces,
+        namespace,
+        (ns) => {
+          ns.status = { ...ns.status, conditions: updatedConditions(ns.status?.conditions, outcome.findings, now).conditions };
+        },
+        { signal: context.signal },
+      );
     }
     if (outcome.errors.length > 0) {
       // Retried with the controller's backoff; the namespace is not let go while anything failed.

@@ -157,7 +157,8 @@ export class NamespacedContentDeleter {
       if (phase === 'Succeeded' || phase === 'Failed') continue;
       const deletionAt = pod.metadata?.deletionTimestamp ? Date.parse(pod.metadata.deletionTimestamp) : NaN;
       const left = Number.isFinite(deletionAt) ? Math.ceil((deletionAt - this.now()) / 1000) : 0;
-      const grace = pod.metadata?.deletionGracePeriodSeconds || (pod.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds || 30;
+      const grace =
+        pod.metadata?.deletionGracePeriodSeconds || (pod.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds || 30;
       estimate = Math.max(estimate, left > 0 ? left : grace);
     }
     return estimate;

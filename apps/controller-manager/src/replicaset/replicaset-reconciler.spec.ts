@@ -26,13 +26,7 @@ async function newNamespace(): Promise<string> {
   return name;
 }
 
-function replicaSet(
-  namespace: string,
-  name: string,
-  replicas: number,
-  extra: Partial<ReplicaSet['spec']> = {},
-  meta: ReplicaSet['metadata'] = {},
-): ReplicaSet {
+function replicaSet(namespace: string, name: string, replicas: number, extra: Partial<ReplicaSet['spec']> = {}, meta: ReplicaSet['metadata'] = {}): ReplicaSet {
   return {
     metadata: { name, namespace, ...meta },
     spec: {
@@ -201,9 +195,7 @@ describe('the ReplicaSet controller', () => {
         name: 'foreign',
         namespace: ns,
         labels: { app: 'adopt' },
-        ownerReferences: [
-          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: '00000000-0000-0000-0000-000000000001', controller: true },
-        ],
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'other', uid: '00000000-0000-0000-0000-000000000001', controller: true }],
       },
       spec: podSpec,
     });

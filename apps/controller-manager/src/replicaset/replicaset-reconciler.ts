@@ -66,9 +66,7 @@ export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, '
   for: BUILTIN_RESOURCES.replicaSets,
   owns: [BUILTIN_RESOURCES.pods],
   // A pod without a controller wakes the ReplicaSets of its namespace that select it, to be adopted.
-  watches: [
-    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: ReplicaSetReconciler) => r.replicaSetsForOrphan(pod), predicates: [orphanPodChanged] },
-  ],
+  watches: [{ resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: ReplicaSetReconciler) => r.replicaSetsForOrphan(pod), predicates: [orphanPodChanged] }],
 })
 export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   private readonly replicaSets: Lister<ReplicaSet>;

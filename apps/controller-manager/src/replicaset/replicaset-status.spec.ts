@@ -22,9 +22,7 @@ function pod(labels: Record<string, string>, readyFor?: number): Pod {
     metadata: { name: 'p', labels },
     spec: { containers: [] },
     status:
-      readyFor === undefined
-        ? { phase: 'Pending' }
-        : { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ago(readyFor) }] },
+      readyFor === undefined ? { phase: 'Pending' } : { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: ago(readyFor) }] },
   };
 }
 

@@ -303,21 +303,50 @@ status: { loadBalancer: {} }
       nodeDefinition,
       {
         metadata: { name: 'node-1', labels: { 'node-role.svc.io/control-plane': '' } },
-        spec: { podCIDR: '10.1.0.0/24', podCIDRs: ['10.1.0.0/24'], providerID: 'local://node-1', unschedulable: true, taints: [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }] },
+        spec: {
+          podCIDR: '10.1.0.0/24',
+          podCIDRs: ['10.1.0.0/24'],
+          providerID: 'local://node-1',
+          unschedulable: true,
+          taints: [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }],
+        },
         status: {
           capacity: { cpu: '4', memory: '8Gi', pods: '110' },
           allocatable: { cpu: '3800m', memory: '7Gi', pods: 110 },
-          conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'AgentReady', message: 'ok' }],
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              lastHeartbeatTime: '2024-01-01T00:00:00Z',
+              lastTransitionTime: '2024-01-01T00:00:00Z',
+              reason: 'AgentReady',
+              message: 'ok',
+            },
+          ],
           addresses: [
             { type: 'InternalIP', address: '10.0.0.1' },
             { type: 'Hostname', address: 'node-1' },
           ],
           daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-          nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', containerRuntimeVersion: 'containerd://1.7', kubeletVersion: 'v1.25.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' },
+          nodeInfo: {
+            machineID: 'm',
+            systemUUID: 's',
+            bootID: 'b',
+            kernelVersion: '6.1',
+            osImage: 'Debian',
+            containerRuntimeVersion: 'containerd://1.7',
+            kubeletVersion: 'v1.25.0',
+            kubeProxyVersion: '',
+            operatingSystem: 'linux',
+            architecture: 'amd64',
+          },
         },
       },
     ],
-    [serviceAccountDefinition, { metadata: { name: 'app' }, secrets: [{ name: 'app-token' }], imagePullSecrets: [{ name: 'registry' }], automountServiceAccountToken: false }],
+    [
+      serviceAccountDefinition,
+      { metadata: { name: 'app' }, secrets: [{ name: 'app-token' }], imagePullSecrets: [{ name: 'registry' }], automountServiceAccountToken: false },
+    ],
     [
       replicaSetDefinition,
       {
@@ -328,7 +357,14 @@ status: { loadBalancer: {} }
           selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'pod-template-hash', operator: 'In', values: ['5d4f'] }] },
           template: { metadata: { labels: { app: 'web', 'pod-template-hash': '5d4f' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
         },
-        status: { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
+        status: {
+          replicas: 3,
+          fullyLabeledReplicas: 3,
+          readyReplicas: 2,
+          availableReplicas: 2,
+          observedGeneration: 1,
+          conditions: [{ type: 'ReplicaFailure', status: 'False' }],
+        },
       },
     ],
     [
@@ -337,7 +373,13 @@ status: { loadBalancer: {} }
         apiVersion: 'coordination.svc.io/v1',
         kind: 'Lease',
         metadata: { name: 'controller-manager', namespace: 'svc-system' },
-        spec: { holderIdentity: 'cm-1', leaseDurationSeconds: 15, acquireTime: '2024-01-01T00:00:00.000000Z', renewTime: '2024-01-01T00:00:10.123456Z', leaseTransitions: 3 },
+        spec: {
+          holderIdentity: 'cm-1',
+          leaseDurationSeconds: 15,
+          acquireTime: '2024-01-01T00:00:00.000000Z',
+          renewTime: '2024-01-01T00:00:10.123456Z',
+          leaseTransitions: 3,
+        },
       },
     ],
     [
@@ -367,7 +409,12 @@ status: { loadBalancer: {} }
 describe('built-in kinds', () => {
   it('covers every kind of the built-in scheme with a valid object', () => {
     const covered = new Set(validObjects().map(([def]) => def.kind));
-    expect(builtinScheme().all().map((d) => d.kind).filter((k) => !covered.has(k))).toEqual([]);
+    expect(
+      builtinScheme()
+        .all()
+        .map((d) => d.kind)
+        .filter((k) => !covered.has(k)),
+    ).toEqual([]);
   });
 
   it.each(validObjects().map(([def, obj], i) => [`${def.kind} #${i}`, def, obj] as const))('%s validates strictly', (_name, def, obj) => {
@@ -515,7 +562,7 @@ describe('built-in kinds', () => {
     expect(check(secretDefinition, secret).errors).toEqual([{ type: 'FieldValueTooLong', field: 'data', detail: 'may not be more than 1048576 bytes' }]);
   });
 
-  it('folds a Secret\'s stringData into data, over keys of the same name', () => {
+  it("folds a Secret's stringData into data, over keys of the same name", () => {
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'b2xk', b: 'a2VwdA==' }, stringData: { a: 'new' } };
     const k = compileKind(secretDefinition);
     const copy = structuredClone(secret) as Record<string, unknown>;
@@ -547,7 +594,13 @@ describe('built-in kinds', () => {
       fields(
         check(nodeDefinition, {
           metadata: { name: 'n' },
-          spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Sometimes' }] },
+          spec: {
+            taints: [
+              { key: 'a', effect: 'NoSchedule' },
+              { key: 'a', effect: 'NoSchedule' },
+              { key: 'b', effect: 'Sometimes' },
+            ],
+          },
           status: { addresses: [{ type: 'Elsewhere', address: 'x' }] },
         }).errors,
       ),
@@ -589,17 +642,21 @@ describe('built-in kinds', () => {
   });
 
   it('derives static types that accept real objects and reject wrong enums', () => {
-  const v: Volume = { name: 'x', emptyDir: {}, nfs: { server: 's', path: '/' } };
+    const v: Volume = { name: 'x', emptyDir: {}, nfs: { server: 's', path: '/' } };
     const c: Container = { name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } };
     const p: Pod = { metadata: { name: 'p', labels: { a: 'b' } }, spec: { containers: [c], volumes: [v] } };
-    const d: Deployment = { spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [c] } }, strategy: { rollingUpdate: { maxSurge: '25%' } } } };
+    const d: Deployment = {
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [c] } }, strategy: { rollingUpdate: { maxSurge: '25%' } } },
+    };
     const s: Service = { spec: { ports: [{ port: 80, targetPort: 'http' }], type: 'ClusterIP' } };
     const l: PodList = { metadata: { resourceVersion: '1' }, items: [p] };
     const l2: List<Service> = { metadata: {}, items: [s] };
     const w: WatchEvent<Pod> = { type: 'ADDED', object: p };
     const st: Status = { kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound', details: { causes: [{ field: 'a' }] } };
     const t: Table = { columnDefinitions: [], rows: [] };
-    const crd: CustomResourceDefinition = { spec: { group: 'g', names: { plural: 'x', kind: 'X' }, scope: 'Cluster', versions: [{ name: 'v1', served: true, storage: true }] } };
+    const crd: CustomResourceDefinition = {
+      spec: { group: 'g', names: { plural: 'x', kind: 'X' }, scope: 'Cluster', versions: [{ name: 'v1', served: true, storage: true }] },
+    };
     // @ts-expect-error protocol is an enum
     const bad: Container = { name: 'c', image: 'i', ports: [{ containerPort: 80, protocol: 'ICMP' }] };
     expect([v, p, d, s, l, l2, w, st, t, crd, bad].length).toBe(11);

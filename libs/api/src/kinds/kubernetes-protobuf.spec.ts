@@ -111,7 +111,8 @@ function checkValue(field: Field, schema: JsonSchema, path: string, walk: Walk):
   }
   const valueCheck = VALUE_MESSAGES[message.name];
   if (valueCheck) {
-    if (!valueCheck(schema)) walk.problems.push(`${path}: ${message.name} in protobuf does not fit the schema ${JSON.stringify({ ...schema, properties: undefined })}`);
+    if (!valueCheck(schema))
+      walk.problems.push(`${path}: ${message.name} in protobuf does not fit the schema ${JSON.stringify({ ...schema, properties: undefined })}`);
     return;
   }
   if (!typesOf(schema).includes('object') || !schema.properties) {
@@ -189,7 +190,8 @@ describe("the protobuf table of Kubernetes' messages", () => {
         const rule = field.map ? `map<${(field as Field & { keyType: string }).keyType}>` : field.repeated ? 'repeated' : 'optional';
         const ours = { id: field.id, type: field.type, rule };
         if (!theirs) problems.push(`${message.name}.${field.name}: Kubernetes' message has no such field`);
-        else if (JSON.stringify(ours) !== JSON.stringify(theirs)) problems.push(`${message.name}.${field.name}: ${JSON.stringify(ours)} here, ${JSON.stringify(theirs)} in Kubernetes`);
+        else if (JSON.stringify(ours) !== JSON.stringify(theirs))
+          problems.push(`${message.name}.${field.name}: ${JSON.stringify(ours)} here, ${JSON.stringify(theirs)} in Kubernetes`);
       }
     }
     expect(problems).toEqual([]);
@@ -205,7 +207,9 @@ describe("the protobuf table of Kubernetes' messages", () => {
     // A gap closed (or a field gone from the schema) leaves the list too.
     expect(KNOWN_GAPS.filter((gap) => !walk.gaps.has(gap))).toEqual([]);
     // Every field of every reachable message was checked against some kind's schema.
-    const unchecked = [...reachableMessages().values()].flatMap((m) => (VALUE_MESSAGES[m.name] ? [] : m.fieldsArray.map((f) => `${m.name}.${f.name}`))).filter((f) => !walk.checked.has(f));
+    const unchecked = [...reachableMessages().values()]
+      .flatMap((m) => (VALUE_MESSAGES[m.name] ? [] : m.fieldsArray.map((f) => `${m.name}.${f.name}`)))
+      .filter((f) => !walk.checked.has(f));
     expect(unchecked).toEqual([]);
   });
 

@@ -18,12 +18,10 @@ export const DNS1035_LABEL_MAX_LENGTH = 63;
 const QUALIFIED_NAME_FRAGMENT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 
 /** `[prefix/]name`: prefix a DNS subdomain of at most 253 characters, name at most 63. */
-export const QUALIFIED_NAME_PATTERN =
-  `^((?=[^/]{1,253}/)${DNS1123_LABEL_FRAGMENT}(\\.${DNS1123_LABEL_FRAGMENT})*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
+export const QUALIFIED_NAME_PATTERN = `^((?=[^/]{1,253}/)${DNS1123_LABEL_FRAGMENT}(\\.${DNS1123_LABEL_FRAGMENT})*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
 
 /** Annotation keys: a qualified name checked case-insensitively, as Kubernetes lowercases them first. */
-export const ANNOTATION_KEY_PATTERN =
-  `^((?=[^/]{1,253}/)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
+export const ANNOTATION_KEY_PATTERN = `^((?=[^/]{1,253}/)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
 
 /** Total size of all annotation keys and values of one object. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -78,10 +76,7 @@ export const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
     CONFIG_MAP_KEY_PATTERN,
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
   ],
-  [
-    PERCENT_PATTERN,
-    "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-  ],
+  [PERCENT_PATTERN, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
 ]);
 
 export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';

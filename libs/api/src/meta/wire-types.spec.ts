@@ -24,7 +24,7 @@ import { WATCH_EVENT_TYPES, WatchEventSchema } from './watch-event';
  */
 
 /** Type identity: unlike assignability both ways, an optional field only one side has fails it. */
-type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 /** `true` when the two agree; otherwise the fields that differ, which the compiler prints in its error. */
 export type Agrees<Schema, Wire> =

@@ -77,7 +77,12 @@ export function namedStructs(): ReadonlyMap<object, NamedStruct> {
   }
   // Every ObjectMeta variant (per-kind name rules, templates) is documented as the one ObjectMeta.
   const meta: NamedStruct = { component: `${META_SCHEMA_PREFIX}.ObjectMeta`, canonical: objectMeta.ObjectMetaSchema };
-  for (const variant of [objectMeta.ObjectMetaSchema, objectMeta.objectMetaSchema('dns1123-label'), objectMeta.objectMetaSchema('dns1035-label'), objectMeta.TemplateObjectMetaSchema]) {
+  for (const variant of [
+    objectMeta.ObjectMetaSchema,
+    objectMeta.objectMetaSchema('dns1123-label'),
+    objectMeta.objectMetaSchema('dns1035-label'),
+    objectMeta.TemplateObjectMetaSchema,
+  ]) {
     map.set(variant.properties, meta);
   }
   registry = map;

@@ -75,7 +75,9 @@ function supportsQueryParam(doc: OpenApiDocument, gvk: { group: string; version:
 /** What kubectl explain does: the component whose GVK list contains the operation's GVK. */
 function schemaForGvk(doc: OpenApiDocument, gvk: { group: string; version: string; kind: string }): JsonSchema | undefined {
   return Object.values(doc.components.schemas).find((s) =>
-    ((s['x-kubernetes-group-version-kind'] as Array<Record<string, string>> | undefined) ?? []).some((g) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind),
+    ((s['x-kubernetes-group-version-kind'] as Array<Record<string, string>> | undefined) ?? []).some(
+      (g) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind,
+    ),
   );
 }
 
@@ -99,15 +101,19 @@ describe('OpenAPI v3 documents', () => {
     const deployment = apps.components.schemas['io.svc.api.apps.v1.Deployment'];
     expect(deployment['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
     expect(deployment['x-svc-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'Deployment' }]);
-    expect(apps.components.schemas['io.svc.api.apps.v1.DeploymentList']['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', version: 'v1', kind: 'DeploymentList' }]);
+    expect(apps.components.schemas['io.svc.api.apps.v1.DeploymentList']['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'apps', version: 'v1', kind: 'DeploymentList' },
+    ]);
     expect(core.components.schemas['io.svc.api.core.v1.Pod']['x-kubernetes-group-version-kind']).toEqual([{ group: '', version: 'v1', kind: 'Pod' }]);
     for (const name of ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'WatchEvent', 'Table', 'Patch']) {
       expect(apps.components.schemas[`io.svc.apimachinery.pkg.apis.meta.v1.${name}`]).toBeDefined();
     }
-    expect(apps.components.schemas['io.svc.api.autoscaling.v1.Scale']['x-kubernetes-group-version-kind']).toEqual([{ group: 'autoscaling', version: 'v1', kind: 'Scale' }]);
+    expect(apps.components.schemas['io.svc.api.autoscaling.v1.Scale']['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    ]);
   });
 
-  it('names a Status cause\'s type `reason`, the name Kubernetes\' JSON and the server\'s error bodies use', () => {
+  it("names a Status cause's type `reason`, the name Kubernetes' JSON and the server's error bodies use", () => {
     const meta = 'io.svc.apimachinery.pkg.apis.meta.v1';
     const body = newInvalid({ group: 'apps', kind: 'Deployment' }, 'web', [fieldRequired('spec.template', 'is required')]).status;
     const causes = body.details?.causes ?? [];
@@ -140,21 +146,37 @@ describe('OpenAPI v3 documents', () => {
     expect(ports['x-kubernetes-list-map-keys']).toEqual(['containerPort', 'protocol']);
     // The strategy's patch strategy stays on the field that uses the struct, where kubectl reads it.
     const strategy = apps.components.schemas['io.svc.api.apps.v1.DeploymentSpec'].properties!.strategy;
-    expect(strategy).toMatchObject({ allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentStrategy' }], default: {}, 'x-kubernetes-patch-strategy': 'retainKeys' });
+    expect(strategy).toMatchObject({
+      allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentStrategy' }],
+      default: {},
+      'x-kubernetes-patch-strategy': 'retainKeys',
+    });
     const rollingUpdate = apps.components.schemas['io.svc.api.apps.v1.DeploymentStrategy'].properties!.rollingUpdate;
     expect(rollingUpdate.properties!.maxSurge['x-kubernetes-int-or-string']).toBe(true);
   });
 
   it('names the structs kinds are made of, as Kubernetes names its types', () => {
     const deployment = apps.components.schemas['io.svc.api.apps.v1.Deployment'];
-    expect(deployment.properties!.spec).toEqual({ allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentSpec' }], description: 'Specification of the desired behavior of the Deployment.' });
+    expect(deployment.properties!.spec).toEqual({
+      allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentSpec' }],
+      description: 'Specification of the desired behavior of the Deployment.',
+    });
     const spec = apps.components.schemas['io.svc.api.apps.v1.DeploymentSpec'];
     expect(spec.properties!.selector).toEqual({ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.LabelSelector' });
     expect(spec.properties!.template).toEqual({ $ref: '#/components/schemas/io.svc.api.core.v1.PodTemplateSpec' });
     expect(spec.required).toEqual(['selector', 'template']);
     // Template metadata, whatever its name rule, is documented as the one ObjectMeta.
-    expect(apps.components.schemas['io.svc.api.core.v1.PodTemplateSpec'].properties!.metadata).toEqual({ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
-    expect(Object.keys(apps.components.schemas)).toEqual(expect.arrayContaining(['io.svc.api.core.v1.PodSpec', 'io.svc.api.core.v1.Container', 'io.svc.api.apps.v1.DeploymentStatus', 'io.svc.apimachinery.pkg.apis.meta.v1.OwnerReference']));
+    expect(apps.components.schemas['io.svc.api.core.v1.PodTemplateSpec'].properties!.metadata).toEqual({
+      $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    });
+    expect(Object.keys(apps.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'io.svc.api.core.v1.PodSpec',
+        'io.svc.api.core.v1.Container',
+        'io.svc.api.apps.v1.DeploymentStatus',
+        'io.svc.apimachinery.pkg.apis.meta.v1.OwnerReference',
+      ]),
+    );
     expect(Object.keys(core.components.schemas)).not.toContain('io.svc.api.apps.v1.DeploymentSpec');
     expect(JSON.stringify(apps).length).toBeLessThan(250_000);
   });
@@ -179,12 +201,22 @@ describe('OpenAPI v3 documents', () => {
     expect(byId.get('patchAppsV1NamespacedDeployment')).toMatchObject({ method: 'patch' });
     expect(byId.get('deleteAppsV1NamespacedDeployment')).toMatchObject({ method: 'delete' });
     expect(byId.get('listAppsV1DeploymentForAllNamespaces')).toMatchObject({ path: '/apis/apps/v1/deployments' });
-    expect(byId.get('patchAppsV1NamespacedDeploymentStatus')?.op['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
-    expect(byId.get('replaceAppsV1NamespacedDeploymentScale')?.op['x-kubernetes-group-version-kind']).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(byId.get('patchAppsV1NamespacedDeploymentStatus')?.op['x-kubernetes-group-version-kind']).toEqual({
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+    });
+    expect(byId.get('replaceAppsV1NamespacedDeploymentScale')?.op['x-kubernetes-group-version-kind']).toEqual({
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+    });
     expect(byId.get('patchAppsV1NamespacedDeployment')?.op['x-kubernetes-action']).toBe('patch');
     expect(byId.get('createAppsV1NamespacedDeployment')?.op['x-kubernetes-action']).toBe('post');
     const coreIds = operations(core).map((o) => o.op.operationId);
-    expect(coreIds).toEqual(expect.arrayContaining(['readCoreV1Namespace', 'replaceCoreV1NamespaceFinalize', 'listCoreV1PodForAllNamespaces', 'patchCoreV1NamespacedPodStatus']));
+    expect(coreIds).toEqual(
+      expect.arrayContaining(['readCoreV1Namespace', 'replaceCoreV1NamespaceFinalize', 'listCoreV1PodForAllNamespaces', 'patchCoreV1NamespacedPodStatus']),
+    );
   });
 
   it('lists the query parameters of each verb on the operation, and name, namespace and pretty on the path', () => {
@@ -196,7 +228,18 @@ describe('OpenAPI v3 documents', () => {
     expect(names(item.delete)).toEqual(expect.arrayContaining(['dryRun', 'gracePeriodSeconds', 'propagationPolicy']));
     const collection = apps.paths['/apis/apps/v1/namespaces/{namespace}/deployments'];
     expect(names(collection.get)).toEqual(
-      expect.arrayContaining(['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'resourceVersionMatch', 'watch', 'allowWatchBookmarks', 'timeoutSeconds', 'sendInitialEvents']),
+      expect.arrayContaining([
+        'labelSelector',
+        'fieldSelector',
+        'limit',
+        'continue',
+        'resourceVersion',
+        'resourceVersionMatch',
+        'watch',
+        'allowWatchBookmarks',
+        'timeoutSeconds',
+        'sendInitialEvents',
+      ]),
     );
     expect(names(collection.post)).toEqual(['dryRun', 'fieldManager', 'fieldValidation']);
     // Every PATCH of a kind lists fieldValidation: kubectl's check stops at the first one it meets, in any order.
@@ -246,7 +289,11 @@ describe('OpenAPI v3 documents', () => {
     expect(spec.ports['x-svc-unique-map-keys']).toBeUndefined();
     expect(spec.extra['x-kubernetes-preserve-unknown-fields']).toBe(true);
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status', '/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale', '/apis/example.com/v1/widgets']),
+      expect.arrayContaining([
+        '/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status',
+        '/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale',
+        '/apis/example.com/v1/widgets',
+      ]),
     );
     expect(operations(doc).map((o) => o.op.operationId)).toContain('listExampleComV1NamespacedWidget');
   });

@@ -79,7 +79,12 @@ function objectSchema(converter: OpenApiSchemaConverter, schema: JsonSchema, kin
   if (props.metadata && objectMeta) props.metadata = metadataRef('ObjectMeta', "Standard object's metadata.");
   if (props.spec) props.spec = withDescription(props.spec, `Specification of the desired behavior of the ${kind}.`)!;
   if (props.status) props.status = withDescription(props.status, `Most recently observed status of the ${kind}. Populated by the system. Read-only.`)!;
-  return { ...out, description: out.description ?? `${kind} of ${group ? `${group}/${version}` : version}.`, properties: props, ...gvkExtensions(group, version, kind) };
+  return {
+    ...out,
+    description: out.description ?? `${kind} of ${group ? `${group}/${version}` : version}.`,
+    properties: props,
+    ...gvkExtensions(group, version, kind),
+  };
 }
 
 function kindSchema(converter: OpenApiSchemaConverter, def: KindDefinition): JsonSchema {

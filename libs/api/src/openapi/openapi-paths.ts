@@ -30,34 +30,119 @@ const query = (name: string, type: string, description: string): OpenApiParamete
 
 /** Query parameters by name, with Kubernetes' wording. */
 export const QUERY_PARAMETERS = {
-  allowWatchBookmarks: query('allowWatchBookmarks', 'boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server\'s discretion.'),
-  continue: query('continue', 'string', 'The continue option should be set when retrieving more results from the server. Its value is the token returned by the previous page; an expired token yields 410 ResourceExpired.'),
-  dryRun: query('dryRun', 'string', 'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed'),
-  fieldManager: query('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes. It is required for apply requests and optional otherwise.'),
+  allowWatchBookmarks: query(
+    'allowWatchBookmarks',
+    'boolean',
+    'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server\'s discretion.',
+  ),
+  continue: query(
+    'continue',
+    'string',
+    'The continue option should be set when retrieving more results from the server. Its value is the token returned by the previous page; an expired token yields 410 ResourceExpired.',
+  ),
+  dryRun: query(
+    'dryRun',
+    'string',
+    'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed',
+  ),
+  fieldManager: query(
+    'fieldManager',
+    'string',
+    'fieldManager is a name associated with the actor or entity that is making these changes. It is required for apply requests and optional otherwise.',
+  ),
   fieldSelector: query('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
-  fieldValidation: query('fieldValidation', 'string', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: - Ignore: drop them silently - Warn: send a warning via the Warning response header for each one (the default) - Strict: fail the request with a BadRequest error listing them.'),
-  force: query('force', 'boolean', 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.'),
-  gracePeriodSeconds: query('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted. Value must be non-negative integer.'),
+  fieldValidation: query(
+    'fieldValidation',
+    'string',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: - Ignore: drop them silently - Warn: send a warning via the Warning response header for each one (the default) - Strict: fail the request with a BadRequest error listing them.',
+  ),
+  force: query(
+    'force',
+    'boolean',
+    'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.',
+  ),
+  gracePeriodSeconds: query(
+    'gracePeriodSeconds',
+    'integer',
+    'The duration in seconds before the object should be deleted. Value must be non-negative integer.',
+  ),
   labelSelector: query('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
-  limit: query('limit', 'integer', 'limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata.'),
-  orphanDependents: query('orphanDependents', 'boolean', 'Deprecated: please use the PropagationPolicy, this field will be deprecated. Should the dependent objects be orphaned.'),
+  limit: query(
+    'limit',
+    'integer',
+    'limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata.',
+  ),
+  orphanDependents: query(
+    'orphanDependents',
+    'boolean',
+    'Deprecated: please use the PropagationPolicy, this field will be deprecated. Should the dependent objects be orphaned.',
+  ),
   pretty: query('pretty', 'string', "If 'true', then the output is pretty printed."),
-  propagationPolicy: query('propagationPolicy', 'string', "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'."),
-  resourceVersion: query('resourceVersion', 'string', 'resourceVersion sets a constraint on what resource versions a request may be served from. Defaults to unset.'),
-  resourceVersionMatch: query('resourceVersionMatch', 'string', 'resourceVersionMatch determines how resourceVersion is applied to list calls: Exact or NotOlderThan. Invalid without resourceVersion.'),
-  sendInitialEvents: query('sendInitialEvents', 'boolean', 'sendInitialEvents=true may be set together with watch=true. The stream then begins with synthetic events for the current state, followed by a bookmark.'),
-  timeoutSeconds: query('timeoutSeconds', 'integer', 'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.'),
+  propagationPolicy: query(
+    'propagationPolicy',
+    'string',
+    "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.",
+  ),
+  resourceVersion: query(
+    'resourceVersion',
+    'string',
+    'resourceVersion sets a constraint on what resource versions a request may be served from. Defaults to unset.',
+  ),
+  resourceVersionMatch: query(
+    'resourceVersionMatch',
+    'string',
+    'resourceVersionMatch determines how resourceVersion is applied to list calls: Exact or NotOlderThan. Invalid without resourceVersion.',
+  ),
+  sendInitialEvents: query(
+    'sendInitialEvents',
+    'boolean',
+    'sendInitialEvents=true may be set together with watch=true. The stream then begins with synthetic events for the current state, followed by a bookmark.',
+  ),
+  timeoutSeconds: query(
+    'timeoutSeconds',
+    'integer',
+    'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.',
+  ),
   watch: query('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.'),
 } as const;
 
 const q = QUERY_PARAMETERS;
-const LIST_PARAMETERS = [q.allowWatchBookmarks, q.continue, q.fieldSelector, q.labelSelector, q.limit, q.resourceVersion, q.resourceVersionMatch, q.sendInitialEvents, q.timeoutSeconds, q.watch];
+const LIST_PARAMETERS = [
+  q.allowWatchBookmarks,
+  q.continue,
+  q.fieldSelector,
+  q.labelSelector,
+  q.limit,
+  q.resourceVersion,
+  q.resourceVersionMatch,
+  q.sendInitialEvents,
+  q.timeoutSeconds,
+  q.watch,
+];
 const WRITE_PARAMETERS = [q.dryRun, q.fieldManager, q.fieldValidation];
 const PATCH_PARAMETERS = [...WRITE_PARAMETERS, q.force];
 const DELETE_PARAMETERS = [q.dryRun, q.gracePeriodSeconds, q.orphanDependents, q.propagationPolicy];
-const DELETE_COLLECTION_PARAMETERS = [q.continue, q.dryRun, q.fieldSelector, q.gracePeriodSeconds, q.labelSelector, q.limit, q.orphanDependents, q.propagationPolicy, q.resourceVersion, q.resourceVersionMatch, q.sendInitialEvents, q.timeoutSeconds];
+const DELETE_COLLECTION_PARAMETERS = [
+  q.continue,
+  q.dryRun,
+  q.fieldSelector,
+  q.gracePeriodSeconds,
+  q.labelSelector,
+  q.limit,
+  q.orphanDependents,
+  q.propagationPolicy,
+  q.resourceVersion,
+  q.resourceVersionMatch,
+  q.sendInitialEvents,
+  q.timeoutSeconds,
+];
 
-export const PATCH_CONTENT_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;
+export const PATCH_CONTENT_TYPES = [
+  'application/apply-patch+yaml',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+] as const;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -158,7 +243,12 @@ function operation(spec: OperationSpec): OpenApiOperation {
         ...base,
         parameters: WRITE_PARAMETERS,
         requestBody: { ...content(['*/*'], obj), required: true },
-        responses: { '200': ok(obj), '201': { description: 'Created', ...content(types, obj) }, '202': { description: 'Accepted', ...content(types, obj) }, '401': unauthorized },
+        responses: {
+          '200': ok(obj),
+          '201': { description: 'Created', ...content(types, obj) },
+          '202': { description: 'Accepted', ...content(types, obj) },
+          '401': unauthorized,
+        },
         ...extensions,
       };
     case 'deletecollection':
@@ -234,7 +324,16 @@ export function kindPaths(def: KindDefinition): Record<string, OpenApiPathItem> 
   };
   if (namespaced) {
     paths[`${base}/${def.resource}`] = {
-      get: operation({ verb: 'list', def, namespaced: false, gvk, schemaName, listSchemaName, suffix: 'ForAllNamespaces', description: `list or watch objects of kind ${def.kind}` }),
+      get: operation({
+        verb: 'list',
+        def,
+        namespaced: false,
+        gvk,
+        schemaName,
+        listSchemaName,
+        suffix: 'ForAllNamespaces',
+        description: `list or watch objects of kind ${def.kind}`,
+      }),
       parameters: [pretty],
     };
   }

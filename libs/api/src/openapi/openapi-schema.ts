@@ -32,7 +32,15 @@ const SCHEMA_SINGLES = new Set(['items', 'additionalProperties', 'not']);
  * its default and description, and how patches merge it (kubectl reads those on the field). Other
  * markers (`x-svc-map-type`, ...) belong to the type and stay there, unless the field says otherwise.
  */
-const FIELD_KEYWORDS = new Set(['default', 'description', 'nullable', 'x-svc-patch-strategy', 'x-svc-patch-merge-key', 'x-svc-list-type', 'x-svc-list-map-keys']);
+const FIELD_KEYWORDS = new Set([
+  'default',
+  'description',
+  'nullable',
+  'x-svc-patch-strategy',
+  'x-svc-patch-merge-key',
+  'x-svc-list-type',
+  'x-svc-list-map-keys',
+]);
 
 function isFieldKeyword(key: string, value: unknown, canonical: JsonSchema): boolean {
   if (FIELD_KEYWORDS.has(key)) return true;

@@ -58,10 +58,7 @@ function configure(ajv: Ajv): Ajv {
     metaSchema: MARKER_SCHEMAS['x-svc-int-or-string'],
     errors: false,
     validate: (enabled: boolean, data: unknown, parent?: { nullable?: boolean }) =>
-      !enabled ||
-      typeof data === 'string' ||
-      (typeof data === 'number' && Number.isInteger(data)) ||
-      (data === null && parent?.nullable === true),
+      !enabled || typeof data === 'string' || (typeof data === 'number' && Number.isInteger(data)) || (data === null && parent?.nullable === true),
   });
   ajv.addKeyword({
     keyword: 'x-svc-unique-map-keys',

@@ -44,7 +44,13 @@ describe('defaulting', () => {
   it('keeps explicit values and fills only what is missing of a rolling update', () => {
     const d = {
       metadata: { name: 'web' },
-      spec: { replicas: 0, revisionHistoryLimit: 2, selector: { matchLabels: { app: 'web' } }, strategy: { rollingUpdate: { maxSurge: 1 } }, template: template() },
+      spec: {
+        replicas: 0,
+        revisionHistoryLimit: 2,
+        selector: { matchLabels: { app: 'web' } },
+        strategy: { rollingUpdate: { maxSurge: 1 } },
+        template: template(),
+      },
     };
     const out = compileKind(deploymentDefinition).default(d) as unknown as Deployment;
     expect(out.spec.replicas).toBe(0);
@@ -124,7 +130,10 @@ describe('defaulting', () => {
         { port: 53, protocol: 'UDP', targetPort: 'dns' },
       ],
     });
-    const lb = compileKind(serviceDefinition).default({ metadata: { name: 'lb' }, spec: { type: 'LoadBalancer', sessionAffinity: 'ClientIP', ports: [{ port: 1 }] } }) as unknown as Service;
+    const lb = compileKind(serviceDefinition).default({
+      metadata: { name: 'lb' },
+      spec: { type: 'LoadBalancer', sessionAffinity: 'ClientIP', ports: [{ port: 1 }] },
+    }) as unknown as Service;
     expect(lb.spec).toMatchObject({
       externalTrafficPolicy: 'Cluster',
       allocateLoadBalancerNodePorts: true,

@@ -94,7 +94,11 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
       // other map's key (ConfigMap and Secret data) at the key's own path.
       const field = /(^|\.)metadata\.(labels|annotations)$/.test(at.field) ? at.field : joinKey(at.field, propertyName);
       const detail =
-        e.keyword === 'pattern' ? patternDetail(String(params.pattern)) : e.keyword === 'maxLength' ? `must be no more than ${params.limit} characters` : (e.message ?? 'invalid key');
+        e.keyword === 'pattern'
+          ? patternDetail(String(params.pattern))
+          : e.keyword === 'maxLength'
+            ? `must be no more than ${params.limit} characters`
+            : (e.message ?? 'invalid key');
       push({ type: 'FieldValueInvalid', field, badValue: propertyName, detail });
       continue;
     }
@@ -104,7 +108,11 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         break;
       case 'dependencies':
       case 'dependentRequired':
-        push({ type: 'FieldValueRequired', field: childField(data, schema, e.instancePath, String(params.missingProperty)), detail: `required when ${String(params.property)} is set` });
+        push({
+          type: 'FieldValueRequired',
+          field: childField(data, schema, e.instancePath, String(params.missingProperty)),
+          detail: `required when ${String(params.property)} is set`,
+        });
         break;
       case 'enum':
         push({
@@ -119,7 +127,12 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         break;
       case 'type': {
         const t = params.type;
-        push({ type: 'FieldValueTypeInvalid', field: at.field, badValue: at.value, detail: describeTypes(Array.isArray(t) ? t.map(String) : String(t).split(',')) });
+        push({
+          type: 'FieldValueTypeInvalid',
+          field: at.field,
+          badValue: at.value,
+          detail: describeTypes(Array.isArray(t) ? t.map(String) : String(t).split(',')),
+        });
         break;
       }
       case 'x-svc-int-or-string':
@@ -129,7 +142,12 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: patternDetail(String(params.pattern)) });
         break;
       case 'format':
-        push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: FORMAT_DETAILS[String(params.format)] ?? `must be a valid ${String(params.format)}` });
+        push({
+          type: 'FieldValueInvalid',
+          field: at.field,
+          badValue: at.value,
+          detail: FORMAT_DETAILS[String(params.format)] ?? `must be a valid ${String(params.format)}`,
+        });
         break;
       case 'maxLength':
         push({ type: 'FieldValueTooLong', field: at.field, badValue: at.value, detail: `must have at most ${params.limit} bytes` });
@@ -139,14 +157,24 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be at least ${params.limit} characters` });
         break;
       case 'maxItems':
-        push({ type: 'FieldValueTooMany', field: at.field, badValue: Array.isArray(at.value) ? at.value.length : at.value, detail: `must have at most ${params.limit} items` });
+        push({
+          type: 'FieldValueTooMany',
+          field: at.field,
+          badValue: Array.isArray(at.value) ? at.value.length : at.value,
+          detail: `must have at most ${params.limit} items`,
+        });
         break;
       case 'minItems':
         if (Array.isArray(at.value) && at.value.length === 0) push({ type: 'FieldValueRequired', field: at.field, detail: '' });
         else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must have at least ${params.limit} items` });
         break;
       case 'maxProperties':
-        push({ type: 'FieldValueTooMany', field: at.field, badValue: at.value && typeof at.value === 'object' ? Object.keys(at.value).length : at.value, detail: `must have at most ${params.limit} properties` });
+        push({
+          type: 'FieldValueTooMany',
+          field: at.field,
+          badValue: at.value && typeof at.value === 'object' ? Object.keys(at.value).length : at.value,
+          detail: `must have at most ${params.limit} properties`,
+        });
         break;
       case 'minProperties':
         push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must have at least ${params.limit} properties` });
@@ -161,7 +189,12 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
           '>': 'greater than',
           '<': 'less than',
         };
-        push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be ${words[String(params.comparison)] ?? String(params.comparison)} ${params.limit}` });
+        push({
+          type: 'FieldValueInvalid',
+          field: at.field,
+          badValue: at.value,
+          detail: `must be ${words[String(params.comparison)] ?? String(params.comparison)} ${params.limit}`,
+        });
         break;
       }
       case 'multipleOf':
@@ -182,7 +215,11 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         break;
       }
       case 'additionalProperties':
-        push({ type: 'FieldValueForbidden', field: childField(data, schema, e.instancePath, String(params.additionalProperty)), detail: 'field not declared in schema' });
+        push({
+          type: 'FieldValueForbidden',
+          field: childField(data, schema, e.instancePath, String(params.additionalProperty)),
+          detail: 'field not declared in schema',
+        });
         break;
       case 'anyOf':
       case 'oneOf': {

@@ -24,7 +24,11 @@ export const fieldErrors = {
   invalid: (field: string, badValue: unknown, detail: string): FieldError => fieldInvalid(field, badValue, detail),
   typeInvalid: (field: string, badValue: unknown, detail: string): FieldError => fieldTypeInvalid(field, badValue, detail),
   notSupported: (field: string, badValue: unknown, supported: readonly unknown[]): FieldError =>
-    fieldNotSupported(field, badValue, supported.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))),
+    fieldNotSupported(
+      field,
+      badValue,
+      supported.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
+    ),
   duplicate: (field: string, badValue: unknown): FieldError => fieldDuplicate(field, badValue),
   notFound: (field: string, badValue: unknown): FieldError => fieldNotFound(field, badValue),
   forbidden: (field: string, detail: string): FieldError => fieldForbidden(field, detail),

@@ -112,15 +112,19 @@ describe('schema engine', () => {
     const k = compileKind(deploymentDefinition);
     const d = {
       metadata: { name: 'web', creationTimestamp: null, labels: null },
-      spec: { selector: { matchLabels: { app: 'web' } }, strategy: null, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i', resources: null }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        strategy: null,
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i', resources: null }] } },
+      },
       status: {},
     };
-    expect(k.validate(d).map((e) => e.field).sort()).toEqual([
-      'metadata.creationTimestamp',
-      'metadata.labels',
-      'spec.strategy',
-      'spec.template.spec.containers[0].resources',
-    ]);
+    expect(
+      k
+        .validate(d)
+        .map((e) => e.field)
+        .sort(),
+    ).toEqual(['metadata.creationTimestamp', 'metadata.labels', 'spec.strategy', 'spec.template.spec.containers[0].resources']);
     k.default(d);
     expect(k.validate(d)).toEqual([]);
     expect(d.metadata).toEqual({ name: 'web' });
@@ -137,7 +141,10 @@ describe('schema engine', () => {
       'x-svc-patch-merge-key': 'name',
       'x-svc-patch-strategy': 'merge',
     });
-    expect(k.schemaAt(['spec', 'containers', 0, 'ports'])).toMatchObject({ 'x-svc-list-map-keys': ['containerPort', 'protocol'], 'x-svc-patch-merge-key': 'containerPort' });
+    expect(k.schemaAt(['spec', 'containers', 0, 'ports'])).toMatchObject({
+      'x-svc-list-map-keys': ['containerPort', 'protocol'],
+      'x-svc-patch-merge-key': 'containerPort',
+    });
     expect(k.schemaAt(['spec', 'containers', 0, 'env'])).toMatchObject({ 'x-svc-list-map-keys': ['name'] });
     expect(k.schemaAt(['spec', 'containers', 0, 'volumeMounts'])).toMatchObject({ 'x-svc-list-map-keys': ['mountPath'] });
     expect(k.schemaAt(['spec', 'containers', 0, 'command'])).toMatchObject({ 'x-svc-list-type': 'atomic' });

@@ -81,9 +81,10 @@ export class SharedSubschemas {
     for (const key of SCHEMA_MAPS) {
       const map = node[key];
       if (isSchemaObject(map)) {
-        out[key] = Object.fromEntries(
-          Object.entries(map).map(([k, v]) => [k, isSchemaObject(v) ? this.rewrite(v, counts, false) : v]),
-        ) as Record<string, JsonSchema>;
+        out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, isSchemaObject(v) ? this.rewrite(v, counts, false) : v])) as Record<
+          string,
+          JsonSchema
+        >;
       }
     }
     for (const key of SCHEMA_LISTS) {

@@ -67,7 +67,14 @@ const crd: CustomResourceDefinition = {
         ],
         selectableFields: [{ jsonPath: '.spec.color' }],
       },
-      { name: 'v1beta1', served: true, storage: false, deprecated: true, deprecationWarning: 'use v1', schema: { openAPIV3Schema: { type: 'object', 'x-svc-preserve-unknown-fields': true } } },
+      {
+        name: 'v1beta1',
+        served: true,
+        storage: false,
+        deprecated: true,
+        deprecationWarning: 'use v1',
+        schema: { openAPIV3Schema: { type: 'object', 'x-svc-preserve-unknown-fields': true } },
+      },
       { name: 'v2alpha1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object' } } },
       { name: 'v0', served: false, storage: false, schema: { openAPIV3Schema: { type: 'object' } } },
     ],
@@ -119,7 +126,7 @@ describe('kinds from CustomResourceDefinitions', () => {
       'spec.port: Invalid value: 1.5: must be of type integer or string',
       'spec.note: Invalid value: 5: must be of type string',
       'spec.tags[1]: Duplicate value: "a"',
-      "spec.limits[cpu]: Invalid value: \"lots\": must match the regular expression '^[0-9]+$'",
+      'spec.limits[cpu]: Invalid value: "lots": must match the regular expression \'^[0-9]+$\'',
       'status.conditions[2]: Duplicate value: {"type":"Ready"}',
     ]);
     expect(k.validate(widget({})).map(fieldErrorToString)).toEqual(['spec.size: Required value']);
@@ -180,7 +187,12 @@ describe('kinds from CustomResourceDefinitions', () => {
     const obj = {
       ...widget({ size: 4, color: 'blue' }),
       metadata: { name: 'w1', creationTimestamp: '2024-01-01T00:00:00Z' },
-      status: { conditions: [{ type: 'Synced', status: 'False' }, { type: 'Ready', status: 'True' }] },
+      status: {
+        conditions: [
+          { type: 'Synced', status: 'False' },
+          { type: 'Ready', status: 'True' },
+        ],
+      },
     };
     const table = buildTable(def, [obj], { now, includeObject: 'None' });
     expect(table.columnDefinitions.map((c) => [c.name, c.type, c.priority])).toEqual([
@@ -218,7 +230,12 @@ describe('kinds from CustomResourceDefinitions', () => {
       ],
       preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' },
     });
-    expect(scheme.byCategory('all').map((d) => d.kind).sort()).toEqual(['Deployment', 'Pod', 'ReplicaSet', 'Service', 'Widget']);
+    expect(
+      scheme
+        .byCategory('all')
+        .map((d) => d.kind)
+        .sort(),
+    ).toEqual(['Deployment', 'Pod', 'ReplicaSet', 'Service', 'Widget']);
     expect(() => scheme.register(kindFromCrd(crd, 'v1'))).toThrow(/already registered/);
     scheme.register(kindFromCrd(crd, 'v1'), { replace: true });
     expect(scheme.unregisterCrd('widgets.example.com')).toHaveLength(3);

@@ -33,9 +33,7 @@ function columnsFor(columns: readonly CustomResourceColumnDefinition[] | undefin
     : [{ name: 'Age', type: 'date' as const, jsonPath: '.metadata.creationTimestamp', description: 'Time since the object was created.' }];
   return [
     nameColumn(),
-    ...list.map((c) =>
-      column(c.name, c.type, printerCell(c), { priority: c.priority ?? 0, format: c.format ?? '', description: c.description ?? '' }),
-    ),
+    ...list.map((c) => column(c.name, c.type, printerCell(c), { priority: c.priority ?? 0, format: c.format ?? '', description: c.description ?? '' })),
   ];
 }
 

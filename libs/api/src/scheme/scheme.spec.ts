@@ -62,12 +62,26 @@ describe('scheme', () => {
     expect(scheme.resolve('deployments.apps').map((d) => d.resource)).toEqual(['deployments']);
     expect(scheme.resolve('pod').map((d) => d.resource)).toEqual(['pods']);
     expect(scheme.resolve('nothing')).toEqual([]);
-    expect(scheme.byCategory('all').map((d) => d.resource).sort()).toEqual(['deployments', 'pods', 'replicasets', 'services']);
+    expect(
+      scheme
+        .byCategory('all')
+        .map((d) => d.resource)
+        .sort(),
+    ).toEqual(['deployments', 'pods', 'replicasets', 'services']);
   });
 
   it('knows scope, subresources and create-on-update of each kind', () => {
     const facts = Object.fromEntries(
-      scheme.all().map((d) => [d.kind, [d.namespaced, d.allowCreateOnUpdate, Object.keys(d.subresources).filter((k) => d.subresources[k as 'status']).join(',')]]),
+      scheme.all().map((d) => [
+        d.kind,
+        [
+          d.namespaced,
+          d.allowCreateOnUpdate,
+          Object.keys(d.subresources)
+            .filter((k) => d.subresources[k as 'status'])
+            .join(','),
+        ],
+      ]),
     );
     expect(facts).toEqual({
       Pod: [true, false, 'status'],
@@ -84,7 +98,11 @@ describe('scheme', () => {
       Lease: [true, true, ''],
       CustomResourceDefinition: [false, false, 'status'],
     });
-    expect(deploymentDefinition.subresources.scale).toEqual({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' });
+    expect(deploymentDefinition.subresources.scale).toEqual({
+      specReplicasPath: '.spec.replicas',
+      statusReplicasPath: '.status.replicas',
+      labelSelectorPath: '.spec.selector',
+    });
     expect(podDefinition.listKind).toBe('PodList');
     expect(endpointsDefinition.singular).toBe('endpoints');
   });
@@ -184,7 +202,13 @@ describe('tables', () => {
   it('prints a Pod the way kubectl get shows it', () => {
     const pod = {
       metadata: { name: 'web-1', creationTimestamp: created },
-      spec: { nodeName: 'node-1', containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] },
+      spec: {
+        nodeName: 'node-1',
+        containers: [
+          { name: 'a', image: 'x' },
+          { name: 'b', image: 'y' },
+        ],
+      },
       status: {
         phase: 'Running',
         podIP: '10.1.0.5',
@@ -215,7 +239,11 @@ describe('tables', () => {
 
   it('summarizes pod states as kubectl does', () => {
     const status = (s: object, extra: object = {}) =>
-      cells(podDefinition, { metadata: { name: 'p', creationTimestamp: created, ...extra }, spec: { initContainers: [{ name: 'i' }], containers: [{ name: 'c' }] }, status: s }).Status;
+      cells(podDefinition, {
+        metadata: { name: 'p', creationTimestamp: created, ...extra },
+        spec: { initContainers: [{ name: 'i' }], containers: [{ name: 'c' }] },
+        status: s,
+      }).Status;
     expect(status({ phase: 'Pending' })).toBe('Pending');
     expect(status({ phase: 'Pending', initContainerStatuses: [{ name: 'i', state: { waiting: { reason: 'PodInitializing' } } }] })).toBe('Init:0/1');
     expect(status({ phase: 'Pending', initContainerStatuses: [{ name: 'i', state: { terminated: { exitCode: 2 } } }] })).toBe('Init:ExitCode:2');
@@ -246,17 +274,43 @@ describe('tables', () => {
   it('prints Services, Namespaces, Nodes and the small kinds', () => {
     const base = { metadata: { name: 'x', creationTimestamp: created } };
     expect(
-      cells(serviceDefinition, { ...base, spec: { type: 'NodePort', clusterIP: '10.96.0.1', ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }], selector: { b: '2', a: '1' } } }),
-    ).toEqual({ Name: 'x', Type: 'NodePort', 'Cluster-IP': '10.96.0.1', 'External-IP': '<none>', 'Port(s)': '80:30080/TCP,53/UDP', Age: '5m', Selector: 'a=1,b=2' });
+      cells(serviceDefinition, {
+        ...base,
+        spec: {
+          type: 'NodePort',
+          clusterIP: '10.96.0.1',
+          ports: [
+            { port: 80, nodePort: 30080, protocol: 'TCP' },
+            { port: 53, protocol: 'UDP' },
+          ],
+          selector: { b: '2', a: '1' },
+        },
+      }),
+    ).toEqual({
+      Name: 'x',
+      Type: 'NodePort',
+      'Cluster-IP': '10.96.0.1',
+      'External-IP': '<none>',
+      'Port(s)': '80:30080/TCP,53/UDP',
+      Age: '5m',
+      Selector: 'a=1,b=2',
+    });
     expect(cells(serviceDefinition, { ...base, spec: { type: 'LoadBalancer', ports: [] } })['External-IP']).toBe('<pending>');
-    expect(cells(serviceDefinition, { ...base, spec: { type: 'ExternalName', externalName: 'db.example.com' } })).toMatchObject({ 'External-IP': 'db.example.com', 'Port(s)': '<none>' });
+    expect(cells(serviceDefinition, { ...base, spec: { type: 'ExternalName', externalName: 'db.example.com' } })).toMatchObject({
+      'External-IP': 'db.example.com',
+      'Port(s)': '<none>',
+    });
     expect(cells(namespaceDefinition, { ...base, status: { phase: 'Active' } })).toEqual({ Name: 'x', Status: 'Active', Age: '5m' });
     expect(
       cells(nodeDefinition, {
         ...base,
         metadata: { ...base.metadata, labels: { 'node-role.svc.io/control-plane': '' } },
         spec: { unschedulable: true },
-        status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.25.0' }, addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+        status: {
+          conditions: [{ type: 'Ready', status: 'True' }],
+          nodeInfo: { kubeletVersion: 'v1.25.0' },
+          addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+        },
       }),
     ).toMatchObject({ Status: 'Ready,SchedulingDisabled', Roles: 'control-plane', Version: 'v1.25.0', 'Internal-IP': '10.0.0.1', 'External-IP': '<none>' });
     expect(cells(configMapDefinition, { ...base, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } })).toEqual({ Name: 'x', Data: 3, Age: '5m' });
@@ -282,7 +336,16 @@ describe('tables', () => {
         count: 7,
         source: { component: 'node-agent', host: 'node-1' },
       }),
-    ).toMatchObject({ 'Last Seen': '30s', Type: 'Warning', Reason: 'BackOff', Object: 'pod/web-1', Message: 'Back-off restarting', 'First Seen': '60m', Count: 7, Source: 'node-agent, node-1' });
+    ).toMatchObject({
+      'Last Seen': '30s',
+      Type: 'Warning',
+      Reason: 'BackOff',
+      Object: 'pod/web-1',
+      Message: 'Back-off restarting',
+      'First Seen': '60m',
+      Count: 7,
+      Source: 'node-agent, node-1',
+    });
   });
 
   it('falls back to Name and Created At for kinds without columns', () => {
@@ -301,9 +364,28 @@ describe('tables', () => {
     const m = 60 * s;
     const h = 60 * m;
     const d = 24 * h;
-    expect([-5 * s, -1 * s, 0, 119 * s, 2 * m, 3 * m + 5 * s, 10 * m, 179 * m, 3 * h, 7 * h + 59 * m, 8 * h, 47 * h, 2 * d, 3 * d + 4 * h, 8 * d, 400 * d, 2 * 365 * d + 10 * d, 9 * 365 * d].map(humanDuration)).toEqual(
-      ['<invalid>', '0s', '0s', '119s', '2m', '3m5s', '10m', '179m', '3h', '7h59m', '8h', '47h', '2d', '3d4h', '8d', '400d', '2y10d', '9y'],
-    );
+    expect(
+      [
+        -5 * s,
+        -1 * s,
+        0,
+        119 * s,
+        2 * m,
+        3 * m + 5 * s,
+        10 * m,
+        179 * m,
+        3 * h,
+        7 * h + 59 * m,
+        8 * h,
+        47 * h,
+        2 * d,
+        3 * d + 4 * h,
+        8 * d,
+        400 * d,
+        2 * 365 * d + 10 * d,
+        9 * 365 * d,
+      ].map(humanDuration),
+    ).toEqual(['<invalid>', '0s', '0s', '119s', '2m', '3m5s', '10m', '179m', '3h', '7h59m', '8h', '47h', '2d', '3d4h', '8d', '400d', '2y10d', '9y']);
   });
 });
 
@@ -325,7 +407,9 @@ describe('OpenAPI', () => {
         '/apis/apps/v1/deployments',
       ]),
     );
-    expect(Object.keys(openApiV3Document(scheme, '', 'v1').paths)).toEqual(expect.arrayContaining(['/api/v1/nodes/{name}', '/api/v1/namespaces/{namespace}/pods']));
+    expect(Object.keys(openApiV3Document(scheme, '', 'v1').paths)).toEqual(
+      expect.arrayContaining(['/api/v1/nodes/{name}', '/api/v1/namespaces/{namespace}/pods']),
+    );
     expect(openApiV3Index(scheme).paths).toEqual({
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },

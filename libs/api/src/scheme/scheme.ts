@@ -105,8 +105,7 @@ export class Scheme {
    */
   resolve(name: string): KindDefinition[] {
     const lower = name.toLowerCase();
-    const matchesName = (d: KindDefinition, n: string) =>
-      d.resource === n || d.singular === n || d.kind.toLowerCase() === n || d.shortNames.includes(n);
+    const matchesName = (d: KindDefinition, n: string) => d.resource === n || d.singular === n || d.kind.toLowerCase() === n || d.shortNames.includes(n);
     const direct = this.all().filter((d) => matchesName(d, lower));
     if (direct.length) return this.preferredOnly(direct);
     const dot = lower.indexOf('.');
@@ -114,7 +113,9 @@ export class Scheme {
     const head = lower.slice(0, dot);
     const rest = lower.slice(dot + 1);
     const qualified = this.all().filter((d) => matchesName(d, head) && (d.group === rest || `${d.version}.${d.group}` === rest));
-    return qualified.some((d) => `${d.version}.${d.group}` === rest) ? qualified.filter((d) => `${d.version}.${d.group}` === rest) : this.preferredOnly(qualified);
+    return qualified.some((d) => `${d.version}.${d.group}` === rest)
+      ? qualified.filter((d) => `${d.version}.${d.group}` === rest)
+      : this.preferredOnly(qualified);
   }
 
   /** Served kinds of one group version. */

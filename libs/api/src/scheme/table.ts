@@ -13,8 +13,7 @@ export function column(name: string, type: string, cell: CellFn, options: { prio
   return { name, type, format: options.format ?? '', description: options.description ?? '', priority: options.priority ?? 0, cell };
 }
 
-export const nameColumn = (): TableColumn =>
-  column('Name', 'string', (o) => o.metadata?.name ?? '', { format: 'name', description: NAME_DESCRIPTION });
+export const nameColumn = (): TableColumn => column('Name', 'string', (o) => o.metadata?.name ?? '', { format: 'name', description: NAME_DESCRIPTION });
 
 export const ageColumn = (): TableColumn =>
   column('Age', 'string', (o, { now }) => timestampSince(o.metadata?.creationTimestamp, now), { description: CREATION_DESCRIPTION });

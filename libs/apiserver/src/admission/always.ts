@@ -7,7 +7,11 @@ export function alwaysDeny(): AdmissionPlugin {
     name: 'AlwaysDeny',
     admit(attributes) {
       const name = attributes.name || attributes.object?.metadata?.generateName || '';
-      throw newForbidden({ group: attributes.definition.group, resource: attributes.definition.resource }, name, 'admission control is denying all modifications');
+      throw newForbidden(
+        { group: attributes.definition.group, resource: attributes.definition.resource },
+        name,
+        'admission control is denying all modifications',
+      );
     },
   };
 }

@@ -10,7 +10,12 @@ import type { CustomResourceCleaner } from './custom-resource-cleaner';
 const PREFIX = '/registry';
 const crdKey = (name: string) => objectStorageKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions', name });
 
-function definition(plural: string, kind: string, group = 'example.com', extra: Partial<CustomResourceDefinition['spec']['names']> = {}): CustomResourceDefinition {
+function definition(
+  plural: string,
+  kind: string,
+  group = 'example.com',
+  extra: Partial<CustomResourceDefinition['spec']['names']> = {},
+): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.svc.io/v1',
     kind: 'CustomResourceDefinition',
@@ -43,7 +48,15 @@ describe('CrdController', () => {
   const controllers: CrdController[] = [];
 
   const start = (scheme: Scheme, options: { cleaner?: CustomResourceCleaner; retryDelayMs?: number } = {}) => {
-    const c = new CrdController({ scheme, storage, storePrefix: PREFIX, retryDelayMs: options.retryDelayMs ?? 20, cleaner: options.cleaner, now: () => new Date('2026-01-02T03:04:05.678Z'), logger: process.env.CRD_DEBUG ? { log: console.log, warn: console.log, error: console.log } : undefined });
+    const c = new CrdController({
+      scheme,
+      storage,
+      storePrefix: PREFIX,
+      retryDelayMs: options.retryDelayMs ?? 20,
+      cleaner: options.cleaner,
+      now: () => new Date('2026-01-02T03:04:05.678Z'),
+      logger: process.env.CRD_DEBUG ? { log: console.log, warn: console.log, error: console.log } : undefined,
+    });
     controllers.push(c);
     c.start();
     return c;
@@ -51,7 +64,10 @@ describe('CrdController', () => {
   const read = (name: string) => storage.get<CustomResourceDefinition>(crdKey(name));
   const condition = async (name: string, type: string) => findCondition((await read(name)).status?.conditions, type);
   const markDeleted = (name: string) =>
-    storage.guaranteedUpdate<CustomResourceDefinition>(crdKey(name), (c) => ({ ...c!, metadata: { ...c!.metadata, deletionTimestamp: '2026-01-02T03:04:05Z' } }));
+    storage.guaranteedUpdate<CustomResourceDefinition>(crdKey(name), (c) => ({
+      ...c!,
+      metadata: { ...c!.metadata, deletionTimestamp: '2026-01-02T03:04:05Z' },
+    }));
   const widget = (namespace: string, name: string): ApiObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace } });
   const widgetKey = (namespace: string, name: string) => objectStorageKey({ prefix: PREFIX, group: 'example.com', resource: 'widgets', namespace, name });
 
@@ -71,14 +87,26 @@ describe('CrdController', () => {
     const scheme = builtinScheme();
     const controller = start(scheme);
     await controller.synced;
-    expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })).toMatchObject({ kind: 'Widget', listKind: 'WidgetList', singular: 'widget', shortNames: ['wd'], storage: true });
+    expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })).toMatchObject({
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      singular: 'widget',
+      shortNames: ['wd'],
+      storage: true,
+    });
     expect(scheme.byResource({ group: 'example.com', version: 'v1beta1', resource: 'widgets' })).toMatchObject({ storage: false });
     const stored = await read('widgets.example.com');
     expect(stored.metadata?.finalizers).toEqual([CRD_FINALIZER]);
     expect(stored.status).toEqual({
       conditions: [
         { type: 'NamesAccepted', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z', reason: 'NoConflicts', message: 'no conflicts found' },
-        { type: 'Established', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: '2026-01-02T03:04:05Z',
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
       ],
       acceptedNames: { plural: 'widgets', singular: 'widget', shortNames: ['wd'], kind: 'Widget', listKind: 'WidgetList' },
       storedVersions: ['v1'],
@@ -124,7 +152,11 @@ describe('CrdController', () => {
       return c?.status === 'False' && c;
     });
     expect(names).toMatchObject({ reason: 'ListKindConflict', message: '"WidgetList" is already in use' });
-    expect(await condition('gizmos.example.com', 'Established')).toMatchObject({ status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
+    expect(await condition('gizmos.example.com', 'Established')).toMatchObject({
+      status: 'False',
+      reason: 'NotAccepted',
+      message: 'not all names are accepted',
+    });
     expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'gizmos' })).toBeUndefined();
     // Kind and list kind were never accepted, so there are no accepted names to show yet.
     expect((await read('gizmos.example.com')).status?.acceptedNames).toBeUndefined();
@@ -157,7 +189,10 @@ describe('CrdController', () => {
     })();
 
     await markDeleted('widgets.example.com');
-    await waitFor('definition removed', async () => !(await storage.list(prefixKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' }))).items.length);
+    await waitFor(
+      'definition removed',
+      async () => !(await storage.list(prefixKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' }))).items.length,
+    );
     expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })).toBeUndefined();
     expect(await storage.count(prefixKey({ prefix: PREFIX, group: 'example.com', resource: 'widgets' }))).toBe(0);
     await waitFor('DELETED events', () => deleted.length === 2);
@@ -183,7 +218,10 @@ describe('CrdController', () => {
     await waitFor('pending', async () => (await condition('widgets.example.com', 'Terminating'))?.reason === 'InstanceDeletionPending');
     expect(await condition('widgets.example.com', 'Established')).toMatchObject({ status: 'False', reason: 'Terminating' });
     expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })?.terminating).toBe(true);
-    await waitFor('removed', async () => !(await storage.count(prefixKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' }))));
+    await waitFor(
+      'removed',
+      async () => !(await storage.count(prefixKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' }))),
+    );
     expect(calls.length).toBe(3);
     // One call per definition, with the storage version: every version shares one set of objects.
     expect(calls.every((k) => k.version === 'v1' && k.resource === 'widgets')).toBe(true);
@@ -199,7 +237,11 @@ describe('CrdController', () => {
     await waitFor('own finalizer removed', async () => !(await read('widgets.example.com')).metadata?.finalizers?.includes(CRD_FINALIZER));
     const stored = await read('widgets.example.com');
     expect(stored.metadata?.finalizers).toEqual(['example.com/keep']);
-    expect(findCondition(stored.status?.conditions, 'Terminating')).toMatchObject({ status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' });
+    expect(findCondition(stored.status?.conditions, 'Terminating')).toMatchObject({
+      status: 'False',
+      reason: 'InstanceDeletionCompleted',
+      message: 'removed all instances',
+    });
   });
 
   it('lets a second server on the same store pick definitions up through its own watch, in agreement', async () => {
@@ -209,7 +251,12 @@ describe('CrdController', () => {
     const b = start(second);
     await Promise.all([a.synced, b.synced]);
     await storage.create(crdKey('widgets.example.com'), definition('widgets', 'Widget'));
-    await waitFor('both serve', () => first.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }) && second.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }));
+    await waitFor(
+      'both serve',
+      () =>
+        first.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }) &&
+        second.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }),
+    );
     await waitFor('established', async () => (await condition('widgets.example.com', 'Established'))?.status === 'True');
     await Promise.all([a.whenIdle(), b.whenIdle()]);
     const rv = (await read('widgets.example.com')).metadata?.resourceVersion;
@@ -218,7 +265,12 @@ describe('CrdController', () => {
     expect((await read('widgets.example.com')).metadata?.resourceVersion).toBe(rv);
 
     await markDeleted('widgets.example.com');
-    await waitFor('both stop serving', () => !first.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }) && !second.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }));
+    await waitFor(
+      'both stop serving',
+      () =>
+        !first.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }) &&
+        !second.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' }),
+    );
   });
 
   it('catches up with deletions that happened while it was not running', async () => {

@@ -23,8 +23,7 @@ export interface CrdControllerLogger {
  * the scheme, or the definition itself left the store (`deleted`, after its objects were deleted).
  */
 export type CrdChange =
-  | { type: 'installed' | 'removed'; crdName: string; kinds: KindDefinition[] }
-  | { type: 'deleted'; crdName: string; group: string; resource: string };
+  { type: 'installed' | 'removed'; crdName: string; kinds: KindDefinition[] } | { type: 'deleted'; crdName: string; group: string; resource: string };
 
 export interface CrdControllerOptions {
   scheme: Scheme;
@@ -203,7 +202,8 @@ export class CrdController {
   private enqueueConflicting(group: string | undefined, except: string): void {
     if (!group) return;
     for (const [name, crd] of this.crds) {
-      if (name !== except && crd.spec?.group === group && !isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, NAMES_ACCEPTED)) this.enqueue(name);
+      if (name !== except && crd.spec?.group === group && !isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, NAMES_ACCEPTED))
+        this.enqueue(name);
     }
   }
 
@@ -329,7 +329,11 @@ export class CrdController {
     const now = this.now();
     let conditions = setCondition(current.status?.conditions as CrdCondition[] | undefined, { type: NAMES_ACCEPTED, ...check.condition }, now);
     if (serving) {
-      conditions = setCondition(conditions, { type: ESTABLISHED, status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+      conditions = setCondition(
+        conditions,
+        { type: ESTABLISHED, status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        now,
+      );
     } else if (installError) {
       conditions = setCondition(conditions, { type: ESTABLISHED, status: 'False', reason: 'InstallationFailed', message: installError }, now);
     } else {
@@ -376,7 +380,11 @@ export class CrdController {
 
     const done = await this.update(name, (current) => {
       if (!current.metadata?.finalizers?.includes(CRD_FINALIZER)) return current;
-      const conditions = setCondition(current.status?.conditions as CrdCondition[] | undefined, { type: TERMINATING, status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, this.now());
+      const conditions = setCondition(
+        current.status?.conditions as CrdCondition[] | undefined,
+        { type: TERMINATING, status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' },
+        this.now(),
+      );
       return {
         ...current,
         metadata: { ...current.metadata, finalizers: current.metadata.finalizers.filter((f) => f !== CRD_FINALIZER) },
@@ -398,7 +406,11 @@ export class CrdController {
   private async setTerminating(name: string, status: 'True' | 'False', reason: string, text: string): Promise<void> {
     await this.update(name, (current) => {
       const now = this.now();
-      let conditions = setCondition(current.status?.conditions as CrdCondition[] | undefined, { type: ESTABLISHED, status: 'False', reason: 'Terminating', message: 'the CustomResourceDefinition is being deleted' }, now);
+      let conditions = setCondition(
+        current.status?.conditions as CrdCondition[] | undefined,
+        { type: ESTABLISHED, status: 'False', reason: 'Terminating', message: 'the CustomResourceDefinition is being deleted' },
+        now,
+      );
       conditions = setCondition(conditions, { type: TERMINATING, status, reason, message: text }, now);
       const next: CrdStatus = { ...current.status, conditions: conditions as CrdStatus['conditions'] };
       return isDeepStrictEqual(next, current.status) ? current : { ...current, status: next };
@@ -436,7 +448,9 @@ export class CrdController {
       const byResource = this.scheme.byResource(k);
       for (const holder of [byKind, byResource]) {
         if (holder && !(holder.source.type === 'crd' && holder.source.name === name)) {
-          throw new Error(`${k.resource} (${k.kind}) in ${k.group}/${k.version} is already served by ${holder.source.type === 'crd' ? `CustomResourceDefinition ${holder.source.name}` : 'a built-in kind'}`);
+          throw new Error(
+            `${k.resource} (${k.kind}) in ${k.group}/${k.version} is already served by ${holder.source.type === 'crd' ? `CustomResourceDefinition ${holder.source.name}` : 'a built-in kind'}`,
+          );
         }
       }
     }

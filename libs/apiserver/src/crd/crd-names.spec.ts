@@ -24,18 +24,29 @@ describe('CRD names', () => {
   });
 
   it('refuses names another definition of the group accepted, and only in that group', () => {
-    const gadgets = crd('example.com', { plural: 'gadgets', kind: 'Gadget', shortNames: ['wd'] }, { plural: 'gadgets', singular: 'gadget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] });
+    const gadgets = crd(
+      'example.com',
+      { plural: 'gadgets', kind: 'Gadget', shortNames: ['wd'] },
+      { plural: 'gadgets', singular: 'gadget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
+    );
     const check = checkNames(widgets, claimedNames('example.com', 'widgets.example.com', [gadgets], []));
     // Several conflicts: the last one found names the condition, as in Kubernetes.
     expect(check.condition).toEqual({ status: 'False', reason: 'ListKindConflict', message: '"WidgetList" is already in use' });
     expect(check.acceptedNames).toEqual({ plural: 'widgets', singular: 'widget' });
     expect(servable(check.acceptedNames)).toBe(false);
-    const elsewhere = checkNames(widgets, claimedNames('example.com', 'widgets.example.com', [{ ...gadgets, spec: { ...gadgets.spec, group: 'other.io' } }], []));
+    const elsewhere = checkNames(
+      widgets,
+      claimedNames('example.com', 'widgets.example.com', [{ ...gadgets, spec: { ...gadgets.spec, group: 'other.io' } }], []),
+    );
     expect(elsewhere.condition.status).toBe('True');
   });
 
   it('reports a short name conflict on its own', () => {
-    const gadgets = crd('example.com', { plural: 'gadgets', kind: 'Gadget' }, { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList', shortNames: ['wd'] });
+    const gadgets = crd(
+      'example.com',
+      { plural: 'gadgets', kind: 'Gadget' },
+      { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList', shortNames: ['wd'] },
+    );
     const check = checkNames(widgets, claimedNames('example.com', 'widgets.example.com', [gadgets], []));
     expect(check.condition).toEqual({ status: 'False', reason: 'ShortNamesConflict', message: '"wd" is already in use' });
     expect(check.acceptedNames.shortNames).toBeUndefined();
@@ -49,8 +60,16 @@ describe('CRD names', () => {
   });
 
   it('keeps the old accepted kind when a renamed kind conflicts', () => {
-    const renamed = crd('example.com', { plural: 'widgets', kind: 'Gadget' }, { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' });
-    const gadgets = crd('example.com', { plural: 'gadgets', kind: 'Gadget' }, { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' });
+    const renamed = crd(
+      'example.com',
+      { plural: 'widgets', kind: 'Gadget' },
+      { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    );
+    const gadgets = crd(
+      'example.com',
+      { plural: 'gadgets', kind: 'Gadget' },
+      { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+    );
     const check = checkNames(renamed, claimedNames('example.com', 'widgets.example.com', [gadgets], []));
     expect(check.condition.reason).toBe('ListKindConflict');
     expect(check.acceptedNames.kind).toBe('Widget');

@@ -90,7 +90,10 @@ export function checkNames(crd: CustomResourceDefinition, claimed: ClaimedNames)
   scalar('singular', claimed.resources, 'SingularConflict');
 
   const previousShort = new Set(previous.shortNames ?? []);
-  const shortProblems = (requested.shortNames ?? []).filter((s) => !previousShort.has(s)).map((s) => conflict(s, undefined, claimed.resources)).filter((p): p is string => p !== undefined);
+  const shortProblems = (requested.shortNames ?? [])
+    .filter((s) => !previousShort.has(s))
+    .map((s) => conflict(s, undefined, claimed.resources))
+    .filter((p): p is string => p !== undefined);
   if (shortProblems.length) fail('ShortNamesConflict', shortProblems.length === 1 ? shortProblems[0] : `[${shortProblems.join(', ')}]`);
   else if (requested.shortNames) accepted.shortNames = [...requested.shortNames];
   else delete accepted.shortNames;

@@ -18,7 +18,9 @@ function crd(overrides: { spec?: Record<string, unknown>; status?: Record<string
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: overrides.schema ?? { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+          schema: {
+            openAPIV3Schema: overrides.schema ?? { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } },
+          },
         },
       ],
       ...overrides.spec,
@@ -66,18 +68,28 @@ describe('structural schemas', () => {
       `${path}.properties[spec].type: FieldValueRequired`,
       `${path}.properties[n].type: FieldValueRequired`,
     ]);
-    expect(at(structuralSchemaErrors({ type: 'object', properties: { p: { type: 'string', 'x-svc-int-or-string': true } } }, path))).toEqual([`${path}.properties[p].type: FieldValueInvalid`]);
+    expect(at(structuralSchemaErrors({ type: 'object', properties: { p: { type: 'string', 'x-svc-int-or-string': true } } }, path))).toEqual([
+      `${path}.properties[p].type: FieldValueInvalid`,
+    ]);
     expect(at(structuralSchemaErrors({ type: 'string' }, path))).toEqual([`${path}.type: FieldValueInvalid`]);
   });
 
   it('keeps logical junctors to value checks on declared fields', () => {
     const errors = at(
       structuralSchemaErrors(
-        { type: 'object', properties: { a: { type: 'string' } }, anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { minLength: 1 } } }, { default: {} }] },
+        {
+          type: 'object',
+          properties: { a: { type: 'string' } },
+          anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: { minLength: 1 } } }, { default: {} }],
+        },
         path,
       ),
     );
-    expect(errors).toEqual([`${path}.anyOf[0].properties[a].type: FieldValueForbidden`, `${path}.anyOf[1].properties[b]: FieldValueRequired`, `${path}.anyOf[2].default: FieldValueForbidden`]);
+    expect(errors).toEqual([
+      `${path}.anyOf[0].properties[a].type: FieldValueForbidden`,
+      `${path}.anyOf[1].properties[b]: FieldValueRequired`,
+      `${path}.anyOf[2].default: FieldValueForbidden`,
+    ]);
   });
 
   it('refuses keywords a structural schema cannot have', () => {
@@ -117,7 +129,12 @@ describe('structural schemas', () => {
           properties: {
             notList: { type: 'string', 'x-svc-list-type': 'set' },
             noKeys: { type: 'array', 'x-svc-list-type': 'map', items: { type: 'object', properties: { name: { type: 'string' } } } },
-            badKey: { type: 'array', 'x-svc-list-type': 'map', 'x-svc-list-map-keys': ['name', 'nested', 'missing'], items: { type: 'object', required: ['nested'], properties: { name: { type: 'string' }, nested: { type: 'object' } } } },
+            badKey: {
+              type: 'array',
+              'x-svc-list-type': 'map',
+              'x-svc-list-map-keys': ['name', 'nested', 'missing'],
+              items: { type: 'object', required: ['nested'], properties: { name: { type: 'string' }, nested: { type: 'object' } } },
+            },
             keysWithoutMap: { type: 'array', 'x-svc-list-type': 'atomic', 'x-svc-list-map-keys': ['a'], items: { type: 'string' } },
             setOfObjects: { type: 'array', 'x-svc-list-type': 'set', items: { type: 'object' } },
             mapOnString: { type: 'string', 'x-svc-map-type': 'granular' },
@@ -139,9 +156,9 @@ describe('structural schemas', () => {
   });
 
   it('lets metadata restrict only name and generateName', () => {
-    expect(at(structuralSchemaErrors({ type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } }, path))).toEqual([
-      `${path}.properties[metadata].properties[labels]: FieldValueForbidden`,
-    ]);
+    expect(
+      at(structuralSchemaErrors({ type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } }, path)),
+    ).toEqual([`${path}.properties[metadata].properties[labels]: FieldValueForbidden`]);
   });
 });
 
@@ -196,7 +213,9 @@ describe('CustomResourceDefinition validation', () => {
   it('keeps stored versions in the spec on update', () => {
     const old = crd({ status: { storedVersions: ['v1beta1', 'v1'] } });
     expect(at(validateCustomResourceDefinition(crd(), old))).toEqual(['spec.versions: FieldValueInvalid']);
-    expect(at(validateCustomResourceDefinition(crd({ spec: { scope: 'Cluster' } }), crd({ status: { storedVersions: ['v1'] } })))).toEqual(['spec.scope: FieldValueInvalid']);
+    expect(at(validateCustomResourceDefinition(crd({ spec: { scope: 'Cluster' } }), crd({ status: { storedVersions: ['v1'] } })))).toEqual([
+      'spec.scope: FieldValueInvalid',
+    ]);
   });
 
   it('is added once to the CustomResourceDefinition kind’s validation rules', () => {

@@ -1,4 +1,12 @@
-import { customResourceDefinitionDefinition, fieldErrors, type ApiObject, type FieldError, type KindDefinition, type Scheme, type ValidationRule } from '@svc/api';
+import {
+  customResourceDefinitionDefinition,
+  fieldErrors,
+  type ApiObject,
+  type FieldError,
+  type KindDefinition,
+  type Scheme,
+  type ValidationRule,
+} from '@svc/api';
 import { structuralSchemaErrors } from './structural-schema';
 
 /**
@@ -29,7 +37,13 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
     errors.push(fieldErrors.invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
   }
   if (spec.preserveUnknownFields === true) {
-    errors.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-svc-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+    errors.push(
+      fieldErrors.invalid(
+        'spec.preserveUnknownFields',
+        true,
+        'cannot set to true, set x-svc-preserve-unknown-fields to true in spec.versions[*].schema instead',
+      ),
+    );
   }
 
   const names = isRecord(spec.names) ? spec.names : undefined;
@@ -53,12 +67,24 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
 
   const versions = records(spec.versions);
   if (versions.length > 0 && !versions.some((v) => v.served === true)) {
-    errors.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have at least one version marked as served'));
+    errors.push(
+      fieldErrors.invalid(
+        'spec.versions',
+        versions.map((v) => v.name),
+        'must have at least one version marked as served',
+      ),
+    );
   }
   versions.forEach((v, i) => {
     const at = `spec.versions[${i}]`;
     if (typeof v.name === 'string' && !DNS1035_LABEL.test(v.name)) {
-      errors.push(fieldErrors.invalid(`${at}.name`, v.name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"));
+      errors.push(
+        fieldErrors.invalid(
+          `${at}.name`,
+          v.name,
+          "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        ),
+      );
     }
     const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
     if (isRecord(schema)) errors.push(...structuralSchemaErrors(schema, `${at}.schema.openAPIV3Schema`));
@@ -71,7 +97,9 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
         errors.push(fieldErrors.invalid(`${at}.subresources.scale.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
       }
       if (typeof scale.labelSelectorPath === 'string' && !/^\.(spec|status)\./.test(scale.labelSelectorPath)) {
-        errors.push(fieldErrors.invalid(`${at}.subresources.scale.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+        errors.push(
+          fieldErrors.invalid(`${at}.subresources.scale.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'),
+        );
       }
     }
   });
@@ -82,7 +110,14 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
     const stored = Array.isArray(status?.storedVersions) ? (status!.storedVersions as unknown[]) : [];
     const names = new Set(versions.map((v) => v.name));
     stored.forEach((s) => {
-      if (!names.has(s)) errors.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), `must include all storedVersions: ${String(s)} is missing`));
+      if (!names.has(s))
+        errors.push(
+          fieldErrors.invalid(
+            'spec.versions',
+            versions.map((v) => v.name),
+            `must include all storedVersions: ${String(s)} is missing`,
+          ),
+        );
     });
     if (old.spec.scope !== undefined && spec.scope !== old.spec.scope && stored.length > 0) {
       errors.push(fieldErrors.invalid('spec.scope', spec.scope, 'field is immutable once objects may have been stored'));
@@ -99,7 +134,11 @@ export const customResourceDefinitionRule: ValidationRule = (obj) => validateCus
  * create and update handlers run it like every other validation rule. Returns the definition.
  */
 export function installCrdValidation(scheme: Scheme): KindDefinition {
-  const def = scheme.byGvk({ group: customResourceDefinitionDefinition.group, version: customResourceDefinitionDefinition.version, kind: customResourceDefinitionDefinition.kind });
+  const def = scheme.byGvk({
+    group: customResourceDefinitionDefinition.group,
+    version: customResourceDefinitionDefinition.version,
+    kind: customResourceDefinitionDefinition.kind,
+  });
   if (!def) throw new Error('the scheme has no CustomResourceDefinition kind');
   if (!def.validationRules.includes(customResourceDefinitionRule)) def.validationRules.push(customResourceDefinitionRule);
   return def;

@@ -26,7 +26,13 @@ export function storageCleaner(storage: Storage, storePrefix: string): CustomRes
       for (const item of items) {
         const name = item.metadata?.name;
         if (!name) continue;
-        const key = objectStorageKey({ prefix: storePrefix, group: kind.group, resource: kind.resource, namespace: kind.namespaced ? item.metadata?.namespace : undefined, name });
+        const key = objectStorageKey({
+          prefix: storePrefix,
+          group: kind.group,
+          resource: kind.resource,
+          namespace: kind.namespaced ? item.metadata?.namespace : undefined,
+          name,
+        });
         try {
           await storage.delete(key);
         } catch (error) {

@@ -37,7 +37,13 @@ function typeOf(node: JsonSchema): string | undefined {
 /** Kubernetes allows exactly these shapes of `type` inside the junctors of an int-or-string node. */
 function isIntOrStringJunctor(node: JsonSchema): boolean {
   const alternatives = node.anyOf ?? [];
-  return alternatives.length === 2 && alternatives.every((a) => isRecord(a) && Object.keys(a).length === 1) && new Set(alternatives.map((a) => a.type)).size === 2 && alternatives.some((a) => a.type === 'integer') && alternatives.some((a) => a.type === 'string');
+  return (
+    alternatives.length === 2 &&
+    alternatives.every((a) => isRecord(a) && Object.keys(a).length === 1) &&
+    new Set(alternatives.map((a) => a.type)).size === 2 &&
+    alternatives.some((a) => a.type === 'integer') &&
+    alternatives.some((a) => a.type === 'string')
+  );
 }
 
 class StructuralValidator {
@@ -49,9 +55,16 @@ class StructuralValidator {
       return;
     }
     const schema = node as JsonSchema;
-    for (const key of FORBIDDEN) if (schema[key] !== undefined) this.errors.push(fieldErrors.forbidden(`${path}.${key}`, `${key} is not supported in a structural schema`));
+    for (const key of FORBIDDEN)
+      if (schema[key] !== undefined) this.errors.push(fieldErrors.forbidden(`${path}.${key}`, `${key} is not supported in a structural schema`));
     if (Array.isArray(schema.items)) this.errors.push(fieldErrors.forbidden(`${path}.items`, 'items must be a schema object and not an array'));
-    if (schema.uniqueItems === true) this.errors.push(fieldErrors.forbidden(`${path}.uniqueItems`, `uniqueItems cannot be set to true since the runtime complexity becomes quadratic; use ${MARKER.listType}: set instead`));
+    if (schema.uniqueItems === true)
+      this.errors.push(
+        fieldErrors.forbidden(
+          `${path}.uniqueItems`,
+          `uniqueItems cannot be set to true since the runtime complexity becomes quadratic; use ${MARKER.listType}: set instead`,
+        ),
+      );
 
     const type = typeOf(schema);
     if (Array.isArray(schema.type)) this.errors.push(fieldErrors.invalid(`${path}.type`, schema.type, 'must be a single type'));
@@ -63,7 +76,8 @@ class StructuralValidator {
     const intOrString = schema[MARKER.intOrString];
     if (preserve === false) this.errors.push(fieldErrors.invalid(`${path}.${MARKER.preserve}`, false, 'must be true or undefined'));
     if (intOrString === false) this.errors.push(fieldErrors.invalid(`${path}.${MARKER.intOrString}`, false, 'must be true or undefined'));
-    if (intOrString === true && type !== undefined) this.errors.push(fieldErrors.invalid(`${path}.type`, type, `must be empty if ${MARKER.intOrString} is true`));
+    if (intOrString === true && type !== undefined)
+      this.errors.push(fieldErrors.invalid(`${path}.type`, type, `must be empty if ${MARKER.intOrString} is true`));
     if (type === undefined && schema.type === undefined && intOrString !== true && preserve !== true) {
       this.errors.push(fieldErrors.required(`${path}.type`, `must not be empty for specified ${path.includes('.properties[') ? 'object fields' : 'nodes'}`));
     }
@@ -81,11 +95,13 @@ class StructuralValidator {
     if (schema.properties !== undefined && schema.additionalProperties !== undefined) {
       this.errors.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutually exclusive'));
     }
-    if (schema.additionalProperties === false) this.errors.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'must not be false; unknown fields are pruned'));
+    if (schema.additionalProperties === false)
+      this.errors.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'must not be false; unknown fields are pruned'));
     if ((schema.properties !== undefined || schema.additionalProperties !== undefined) && type !== undefined && type !== 'object') {
       this.errors.push(fieldErrors.invalid(`${path}.type`, type, 'must be object when properties or additionalProperties are given'));
     }
-    if (schema.items !== undefined && type !== undefined && type !== 'array') this.errors.push(fieldErrors.invalid(`${path}.type`, type, 'must be array when items is given'));
+    if (schema.items !== undefined && type !== undefined && type !== 'array')
+      this.errors.push(fieldErrors.invalid(`${path}.type`, type, 'must be array when items is given'));
     if (type === 'array' && schema.items === undefined) this.errors.push(fieldErrors.required(`${path}.items`, 'must be specified for arrays'));
 
     this.listAndMapMarkers(schema, path, type);
@@ -103,7 +119,9 @@ class StructuralValidator {
         this.errors.push(fieldErrors.typeInvalid(`${path}.${junctor}`, list, 'must be a list of schemas'));
         continue;
       }
-      list.forEach((alt, i) => this.junctorNode(alt, `${path}.${junctor}[${i}]`, schema, intOrString === true && junctor === 'anyOf' && isIntOrStringJunctor(schema)));
+      list.forEach((alt, i) =>
+        this.junctorNode(alt, `${path}.${junctor}[${i}]`, schema, intOrString === true && junctor === 'anyOf' && isIntOrStringJunctor(schema)),
+      );
     }
     if (schema.not !== undefined) this.junctorNode(schema.not, `${path}.not`, schema, false);
   }
@@ -120,14 +138,18 @@ class StructuralValidator {
       if (schema[key] !== undefined) this.errors.push(fieldErrors.forbidden(`${path}.${key}`, `must not be used inside a logical junctor`));
     }
     for (const key of Object.keys(schema)) {
-      if (key.startsWith('x-svc-') || key.startsWith('x-kubernetes-')) this.errors.push(fieldErrors.forbidden(`${path}.${key}`, 'must not be used inside a logical junctor'));
+      if (key.startsWith('x-svc-') || key.startsWith('x-kubernetes-'))
+        this.errors.push(fieldErrors.forbidden(`${path}.${key}`, 'must not be used inside a logical junctor'));
     }
-    for (const key of FORBIDDEN) if (schema[key] !== undefined) this.errors.push(fieldErrors.forbidden(`${path}.${key}`, `${key} is not supported in a structural schema`));
+    for (const key of FORBIDDEN)
+      if (schema[key] !== undefined) this.errors.push(fieldErrors.forbidden(`${path}.${key}`, `${key} is not supported in a structural schema`));
     if (isRecord(schema.properties)) {
       for (const [name, child] of Object.entries(schema.properties)) {
         const declared = structural.properties?.[name];
         if (!declared && structural[MARKER.preserve] !== true) {
-          this.errors.push(fieldErrors.required(`${path}.properties[${name}]`, 'must have a corresponding property in the structural schema outside the logical junctor'));
+          this.errors.push(
+            fieldErrors.required(`${path}.properties[${name}]`, 'must have a corresponding property in the structural schema outside the logical junctor'),
+          );
           continue;
         }
         this.junctorNode(child, `${path}.properties[${name}]`, declared ?? {}, false);
@@ -147,11 +169,13 @@ class StructuralValidator {
     const mapType = schema[MARKER.mapType];
     if (listType !== undefined) {
       if (type !== 'array') this.errors.push(fieldErrors.invalid(`${path}.type`, type ?? '', `must be array if ${MARKER.listType} is specified`));
-      if (listType !== 'atomic' && listType !== 'set' && listType !== 'map') this.errors.push(fieldErrors.notSupported(`${path}.${MARKER.listType}`, listType, ['atomic', 'set', 'map']));
+      if (listType !== 'atomic' && listType !== 'set' && listType !== 'map')
+        this.errors.push(fieldErrors.notSupported(`${path}.${MARKER.listType}`, listType, ['atomic', 'set', 'map']));
     }
     if (mapType !== undefined) {
       if (type !== 'object') this.errors.push(fieldErrors.invalid(`${path}.type`, type ?? '', `must be object if ${MARKER.mapType} is specified`));
-      if (mapType !== 'atomic' && mapType !== 'granular') this.errors.push(fieldErrors.notSupported(`${path}.${MARKER.mapType}`, mapType, ['atomic', 'granular']));
+      if (mapType !== 'atomic' && mapType !== 'granular')
+        this.errors.push(fieldErrors.notSupported(`${path}.${MARKER.mapType}`, mapType, ['atomic', 'granular']));
     }
     if (keys !== undefined && listType !== 'map') {
       this.errors.push(fieldErrors.forbidden(`${path}.${MARKER.listMapKeys}`, `must only be set if ${MARKER.listType} is map`));
@@ -168,7 +192,7 @@ class StructuralValidator {
         this.errors.push(fieldErrors.required(`${path}.${MARKER.listMapKeys}`, `must not be empty if ${MARKER.listType} is map`));
       }
       if (!items || typeOf(items) !== 'object') {
-        this.errors.push(fieldErrors.invalid(`${path}.items.type`, items ? typeOf(items) ?? '' : '', `must be object if ${MARKER.listType} is map`));
+        this.errors.push(fieldErrors.invalid(`${path}.items.type`, items ? (typeOf(items) ?? '') : '', `must be object if ${MARKER.listType} is map`));
       } else if (Array.isArray(keys)) {
         const required = new Set(items.required ?? []);
         keys.forEach((key, i) => {
@@ -186,7 +210,8 @@ class StructuralValidator {
             this.errors.push(fieldErrors.required(at, 'this property is in x-svc-list-map-keys, so it must have a default or be a required property'));
           }
         });
-        if (new Set(keys).size !== keys.length) this.errors.push(fieldErrors.invalid(`${path}.${MARKER.listMapKeys}`, keys, 'must not contain duplicate entries'));
+        if (new Set(keys).size !== keys.length)
+          this.errors.push(fieldErrors.invalid(`${path}.${MARKER.listMapKeys}`, keys, 'must not contain duplicate entries'));
       }
     }
   }
@@ -197,12 +222,16 @@ class StructuralValidator {
     if (!isRecord(metadata)) return;
     const at = `${path}.properties[metadata]`;
     const allowed = new Set(['type', 'properties']);
-    for (const key of Object.keys(metadata)) if (!allowed.has(key)) this.errors.push(fieldErrors.forbidden(`${at}.${key}`, 'must not be specified; only metadata.name and metadata.generateName may be restricted'));
+    for (const key of Object.keys(metadata))
+      if (!allowed.has(key))
+        this.errors.push(fieldErrors.forbidden(`${at}.${key}`, 'must not be specified; only metadata.name and metadata.generateName may be restricted'));
     if (metadata.type !== undefined && metadata.type !== 'object') this.errors.push(fieldErrors.invalid(`${at}.type`, metadata.type, 'must be object'));
     const props = isRecord(metadata.properties) ? metadata.properties : {};
     for (const [name, prop] of Object.entries(props)) {
       if (name !== 'name' && name !== 'generateName') {
-        this.errors.push(fieldErrors.forbidden(`${at}.properties[${name}]`, 'must not be specified; only metadata.name and metadata.generateName may be restricted'));
+        this.errors.push(
+          fieldErrors.forbidden(`${at}.properties[${name}]`, 'must not be specified; only metadata.name and metadata.generateName may be restricted'),
+        );
       } else if (isRecord(prop) && prop.type !== undefined && prop.type !== 'string') {
         this.errors.push(fieldErrors.invalid(`${at}.properties[${name}].type`, prop.type, 'must be string'));
       }

@@ -9,7 +9,11 @@ function crd(versions: Array<{ name: string; served: boolean; storage: boolean }
       group: 'example.com',
       names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
       scope: 'Cluster',
-      versions: versions.map((v) => ({ ...v, schema: { openAPIV3Schema: { type: 'object', 'x-svc-preserve-unknown-fields': true } }, subresources: { status: {} } })),
+      versions: versions.map((v) => ({
+        ...v,
+        schema: { openAPIV3Schema: { type: 'object', 'x-svc-preserve-unknown-fields': true } },
+        subresources: { status: {} },
+      })),
     },
   };
 }
@@ -45,7 +49,13 @@ describe('discovery documents', () => {
       storageVersionHash: 'xPOwRZ+Yhw8=',
     });
     expect(byName.get('pods/status')).toEqual({ name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] });
-    expect(byName.get('namespaces/finalize')).toEqual({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+    expect(byName.get('namespaces/finalize')).toEqual({
+      name: 'namespaces/finalize',
+      singularName: '',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['update'],
+    });
     expect(byName.get('namespaces')).toMatchObject({ namespaced: false, shortNames: ['ns'] });
     expect(byName.get('secrets')?.shortNames).toBeUndefined();
     const names = list.resources.map((r) => r.name);
@@ -78,7 +88,16 @@ describe('discovery documents', () => {
       preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' },
     });
     expect(apiResourceList(apis, 'example.com', 'v1')!.resources).toEqual([
-      { name: 'widgets', singularName: 'widget', namespaced: false, kind: 'Widget', verbs: expect.any(Array), shortNames: ['wd'], categories: ['all'], storageVersionHash: storageVersionHash('example.com', 'v1', 'Widget') },
+      {
+        name: 'widgets',
+        singularName: 'widget',
+        namespaced: false,
+        kind: 'Widget',
+        verbs: expect.any(Array),
+        shortNames: ['wd'],
+        categories: ['all'],
+        storageVersionHash: storageVersionHash('example.com', 'v1', 'Widget'),
+      },
       { name: 'widgets/status', singularName: '', namespaced: false, kind: 'Widget', verbs: ['get', 'patch', 'update'] },
     ]);
     scheme.unregisterCrd('widgets.example.com');

@@ -148,7 +148,10 @@ export function apiGroupList(apis: ServedApis): ApiGroupList {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: apis.groups().filter((g) => g.name !== '').map((g) => ({ name: g.name, versions: g.versions, preferredVersion: g.preferredVersion })),
+    groups: apis
+      .groups()
+      .filter((g) => g.name !== '')
+      .map((g) => ({ name: g.name, versions: g.versions, preferredVersion: g.preferredVersion })),
   };
 }
 
@@ -217,7 +220,13 @@ function groupDiscovery(apis: ServedApis, name: string): ApiGroupDiscovery | und
 
 /** The aggregated answer of `/api` (the core group alone) or `/apis` (every named group). */
 export function aggregatedDiscovery(apis: ServedApis, root: 'api' | 'apis', version: AggregatedDiscoveryVersion): ApiGroupDiscoveryList {
-  const names = root === 'api' ? [''] : apis.groups().map((g) => g.name).filter((n) => n !== '');
+  const names =
+    root === 'api'
+      ? ['']
+      : apis
+          .groups()
+          .map((g) => g.name)
+          .filter((n) => n !== '');
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${version}`,

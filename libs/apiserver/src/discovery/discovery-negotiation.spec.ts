@@ -11,15 +11,24 @@ describe('discovery content negotiation', () => {
   });
 
   it('falls back to v2beta1 for clients that only know it, and to JSON for plain clients', () => {
-    expect(negotiateDiscovery('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json', true)).toEqual({ type: 'aggregated', version: 'v2beta1' });
+    expect(negotiateDiscovery('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json', true)).toEqual({
+      type: 'aggregated',
+      version: 'v2beta1',
+    });
     expect(negotiateDiscovery('application/json', true)).toEqual({ type: 'legacy' });
     expect(negotiateDiscovery(undefined, true)).toEqual({ type: 'legacy' });
     expect(negotiateDiscovery('*/*', true)).toEqual({ type: 'legacy' });
-    expect(negotiateDiscovery('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer,application/json', true)).toEqual({ type: 'aggregated', version: 'v2' });
+    expect(negotiateDiscovery('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer,application/json', true)).toEqual({
+      type: 'aggregated',
+      version: 'v2',
+    });
   });
 
   it('honours q values and refuses what it cannot produce', () => {
-    expect(negotiateDiscovery('application/json;q=0.5,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.9', true)).toEqual({ type: 'aggregated', version: 'v2' });
+    expect(negotiateDiscovery('application/json;q=0.5,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.9', true)).toEqual({
+      type: 'aggregated',
+      version: 'v2',
+    });
     expect(negotiateDiscovery('application/vnd.svc.protobuf', true)).toBeUndefined();
     expect(negotiateDiscovery('application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList', true)).toBeUndefined();
     expect(negotiateDiscovery('application/json;as=Table;g=meta.svc.io;v=v1', false)).toBeUndefined();

@@ -19,7 +19,11 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     const params: Record<string, string> = {};
     for (const p of rawParams) {
       const eq = p.indexOf('=');
-      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      if (eq > 0)
+        params[p.slice(0, eq).trim().toLowerCase()] = p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1');
     }
     const q = params.q === undefined ? 1 : Number(params.q);
     delete params.q;

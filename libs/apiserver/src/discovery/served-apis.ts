@@ -17,7 +17,9 @@ function flag(config: RuntimeConfig, key: string): boolean | undefined {
  * `api/beta`, `api/alpha`), which wins over `api/all`. Unmentioned versions stay on.
  */
 export function groupVersionEnabled(config: RuntimeConfig, group: string, version: string): boolean {
-  const specific = group ? flag(config, `${group}/${version}`) : (flag(config, `api/${version}`) ?? flag(config, version) ?? (version === 'v1' ? flag(config, 'api/legacy') : undefined));
+  const specific = group
+    ? flag(config, `${group}/${version}`)
+    : (flag(config, `api/${version}`) ?? flag(config, version) ?? (version === 'v1' ? flag(config, 'api/legacy') : undefined));
   if (specific !== undefined) return specific;
   const track = versionTrack(version);
   const byTrack = track ? flag(config, `api/${track.toLowerCase()}`) : undefined;

@@ -4,12 +4,7 @@ import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
 import { attachRequestContext, type RequestContext, requestContext, requestUrl } from '../request/request-context';
 import { effectiveRequestTimeoutMs } from '../request/request-timeout';
-import {
-  requestEntityTooLargeStatus,
-  StatusError,
-  timeoutStatus,
-  tooManyRequestsStatus,
-} from '../status/status';
+import { requestEntityTooLargeStatus, StatusError, timeoutStatus, tooManyRequestsStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
@@ -91,7 +86,10 @@ function withShutdownRefusal({ config, lifecycle }: HandlerChainDependencies): C
 }
 
 function withStrictTransportSecurity(directives: readonly string[]): ChainHandler {
-  const value = directives.map((d) => d.trim()).filter((d) => d !== '').join('; ');
+  const value = directives
+    .map((d) => d.trim())
+    .filter((d) => d !== '')
+    .join('; ');
   return (_req, res, next) => {
     if (value !== '') res.setHeader('Strict-Transport-Security', value);
     next();

@@ -10,12 +10,7 @@ export interface CheckOutcome {
  * matched nothing, then `<endpoint> check passed` (verbose) or `ok`; a failure is always verbose, keeps
  * the reason out of the public answer and ends with `<endpoint> check failed`.
  */
-export function formatHealthReport(
-  endpoint: HealthEndpoint,
-  outcomes: CheckOutcome[],
-  verbose: boolean,
-  unmatchedExcludes: string[] = [],
-): HealthReport {
+export function formatHealthReport(endpoint: HealthEndpoint, outcomes: CheckOutcome[], verbose: boolean, unmatchedExcludes: string[] = []): HealthReport {
   let lines = '';
   for (const { name, outcome } of outcomes) {
     if (outcome === 'excluded') lines += `[+]${name} excluded: ok\n`;

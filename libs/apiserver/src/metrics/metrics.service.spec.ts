@@ -43,9 +43,7 @@ describe('MetricsService', () => {
     );
     expect(body).toContain('apiserver_current_inflight_requests{request_kind="mutating"} 2');
     expect(body).toContain('apiserver_current_inflight_requests{request_kind="readOnly"} 0');
-    expect(body).toContain(
-      'apiserver_requested_deprecated_apis{group="batch",version="v1beta1",resource="cronjobs",subresource="",removed_release="1.25"} 1',
-    );
+    expect(body).toContain('apiserver_requested_deprecated_apis{group="batch",version="v1beta1",resource="cronjobs",subresource="",removed_release="1.25"} 1');
   });
 });
 

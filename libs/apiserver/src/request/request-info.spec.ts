@@ -5,15 +5,35 @@ type Expected = Partial<RequestInfo>;
 describe('requestInfo', () => {
   const cases: [string, string, string, Expected][] = [
     // method, path, query, expected
-    ['GET', '/api/v1/namespaces', '', { verb: 'list', apiPrefix: 'api', group: '', version: 'v1', namespace: '', resource: 'namespaces', name: '', parts: ['namespaces'] }],
-    ['GET', '/api/v1/namespaces/other', '', { verb: 'get', namespace: 'other', resource: 'namespaces', name: 'other', subresource: '', parts: ['namespaces', 'other'] }],
+    [
+      'GET',
+      '/api/v1/namespaces',
+      '',
+      { verb: 'list', apiPrefix: 'api', group: '', version: 'v1', namespace: '', resource: 'namespaces', name: '', parts: ['namespaces'] },
+    ],
+    [
+      'GET',
+      '/api/v1/namespaces/other',
+      '',
+      { verb: 'get', namespace: 'other', resource: 'namespaces', name: 'other', subresource: '', parts: ['namespaces', 'other'] },
+    ],
     ['PUT', '/api/v1/namespaces/other/finalize', '', { verb: 'update', namespace: 'other', resource: 'namespaces', name: 'other', subresource: 'finalize' }],
     ['PUT', '/api/v1/namespaces/other/status', '', { verb: 'update', namespace: 'other', resource: 'namespaces', name: 'other', subresource: 'status' }],
     ['GET', '/api/v1/namespaces/other/pods', '', { verb: 'list', namespace: 'other', resource: 'pods', name: '', parts: ['pods'] }],
     ['GET', '/api/v1/namespaces/other/pods/foo', '', { verb: 'get', namespace: 'other', resource: 'pods', name: 'foo' }],
-    ['GET', '/api/v1/namespaces/other/pods/foo/status', '', { verb: 'get', namespace: 'other', resource: 'pods', name: 'foo', subresource: 'status', parts: ['pods', 'foo', 'status'] }],
+    [
+      'GET',
+      '/api/v1/namespaces/other/pods/foo/status',
+      '',
+      { verb: 'get', namespace: 'other', resource: 'pods', name: 'foo', subresource: 'status', parts: ['pods', 'foo', 'status'] },
+    ],
     ['PATCH', '/api/v1/namespaces/ns/pods/x/status', '', { verb: 'patch', namespace: 'ns', resource: 'pods', name: 'x', subresource: 'status' }],
-    ['GET', '/api/v1/namespaces/other/pods/foo/log/extra/segments', '', { resource: 'pods', name: 'foo', subresource: 'log', parts: ['pods', 'foo', 'log', 'extra', 'segments'] }],
+    [
+      'GET',
+      '/api/v1/namespaces/other/pods/foo/log/extra/segments',
+      '',
+      { resource: 'pods', name: 'foo', subresource: 'log', parts: ['pods', 'foo', 'log', 'extra', 'segments'] },
+    ],
     ['POST', '/api/v1/namespaces/other/pods', '', { verb: 'create', namespace: 'other', resource: 'pods', name: '' }],
     ['PUT', '/api/v1/namespaces/other/pods/foo', '', { verb: 'update', resource: 'pods', name: 'foo' }],
     ['DELETE', '/api/v1/namespaces/other/pods/foo', '', { verb: 'delete', resource: 'pods', name: 'foo' }],
@@ -22,9 +42,24 @@ describe('requestInfo', () => {
     ['GET', '/api/v1/pods', '', { verb: 'list', namespace: '', resource: 'pods' }],
     ['GET', '/api/v1/nodes/n1', '', { verb: 'get', namespace: '', resource: 'nodes', name: 'n1' }],
     ['GET', '/apis/apps/v1/deployments', '', { verb: 'list', apiPrefix: 'apis', group: 'apps', version: 'v1', resource: 'deployments', namespace: '' }],
-    ['GET', '/apis/apps/v1/namespaces/ns/deployments/web/scale', '', { group: 'apps', namespace: 'ns', resource: 'deployments', name: 'web', subresource: 'scale' }],
-    ['POST', '/apis/coordination.svc.io/v1/namespaces/svc-system/leases', '', { verb: 'create', group: 'coordination.svc.io', namespace: 'svc-system', resource: 'leases' }],
-    ['GET', '/apis/apiextensions.svc.io/v1/customresourcedefinitions/foos.example.com', '', { group: 'apiextensions.svc.io', resource: 'customresourcedefinitions', name: 'foos.example.com' }],
+    [
+      'GET',
+      '/apis/apps/v1/namespaces/ns/deployments/web/scale',
+      '',
+      { group: 'apps', namespace: 'ns', resource: 'deployments', name: 'web', subresource: 'scale' },
+    ],
+    [
+      'POST',
+      '/apis/coordination.svc.io/v1/namespaces/svc-system/leases',
+      '',
+      { verb: 'create', group: 'coordination.svc.io', namespace: 'svc-system', resource: 'leases' },
+    ],
+    [
+      'GET',
+      '/apis/apiextensions.svc.io/v1/customresourcedefinitions/foos.example.com',
+      '',
+      { group: 'apiextensions.svc.io', resource: 'customresourcedefinitions', name: 'foos.example.com' },
+    ],
     // watch as a parameter turns a list into a watch: Kubernetes reads anything but 0/false as true
     ['GET', '/api/v1/namespaces/ns/pods', 'watch=true', { verb: 'watch', resource: 'pods' }],
     ['GET', '/api/v1/namespaces/ns/pods', 'watch=1', { verb: 'watch' }],
@@ -41,7 +76,12 @@ describe('requestInfo', () => {
     ['GET', '/api/v1/watch/namespaces/ns/pods/foo', '', { verb: 'watch', namespace: 'ns', resource: 'pods', name: 'foo' }],
     ['GET', '/apis/apps/v1/watch/namespaces/ns/deployments', '', { verb: 'watch', group: 'apps', namespace: 'ns', resource: 'deployments' }],
     // proxy keeps everything after the name for the target
-    ['GET', '/api/v1/proxy/namespaces/ns/pods/foo/some/path', '', { verb: 'proxy', resource: 'pods', name: 'foo', subresource: '', parts: ['pods', 'foo', 'some', 'path'] }],
+    [
+      'GET',
+      '/api/v1/proxy/namespaces/ns/pods/foo/some/path',
+      '',
+      { verb: 'proxy', resource: 'pods', name: 'foo', subresource: '', parts: ['pods', 'foo', 'some', 'path'] },
+    ],
     // a field selector pinning metadata.name names the object of a list
     ['GET', '/api/v1/namespaces/ns/pods', 'fieldSelector=metadata.name%3Dfoo', { verb: 'list', name: 'foo' }],
     ['GET', '/api/v1/namespaces/ns/pods', 'fieldSelector=metadata.name%3D%3Dfoo', { verb: 'list', name: 'foo' }],
@@ -78,7 +118,16 @@ describe('requestInfo', () => {
     ['POST', '/api/v1/watch'],
   ])('%s %s is not a resource request', (method, path) => {
     const info = requestInfo(method, path);
-    expect(info).toMatchObject({ isResourceRequest: false, verb: method.toLowerCase(), apiPrefix: '', group: '', version: '', resource: '', name: '', parts: [] });
+    expect(info).toMatchObject({
+      isResourceRequest: false,
+      verb: method.toLowerCase(),
+      apiPrefix: '',
+      group: '',
+      version: '',
+      resource: '',
+      name: '',
+      parts: [],
+    });
   });
 
   it('accepts the query as URLSearchParams, a string with ? or an Express-style object', () => {

@@ -1,6 +1,6 @@
 import { badRequestStatus, StatusError } from '../status/status';
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
  * Parses the `timeout` query parameter, a Go duration (`30s`, `1m30s`, `500ms`), into milliseconds.

@@ -67,19 +67,23 @@ describe('Kubernetes protobuf request bodies', () => {
               str(port, 1, '');
               port.uint32(3 << 3).int32(80);
             });
-            message(c, 8, (r) => message(r, 2, (q) => {
-              str(q, 1, 'cpu');
-              message(q, 2, (quantity) => str(quantity, 1, '100m'));
-            }));
+            message(c, 8, (r) =>
+              message(r, 2, (q) => {
+                str(q, 1, 'cpu');
+                message(q, 2, (quantity) => str(quantity, 1, '100m'));
+              }),
+            );
           }),
         );
       });
       message(spec, 4, (strategy) => {
         str(strategy, 1, 'RollingUpdate');
-        message(strategy, 2, (ru) => message(ru, 2, (ios) => {
-          ios.uint32(1 << 3).int64(1);
-          str(ios, 3, '50%');
-        }));
+        message(strategy, 2, (ru) =>
+          message(ru, 2, (ios) => {
+            ios.uint32(1 << 3).int64(1);
+            str(ios, 3, '50%');
+          }),
+        );
       });
     });
     const value = (await decodeObjectBody(envelope('apps/v1', 'Deployment', w.finish()), 'application/vnd.kubernetes.protobuf')).value;

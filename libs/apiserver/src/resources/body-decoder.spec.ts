@@ -14,7 +14,10 @@ async function statusOf(fn: () => unknown): Promise<{ code?: number; reason?: st
 describe('decodeObjectBody', () => {
   it('decodes JSON, also without a content type, and reports repeated keys', async () => {
     const body = Buffer.from('{"kind":"ConfigMap","data":{"a":"1"},"data":{"b":"2"}}');
-    expect(await decodeObjectBody(body, 'application/json; charset=utf-8')).toEqual({ value: { kind: 'ConfigMap', data: { b: '2' } }, duplicateFields: ['data'] });
+    expect(await decodeObjectBody(body, 'application/json; charset=utf-8')).toEqual({
+      value: { kind: 'ConfigMap', data: { b: '2' } },
+      duplicateFields: ['data'],
+    });
     expect((await decodeObjectBody(Buffer.from('{"a":1}'), undefined)).value).toEqual({ a: 1 });
   });
 
@@ -46,7 +49,10 @@ describe('decodeObjectBody', () => {
   });
 
   it('refuses unknown content types with 415 and malformed bodies with 400', async () => {
-    expect(await statusOf(() => decodeObjectBody(Buffer.from('a=b'), 'application/x-www-form-urlencoded'))).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
+    expect(await statusOf(() => decodeObjectBody(Buffer.from('a=b'), 'application/x-www-form-urlencoded'))).toMatchObject({
+      code: 415,
+      reason: 'UnsupportedMediaType',
+    });
     expect(await statusOf(() => decodeObjectBody(Buffer.from('{"a":'), 'application/json'))).toMatchObject({ code: 400, reason: 'BadRequest' });
     expect(await statusOf(() => decodeObjectBody(Buffer.from('a: [1'), 'application/yaml'))).toMatchObject({ code: 400 });
     expect(await statusOf(() => decodeObjectBody(Buffer.from('not an envelope'), 'application/vnd.svc.protobuf'))).toMatchObject({ code: 400 });

@@ -19,7 +19,10 @@ describe('planDeletion', () => {
 
   it('marks an object with finalizers Terminating, with no grace period', () => {
     const plan = planDeletion(configMaps, object({ finalizers: ['x/y'] }), {}, now);
-    expect(plan).toMatchObject({ action: 'mark', object: { metadata: { deletionTimestamp: '2030-01-02T03:04:05Z', deletionGracePeriodSeconds: 0, finalizers: ['x/y'] } } });
+    expect(plan).toMatchObject({
+      action: 'mark',
+      object: { metadata: { deletionTimestamp: '2030-01-02T03:04:05Z', deletionGracePeriodSeconds: 0, finalizers: ['x/y'] } },
+    });
   });
 
   it('adds the garbage collector finalizers the propagation policy asks for', () => {
@@ -39,7 +42,10 @@ describe('planDeletion', () => {
     const terminating = object({ finalizers: ['x/y'], deletionTimestamp: '2029-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 });
     expect(planDeletion(configMaps, terminating, {}, now)).toEqual({ action: 'none' });
     const plan = planDeletion(configMaps, terminating, { propagationPolicy: 'Foreground' }, now);
-    expect(plan).toMatchObject({ action: 'mark', object: { metadata: { deletionTimestamp: '2029-01-01T00:00:00Z', finalizers: ['x/y', 'foregroundDeletion'] } } });
+    expect(plan).toMatchObject({
+      action: 'mark',
+      object: { metadata: { deletionTimestamp: '2029-01-01T00:00:00Z', finalizers: ['x/y', 'foregroundDeletion'] } },
+    });
   });
 
   it('deletes pods without a node at once and gives bound pods their grace period', () => {

@@ -93,9 +93,15 @@ function policyOf(request: DeletionRequest): PropagationPolicy | undefined {
 function finalizersForPolicy(finalizers: readonly string[], policy: PropagationPolicy | undefined): string[] {
   switch (policy) {
     case 'Orphan':
-      return withFinalizer(finalizers.filter((f) => f !== FOREGROUND_FINALIZER), ORPHAN_FINALIZER);
+      return withFinalizer(
+        finalizers.filter((f) => f !== FOREGROUND_FINALIZER),
+        ORPHAN_FINALIZER,
+      );
     case 'Foreground':
-      return withFinalizer(finalizers.filter((f) => f !== ORPHAN_FINALIZER), FOREGROUND_FINALIZER);
+      return withFinalizer(
+        finalizers.filter((f) => f !== ORPHAN_FINALIZER),
+        FOREGROUND_FINALIZER,
+      );
     case 'Background':
       return finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
     default:

@@ -68,11 +68,18 @@ afterAll(async () => {
   await env?.stop();
 });
 
-const gadgets = () => env.client.dynamic({ group: 'gadgets.example.com', version: 'v1', resource: 'gadgets', namespaced: true, kind: 'Gadget' }).inNamespace('default');
+const gadgets = () =>
+  env.client.dynamic({ group: 'gadgets.example.com', version: 'v1', resource: 'gadgets', namespaced: true, kind: 'Gadget' }).inNamespace('default');
 
 describe('a kind that brings its own strategy', () => {
   it('starts with the status its strategy sets, whatever the client sent', async () => {
-    const created = (await gadgets().create({ apiVersion: 'gadgets.example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: { serial: 'A1' }, status: { phase: 'Done' } })) as Gadget;
+    const created = (await gadgets().create({
+      apiVersion: 'gadgets.example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g1' },
+      spec: { serial: 'A1' },
+      status: { phase: 'Done' },
+    })) as Gadget;
     expect(created.status).toEqual({ phase: 'New' });
   });
 
@@ -86,7 +93,10 @@ describe('a kind that brings its own strategy', () => {
 
   it('serves its own subresource, which changes only what the strategy takes, and lists it in discovery', async () => {
     const current = (await gadgets().get('g1')) as Gadget;
-    const approved = (await gadgets().updateSubresource({ ...current, spec: { serial: 'ignored', approved: true }, metadata: { ...current.metadata, labels: { x: 'y' } } }, 'approve')) as Gadget;
+    const approved = (await gadgets().updateSubresource(
+      { ...current, spec: { serial: 'ignored', approved: true }, metadata: { ...current.metadata, labels: { x: 'y' } } },
+      'approve',
+    )) as Gadget;
     expect(approved.spec).toEqual({ serial: 'A1', approved: true });
     expect(approved.metadata?.labels).toBeUndefined();
     const discovery = (await env.client.rest.request({ method: 'GET', path: '/apis/gadgets.example.com/v1' })) as { resources: Array<{ name: string }> };

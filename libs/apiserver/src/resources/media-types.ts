@@ -40,7 +40,10 @@ export function parseAccept(header: string): MediaRange[] {
     const slash = head.indexOf('/');
     if (slash <= 0) return;
     const type = head.slice(0, slash).trim().toLowerCase();
-    const subtype = head.slice(slash + 1).trim().toLowerCase();
+    const subtype = head
+      .slice(slash + 1)
+      .trim()
+      .toLowerCase();
     if (type === '' || subtype === '') return;
     const params: Record<string, string> = {};
     let q = 1;

@@ -8,7 +8,16 @@ const now = new Date('2030-05-06T07:08:09.999Z');
 describe('prepareForCreate', () => {
   it('sets the server fields and drops what clients may not set', () => {
     const cm: ApiObject = {
-      metadata: { name: 'a', namespace: 'other', uid: 'mine', resourceVersion: '5', deletionTimestamp: 'x', deletionGracePeriodSeconds: 3, generation: 7, creationTimestamp: 'y' },
+      metadata: {
+        name: 'a',
+        namespace: 'other',
+        uid: 'mine',
+        resourceVersion: '5',
+        deletionTimestamp: 'x',
+        deletionGracePeriodSeconds: 3,
+        generation: 7,
+        creationTimestamp: 'y',
+      },
     };
     prepareForCreate(kind('configmaps'), cm, { namespace: 'ns', now, uid: 'u-1' });
     expect(cm.metadata).toEqual({ name: 'a', namespace: 'ns', uid: 'u-1', creationTimestamp: '2030-05-06T07:08:09Z' });
@@ -78,7 +87,11 @@ describe('statusUpdateOf', () => {
 
   it("takes a built-in kind's status, labels and annotations from the request and keeps the rest", () => {
     const next = statusUpdateOf(kind('replicasets', 'apps'), incoming, stored());
-    expect(next).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 3 }, metadata: { uid: 'u', labels: { app: 'new' }, annotations: { note: 'new' } } });
+    expect(next).toMatchObject({
+      spec: { replicas: 1 },
+      status: { replicas: 3 },
+      metadata: { uid: 'u', labels: { app: 'new' }, annotations: { note: 'new' } },
+    });
   });
 
   it("keeps a Deployment's labels, as Kubernetes does, but takes its annotations", () => {
@@ -87,7 +100,11 @@ describe('statusUpdateOf', () => {
   });
 
   it('changes only the status of a custom resource', () => {
-    const crdKind = { ...kind('configmaps'), source: { type: 'crd', name: 'widgets.example.com' }, strategy: { tracksGeneration: true, statusWritableMetadata: [] } } as KindDefinition;
+    const crdKind = {
+      ...kind('configmaps'),
+      source: { type: 'crd', name: 'widgets.example.com' },
+      strategy: { tracksGeneration: true, statusWritableMetadata: [] },
+    } as KindDefinition;
     const next = statusUpdateOf(crdKind, incoming, stored());
     expect(next.metadata).toMatchObject({ labels: { app: 'old' }, annotations: { note: 'old' } });
     expect(next.status).toEqual({ replicas: 3 });
@@ -102,13 +119,18 @@ describe('validateUpdate', () => {
     ]);
     expect(validateUpdate(cms, { metadata: { deletionTimestamp: 'x' } }, { metadata: {} })[0]).toMatchObject({ field: 'metadata.deletionTimestamp' });
     const terminating = { metadata: { deletionTimestamp: 'x', finalizers: ['a'] } };
-    expect(validateUpdate(cms, { metadata: { finalizers: ['a', 'b'] } }, terminating)[0]).toMatchObject({ type: 'FieldValueForbidden', field: 'metadata.finalizers' });
+    expect(validateUpdate(cms, { metadata: { finalizers: ['a', 'b'] } }, terminating)[0]).toMatchObject({
+      type: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+    });
     expect(validateUpdate(cms, { metadata: { finalizers: [] } }, terminating)).toEqual([]);
   });
 
   it('keeps the selector of apps/v1 workloads immutable', () => {
     const old = { spec: { selector: { matchLabels: { app: 'a' } } } };
-    expect(validateUpdate(kind('deployments', 'apps'), { spec: { selector: { matchLabels: { app: 'b' } } } }, old)[0]).toMatchObject({ field: 'spec.selector' });
+    expect(validateUpdate(kind('deployments', 'apps'), { spec: { selector: { matchLabels: { app: 'b' } } } }, old)[0]).toMatchObject({
+      field: 'spec.selector',
+    });
     expect(validateUpdate(kind('replicasets', 'apps'), old, old)).toEqual([]);
   });
 });

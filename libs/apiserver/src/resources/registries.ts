@@ -41,5 +41,4 @@ export class ResourceRegistries {
   forget(group: string, resource: string): Promise<void> {
     return this.context.cachers.forget(group, resource);
   }
-
 }

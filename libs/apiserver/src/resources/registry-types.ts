@@ -100,9 +100,7 @@ export interface WatchQuery {
 }
 
 export type ResourceWatchEvent =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: ApiObject }
-  | { type: 'BOOKMARK'; object: ApiObject }
-  | { type: 'ERROR'; object: Status };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: ApiObject } | { type: 'BOOKMARK'; object: ApiObject } | { type: 'ERROR'; object: Status };
 
 /** One client's watch: pull events with `for await`; `stop()` ends it. */
 export interface ResourceWatch extends AsyncIterable<ResourceWatchEvent> {

@@ -87,7 +87,11 @@ describe('ResourceRegistry over the embedded store', () => {
       const cms = fx.registry('configmaps');
       const invalid = await statusOf(cms.create('team', { value: { data: {} } }));
       expect(invalid).toMatchObject({ code: 422, reason: 'Invalid' });
-      expect(invalid.details?.causes).toContainEqual({ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' });
+      expect(invalid.details?.causes).toContainEqual({
+        reason: 'FieldValueRequired',
+        message: 'Required value: name or generateName is required',
+        field: 'metadata.name',
+      });
       const { object } = await cms.create('team', { value: { metadata: { generateName: 'web-' } } });
       expect(object.metadata?.name).toMatch(/^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     });
@@ -117,7 +121,9 @@ describe('ResourceRegistry over the embedded store', () => {
       const warned = await cms.create('team', structuredClone(input));
       expect(warned.warnings).toEqual(['unknown field "spec"', 'duplicate field "data"']);
       expect(warned.object.spec).toBeUndefined();
-      expect(await statusOf(cms.create('team', { ...structuredClone(input), value: configMap('b', { spec: { foo: 1 } }) }, { fieldValidation: 'Strict' }))).toMatchObject({
+      expect(
+        await statusOf(cms.create('team', { ...structuredClone(input), value: configMap('b', { spec: { foo: 1 } }) }, { fieldValidation: 'Strict' })),
+      ).toMatchObject({
         code: 400,
         message: 'strict decoding error: unknown field "spec", duplicate field "data"',
       });
@@ -171,7 +177,9 @@ describe('ResourceRegistry over the embedded store', () => {
       expect(withStatus.object.status).toEqual({ replicas: 1 });
       expect(withStatus.object.metadata?.generation).toBe(1);
       const current = await deployments.get('team', 'd');
-      const labelled = await deployments.update('team', 'd', { value: { ...current, metadata: { ...current.metadata, labels: { x: 'y' } }, status: { replicas: 9 } } });
+      const labelled = await deployments.update('team', 'd', {
+        value: { ...current, metadata: { ...current.metadata, labels: { x: 'y' } }, status: { replicas: 9 } },
+      });
       expect(labelled.object.metadata?.generation).toBe(1);
       expect(labelled.object.status).toEqual({ replicas: 1 });
       const scaled = await deployments.update('team', 'd', { value: { ...labelled.object, spec: { ...(labelled.object.spec as object), replicas: 3 } } });
@@ -181,7 +189,13 @@ describe('ResourceRegistry over the embedded store', () => {
     it('writes only status through the status subresource', async () => {
       const deployments = fx.registry('deployments', 'apps');
       const { object } = await deployments.create('team', { value: deployment('d') });
-      const next = await deployments.update('team', 'd', { value: { ...object, metadata: { ...object.metadata, labels: { a: 'b' } }, spec: { replicas: 7 }, status: { replicas: 2 } } }, {}, 'status');
+      const next = await deployments.update(
+        'team',
+        'd',
+        { value: { ...object, metadata: { ...object.metadata, labels: { a: 'b' } }, spec: { replicas: 7 }, status: { replicas: 2 } } },
+        {},
+        'status',
+      );
       expect(next.object.metadata?.labels).toBeUndefined();
       expect((next.object.spec as { replicas: number }).replicas).toBe(1);
       expect(next.object.status).toEqual({ replicas: 2 });
@@ -193,7 +207,10 @@ describe('ResourceRegistry over the embedded store', () => {
       const changed = structuredClone(object) as ApiObject & { spec: { selector: unknown; template: { metadata: { labels: unknown } } } };
       changed.spec.selector = { matchLabels: { app: 'other' } };
       changed.spec.template.metadata.labels = { app: 'other' };
-      expect(await statusOf(deployments.update('team', 'd', { value: changed }))).toMatchObject({ code: 422, message: expect.stringContaining('spec.selector') });
+      expect(await statusOf(deployments.update('team', 'd', { value: changed }))).toMatchObject({
+        code: 422,
+        message: expect.stringContaining('spec.selector'),
+      });
       const same = await deployments.update('team', 'd', { value: structuredClone(object) });
       expect(same.object.metadata?.resourceVersion).toBe(object.metadata?.resourceVersion);
     });
@@ -228,12 +245,18 @@ describe('ResourceRegistry over the embedded store', () => {
     it('creates with apply, reports conflicts with other managers (409), and takes fields with force', async () => {
       const cms = fx.registry('configmaps');
       const applied = Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  key: one\n');
-      expect(await statusOf(cms.patch('team', 'a', 'application/apply-patch+yaml', applied))).toMatchObject({ code: 422, message: expect.stringContaining('fieldManager') });
+      expect(await statusOf(cms.patch('team', 'a', 'application/apply-patch+yaml', applied))).toMatchObject({
+        code: 422,
+        message: expect.stringContaining('fieldManager'),
+      });
       const first = await cms.patch('team', 'a', 'application/apply-patch+yaml', applied, { fieldManager: 'alice' });
       expect(first.created).toBe(true);
       expect(first.object.metadata?.managedFields?.[0]).toMatchObject({ manager: 'alice', operation: 'Apply' });
       const bob = Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  key: two\n');
-      expect(await statusOf(cms.patch('team', 'a', 'application/apply-patch+yaml', bob, { fieldManager: 'bob' }))).toMatchObject({ code: 409, reason: 'Conflict' });
+      expect(await statusOf(cms.patch('team', 'a', 'application/apply-patch+yaml', bob, { fieldManager: 'bob' }))).toMatchObject({
+        code: 409,
+        reason: 'Conflict',
+      });
       const forced = await cms.patch('team', 'a', 'application/apply-patch+yaml', bob, { fieldManager: 'bob', force: true });
       expect(forced.object.data).toEqual({ key: 'two' });
     });
@@ -278,7 +301,11 @@ describe('ResourceRegistry over the embedded store', () => {
       expect(pending.object.metadata?.deletionTimestamp).toBeDefined();
       const again = await cms.delete('team', 'a');
       expect(again.object.metadata?.deletionTimestamp).toBe(pending.object.metadata?.deletionTimestamp);
-      expect(await statusOf(cms.update('team', 'a', { value: { ...pending.object, metadata: { ...pending.object.metadata, finalizers: ['example.com/hold', 'x/y'] } } }))).toMatchObject({
+      expect(
+        await statusOf(
+          cms.update('team', 'a', { value: { ...pending.object, metadata: { ...pending.object.metadata, finalizers: ['example.com/hold', 'x/y'] } } }),
+        ),
+      ).toMatchObject({
         code: 422,
       });
       const released = await cms.update('team', 'a', { value: { ...pending.object, metadata: { ...pending.object.metadata, finalizers: [] } } });
@@ -369,7 +396,8 @@ describe('ResourceRegistry over the embedded store', () => {
 
     it('fills a selective page by reading on', async () => {
       const cms = fx.registry('configmaps');
-      for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await cms.create('team', { value: configMap(name, { metadata: { name, labels: { even: String('bdf'.includes(name)) } } }) });
+      for (const name of ['a', 'b', 'c', 'd', 'e', 'f'])
+        await cms.create('team', { value: configMap(name, { metadata: { name, labels: { even: String('bdf'.includes(name)) } } }) });
       const page = await cms.list('team', { limit: 2, labelSelector: 'even=true' });
       expect(page.items.map((o) => o.metadata?.name)).toEqual(['b', 'd']);
       expect(page.remainingItemCount).toBeUndefined();
@@ -384,7 +412,11 @@ describe('ResourceRegistry over the embedded store', () => {
       await cms.create('team', { value: configMap('d') });
       await fx.storage.compact(await fx.storage.currentRevision());
       const expired = await statusOf(cms.list('team', { limit: 1, continue: first.continue }));
-      expect(expired).toMatchObject({ code: 410, reason: 'Expired', message: expect.stringContaining('Continuing with the provided token results in an inconsistent list') });
+      expect(expired).toMatchObject({
+        code: 410,
+        reason: 'Expired',
+        message: expect.stringContaining('Continuing with the provided token results in an inconsistent list'),
+      });
       const rest = await cms.list('team', { limit: 10, continue: expired.metadata?.continue });
       expect(rest.items.map((o) => o.metadata?.name)).toEqual(['b', 'c', 'd']);
     });
@@ -396,7 +428,9 @@ describe('ResourceRegistry over the embedded store', () => {
       expect(cached.items.length).toBeLessThanOrEqual(1);
       await cms.create('team', { value: configMap('b') });
       await fx.storage.compact(await fx.storage.currentRevision());
-      expect(await statusOf(cms.list('team', { resourceVersion: object.metadata?.resourceVersion, resourceVersionMatch: 'Exact' }))).toMatchObject({ code: 410 });
+      expect(await statusOf(cms.list('team', { resourceVersion: object.metadata?.resourceVersion, resourceVersionMatch: 'Exact' }))).toMatchObject({
+        code: 410,
+      });
       expect(await statusOf(cms.list('team', { resourceVersionMatch: 'Exact' }))).toMatchObject({ code: 422 });
     });
   });
@@ -429,7 +463,10 @@ describe('ResourceRegistry over the embedded store', () => {
           const watch = await cms.watch('team', { resourceVersion: '1' });
           const events = await next(watch, 2);
           expect(events).toHaveLength(1);
-          expect(events[0]).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired', message: expect.stringMatching(/^too old resource version: 1 \(\d+\)$/) } });
+          expect(events[0]).toMatchObject({
+            type: 'ERROR',
+            object: { code: 410, reason: 'Expired', message: expect.stringMatching(/^too old resource version: 1 \(\d+\)$/) },
+          });
         }
       } finally {
         await direct.close();
@@ -445,7 +482,10 @@ describe('ResourceRegistry over the embedded store', () => {
         await cms.create('team', { value: configMap('a') });
         const events = await next(watch, 2);
         watch.stop();
-        expect(events[0]).toMatchObject({ type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { annotations: { 'svc.io/initial-events-end': 'true' } } } });
+        expect(events[0]).toMatchObject({
+          type: 'BOOKMARK',
+          object: { kind: 'ConfigMap', metadata: { annotations: { 'svc.io/initial-events-end': 'true' } } },
+        });
         expect(events[1]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
       } finally {
         await direct.close();

@@ -40,14 +40,7 @@ import { isReleased, planDeletion } from './deletion';
 import { applyFieldValidation } from './field-validation';
 import { jsonClone, jsonEqual } from '@svc/machinery';
 import { mediaTypeOf } from './media-types';
-import {
-  bumpGeneration,
-  hasStatusSubresource,
-  prepareForCreate,
-  prepareForUpdate,
-  statusUpdateOf,
-  validateUpdate,
-} from './object-meta-rules';
+import { bumpGeneration, hasStatusSubresource, prepareForCreate, prepareForUpdate, statusUpdateOf, validateUpdate } from './object-meta-rules';
 import type {
   DeleteRequest,
   DeleteResult,
@@ -122,12 +115,23 @@ export class ResourceRegistry {
   /** The storage key of one object; `namespace` is ignored for cluster-scoped kinds. */
   key(namespace: string, name: string): string {
     if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
-    return objectStorageKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace), name });
+    return objectStorageKey({
+      prefix: this.context.storePrefix,
+      group: this.definition.group,
+      resource: this.definition.resource,
+      namespace: this.scope(namespace),
+      name,
+    });
   }
 
   /** The key prefix of every object of the kind, or of one namespace. */
   prefix(namespace = ''): string {
-    return prefixKey({ prefix: this.context.storePrefix, group: this.definition.group, resource: this.definition.resource, namespace: this.scope(namespace) || undefined });
+    return prefixKey({
+      prefix: this.context.storePrefix,
+      group: this.definition.group,
+      resource: this.definition.resource,
+      namespace: this.scope(namespace) || undefined,
+    });
   }
 
   /** The object with this endpoint's apiVersion and kind (a shallow copy when they differ). */
@@ -153,10 +157,22 @@ export class ResourceRegistry {
 
   async list(namespace: string, query: ListQuery = {}): Promise<ListOutcome> {
     const limit = query.limit ?? 0;
-    const semantics = listSemantics({ resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch, limit, continue: query.continue });
+    const semantics = listSemantics({
+      resourceVersion: query.resourceVersion,
+      resourceVersionMatch: query.resourceVersionMatch,
+      limit,
+      continue: query.continue,
+    });
     const selection = selectionOf(this.definition, query.labelSelector, query.fieldSelector);
     try {
-      const outcome = await readList({ storage: this.context.storage, cacher: () => this.cacher(), prefix: this.prefix(namespace), selection, semantics, limit });
+      const outcome = await readList({
+        storage: this.context.storage,
+        cacher: () => this.cacher(),
+        prefix: this.prefix(namespace),
+        selection,
+        semantics,
+        limit,
+      });
       return { ...outcome, items: outcome.items.map((item) => this.typed(item)) };
     } catch (error) {
       throw toStatusError(error, this.groupResource);
@@ -164,7 +180,11 @@ export class ResourceRegistry {
   }
 
   async watch(namespace: string, query: WatchQuery = {}): Promise<ResourceWatch> {
-    const semantics = watchSemantics({ resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch, sendInitialEvents: query.sendInitialEvents });
+    const semantics = watchSemantics({
+      resourceVersion: query.resourceVersion,
+      resourceVersionMatch: query.resourceVersionMatch,
+      sendInitialEvents: query.sendInitialEvents,
+    });
     const selection = selectionOf(this.definition, query.labelSelector, query.fieldSelector);
     try {
       return await openWatch({
@@ -189,10 +209,12 @@ export class ResourceRegistry {
   /** POST: a new object in `namespace` (ignored for cluster-scoped kinds); 201 on success. */
   async create(namespace: string, input: ObjectInput, options: WriteOptions = {}): Promise<WriteResult> {
     if (this.definition.terminating === true) {
-      throw new StatusError(failureStatus(405, StatusReasons.MethodNotAllowed, 'create not allowed while custom resource definition is terminating', {
-        group: this.definition.group,
-        kind: this.definition.resource,
-      }));
+      throw new StatusError(
+        failureStatus(405, StatusReasons.MethodNotAllowed, 'create not allowed while custom resource definition is terminating', {
+          group: this.definition.group,
+          kind: this.definition.resource,
+        }),
+      );
     }
     const object = this.objectOf(input.value);
     this.checkTypeMeta(object);
@@ -251,7 +273,14 @@ export class ResourceRegistry {
    * (built-in kinds only, 415 otherwise), or server-side apply (`application/apply-patch+yaml`), which
    * may create the object.
    */
-  async patch(namespace: string, name: string, contentType: string | undefined, body: Buffer, options: PatchOptions = {}, subresource: WriteTarget = ''): Promise<WriteResult> {
+  async patch(
+    namespace: string,
+    name: string,
+    contentType: string | undefined,
+    body: Buffer,
+    options: PatchOptions = {},
+    subresource: WriteTarget = '',
+  ): Promise<WriteResult> {
     const mediaType = mediaTypeOf(contentType ?? '');
     if (mediaType === APPLY_PATCH_MEDIA_TYPE) return this.apply(namespace, name, body, options, subresource);
     if (options.force !== undefined) throw this.patchOptionsInvalid([fieldForbidden('force', 'may not be specified for non-apply patch')]);
@@ -342,7 +371,13 @@ export class ResourceRegistry {
   }
 
   /** PATCH of the `scale` subresource (the patch applies to the Scale). */
-  async patchScale(namespace: string, name: string, contentType: string | undefined, body: Buffer, options: PatchOptions = {}): Promise<{ scale: Scale; warnings: string[] }> {
+  async patchScale(
+    namespace: string,
+    name: string,
+    contentType: string | undefined,
+    body: Buffer,
+    options: PatchOptions = {},
+  ): Promise<{ scale: Scale; warnings: string[] }> {
     const result = await this.patch(namespace, name, contentType, body, options, 'scale');
     return { scale: scaleOf(this.definition, result.object), warnings: result.warnings };
   }
@@ -414,7 +449,12 @@ export class ResourceRegistry {
    * `--delete-collection-workers` deletes at a time. Returns the objects deleted or left Terminating.
    */
   async deleteCollection(namespace: string, query: ListQuery, request: DeleteRequest = {}, options: WriteOptions = {}): Promise<ApiObject[]> {
-    const listed = await this.list(namespace, { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, resourceVersion: query.resourceVersion, resourceVersionMatch: query.resourceVersionMatch });
+    const listed = await this.list(namespace, {
+      labelSelector: query.labelSelector,
+      fieldSelector: query.fieldSelector,
+      resourceVersion: query.resourceVersion,
+      resourceVersionMatch: query.resourceVersionMatch,
+    });
     const items = [...listed.items];
     const results: Array<ApiObject | undefined> = new Array(items.length);
     let next = 0;
@@ -461,7 +501,11 @@ export class ResourceRegistry {
           return this.written(removed, w, false);
         }
         if (sameExceptVersion(object, computed.current)) return this.written(computed.current, w, false);
-        return this.written(await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }), w, false);
+        return this.written(
+          await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }),
+          w,
+          false,
+        );
       } catch (error) {
         if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound') || isStorageError(error, 'KeyExists')) continue;
         throw toStatusError(error, this.groupResource, w.name);
@@ -596,7 +640,9 @@ export class ResourceRegistry {
     }
     const object = value as ApiObject;
     if (object.metadata !== undefined && (typeof object.metadata !== 'object' || object.metadata === null || Array.isArray(object.metadata))) {
-      throw newBadRequest(`${this.definition.kind} in version "${this.definition.version}" cannot be handled as a ${this.definition.kind}: metadata must be an object`);
+      throw newBadRequest(
+        `${this.definition.kind} in version "${this.definition.version}" cannot be handled as a ${this.definition.kind}: metadata must be an object`,
+      );
     }
     return object;
   }

@@ -85,7 +85,12 @@ describe('ResourceRouter over HTTPS', () => {
     storage = EmbeddedStorage.open({ dataDir: join(dir, 'data'), compactionIntervalMs: 0, tooLargeWaitMs: 200 });
     scheme = builtinScheme();
     // A deprecated version of a kind, as a CRD version can be.
-    const deprecated: KindDefinition = { ...configMapDefinition, group: 'example.com', version: 'v1beta1', deprecation: { deprecated: true, warning: 'example.com/v1beta1 ConfigMap is going away' } };
+    const deprecated: KindDefinition = {
+      ...configMapDefinition,
+      group: 'example.com',
+      version: 'v1beta1',
+      deprecation: { deprecated: true, warning: 'example.com/v1beta1 ConfigMap is going away' },
+    };
     scheme.register(deprecated);
     server = await startApiServer(
       servingConfig({ bindAddress: '127.0.0.1', securePort: 0, certDir: join(dir, 'certs'), svcconfigOut: '', minRequestTimeoutSeconds: 60 }),
@@ -117,7 +122,11 @@ describe('ResourceRouter over HTTPS', () => {
   });
 
   it('answers 404 for unknown resources and removed versions, 405 for a wrong method', async () => {
-    expect((await call('GET', '/api/v1/nothings')).json).toMatchObject({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    expect((await call('GET', '/api/v1/nothings')).json).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+    });
     const removed = await call('GET', '/apis/apps/v1beta1/namespaces/default/deployments');
     expect(removed.json).toMatchObject({ code: 404, message: expect.stringContaining('use apps/v1') });
     expect((await call('POST', '/api/v1/namespaces/default/configmaps/x', { body: {} })).json).toMatchObject({ code: 405, reason: 'MethodNotAllowed' });
@@ -192,13 +201,17 @@ describe('ResourceRouter over HTTPS', () => {
 
   it('frames a protobuf watch as length-prefixed envelopes', async () => {
     const frames = await new Promise<Buffer>((resolve, reject) => {
-      const req = httpsRequest(`${server.url}/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Dviews`, { ca, agent: false, headers: { Accept: 'application/vnd.svc.protobuf' } }, (res) => {
-        expect(res.headers['content-type']).toBe('application/vnd.svc.protobuf;stream=watch');
-        res.once('data', (chunk: Buffer) => {
-          req.destroy();
-          resolve(chunk);
-        });
-      });
+      const req = httpsRequest(
+        `${server.url}/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Dviews`,
+        { ca, agent: false, headers: { Accept: 'application/vnd.svc.protobuf' } },
+        (res) => {
+          expect(res.headers['content-type']).toBe('application/vnd.svc.protobuf;stream=watch');
+          res.once('data', (chunk: Buffer) => {
+            req.destroy();
+            resolve(chunk);
+          });
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -217,9 +230,13 @@ describe('ResourceRouter over HTTPS', () => {
   });
 
   it('deletes with options from the body, and deletes collections', async () => {
-    await call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'held', finalizers: ['example.com/x'], labels: { batch: 'b' } } } });
+    await call('POST', '/api/v1/namespaces/default/configmaps', {
+      body: { metadata: { name: 'held', finalizers: ['example.com/x'], labels: { batch: 'b' } } },
+    });
     await call('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'free', labels: { batch: 'b' } } } });
-    const wrongUid = await call('DELETE', '/api/v1/namespaces/default/configmaps/held', { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } } });
+    const wrongUid = await call('DELETE', '/api/v1/namespaces/default/configmaps/held', {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } },
+    });
     expect(wrongUid.json).toMatchObject({ code: 409, reason: 'Conflict' });
     const orphan = await call('DELETE', '/api/v1/namespaces/default/configmaps/free?propagationPolicy=Nope');
     expect(orphan.json).toMatchObject({ code: 422 });

@@ -1,14 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
-import {
-  apiVersionOf,
-  deprecatedApiWarning,
-  findDeprecatedApiVersion,
-  removedApiMessage,
-  type ApiObject,
-  type KindDefinition,
-  type Scheme,
-} from '@svc/api';
+import { apiVersionOf, deprecatedApiWarning, findDeprecatedApiVersion, removedApiMessage, type ApiObject, type KindDefinition, type Scheme } from '@svc/api';
 import { failureStatus, isValidPathSegmentName, StatusError, StatusReasons, type Status } from '@svc/machinery';
 import { isTimedOutResponse } from '../filters/handler-chain';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
@@ -19,14 +11,7 @@ import type { RequestInfo } from '../request/request-info';
 import { watchTimeoutSeconds } from '../request/request-timeout';
 import { decodeObjectBody } from './body-decoder';
 import { jsonFormat, negotiateOutput, wantsPretty, type OutputFormat } from './negotiation';
-import {
-  parseDeleteOptions,
-  parseIncludeObject,
-  parseListQuery,
-  parseWatchQuery,
-  parseWriteOptions,
-  type OptionsKind,
-} from './query-options';
+import { parseDeleteOptions, parseIncludeObject, parseListQuery, parseWatchQuery, parseWriteOptions, type OptionsKind } from './query-options';
 import type { ResourceRegistries } from './registries';
 import type { ResourceRegistry, WriteTarget } from './registry';
 import { APPLY_PATCH_MEDIA_TYPE } from './registry';

@@ -52,7 +52,12 @@ async function watchCache(source: WatchSource, cacher: Cacher<ApiObject>): Promi
   const bookmark = bookmarkObject(source.def);
   const map = (event: CacheWatchEvent<ApiObject>): ResourceWatchEvent =>
     event.type === 'BOOKMARK' ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) } : { type: event.type, object: source.typed(event.object) };
-  return adapt(watcher, (event) => map(event), () => watcher.stop(), source);
+  return adapt(
+    watcher,
+    (event) => map(event),
+    () => watcher.stop(),
+    source,
+  );
 }
 
 async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
@@ -67,7 +72,9 @@ async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
   const map = (event: StorageWatchEvent<ApiObject>): ResourceWatchEvent | undefined => {
     if (event.type === 'PROGRESS') {
       if (event.initialEventsEnd) {
-        return endBookmark ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata({ type: 'BOOKMARK', revision: event.revision, initialEventsEnd: true })) } : undefined;
+        return endBookmark
+          ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata({ type: 'BOOKMARK', revision: event.revision, initialEventsEnd: true })) }
+          : undefined;
       }
       return source.allowBookmarks ? { type: 'BOOKMARK', object: bookmark({ resourceVersion: String(event.revision) }) } : undefined;
     }
@@ -91,12 +98,7 @@ function filteredType(event: ChangeEvent<ApiObject>, filter: (object: ApiObject)
   return undefined;
 }
 
-function adapt<E>(
-  events: AsyncIterable<E>,
-  map: (event: E) => ResourceWatchEvent | undefined,
-  stop: () => void,
-  source: WatchSource,
-): ResourceWatch {
+function adapt<E>(events: AsyncIterable<E>, map: (event: E) => ResourceWatchEvent | undefined, stop: () => void, source: WatchSource): ResourceWatch {
   async function* iterate(): AsyncGenerator<ResourceWatchEvent> {
     try {
       for await (const event of events) {

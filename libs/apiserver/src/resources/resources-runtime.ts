@@ -130,7 +130,10 @@ export class ResourcesRuntime {
       });
     }
     hooks.health.addPostStartHook('start-watch-caches', async () => {
-      const started = scheme.all().filter((d) => d.source.type === 'builtin').map((d) => this.cachers.cacherFor(d.group, d.resource));
+      const started = scheme
+        .all()
+        .filter((d) => d.source.type === 'builtin')
+        .map((d) => this.cachers.cacherFor(d.group, d.resource));
       await Promise.all(started.map((c) => c?.whenReady(60_000)));
     });
     const stopPoller = startObjectCountPoller({

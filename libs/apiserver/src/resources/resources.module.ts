@@ -21,7 +21,8 @@ export class ResourcesModule implements NestModule {
       providers: [
         {
           provide: ResourcesRuntime,
-          useFactory: (health: HealthRegistry, metrics: MetricsService, lifecycle: ServerLifecycle) => new ResourcesRuntime(deps, { health, metrics, lifecycle }),
+          useFactory: (health: HealthRegistry, metrics: MetricsService, lifecycle: ServerLifecycle) =>
+            new ResourcesRuntime(deps, { health, metrics, lifecycle }),
           inject: [HealthRegistry, MetricsService, ServerLifecycle],
         },
         { provide: ResourceRegistries, useFactory: (runtime: ResourcesRuntime) => runtime.registries, inject: [ResourcesRuntime] },

@@ -36,7 +36,8 @@ export function scaleOf(def: KindDefinition, object: ApiObject): Scale {
 export function withScale(def: KindDefinition, object: ApiObject, scale: unknown): ApiObject {
   if (typeof scale !== 'object' || scale === null || Array.isArray(scale)) throw newBadRequest('the request body is not a Scale object');
   const typed = scale as Scale;
-  if (typed.kind !== undefined && typed.kind !== 'Scale') throw newBadRequest(`the kind in the data (${String(typed.kind)}) does not match the expected kind (Scale)`);
+  if (typed.kind !== undefined && typed.kind !== 'Scale')
+    throw newBadRequest(`the kind in the data (${String(typed.kind)}) does not match the expected kind (Scale)`);
   const replicas = typed.spec?.replicas;
   const errors: FieldError[] = [];
   if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas))) {

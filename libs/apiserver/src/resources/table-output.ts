@@ -11,7 +11,13 @@ export interface ListMetaFields {
  * for kubectl), with the kind's columns. With includeObject=Metadata (the default) each row carries a
  * PartialObjectMetadata of that same group, which is what kubectl decodes.
  */
-export function tableOf(def: KindDefinition, objects: readonly ApiObject[], apiVersion: string, includeObject: IncludeObject, meta: ListMetaFields = {}): Record<string, unknown> {
+export function tableOf(
+  def: KindDefinition,
+  objects: readonly ApiObject[],
+  apiVersion: string,
+  includeObject: IncludeObject,
+  meta: ListMetaFields = {},
+): Record<string, unknown> {
   const table = buildTable(def, objects, { includeObject, ...meta });
   const rows = includeObject === 'Metadata' ? table.rows.map((row) => (row.object ? { ...row, object: { ...row.object, apiVersion } } : row)) : table.rows;
   return { ...table, apiVersion, rows };

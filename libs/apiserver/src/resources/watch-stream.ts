@@ -62,9 +62,7 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
     for await (const event of watch) {
       if (ended) break;
       const shown = options.view ? options.view(event) : event.object;
-      const chunk = protobuf
-        ? protobufWatchFrame({ type: event.type, object: shown })
-        : `{"type":"${event.type}","object":${objectJson(shown)}}\n`;
+      const chunk = protobuf ? protobufWatchFrame({ type: event.type, object: shown }) : `{"type":"${event.type}","object":${objectJson(shown)}}\n`;
       if (!res.write(chunk)) await drained(res);
     }
   } finally {

@@ -96,7 +96,12 @@ describe('ensureServingCertificates', () => {
     const leafOnly = ca.certPem.split(/(?<=-----END CERTIFICATE-----)\n/)[0];
     await writeFile(join(dir, 'leaf.crt'), leafOnly);
     await writeFile(join(dir, 'leaf.key'), ca.keyPem);
-    const leaf = await ensureServingCertificates({ certDir: dir, bindAddress: '0.0.0.0', tlsCertFile: join(dir, 'leaf.crt'), tlsPrivateKeyFile: join(dir, 'leaf.key') });
+    const leaf = await ensureServingCertificates({
+      certDir: dir,
+      bindAddress: '0.0.0.0',
+      tlsCertFile: join(dir, 'leaf.crt'),
+      tlsPrivateKeyFile: join(dir, 'leaf.key'),
+    });
     expect(leaf.caPem).toBeUndefined();
   });
 

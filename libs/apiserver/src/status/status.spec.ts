@@ -12,7 +12,10 @@ describe('Status constructors', () => {
       details: {},
       code: 404,
     });
-    expect(statusForCode(405, 'Method Not Allowed')).toMatchObject({ reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' });
+    expect(statusForCode(405, 'Method Not Allowed')).toMatchObject({
+      reason: 'MethodNotAllowed',
+      message: 'the server does not allow this method on the requested resource',
+    });
     expect(requestEntityTooLargeStatus(3145728).message).toBe('Request entity too large: limit is 3145728');
     expect(timeoutStatus('x')).toMatchObject({ code: 504, reason: 'Timeout', message: 'Timeout: x' });
   });

@@ -60,10 +60,7 @@ export function bookmarkMetadata(event: CacheBookmarkEvent): {
  * that stops matching as DELETED (carrying its new state), and changes to objects that match neither
  * before nor after are not sent.
  */
-export function filteredEvent<T extends StoredObject>(
-  entry: CacheEntry<T>,
-  filter: ((object: T) => boolean) | undefined,
-): CacheObjectEvent<T> | undefined {
+export function filteredEvent<T extends StoredObject>(entry: CacheEntry<T>, filter: ((object: T) => boolean) | undefined): CacheObjectEvent<T> | undefined {
   if (filter === undefined) {
     return { type: entry.type, key: entry.key, object: entry.object, revision: entry.revision };
   }

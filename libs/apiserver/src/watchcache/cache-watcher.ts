@@ -89,10 +89,7 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
     if (event === undefined) return;
     if (this.queue.length >= this.bufferLimit) {
       this.fail(
-        new StorageError(
-          'WatchOverflow',
-          `${this.init.describe} fell ${this.bufferLimit} events behind at revision ${this.cursor}; watch again from there`,
-        ),
+        new StorageError('WatchOverflow', `${this.init.describe} fell ${this.bufferLimit} events behind at revision ${this.cursor}; watch again from there`),
       );
       return;
     }

@@ -1,18 +1,6 @@
 import type { EmbeddedStorage } from '@svc/storage';
 import { Cacher, type CacheSize, type CacherOptions } from './cacher';
-import {
-  PREFIX,
-  caughtUp,
-  configMap,
-  keyOf,
-  nsPrefix,
-  openStore,
-  otherKey,
-  removeTempDirs,
-  rv,
-  spyOn,
-  type TestObject,
-} from './testing/cacher-test-support';
+import { PREFIX, caughtUp, configMap, keyOf, nsPrefix, openStore, otherKey, removeTempDirs, rv, spyOn, type TestObject } from './testing/cacher-test-support';
 
 describe('Cacher reads', () => {
   const stores: EmbeddedStorage[] = [];

@@ -127,12 +127,7 @@ describe('Cacher watches', () => {
     // A namespace's watcher never sees another namespace.
     await store.create(keyOf('e', 'ns2'), configMap('e', {}, 'ns2'));
     expect(await nextEvent(any, 100)).toBe('timeout');
-    expect(summary(await collect(mostRecent, (ev) => ev.length === 4)).map((s) => s.split('@')[0])).toEqual([
-      'ADDED a',
-      'ADDED b',
-      'ADDED c',
-      'ADDED d',
-    ]);
+    expect(summary(await collect(mostRecent, (ev) => ev.length === 4)).map((s) => s.split('@')[0])).toEqual(['ADDED a', 'ADDED b', 'ADDED c', 'ADDED d']);
     const withEnd = await collect(initialEnd, (ev) => ev.length === 6);
     expect(withEnd[3]).toEqual({ type: 'BOOKMARK', revision, initialEventsEnd: true });
     expect(withEnd[4].type).toBe('ADDED');
@@ -153,13 +148,7 @@ describe('Cacher watches', () => {
     await store.delete(keyOf('a'));
     await store.delete(keyOf('b'));
     const events = objectEvents(await collect(watcher, (ev) => ev.length === 5));
-    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
-      'ADDED a',
-      'ADDED b',
-      'MODIFIED a',
-      'DELETED a',
-      'DELETED b',
-    ]);
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED a', 'ADDED b', 'MODIFIED a', 'DELETED a', 'DELETED b']);
     // Leaving the filter: the new state, which no longer matches.
     expect(events[3].object.metadata.labels).toEqual({ app: 'db' });
     expect(await nextEvent(watcher, 50)).toBe('timeout');
@@ -225,7 +214,9 @@ describe('Cacher watches', () => {
 
   test('a thousand watchers share one backend watch and all get each change', async () => {
     const { store, spy, cacher } = await setup();
-    const watchers = await Promise.all(Array.from({ length: 1_000 }, (_, i) => cacher.watch({ fromRevision: 0, keyPrefix: i % 2 ? nsPrefix('default') : PREFIX })));
+    const watchers = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) => cacher.watch({ fromRevision: 0, keyPrefix: i % 2 ? nsPrefix('default') : PREFIX })),
+    );
     expect(cacher.size().watchers).toBe(1_000);
     const created = await store.create(keyOf('shared'), configMap('shared'));
     const firsts = await Promise.all(watchers.map((w) => nextEvent(w, 2_000)));

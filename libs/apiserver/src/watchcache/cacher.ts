@@ -1,12 +1,4 @@
-import {
-  StorageError,
-  isStorageError,
-  type ChangeEvent,
-  type Storage,
-  type StoredObject,
-  type StorageWatchEvent,
-  type Watcher,
-} from '@svc/storage';
+import { StorageError, isStorageError, type ChangeEvent, type Storage, type StoredObject, type StorageWatchEvent, type Watcher } from '@svc/storage';
 import type { CacheEntry, CacheWatchEvent } from './cache-events';
 import { CacheWatcherChannel, type CacheWatcher } from './cache-watcher';
 import { deepFreeze } from './deep-freeze';

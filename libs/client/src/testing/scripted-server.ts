@@ -40,10 +40,20 @@ export class ScriptedServer {
   }
 }
 
-export const json = (code: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
-};
-export const status = (code: number, reason: string, message = reason) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason, message, code });
+export const json =
+  (code: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
+export const status = (code: number, reason: string, message = reason) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  reason,
+  message,
+  code,
+});
 
 /** Records the waits instead of sleeping them; time moves by what was waited. */
 export class RecordingClock implements Clock {
@@ -58,4 +68,3 @@ export class RecordingClock implements Clock {
     this.t += ms;
   }
 }
-

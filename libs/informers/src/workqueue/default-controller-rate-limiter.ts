@@ -18,9 +18,7 @@ export const DEFAULT_CONTROLLER_BUCKET = { qps: 10, burst: 100 } as const;
  * client-go's `DefaultControllerRateLimiter`: the longer of a per-key exponential backoff and an
  * overall token bucket, which only limits how fast retries go out in total.
  */
-export function defaultControllerRateLimiter<K = string>(
-  options: DefaultControllerRateLimiterOptions<K> = {},
-): RateLimiter<K> {
+export function defaultControllerRateLimiter<K = string>(options: DefaultControllerRateLimiterOptions<K> = {}): RateLimiter<K> {
   return new MaxOfRateLimiter<K>(
     new ItemExponentialFailureRateLimiter<K>({ ...DEFAULT_CONTROLLER_BACKOFF, keyFn: options.keyFn }),
     new BucketRateLimiter<K>({ ...DEFAULT_CONTROLLER_BUCKET, clock: options.clock }),

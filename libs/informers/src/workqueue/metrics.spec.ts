@@ -11,12 +11,7 @@ interface Sample {
   metricName?: string;
 }
 
-async function sample(
-  registry: Registry,
-  metric: string,
-  series = metric,
-  name = 'widgets',
-): Promise<number | undefined> {
+async function sample(registry: Registry, metric: string, series = metric, name = 'widgets'): Promise<number | undefined> {
   const family = registry.getSingleMetric(metric);
   if (!family) return undefined;
   const { values } = (await family.get()) as { values: Sample[] };
@@ -24,7 +19,7 @@ async function sample(
 }
 
 describe('work queue metrics', () => {
-  it('records client-go\'s workqueue metrics, labelled by queue name', async () => {
+  it("records client-go's workqueue metrics, labelled by queue name", async () => {
     const registry = new Registry();
     const clock = new ManualQueueClock();
     const q = new RateLimitingQueue({ name: 'widgets', registry, clock });

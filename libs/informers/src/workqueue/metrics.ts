@@ -80,7 +80,7 @@ class WorkQueueFamilies {
     this.unfinishedWork = new Gauge({
       name: WORKQUEUE_METRIC_NAMES.unfinishedWork,
       help:
-        'How many seconds of work has been done that is in progress and hasn\'t been observed by ' +
+        "How many seconds of work has been done that is in progress and hasn't been observed by " +
         'work_duration. Large values indicate stuck threads. One can deduce the number of stuck ' +
         'threads by observing the rate at which this increases.',
       labelNames,
@@ -199,11 +199,7 @@ function seconds(ms: number): number {
  * client-go records nothing for an unnamed queue. Queues sharing a registry share the metric
  * families and differ by the `name` label, so names should be unique per registry.
  */
-export function createQueueMetrics(
-  name: string | undefined,
-  registry: Registry | undefined,
-  clock: QueueClock,
-): QueueMetrics {
+export function createQueueMetrics(name: string | undefined, registry: Registry | undefined, clock: QueueClock): QueueMetrics {
   if (!name || !registry) return noMetrics;
   return new NamedQueueMetrics(name, familiesOf(registry), clock);
 }

@@ -163,11 +163,7 @@ describe('WorkQueue', () => {
       const getters = [q.get(), q.get(), q.get()];
       q.shutDown();
       expect(q.shuttingDown()).toBe(true);
-      await expect(Promise.all(getters)).resolves.toEqual([
-        { shutdown: true },
-        { shutdown: true },
-        { shutdown: true },
-      ]);
+      await expect(Promise.all(getters)).resolves.toEqual([{ shutdown: true }, { shutdown: true }, { shutdown: true }]);
       await expect(q.get()).resolves.toEqual({ shutdown: true });
     });
 

@@ -4,9 +4,7 @@ import { Fifo } from './fifo';
 import { QueueMetrics, createQueueMetrics } from './metrics';
 
 /** What {@link WorkQueue.get} resolves to: a key to process, or the news that the queue shut down. */
-export type WorkQueueGetResult<K> =
-  | { readonly key: K; readonly shutdown: false }
-  | { readonly shutdown: true };
+export type WorkQueueGetResult<K> = { readonly key: K; readonly shutdown: false } | { readonly shutdown: true };
 
 /** Maps a key to the identity the queue de-duplicates on. */
 export type WorkQueueKeyFn<K> = (key: K) => string;

@@ -117,10 +117,7 @@ describe('ItemFastSlowRateLimiter and WithMaxWaitRateLimiter', () => {
     limiter.forget('a');
     expect(limiter.when('a')).toBe(5);
 
-    const capped = new WithMaxWaitRateLimiter(
-      new ItemExponentialFailureRateLimiter({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),
-      30,
-    );
+    const capped = new WithMaxWaitRateLimiter(new ItemExponentialFailureRateLimiter({ baseDelayMs: 5, maxDelayMs: 1_000_000 }), 30);
     expect([capped.when('a'), capped.when('a'), capped.when('a'), capped.when('a')]).toEqual([5, 10, 20, 30]);
     expect(capped.numRequeues('a')).toBe(4);
     capped.forget('a');

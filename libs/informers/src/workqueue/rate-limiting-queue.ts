@@ -19,16 +19,12 @@ export interface RateLimitingQueueOptions<K> extends WorkQueueOptions<K> {
  * A delaying queue whose retries wait as a rate limiter says. Call {@link forget} when a key
  * succeeds (or is given up), or its backoff keeps growing; `forget` does not replace `done`.
  */
-export class RateLimitingQueue<K = string>
-  extends DelayingQueue<K>
-  implements RateLimitingWorkQueueInterface<K>
-{
+export class RateLimitingQueue<K = string> extends DelayingQueue<K> implements RateLimitingWorkQueueInterface<K> {
   readonly rateLimiter: RateLimiter<K>;
 
   constructor(options: RateLimitingQueueOptions<K> = {}) {
     super(options);
-    this.rateLimiter =
-      options.rateLimiter ?? defaultControllerRateLimiter<K>({ clock: this.clock, keyFn: options.keyFn });
+    this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>({ clock: this.clock, keyFn: options.keyFn });
   }
 
   /** Adds `key` after the wait the rate limiter gives it, which counts one more requeue. */

@@ -295,7 +295,24 @@ describe('applyPatch', () => {
 
     it('keeps fields an update wrote inside an item the applier drops', () => {
       const live = first();
-      const edited = update(live, { ...live, spec: { ...spec(live), template: { spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'sidecar', image: 'proxy:2' }] } } } }, 'kubectl-edit');
+      const edited = update(
+        live,
+        {
+          ...live,
+          spec: {
+            ...spec(live),
+            template: {
+              spec: {
+                containers: [
+                  { name: 'app', image: 'app:1' },
+                  { name: 'sidecar', image: 'proxy:2' },
+                ],
+              },
+            },
+          },
+        },
+        'kubectl-edit',
+      );
       const result = apply(edited, config({ replicas: 2, ...containers({ name: 'app', image: 'app:1' }) }, { labels: { app: 'web', tier: 'front' } }), 'alpha');
       expect(podSpec(result).containers).toEqual([
         { name: 'app', image: 'app:1' },
@@ -406,11 +423,7 @@ describe('applyPatch', () => {
       expect(managersOf(result)).toEqual(['alpha/Apply', 'before-first-apply/Update']);
       expect(ownedBy(result, 'before-first-apply')).toEqual(['.spec.minReadySeconds', '.spec.replicas']);
       // Compared with {}, the untracked spec itself counts as created.
-      expect(ownedBy(apply(untracked, config({ replicas: 1 }), 'alpha'), 'before-first-apply')).toEqual([
-        '.spec',
-        '.spec.minReadySeconds',
-        '.spec.replicas',
-      ]);
+      expect(ownedBy(apply(untracked, config({ replicas: 1 }), 'alpha'), 'before-first-apply')).toEqual(['.spec', '.spec.minReadySeconds', '.spec.replicas']);
     });
   });
 

@@ -5,13 +5,7 @@ import { newBadRequest, newInternalError } from '../status-errors';
 import { applyConflictError } from './apply-conflict';
 import { compareObjects, isSame, withoutFields } from './compare';
 import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
-import {
-  ManagerRecords,
-  decodeManagedFields,
-  encodeManagedFields,
-  formatManagedFieldsTime,
-  managerIdentifier,
-} from './managed-fields';
+import { ManagerRecords, decodeManagedFields, encodeManagedFields, formatManagedFieldsTime, managerIdentifier } from './managed-fields';
 import { mergeApplied } from './merge';
 import { findConflicts, reconcileRecords, takeOwnership } from './ownership';
 import { pruneUnowned } from './prune';

@@ -66,9 +66,7 @@ function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, typ
     return;
   }
   const compatible =
-    (lContainer && rContainer && l.kind === r.kind) ||
-    (lContainer && (r === 'absent' || r === 'empty')) ||
-    (rContainer && (l === 'absent' || l === 'empty'));
+    (lContainer && rContainer && l.kind === r.kind) || (lContainer && (r === 'absent' || r === 'empty')) || (rContainer && (l === 'absent' || l === 'empty'));
   if (!compatible) {
     // The value changed kind (deduced types only): the node is modified, its old contents gone.
     leaf(lhs, rhs, path, c);

@@ -13,7 +13,12 @@ describe('FieldSet', () => {
   it('reads and writes fieldsV1 byte for byte', () => {
     const set = FieldSet.fromFieldsV1(JSON.parse(kubectlCreate));
     expect(JSON.stringify(set.toFieldsV1())).toBe(kubectlCreate);
-    expect(set.has([{ kind: 'field', name: 'metadata' }, { kind: 'field', name: 'labels' }])).toBe(true);
+    expect(
+      set.has([
+        { kind: 'field', name: 'metadata' },
+        { kind: 'field', name: 'labels' },
+      ]),
+    ).toBe(true);
     expect(set.has([{ kind: 'field', name: 'metadata' }])).toBe(false);
   });
 
@@ -63,7 +68,9 @@ describe('FieldSet', () => {
       'f:spec': {
         'f:template': {
           'f:spec': {
-            'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:command': {}, 'f:env': { 'k:{"name":"A"}': { '.': {}, 'f:name': {}, 'f:value': {} } }, 'f:name': {} } },
+            'f:containers': {
+              'k:{"name":"c"}': { '.': {}, 'f:command': {}, 'f:env': { 'k:{"name":"A"}': { '.': {}, 'f:name': {}, 'f:value': {} } }, 'f:name': {} },
+            },
           },
         },
       },

@@ -1,9 +1,4 @@
-export {
-  ANCIENT_CHANGES_MANAGER,
-  MAX_UPDATE_MANAGERS,
-  compareManagedFieldsEntries,
-  formatManagedFieldsTime,
-} from './managed-fields';
+export { ANCIENT_CHANGES_MANAGER, MAX_UPDATE_MANAGERS, compareManagedFieldsEntries, formatManagedFieldsTime } from './managed-fields';
 export type { UpdateManagedFieldsOptions } from './update-managed-fields';
 export { updateManagedFields } from './update-managed-fields';
 export type { ApplyPatchOptions, ApplyPatchResult } from './apply-patch';

@@ -123,12 +123,7 @@ export class SchemaTypes {
     if (flat.intOrString) return { kind: 'leaf', nullable: flat.nullable };
     const isList = flat.types.has('array') || flat.items !== undefined;
     if (isList) return this.buildList(flat);
-    const isObject =
-      flat.types.has('object') ||
-      flat.properties.size > 0 ||
-      flat.additionalProperties !== undefined ||
-      flat.preserveUnknown ||
-      flat.embedded;
+    const isObject = flat.types.has('object') || flat.properties.size > 0 || flat.additionalProperties !== undefined || flat.preserveUnknown || flat.embedded;
     if (isObject) return this.buildMap(flat);
     const scalar = [...flat.types].some((t) => t !== 'null');
     return scalar ? { kind: 'leaf', nullable: flat.nullable || flat.types.has('null') } : UNTYPED;

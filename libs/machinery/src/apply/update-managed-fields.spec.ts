@@ -42,7 +42,15 @@ function deployment(spec: JsonObject): JsonObject {
 const defaulted: JsonObject = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
-  metadata: { name: 'nginx', namespace: 'default', uid: 'u-1', resourceVersion: '1', generation: 1, creationTimestamp: '2024-05-01T10:00:00Z', labels: { app: 'nginx' } },
+  metadata: {
+    name: 'nginx',
+    namespace: 'default',
+    uid: 'u-1',
+    resourceVersion: '1',
+    generation: 1,
+    creationTimestamp: '2024-05-01T10:00:00Z',
+    labels: { app: 'nginx' },
+  },
   spec: {
     replicas: 1,
     selector: { matchLabels: { app: 'nginx' } },
@@ -50,7 +58,14 @@ const defaulted: JsonObject = {
       metadata: { labels: { app: 'nginx' } },
       spec: {
         containers: [
-          { name: 'nginx', image: 'nginx', imagePullPolicy: 'Always', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' },
+          {
+            name: 'nginx',
+            image: 'nginx',
+            imagePullPolicy: 'Always',
+            resources: {},
+            terminationMessagePath: '/dev/termination-log',
+            terminationMessagePolicy: 'File',
+          },
         ],
         restartPolicy: 'Always',
         terminationGracePeriodSeconds: 30,
@@ -172,7 +187,12 @@ describe('updateManagedFields', () => {
       object = write(object, edit(object, { minReadySeconds: 4 }), 'ctl', { now: T2, apiVersion: 'apps/v1beta2' });
       object = write(object, { ...object, status: { replicas: 2 } }, 'ctl', { now: T2, subresource: 'status', resetFields: [['spec']] });
       expect(
-        entriesOf(object).map((e) => [e.manager, e.apiVersion, e.subresource ?? '', ownedBy({ metadata: { managedFields: [e as unknown as JsonObject] } }, e.manager ?? '')]),
+        entriesOf(object).map((e) => [
+          e.manager,
+          e.apiVersion,
+          e.subresource ?? '',
+          ownedBy({ metadata: { managedFields: [e as unknown as JsonObject] } }, e.manager ?? ''),
+        ]),
       ).toEqual([
         ['kubectl-create', 'apps/v1', '', ['.spec']],
         ['ctl', 'apps/v1', '', ['.spec.paused', '.spec.replicas']],
@@ -189,7 +209,22 @@ describe('updateManagedFields', () => {
 
     it('copes with list items it cannot key: duplicates and missing keys are left untracked', () => {
       const live = created();
-      const odd = edit(live, { template: { spec: { containers: [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'X', value: '2' }] }, { image: 'nameless' }] } } });
+      const odd = edit(live, {
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'a',
+                env: [
+                  { name: 'X', value: '1' },
+                  { name: 'X', value: '2' },
+                ],
+              },
+              { image: 'nameless' },
+            ],
+          },
+        },
+      });
       const result = write(live, odd, 'kubectl-edit', { now: T1 });
       expect(ownedBy(result, 'kubectl-edit')).toEqual([
         '.spec.template',
@@ -238,11 +273,26 @@ describe('updateManagedFields', () => {
   });
 
   describe('managedFields written by the request (rule 11)', () => {
-    const owned = (): JsonObject => write(write(undefined, deployment({ replicas: 1 }), 'creator'), edit(write(undefined, deployment({ replicas: 1 }), 'creator'), { paused: true }), 'editor', { now: T1 });
+    const owned = (): JsonObject =>
+      write(
+        write(undefined, deployment({ replicas: 1 }), 'creator'),
+        edit(write(undefined, deployment({ replicas: 1 }), 'creator'), { paused: true }),
+        'editor',
+        { now: T1 },
+      );
 
     it('clears them with a single empty entry', () => {
       const live = owned();
-      expect(updateManagedFields({ live, updated: edit(live, {}, { managedFields: [{}] }), manager: 'stripper', apiVersion: 'apps/v1', schema: deploymentSchema, now: T2 })).toEqual([]);
+      expect(
+        updateManagedFields({
+          live,
+          updated: edit(live, {}, { managedFields: [{}] }),
+          manager: 'stripper',
+          apiVersion: 'apps/v1',
+          schema: deploymentSchema,
+          now: T2,
+        }),
+      ).toEqual([]);
     });
 
     it('clears them first when combined with other changes: the writer owns only what it changed', () => {
@@ -276,7 +326,11 @@ describe('updateManagedFields', () => {
 
     it('ignores entries sent to a subresource', () => {
       const live = owned();
-      const result = write(live, { ...edit(live, {}, { managedFields: [{}] }), status: { replicas: 1 } }, 'kubelet', { subresource: 'status', resetFields: [['spec']], now: T2 });
+      const result = write(live, { ...edit(live, {}, { managedFields: [{}] }), status: { replicas: 1 } }, 'kubelet', {
+        subresource: 'status',
+        resetFields: [['spec']],
+        now: T2,
+      });
       expect(managersOf(result)).toEqual(['creator/Update', 'editor/Update', 'kubelet/Update']);
     });
   });

@@ -3,14 +3,7 @@ import { JsonObject, isJsonObject } from '../patch';
 import { compareObjects, withoutFields } from './compare';
 import { isResetManagedFields } from './field-manager';
 import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
-import {
-  ManagerRecords,
-  capUpdateManagers,
-  decodeManagedFields,
-  encodeManagedFields,
-  formatManagedFieldsTime,
-  managerIdentifier,
-} from './managed-fields';
+import { ManagerRecords, capUpdateManagers, decodeManagedFields, encodeManagedFields, formatManagedFieldsTime, managerIdentifier } from './managed-fields';
 import { reconcileRecords, takeOwnership } from './ownership';
 import { schemaTypesFor } from './schema-types';
 import { resetFieldSet, stripServerManaged, withoutManagedFields } from './server-fields';

@@ -27,9 +27,7 @@ export const StatusReasons = {
 export type StatusReason = (typeof StatusReasons)[keyof typeof StatusReasons];
 
 /** Reasons that carry their own meaning; for any other reason the HTTP code decides. */
-export const KNOWN_STATUS_REASONS: ReadonlySet<string> = new Set(
-  Object.values(StatusReasons).filter((r) => r !== StatusReasons.Unknown),
-);
+export const KNOWN_STATUS_REASONS: ReadonlySet<string> = new Set(Object.values(StatusReasons).filter((r) => r !== StatusReasons.Unknown));
 
 /** Cause types beyond the field error types. */
 export const StatusCauseTypes = {

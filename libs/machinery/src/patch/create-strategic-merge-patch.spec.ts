@@ -6,10 +6,18 @@ const pod = (spec: JsonObject, metadata: JsonObject = { name: 'p' }): JsonObject
 describe('createStrategicMergePatch', () => {
   const roundTrips: Array<[string, JsonObject, JsonObject]> = [
     ['identical objects', pod({ replicas: 1 }), pod({ replicas: 1 })],
-    ['a changed container image', pod({ containers: [{ name: 'a', image: '1' }, { name: 'b' }] }), pod({ containers: [{ name: 'a', image: '2' }, { name: 'b' }] })],
+    [
+      'a changed container image',
+      pod({ containers: [{ name: 'a', image: '1' }, { name: 'b' }] }),
+      pod({ containers: [{ name: 'a', image: '2' }, { name: 'b' }] }),
+    ],
     ['an added container', pod({ containers: [{ name: 'a' }] }), pod({ containers: [{ name: 'a' }, { name: 'b', image: 'x' }] })],
     ['a removed container', pod({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }), pod({ containers: [{ name: 'a' }, { name: 'c' }] })],
-    ['reordered containers', pod({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }), pod({ containers: [{ name: 'c' }, { name: 'a' }, { name: 'b' }] })],
+    [
+      'reordered containers',
+      pod({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }),
+      pod({ containers: [{ name: 'c' }, { name: 'a' }, { name: 'b' }] }),
+    ],
     [
       'add, remove, change and reorder at once',
       pod({ containers: [{ name: 'a', image: '1' }, { name: 'b' }, { name: 'c' }] }),
@@ -17,8 +25,28 @@ describe('createStrategicMergePatch', () => {
     ],
     [
       'nested env changes',
-      pod({ containers: [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] }] }),
-      pod({ containers: [{ name: 'a', env: [{ name: 'Y', value: '3' }, { name: 'Z', value: '4' }] }] }),
+      pod({
+        containers: [
+          {
+            name: 'a',
+            env: [
+              { name: 'X', value: '1' },
+              { name: 'Y', value: '2' },
+            ],
+          },
+        ],
+      }),
+      pod({
+        containers: [
+          {
+            name: 'a',
+            env: [
+              { name: 'Y', value: '3' },
+              { name: 'Z', value: '4' },
+            ],
+          },
+        ],
+      }),
     ],
     ['finalizers added and removed', pod({}, { name: 'p', finalizers: ['a', 'b', 'c'] }), pod({}, { name: 'p', finalizers: ['c', 'd', 'a'] })],
     ['finalizers emptied', pod({}, { name: 'p', finalizers: ['a'] }), pod({}, { name: 'p', finalizers: [] })],
@@ -31,10 +59,24 @@ describe('createStrategicMergePatch', () => {
     ],
     [
       'a merge,retainKeys list element switching variant',
-      pod({ volumes: [{ name: 'v', hostPath: { path: '/x' } }, { name: 'w', emptyDir: {} }] }),
-      pod({ volumes: [{ name: 'v', emptyDir: { medium: 'Memory' } }, { name: 'w', emptyDir: {} }] }),
+      pod({
+        volumes: [
+          { name: 'v', hostPath: { path: '/x' } },
+          { name: 'w', emptyDir: {} },
+        ],
+      }),
+      pod({
+        volumes: [
+          { name: 'v', emptyDir: { medium: 'Memory' } },
+          { name: 'w', emptyDir: {} },
+        ],
+      }),
     ],
-    ['a replace-strategy map', pod({ containers: [{ name: 'a', securityContext: { runAsUser: 1, runAsNonRoot: true } }] }), pod({ containers: [{ name: 'a', securityContext: { runAsUser: 2 } }] })],
+    [
+      'a replace-strategy map',
+      pod({ containers: [{ name: 'a', securityContext: { runAsUser: 1, runAsNonRoot: true } }] }),
+      pod({ containers: [{ name: 'a', securityContext: { runAsUser: 2 } }] }),
+    ],
     ['a field removed entirely', pod({ replicas: 3, nodeSelector: { a: 'b' } }), pod({ replicas: 3 })],
   ];
 
@@ -51,7 +93,10 @@ describe('createStrategicMergePatch', () => {
     );
     expect(patch).toEqual({
       spec: {
-        containers: [{ name: 'a', image: '2' }, { name: 'b', $patch: 'delete' }],
+        containers: [
+          { name: 'a', image: '2' },
+          { name: 'b', $patch: 'delete' },
+        ],
         '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }],
       },
     });

@@ -10,10 +10,7 @@ export const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH_MEDIA_TYPE = 'application/strategic-merge-patch+json';
 
 /** The patch types handled here; server-side apply (`application/apply-patch+yaml`) is not one. */
-export type NonApplyPatchMediaType =
-  | typeof JSON_PATCH_MEDIA_TYPE
-  | typeof MERGE_PATCH_MEDIA_TYPE
-  | typeof STRATEGIC_MERGE_PATCH_MEDIA_TYPE;
+export type NonApplyPatchMediaType = typeof JSON_PATCH_MEDIA_TYPE | typeof MERGE_PATCH_MEDIA_TYPE | typeof STRATEGIC_MERGE_PATCH_MEDIA_TYPE;
 
 /** The media type of a Content-Type header value, without parameters, in lower case. */
 export function patchMediaType(contentType: string): string {

@@ -57,13 +57,34 @@ describe('strategicMergePatch', () => {
 
     it('keeps the patch order for the elements the patch names', () => {
       const live = spec({ containers: [{ name: '1' }, { name: '2', image: 'b' }, { name: '3' }] });
-      const result = smp(live, { spec: { containers: [{ name: '3', image: 'c' }, { name: '1', image: 'a' }] } });
-      expect((result.spec as JsonObject).containers).toEqual([{ name: '2', image: 'b' }, { name: '3', image: 'c' }, { name: '1', image: 'a' }]);
+      const result = smp(live, {
+        spec: {
+          containers: [
+            { name: '3', image: 'c' },
+            { name: '1', image: 'a' },
+          ],
+        },
+      });
+      expect((result.spec as JsonObject).containers).toEqual([
+        { name: '2', image: 'b' },
+        { name: '3', image: 'c' },
+        { name: '1', image: 'a' },
+      ]);
     });
 
     it('merges nested keyed lists: ports by containerPort inside the container named in the patch', () => {
       const result = smp(original, {
-        spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443, name: 'https' }] }] },
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              ports: [
+                { containerPort: 80, name: 'http' },
+                { containerPort: 443, name: 'https' },
+              ],
+            },
+          ],
+        },
       });
       const app = ((result.spec as JsonObject).containers as JsonObject[])[0];
       expect(app.ports).toEqual([
@@ -74,9 +95,29 @@ describe('strategicMergePatch', () => {
 
     it('merges env by name through a $ref to the element schema', () => {
       const live = spec({
-        containers: [{ name: 'app', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }],
+        containers: [
+          {
+            name: 'app',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+          },
+        ],
       });
-      const result = smp(live, { spec: { containers: [{ name: 'app', env: [{ name: 'B', value: '20' }, { name: 'C', value: '3' }] }] } });
+      const result = smp(live, {
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              env: [
+                { name: 'B', value: '20' },
+                { name: 'C', value: '3' },
+              ],
+            },
+          ],
+        },
+      });
       expect(((result.spec as JsonObject).containers as JsonObject[])[0].env).toEqual([
         { name: 'A', value: '1' },
         { name: 'B', value: '20' },
@@ -85,14 +126,30 @@ describe('strategicMergePatch', () => {
     });
 
     it('reads the strategy through allOf', () => {
-      const live = spec({ initContainers: [{ name: 'init', image: 'a' }, { name: 'other', image: 'b' }] });
+      const live = spec({
+        initContainers: [
+          { name: 'init', image: 'a' },
+          { name: 'other', image: 'b' },
+        ],
+      });
       const result = smp(live, { spec: { initContainers: [{ name: 'init', image: 'c' }] } });
-      expect((result.spec as JsonObject).initContainers).toEqual([{ name: 'init', image: 'c' }, { name: 'other', image: 'b' }]);
+      expect((result.spec as JsonObject).initContainers).toEqual([
+        { name: 'init', image: 'c' },
+        { name: 'other', image: 'b' },
+      ]);
     });
 
     it('merges a list declared only as x-svc-list-type map on its first map key', () => {
       const live = spec({
-        containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp' }] }],
+        containers: [
+          {
+            name: 'app',
+            volumeMounts: [
+              { name: 'data', mountPath: '/data' },
+              { name: 'tmp', mountPath: '/tmp' },
+            ],
+          },
+        ],
       });
       const result = smp(live, { spec: { containers: [{ name: 'app', volumeMounts: [{ mountPath: '/data', readOnly: true }] }] } });
       expect(((result.spec as JsonObject).containers as JsonObject[])[0].volumeMounts).toEqual([
@@ -143,7 +200,12 @@ describe('strategicMergePatch', () => {
 
     it('builds a list absent from the object, resolving directives and dropping nulls', () => {
       const result = smp(spec({}), {
-        spec: { containers: [{ name: 'a', image: null, env: [{ name: 'X', value: '1' }] }, { name: 'gone', $patch: 'delete' }] },
+        spec: {
+          containers: [
+            { name: 'a', image: null, env: [{ name: 'X', value: '1' }] },
+            { name: 'gone', $patch: 'delete' },
+          ],
+        },
       });
       expect((result.spec as JsonObject).containers).toEqual([{ name: 'a', env: [{ name: 'X', value: '1' }] }]);
     });
@@ -267,7 +329,12 @@ describe('strategicMergePatch', () => {
     });
 
     it('applies inside elements of a merge,retainKeys list', () => {
-      const live = spec({ volumes: [{ name: 'data', hostPath: { path: '/srv' } }, { name: 'cache', emptyDir: {} }] });
+      const live = spec({
+        volumes: [
+          { name: 'data', hostPath: { path: '/srv' } },
+          { name: 'cache', emptyDir: {} },
+        ],
+      });
       const result = smp(live, { spec: { volumes: [{ name: 'data', emptyDir: { medium: 'Memory' }, $retainKeys: ['emptyDir', 'name'] }] } });
       expect((result.spec as JsonObject).volumes).toEqual([
         { name: 'data', emptyDir: { medium: 'Memory' } },
@@ -288,7 +355,13 @@ describe('strategicMergePatch', () => {
   });
 
   describe('$setElementOrder', () => {
-    const live = spec({ containers: [{ name: 'a', image: '1' }, { name: 'b', image: '2' }, { name: 'c', image: '3' }] });
+    const live = spec({
+      containers: [
+        { name: 'a', image: '1' },
+        { name: 'b', image: '2' },
+        { name: 'c', image: '3' },
+      ],
+    });
 
     it('reorders a keyed list without changing its elements', () => {
       const result = smp(live, { spec: { '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }, { name: 'b' }] } });
@@ -313,7 +386,10 @@ describe('strategicMergePatch', () => {
       const result = smp(live, {
         spec: {
           '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }],
-          containers: [{ name: 'a', image: '10' }, { name: 'b', $patch: 'delete' }],
+          containers: [
+            { name: 'a', image: '10' },
+            { name: 'b', $patch: 'delete' },
+          ],
         },
       });
       expect((result.spec as JsonObject).containers).toEqual([
@@ -323,10 +399,7 @@ describe('strategicMergePatch', () => {
     });
 
     it('orders a primitive list, skipping values the list does not hold', () => {
-      const result = smp(
-        { metadata: { finalizers: ['1', '3'] } },
-        { metadata: { '$setElementOrder/finalizers': ['3', '2', '1'] } },
-      );
+      const result = smp({ metadata: { finalizers: ['1', '3'] } }, { metadata: { '$setElementOrder/finalizers': ['3', '2', '1'] } });
       expect((result.metadata as JsonObject).finalizers).toEqual(['3', '1']);
     });
 
@@ -335,7 +408,10 @@ describe('strategicMergePatch', () => {
         smp(live, {
           spec: {
             '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'c' }],
-            containers: [{ name: 'c', image: 'x' }, { name: 'a', image: 'y' }],
+            containers: [
+              { name: 'c', image: 'x' },
+              { name: 'a', image: 'y' },
+            ],
           },
         }),
       );
@@ -375,7 +451,7 @@ describe('strategicMergePatch', () => {
       expect(JSON.stringify(result)).toBe('{"metadata":{"labels":{"__proto__":{"polluted":"yes"}}}}');
     });
 
-    it('refuses a list of lists in a merge list as Invalid, like Kubernetes\' 422', () => {
+    it("refuses a list of lists in a merge list as Invalid, like Kubernetes' 422", () => {
       const error = refusal(() => smp({ metadata: { finalizers: ['a'] } }, { metadata: { finalizers: [['b']] } }));
       expect(error.kind).toBe('Invalid');
     });

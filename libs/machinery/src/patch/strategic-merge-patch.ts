@@ -63,12 +63,9 @@ class StrategicMerger {
         this.setFresh(original, key, value, meta);
       } else if (isJsonObject(current)) {
         original[key] =
-          meta.strategy === 'replace'
-            ? this.mergeMap(emptyObject(), value as JsonObject, meta.node)
-            : this.mergeMap(current, value as JsonObject, meta.node);
+          meta.strategy === 'replace' ? this.mergeMap(emptyObject(), value as JsonObject, meta.node) : this.mergeMap(current, value as JsonObject, meta.node);
       } else if (Array.isArray(current)) {
-        original[key] =
-          meta.strategy === 'merge' ? this.mergeList(current, value as JsonValue[], meta) : this.freshList(value as JsonValue[], meta);
+        original[key] = meta.strategy === 'merge' ? this.mergeList(current, value as JsonValue[], meta) : this.freshList(value as JsonValue[], meta);
       } else {
         original[key] = value;
       }

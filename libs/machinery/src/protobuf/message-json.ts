@@ -106,9 +106,7 @@ export function messageToJson(type: Type, message: Json): Json {
     if (field.map) {
       const entries = present ? Object.entries(value as Json) : [];
       if (entries.length > 0) {
-        converted = Object.fromEntries(
-          entries.map(([key, item]) => [key, nested ? messageFieldToJson(field, nested, item, true) : scalarToJson(field, item)]),
-        );
+        converted = Object.fromEntries(entries.map(([key, item]) => [key, nested ? messageFieldToJson(field, nested, item, true) : scalarToJson(field, item)]));
       }
     } else if (field.repeated) {
       const items = present ? (value as unknown[]) : [];

@@ -119,10 +119,7 @@ describe('protobuf objects', () => {
       apiVersion: 'v1',
       kind: 'ServiceAccount',
       metadata: { name: 'sa', namespace: 'default' },
-      secrets: [
-        { kind: 'Secret', namespace: 'default', name: 'tok', uid: 'u', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'data' },
-        { name: 'other' },
-      ],
+      secrets: [{ kind: 'Secret', namespace: 'default', name: 'tok', uid: 'u', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'data' }, { name: 'other' }],
       imagePullSecrets: [{ name: 'registry' }],
       automountServiceAccountToken: false,
     };
@@ -162,14 +159,9 @@ describe('protobuf objects', () => {
       },
       status: {
         loadBalancer: {
-          ingress: [
-            { ip: '203.0.113.5', ipMode: 'VIP', ports: [{ port: 80, protocol: 'TCP', error: 'Pending' }] },
-            { hostname: 'lb.example.com' },
-          ],
+          ingress: [{ ip: '203.0.113.5', ipMode: 'VIP', ports: [{ port: 80, protocol: 'TCP', error: 'Pending' }] }, { hostname: 'lb.example.com' }],
         },
-        conditions: [
-          { type: 'Ready', status: 'True', observedGeneration: 3, lastTransitionTime: '2024-02-29T23:59:59Z', reason: 'Ok', message: '' },
-        ],
+        conditions: [{ type: 'Ready', status: 'True', observedGeneration: 3, lastTransitionTime: '2024-02-29T23:59:59Z', reason: 'Ok', message: '' }],
       },
     };
     expect(roundTrip(service)).toEqual(service);
@@ -183,7 +175,14 @@ describe('protobuf objects', () => {
       status: 'Failure',
       message: 'services "x" not found',
       reason: 'NotFound',
-      details: { name: 'x', group: 'apps', kind: 'services', uid: 'u', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.x' }], retryAfterSeconds: 1 },
+      details: {
+        name: 'x',
+        group: 'apps',
+        kind: 'services',
+        uid: 'u',
+        causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.x' }],
+        retryAfterSeconds: 1,
+      },
       code: 404,
     };
     expect(roundTrip(status)).toEqual(status);
@@ -280,9 +279,7 @@ describe('protobuf objects', () => {
     const error = envelopeError(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: '80' }] } }));
     expect(error.kind).toBe('BadRequest');
     expect(error.message).toContain('spec.ports[0].port');
-    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { creationTimestamp: 'yesterday' } })).toThrow(
-      EnvelopeError,
-    );
+    expect(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { creationTimestamp: 'yesterday' } })).toThrow(EnvelopeError);
   });
 
   it('still reads JSON payloads, and refuses other payload types as unsupported', () => {

@@ -45,9 +45,7 @@ const TABLE = flagTable({
   ],
 });
 type TestOptions = OptionsOf<typeof TABLE>;
-const SET = defineFlagSet(TABLE, [
-  (o) => (o.debug && o.name === undefined ? { flag: 'debug', reason: '--name is required with --debug' } : undefined),
-]);
+const SET = defineFlagSet(TABLE, [(o) => (o.debug && o.name === undefined ? { flag: 'debug', reason: '--name is required with --debug' } : undefined)]);
 
 function run(...argv: string[]): TestOptions {
   const outcome: ParseOutcome<TestOptions> = parseFlagSet(SET, argv);
@@ -126,7 +124,21 @@ describe('parseFlagSet', () => {
   });
 
   it('merges repeatable list and map flags, replacing their defaults', () => {
-    const o = run('--tags=a,b', '--tags', 'c', '--labels=k=v', '--labels', 'k2=v2', '--gates=A=true', '--gates=B=False', '--apis=api/all', '--apis=batch/v1=false', '--nets=10.0.0.0/8', '--nets=fd00::/8', '--vmodule=foo*=3,bar=2');
+    const o = run(
+      '--tags=a,b',
+      '--tags',
+      'c',
+      '--labels=k=v',
+      '--labels',
+      'k2=v2',
+      '--gates=A=true',
+      '--gates=B=False',
+      '--apis=api/all',
+      '--apis=batch/v1=false',
+      '--nets=10.0.0.0/8',
+      '--nets=fd00::/8',
+      '--vmodule=foo*=3,bar=2',
+    );
     expect(o.tags).toEqual(['a', 'b', 'c']);
     expect(o.labels).toEqual({ k: 'v', k2: 'v2' });
     expect(o.gates).toEqual({ A: true, B: false });

@@ -67,11 +67,7 @@ export function parseFlagSet<O>(set: FlagSet<O>, argv: readonly string[]): Parse
     const def = defs.find((d) => d.name === problem.flag);
     const shown =
       problem.value ??
-      (given.has(problem.flag)
-        ? given.raw(problem.flag).join(',')
-        : def?.hasDefault && def.default !== undefined
-          ? def.type.format(def.default)
-          : '');
+      (given.has(problem.flag) ? given.raw(problem.flag).join(',') : def?.hasDefault && def.default !== undefined ? def.type.format(def.default) : '');
     throw FlagError.invalidArgument(def ? displayName(def) : `--${problem.flag}`, shown, problem.reason);
   }
   return { action: 'run', options: typed };

@@ -14,12 +14,7 @@ export interface FlagOccurrence {
  * positional argument, which no process accepts; so is anything after `--`.
  * Errors are pflag's one-line messages. `onFlag` may throw to stop the scan (help does).
  */
-export function scanArgv(
-  argv: readonly string[],
-  defs: readonly FlagDef[],
-  program: string,
-  onFlag: (occurrence: FlagOccurrence) => void,
-): void {
+export function scanArgv(argv: readonly string[], defs: readonly FlagDef[], program: string, onFlag: (occurrence: FlagOccurrence) => void): void {
   const byName = new Map(defs.map((d) => [d.name, d]));
   const byShorthand = new Map(defs.filter((d) => d.shorthand !== undefined).map((d) => [d.shorthand, d]));
   const positional = (arg: string) => new FlagError(`unexpected argument ${JSON.stringify(arg)}: ${program} takes no positional arguments`);

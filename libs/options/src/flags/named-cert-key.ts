@@ -14,12 +14,18 @@ export const namedCertKey: FlagType<NamedCertKey[]> = {
   parse: (raw, previous) => {
     const colon = raw.indexOf(':');
     const files = (colon === -1 ? raw : raw.slice(0, colon)).split(',').map((s) => s.trim());
-    const names = colon === -1 ? [] : raw.slice(colon + 1).split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const names =
+      colon === -1
+        ? []
+        : raw
+            .slice(colon + 1)
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '');
     if (files.length !== 2 || files[0] === '' || files[1] === '') {
       throw new Error('expected comma separated certificate and key file paths');
     }
     return [...(previous ?? []), { certFile: files[0], keyFile: files[1], names }];
   },
-  format: (value) =>
-    `[${value.map((v) => `${v.certFile},${v.keyFile}${v.names.length > 0 ? `:${v.names.join(',')}` : ''}`).join(';')}]`,
+  format: (value) => `[${value.map((v) => `${v.certFile},${v.keyFile}${v.names.length > 0 ? `:${v.names.join(',')}` : ''}`).join(';')}]`,
 };

@@ -12,10 +12,7 @@ export const string: FlagType<string> = {
  * A string restricted to `values`; the value type is their union. `refusals` gives a specific reason
  * for values that users may expect to work (a backend this product does not ship, say).
  */
-export function oneOf<const V extends string>(
-  values: readonly V[],
-  refusals: Readonly<Record<string, string>> = {},
-): FlagType<V> {
+export function oneOf<const V extends string>(values: readonly V[], refusals: Readonly<Record<string, string>> = {}): FlagType<V> {
   const allowed: ReadonlySet<string> = new Set(values);
   return {
     name: 'string',

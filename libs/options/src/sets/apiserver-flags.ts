@@ -10,27 +10,8 @@ import { strings, stringsOf } from '../flags/strings';
 import { flag } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
 import { DEFAULT_ADMISSION_PLUGINS, OPTIONAL_ADMISSION_PLUGINS } from './admission-plugins';
-import {
-  atLeast,
-  between,
-  durationAtLeast,
-  durationAbove,
-  eachEntry,
-  greaterThan,
-  ipAddress,
-  nonEmpty,
-  urlProblem,
-} from './checks';
-import {
-  checkRegexps,
-  CLIENT_CA_FLAG,
-  CLOUD_FLAGS,
-  FEATURE_GATES_FLAG,
-  LOG_FLAGS,
-  METRICS_FLAGS,
-  PROFILING_FLAGS,
-  SHARED_SERVING_FLAGS,
-} from './common-flags';
+import { atLeast, between, durationAtLeast, durationAbove, eachEntry, greaterThan, ipAddress, nonEmpty, urlProblem } from './checks';
+import { checkRegexps, CLIENT_CA_FLAG, CLOUD_FLAGS, FEATURE_GATES_FLAG, LOG_FLAGS, METRICS_FLAGS, PROFILING_FLAGS, SHARED_SERVING_FLAGS } from './common-flags';
 
 const PROGRAM = 'svc-apiserver';
 
@@ -213,9 +194,7 @@ export const API_SERVER_FLAGS = flagTable({
         flag({
           name: 'shutdown-send-retry-after',
           type: bool,
-          help:
-            'when true, drain in-flight non-long-running requests while rejecting new ones with 429, `Retry-After` ' +
-            'and `Connection: close`',
+          help: 'when true, drain in-flight non-long-running requests while rejecting new ones with 429, `Retry-After` ' + 'and `Connection: close`',
         }),
         flag({
           name: 'svc-service-node-port',
@@ -311,8 +290,7 @@ export const API_SERVER_FLAGS = flagTable({
         flag({
           name: 'watch-cache-sizes',
           type: strings,
-          help:
-            '`resource[.group]#size`; only 0 is meaningful (disables caching for that resource); non-zero values are equivalent',
+          help: '`resource[.group]#size`; only 0 is meaningful (disables caching for that resource); non-zero values are equivalent',
           check: eachEntry(watchCacheSizeProblem),
         }),
       ],

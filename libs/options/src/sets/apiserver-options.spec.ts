@@ -82,7 +82,12 @@ describe('API server options', () => {
 
     it('has one key per flag except help and version', () => {
       const keys = Object.keys(run()).sort();
-      expect(keys).toEqual(allFlags.filter((f) => !f.action).map((f) => f.key).sort());
+      expect(keys).toEqual(
+        allFlags
+          .filter((f) => !f.action)
+          .map((f) => f.key)
+          .sort(),
+      );
     });
   });
 
@@ -190,7 +195,9 @@ describe('API server options', () => {
     });
 
     it('--tls-cert-file and --tls-private-key-file are given together', () => {
-      expect(failure('--tls-cert-file=s.crt')).toBe('invalid argument "s.crt" for "--tls-cert-file" flag: --tls-private-key-file must be given with --tls-cert-file');
+      expect(failure('--tls-cert-file=s.crt')).toBe(
+        'invalid argument "s.crt" for "--tls-cert-file" flag: --tls-private-key-file must be given with --tls-cert-file',
+      );
       expect(failure('--tls-private-key-file=s.key')).toContain('--tls-cert-file must be given with --tls-private-key-file');
       expect(run('--tls-cert-file=s.crt', '--tls-private-key-file=s.key')).toMatchObject({ tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key' });
       expect(failure('--proxy-client-cert-file=p.crt')).toContain('--proxy-client-key-file must be given with --proxy-client-cert-file');
@@ -262,7 +269,9 @@ describe('API server options', () => {
 
     it('--svc-service-node-port lies within the node port range', () => {
       expect(run('--svc-service-node-port=30001').svcServiceNodePort).toBe(30001);
-      expect(failure('--svc-service-node-port=80')).toBe('invalid argument "80" for "--svc-service-node-port" flag: must be within --service-node-port-range 30000-32767');
+      expect(failure('--svc-service-node-port=80')).toBe(
+        'invalid argument "80" for "--svc-service-node-port" flag: must be within --service-node-port-range 30000-32767',
+      );
     });
 
     it('--watch-cache-sizes entries are resource[.group]#N with N >= 0', () => {
@@ -274,7 +283,10 @@ describe('API server options', () => {
     });
 
     it('in-flight limits are >= 0 and sum to a positive number with priority and fairness', () => {
-      expect(run('--max-requests-inflight=0', '--max-mutating-requests-inflight=10')).toMatchObject({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 10 });
+      expect(run('--max-requests-inflight=0', '--max-mutating-requests-inflight=10')).toMatchObject({
+        maxRequestsInflight: 0,
+        maxMutatingRequestsInflight: 10,
+      });
       expect(failure('--max-requests-inflight=-1')).toBe('invalid argument "-1" for "--max-requests-inflight" flag: must be greater than or equal to 0');
       expect(failure('--max-mutating-requests-inflight=-5')).toContain('must be greater than or equal to 0');
       expect(failure('--max-requests-inflight=0', '--max-mutating-requests-inflight=0')).toContain('must sum to a positive number');
@@ -398,7 +410,20 @@ describe('API server options', () => {
     });
 
     it('shows the groups as headings', () => {
-      for (const heading of ['Generic', 'Store', 'Secure serving', 'Audit', 'Authentication', 'Authorization', 'Admission', 'Limits', 'Feature', 'Logs', 'Metrics', 'Product']) {
+      for (const heading of [
+        'Generic',
+        'Store',
+        'Secure serving',
+        'Audit',
+        'Authentication',
+        'Authorization',
+        'Admission',
+        'Limits',
+        'Feature',
+        'Logs',
+        'Metrics',
+        'Product',
+      ]) {
         expect(text).toContain(`\n${heading} flags:\n\n`);
       }
       expect(text).toContain('Usage:\n  svc-apiserver [flags]');

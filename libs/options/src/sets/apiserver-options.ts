@@ -26,9 +26,7 @@ const authorizationModeFiles: ApiServerRule = (o) => {
 };
 
 const oidcClientId: ApiServerRule = (o) =>
-  o.oidcIssuerUrl && !o.oidcClientId
-    ? { flag: 'oidc-issuer-url', reason: '--oidc-client-id is required when --oidc-issuer-url is set' }
-    : undefined;
+  o.oidcIssuerUrl && !o.oidcClientId ? { flag: 'oidc-issuer-url', reason: '--oidc-client-id is required when --oidc-issuer-url is set' } : undefined;
 
 const storeServersForMongo: ApiServerRule = (o) =>
   o.storageBackend === 'mongodb' && (o.storeServers ?? []).length === 0

@@ -9,15 +9,7 @@ import { strings } from '../flags/strings';
 import { flag, type CheckResult } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
 import { atLeast, between, durationAbove, durationAtLeast, eachEntry, nonEmpty } from './checks';
-import {
-  CLIENT_CA_FLAG,
-  CLOUD_FLAGS,
-  FEATURE_GATES_FLAG,
-  LOG_FLAGS,
-  METRICS_FLAGS,
-  PROFILING_FLAGS,
-  SHARED_SERVING_FLAGS,
-} from './common-flags';
+import { CLIENT_CA_FLAG, CLOUD_FLAGS, FEATURE_GATES_FLAG, LOG_FLAGS, METRICS_FLAGS, PROFILING_FLAGS, SHARED_SERVING_FLAGS } from './common-flags';
 import { controllerEntryProblem } from './controllers';
 
 const PROGRAM = 'svc-controller-manager';
@@ -44,7 +36,11 @@ function syncs<const N extends string>(name: N, def: number, what: string) {
 function signerFiles<const S extends (typeof CLUSTER_SIGNERS)[number]>(signer: S) {
   return [
     flag({ name: `cluster-signing-${signer}-cert-file`, type: string, help: `CA certificate (PEM) for the ${signer} signer; exclusive with the general pair` }),
-    flag({ name: `cluster-signing-${signer}-key-file`, type: string, help: `CA private key (PEM, RSA or ECDSA) for the ${signer} signer; exclusive with the general pair` }),
+    flag({
+      name: `cluster-signing-${signer}-key-file`,
+      type: string,
+      help: `CA private key (PEM, RSA or ECDSA) for the ${signer} signer; exclusive with the general pair`,
+    }),
   ] as const;
 }
 
@@ -390,11 +386,31 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
     {
       title: 'Horizontal pod autoscaler controller',
       flags: [
-        flag({ name: 'horizontal-pod-autoscaler-cpu-initialization-period', type: duration, default: 300_000, help: 'period after pod start when CPU samples may be skipped' }),
-        flag({ name: 'horizontal-pod-autoscaler-downscale-stabilization', type: duration, default: 300_000, help: 'period looked back for the highest recommendation before scaling down' }),
-        flag({ name: 'horizontal-pod-autoscaler-initial-readiness-delay', type: duration, default: 30_000, help: 'period after pod start when readiness changes are treated as initial readiness' }),
+        flag({
+          name: 'horizontal-pod-autoscaler-cpu-initialization-period',
+          type: duration,
+          default: 300_000,
+          help: 'period after pod start when CPU samples may be skipped',
+        }),
+        flag({
+          name: 'horizontal-pod-autoscaler-downscale-stabilization',
+          type: duration,
+          default: 300_000,
+          help: 'period looked back for the highest recommendation before scaling down',
+        }),
+        flag({
+          name: 'horizontal-pod-autoscaler-initial-readiness-delay',
+          type: duration,
+          default: 30_000,
+          help: 'period after pod start when readiness changes are treated as initial readiness',
+        }),
         flag({ name: 'horizontal-pod-autoscaler-sync-period', type: duration, default: 15_000, help: 'period of syncing the number of pods' }),
-        flag({ name: 'horizontal-pod-autoscaler-tolerance', type: float, default: 0.1, help: 'minimum change of the desired to actual metric ratio for scaling' }),
+        flag({
+          name: 'horizontal-pod-autoscaler-tolerance',
+          type: float,
+          default: 0.1,
+          help: 'minimum change of the desired to actual metric ratio for scaling',
+        }),
       ],
     },
     {
@@ -413,8 +429,20 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
           help: 'mask size for node CIDRs; default 24 for IPv4 and 64 for IPv6 clusters; not for dual-stack clusters',
           check: between(1, 128),
         }),
-        flag({ name: 'node-cidr-mask-size-ipv4', type: int32, default: 24, help: 'mask size for IPv4 node CIDRs in dual-stack clusters', check: between(1, 32) }),
-        flag({ name: 'node-cidr-mask-size-ipv6', type: int32, default: 64, help: 'mask size for IPv6 node CIDRs in dual-stack clusters', check: between(1, 128) }),
+        flag({
+          name: 'node-cidr-mask-size-ipv4',
+          type: int32,
+          default: 24,
+          help: 'mask size for IPv4 node CIDRs in dual-stack clusters',
+          check: between(1, 32),
+        }),
+        flag({
+          name: 'node-cidr-mask-size-ipv6',
+          type: int32,
+          default: 64,
+          help: 'mask size for IPv6 node CIDRs in dual-stack clusters',
+          check: between(1, 128),
+        }),
         flag({
           name: 'service-cluster-ip-range',
           type: string,
@@ -426,10 +454,25 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
     {
       title: 'Node lifecycle controller',
       flags: [
-        flag({ name: 'large-cluster-size-threshold', type: int32, default: 50, help: 'nodes from which the cluster counts as large; secondary eviction rate is then effectively 0 for clusters this size or smaller' }),
+        flag({
+          name: 'large-cluster-size-threshold',
+          type: int32,
+          default: 50,
+          help: 'nodes from which the cluster counts as large; secondary eviction rate is then effectively 0 for clusters this size or smaller',
+        }),
         flag({ name: 'node-eviction-rate', type: float, default: 0.1, help: 'nodes per second in a healthy zone' }),
-        flag({ name: 'node-monitor-grace-period', type: duration, default: 40_000, help: 'unresponsive time before unhealthy; a multiple of the node agent status frequency' }),
-        flag({ name: 'node-startup-grace-period', type: duration, default: 60_000, help: 'unresponsive time allowed for a starting node before it is marked unhealthy' }),
+        flag({
+          name: 'node-monitor-grace-period',
+          type: duration,
+          default: 40_000,
+          help: 'unresponsive time before unhealthy; a multiple of the node agent status frequency',
+        }),
+        flag({
+          name: 'node-startup-grace-period',
+          type: duration,
+          default: 60_000,
+          help: 'unresponsive time allowed for a starting node before it is marked unhealthy',
+        }),
         flag({ name: 'pod-eviction-timeout', type: duration, default: 300_000, help: 'grace period for deleting pods on failed nodes' }),
         flag({ name: 'secondary-node-eviction-rate', type: float, default: 0.01, help: 'unhealthy zone rate' }),
         flag({
@@ -446,7 +489,12 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
       flags: [
         flag({ name: 'enable-dynamic-provisioning', type: bool, default: true, help: 'enable dynamic provisioning for environments that support it' }),
         flag({ name: 'enable-hostpath-provisioner', type: bool, help: 'test-only host-path provisioning' }),
-        flag({ name: 'flex-volume-plugin-dir', type: string, default: '/usr/libexec/svc/nodeagent-plugins/volume/exec/', help: 'third-party volume plugin dir' }),
+        flag({
+          name: 'flex-volume-plugin-dir',
+          type: string,
+          default: '/usr/libexec/svc/nodeagent-plugins/volume/exec/',
+          help: 'third-party volume plugin dir',
+        }),
         flag({ name: 'pv-recycler-increment-timeout-nfs', type: int32, default: 30, help: 'seconds added per Gi to the NFS scrubber pod timeout' }),
         flag({ name: 'pv-recycler-minimum-timeout-hostpath', type: int32, default: 60, help: 'minimum host-path recycler pod timeout in seconds' }),
         flag({ name: 'pv-recycler-minimum-timeout-nfs', type: int32, default: 300, help: 'minimum NFS recycler pod timeout in seconds' }),

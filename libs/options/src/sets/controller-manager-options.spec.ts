@@ -88,7 +88,8 @@ describe('controller manager options', () => {
     });
 
     it('--leader-elect-resource-lock is leases, endpointsleases or configmapsleases', () => {
-      for (const lock of ['leases', 'endpointsleases', 'configmapsleases']) expect(run(`--leader-elect-resource-lock=${lock}`).leaderElectResourceLock).toBe(lock);
+      for (const lock of ['leases', 'endpointsleases', 'configmapsleases'])
+        expect(run(`--leader-elect-resource-lock=${lock}`).leaderElectResourceLock).toBe(lock);
       expect(failure('--leader-elect-resource-lock=endpoints')).toBe(
         'invalid argument "endpoints" for "--leader-elect-resource-lock" flag: must be one of: leases, endpointsleases, configmapsleases',
       );
@@ -164,7 +165,9 @@ describe('controller manager options', () => {
       expect(run(...base, '--cluster-cidr=10.244.0.0/16', '--node-cidr-mask-size=24').nodeCidrMaskSize).toBe(24);
       expect(failure(...base, '--cluster-cidr=10.244.0.0/16', '--node-cidr-mask-size=40')).toContain('must be at most 32 for the IPv4 cluster CIDR');
       expect(failure(...base, '--cluster-cidr=10.244.0.0/16', '--node-cidr-mask-size=8')).toContain('must not be smaller than the prefix length');
-      expect(failure(...base, '--cluster-cidr=10.244.0.0/16,fd00::/48', '--node-cidr-mask-size=24')).toContain('is not allowed with a dual-stack --cluster-cidr');
+      expect(failure(...base, '--cluster-cidr=10.244.0.0/16,fd00::/48', '--node-cidr-mask-size=24')).toContain(
+        'is not allowed with a dual-stack --cluster-cidr',
+      );
       expect(run(...base, '--cluster-cidr=10.244.0.0/16,fd00::/48').clusterCidr).toBe('10.244.0.0/16,fd00::/48');
       expect(failure(...base, '--cluster-cidr=10.244.0.0/16,fd00::/96')).toBe(
         'invalid argument "64" for "--node-cidr-mask-size-ipv6" flag: must not be smaller than the prefix length of the cluster CIDR fd00::/96',
@@ -181,7 +184,9 @@ describe('controller manager options', () => {
     it('the general cluster signing pair excludes the per-signer pairs; pairs are complete', () => {
       const general = ['--cluster-signing-cert-file=ca.crt', '--cluster-signing-key-file=ca.key'];
       expect(run(...general).clusterSigningCertFile).toBe('ca.crt');
-      expect(run('--cluster-signing-nodeagent-serving-cert-file=s.crt', '--cluster-signing-nodeagent-serving-key-file=s.key').clusterSigningNodeagentServingCertFile).toBe('s.crt');
+      expect(
+        run('--cluster-signing-nodeagent-serving-cert-file=s.crt', '--cluster-signing-nodeagent-serving-key-file=s.key').clusterSigningNodeagentServingCertFile,
+      ).toBe('s.crt');
       expect(failure(...general, '--cluster-signing-apiserver-client-cert-file=a.crt', '--cluster-signing-apiserver-client-key-file=a.key')).toBe(
         'invalid argument "a.crt" for "--cluster-signing-apiserver-client-cert-file" flag: cannot be set together with --cluster-signing-cert-file',
       );

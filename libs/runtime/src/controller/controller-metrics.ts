@@ -24,8 +24,18 @@ export class ControllerMetrics {
 
   private constructor(registry: Registry) {
     const registers = [registry];
-    this.total = new Counter({ name: CONTROLLER_METRIC_NAMES.reconcileTotal, help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers });
-    this.errors = new Counter({ name: CONTROLLER_METRIC_NAMES.reconcileErrors, help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers });
+    this.total = new Counter({
+      name: CONTROLLER_METRIC_NAMES.reconcileTotal,
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: CONTROLLER_METRIC_NAMES.reconcileErrors,
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers,
+    });
     this.terminalErrors = new Counter({
       name: CONTROLLER_METRIC_NAMES.terminalReconcileErrors,
       help: 'Total number of terminal reconciliation errors per controller',
@@ -36,11 +46,24 @@ export class ControllerMetrics {
       name: CONTROLLER_METRIC_NAMES.reconcileTime,
       help: 'Length of time per reconciliation per controller',
       labelNames: ['controller'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60],
+      buckets: [
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8,
+        9, 10, 15, 20, 25, 30, 40, 50, 60,
+      ],
       registers,
     });
-    this.maxConcurrent = new Gauge({ name: CONTROLLER_METRIC_NAMES.maxConcurrentReconciles, help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers });
-    this.active = new Gauge({ name: CONTROLLER_METRIC_NAMES.activeWorkers, help: 'Number of currently used workers per controller', labelNames: ['controller'], registers });
+    this.maxConcurrent = new Gauge({
+      name: CONTROLLER_METRIC_NAMES.maxConcurrentReconciles,
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.active = new Gauge({
+      name: CONTROLLER_METRIC_NAMES.activeWorkers,
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers,
+    });
   }
 
   static of(registry: Registry): ControllerMetrics {

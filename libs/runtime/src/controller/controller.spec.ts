@@ -220,12 +220,19 @@ describe('Controller against a real API server', () => {
     class Copies implements Reconcile {
       async reconcile(request: Request, context: ReconcileContext): Promise<Result> {
         const owner = manager.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
-        const mine = secrets.lister().namespace(space).list().filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
+        const mine = secrets
+          .lister()
+          .namespace(space)
+          .list()
+          .filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
         const want = Number(owner?.data?.copies ?? '0');
         maxSeen = Math.max(maxSeen, (await env.client.secrets.list({ namespace: space })).items.length);
         for (let i = mine.length; i < want; i++) {
           await context.client.secrets.inNamespace(space).create({
-            metadata: { generateName: `${request.name}-`, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }] },
+            metadata: {
+              generateName: `${request.name}-`,
+              ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }],
+            },
           });
         }
         for (const extra of mine.slice(want)) await context.client.secrets.delete(extra.metadata!.name!, { namespace: space });
@@ -267,7 +274,11 @@ describe('Controller against a real API server', () => {
           return {};
         }
         const owner = manager.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name);
-        const mine = secrets.lister().namespace(space).list().filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
+        const mine = secrets
+          .lister()
+          .namespace(space)
+          .list()
+          .filter((x) => x.metadata?.ownerReferences?.[0]?.name === request.name);
         const want = Number(owner?.data?.copies ?? '0');
         if (mine.length < want) {
           expectations.expectCreations(want - mine.length);
@@ -275,7 +286,10 @@ describe('Controller against a real API server', () => {
             await client.secrets
               .inNamespace(space)
               .create({
-                metadata: { generateName: `${request.name}-`, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }] },
+                metadata: {
+                  generateName: `${request.name}-`,
+                  ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner!.metadata!.uid!, controller: true }],
+                },
               })
               .catch(() => expectations.creationObserved());
           }
@@ -337,7 +351,9 @@ describe('Controller against a real API server', () => {
     const patched = await manager.client.configMaps.patch('w', { data: { a: '1' } }, 'merge', { namespace: space });
     expect(manager.tracker.get('v1/configmaps', `${space}/w`)).toBe(patched.metadata?.resourceVersion);
     // The informer reaches it, so the next reconcile of the key does not wait.
-    expect(await manager.informerFor(BUILTIN_RESOURCES.configMaps, space).waitForResourceVersion(`${space}/w`, patched.metadata!.resourceVersion!, 5_000)).toBe(true);
+    expect(await manager.informerFor(BUILTIN_RESOURCES.configMaps, space).waitForResourceVersion(`${space}/w`, patched.metadata!.resourceVersion!, 5_000)).toBe(
+      true,
+    );
   });
 
   it('serves healthz, readyz and metrics', async () => {

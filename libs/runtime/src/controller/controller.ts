@@ -228,10 +228,7 @@ export class Controller {
   private async settleWrites(): Promise<number> {
     if (this.inFlight.size === 0) return 0;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, WRITE_SETTLE_TIMEOUT_MS))),
-    ]);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, WRITE_SETTLE_TIMEOUT_MS)))]);
     clearTimeout(timer);
     return this.inFlight.size;
   }

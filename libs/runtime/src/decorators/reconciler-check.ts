@@ -25,8 +25,7 @@ type IsTyped<Ref> = [Ref] extends [TypedResource<unknown> | MetadataOnlyRef<unkn
  * field `T` lacks, so that a structurally compatible but different kind (a Secret where the
  * resource holds ConfigMaps) is refused while a view such as `KubeObject` is accepted.
  */
-type Takes<P, T> =
-  IsAny<P> extends true ? true : [T] extends [P] ? ([Exclude<keyof P, keyof T>] extends [never] ? true : false) : false;
+type Takes<P, T> = IsAny<P> extends true ? true : [T] extends [P] ? ([Exclude<keyof P, keyof T>] extends [never] ? true : false) : false;
 
 /** Whether a predicate takes the events of objects `T`. */
 type PredicateTakes<F, T> = F extends (event: infer E) => boolean
@@ -100,11 +99,7 @@ type ReconcileProblem<Inst> = [Inst] extends [StrictReconcile]
     : '@Reconciler: the class has no reconcile(request: Request, context: ReconcileContext) method';
 
 type Problems<C, T, W extends readonly unknown[], O> =
-  ReconcileProblem<InstanceOf<C>> extends infer P
-    ? [P] extends [never]
-      ? ForProblems<O, T> | AllWatchProblems<O, W, InstanceOf<C>>
-      : P
-    : never;
+  ReconcileProblem<InstanceOf<C>> extends infer P ? ([P] extends [never] ? ForProblems<O, T> | AllWatchProblems<O, W, InstanceOf<C>> : P) : never;
 
 /**
  * The class `C` itself when it fits options `O` (with `T` the `for` resource's object type and `W`

@@ -55,7 +55,10 @@ describe('finalizers', () => {
     expect(done.outcome).toBe('finalized');
     expect(cleaned).toEqual(['fin']);
     await eventually(async () => {
-      const gone = await cms.get('fin').then(() => false, (e: unknown) => isNotFound(e));
+      const gone = await cms.get('fin').then(
+        () => false,
+        (e: unknown) => isNotFound(e),
+      );
       expect(gone).toBe(true);
     });
   });
@@ -95,7 +98,13 @@ describe('EventRecorder', () => {
     const events = (await env.client.events.list({ namespace: 'helpers' })).items.filter((e) => e.involvedObject.name === 'ev');
     expect(events).toHaveLength(2);
     const failed = events.find((e) => e.reason === 'Failed');
-    expect(failed).toMatchObject({ type: 'Warning', message: 'it broke', count: 2, involvedObject: { kind: 'ConfigMap', uid: cm.metadata?.uid }, source: { component: 'test-controller' } });
+    expect(failed).toMatchObject({
+      type: 'Warning',
+      message: 'it broke',
+      count: 2,
+      involvedObject: { kind: 'ConfigMap', uid: cm.metadata?.uid },
+      source: { component: 'test-controller' },
+    });
   });
 
   it('never throws when the Event cannot be written', async () => {
@@ -105,4 +114,3 @@ describe('EventRecorder', () => {
     expect(errors).toHaveLength(1);
   });
 });
-

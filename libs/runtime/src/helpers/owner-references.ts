@@ -14,7 +14,14 @@ export function ownerReferenceFor(owner: MetaObject, options: { controller?: boo
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
   if (!apiVersion || !kind || !name || !uid) throw new Error('an owner needs apiVersion, kind, metadata.name and metadata.uid');
-  return { apiVersion, kind, name, uid, ...(options.controller !== undefined ? { controller: options.controller } : {}), ...(options.blockOwnerDeletion !== undefined ? { blockOwnerDeletion: options.blockOwnerDeletion } : {}) };
+  return {
+    apiVersion,
+    kind,
+    name,
+    uid,
+    ...(options.controller !== undefined ? { controller: options.controller } : {}),
+    ...(options.blockOwnerDeletion !== undefined ? { blockOwnerDeletion: options.blockOwnerDeletion } : {}),
+  };
 }
 
 /** The owner reference with `controller: true`, if any. */

@@ -58,8 +58,17 @@ describe('leader election', () => {
     expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', renewDeadlineMs: 15_000 })).not.toThrow();
     const options = parseControllerManagerOptions(['--leader-elect-resource-name=cm', '--leader-elect-retry-period=1s']);
     if (options.action !== 'run') throw new Error('flags refused');
-    expect(leaderElectionConfigFromFlags(options.options)).toMatchObject({ leaderElect: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 1_000, resourceLock: 'leases', resourceName: 'cm' });
-    expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', resourceLock: 'endpoints' as 'leases' })).toThrow(/not supported/);
+    expect(leaderElectionConfigFromFlags(options.options)).toMatchObject({
+      leaderElect: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 1_000,
+      resourceLock: 'leases',
+      resourceName: 'cm',
+    });
+    expect(() => validateLeaderElectionConfig({ ...DEFAULT_LEADER_ELECTION, resourceName: 'x', resourceLock: 'endpoints' as 'leases' })).toThrow(
+      /not supported/,
+    );
   });
 
   it('elects one leader of two managers; only it reconciles; a clean stop hands over at once', async () => {
@@ -166,7 +175,7 @@ describe('leader election', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The controllers' limiter was saturated the whole time: most of their reads still wait.
-    expect(served).toBeLessThan(2 * (3 * TIMING.leaseDurationMs) / 1000 + 4);
+    expect(served).toBeLessThan((2 * (3 * TIMING.leaseDurationMs)) / 1000 + 4);
     expect(leaderThroughout).toBe(true);
     expect(renewFailures.filter((m) => m.includes('leader election'))).toEqual([]);
     const gaps = renewals.slice(1).map((at, i) => at - renewals[i]);
@@ -203,7 +212,12 @@ describe('leader election', () => {
         for (let i = mine; i < want; i++) {
           await client.secrets
             .create(
-              { metadata: { generateName: 'copy-', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner.metadata!.uid!, controller: true }] } },
+              {
+                metadata: {
+                  generateName: 'copy-',
+                  ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: request.name, uid: owner.metadata!.uid!, controller: true }],
+                },
+              },
               { namespace: space },
             )
             .catch(() => expectations.creationObserved());

@@ -139,7 +139,13 @@ export class LeaderElector {
         const created = await this.leases.create(
           {
             metadata: { name: this.config.resourceName, namespace: this.config.resourceNamespace },
-            spec: { holderIdentity: this.identity, leaseDurationSeconds: durationSeconds, acquireTime: toMicroTime(now), renewTime: toMicroTime(now), leaseTransitions: 0 },
+            spec: {
+              holderIdentity: this.identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: toMicroTime(now),
+              renewTime: toMicroTime(now),
+              leaseTransitions: 0,
+            },
           },
           { signal },
         );

@@ -20,7 +20,13 @@ describe('Manager start', () => {
     class Widgets implements Reconcile {
       reconcile(): void {}
     }
-    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, cacheSyncTimeoutMs: 800, http: { port: 0 }, informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } } });
+    const manager = new Manager({
+      clientConfig: env.clientConfig,
+      logger: silent,
+      cacheSyncTimeoutMs: 800,
+      http: { port: 0 },
+      informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } },
+    });
     manager.add(new Widgets());
     const starting = manager.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -32,7 +38,12 @@ describe('Manager start', () => {
   });
 
   it('stays ready while a reconciler added at run time waits for its cache', async () => {
-    const manager = new Manager({ clientConfig: env.clientConfig, logger: silent, http: { port: 0 }, informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } } });
+    const manager = new Manager({
+      clientConfig: env.clientConfig,
+      logger: silent,
+      http: { port: 0 },
+      informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } },
+    });
     await manager.start();
     try {
       expect((await fetch(`http://127.0.0.1:${manager.port}/readyz`)).status).toBe(200);

@@ -208,7 +208,9 @@ export class Manager {
     this.informers.start();
     this.startedInformers = new Set(this.informers.keys());
     const synced = await this.informers.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 60_000);
-    const unsynced = Object.entries(synced).filter(([, ok]) => !ok).map(([key]) => key);
+    const unsynced = Object.entries(synced)
+      .filter(([, ok]) => !ok)
+      .map(([key]) => key);
     if (unsynced.length > 0) {
       await this.shutdownParts();
       this.state = 'stopped';
@@ -252,9 +254,10 @@ export class Manager {
         // Lost leadership must stop before the lease can expire elsewhere: bound the grace by
         // the gap between the renew deadline and the lease duration.
         const le = this.options.leaderElection;
-        const leaseGap = le && le.leaderElect !== false && this.state !== 'stopping'
-          ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
-          : Infinity;
+        const leaseGap =
+          le && le.leaderElect !== false && this.state !== 'stopping'
+            ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
+            : Infinity;
         const grace = Math.min(this.options.gracefulShutdownMs ?? 30_000, leaseGap);
         await Promise.all(this.controllers.map((c) => c.stop(grace)));
       }

@@ -44,7 +44,14 @@ describe('reads from the cache through the reconcile context', () => {
         const owner = cache.get(BUILTIN_RESOURCES.configMaps, request);
         // No namespace given: the controller's own.
         const secrets = cache.list(BUILTIN_RESOURCES.secrets, { labelSelector: { owner: request.name } });
-        reads.push({ owner, secrets, frozen: owner !== undefined && Object.isFrozen(owner) && owner === m.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name) });
+        reads.push({
+          owner,
+          secrets,
+          frozen:
+            owner !== undefined &&
+            Object.isFrozen(owner) &&
+            owner === m.informerFor(BUILTIN_RESOURCES.configMaps, space).lister().namespace(space).get(request.name),
+        });
       }
     }
     manager.add(new Reader());
@@ -77,7 +84,9 @@ describe('reads from the cache through the reconcile context', () => {
     await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'p' } });
     await eventually(() => expect(failures.length).toBeGreaterThanOrEqual(2));
     expect(failures[0]).toBeInstanceOf(CacheReadError);
-    expect((failures[0] as Error).message).toBe(`no cache holds v1/pods of namespace ${space}: name it in for, owns or watches, or call manager.informerFor before the manager starts`);
+    expect((failures[0] as Error).message).toBe(
+      `no cache holds v1/pods of namespace ${space}: name it in for, owns or watches, or call manager.informerFor before the manager starts`,
+    );
   });
 
   it('reads another namespace only through an informer of all namespaces, and cluster-scoped and metadata-only resources', async () => {

@@ -1,10 +1,7 @@
 import type { KubeObject } from '@svc/informers';
 
 /** One change an informer saw, as a predicate judges it. */
-export type PredicateEvent<T = KubeObject> =
-  | { type: 'create'; object: T }
-  | { type: 'update'; object: T; oldObject: T }
-  | { type: 'delete'; object: T };
+export type PredicateEvent<T = KubeObject> = { type: 'create'; object: T } | { type: 'update'; object: T; oldObject: T } | { type: 'delete'; object: T };
 
 /**
  * Whether a change should enqueue a reconcile; every predicate of a source must agree. Declared

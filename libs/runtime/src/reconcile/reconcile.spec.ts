@@ -43,7 +43,9 @@ describe('resource references', () => {
 });
 
 describe('predicates', () => {
-  const obj = (generation: number, labels: Record<string, string> = {}, annotations: Record<string, string> = {}) => ({ metadata: { name: 'a', generation, labels, annotations } });
+  const obj = (generation: number, labels: Record<string, string> = {}, annotations: Record<string, string> = {}) => ({
+    metadata: { name: 'a', generation, labels, annotations },
+  });
   it('GenerationChanged passes creates, deletes and spec changes only', () => {
     expect(GenerationChanged({ type: 'create', object: obj(1) })).toBe(true);
     expect(GenerationChanged({ type: 'delete', object: obj(1) })).toBe(true);

@@ -70,7 +70,9 @@ describe('a reconcile that throws a TerminalError', () => {
     expect(logged).toEqual(['controller validating: reconcile of terminal/bad failed with a terminal error, not retried']);
 
     const metric = async (name: string, labels: Record<string, string> = {}) =>
-      (await manager!.registry.getSingleMetric(name)!.get()).values.find((v) => v.labels.controller === 'validating' && Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value;
+      (await manager!.registry.getSingleMetric(name)!.get()).values.find(
+        (v) => v.labels.controller === 'validating' && Object.entries(labels).every(([k, x]) => v.labels[k] === x),
+      )?.value;
     expect(await metric('controller_runtime_reconcile_errors_total')).toBe(1);
     expect(await metric('controller_runtime_terminal_reconcile_errors_total')).toBe(1);
     expect(await metric('controller_runtime_reconcile_total', { result: 'error' })).toBe(1);

@@ -35,9 +35,7 @@ export class PodReadinessSimulator {
   ) {
     this.ready = options.ready ?? (() => true);
     const namespace = options.namespace;
-    this.informer = this.factory.informerFor<Pod>({ resource: 'v1/pods', namespace }, () =>
-      listerWatcherFor(client.pods, { namespace }),
-    );
+    this.informer = this.factory.informerFor<Pod>({ resource: 'v1/pods', namespace }, () => listerWatcherFor(client.pods, { namespace }));
   }
 
   static async start(client: Client, options: PodReadinessSimulatorOptions = {}): Promise<PodReadinessSimulator> {
@@ -83,7 +81,10 @@ export class PodReadinessSimulator {
 
   private async sync(key: string): Promise<void> {
     const slash = key.indexOf('/');
-    const pod = this.informer.lister().namespace(key.slice(0, slash)).get(key.slice(slash + 1));
+    const pod = this.informer
+      .lister()
+      .namespace(key.slice(0, slash))
+      .get(key.slice(slash + 1));
     if (!pod || pod.metadata?.deletionTimestamp) return;
     const want = this.ready(pod) ? 'True' : 'False';
     const current = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status;

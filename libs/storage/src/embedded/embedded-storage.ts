@@ -155,8 +155,7 @@ export class EmbeddedStorage implements Storage {
       if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
         throw new StorageError(
           'Unavailable',
-          `data directory ${options.dataDir} is in use by another process (its store ${file} is locked); ` +
-            `stop that process or choose another --data-dir`,
+          `data directory ${options.dataDir} is in use by another process (its store ${file} is locked); ` + `stop that process or choose another --data-dir`,
         );
       }
       if (error instanceof StorageError) throw error;
@@ -201,11 +200,7 @@ export class EmbeddedStorage implements Storage {
     return decodeObject<T>(value, revision);
   }
 
-  guaranteedUpdate<T extends StoredObject>(
-    key: string,
-    tryUpdate: TryUpdate<T>,
-    options?: GuaranteedUpdateOptions,
-  ): Promise<T> {
+  guaranteedUpdate<T extends StoredObject>(key: string, tryUpdate: TryUpdate<T>, options?: GuaranteedUpdateOptions): Promise<T> {
     return guaranteedUpdate(this, key, tryUpdate, options);
   }
 
@@ -360,9 +355,7 @@ export class EmbeddedStorage implements Storage {
 
   private rowsAt(revision: number, from: string, hi: string, limit: number): KeyedRow[] {
     const s = this.statements;
-    return (
-      revision === this.revision ? s.listCurrent.all(from, hi, limit) : s.listAt.all(from, hi, revision, limit)
-    ) as KeyedRow[];
+    return (revision === this.revision ? s.listCurrent.all(from, hi, limit) : s.listAt.all(from, hi, revision, limit)) as KeyedRow[];
   }
 
   private currentRow(key: string): CurrentRow | undefined {

@@ -1,13 +1,4 @@
-import type {
-  ChangeStream,
-  ChangeStreamInsertDocument,
-  ChangeStreamOptions,
-  ClientSession,
-  Collection,
-  MongoClient,
-  ResumeToken,
-  Timestamp,
-} from 'mongodb';
+import type { ChangeStream, ChangeStreamInsertDocument, ChangeStreamOptions, ClientSession, Collection, MongoClient, ResumeToken, Timestamp } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { StorageError } from '../storage-error';
 import type { LogDocument, MetaDocument } from './documents';
@@ -83,10 +74,7 @@ export class ChangeFeed {
   }
 
   private open(options: ChangeStreamOptions): void {
-    this.stream = this.deps.log.watch<LogDocument, ChangeStreamInsertDocument<LogDocument>>(
-      [{ $match: { operationType: 'insert' } }],
-      options,
-    );
+    this.stream = this.deps.log.watch<LogDocument, ChangeStreamInsertDocument<LogDocument>>([{ $match: { operationType: 'insert' } }], options);
   }
 
   private async run(): Promise<void> {
@@ -152,17 +140,13 @@ export class ChangeFeed {
       const from = this.position;
       const batch = await this.snapshot(async (session) => {
         const compaction = await this.deps.meta.findOne({ _id: 'compaction' }, { session });
-        const rows = await this.deps.log
-          .find({ _id: { $gt: from, $lte: upTo } }, { session, sort: { _id: 1 }, limit: FILL_BATCH })
-          .toArray();
+        const rows = await this.deps.log.find({ _id: { $gt: from, $lte: upTo } }, { session, sort: { _id: 1 }, limit: FILL_BATCH }).toArray();
         return { compacted: metaValue(compaction, 0), rows };
       });
       const contiguous = batch.rows.every((row, index) => row._id === from + 1 + index);
       if (from < batch.compacted || !contiguous || batch.rows.length === 0) {
         this.position = upTo;
-        this.deps.expire(
-          new StorageError('Expired', `watch history from revision ${from} was compacted before it was delivered`),
-        );
+        this.deps.expire(new StorageError('Expired', `watch history from revision ${from} was compacted before it was delivered`));
         return;
       }
       for (const row of batch.rows) this.dispatch(row);

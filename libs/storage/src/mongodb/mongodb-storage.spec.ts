@@ -36,8 +36,7 @@ async function dropDatabases(): Promise<void> {
 describeStorageContract(
   title,
   {
-    open: (options) =>
-      MongoStorage.open({ uri: uri as string, database: freshDatabase(), compactionIntervalMs: 0, reconcileIntervalMs: 200, ...options }),
+    open: (options) => MongoStorage.open({ uri: uri as string, database: freshDatabase(), compactionIntervalMs: 0, reconcileIntervalMs: 200, ...options }),
     dispose: dropDatabases,
   },
   skip,

@@ -200,11 +200,7 @@ export class MongoStorage implements Storage {
     return decodeObject<T>(value, revision);
   }
 
-  guaranteedUpdate<T extends StoredObject>(
-    key: string,
-    tryUpdate: TryUpdate<T>,
-    options?: GuaranteedUpdateOptions,
-  ): Promise<T> {
+  guaranteedUpdate<T extends StoredObject>(key: string, tryUpdate: TryUpdate<T>, options?: GuaranteedUpdateOptions): Promise<T> {
     return guaranteedUpdate(this, key, tryUpdate, options);
   }
 
@@ -327,9 +323,7 @@ export class MongoStorage implements Storage {
         if (from >= target) return true;
         const to = Math.min(from + COMPACTION_BATCH, target);
         // Same rule as the embedded store: drop rows superseded at or below `to`, and deletions.
-        const rows = await this.log
-          .find({ _id: { $gt: from, $lte: to } }, { session, projection: { prevRev: 1, deleted: 1 } })
-          .toArray();
+        const rows = await this.log.find({ _id: { $gt: from, $lte: to } }, { session, projection: { prevRev: 1, deleted: 1 } }).toArray();
         const doomed: number[] = [];
         for (const row of rows) {
           if (row.prevRev > 0) doomed.push(row.prevRev);
@@ -409,9 +403,7 @@ export class MongoStorage implements Storage {
     const page = await this.snapshot(async (session) => {
       const state = await this.readState(session);
       if (cursor < state.compacted) throw StorageError.expired(cursor, state.compacted);
-      const rows = await this.log
-        .find({ _id: { $gt: cursor }, key: { $gte: lo, $lt: hi } }, { session, sort: { _id: 1 }, limit: HISTORY_PAGE })
-        .toArray();
+      const rows = await this.log.find({ _id: { $gt: cursor }, key: { $gte: lo, $lt: hi } }, { session, sort: { _id: 1 }, limit: HISTORY_PAGE }).toArray();
       return { rows, revision: state.revision };
     });
     if (channel.isOver) return;
@@ -428,14 +420,7 @@ export class MongoStorage implements Storage {
     }
   }
 
-  private async rowsAt(
-    session: ClientSession,
-    revision: number,
-    current: number,
-    from: string,
-    hi: string,
-    limit: number,
-  ): Promise<KeyedRow[]> {
+  private async rowsAt(session: ClientSession, revision: number, current: number, from: string, hi: string, limit: number): Promise<KeyedRow[]> {
     if (revision === current) {
       const docs = await this.kv.find({ _id: { $gte: from, $lt: hi } }, { session, sort: { _id: 1 }, limit }).toArray();
       return docs.map((doc) => ({ key: doc._id, revision: doc.rev, value: doc.value }));
@@ -463,11 +448,7 @@ export class MongoStorage implements Storage {
   }
 
   private async nextRevision(session: ClientSession): Promise<number> {
-    const counter = await this.meta.findOneAndUpdate(
-      { _id: 'revision' },
-      { $inc: { value: 1 } },
-      { session, returnDocument: 'after' },
-    );
+    const counter = await this.meta.findOneAndUpdate({ _id: 'revision' }, { $inc: { value: 1 } }, { session, returnDocument: 'after' });
     if (counter === null) throw new StorageError('Unavailable', 'MongoDB store has no revision counter');
     return metaValue(counter, 0);
   }
@@ -478,7 +459,11 @@ export class MongoStorage implements Storage {
 
   private async readState(session: ClientSession): Promise<{ revision: number; compacted: number }> {
     const docs = await this.meta.find({ _id: { $in: ['revision', 'compaction'] } }, { session }).toArray();
-    const value = (id: string): number => metaValue(docs.find((doc) => doc._id === id), 0);
+    const value = (id: string): number =>
+      metaValue(
+        docs.find((doc) => doc._id === id),
+        0,
+      );
     return { revision: value('revision'), compacted: value('compaction') };
   }
 

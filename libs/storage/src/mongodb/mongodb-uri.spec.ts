@@ -4,9 +4,7 @@ import { serverProblem } from './server-check';
 
 describe('MongoDB backend configuration (no server needed)', () => {
   test('--store-servers split at the commas of a multi-host connection string is joined back', () => {
-    expect(mongoUriFromServers(['mongodb://a:27017', 'b:27017', 'c:27017/svc?replicaSet=rs0'])).toBe(
-      'mongodb://a:27017,b:27017,c:27017/svc?replicaSet=rs0',
-    );
+    expect(mongoUriFromServers(['mongodb://a:27017', 'b:27017', 'c:27017/svc?replicaSet=rs0'])).toBe('mongodb://a:27017,b:27017,c:27017/svc?replicaSet=rs0');
     expect(mongoUriFromServers([' mongodb+srv://cluster.example/db '])).toBe('mongodb+srv://cluster.example/db');
   });
 

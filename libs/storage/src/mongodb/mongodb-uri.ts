@@ -10,22 +10,15 @@ const SCHEME = /^mongodb(\+srv)?:\/\//;
 export function mongoUriFromServers(servers: readonly string[]): string {
   const parts = servers.map((part) => part.trim()).filter((part) => part !== '');
   if (parts.length === 0) {
-    throw new StorageError(
-      'InvalidArgument',
-      'the mongodb storage backend needs --store-servers=mongodb://host:27017/?replicaSet=<name>',
-    );
+    throw new StorageError('InvalidArgument', 'the mongodb storage backend needs --store-servers=mongodb://host:27017/?replicaSet=<name>');
   }
   if (!SCHEME.test(parts[0])) {
-    throw new StorageError(
-      'InvalidArgument',
-      `--store-servers must be a MongoDB connection string (mongodb://...), got ${redactMongoUri(parts[0])}`,
-    );
+    throw new StorageError('InvalidArgument', `--store-servers must be a MongoDB connection string (mongodb://...), got ${redactMongoUri(parts[0])}`);
   }
   if (parts.slice(1).some((part) => part.includes('://'))) {
     throw new StorageError(
       'InvalidArgument',
-      '--store-servers takes one MongoDB connection string; name several hosts inside it: ' +
-        'mongodb://host1:27017,host2:27017/?replicaSet=rs0',
+      '--store-servers takes one MongoDB connection string; name several hosts inside it: ' + 'mongodb://host1:27017,host2:27017/?replicaSet=rs0',
     );
   }
   return parts.join(',');

@@ -191,7 +191,10 @@ export function describeStorageContract(title: string, harness: StorageContractH
             throw new Error('rejected by admission');
           }),
         ).rejects.toThrow('rejected by admission');
-        await expectCode(store.guaranteedUpdate<ContractTestObject>(key('b'), (c) => c as ContractTestObject), 'KeyNotFound');
+        await expectCode(
+          store.guaranteedUpdate<ContractTestObject>(key('b'), (c) => c as ContractTestObject),
+          'KeyNotFound',
+        );
         const made = await store.guaranteedUpdate<ContractTestObject>(key('b'), (c) => c ?? configMap('b', { new: 'yes' }), {
           ignoreNotFound: true,
         });
@@ -349,13 +352,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         await store.create(key('b'), configMap('b'));
         const watcher = await store.watch<ContractTestObject>(prefix(), { revision: at, initialEvents: true });
         const events = await take(watcher, 5, true);
-        expect(events.map(describeEvent)).toEqual([
-          'ADDED a',
-          `PROGRESS end ${at}`,
-          'MODIFIED a',
-          'DELETED a',
-          'ADDED b',
-        ]);
+        expect(events.map(describeEvent)).toEqual(['ADDED a', `PROGRESS end ${at}`, 'MODIFIED a', 'DELETED a', 'ADDED b']);
       });
 
       test('progress notifications carry a revision up to which everything was delivered', async () => {

@@ -54,7 +54,11 @@ export function replicaSet(
       annotations,
       generation: options.generation ?? 1,
     },
-    spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } },
+    },
     status: {
       replicas: options.statusReplicas ?? replicas,
       availableReplicas: options.available ?? replicas,

@@ -55,7 +55,13 @@ export class ReplicaSetStatusDriver {
       const cap = Math.min(replicas, this.options.availableAtMost?.(rs) ?? replicas);
       const current = rs.status?.availableReplicas ?? 0;
       const available = Math.min(cap, current + (this.options.step ?? 1));
-      const status = { replicas, readyReplicas: available, availableReplicas: available, fullyLabeledReplicas: replicas, observedGeneration: rs.metadata?.generation };
+      const status = {
+        replicas,
+        readyReplicas: available,
+        availableReplicas: available,
+        fullyLabeledReplicas: replicas,
+        observedGeneration: rs.metadata?.generation,
+      };
       const seen = rs.status ?? {};
       if (
         seen.replicas === status.replicas &&

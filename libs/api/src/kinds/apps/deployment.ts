@@ -16,9 +16,7 @@ export const DeploymentStrategySchema = Type.Object(
   {
     type: Type.Optional(StringEnum(DeploymentStrategyTypes, { default: 'RollingUpdate' })),
     /** Defaulted to 25%/25% by a hook, only when the type is RollingUpdate. */
-    rollingUpdate: Type.Optional(
-      Type.Object({ maxUnavailable: Type.Optional(IntOrPercent()), maxSurge: Type.Optional(IntOrPercent()) }),
-    ),
+    rollingUpdate: Type.Optional(Type.Object({ maxUnavailable: Type.Optional(IntOrPercent()), maxSurge: Type.Optional(IntOrPercent()) })),
   },
   { default: {}, 'x-svc-patch-strategy': 'retainKeys' },
 );

@@ -1,15 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  ATOMIC,
-  Int32,
-  Int64,
-  IntOrString,
-  ListAtomic,
-  ListMap,
-  Quantity,
-  StringEnum,
-  StringMap,
-} from '../../schema/builders';
+import { ATOMIC, Int32, Int64, IntOrString, ListAtomic, ListMap, Quantity, StringEnum, StringMap } from '../../schema/builders';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/names';
 
 export const Protocols = ['TCP', 'UDP', 'SCTP'] as const;
@@ -39,10 +29,7 @@ const KeySelector = () =>
     ATOMIC,
   );
 
-export const ObjectFieldSelectorSchema = Type.Object(
-  { apiVersion: Type.Optional(Type.String({ default: 'v1' })), fieldPath: Type.String() },
-  ATOMIC,
-);
+export const ObjectFieldSelectorSchema = Type.Object({ apiVersion: Type.Optional(Type.String({ default: 'v1' })), fieldPath: Type.String() }, ATOMIC);
 
 export const ResourceFieldSelectorSchema = Type.Object(
   { containerName: Type.Optional(Type.String()), resource: Type.String(), divisor: Type.Optional(Quantity()) },
@@ -66,8 +53,7 @@ export const EnvVarSchema = Type.Object({
 });
 export type EnvVar = Static<typeof EnvVarSchema>;
 
-const OptionalNameRef = () =>
-  Type.Object({ name: Type.Optional(Type.String()), optional: Type.Optional(Type.Boolean()) }, ATOMIC);
+const OptionalNameRef = () => Type.Object({ name: Type.Optional(Type.String()), optional: Type.Optional(Type.Boolean()) }, ATOMIC);
 
 export const EnvFromSourceSchema = Type.Object({
   prefix: Type.Optional(Type.String()),
@@ -162,9 +148,7 @@ export const SeccompProfileSchema = Type.Object({
 export const AppArmorProfileSchema = SeccompProfileSchema;
 
 export const SecurityContextSchema = Type.Object({
-  capabilities: Type.Optional(
-    Type.Object({ add: Type.Optional(ListAtomic(Type.String())), drop: Type.Optional(ListAtomic(Type.String())) }),
-  ),
+  capabilities: Type.Optional(Type.Object({ add: Type.Optional(ListAtomic(Type.String())), drop: Type.Optional(ListAtomic(Type.String())) })),
   privileged: Type.Optional(Type.Boolean()),
   seLinuxOptions: Type.Optional(SELinuxOptionsSchema),
   windowsOptions: Type.Optional(WindowsSecurityContextOptionsSchema),

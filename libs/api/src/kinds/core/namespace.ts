@@ -13,12 +13,7 @@ export const NamespaceSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),
   kind: Type.Optional(Type.String()),
   metadata: Type.Optional(objectMetaSchema('dns1123-label')),
-  spec: Type.Optional(
-    Type.Object(
-      { finalizers: Type.Optional(ListAtomic(Type.String(), { default: [NAMESPACE_FINALIZER] })) },
-      { default: {} },
-    ),
-  ),
+  spec: Type.Optional(Type.Object({ finalizers: Type.Optional(ListAtomic(Type.String(), { default: [NAMESPACE_FINALIZER] })) }, { default: {} })),
   status: Type.Optional(
     Type.Object(
       {

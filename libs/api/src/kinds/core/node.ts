@@ -59,13 +59,9 @@ export const NodeStatusSchema = Type.Object({
       'x-svc-patch-strategy': 'merge',
     }),
   ),
-  daemonEndpoints: Type.Optional(
-    Type.Object({ kubeletEndpoint: Type.Optional(Type.Object({ Port: Int32({ minimum: 0, maximum: 65535 }) })) }),
-  ),
+  daemonEndpoints: Type.Optional(Type.Object({ kubeletEndpoint: Type.Optional(Type.Object({ Port: Int32({ minimum: 0, maximum: 65535 }) })) })),
   nodeInfo: Type.Optional(NodeSystemInfoSchema),
-  images: Type.Optional(
-    ListAtomic(Type.Object({ names: Type.Optional(ListAtomic(Type.String())), sizeBytes: Type.Optional(Int64()) })),
-  ),
+  images: Type.Optional(ListAtomic(Type.Object({ names: Type.Optional(ListAtomic(Type.String())), sizeBytes: Type.Optional(Int64()) }))),
   volumesInUse: Type.Optional(ListAtomic(Type.String())),
   volumesAttached: Type.Optional(ListAtomic(Type.Object({ name: Type.String(), devicePath: Type.String() }))),
   config: Type.Optional(FreeForm()),

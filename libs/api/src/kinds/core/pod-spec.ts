@@ -1,15 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  FreeForm,
-  Int32,
-  Int64,
-  ListAtomic,
-  ListMap,
-  StringEnum,
-  StringMap,
-  StringStringMap,
-  Quantity,
-} from '../../schema/builders';
+import { FreeForm, Int32, Int64, ListAtomic, ListMap, StringEnum, StringMap, StringStringMap, Quantity } from '../../schema/builders';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/names';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import { TemplateObjectMetaSchema } from '../../meta/object-meta';
@@ -93,9 +83,7 @@ export const PodSpecSchema = Type.Object({
   affinity: Type.Optional(FreeForm()),
   schedulerName: Type.Optional(Type.String({ default: 'default-scheduler' })),
   tolerations: Type.Optional(ListAtomic(TolerationSchema)),
-  hostAliases: Type.Optional(
-    ListMap(Type.Object({ ip: Type.String(), hostnames: Type.Optional(ListAtomic(Type.String())) }), ['ip']),
-  ),
+  hostAliases: Type.Optional(ListMap(Type.Object({ ip: Type.String(), hostnames: Type.Optional(ListAtomic(Type.String())) }), ['ip'])),
   priorityClassName: Type.Optional(Type.String()),
   priority: Type.Optional(Int32()),
   dnsConfig: Type.Optional(

@@ -53,11 +53,7 @@ export const LoadBalancerIngressSchema = Type.Object({
   ip: Type.Optional(Type.String()),
   hostname: Type.Optional(Type.String()),
   ipMode: Type.Optional(StringEnum(['VIP', 'Proxy'] as const)),
-  ports: Type.Optional(
-    ListAtomic(
-      Type.Object({ port: Int32(), protocol: StringEnum(Protocols, { default: 'TCP' }), error: Type.Optional(Type.String()) }),
-    ),
-  ),
+  ports: Type.Optional(ListAtomic(Type.Object({ port: Int32(), protocol: StringEnum(Protocols, { default: 'TCP' }), error: Type.Optional(Type.String()) }))),
 });
 
 export const ServiceStatusSchema = Type.Object({

@@ -95,9 +95,7 @@ export const VOLUME_SOURCES = [
 export const VolumeSchema = Type.Object({
   name: Type.String({ pattern: DNS1123_LABEL_PATTERN, maxLength: DNS1123_LABEL_MAX_LENGTH }),
   hostPath: Type.Optional(Type.Object({ path: Type.String({ minLength: 1 }), type: Type.Optional(StringEnum(HostPathTypes, { default: '' })) })),
-  emptyDir: Type.Optional(
-    Type.Object({ medium: Type.Optional(StringEnum(['', 'Memory', 'HugePages'] as const)), sizeLimit: Type.Optional(Quantity()) }),
-  ),
+  emptyDir: Type.Optional(Type.Object({ medium: Type.Optional(StringEnum(['', 'Memory', 'HugePages'] as const)), sizeLimit: Type.Optional(Quantity()) })),
   secret: Type.Optional(
     Type.Object({
       secretName: Type.Optional(Type.String()),
@@ -115,12 +113,8 @@ export const VolumeSchema = Type.Object({
     }),
   ),
   persistentVolumeClaim: Type.Optional(Type.Object({ claimName: Type.String({ minLength: 1 }), readOnly: Type.Optional(Type.Boolean()) })),
-  projected: Type.Optional(
-    Type.Object({ sources: Type.Optional(ListAtomic(VolumeProjectionSchema)), defaultMode: Type.Optional(DefaultMode()) }),
-  ),
-  downwardAPI: Type.Optional(
-    Type.Object({ items: Type.Optional(ListAtomic(DownwardAPIVolumeFileSchema)), defaultMode: Type.Optional(DefaultMode()) }),
-  ),
+  projected: Type.Optional(Type.Object({ sources: Type.Optional(ListAtomic(VolumeProjectionSchema)), defaultMode: Type.Optional(DefaultMode()) })),
+  downwardAPI: Type.Optional(Type.Object({ items: Type.Optional(ListAtomic(DownwardAPIVolumeFileSchema)), defaultMode: Type.Optional(DefaultMode()) })),
   nfs: Type.Optional(Type.Object({ server: Type.String(), path: Type.String(), readOnly: Type.Optional(Type.Boolean()) })),
   csi: Type.Optional(
     Type.Object({

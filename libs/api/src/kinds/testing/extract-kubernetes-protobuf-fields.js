@@ -58,6 +58,9 @@ for (const name of wanted) {
 const commit = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 const out = { source: { 'k8s.io/api': commit(apiDir), 'k8s.io/apimachinery': commit(machineryDir) }, messages };
 // One line per field, so that a change upstream reads as a one-line diff.
-const text = JSON.stringify(out, null, 1).replace(/\{\n\s*"id": (\d+),\n\s*"type": ("[^"]*"),\n\s*"rule": ("[^"]*")\n\s*\}/g, '{ "id": $1, "type": $2, "rule": $3 }');
+const text = JSON.stringify(out, null, 1).replace(
+  /\{\n\s*"id": (\d+),\n\s*"type": ("[^"]*"),\n\s*"rule": ("[^"]*")\n\s*\}/g,
+  '{ "id": $1, "type": $2, "rule": $3 }',
+);
 writeFileSync(join(__dirname, 'kubernetes-protobuf-fields.json'), `${text}\n`);
 console.log(`${wanted.length} messages written`);

@@ -37,6 +37,7 @@ export const configMapDefinition = defineKind({
         .filter((k) => Object.prototype.hasOwnProperty.call(binary, k))
         .map((k) => fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
     },
-    (o) => (dataBytes(o.data, 'utf8') + dataBytes(o.binaryData, 'base64') > MAX_CONFIG_DATA_BYTES ? [fieldErrors.tooLong('', undefined, MAX_CONFIG_DATA_BYTES)] : []),
+    (o) =>
+      dataBytes(o.data, 'utf8') + dataBytes(o.binaryData, 'base64') > MAX_CONFIG_DATA_BYTES ? [fieldErrors.tooLong('', undefined, MAX_CONFIG_DATA_BYTES)] : [],
   ],
 });

@@ -82,7 +82,13 @@ function validateCrd(obj: ApiObject): FieldError[] {
     });
   });
   if (versions.length > 0 && storage !== 1) {
-    errors.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
+    errors.push(
+      fieldErrors.invalid(
+        'spec.versions',
+        versions.map((v) => v.name),
+        'must have exactly one version marked as storage version',
+      ),
+    );
   }
   return errors;
 }

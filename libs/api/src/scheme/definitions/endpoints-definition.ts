@@ -43,9 +43,5 @@ export const endpointsDefinition = defineKind({
   shortNames: ['ep'],
   schema: EndpointsSchema,
   allowCreateOnUpdate: true,
-  columns: [
-    nameColumn(),
-    column('Endpoints', 'string', (o) => formatEndpoints(as<Endpoints>(o)), { description: 'Endpoints of the service.' }),
-    ageColumn(),
-  ],
+  columns: [nameColumn(), column('Endpoints', 'string', (o) => formatEndpoints(as<Endpoints>(o)), { description: 'Endpoints of the service.' }), ageColumn()],
 });

@@ -45,7 +45,9 @@ export const eventDefinition = defineKind({
     type: (o) => as<Event>(o).type ?? '',
   },
   columns: [
-    column('Last Seen', 'string', (o, { now }) => seen(as<Event>(o), now).last, { description: 'The time at which the most recent occurrence of this event was recorded.' }),
+    column('Last Seen', 'string', (o, { now }) => seen(as<Event>(o), now).last, {
+      description: 'The time at which the most recent occurrence of this event was recorded.',
+    }),
     column('Type', 'string', (o) => as<Event>(o).type ?? '', { description: 'Type of this event (Normal, Warning).' }),
     column('Reason', 'string', (o) => as<Event>(o).reason ?? '', { description: 'Short, machine understandable reason for the transition.' }),
     column(
@@ -61,7 +63,10 @@ export const eventDefinition = defineKind({
     column('Subobject', 'string', (o) => as<Event>(o).involvedObject?.fieldPath ?? '', { priority: 1, description: 'Part of the object the event is about.' }),
     column('Source', 'string', (o) => source(as<Event>(o)), { priority: 1, description: 'The component reporting this event.' }),
     column('Message', 'string', (o) => (as<Event>(o).message ?? '').trim(), { description: 'A human-readable description of the status of this operation.' }),
-    column('First Seen', 'string', (o, { now }) => seen(as<Event>(o), now).first, { priority: 1, description: 'The time at which the event was first recorded.' }),
+    column('First Seen', 'string', (o, { now }) => seen(as<Event>(o), now).first, {
+      priority: 1,
+      description: 'The time at which the event was first recorded.',
+    }),
     column('Count', 'string', (o, { now }) => seen(as<Event>(o), now).count, { priority: 1, description: 'The number of times this event has occurred.' }),
     column('Name', 'string', (o) => o.metadata?.name ?? '', { priority: 1, format: 'name', description: 'Name of the event.' }),
   ],

@@ -47,7 +47,10 @@ export const nodeDefinition = defineKind({
     column('Internal-IP', 'string', (o) => address(as<Node>(o), 'InternalIP'), { priority: 1, description: 'Internal IP of the node.' }),
     column('External-IP', 'string', (o) => address(as<Node>(o), 'ExternalIP'), { priority: 1, description: 'External IP of the node.' }),
     column('OS-Image', 'string', (o) => as<Node>(o).status?.nodeInfo?.osImage || '<unknown>', { priority: 1, description: 'OS image reported by the node.' }),
-    column('Kernel-Version', 'string', (o) => as<Node>(o).status?.nodeInfo?.kernelVersion || '<unknown>', { priority: 1, description: 'Kernel version reported by the node.' }),
+    column('Kernel-Version', 'string', (o) => as<Node>(o).status?.nodeInfo?.kernelVersion || '<unknown>', {
+      priority: 1,
+      description: 'Kernel version reported by the node.',
+    }),
     column('Container-Runtime', 'string', (o) => as<Node>(o).status?.nodeInfo?.containerRuntimeVersion || '<unknown>', {
       priority: 1,
       description: 'Container runtime version reported by the node.',

@@ -154,10 +154,19 @@ export const podDefinition = defineKind({
       description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
     }),
     ageColumn(),
-    column('IP', 'string', (o) => as<Pod>(o).status?.podIPs?.[0]?.ip || as<Pod>(o).status?.podIP || '<none>', { priority: 1, description: 'IP address allocated to the pod.' }),
+    column('IP', 'string', (o) => as<Pod>(o).status?.podIPs?.[0]?.ip || as<Pod>(o).status?.podIP || '<none>', {
+      priority: 1,
+      description: 'IP address allocated to the pod.',
+    }),
     column('Node', 'string', (o) => as<Pod>(o).spec?.nodeName || '<none>', { priority: 1, description: 'Node the pod is bound to.' }),
-    column('Nominated Node', 'string', (o) => as<Pod>(o).status?.nominatedNodeName || '<none>', { priority: 1, description: 'Node the scheduler nominated for preemption.' }),
-    column('Readiness Gates', 'string', (o) => readinessGates(as<Pod>(o)), { priority: 1, description: 'Readiness gates passing over readiness gates declared.' }),
+    column('Nominated Node', 'string', (o) => as<Pod>(o).status?.nominatedNodeName || '<none>', {
+      priority: 1,
+      description: 'Node the scheduler nominated for preemption.',
+    }),
+    column('Readiness Gates', 'string', (o) => readinessGates(as<Pod>(o)), {
+      priority: 1,
+      description: 'Readiness gates passing over readiness gates declared.',
+    }),
   ],
   defaultHooks: [
     (o) => {

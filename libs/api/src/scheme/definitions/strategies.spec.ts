@@ -22,7 +22,11 @@ describe('kind strategies', () => {
   it.each<[string, ApiObject, ApiObject]>([
     ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending' } }],
     ['Namespace', { metadata: { name: 'n' } }, { metadata: { name: 'n' }, spec: { finalizers: ['svc'] }, status: { phase: 'Active' } }],
-    ['Namespace', { metadata: { name: 'n' }, spec: { finalizers: ['other'] } }, { metadata: { name: 'n' }, spec: { finalizers: ['other', 'svc'] }, status: { phase: 'Active' } }],
+    [
+      'Namespace',
+      { metadata: { name: 'n' }, spec: { finalizers: ['other'] } },
+      { metadata: { name: 'n' }, spec: { finalizers: ['other', 'svc'] }, status: { phase: 'Active' } },
+    ],
   ])('%s on create: %j becomes %j', (kind, input, expected) => {
     const object = clone(input);
     def(kind).strategy.prepareForCreate?.(object);
@@ -30,7 +34,11 @@ describe('kind strategies', () => {
   });
 
   it('has no create rule but for pods and namespaces', () => {
-    expect(BUILTIN_KINDS.filter((d) => d.strategy.prepareForCreate !== undefined).map((d) => d.kind).sort()).toEqual(['Namespace', 'Pod']);
+    expect(
+      BUILTIN_KINDS.filter((d) => d.strategy.prepareForCreate !== undefined)
+        .map((d) => d.kind)
+        .sort(),
+    ).toEqual(['Namespace', 'Pod']);
   });
 
   const selector = (app: string) => ({ spec: { selector: { matchLabels: { app } } } });

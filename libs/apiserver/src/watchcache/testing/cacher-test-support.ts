@@ -90,10 +90,7 @@ type Pulled<T extends StoredObject> = CacheWatchEvent<T> | 'done' | Error;
 const pending = new WeakMap<object, Promise<unknown>>();
 
 /** The next event within `timeoutMs`, 'timeout' if none came, 'done', or the error the iteration threw. */
-export async function nextEvent<T extends StoredObject>(
-  watcher: CacheWatcher<T>,
-  timeoutMs = 2_000,
-): Promise<Pulled<T> | 'timeout'> {
+export async function nextEvent<T extends StoredObject>(watcher: CacheWatcher<T>, timeoutMs = 2_000): Promise<Pulled<T> | 'timeout'> {
   let pull = pending.get(watcher) as Promise<Pulled<T>> | undefined;
   if (pull === undefined) {
     pull = watcher[Symbol.asyncIterator]()

@@ -66,7 +66,10 @@ const podSpec: JsonSchema = {
   properties: {
     containers: { type: 'array', 'x-svc-patch-strategy': 'merge', 'x-svc-patch-merge-key': 'name', items: { $ref: '#/$defs/Container' } },
     initContainers: {
-      allOf: [{ type: 'array', items: { $ref: '#/$defs/Container' } }, { 'x-svc-patch-strategy': 'merge', 'x-svc-patch-merge-key': 'name' }],
+      allOf: [
+        { type: 'array', items: { $ref: '#/$defs/Container' } },
+        { 'x-svc-patch-strategy': 'merge', 'x-svc-patch-merge-key': 'name' },
+      ],
     },
     tolerations: { type: 'array', items: { type: 'object', properties: { key: str, operator: str, value: str, effect: str } } },
     nodeSelector: { ...stringMap, 'x-svc-map-type': 'atomic' },

@@ -18,10 +18,23 @@ const commands = [
   ['namespace-saved', ['create', 'namespace', 'saved', '--save-config']],
   [
     'secret-typed',
-    ['create', 'secret', 'generic', 'creds', '--type=kubernetes.io/basic-auth', '--from-literal=username=admin', '--from-literal=password=s3cr3t', '-n', 'team-a'],
+    [
+      'create',
+      'secret',
+      'generic',
+      'creds',
+      '--type=kubernetes.io/basic-auth',
+      '--from-literal=username=admin',
+      '--from-literal=password=s3cr3t',
+      '-n',
+      'team-a',
+    ],
   ],
   // Bytes that are not UTF-8 go to binaryData.
-  ['config-map-binary', ['create', 'configmap', 'bin', '--from-file=blob=' + join(tmpdir(), 'kubectl-capture-blob'), '--from-literal=plain=text', '-n', 'default']],
+  [
+    'config-map-binary',
+    ['create', 'configmap', 'bin', '--from-file=blob=' + join(tmpdir(), 'kubectl-capture-blob'), '--from-literal=plain=text', '-n', 'default'],
+  ],
   ['service-node-port', ['create', 'service', 'nodeport', 'np', '--tcp=5678:http', '--node-port=30080', '-n', 'default']],
   ['service-external-name', ['create', 'service', 'externalname', 'ext', '--external-name=example.com', '-n', 'default']],
 ];
