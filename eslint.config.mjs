@@ -2,11 +2,68 @@
 // ARCHITECTURE.md (no lib imports an app, no deep imports, each lib only below itself).
 import tseslint from 'typescript-eslint';
 
+/** The libraries from the ground up; each may import only those before it in this list. */
+const LAYERS = ['machinery', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'apiserver'];
+
+/** Imports every file may not make: into an app, into another lib's sources, past a lib's entry points. */
+const EVERYWHERE = [
+  { group: ['**/apps/*/src', '**/apps/*/src/**'], message: 'Nothing imports an app: move what is shared into a library.' },
+  { group: ['@svc/*/*', '!@svc/*/testing'], message: "Import a library through its entry point ('@svc/<lib>' or '@svc/<lib>/testing')." },
+  { group: ['**/libs/*/src', '**/libs/*/src/**'], message: "Import a library through its alias ('@svc/<lib>'), not by path." },
+];
+
+/** The rule for files of one library: the libraries above it are out of reach. */
+function layerRule(lib, { tests }) {
+  const above = LAYERS.slice(LAYERS.indexOf(lib) + 1);
+  const message = (name) => `${lib} sits below ${name} and may not import it${tests && name === 'apiserver' ? ' (tests may use @svc/apiserver/testing)' : ''}.`;
+  // Tests may start the API server's test environment, a testing kit above every library.
+  const paths = above.map((name) => ({ name: `@svc/${name}`, message: message(name) }));
+  const patterns = above.filter((name) => !(tests && name === 'apiserver')).map((name) => ({ group: [`@svc/${name}/*`], message: message(name) }));
+  return ['error', { paths, patterns: [...EVERYWHERE, ...patterns] }];
+}
+
+const TEST_FILES = ['**/*.spec.ts', '**/testing/**'];
+
 export default tseslint.config(
   // type-fixtures/ hold files that must not compile, checked by their own spec, outside tsconfig.json.
   { ignores: ['dist/**', 'node_modules/**', 'reports/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/type-fixtures/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      'no-restricted-imports': ['error', { patterns: EVERYWHERE }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // An async method may keep a Promise-returning contract without awaiting anything itself.
+      '@typescript-eslint/require-await': 'off',
+      // Walks over linked structures start from `this`.
+      '@typescript-eslint/no-this-alias': ['error', { allowedNames: ['node', 'types', 'p'] }],
+      // Rethrowing what a catch or a settled result holds is not throwing a non-error.
+      '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      // `interface Options extends OptionsOf<typeof FLAGS> {}` names a derived type.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
+    },
   },
+  {
+    // Tests read JSON bodies and fixtures as they come: the any-typed reads are what they check.
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  ...LAYERS.flatMap((lib) => [
+    { files: [`libs/${lib}/**/*.ts`], rules: { 'no-restricted-imports': layerRule(lib, { tests: false }) } },
+    { files: TEST_FILES.map((pattern) => `libs/${lib}/${pattern}`), rules: { 'no-restricted-imports': layerRule(lib, { tests: true }) } },
+  ]),
 );

@@ -86,15 +86,14 @@ const configMap = (name: string, data: Record<string, string>, labels?: Record<s
   data,
 });
 
-const deployment = (name: string, replicas = 1): Deployment =>
-  ({
-    metadata: { name, labels: { app: name } },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1.0' }] } },
-    },
-  }) as Deployment;
+const deployment = (name: string, replicas = 1): Deployment => ({
+  metadata: { name, labels: { app: name } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1.0' }] } },
+  },
+});
 
 describe('client against the API server', () => {
   let server: Server;
@@ -141,7 +140,7 @@ describe('client against the API server', () => {
       expect(dryRun).toBeDefined();
       await expect(configMaps().get('crud')).resolves.toBeDefined();
       const deleted = await configMaps().delete('crud');
-      expect(isStatus(deleted) ? deleted.status : (deleted as ConfigMap).metadata?.name).toBeTruthy();
+      expect(isStatus(deleted) ? deleted.status : deleted.metadata?.name).toBeTruthy();
       const missing = await configMaps()
         .get('crud')
         .catch((e: unknown) => e);

@@ -75,7 +75,7 @@ async function watchPods(ns: string, check: (pods: Map<string, Pod>) => void): P
   const done = (async () => {
     for await (const event of watch) {
       if (event.type === 'BOOKMARK') continue;
-      const pod = event.object as Pod;
+      const pod = event.object;
       if (event.type === 'DELETED') current.delete(pod.metadata!.name!);
       else current.set(pod.metadata!.name!, pod);
       try {

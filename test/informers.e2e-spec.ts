@@ -9,12 +9,19 @@ import type { ConfigMap } from '@svc/api';
 import { Client, loadClientConfig, type ResourceClient } from '@svc/client';
 import { isExpiredOrGone } from '@svc/machinery';
 import { listerWatcherFor, SharedInformer, silentInformerLogger } from '@svc/informers';
-import { eventually } from '../libs/informers/src/testing/eventually';
-import { versions } from '../libs/informers/src/testing/objects';
-import { freeLoopbackPort, RestartableApiServer } from '../libs/informers/src/testing/restartable-apiserver';
-import { TcpProxy } from '../libs/informers/src/testing/tcp-proxy';
+import { eventually } from './support/api-fixtures';
+import { freeLoopbackPort } from './support/apiserver-process';
+import { RestartableApiServer } from './support/restartable-apiserver';
+import { TcpProxy } from './support/tcp-proxy';
 
 const NS = 'informer-e2e';
+
+/** `namespace/name` -> resourceVersion of each object, for comparing a cache with a server. */
+function versions(items: readonly ConfigMap[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items) out[`${item.metadata?.namespace}/${item.metadata?.name}`] = item.metadata?.resourceVersion ?? '';
+  return out;
+}
 jest.setTimeout(90_000);
 
 let dir: string;
@@ -88,14 +95,14 @@ it('follows creates, updates and deletes, and waits for its own writes', async (
   await expect(informer.waitForResourceVersion(`${NS}/a`, a2.metadata!.resourceVersion!, 10_000)).resolves.toBe(true);
   expect(informer.lister().namespace(NS).get('a')?.data).toEqual({ v: '2' });
   await cacheEqualsServer();
-  await eventually(() => expect(events).toEqual(expect.arrayContaining(['add a', 'add b', 'add c', 'update a', 'delete b'])));
+  await eventually(async () => expect(events).toEqual(expect.arrayContaining(['add a', 'add b', 'add c', 'update a', 'delete b'])));
   expect(informer.healthy()).toBe(true);
 });
 
 it('ends equal to the server after the server process restarts on the same data', async () => {
   const lists = informer.listCount;
   await server.stop();
-  await eventually(() => expect(informer.healthy()).toBe(false), 10_000, 20);
+  await eventually(async () => expect(informer.healthy()).toBe(false), 10_000, 20);
   await server.start();
   writer.close();
   writer = await newWriter();
@@ -103,7 +110,7 @@ it('ends equal to the server after the server process restarts on the same data'
   const c = await configMaps().get('c');
   await configMaps().update({ ...c, data: { restarted: 'yes' } });
   await cacheEqualsServer();
-  await eventually(() => expect(informer.healthy()).toBe(true), 20_000, 50);
+  await eventually(async () => expect(informer.healthy()).toBe(true), 20_000, 50);
   expect(informer.lister().namespace(NS).get('c')?.data).toEqual({ restarted: 'yes' });
   // A restart costs at most one relist (if the new server cannot resume the old version).
   expect(informer.listCount - lists).toBeLessThanOrEqual(1);
@@ -149,7 +156,7 @@ it('relists after a 410 when its last version was compacted while it was cut off
   proxy.unblock();
   await cacheEqualsServer();
   expect(informer.listCount).toBeGreaterThan(lists);
-  await eventually(() => expect(events.slice(marker)).toEqual(expect.arrayContaining(['add while-away', 'delete c (final state unknown)', 'update a'])));
+  await eventually(async () => expect(events.slice(marker)).toEqual(expect.arrayContaining(['add while-away', 'delete c (final state unknown)', 'update a'])));
   expect(informer.lister().namespace(NS).get('a')?.data).toEqual({ v: 'missed' });
-  await eventually(() => expect(informer.healthy()).toBe(true), 20_000, 50);
+  await eventually(async () => expect(informer.healthy()).toBe(true), 20_000, 50);
 });

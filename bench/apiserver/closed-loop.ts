@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { performance } from 'node:perf_hooks';
 import { summarize } from './stats';
 
@@ -81,7 +82,7 @@ export async function closedLoop(options: ClosedLoopOptions, operation: (worker:
   };
 
   await Promise.all(Array.from({ length: options.concurrency }, (_, index) => worker(index)));
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw failure instanceof Error ? failure : new Error(errorMessage(failure));
   const cpuMicros = cpuAtStart !== undefined && cpuAtEnd !== undefined ? cpuAtEnd - cpuAtStart : undefined;
   return { latencies, seconds: options.durationMs / 1000, cpuMicros, clientCpuMicros: clientAtEnd - clientAtStart };
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Agent } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -252,7 +253,7 @@ export async function run(): Promise<void> {
     const dead = servers.filter((server) => server.child.process.exitCode !== null || server.child.process.signalCode !== null);
     if (dead.length === 0) throw error;
     const words = dead.map((server) => `${server.name} (pid ${server.child.pid}) exited; its last output:\n${server.child.output()}`).join('\n');
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${words}`);
+    throw new Error(`${errorMessage(error)}\n${words}`);
   } finally {
     for (const agent of agents) agent.destroy();
     for (const server of servers.reverse()) await server.child.stop();

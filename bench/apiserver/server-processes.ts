@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -53,7 +54,7 @@ async function waitForReady(child: Child, connectionFile: string, port: number):
         if (reply.status === 200) return target;
         lastProblem = `/readyz answered ${reply.status}: ${reply.body.toString('utf8', 0, 300)}`;
       } catch (error) {
-        lastProblem = error instanceof Error ? error.message : String(error);
+        lastProblem = errorMessage(error);
       } finally {
         agent.destroy();
       }

@@ -1,4 +1,4 @@
-import { createStorage, objectStorageKey, type Storage, type StoredObject } from '../../libs/storage/src/index';
+import { createStorage, objectStorageKey, type Storage, type StoredObject } from '@svc/storage';
 import { processCpuMicros } from './child-processes';
 import { closedLoop, type Side } from './closed-loop';
 

@@ -149,7 +149,7 @@ export async function watchFanout(
     let current: WatchedObject = initial;
     for (let update = 1; update <= options.updates; update++) {
       const marker = markerOf(update);
-      if (failure) throw failure;
+      if (failure) throw failure as Error;
       let done: () => void = () => undefined;
       const delivered = new Promise<void>((resolve, reject) => {
         done = resolve;

@@ -2,8 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedStorage } from '../../libs/storage/src/embedded/embedded-storage';
-import type { StoredObject } from '../../libs/storage/src/storage';
+import { EmbeddedStorage, type StoredObject } from '@svc/storage';
 
 /**
  * Embedded storage backend figures, beside the raw engine measured in the same run:
@@ -75,7 +74,7 @@ async function storeFigures(dir: string): Promise<{ raw: number; writes: number;
   try {
     const rates = await writeRates(dir, store);
 
-    let started = process.hrtime.bigint();
+    const started = process.hrtime.bigint();
     for (let i = 0; i < READS; i++) await store.get(key((i * 7919) % WRITES));
     const reads = READS / (Number(process.hrtime.bigint() - started) / 1e9);
 

@@ -113,7 +113,7 @@ export class ApiClient {
         { method: 'GET', headers: { Accept: 'application/json' }, ca: this.ca, agent: false },
         (res) => {
           const stream = new WatchStream<T>(res.statusCode ?? 0, res.headers, () => req.destroy());
-          this.watches.add(stream as WatchStream<unknown>);
+          this.watches.add(stream);
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => stream.push(chunk));
           res.on('end', () => stream.end());

@@ -33,7 +33,7 @@ export function pod(name: string, options: { nodeName?: string; labels?: Record<
       ...(options.nodeName ? { nodeName: options.nodeName } : {}),
       containers: [{ name: 'app', image: options.image ?? 'registry.example/app:1.0' }],
     },
-  } as Pod;
+  };
 }
 
 export function deployment(name: string, options: { replicas?: number; containers?: Array<{ name: string; image: string }> } = {}): Deployment {
@@ -49,11 +49,11 @@ export function deployment(name: string, options: { replicas?: number; container
         spec: { containers: options.containers ?? [{ name: 'app', image: 'registry.example/app:1.0' }] },
       },
     },
-  } as Deployment;
+  };
 }
 
 export function lease(name: string, holder: string): Lease {
-  return { apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: holder } } as Lease;
+  return { apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: holder } };
 }
 
 /** Creates a namespace and fails the test with the server's answer if it cannot. */

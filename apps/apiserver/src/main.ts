@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { parseApiServerOptions, parseOrExit, type ApiServerFlags } from '@svc/options';
@@ -73,6 +74,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`svc-apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`svc-apiserver: ${errorMessage(err)}\n`);
   process.exit(1);
 });

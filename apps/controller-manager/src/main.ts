@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
@@ -44,6 +45,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`svc-controller-manager: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`svc-controller-manager: ${errorMessage(err)}\n`);
   process.exit(1);
 });

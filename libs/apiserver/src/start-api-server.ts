@@ -67,7 +67,9 @@ export async function startApiServer(
   const logger = serverLogger(options.logger);
   const certificates = await ensureServingCertificates(config);
   if (certificates.generated) logger.log(`Generated self-signed serving certificate in ${config.certDir}`);
-  const tls = tlsServerOptions(config, (message) => logger.warn(message));
+  const tls = tlsServerOptions(config, (message) => {
+    logger.warn(message);
+  });
 
   const health = new HealthRegistry({ livezGracePeriodMs: config.livezGracePeriodMs });
   const metrics = new MetricsService();

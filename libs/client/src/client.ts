@@ -36,6 +36,7 @@ function noKindMatch(apiVersion: string, kind: string): StatusError {
  * built-in kinds, `resource(definition)` for any KindDefinition, `forKind(apiVersion, kind)`
  * through the scheme, and `dynamic(info)` for a resource known only by group, version and plural.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface below adds the built-in clients the constructor defines
 export class Client {
   readonly rest: RestClient;
   readonly scheme: Scheme;

@@ -45,7 +45,7 @@ function isEntry(value: unknown): value is Entry {
 
 function named(doc: Entry, listKey: string, itemKey: string, name: string, file: string): Entry {
   const list = doc[listKey];
-  const found = Array.isArray(list) ? list.find((e) => isEntry(e) && e.name === name) : undefined;
+  const found = Array.isArray(list) ? (list as unknown[]).find((e) => isEntry(e) && e.name === name) : undefined;
   if (!isEntry(found)) throw new ClientConfigError(`${file}: no ${itemKey} named ${JSON.stringify(name)} in ${listKey}`);
   const body = found[itemKey];
   if (body !== undefined && body !== null && !isEntry(body))

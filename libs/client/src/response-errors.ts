@@ -95,10 +95,4 @@ export function isWithdrawn(err: unknown): err is TransportError {
   return err instanceof TransportError && err.failure === 'withdrawn';
 }
 
-/** The message of an error from any realm (Node's own errors are not `instanceof Error` in every context). */
-export function errorMessage(err: unknown): string {
-  const message = (err as { message?: unknown })?.message;
-  if (typeof message === 'string' && message) return message;
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' ? code : String(err);
-}
+export { errorMessage } from '@svc/machinery';

@@ -16,7 +16,7 @@ class ManualClock implements Clock {
       this.sleepers.push(sleeper);
       signal?.addEventListener('abort', () => {
         this.sleepers = this.sleepers.filter((s) => s !== sleeper);
-        reject(signal.reason);
+        reject(signal.reason as Error);
       });
     });
   }

@@ -6,7 +6,9 @@ export interface KubeObjectMeta {
   name?: string;
   namespace?: string;
   resourceVersion?: string;
+  generation?: number;
   labels?: Readonly<Record<string, string>>;
+  annotations?: Readonly<Record<string, string>>;
 }
 
 /** An object as lists and watches return it. */

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 /** Where informers report what they cannot throw: handler failures, lost watches, relists. */
 export interface InformerLogger {
   info(message: string): void;
@@ -7,8 +8,7 @@ export interface InformerLogger {
 
 function describe(error: unknown): string {
   if (error === undefined) return '';
-  if (error instanceof Error) return `: ${error.message}`;
-  return `: ${String(error)}`;
+  return `: ${errorMessage(error)}`;
 }
 
 /** Writes one line per message to stderr. */

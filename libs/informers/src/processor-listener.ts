@@ -73,7 +73,7 @@ export class ProcessorListener<T> {
       }
       try {
         const result = this.deliver(delta);
-        if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+        if (result !== undefined && typeof result.then === 'function') {
           syncRun = 0;
           await result;
         } else if (++syncRun >= YIELD_EVERY) {

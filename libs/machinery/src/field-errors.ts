@@ -107,13 +107,16 @@ function formatBadValue(value: unknown): string {
       return String(value);
   }
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
-    return `[]string{${value.map((v) => goQuote(v as string)).join(', ')}}`;
+    return `[]string{${value.map((v) => goQuote(v)).join(', ')}}`;
   }
+  // JSON.stringify gives nothing for undefined, functions and symbols, and throws for cycles and bigints.
   try {
-    return JSON.stringify(value) ?? String(value);
+    const json = JSON.stringify(value);
+    if (json !== undefined) return json;
   } catch {
-    return String(value);
+    // described below
   }
+  return typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function' ? value.toString() : 'undefined';
 }
 
 /** The message of a field error without its path, as a Status cause carries it. */

@@ -22,3 +22,4 @@ export * from './protobuf';
 export * from './apply';
 export { jsonClone, jsonEqual, jsonEqualExcept } from './json-equal';
 export { jsonNestingDepth, MAX_NESTING_DEPTH, SERVER_NESTING_DEPTH, valueNestingDepth, yamlNestingBound } from './nesting-depth';
+export { errorMessage } from './error-message';

@@ -1,7 +1,7 @@
 import type { Deployment, OwnerReference, Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type MergePatch, type ResourceClient } from '@svc/client';
 import type { Indexer, KubeObject, Lister } from '@svc/informers';
-import { hasStatusCause, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery } from '@svc/machinery';
+import { hasStatusCause, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery, errorMessage } from '@svc/machinery';
 import { EventRecorder, Manager, onlyOn, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
 import {
   calculateStatus,
@@ -149,7 +149,7 @@ export class DeploymentReconciler implements Reconcile {
     const cached = this.deployments.namespace(namespace).get(name);
     if (!cached) return {};
     try {
-      return await this.syncDeployment(structuredClone(cached) as Deployment);
+      return await this.syncDeployment(structuredClone<Deployment>(cached));
     } catch (error) {
       // A write raced another writer of the Deployment, or an object it wrote to went away
       // (the Deployment itself being deleted): the change is on its way to the cache and the
@@ -260,7 +260,7 @@ export class DeploymentReconciler implements Reconcile {
     const newRevision = maxRevision(oldRSs) + 1;
 
     if (existing) {
-      const copy = structuredClone(existing) as ReplicaSet;
+      const copy = structuredClone<ReplicaSet>(existing);
       const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
       const minReadySeconds = d.spec.minReadySeconds ?? 0;
       if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
@@ -276,7 +276,7 @@ export class DeploymentReconciler implements Reconcile {
       const revision = existing.metadata?.annotations?.[REVISION_ANNOTATION];
       if (revision !== undefined) await this.writeRevision(state, revision);
       if (hasProgressDeadline(state.d) && !getCondition(state.d.status, CONDITION_PROGRESSING)) {
-        const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
+        const status = structuredClone<DeploymentStatus>(state.d.status ?? {});
         setCondition(
           status,
           newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
@@ -324,9 +324,9 @@ export class DeploymentReconciler implements Reconcile {
       } else if (hasStatusCause(error, 'NamespaceTerminating')) {
         throw error;
       } else {
-        const message = `Failed to create new replica set "${rsName}": ${error instanceof Error ? error.message : String(error)}`;
+        const message = `Failed to create new replica set "${rsName}": ${errorMessage(error)}`;
         if (hasProgressDeadline(d)) {
-          const status = structuredClone(d.status ?? {}) as DeploymentStatus;
+          const status = structuredClone<DeploymentStatus>(d.status ?? {});
           setCondition(status, newCondition(CONDITION_PROGRESSING, 'False', Reasons.failedReplicaSetCreate, message, state.now));
           await this.writeStatus(state, status).catch(() => undefined);
         }
@@ -338,7 +338,7 @@ export class DeploymentReconciler implements Reconcile {
     this.remember(state, created);
     await this.writeRevision(state, String(newRevision));
     if (!alreadyExisted && hasProgressDeadline(state.d)) {
-      const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
+      const status = structuredClone<DeploymentStatus>(state.d.status ?? {});
       setCondition(
         status,
         newCondition(CONDITION_PROGRESSING, 'True', Reasons.newReplicaSetCreated, `Created new replica set "${created.metadata?.name}"`, state.now),
@@ -379,7 +379,7 @@ export class DeploymentReconciler implements Reconcile {
   private async checkPausedConditions(state: SyncState): Promise<void> {
     const condition = pausedConditionChange(state.d, state.now);
     if (!condition) return;
-    const status = structuredClone(state.d.status ?? {}) as DeploymentStatus;
+    const status = structuredClone<DeploymentStatus>(state.d.status ?? {});
     setCondition(status, condition);
     await this.writeStatus(state, status);
   }

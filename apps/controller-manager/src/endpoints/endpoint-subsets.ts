@@ -65,7 +65,7 @@ function podAddress(service: Service, pod: Pod): EndpointAddress | undefined {
   const ip = podIPForService(service, pod);
   if (!ip) return undefined;
   const address: EndpointAddress = { ip };
-  if (shouldSetHostname(pod, service)) address.hostname = pod.spec!.hostname;
+  if (shouldSetHostname(pod, service)) address.hostname = pod.spec.hostname;
   if (pod.spec?.nodeName) address.nodeName = pod.spec.nodeName;
   address.targetRef = { kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid };
   return address;

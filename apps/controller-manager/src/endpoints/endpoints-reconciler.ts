@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import type { Endpoints, Pod, Service } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
-import { hasStatusCause, isForbidden, isNotFound } from '@svc/machinery';
+import { hasStatusCause, isForbidden, isNotFound, errorMessage } from '@svc/machinery';
 import { EventRecorder, Manager, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
 import { desiredSubsets, isHeadless, subsetsEqual, truncateSubsets } from './endpoint-subsets';
 import { PodEndpointsChanged } from './pod-endpoint-changes';
@@ -33,10 +33,6 @@ function endpointsLabels(service: Service): Record<string, string> {
   if (isHeadless(service)) labels[HEADLESS_SERVICE_LABEL] = '';
   else delete labels[HEADLESS_SERVICE_LABEL];
   return labels;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ApiObject, OwnerReference, PropagationPolicy } from '@svc/api';
 import { apiVersionOfInfo, type Client, type ServedResource } from '@svc/client';
-import { isConflict, isInvalid, isNotFound } from '@svc/machinery';
+import { isConflict, isInvalid, isNotFound, errorMessage } from '@svc/machinery';
 import type { EventRecorder, Reconcile, Request, Result } from '@svc/runtime';
 import {
   FOREGROUND_FINALIZER,
@@ -308,8 +308,4 @@ function nameOf(obj: ApiObject): string {
 function describeNode(node: GraphNode): string {
   const meta = node.object.metadata ?? {};
   return `${node.resource.resource}${node.resource.group ? `.${node.resource.group}` : ''} ${meta.namespace ? `${meta.namespace}/` : ''}${meta.name} (${meta.uid})`;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -243,7 +243,7 @@ describe('the garbage collector', () => {
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
       },
-    } as CustomResourceDefinition;
+    };
     const widgetResource = { group: 'gc.svc.io', version: 'v1', resource: 'widgets', namespaced: true, kind: 'Widget' };
 
     it('collects custom resources as dependents and their dependents as owners, and stops monitoring the type when it goes', async () => {

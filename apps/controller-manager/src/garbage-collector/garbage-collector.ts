@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ApiObject } from '@svc/api';
 import { Client, type ServedResource } from '@svc/client';
@@ -53,7 +54,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
     this.workers = Math.max(1, options.concurrentGcSyncs);
     const events = new EventRecorder(client, {
       component: 'garbage-collector-controller',
-      onError: (error) => this.logger.warn(`recording an event failed: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (error) => this.logger.warn(`recording an event failed: ${errorMessage(error)}`),
     });
     this.reconciler = new GarbageCollectorReconciler(this.graph, client, new SyncGate(this.workers), events);
   }
@@ -86,7 +87,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
       try {
         await this.syncMonitors(options.removeVanished ?? true);
       } catch (error) {
-        this.logger.error(`resource discovery failed, monitors unchanged: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`resource discovery failed, monitors unchanged: ${errorMessage(error)}`);
       }
     });
     this.queued = run;
@@ -138,7 +139,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
     } catch (error) {
       // The manager is between states (starting or stopping): the next resync tries again.
       this.graph.unwatch(id);
-      this.logger.warn(`monitoring ${id} did not start: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`monitoring ${id} did not start: ${errorMessage(error)}`);
       return;
     }
     if (isCrdResource(resource)) {

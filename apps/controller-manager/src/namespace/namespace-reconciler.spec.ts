@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { ApiObject, CustomResourceDefinition, Namespace } from '@svc/api';
+import type { CustomResourceDefinition, Namespace } from '@svc/api';
 import { BUILTIN_RESOURCES, type ResourceInfo } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
 import { CONTROLLER_METRIC_NAMES } from '@svc/runtime';
@@ -27,7 +27,7 @@ const widgetCrd: CustomResourceDefinition = {
       },
     ],
   },
-} as CustomResourceDefinition;
+};
 
 let env: TestEnvironment;
 let running: RunningControllers;
@@ -82,7 +82,7 @@ describe('the namespace controller', () => {
     await c.secrets.create({ metadata: { name: 'token', namespace }, stringData: { t: 'x' } });
     await c.pods.create({ metadata: { name: 'web', namespace, labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
     await c.services.create({ metadata: { name: 'web', namespace }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } });
-    await c.dynamic(widgets).create({ metadata: { name: 'w1', namespace }, spec: { size: 3 } } as ApiObject);
+    await c.dynamic(widgets).create({ metadata: { name: 'w1', namespace }, spec: { size: 3 } });
     await c.configMaps.create({ metadata: { name: 'kept', namespace: 'bystander' }, data: { b: '2' } });
 
     await c.namespaces.delete(namespace);
@@ -108,7 +108,7 @@ describe('the namespace controller', () => {
     await c.namespaces.create({ metadata: { name: namespace } });
     await c.configMaps.create({ metadata: { name: 'plain', namespace } });
     await c.configMaps.create({ metadata: { name: 'guarded', namespace, finalizers: ['example.com/hold'] } });
-    await c.dynamic(widgets).create({ metadata: { name: 'w2', namespace, finalizers: ['example.com/hold'] }, spec: {} } as ApiObject);
+    await c.dynamic(widgets).create({ metadata: { name: 'w2', namespace, finalizers: ['example.com/hold'] }, spec: {} });
 
     await c.namespaces.delete(namespace);
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NAMESPACE_FINALIZER, type Namespace } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
-import { isConflict, isNotFound } from '@svc/machinery';
+import { isConflict, isNotFound, errorMessage } from '@svc/machinery';
 import { Manager, Reconciler, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { updatedConditions } from './namespace-conditions';
@@ -14,10 +14,6 @@ const FINALIZE_ATTEMPTS = 5;
 
 function rfc3339(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ApiObject } from '@svc/api';
 import type { Client, ResourceClient, ServedResource } from '@svc/client';
-import { isMethodNotSupported, isNotFound } from '@svc/machinery';
+import { isMethodNotSupported, isNotFound, errorMessage } from '@svc/machinery';
 import type { ContentDeletionFindings } from './namespace-conditions';
 
 /**
@@ -34,10 +34,6 @@ function gvrString(r: ServedResource): string {
   return `${r.group ? `${r.group}/` : ''}${r.version}, Resource=${r.resource}`;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A 404 or 405: the server does not serve that verb here (any more), which is not a failure. */
 function isUnsupported(error: unknown): boolean {
   return isNotFound(error) || isMethodNotSupported(error);
@@ -68,7 +64,7 @@ export class NamespacedContentDeleter {
         errors.push(`unable to retrieve the complete list of server APIs: ${discovered.failed.join(', ')}`);
       }
     } catch (error) {
-      findings.discoveryError = message(error);
+      findings.discoveryError = errorMessage(error);
       errors.push(findings.discoveryError);
     }
 
@@ -87,7 +83,7 @@ export class NamespacedContentDeleter {
           for (const [finalizer, n] of outcome.finalizers) remainingByFinalizer.set(finalizer, (remainingByFinalizer.get(finalizer) ?? 0) + n);
         }
       } catch (error) {
-        contentErrors.push(message(error));
+        contentErrors.push(errorMessage(error));
       }
     }
     findings.contentErrors = contentErrors;

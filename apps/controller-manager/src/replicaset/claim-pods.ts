@@ -1,6 +1,6 @@
 import type { Pod, ReplicaSet } from '@svc/api';
 import type { ResourceClient } from '@svc/client';
-import { isInvalid, isNotFound, type LabelQuery } from '@svc/machinery';
+import { isInvalid, isNotFound, type LabelQuery, errorMessage } from '@svc/machinery';
 import { getControllerOf } from '@svc/runtime';
 import { replicaSetControllerRef } from './pod-from-template';
 
@@ -70,7 +70,7 @@ export async function claimPods(candidates: readonly Pod[], options: ClaimOption
     if (!errors.includes(error)) errors.push(error);
   });
   if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, errors.map((e) => (e instanceof Error ? e.message : String(e))).join('; '));
+  if (errors.length > 1) throw new AggregateError(errors, errors.map((e) => errorMessage(e)).join('; '));
   return claimed;
 }
 

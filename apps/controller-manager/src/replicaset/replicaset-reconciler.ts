@@ -2,7 +2,7 @@ import { Inject, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, isWithdrawn, type ResourceClient } from '@svc/client';
 import type { Lister, SharedInformer } from '@svc/informers';
-import { hasStatusCause, isConflict, isNotFound, isTimeout, type LabelQuery } from '@svc/machinery';
+import { hasStatusCause, isConflict, isNotFound, isTimeout, type LabelQuery, errorMessage } from '@svc/machinery';
 import {
   EventRecorder,
   getControllerOf,
@@ -183,7 +183,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
       });
       // Creates the slow start never tried will never be observed.
       for (let i = attempted; i < count; i++) expectations.creationObserved();
-      if (outcome.error !== undefined) throw outcome.error;
+      if (outcome.error !== undefined) throw outcome.error instanceof Error ? outcome.error : new Error(errorMessage(outcome.error));
       return -diff > count;
     }
     if (diff > 0) {
@@ -295,8 +295,4 @@ function eventSubject(rs: ReplicaSet): MetaObject {
  */
 function mayHaveTakenEffect(error: unknown): boolean {
   return !isWithdrawn(error) && isTimeout(error);
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -476,7 +476,7 @@ describe('built-in kinds', () => {
   });
 
   it('holds a pod template to the annotation size limit its pods would have to pass', () => {
-    const d = structuredClone(kubectlDeployment) as typeof kubectlDeployment & { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
+    const d = structuredClone(kubectlDeployment) as { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
     d.spec.template.metadata.annotations = { big: 'x'.repeat(256 * 1024) };
     expect(check(deploymentDefinition, d).errors.map((e) => `${e.field} ${e.type}`)).toEqual(['spec.template.metadata.annotations FieldValueTooLong']);
   });

@@ -63,7 +63,7 @@ function withDescription(schema: JsonSchema | undefined, description: string): J
 
 /** `metadata` as a reference to the shared ObjectMeta or ListMeta, as Kubernetes documents it. */
 function metadataRef(name: 'ObjectMeta' | 'ListMeta', description: string): JsonSchema {
-  return { allOf: [metaRef(name) as JsonSchema], default: {}, description };
+  return { allOf: [metaRef(name)], default: {}, description };
 }
 
 function gvkExtensions(group: string, version: string, kind: string): Record<string, unknown> {
@@ -98,7 +98,7 @@ function listSchema(def: KindDefinition): JsonSchema {
     required: ['items'],
     properties: {
       apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
-      items: { type: 'array', description: `List of ${def.resource}.`, items: ref(openApiSchemaName(def.group, def.version, def.kind)) as JsonSchema },
+      items: { type: 'array', description: `List of ${def.resource}.`, items: ref(openApiSchemaName(def.group, def.version, def.kind)) },
       kind: { type: 'string', description: KIND_DESCRIPTION },
       metadata: metadataRef('ListMeta', 'Standard list metadata.'),
     },

@@ -98,15 +98,15 @@ export class OpenApiSchemaConverter {
       if (SCHEMA_MAPS.has(key) && isRecord(value)) {
         out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isRecord(v) ? this.node(v as JsonSchema, false) : plain(v)]));
       } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
-        out[key] = value.map((v) => (isRecord(v) ? this.node(v as JsonSchema, false) : plain(v)));
+        out[key] = (value as unknown[]).map((v) => (isRecord(v) ? this.node(v as JsonSchema, false) : plain(v)));
       } else if (SCHEMA_SINGLES.has(key) && isRecord(value)) {
-        out[key] = this.node(value as JsonSchema, false);
+        out[key] = this.node(value, false);
       } else {
         out[key] = plain(value);
       }
     }
     finishNode(out);
-    return out as JsonSchema;
+    return out;
   }
 
   /** `$ref` to the struct's component (made on first use), keeping the field's own keywords beside it. */
@@ -119,10 +119,10 @@ export class OpenApiSchemaConverter {
     const ref = { $ref: `#/components/schemas/${named.component}` };
     const field: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(site)) if (!INTERNAL_KEYWORDS.has(key) && isFieldKeyword(key, value, named.canonical)) field[key] = plain(value);
-    if (!Object.keys(field).length) return ref as JsonSchema;
+    if (!Object.keys(field).length) return ref;
     finishNode(field);
     // OpenAPI 3.0 ignores a $ref's siblings, hence Kubernetes' allOf wrapping.
-    return { allOf: [ref as JsonSchema], ...field } as JsonSchema;
+    return { allOf: [ref], ...field };
   }
 }
 

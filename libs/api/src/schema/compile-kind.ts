@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import type { ValidateFunction } from 'ajv';
 import { annotationSizeErrors } from '../meta/names';
 import type { ApiObject, KindDefinition } from '../scheme/kind-definition';
@@ -121,6 +122,6 @@ export function schemaCompileError(schema: JsonSchema): string | undefined {
     compileOnce(sharedValidator(), schema);
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   }
 }

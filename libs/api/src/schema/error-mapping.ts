@@ -97,7 +97,7 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         e.keyword === 'pattern'
           ? patternDetail(String(params.pattern))
           : e.keyword === 'maxLength'
-            ? `must be no more than ${params.limit} characters`
+            ? `must be no more than ${String(params.limit)} characters`
             : (e.message ?? 'invalid key');
       push({ type: 'FieldValueInvalid', field, badValue: propertyName, detail });
       continue;
@@ -150,34 +150,34 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
         });
         break;
       case 'maxLength':
-        push({ type: 'FieldValueTooLong', field: at.field, badValue: at.value, detail: `must have at most ${params.limit} bytes` });
+        push({ type: 'FieldValueTooLong', field: at.field, badValue: at.value, detail: `must have at most ${String(params.limit)} bytes` });
         break;
       case 'minLength':
         if (at.value === '') push({ type: 'FieldValueRequired', field: at.field, detail: '' });
-        else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be at least ${params.limit} characters` });
+        else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be at least ${String(params.limit)} characters` });
         break;
       case 'maxItems':
         push({
           type: 'FieldValueTooMany',
           field: at.field,
           badValue: Array.isArray(at.value) ? at.value.length : at.value,
-          detail: `must have at most ${params.limit} items`,
+          detail: `must have at most ${String(params.limit)} items`,
         });
         break;
       case 'minItems':
         if (Array.isArray(at.value) && at.value.length === 0) push({ type: 'FieldValueRequired', field: at.field, detail: '' });
-        else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must have at least ${params.limit} items` });
+        else push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must have at least ${String(params.limit)} items` });
         break;
       case 'maxProperties':
         push({
           type: 'FieldValueTooMany',
           field: at.field,
           badValue: at.value && typeof at.value === 'object' ? Object.keys(at.value).length : at.value,
-          detail: `must have at most ${params.limit} properties`,
+          detail: `must have at most ${String(params.limit)} properties`,
         });
         break;
       case 'minProperties':
-        push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must have at least ${params.limit} properties` });
+        push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must have at least ${String(params.limit)} properties` });
         break;
       case 'minimum':
       case 'maximum':
@@ -193,12 +193,12 @@ export function mapAjvErrors(errors: readonly ErrorObject[], data: unknown, sche
           type: 'FieldValueInvalid',
           field: at.field,
           badValue: at.value,
-          detail: `must be ${words[String(params.comparison)] ?? String(params.comparison)} ${params.limit}`,
+          detail: `must be ${words[String(params.comparison)] ?? String(params.comparison)} ${String(params.limit)}`,
         });
         break;
       }
       case 'multipleOf':
-        push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be a multiple of ${params.multipleOf}` });
+        push({ type: 'FieldValueInvalid', field: at.field, badValue: at.value, detail: `must be a multiple of ${String(params.multipleOf)}` });
         break;
       case 'x-svc-unique-map-keys': {
         const j = Number(params.j);

@@ -68,7 +68,7 @@ export class SharedSubschemas {
         id = `urn:svc:schema:${this.next++}`;
         // Registered before rewriting its children so that a cycle would end at this ref.
         this.ids.set(node, id);
-        this.ajv.addSchema(this.copy(node, counts) as object, id);
+        this.ajv.addSchema(this.copy(node, counts), id);
       }
       // useDefaults reads `default` from the property's own node, so it stays beside the ref.
       return node.default === undefined ? { $ref: id } : { $ref: id, default: node.default };

@@ -71,7 +71,8 @@ export function evaluateJsonPath(obj: unknown, path: string | JsonPathStep[]): u
         }
         case 'index':
           if (Array.isArray(v)) {
-            const x = v[step.index < 0 ? v.length + step.index : step.index];
+            const list = v as unknown[];
+            const x = list[step.index < 0 ? list.length + step.index : step.index];
             if (x !== undefined) next.push(x);
           }
           break;

@@ -231,7 +231,7 @@ describe('tables', () => {
       'Nominated Node': '<none>',
       'Readiness Gates': '<none>',
     });
-    const table = buildTable(podDefinition, [pod as ApiObject], { now });
+    const table = buildTable(podDefinition, [pod], { now });
     expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.svc.io/v1' });
     expect(table.columnDefinitions.filter((c) => c.priority === 1).map((c) => c.name)).toEqual(['IP', 'Node', 'Nominated Node', 'Readiness Gates']);
     expect(table.rows[0].object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.svc.io/v1', metadata: pod.metadata });

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { isDeepStrictEqual } from 'node:util';
 import {
   customResourceDefinitionDefinition,
@@ -8,7 +9,7 @@ import {
   type Scheme,
 } from '@svc/api';
 import { isStorageError, objectStorageKey, prefixKey, type Storage, type Watcher } from '@svc/storage';
-import { CRD_FINALIZER, ESTABLISHED, isConditionTrue, NAMES_ACCEPTED, setCondition, TERMINATING, type CrdCondition } from './crd-conditions';
+import { CRD_FINALIZER, ESTABLISHED, isConditionTrue, NAMES_ACCEPTED, setCondition, TERMINATING } from './crd-conditions';
 import { checkNames, claimedNames, servable, type NamesCheck } from './crd-names';
 import { storageCleaner, type CustomResourceCleaner } from './custom-resource-cleaner';
 
@@ -46,10 +47,6 @@ const CRD_RESOURCE = customResourceDefinitionDefinition.resource;
 const MAX_BACKOFF_MS = 30_000;
 
 const silent: CrdControllerLogger = { log: () => undefined, warn: () => undefined, error: () => undefined };
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function withNames(crd: Crd, names: CustomResourceDefinitionNames): Crd {
   return { ...crd, spec: { ...crd.spec, names } };
@@ -192,7 +189,7 @@ export class CrdController {
       } catch (error) {
         if (this.stopped || isStorageError(error, 'Closed')) break;
         failures++;
-        this.logger.warn(`CustomResourceDefinition list/watch failed: ${message(error)}`);
+        this.logger.warn(`CustomResourceDefinition list/watch failed: ${errorMessage(error)}`);
       }
       await this.sleep(Math.min(MAX_BACKOFF_MS, failures === 0 ? 0 : this.retryDelayMs * 2 ** Math.min(failures - 1, 5)));
     }
@@ -202,8 +199,7 @@ export class CrdController {
   private enqueueConflicting(group: string | undefined, except: string): void {
     if (!group) return;
     for (const [name, crd] of this.crds) {
-      if (name !== except && crd.spec?.group === group && !isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, NAMES_ACCEPTED))
-        this.enqueue(name);
+      if (name !== except && crd.spec?.group === group && !isConditionTrue(crd.status?.conditions, NAMES_ACCEPTED)) this.enqueue(name);
     }
   }
 
@@ -245,7 +241,7 @@ export class CrdController {
           await this.reconcile(name);
         } catch (error) {
           if (this.stopped || isStorageError(error, 'Closed')) break;
-          this.logger.warn(`CustomResourceDefinition ${name}: ${message(error)}; retrying`);
+          this.logger.warn(`CustomResourceDefinition ${name}: ${errorMessage(error)}; retrying`);
           this.requeueAfter(name, this.retryDelayMs);
         }
       }
@@ -299,7 +295,7 @@ export class CrdController {
   /** Names, registration into the scheme, then status: Established is only written once the kinds are served. */
   private async establish(name: string, crd: Crd): Promise<void> {
     const check = checkNames(crd, claimedNames(crd.spec.group, name, this.crds.values(), this.scheme.all()));
-    const wasEstablished = isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, ESTABLISHED);
+    const wasEstablished = isConditionTrue(crd.status?.conditions, ESTABLISHED);
     const namesOk = check.condition.status === 'True' || wasEstablished;
     let installError: string | undefined;
     let kinds: KindDefinition[] = [];
@@ -308,7 +304,7 @@ export class CrdController {
         kinds = kindsFromCrd(withNames(crd, check.acceptedNames));
         this.install(name, kinds, JSON.stringify([crd.spec, check.acceptedNames]));
       } catch (error) {
-        installError = message(error);
+        installError = errorMessage(error);
         kinds = [];
         this.uninstall(name);
       }
@@ -327,7 +323,7 @@ export class CrdController {
 
   private establishedStatus(current: Crd, check: NamesCheck, serving: boolean, installError: string | undefined): CrdStatus {
     const now = this.now();
-    let conditions = setCondition(current.status?.conditions as CrdCondition[] | undefined, { type: NAMES_ACCEPTED, ...check.condition }, now);
+    let conditions = setCondition(current.status?.conditions, { type: NAMES_ACCEPTED, ...check.condition }, now);
     if (serving) {
       conditions = setCondition(
         conditions,
@@ -344,7 +340,7 @@ export class CrdController {
     if (serving && storage && !stored.includes(storage)) stored.push(storage);
     // The status schema wants plural and kind in acceptedNames; until both were accepted there is none.
     const names = check.acceptedNames.plural && check.acceptedNames.kind ? { acceptedNames: check.acceptedNames as CustomResourceDefinitionNames } : {};
-    return { conditions: conditions as CrdStatus['conditions'], ...names, storedVersions: stored };
+    return { conditions: conditions, ...names, storedVersions: stored };
   }
 
   /**
@@ -360,7 +356,7 @@ export class CrdController {
       return;
     }
     this.serveWhileTerminating(name, kinds);
-    if (!isConditionTrue(crd.status?.conditions as CrdCondition[] | undefined, TERMINATING)) {
+    if (!isConditionTrue(crd.status?.conditions, TERMINATING)) {
       await this.setTerminating(name, 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress');
     }
 
@@ -368,7 +364,7 @@ export class CrdController {
     try {
       remaining = await this.deleteInstances(kinds);
     } catch (error) {
-      await this.setTerminating(name, 'True', 'InstanceDeletionFailed', `could not delete instances: ${message(error)}`);
+      await this.setTerminating(name, 'True', 'InstanceDeletionFailed', `could not delete instances: ${errorMessage(error)}`);
       this.requeueAfter(name, this.retryDelayMs);
       return;
     }
@@ -381,14 +377,14 @@ export class CrdController {
     const done = await this.update(name, (current) => {
       if (!current.metadata?.finalizers?.includes(CRD_FINALIZER)) return current;
       const conditions = setCondition(
-        current.status?.conditions as CrdCondition[] | undefined,
+        current.status?.conditions,
         { type: TERMINATING, status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' },
         this.now(),
       );
       return {
         ...current,
         metadata: { ...current.metadata, finalizers: current.metadata.finalizers.filter((f) => f !== CRD_FINALIZER) },
-        status: { ...current.status, conditions: conditions as CrdStatus['conditions'] },
+        status: { ...current.status, conditions: conditions },
       };
     });
     this.uninstall(name);
@@ -407,12 +403,12 @@ export class CrdController {
     await this.update(name, (current) => {
       const now = this.now();
       let conditions = setCondition(
-        current.status?.conditions as CrdCondition[] | undefined,
+        current.status?.conditions,
         { type: ESTABLISHED, status: 'False', reason: 'Terminating', message: 'the CustomResourceDefinition is being deleted' },
         now,
       );
       conditions = setCondition(conditions, { type: TERMINATING, status, reason, message: text }, now);
-      const next: CrdStatus = { ...current.status, conditions: conditions as CrdStatus['conditions'] };
+      const next: CrdStatus = { ...current.status, conditions: conditions };
       return isDeepStrictEqual(next, current.status) ? current : { ...current, status: next };
     });
   }
@@ -496,7 +492,7 @@ export class CrdController {
       try {
         listener(change);
       } catch (error) {
-        this.logger.error(`CustomResourceDefinition change listener failed: ${message(error)}`);
+        this.logger.error(`CustomResourceDefinition change listener failed: ${errorMessage(error)}`);
       }
     }
   }

@@ -107,7 +107,7 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
   if (old && isRecord(old.spec)) {
     // A version objects may still be stored in cannot leave the spec before a storage migration.
     const status = isRecord(old.status) ? old.status : undefined;
-    const stored = Array.isArray(status?.storedVersions) ? (status!.storedVersions as unknown[]) : [];
+    const stored = Array.isArray(status?.storedVersions) ? (status.storedVersions as unknown[]) : [];
     const names = new Set(versions.map((v) => v.name));
     stored.forEach((s) => {
       if (!names.has(s))

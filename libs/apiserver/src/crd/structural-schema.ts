@@ -180,7 +180,7 @@ class StructuralValidator {
     if (keys !== undefined && listType !== 'map') {
       this.errors.push(fieldErrors.forbidden(`${path}.${MARKER.listMapKeys}`, `must only be set if ${MARKER.listType} is map`));
     }
-    const items = isRecord(schema.items) ? (schema.items as JsonSchema) : undefined;
+    const items = isRecord(schema.items) ? schema.items : undefined;
     if (listType === 'set' && items) {
       const itemType = typeOf(items);
       if (itemType !== undefined && !SCALARS.has(itemType) && items[MARKER.mapType] !== 'atomic') {
@@ -206,7 +206,7 @@ class StructuralValidator {
           if (propType === undefined || !SCALARS.has(propType)) {
             this.errors.push(fieldErrors.invalid(at, key, 'must be a scalar typed property of the items'));
           }
-          if (!required.has(key as string) && prop.default === undefined) {
+          if (!required.has(key) && prop.default === undefined) {
             this.errors.push(fieldErrors.required(at, 'this property is in x-svc-list-map-keys, so it must have a default or be a required property'));
           }
         });
@@ -246,6 +246,6 @@ class StructuralValidator {
 export function structuralSchemaErrors(schema: unknown, path: string): FieldError[] {
   const v = new StructuralValidator();
   v.node(schema, path, { root: true });
-  if (isRecord(schema)) v.metadata(schema as JsonSchema, path);
+  if (isRecord(schema)) v.metadata(schema, path);
   return v.errors;
 }

@@ -28,7 +28,7 @@ export function formatHealthReport(endpoint: HealthEndpoint, outcomes: CheckOutc
 }
 
 /** The answer of `/<endpoint>/<check>`; Kubernetes does show the reason here. */
-export function formatSingleCheck(error: unknown | undefined): HealthReport {
+export function formatSingleCheck(error: unknown): HealthReport {
   if (error === undefined) return { status: 200, body: 'ok' };
   return { status: 500, body: `internal server error: ${reasonOf(error)}\n` };
 }

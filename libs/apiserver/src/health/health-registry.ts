@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { Injectable } from '@nestjs/common';
 import { type HealthCheck, type HealthEndpoint, type HealthReport, healthCheck } from './health-check';
 import { type CheckOutcome, formatHealthReport, formatSingleCheck } from './health-format';
@@ -90,7 +91,7 @@ export class HealthRegistry {
     this.postStartHooks.set(name, state);
     this.addBootSequenceChecks(
       healthCheck(`poststarthook/${name}`, () => {
-        if (state.error !== undefined) throw new Error(`post-start hook failed: ${String(state.error)}`);
+        if (state.error !== undefined) throw new Error(`post-start hook failed: ${errorMessage(state.error)}`);
         if (!state.done) throw new Error('not finished');
       }),
     );
@@ -122,7 +123,7 @@ export class HealthRegistry {
     const excluded = new Set(query.exclude);
     const outcomes: CheckOutcome[] = [];
     const checks = this.checksOf(endpoint);
-    const results = await Promise.all(checks.map((c) => (excluded.has(c.name) ? undefined : runCheck(c))));
+    const results = await Promise.all(checks.map((c) => (excluded.has(c.name) ? Promise.resolve(undefined) : runCheck(c))));
     checks.forEach((c, i) => {
       if (excluded.has(c.name)) {
         excluded.delete(c.name);
@@ -169,7 +170,7 @@ export class HealthRegistry {
   }
 }
 
-async function runCheck(check: HealthCheck): Promise<unknown | undefined> {
+async function runCheck(check: HealthCheck): Promise<unknown> {
   try {
     await check.check();
     return undefined;

@@ -1,4 +1,13 @@
-import { decodeEnvelope, decodeProtobufObject, EnvelopeError, isStatusError, newBadRequest, newUnsupportedMediaType, type StatusError } from '@svc/machinery';
+import {
+  decodeEnvelope,
+  decodeProtobufObject,
+  EnvelopeError,
+  isStatusError,
+  newBadRequest,
+  newUnsupportedMediaType,
+  type StatusError,
+  errorMessage,
+} from '@svc/machinery';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { mayEscapeSurrogates, withWellFormedStrings } from '../request/well-formed';
 import { findDuplicateJsonKeys } from './duplicate-keys';
@@ -99,7 +108,7 @@ function decodeProtobufBody(body: Buffer): DecodedBody {
     if (error instanceof EnvelopeError) throw newBadRequest(`the request body is not a valid protobuf envelope: ${error.message}`);
     if (isStatusError(error)) throw error;
     // protobufjs reports truncated or malformed messages with plain errors.
-    throw newBadRequest(`the request body is not a valid protobuf message: ${error instanceof Error ? error.message : String(error)}`);
+    throw newBadRequest(`the request body is not a valid protobuf message: ${errorMessage(error)}`);
   }
 }
 

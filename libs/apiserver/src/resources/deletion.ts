@@ -1,4 +1,4 @@
-import type { ApiObject, KindDefinition, ObjectMeta, PropagationPolicy } from '@svc/api';
+import type { ApiObject, KindDefinition, PropagationPolicy } from '@svc/api';
 import { jsonClone, jsonEqual } from '@svc/machinery';
 import { formatTimestamp } from './object-meta-rules';
 
@@ -33,7 +33,7 @@ export type DeletionPlan = { action: 'remove' } | { action: 'mark'; object: ApiO
  */
 export function planDeletion(def: KindDefinition, current: ApiObject, request: DeletionRequest, now: Date): DeletionPlan {
   const object = jsonClone(current);
-  const meta = (object.metadata ??= {}) as ObjectMeta;
+  const meta = (object.metadata ??= {});
   const before = meta.finalizers ?? [];
   const finalizers = finalizersForPolicy(before, policyOf(request));
   if (finalizers.length > 0) meta.finalizers = finalizers;

@@ -9,7 +9,7 @@ const GadgetSchema: JsonSchema = {
   properties: {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
-    metadata: objectMetaSchema('dns1123-subdomain') as JsonSchema,
+    metadata: objectMetaSchema('dns1123-subdomain'),
     spec: {
       type: 'object',
       properties: {
@@ -99,7 +99,7 @@ describe('a kind that brings its own strategy', () => {
     )) as Gadget;
     expect(approved.spec).toEqual({ serial: 'A1', approved: true });
     expect(approved.metadata?.labels).toBeUndefined();
-    const discovery = (await env.client.rest.request({ method: 'GET', path: '/apis/gadgets.example.com/v1' })) as { resources: Array<{ name: string }> };
+    const discovery = await env.client.rest.request<{ resources: Array<{ name: string }> }>({ method: 'GET', path: '/apis/gadgets.example.com/v1' });
     expect(discovery.resources.map((r) => r.name)).toEqual(expect.arrayContaining(['gadgets', 'gadgets/status', 'gadgets/approve']));
   });
 

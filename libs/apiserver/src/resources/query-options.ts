@@ -147,7 +147,9 @@ function deleteOptionsFromBody(body: unknown): ParsedDelete {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw newBadRequest('the request body must be a DeleteOptions object');
   const options = body as Record<string, unknown>;
   if (options.kind !== undefined && options.kind !== 'DeleteOptions') {
-    throw newBadRequest(`the kind in the data (${String(options.kind)}) does not match the expected kind (DeleteOptions)`);
+    throw newBadRequest(
+      `the kind in the data (${typeof options.kind === 'string' ? options.kind : JSON.stringify(options.kind)}) does not match the expected kind (DeleteOptions)`,
+    );
   }
   const grace = options.gracePeriodSeconds;
   if (grace !== undefined && grace !== null && (typeof grace !== 'number' || !Number.isInteger(grace))) {
@@ -167,9 +169,9 @@ function deleteOptionsFromBody(body: unknown): ParsedDelete {
   }
   const preconditions = options.preconditions;
   const request: DeleteRequest = {
-    propagationPolicy: checkPolicy((policy as string | null | undefined) ?? undefined),
-    orphanDependents: (orphan as boolean | null | undefined) ?? undefined,
-    gracePeriodSeconds: (grace as number | null | undefined) ?? undefined,
+    propagationPolicy: checkPolicy(policy ?? undefined),
+    orphanDependents: orphan ?? undefined,
+    gracePeriodSeconds: grace ?? undefined,
   };
   if (typeof preconditions === 'object' && preconditions !== null) {
     const p = preconditions as Record<string, unknown>;

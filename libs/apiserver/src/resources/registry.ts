@@ -299,7 +299,7 @@ export class ResourceRegistry {
           builtIn: this.builtIn,
           schema,
           accumulatedCopySizeLimit: this.context.maxRequestBodyBytes,
-        }) as ApiObject;
+        });
       } catch (error) {
         throw toStatusError(error, this.groupResource, name);
       }
@@ -456,7 +456,7 @@ export class ResourceRegistry {
       resourceVersionMatch: query.resourceVersionMatch,
     });
     const items = [...listed.items];
-    const results: Array<ApiObject | undefined> = new Array(items.length);
+    const results = new Array<ApiObject | undefined>(items.length);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < items.length) {

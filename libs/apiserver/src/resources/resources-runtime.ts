@@ -134,7 +134,7 @@ export class ResourcesRuntime {
         .all()
         .filter((d) => d.source.type === 'builtin')
         .map((d) => this.cachers.cacherFor(d.group, d.resource));
-      await Promise.all(started.map((c) => c?.whenReady(60_000)));
+      await Promise.all(started.map((c) => c?.whenReady(60_000) ?? Promise.resolve()));
     });
     const stopPoller = startObjectCountPoller({
       storage,

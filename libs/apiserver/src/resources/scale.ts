@@ -1,4 +1,4 @@
-import { SCALE_API_VERSION, type ApiObject, type KindDefinition, type LabelSelector, type Scale, type ScaleSubresource } from '@svc/api';
+import { SCALE_API_VERSION, type ApiObject, type KindDefinition, type Scale, type ScaleSubresource } from '@svc/api';
 import { fieldInvalid, LabelQuery, newBadRequest, newInvalid, type FieldError } from '@svc/machinery';
 import { jsonClone } from '@svc/machinery';
 
@@ -91,7 +91,7 @@ function selectorString(def: KindDefinition, value: unknown): string | undefined
   if (typeof value === 'string') return value;
   if (def.source.type === 'builtin' && typeof value === 'object') {
     try {
-      return LabelQuery.fromLabelSelector(value as LabelSelector).toString();
+      return LabelQuery.fromLabelSelector(value).toString();
     } catch {
       return undefined;
     }

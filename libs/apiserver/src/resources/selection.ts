@@ -23,7 +23,6 @@ export function selectionOf(def: KindDefinition, labelSelector?: string, fieldSe
   if (!selective) return { labels, fields, filter: undefined, selective };
   const getters = def.fieldSelectors;
   const fieldsOf = (object: ApiObject) => (field: string) => getters[field]?.(object);
-  const filter = (object: ApiObject): boolean =>
-    labels.matches(object.metadata?.labels as Record<string, string> | undefined) && fields.matches(fieldsOf(object));
+  const filter = (object: ApiObject): boolean => labels.matches(object.metadata?.labels) && fields.matches(fieldsOf(object));
   return { labels, fields, filter, selective };
 }

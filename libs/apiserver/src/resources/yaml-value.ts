@@ -52,7 +52,7 @@ export function yamlDocumentToValue(document: Document, maxDepth: number): YamlV
       }
       // An anchor always comes before its alias in the text, so the target is a scalar here.
       if (!isScalar(target)) throw new YamlValueError(`the alias ${JSON.stringify(node.source)} names no finished node`);
-      return { value: target.value as unknown, expanded: 1 };
+      return { value: target.value, expanded: 1 };
     }
     direct++;
     if (isScalar(node)) {
@@ -83,7 +83,7 @@ export function yamlDocumentToValue(document: Document, maxDepth: number): YamlV
     else setKey(parent.out, key as string, result.value);
   };
 
-  const first = start(document.contents as YamlNode | null, '');
+  const first = start(document.contents, '');
   if (first !== undefined) finish(first, undefined);
 
   // Each frame remembers which key its pending child belongs to.

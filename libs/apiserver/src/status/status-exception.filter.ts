@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, type LoggerService, NotFoundException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTimedOutResponse } from '../filters/handler-chain';
@@ -38,7 +39,7 @@ export class StatusExceptionFilter implements ExceptionFilter {
     }
     const code = httpErrorCode(exception);
     if (code !== undefined && code < 500) return statusForCode(code, (exception as Error).message);
-    const message = exception instanceof Error ? exception.message : String(exception);
+    const message = errorMessage(exception);
     this.logger.error(`${req.method} ${req.url}: ${message}`, exception instanceof Error ? exception.stack : undefined);
     return internalErrorStatus(message);
   }

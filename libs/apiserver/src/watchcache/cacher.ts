@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { StorageError, isStorageError, type ChangeEvent, type Storage, type StoredObject, type StorageWatchEvent, type Watcher } from '@svc/storage';
 import type { CacheEntry, CacheWatchEvent } from './cache-events';
 import { CacheWatcherChannel, type CacheWatcher } from './cache-watcher';
@@ -466,7 +467,7 @@ export class Cacher<T extends StoredObject> {
 
   /** The backend is lost: not ready, and every client watch ends so that its client watches again. */
   private lose(error: unknown): void {
-    this.lastError = `storage watch of ${this.resource} failed: ${error instanceof Error ? error.message : String(error)}`;
+    this.lastError = `storage watch of ${this.resource} failed: ${errorMessage(error)}`;
     this.setReady(false);
     this.backend?.stop();
     this.backend = undefined;

@@ -99,6 +99,7 @@ class FakeWatchStream<T> implements WatchStream<T> {
       next: () => {
         if (this.queue.length > 0 && !this.stalled) return Promise.resolve({ value: this.queue.shift()!, done: false });
         if (this.ended && !this.stalled) {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the scripted failure is handed on as given
           return this.failure !== undefined ? Promise.reject(this.failure) : Promise.resolve({ value: undefined, done: true });
         }
         return new Promise((resolve, reject) => {

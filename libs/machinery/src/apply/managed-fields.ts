@@ -1,4 +1,4 @@
-import { JsonObject, isJsonObject } from '../patch';
+import { isJsonObject } from '../patch';
 import type { ManagedFieldsEntry, ManagedFieldsOperation } from '../meta/managed-fields-entry';
 import { FieldSet } from './field-set';
 
@@ -89,7 +89,7 @@ export function encodeManagedFields(records: ManagerRecords): ManagedFieldsEntry
   const entries: ManagedFieldsEntry[] = [];
   for (const record of records.values()) {
     if (record.fields.isEmpty()) continue;
-    const entry: ManagedFieldsEntry = { manager: record.manager, operation: record.operation, apiVersion: record.apiVersion } as ManagedFieldsEntry;
+    const entry: ManagedFieldsEntry = { manager: record.manager, operation: record.operation, apiVersion: record.apiVersion };
     if (record.time) entry.time = record.time;
     entry.fieldsType = 'FieldsV1';
     entry.fieldsV1 = record.fields.toFieldsV1();

@@ -120,7 +120,7 @@ export function compareValues(a: JsonValue, b: JsonValue): number {
   if (ra !== rb) return ra - rb;
   if (typeof a === 'number') return Math.sign(a - (b as number));
   if (typeof a === 'string') return compareStrings(a, b as string);
-  if (typeof a === 'boolean') return Number(a) - Number(b as boolean);
+  if (typeof a === 'boolean') return Number(a) - Number(b);
   if (Array.isArray(a)) {
     const other = b as JsonValue[];
     for (let i = 0; ; i++) {

@@ -225,7 +225,7 @@ export class SchemaTypes {
       }
       if (flat.additionalProperties === undefined || flat.additionalProperties === false) {
         const ap = node.additionalProperties;
-        if (isJsonObject(ap) || ap === true) flat.additionalProperties = ap as JsonSchema | true;
+        if (isJsonObject(ap) || ap === true) flat.additionalProperties = ap;
       }
       flat.items ??= isJsonObject(node.items) ? node.items : undefined;
       flat.listType ??= node['x-svc-list-type'];
@@ -253,7 +253,7 @@ export class SchemaTypes {
       if (!isJsonObject(node) || !Object.prototype.hasOwnProperty.call(node, token)) return undefined;
       node = (node as Record<string, unknown>)[token];
     }
-    return isJsonObject(node) ? (node as JsonSchema) : undefined;
+    return isJsonObject(node) ? node : undefined;
   }
 }
 

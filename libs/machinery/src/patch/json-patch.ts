@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { JsonPatchError, Operation, applyOperation, getValueByPointer } from 'fast-json-patch';
 import { cloneJson, toPlainJson } from './json-tree';
 import { JsonObject, JsonValue, isJsonObject } from './json-value';
@@ -54,7 +55,7 @@ export function jsonPatch(original: JsonObject, patch: unknown, options: JsonPat
           throw invalid(`Unable to copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${copyLimit}`);
         }
       }
-      document = applyOperation(document, operation, true, true, true, index).newDocument as JsonValue;
+      document = applyOperation(document, operation, true, true, true, index).newDocument;
     } catch (error) {
       if (error instanceof PatchError) throw error;
       throw translate(error, operations);
@@ -127,7 +128,7 @@ function translate(error: unknown, operations: Operation[]): PatchError {
     return MALFORMED.has(error.name) ? badRequest(message) : invalid(message);
   }
   // The library refuses paths through __proto__/constructor/prototype with a TypeError.
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return badRequest(`JSON patch refused: ${detail}`);
 }
 

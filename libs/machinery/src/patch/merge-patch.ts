@@ -9,7 +9,7 @@ export function mergePatch(original: JsonObject, patch: unknown): JsonObject {
     throw badRequest('a merge patch must be a JSON object');
   }
   const target = cloneJson(original, 'the object') as JsonObject;
-  return toPlainJson(mergeInto(target, cloneJson(patch, 'the merge patch') as JsonObject)) as JsonObject;
+  return toPlainJson(mergeInto(target, cloneJson(patch, 'the merge patch'))) as JsonObject;
 }
 
 function mergeInto(target: JsonValue | undefined, patch: JsonValue): JsonValue {

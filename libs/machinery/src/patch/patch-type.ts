@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import type { JsonSchema } from '../json-schema';
 import { JsonObject } from './json-value';
 import { jsonPatch } from './json-patch';
@@ -53,7 +54,7 @@ export function parsePatchBody(body: string | Uint8Array): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw badRequest(`the patch body is not valid JSON: ${detail}`);
   }
 }

@@ -162,7 +162,7 @@ class StrategicMerger {
     if (!Array.isArray(list) || !list.every((name) => typeof name === 'string')) {
       throw badRequest(`${RETAIN_KEYS} must be a list of field names`);
     }
-    const retained = new Set(list as string[]);
+    const retained = new Set(list);
     for (const key of Object.keys(patch)) {
       if (patch[key] === null || key.startsWith(DELETE_FROM_PRIMITIVE_LIST) || key.startsWith(SET_ELEMENT_ORDER)) continue;
       if (!retained.has(key)) {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { Reader, Type, parse } from 'protobufjs';
 
 /** The media type of the binary envelope, the product's counterpart of `application/vnd.kubernetes.protobuf`. */
@@ -94,9 +95,9 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
   }
   let decoded: Record<string, unknown>;
   try {
-    decoded = unknownType.decode(Reader.create(bytes.subarray(ENVELOPE_MAGIC.length))) as unknown as Record<string, unknown>;
+    decoded = unknownType.decode(Reader.create(bytes.subarray(ENVELOPE_MAGIC.length)));
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new EnvelopeError(`the ${PROTOBUF_MEDIA_TYPE} envelope is malformed: ${detail}`);
   }
   const typeMeta = (decoded.typeMeta ?? {}) as Record<string, unknown>;

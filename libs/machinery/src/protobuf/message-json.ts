@@ -75,11 +75,11 @@ function timeToJson(type: Type, message: Json): string | undefined {
 
 function messageFieldToJson(field: Field, type: Type, value: unknown, present: boolean): unknown {
   if (TIME_TYPES.has(type.name)) return present ? timeToJson(type, value as Json) : undefined;
-  if (type.name === 'Quantity') return present ? String((value as Json).string ?? '') : undefined;
+  if (type.name === 'Quantity') return present ? textOf((value as Json).string) : undefined;
   if (type.name === 'IntOrString') {
     if (!present) return undefined;
     const intOrString = value as Json;
-    return toNumber(intOrString.type ?? 0) === 1 ? String(intOrString.strVal ?? '') : toNumber(intOrString.intVal ?? 0);
+    return toNumber(intOrString.type ?? 0) === 1 ? textOf(intOrString.strVal) : toNumber(intOrString.intVal ?? 0);
   }
   if (type.name === 'FieldsV1') {
     if (!present) return undefined;
@@ -195,7 +195,7 @@ export function messageFromJson(type: Type, json: Json, path = ''): Json {
     if (field.map) {
       if (!present) continue;
       if (typeof value !== 'object' || Array.isArray(value)) fail(fieldPath, 'an object');
-      const keys = Object.keys(value as Json).sort();
+      const keys = Object.keys(value).sort();
       message[field.name] = Object.fromEntries(
         keys.map((key) => {
           const item = (value as Json)[key];
@@ -219,4 +219,9 @@ export function messageFromJson(type: Type, json: Json, path = ''): Json {
     }
   }
   return message;
+}
+
+/** A protobuf string field as JSON: absent is empty. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }

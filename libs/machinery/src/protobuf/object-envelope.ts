@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { EnvelopeError, decodeEnvelope, encodeEnvelope } from './envelope';
 import { decodeProtobufObject } from './protobuf-object';
 
@@ -38,7 +39,7 @@ export function decodeObjectEnvelope(bytes: Uint8Array): EnvelopeObject {
   try {
     parsed = JSON.parse(new TextDecoder().decode(envelope.raw));
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new EnvelopeError(`envelope payload is not valid JSON: ${detail}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

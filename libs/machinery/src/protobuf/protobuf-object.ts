@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { Reader, type Type } from 'protobufjs';
 import { EnvelopeError, encodeEnvelope, type Envelope } from './envelope';
 import { KUBERNETES_PACKAGE, kubernetesRoot } from './kubernetes-schema';
@@ -64,9 +65,9 @@ export function decodeProtobufObject(envelope: Envelope): Record<string, unknown
   const type = messageTypeFor(envelope.apiVersion, envelope.kind);
   let message: Record<string, unknown>;
   try {
-    message = type.decode(Reader.create(envelope.raw)) as unknown as Record<string, unknown>;
+    message = type.decode(Reader.create(envelope.raw));
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new EnvelopeError(`the protobuf ${envelope.kind} in the envelope is malformed: ${detail}`);
   }
   return { apiVersion: envelope.apiVersion, kind: envelope.kind, ...messageToJson(type, message) };

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import type { FlagDef } from './flag';
 import { FlagError } from './flag-error';
 import type { FlagSet, GivenFlags } from './flag-set';
@@ -8,7 +9,7 @@ import { scanArgv } from './scan-argv';
 /** What the process should do after parsing its command line. */
 export type ParseOutcome<T> = { action: 'run'; options: T } | { action: 'help'; text: string } | { action: 'version'; text: string };
 
-class HelpRequested {}
+class HelpRequested extends Error {}
 
 function displayName(def: FlagDef): string {
   return def.shorthand ? `-${def.shorthand}, --${def.name}` : `--${def.name}`;
@@ -30,7 +31,7 @@ export function parseFlagSet<O>(set: FlagSet<O>, argv: readonly string[]): Parse
       try {
         value = def.type.parse(raw, values.get(def.name));
       } catch (error) {
-        throw FlagError.invalidArgument(displayName(def), raw, error instanceof Error ? error.message : String(error));
+        throw FlagError.invalidArgument(displayName(def), raw, errorMessage(error));
       }
       const problem = def.check?.(value);
       if (problem !== undefined) {

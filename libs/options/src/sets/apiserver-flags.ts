@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { parseDualStackCidrs } from '../flags/cidr';
 import { bool } from '../flags/bool';
 import { duration } from '../flags/duration';
@@ -175,7 +176,7 @@ export const API_SERVER_FLAGS = flagTable({
               parseDualStackCidrs(v);
               return undefined;
             } catch (error) {
-              return error instanceof Error ? error.message : String(error);
+              return errorMessage(error);
             }
           },
         }),

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { bool } from '../flags/bool';
 import { cidrs } from '../flags/cidrs';
 import { duration } from '../flags/duration';
@@ -112,6 +113,6 @@ export const checkRegexps = eachEntry((entry) => {
     new RegExp(entry);
     return undefined;
   } catch (error) {
-    return `not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`;
+    return `not a valid regular expression: ${errorMessage(error)}`;
   }
 });

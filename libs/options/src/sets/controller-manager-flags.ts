@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { parseDualStackCidrs } from '../flags/cidr';
 import { bool } from '../flags/bool';
 import { cidrs } from '../flags/cidrs';
@@ -25,7 +26,7 @@ function cidrListProblem(value: string): CheckResult {
     parseDualStackCidrs(value);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 

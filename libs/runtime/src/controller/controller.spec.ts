@@ -63,7 +63,7 @@ describe('Controller against a real API server', () => {
 
     seen.length = 0;
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid!, controller: true };
-    await env.client.secrets.inNamespace(space).create({ metadata: { name: 'owned', ownerReferences: [ref] } } as Secret);
+    await env.client.secrets.inNamespace(space).create({ metadata: { name: 'owned', ownerReferences: [ref] } });
     await eventually(() => expect(seen).toContain(`${space}/owner`));
 
     seen.length = 0;
@@ -323,15 +323,14 @@ describe('Controller against a real API server', () => {
   it('caches a metadataOnly resource without its bodies, in an informer apart from the full one', async () => {
     const space = await namespace();
     const seen: Array<Record<string, unknown>> = [];
-    let manager: Manager | undefined;
     @Reconciler({ for: metadataOnly(BUILTIN_RESOURCES.configMaps), namespace: space })
     class Names implements Reconcile {
       reconcile(request: Request): void {
-        const cached = manager!.informerFor(metadataOnly(BUILTIN_RESOURCES.configMaps), space).lister().namespace(space).get(request.name);
+        const cached = manager.informerFor(metadataOnly(BUILTIN_RESOURCES.configMaps), space).lister().namespace(space).get(request.name);
         if (cached) seen.push(cached as Record<string, unknown>);
       }
     }
-    manager = await run([Names]);
+    const manager = await run([Names]);
     await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'm', labels: { a: 'b' } }, data: { secret: 'body' } });
     await eventually(() => expect(seen).toHaveLength(1));
     expect(seen[0]).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'm', namespace: space, labels: { a: 'b' } } });

@@ -1,4 +1,4 @@
-import type { ConfigMap, Deployment } from '@svc/api';
+import type { ConfigMap } from '@svc/api';
 import { isNotFound } from '@svc/machinery';
 import { eventually } from '../testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
@@ -73,7 +73,7 @@ describe('updateStatusWithRetry', () => {
         selector: { matchLabels: { app: 'st' } },
         template: { metadata: { labels: { app: 'st' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
       },
-    } as Deployment);
+    });
     // Someone else writes first: the copy we hold is stale.
     await deployments.patch('st', { metadata: { labels: { touched: 'yes' } } });
     let calls = 0;

@@ -235,8 +235,8 @@ describe('leader election', () => {
     const names = new Set<string>();
     const following = (async () => {
       for await (const event of watch) {
-        if (event.type === 'ADDED') names.add((event.object as Secret).metadata!.name!);
-        if (event.type === 'DELETED') names.delete((event.object as Secret).metadata!.name!);
+        if (event.type === 'ADDED') names.add(event.object.metadata!.name!);
+        if (event.type === 'DELETED') names.delete(event.object.metadata!.name!);
         most = Math.max(most, names.size);
       }
     })();

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -88,7 +89,7 @@ export class HealthServer {
         try {
           reason = await checks[name]();
         } catch (error) {
-          reason = error instanceof Error ? error.message : String(error);
+          reason = errorMessage(error);
         }
         if (reason !== undefined) failed = true;
         lines.push(reason === undefined ? `[+]${name} ok` : `[-]${name} failed: ${reason}`);

@@ -10,15 +10,11 @@ export type PredicateEvent<T = KubeObject> = { type: 'create'; object: T } | { t
  */
 export type Predicate<T = KubeObject> = { check(event: PredicateEvent<T>): boolean }['check'];
 
-interface WithGeneration {
-  metadata?: { generation?: number | string; labels?: Readonly<Record<string, string>>; annotations?: Readonly<Record<string, string>> };
-}
-
 /** Updates pass only when `metadata.generation` changed (a spec change); status-only writes are skipped. */
 export const GenerationChanged: Predicate = (event) => {
   if (event.type !== 'update') return true;
-  const oldGen = (event.oldObject as WithGeneration).metadata?.generation;
-  const newGen = (event.object as WithGeneration).metadata?.generation;
+  const oldGen = event.oldObject.metadata?.generation;
+  const newGen = event.object.metadata?.generation;
   // An object without generation cannot be judged, so it passes (as controller-runtime does not).
   if (oldGen === undefined || newGen === undefined) return true;
   return String(oldGen) !== String(newGen);
@@ -33,7 +29,7 @@ export const LabelChanged: Predicate = (event) => {
 /** Updates pass only when the annotations changed. */
 export const AnnotationChanged: Predicate = (event) => {
   if (event.type !== 'update') return true;
-  return !sameRecord((event.oldObject as WithGeneration).metadata?.annotations, (event.object as WithGeneration).metadata?.annotations);
+  return !sameRecord(event.oldObject.metadata?.annotations, event.object.metadata?.annotations);
 };
 
 /** The object type a predicate judges. */

@@ -45,7 +45,7 @@ export class ChangeFeed {
   position = 0;
 
   private stream: InsertStream | undefined;
-  private resumeToken: ResumeToken | undefined;
+  private resumeToken?: ResumeToken;
   private serial: Promise<unknown> = Promise.resolve();
   private closed = false;
   private failures = 0;

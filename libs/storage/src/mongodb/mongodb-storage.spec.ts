@@ -25,7 +25,7 @@ function freshDatabase(): string {
 
 async function dropDatabases(): Promise<void> {
   if (skip || databases.length === 0) return;
-  const client = new MongoClient(uri as string);
+  const client = new MongoClient(uri);
   try {
     for (const name of databases.splice(0)) await client.db(name).dropDatabase();
   } finally {

@@ -1,3 +1,4 @@
+import { errorMessage } from '@svc/machinery';
 import { CustomResourceDefinitionSchema, type CustomResourceDefinition } from '../../kinds/apiextensions/custom-resource-definition';
 import { schemaCompileError } from '../../schema/compile-kind';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
@@ -77,7 +78,7 @@ function validateCrd(obj: ApiObject): FieldError[] {
       try {
         if (typeof c.jsonPath === 'string') parseJsonPath(c.jsonPath);
       } catch (err) {
-        errors.push(fieldErrors.invalid(`${at}.additionalPrinterColumns[${j}].jsonPath`, c.jsonPath, err instanceof Error ? err.message : String(err)));
+        errors.push(fieldErrors.invalid(`${at}.additionalPrinterColumns[${j}].jsonPath`, c.jsonPath, errorMessage(err)));
       }
     });
   });

@@ -27,7 +27,7 @@ export function defineKind(def: Required & Optional): KindDefinition {
     storage: true,
     source: { type: 'builtin' },
     ...def,
-    schema: def.schema as JsonSchema,
+    schema: def.schema,
     fieldSelectors: { ...METADATA_FIELD_SELECTORS, ...(def.fieldSelectors ?? {}) },
   };
 }

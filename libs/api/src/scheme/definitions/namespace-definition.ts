@@ -35,7 +35,7 @@ export const namespaceStrategy: KindStrategy = {
   returnDeletedObject: true,
   pendingFinalizers: specFinalizers,
   onDeletionMarked(namespace) {
-    const status = (isRecord(namespace.status) ? namespace.status : (namespace.status = {})) as Record<string, unknown>;
+    const status = isRecord(namespace.status) ? namespace.status : (namespace.status = {});
     status.phase = 'Terminating';
   },
   subresources: {

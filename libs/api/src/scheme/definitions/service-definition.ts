@@ -43,14 +43,14 @@ function validateService(obj: ApiObject): FieldError[] {
     const at = `spec.ports[${i}]`;
     if (ports.length > 1) {
       if (!port.name) errors.push(fieldErrors.required(`${at}.name`));
-      else if (names.has(String(port.name))) errors.push(fieldErrors.duplicate(`${at}.name`, port.name));
+      else if (typeof port.name === 'string' && names.has(port.name)) errors.push(fieldErrors.duplicate(`${at}.name`, port.name));
     }
     if (typeof port.name === 'string') names.add(port.name);
-    const key = `${String(port.port)}/${String(port.protocol ?? 'TCP')}`;
+    const key = JSON.stringify([port.port, port.protocol ?? 'TCP']);
     if (keys.has(key)) errors.push(fieldErrors.duplicate(at, { port: port.port, protocol: port.protocol ?? 'TCP' }));
     keys.add(key);
     if (port.nodePort !== undefined && type !== 'NodePort' && type !== 'LoadBalancer') {
-      errors.push(fieldErrors.forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${String(type)}'`));
+      errors.push(fieldErrors.forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${typeof type === 'string' ? type : JSON.stringify(type)}'`));
     }
   });
   return errors;

@@ -1,25 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, loadClientConfig } from '@svc/client';
+import { ROOT } from './apiserver-process';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
 const EXECUTABLE = join(ROOT, 'bin', 'svc-apiserver.js');
 const ENTRY = join(ROOT, 'dist', 'apps', 'apiserver', 'src', 'main.js');
-
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The built `svc-apiserver` on a fixed loopback port and data directory, so that it can be stopped
