@@ -54,7 +54,9 @@ export interface Child {
 /** Starts `node <script> <args>` with piped output; `onLine` sees each stdout line (e.g. to learn a port). */
 export function startNodeChild(script: string, args: readonly string[], onLine?: (line: string) => void): Child {
   guard();
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_CHILD_NODE_ARGS passes Node flags to every child (`--cpu-prof --cpu-prof-dir=...` to profile them).
+  const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let tail = '';
   let pending = '';
