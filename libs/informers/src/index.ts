@@ -9,7 +9,7 @@ export * from './backoff';
 export * from './logger';
 export * from './delta';
 export * from './event-handler';
-export { Reflector, WatchStalledError, WatchClosedEarlyError, ListTimeoutError } from './reflector';
+export { keepObjects, ListTimeoutError, Reflector, stripManagedFields, WatchClosedEarlyError, WatchStalledError } from './reflector';
 export type { ReflectorOptions, ReflectorListener } from './reflector';
 export * from './shared-informer';
 export * from './shared-informer-factory';

@@ -9,6 +9,8 @@ export interface KubeObjectMeta {
   generation?: number;
   labels?: Readonly<Record<string, string>>;
   annotations?: Readonly<Record<string, string>>;
+  /** Dropped by the reflector's default transform. */
+  managedFields?: unknown;
 }
 
 /** An object as lists and watches return it. */

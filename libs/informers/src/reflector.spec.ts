@@ -5,7 +5,7 @@ import { Indexer } from './indexer';
 import type { ListerWatcher } from './lister-watcher';
 import { silentInformerLogger } from './logger';
 import { ManualQueueClock } from './workqueue';
-import { Reflector, WatchClosedEarlyError, WatchStalledError, type ReflectorOptions } from './reflector';
+import { keepObjects, Reflector, WatchClosedEarlyError, WatchStalledError, type ReflectorOptions } from './reflector';
 import { eventually, settle } from './testing/eventually';
 import { pod, versions, type TestPod } from './testing/objects';
 
@@ -93,6 +93,25 @@ describe('Reflector', () => {
     expect(update.object.spec?.image).toBe('v2');
     expect(r.lastSyncResourceVersion()).toBe(server.resourceVersion);
     expect(store.resourceVersion).toBe(server.resourceVersion);
+  });
+
+  it('caches objects without managedFields by default, and as sent with keepObjects', async () => {
+    const managed = (name: string) => pod('ns', name, { metadata: { name, managedFields: [{ manager: 'm', operation: 'Update' }] } as TestPod['metadata'] });
+    const hasManagedFields = (o: TestPod | undefined) => (o?.metadata as { managedFields?: unknown } | undefined)?.managedFields !== undefined;
+    for (const [options, kept] of [
+      [{}, false],
+      [{ transform: keepObjects }, true],
+    ] as const) {
+      const { server, store, make } = setup(options);
+      server.create(managed('listed'));
+      const r = started(make());
+      await eventually(() => expect(server.openWatches).toBe(1));
+      server.create(managed('watched'));
+      await cacheEqualsServer(store, server);
+      expect([hasManagedFields(store.getByKey('ns/listed')), hasManagedFields(store.getByKey('ns/watched'))]).toEqual([kept, kept]);
+      expect(server.items().every(hasManagedFields)).toBe(true);
+      await r.stop();
+    }
   });
 
   it('moves its version forward on bookmarks', async () => {

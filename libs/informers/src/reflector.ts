@@ -35,6 +35,25 @@ export interface ReflectorOptions {
   clock?: QueueClock;
   random?: () => number;
   logger?: InformerLogger;
+  /**
+   * Changes each object as it arrives, before the cache and the handlers see it (client-go's
+   * SetTransform). By default `metadata.managedFields` are dropped: they are the larger part of a
+   * small object and no controller reads them, and a write back from the cache keeps the stored
+   * ones. Pass `keepObjects` (identity) to cache objects as the server sent them.
+   */
+  transform?: <O extends KubeObject>(object: O) => O;
+}
+
+/** The default transform: the object without `metadata.managedFields`. */
+export function stripManagedFields<T extends KubeObject>(object: T): T {
+  const metadata = object.metadata;
+  if (metadata?.managedFields !== undefined) delete metadata.managedFields;
+  return object;
+}
+
+/** The transform that leaves objects as the server sent them. */
+export function keepObjects<T extends KubeObject>(object: T): T {
+  return object;
 }
 
 /** Who hears about what the reflector did to the store. */
@@ -114,6 +133,7 @@ export class Reflector<T extends KubeObject> {
   private relists = 0;
   private watchOpen = false;
   private disconnectedSince = 0;
+  private readonly transform: (object: T) => T;
 
   constructor(
     private readonly listerWatcher: ListerWatcher<T>,
@@ -133,6 +153,7 @@ export class Reflector<T extends KubeObject> {
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? consoleInformerLogger;
     this.backoff = new Backoff(options.backoff, this.clock, this.random);
+    this.transform = options.transform ?? stripManagedFields;
   }
 
   /** Starts listing and watching; a no-op when already started. */
@@ -250,7 +271,7 @@ export class Reflector<T extends KubeObject> {
         return this.withListTimeout((signal) => this.listerWatcher.list({ signal }));
       }
       resourceVersion ??= page.metadata.resourceVersion;
-      for (const item of page.items) items.push(item);
+      for (const item of page.items) items.push(this.transform(item));
       token = page.metadata.continue || undefined;
     } while (token !== undefined && limit !== undefined && !this.stopped);
     return { items, metadata: { resourceVersion } };
@@ -393,10 +414,10 @@ export class Reflector<T extends KubeObject> {
         throw errorFromWatchStatus(event.object);
       case 'ADDED':
       case 'MODIFIED':
-        this.applyUpsert(event.object);
+        this.applyUpsert(this.transform(event.object));
         return;
       case 'DELETED':
-        this.applyDelete(event.object);
+        this.applyDelete(this.transform(event.object));
         return;
       default:
         this.logger.warn(`${this.name}: ignoring watch event of unknown type ${JSON.stringify((event as { type: unknown }).type)}`);
