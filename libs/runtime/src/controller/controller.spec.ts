@@ -361,6 +361,7 @@ describe('Controller against a real API server', () => {
     class Probed implements Reconcile {
       reconcile(): void {}
     }
+    for (const name of ['a', 'b', 'c']) await env.client.configMaps.inNamespace(space).create({ metadata: { name }, data: { key: 'x'.repeat(1000) } });
     const manager = await run([Probed], { http: { port: 0 } });
     const base = `http://127.0.0.1:${manager.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -370,6 +371,12 @@ describe('Controller against a real API server', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('controller_runtime_reconcile_total{controller="probed",result="success"}');
     expect(metrics).toContain('workqueue_adds_total{name="probed"}');
+    // Each informer's objects, their approximate bytes (three objects of over 1,000 bytes each) and its lists.
+    const informer = (name: string) => Number(new RegExp(`^${name}\\{resource="[^"]*configmaps[^"]*"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    expect(informer('svc_informer_cached_objects')).toBe(3);
+    expect(informer('svc_informer_cached_approximate_bytes')).toBeGreaterThan(3_000);
+    expect(informer('svc_informer_cached_approximate_bytes')).toBeLessThan(5_000);
+    expect(informer('svc_informer_lists')).toBe(1);
   });
 
   it('does not lose a missing object: reconciles a key whose object is gone', async () => {

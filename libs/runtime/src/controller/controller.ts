@@ -1,4 +1,6 @@
 import { setMaxListeners } from 'node:events';
+import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { errorMessage } from '@svc/machinery';
 import type { Client } from '@svc/client';
 import {
   RateLimitingQueue,
@@ -15,6 +17,7 @@ import { passesAll, type Predicate, type PredicateEvent } from '../reconcile/pre
 import type { Reconcile } from '../reconcile/reconcile';
 import { requestFromKey, requestKey, type Request, type Result } from '../reconcile/request';
 import { isTerminalError } from '../reconcile/terminal-error';
+import { describeTrigger, TriggerLog, type ReconcileTrigger, type TriggerEvent, type TriggerType } from '../reconcile/trigger';
 import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
@@ -26,6 +29,8 @@ import type { TrackedWrite, WriteTracker } from './write-tracker';
 export interface ControllerLogger {
   info(message: string): void;
   error(message: string, error?: unknown): void;
+  /** One line per reconcile with its key and causes; not called when absent. */
+  debug?(message: string): void;
 }
 
 export const consoleControllerLogger: ControllerLogger = {
@@ -57,6 +62,8 @@ const WRITE_SETTLE_TIMEOUT_MS = 60_000;
 interface Source {
   /** What its objects are to this controller: the reconciled kind, owned objects, or others mapped to keys. */
   role: 'for' | 'owns' | 'watches';
+  /** The kind of its objects, for the causes of reconciles (an object's own `kind` wins). */
+  kind: string;
   informer: SharedInformer<KubeObject>;
   toRequests: (obj: KubeObject) => Request[];
   predicates?: readonly Predicate[];
@@ -100,6 +107,9 @@ export class Controller {
   private abort = new AbortController();
   /** The reads of the caches each reconcile gets, in this controller's namespace by default. */
   private readonly cache: CacheReader;
+  /** Why each queued key was queued, handed to its next reconcile. */
+  private readonly triggers = new TriggerLog();
+  private readonly forKind: string;
 
   constructor(
     readonly reconciler: Reconcile,
@@ -118,17 +128,20 @@ export class Controller {
     this.forId = resourceId(forInfo);
     deps.tracker.track(this.forId);
     this.forInformer = this.informerFor(options.for);
+    const ownerKind = forInfo.kind ?? (options.for as { kind?: string }).kind;
+    this.forKind = ownerKind ?? forInfo.resource;
     this.sources.push({
       role: 'for',
+      kind: this.forKind,
       informer: this.forInformer,
       toRequests: (obj) => [requestOf(obj)],
       predicates: options.predicates,
     });
     const ownerGroup = forInfo.group;
-    const ownerKind = forInfo.kind ?? (options.for as { kind?: string }).kind;
     for (const owned of options.owns ?? []) {
       this.sources.push({
         role: 'owns',
+        kind: kindOf(owned, scheme),
         informer: this.informerFor(owned),
         toRequests: (obj) => controllerOwnerRequests(obj, ownerGroup, ownerKind, forInfo.namespaced),
       });
@@ -137,6 +150,7 @@ export class Controller {
       const mapped = watch as unknown as WatchMapping<KubeObject, Reconcile>;
       this.sources.push({
         role: 'watches',
+        kind: kindOf(mapped.resource, scheme),
         informer: this.informerFor(mapped.resource),
         toRequests: (obj) => mapped.mapTo(obj, reconciler),
         predicates: mapped.predicates,
@@ -174,10 +188,11 @@ export class Controller {
       rateLimiter: this.deps.rateLimiter?.(),
     });
     this.queue = queue;
+    this.triggers.clear();
     if (this.registrations) {
       // The handlers are in place from an earlier term: what they saw meanwhile was not enqueued.
       for (const source of this.sources) {
-        for (const obj of source.informer.indexer.list()) this.enqueue(source, { type: 'create', object: obj }, obj);
+        for (const obj of source.informer.indexer.list()) this.enqueue(source, { type: 'create', object: obj }, obj, 'resync');
       }
     } else {
       // A new handler is given every cached object first, which enqueues it.
@@ -264,15 +279,31 @@ export class Controller {
   }
 
   /** Enqueues the requests `obj` maps to, while the controller runs; between terms nothing is queued. */
-  private enqueue(source: Source, event: PredicateEvent, obj: KubeObject): void {
+  private enqueue(source: Source, event: PredicateEvent, obj: KubeObject, cause: TriggerType = TRIGGER_OF_EVENT[event.type]): void {
     const queue = this.queue;
     if (!queue || queue.shuttingDown()) return;
     if (!passesAll(source.predicates, event)) return;
-    for (const request of source.toRequests(obj)) {
+    const requests = source.toRequests(obj);
+    if (requests.length === 0) return;
+    const about = {
+      type: cause,
+      kind: (obj as { kind?: string }).kind || source.kind,
+      namespace: obj.metadata?.namespace || undefined,
+      name: obj.metadata?.name ?? '',
+    };
+    for (const request of requests) {
+      const key = requestKey(request);
+      this.triggers.record(key, about);
       // A delayed key already waiting keeps its earlier time, so changes within the period make one reconcile.
-      if (source.delayMs) queue.addAfter(requestKey(request), source.delayMs);
-      else queue.add(requestKey(request));
+      if (source.delayMs) queue.addAfter(key, source.delayMs);
+      else queue.add(key);
     }
+  }
+
+  /** Queues `key` again because of its own reconcile's outcome, recorded as the cause of the next one. */
+  private requeueOwn(key: string, cause: 'requeue' | 'requeue-after' | 'retry'): void {
+    const { namespace, name } = requestFromKey(key);
+    this.triggers.record(key, { type: cause, kind: this.forKind, namespace, name });
   }
 
   private informerFor(ref: ResourceRef<unknown>): SharedInformer<KubeObject> {
@@ -327,11 +358,41 @@ export class Controller {
   }
 
   private async processKey(queue: RateLimitingQueue<string>, key: string): Promise<void> {
+    // Taken before any wait: causes queued from here on mark the key for its next reconcile.
+    const trigger = this.triggers.take(key);
     await this.awaitOwnWrites(key);
+    this.logger.debug?.(`controller ${this.name}: reconciling ${key} (triggered by ${describeTrigger(trigger)})`);
+    const request = requestFromKey(key);
+    await tracer.startActiveSpan(
+      `reconcile ${this.name}`,
+      { kind: SpanKind.INTERNAL, attributes: spanAttributes(this.name, request, trigger) },
+      async (span) => {
+        for (const event of trigger.events) span.addEvent('trigger', triggerEventAttributes(event));
+        try {
+          const outcome = await this.reconcileKey(queue, key, request, trigger);
+          span.setAttribute('svc.reconcile.result', outcome.result);
+          if (outcome.error !== undefined) {
+            span.recordException(outcome.error instanceof Error ? outcome.error : errorMessage(outcome.error));
+            span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(outcome.error) });
+          }
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  /** One reconcile of `key` and what follows from its result: forgotten, queued again, or retried. */
+  private async reconcileKey(
+    queue: RateLimitingQueue<string>,
+    key: string,
+    request: Request,
+    trigger: ReconcileTrigger,
+  ): Promise<{ result: ReconcileOutcome; error?: unknown }> {
     const labels = { controller: this.name };
     const endTimer = this.metrics.time.startTimer(labels);
     this.metrics.active.inc(labels);
-    let outcome: ReconcileOutcome;
+    let outcome: { result: ReconcileOutcome; error?: unknown };
     const writes: TrackedWrite[] = [];
     this.unseenWrites.set(key, writes);
     const signal = this.abort.signal;
@@ -339,34 +400,39 @@ export class Controller {
       const result = await this.deps.tracker.collect(
         { writes, signal, inFlight: this.inFlight },
         async () =>
-          (await this.reconciler.reconcile(requestFromKey(key), {
+          (await this.reconciler.reconcile(request, {
             controller: this.name,
             client: this.deps.client,
             cache: this.cache,
             signal,
             expectations: new KeyExpectations(this.expectations, key),
+            trigger,
           })) as Result | undefined,
       );
       if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
         queue.forget(key);
+        this.requeueOwn(key, 'requeue-after');
         queue.addAfter(key, result.requeueAfter);
-        outcome = 'requeue_after';
+        outcome = { result: 'requeue_after' };
       } else if (result?.requeue) {
+        this.requeueOwn(key, 'requeue');
         queue.addRateLimited(key);
-        outcome = 'requeue';
+        outcome = { result: 'requeue' };
       } else {
         queue.forget(key);
-        outcome = 'success';
+        outcome = { result: 'success' };
       }
     } catch (error) {
-      outcome = 'error';
+      outcome = { result: 'error', error };
       this.metrics.errors.inc(labels);
+      const cause = `triggered by ${describeTrigger(trigger)}`;
       if (isTerminalError(error)) {
         // As controller-runtime: counted and logged, not queued again, backoff kept as it was.
         this.metrics.terminalErrors.inc(labels);
-        this.logger.error(`controller ${this.name}: reconcile of ${key} failed with a terminal error, not retried`, error);
+        this.logger.error(`controller ${this.name}: reconcile of ${key} (${cause}) failed with a terminal error, not retried`, error);
       } else {
-        this.logger.error(`controller ${this.name}: reconcile of ${key} failed (retry ${queue.numRequeues(key) + 1})`, error);
+        this.logger.error(`controller ${this.name}: reconcile of ${key} (${cause}) failed (retry ${queue.numRequeues(key) + 1})`, error);
+        this.requeueOwn(key, 'retry');
         queue.addRateLimited(key);
       }
     } finally {
@@ -374,8 +440,41 @@ export class Controller {
       this.metrics.active.dec(labels);
       endTimer();
     }
-    this.metrics.total.inc({ ...labels, result: outcome });
+    this.metrics.total.inc({ ...labels, result: outcome.result });
+    return outcome;
   }
+}
+
+/** A no-op until the process registers an OpenTelemetry SDK (the API's global provider). */
+const tracer = trace.getTracer('@svc/runtime');
+
+const TRIGGER_OF_EVENT: Record<PredicateEvent['type'], TriggerType> = { create: 'added', update: 'updated', delete: 'deleted' };
+
+function kindOf(ref: unknown, scheme: Client['scheme']): string {
+  const info = resolveResource(ref as ResourceRef<KubeObject>, scheme);
+  return info.kind ?? (ref as { kind?: string }).kind ?? info.resource;
+}
+
+function spanAttributes(controller: string, request: Request, trigger: ReconcileTrigger): Attributes {
+  const attributes: Attributes = {
+    'svc.controller': controller,
+    'svc.reconcile.name': request.name,
+    'svc.reconcile.trigger.total': trigger.total,
+    'svc.reconcile.trigger.distinct': trigger.events.length + trigger.dropped,
+  };
+  if (request.namespace) attributes['svc.reconcile.namespace'] = request.namespace;
+  return attributes;
+}
+
+function triggerEventAttributes(event: TriggerEvent): Attributes {
+  const attributes: Attributes = {
+    'svc.trigger.type': event.type,
+    'svc.trigger.kind': event.kind,
+    'svc.trigger.name': event.name,
+    'svc.trigger.count': event.count,
+  };
+  if (event.namespace) attributes['svc.trigger.namespace'] = event.namespace;
+  return attributes;
 }
 
 function isDeleting(obj: KubeObject): boolean {

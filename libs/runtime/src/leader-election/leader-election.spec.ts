@@ -97,6 +97,35 @@ describe('leader election', () => {
     await eventually(() => expect(seen).toContain(`${standby.identity}:${lease}-cm`));
   });
 
+  it('keeps a standby warm: its caches follow changes while it waits, and on failover it reconciles without listing again', async () => {
+    const lease = `le-${++n}`;
+    const seen: string[] = [];
+    const a = candidate(lease, seen, 'a');
+    const b = candidate(lease, seen, 'b');
+    await Promise.all([a.start(), b.start()]);
+    await eventually(() => expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1));
+    const [leader, standby] = a.isLeader() ? [a, b] : [b, a];
+    const lists = () => standby.informers.keys().map((key) => standby.informers.get(key)!.listCount);
+    const listsBefore = lists();
+    expect(listsBefore.every((count) => count === 1)).toBe(true);
+
+    // A change made while it waits reaches the standby's cache, not its reconciler.
+    const cm = await env.client.configMaps.inNamespace('default').create({ metadata: { name: `${lease}-warm` } });
+    const cached = () => standby.informerFor(BUILTIN_RESOURCES.configMaps, 'default').indexer.getByKey(`default/${lease}-warm`);
+    await eventually(() => expect(cached()?.metadata?.resourceVersion).toBe(cm.metadata?.resourceVersion));
+    expect(seen.filter((s) => s.startsWith(`${standby.identity}:`))).toEqual([]);
+
+    await leader.stop();
+    const tookOver = await eventually(() => {
+      expect(standby.isLeader()).toBe(true);
+      return Date.now();
+    });
+    await eventually(() => expect(seen).toContain(`${standby.identity}:${lease}-warm`));
+    // Within one retry period of taking the lease (generous for a loaded machine), from the cache it already had.
+    expect(Date.now() - tookOver).toBeLessThan(TIMING.retryPeriodMs + 1_000);
+    expect(lists()).toEqual(listsBefore);
+  });
+
   it('replaces a leader that died without releasing within lease duration plus retry period', async () => {
     const lease = `le-${++n}`;
     const a = candidate(lease, [], 'a');

@@ -11,6 +11,7 @@ import { TrackingClient } from '../controller/tracking-client';
 import { WriteTracker } from '../controller/write-tracker';
 import { DEFAULT_LEADER_ELECTION, type LeaderElectionConfig } from '../leader-election/leader-election-options';
 import { LeaderElector } from '../leader-election/leader-elector';
+import { registerInformerMetrics } from './informer-metrics';
 import type { Reconcile } from '../reconcile/reconcile';
 import { HealthServer, type ProbeCheck } from './health-server';
 
@@ -76,6 +77,7 @@ export class Manager {
     this.logger = options.logger ?? consoleControllerLogger;
     this.client = new TrackingClient(options.clientConfig, this.tracker, { scheme: options.scheme });
     this.informers = new SharedInformerFactory(options.informers);
+    registerInformerMetrics(this.registry, this.informers);
     const le = options.leaderElection;
     if (le && le.leaderElect !== false) {
       const { clientConfig, identity, ...election } = le;

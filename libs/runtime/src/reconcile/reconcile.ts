@@ -2,6 +2,7 @@ import type { Client } from '@svc/client';
 import type { KeyExpectations } from '../controller/expectations';
 import type { CacheReader } from './cache-reader';
 import type { Request, Result } from './request';
+import type { ReconcileTrigger } from './trigger';
 
 /** What the framework hands each reconcile besides the request. */
 export interface ReconcileContext {
@@ -32,6 +33,12 @@ export interface ReconcileContext {
    * reconciles already did: do not create or delete owned objects again.
    */
   expectations: KeyExpectations;
+  /**
+   * Why this reconcile runs: the events that queued its key since its last reconcile began, equal
+   * ones counted (the queue coalesces them into one reconcile). For logs and traces: a reconciler
+   * stays level-based and reads the current state whatever the causes.
+   */
+  trigger: ReconcileTrigger;
 }
 
 /**

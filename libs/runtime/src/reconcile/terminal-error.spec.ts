@@ -67,7 +67,9 @@ describe('a reconcile that throws a TerminalError', () => {
     // A retry would come 5 ms after the failure (client-go's first backoff): none comes.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls).toEqual(['bad']);
-    expect(logged).toEqual(['controller validating: reconcile of terminal/bad failed with a terminal error, not retried']);
+    expect(logged).toEqual([
+      'controller validating: reconcile of terminal/bad (triggered by added ConfigMap terminal/bad) failed with a terminal error, not retried',
+    ]);
 
     const metric = async (name: string, labels: Record<string, string> = {}) =>
       (await manager!.registry.getSingleMetric(name)!.get()).values.find(
