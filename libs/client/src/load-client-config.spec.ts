@@ -157,6 +157,31 @@ describe('loadClientConfig', () => {
       expect((await loadClientConfig({ svcconfig: given, env: { KUBECONFIG: given }, homeDir: home })).server).toBe('https://10.0.0.1:6443');
     });
 
+    it("reads a pod's service account before the home file, and not when KUBECONFIG is set", async () => {
+      const sa = join(dir, 'serviceaccount');
+      await mkdir(sa);
+      await writeFile(join(sa, 'token'), 'sa-token');
+      await writeFile(join(sa, 'ca.crt'), CA);
+      await writeFile(join(sa, 'namespace'), 'operators\n');
+      await writeFile(join(home, '.kube', 'ca.crt'), CA);
+      await write('home/.kube/config', single('https://home:6443'));
+      const pod = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+      expect(await loadClientConfig({ env: pod, homeDir: home, serviceAccountDir: sa })).toEqual({
+        server: 'https://10.96.0.1:443',
+        ca: CA,
+        tokenFile: join(sa, 'token'),
+        namespace: 'operators',
+      });
+      expect(
+        (await loadClientConfig({ env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, homeDir: home, serviceAccountDir: sa })).server,
+      ).toBe('https://[fd00::1]:443');
+      // Without the address, or without a token, it is not a pod: the home file is read.
+      expect((await loadClientConfig({ env: {}, homeDir: home, serviceAccountDir: sa })).server).toBe('https://home:6443');
+      expect((await loadClientConfig({ env: pod, homeDir: home, serviceAccountDir: join(dir, 'none') })).server).toBe('https://home:6443');
+      const listed = await write('home/.kube/listed', single('https://listed:6443'));
+      expect((await loadClientConfig({ env: { ...pod, KUBECONFIG: listed }, homeDir: home, serviceAccountDir: sa })).server).toBe('https://listed:6443');
+    });
+
     it('is not done for a process configured by its flags, which reports the missing flag', async () => {
       await write('home/.kube/config', single('https://home:6443'));
       await expect(loadClientConfig({ env: {}, homeDir: home, discover: false })).rejects.toThrow('no API server: give --svcconfig or --master');
@@ -165,7 +190,7 @@ describe('loadClientConfig', () => {
 
     it('names the places looked at when none holds a file, and a broken file found', async () => {
       await expect(loadClientConfig({ env: { KUBECONFIG: join(dir, 'none') }, homeDir: home })).rejects.toThrow(
-        'no API server: give --svcconfig or --master, or a connection file in KUBECONFIG or ~/.kube/config',
+        'no API server: give --svcconfig or --master, or a connection file in KUBECONFIG or ~/.kube/config, or run in a pod with a service account',
       );
       await expect(loadClientConfig({ env: {}, homeDir: home })).rejects.toBeInstanceOf(ClientConfigError);
       const broken = await write('home/.kube/config', '- not\n- a map\n');

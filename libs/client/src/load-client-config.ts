@@ -21,7 +21,12 @@ export interface LoadClientConfigOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** The home directory of `~/.kube/config`; the user's by default. */
   homeDir?: string;
+  /** Where a pod's service account token, CA and namespace are mounted; Kubernetes' path by default. */
+  serviceAccountDir?: string;
 }
+
+/** Where Kubernetes mounts a pod's service account credentials. */
+export const IN_CLUSTER_SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** The connection flags of a process, as `@svc/options` names them. */
 export interface ClientConnectionOptions {
@@ -197,16 +202,7 @@ function isMissingFile(err: unknown): boolean {
  * only those, as in kubectl), else `~/.kube/config`. Files that do not exist are skipped; none
  * found is `undefined`.
  */
-async function discoverConnection(options: LoadClientConfigOptions): Promise<{ doc: Entry; file: string } | undefined> {
-  const env = options.env ?? process.env;
-  let files: string[];
-  if (env.KUBECONFIG) {
-    files = env.KUBECONFIG.split(delimiter).filter((file) => file !== '');
-  } else {
-    // In-cluster configuration (a pod's service account token, CA and the KUBERNETES_SERVICE_*
-    // address) goes here, before the home file, in the order controller-runtime consults them.
-    files = [join(options.homeDir ?? homedir(), '.kube', 'config')];
-  }
+async function discoverConnection(options: LoadClientConfigOptions, files: readonly string[]): Promise<{ doc: Entry; file: string } | undefined> {
   const found: Array<{ doc: Entry; file: string }> = [];
   for (const file of [...new Set(files)]) {
     let text: string;
@@ -223,9 +219,45 @@ async function discoverConnection(options: LoadClientConfigOptions): Promise<{ d
 }
 
 /**
+ * A pod's connection to the API server that runs it, as client-go's InClusterConfig: the address
+ * from `KUBERNETES_SERVICE_HOST`/`_PORT`, the service account's token (a file, re-read as it
+ * rotates), CA and namespace from `dir`. Undefined outside a pod (no address, or no token file).
+ */
+export async function inClusterConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  dir = IN_CLUSTER_SERVICE_ACCOUNT_DIR,
+): Promise<ClientConfig | undefined> {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) return undefined;
+  const tokenFile = join(dir, 'token');
+  try {
+    await readFile(tokenFile, 'utf8');
+  } catch (err) {
+    if (isMissingFile(err)) return undefined;
+    throw new ClientConfigError(`in-cluster configuration: cannot read ${tokenFile}: ${(err as Error).message}`);
+  }
+  const config: ClientConfig = { server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, tokenFile };
+  const ca = await readOptional(join(dir, 'ca.crt'));
+  if (ca) config.ca = ca;
+  const namespace = (await readOptional(join(dir, 'namespace')))?.trim();
+  if (namespace) config.namespace = namespace;
+  return config;
+}
+
+async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if (isMissingFile(err)) return undefined;
+    throw new ClientConfigError(`in-cluster configuration: cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+/**
  * Connection settings: the file supplies server, CA and credentials; `master` (`--master`) replaces
  * the server. The file is `svcconfig` when given, else (unless `discover` is false) the files
- * `KUBECONFIG` lists, else `~/.kube/config`.
+ * `KUBECONFIG` lists, else the pod's service account (in-cluster), else `~/.kube/config`.
  */
 export async function loadClientConfig(options: LoadClientConfigOptions): Promise<ClientConfig> {
   let config: ClientConfig | undefined;
@@ -239,10 +271,20 @@ export async function loadClientConfig(options: LoadClientConfigOptions): Promis
     }
     config = await parseConnectionFile(text, options.svcconfig, options.context);
   } else if (options.discover !== false) {
-    const found = await discoverConnection(options);
-    if (found) {
-      source = found.file;
-      config = await configFromDocument(found.doc, found.file, options.context);
+    // controller-runtime's order: the files KUBECONFIG lists (and only those when it is set), else
+    // the pod's own service account, else the home directory's file.
+    const env = options.env ?? process.env;
+    const listed = env.KUBECONFIG?.split(delimiter).filter((file) => file !== '');
+    if (!listed) {
+      config = await inClusterConfig(env, options.serviceAccountDir ?? IN_CLUSTER_SERVICE_ACCOUNT_DIR);
+      source = 'in-cluster configuration';
+    }
+    if (!config) {
+      const found = await discoverConnection(options, listed ?? [join(options.homeDir ?? homedir(), '.kube', 'config')]);
+      if (found) {
+        source = found.file;
+        config = await configFromDocument(found.doc, found.file, options.context);
+      }
     }
   }
   if (options.master) config = { ...(config ?? {}), server: options.master };
@@ -250,7 +292,7 @@ export async function loadClientConfig(options: LoadClientConfigOptions): Promis
     throw new ClientConfigError(
       options.discover === false
         ? 'no API server: give --svcconfig or --master'
-        : 'no API server: give --svcconfig or --master, or a connection file in KUBECONFIG or ~/.kube/config',
+        : 'no API server: give --svcconfig or --master, or a connection file in KUBECONFIG or ~/.kube/config, or run in a pod with a service account',
     );
   }
   if (!config.server) throw new ClientConfigError(`${source}: the cluster has no server address; give --master`);
