@@ -2,12 +2,14 @@ import 'reflect-metadata';
 import type { ConfigMap } from '@svc/api';
 import type { ResourceClient } from '@svc/client';
 import { StatusError } from '@svc/machinery';
-import { createManager, type Manager } from '@svc/runtime';
+import { createManager, installCustomResources, type Manager } from '@svc/runtime';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
-import { greetingCrd, greetings, type Greeting } from './greeting';
+import { greetings, greetingType, type Greeting } from './greeting';
 import { GREETING_LABEL, GreetingReconciler } from './greeting-reconciler';
-import { installCrd } from './install-crd';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 
 const silent = { info: () => undefined, error: () => undefined };
 const namespace = 'default';
@@ -24,7 +26,7 @@ async function messages(name: string): Promise<Record<string, string | undefined
 
 beforeAll(async () => {
   env = await startTestEnvironment();
-  await installCrd(env.client, greetingCrd, 10_000);
+  await installCustomResources(env.client, [greetingType], 10_000);
   greetingClient = env.client.resource(greetings).inNamespace(namespace);
   configMaps = env.client.configMaps;
   ({ manager } = createManager({ clientConfig: env.clientConfig, reconcilers: [GreetingReconciler], logger: silent }));
@@ -37,6 +39,10 @@ afterAll(async () => {
 });
 
 describe('the Greeting operator', () => {
+  it('ships crd.yaml as greeting.ts defines the type', () => {
+    expect(parse(readFileSync(join(__dirname, 'crd.yaml'), 'utf8'))).toEqual(greetingType.crd());
+  });
+
   it('keeps spec.copies owned ConfigMaps saying spec.message, and reports them in status', async () => {
     const created = await greetingClient.create({ metadata: { name: 'hello' }, spec: { message: 'Hello', copies: 2 } });
 

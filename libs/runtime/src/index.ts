@@ -24,3 +24,5 @@ export * from './helpers/owner-references';
 export * from './helpers/update-status';
 export * from './helpers/event-recorder';
 export { informerForResource } from './controller/informer-for-resource';
+export * from './resources/define-resource';
+export * from './resources/install-resources';

@@ -12,6 +12,7 @@ import { WriteTracker } from '../controller/write-tracker';
 import { DEFAULT_LEADER_ELECTION, type LeaderElectionConfig } from '../leader-election/leader-election-options';
 import { LeaderElector } from '../leader-election/leader-elector';
 import { registerInformerMetrics } from './informer-metrics';
+import { installCustomResources, type CustomResourceSource } from '../resources/install-resources';
 import type { Reconcile } from '../reconcile/reconcile';
 import { HealthServer, type ProbeCheck } from './health-server';
 
@@ -43,6 +44,11 @@ export interface ManagerOptions {
   /** Workers per controller name, overriding the reconcilers' `concurrency` (process flags such as `--concurrent-*-syncs`). */
   concurrency?: Record<string, number>;
   informers?: SharedInformerFactoryOptions;
+  /**
+   * Resource types this operator defines (`defineResource`): their CustomResourceDefinitions are
+   * applied and Established before the informers start.
+   */
+  resources?: readonly CustomResourceSource[];
 }
 
 type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -206,6 +212,15 @@ export class Manager {
         readyz: { informers: () => this.informerProblem(), started: () => (this.state === 'started' ? undefined : `manager is ${this.state}`) },
       });
       this.httpPort = await this.health.start();
+    }
+    if (this.options.resources?.length) {
+      try {
+        await installCustomResources(this.client, this.options.resources, this.options.cacheSyncTimeoutMs ?? 60_000);
+      } catch (error) {
+        await this.shutdownParts();
+        this.state = 'stopped';
+        throw error;
+      }
     }
     this.informers.start();
     this.startedInformers = new Set(this.informers.keys());
