@@ -26,3 +26,4 @@ export { readBody } from './request/read-body';
 export { watchTimeoutSeconds } from './request/request-timeout';
 export * from './status/status';
 export { writeStatus } from './status/write-status';
+export * from './auth/user-info';

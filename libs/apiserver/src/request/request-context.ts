@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type RequestInfo, requestInfo } from './request-info';
 import { isLongRunning, isMutating } from './request-classification';
+import type { UserInfo } from '../auth/user-info';
 
 /** What the handler chain learned about a request, for the handlers behind it. */
 export interface RequestContext {
@@ -15,6 +16,10 @@ export interface RequestContext {
   deadline?: number;
   /** Set when no route matched, so metrics do not grow a label value per unknown path. */
   unmatched?: boolean;
+  /** The caller, once authenticated (after impersonation: the user acted as). */
+  user?: UserInfo;
+  /** The authenticated caller when the request impersonates another user. */
+  impersonatedBy?: UserInfo;
   abort(reason: unknown): void;
 }
 
