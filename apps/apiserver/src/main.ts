@@ -1,7 +1,7 @@
 import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { parseApiServerOptions, parseOrExit, type ApiServerFlags } from '@svc/options';
+import { APISERVER_FEATURE_GATES, featureEnabled, parseApiServerOptions, parseOrExit, type ApiServerFlags } from '@svc/options';
 import { builtinScheme } from '@svc/api';
 import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
 import { createStorage, type Storage } from '@svc/storage';
@@ -33,6 +33,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       storePrefix: o.storePrefix,
       watchCache: o.watchCache,
       watchCacheSizes: o.watchCacheSizes,
+      consistentListFromCache: featureEnabled(APISERVER_FEATURE_GATES, o.featureGates, 'ConsistentListFromCache'),
       deleteCollectionWorkers: o.deleteCollectionWorkers,
       storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod,
       enableAdmissionPlugins: o.enableAdmissionPlugins,

@@ -59,6 +59,18 @@ export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOption
 export { controllerManagerFlagSet, parseControllerManagerOptions } from './sets/controller-manager-options';
 
 // Building blocks for further processes' tables.
-export { CLIENT_CA_FLAG, CLOUD_FLAGS, FEATURE_GATES_FLAG, LOG_FLAGS, METRICS_FLAGS, PROFILING_FLAGS, SHARED_SERVING_FLAGS } from './sets/common-flags';
+export {
+  CLIENT_CA_FLAG,
+  CLOUD_FLAGS,
+  APISERVER_FEATURE_GATES,
+  CONTROLLER_MANAGER_FEATURE_GATES,
+  featureEnabled,
+  featureGatesFlag,
+  type FeatureGate,
+  LOG_FLAGS,
+  METRICS_FLAGS,
+  PROFILING_FLAGS,
+  SHARED_SERVING_FLAGS,
+} from './sets/common-flags';
 export { atLeast, between, durationAbove, durationAtLeast, eachEntry, greaterThan, ipAddress, ipAddressOrBlank, nonEmpty, urlProblem } from './sets/checks';
 export { givenTogether } from './sets/shared-rules';

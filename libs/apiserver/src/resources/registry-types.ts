@@ -15,6 +15,8 @@ export interface RegistryContext {
   admission: AdmissionChain;
   /** `--delete-collection-workers`: deletes run this many at a time. */
   deleteCollectionWorkers: number;
+  /** Reads without a resourceVersion are served from the watch cache once it has caught up (ConsistentListFromCache). */
+  consistentReadsFromCache?: boolean;
   /** The clock of timestamps (creation, deletion, managedFields). */
   now: () => Date;
   /** The request body limit, which also bounds what a JSON patch's copies may add (3 MiB when absent). */

@@ -145,10 +145,12 @@ export class ResourceRegistry {
   async get(namespace: string, name: string, query: GetQuery = {}): Promise<ApiObject> {
     const key = this.key(namespace, name);
     const semantics = getSemantics({ resourceVersion: query.resourceVersion });
-    const cacher = semantics.mode === 'MostRecent' ? undefined : this.cacher();
+    const consistent = semantics.mode === 'MostRecent';
+    const cacher = consistent && !this.context.consistentReadsFromCache ? undefined : this.cacher();
     try {
       const minRevision = semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined;
-      const object = cacher !== undefined ? await cacher.get(key, { minRevision }) : await this.context.storage.get<ApiObject>(key, { minRevision });
+      const object =
+        cacher !== undefined ? await cacher.get(key, { minRevision, consistent }) : await this.context.storage.get<ApiObject>(key, { minRevision });
       return this.typed(object);
     } catch (error) {
       throw toStatusError(error, this.groupResource, name);
@@ -172,6 +174,7 @@ export class ResourceRegistry {
         selection,
         semantics,
         limit,
+        consistentFromCache: this.context.consistentReadsFromCache === true,
       });
       return { ...outcome, items: outcome.items.map((item) => this.typed(item)) };
     } catch (error) {

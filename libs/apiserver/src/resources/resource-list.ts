@@ -13,6 +13,8 @@ export interface ListSource {
   selection: Selection;
   semantics: ListSemantics;
   limit: number;
+  /** A most recent read without a limit may be served from the cache once it caught up (ConsistentListFromCache). */
+  consistentFromCache?: boolean;
 }
 
 /**
@@ -29,12 +31,15 @@ const MAX_READS_PER_PAGE = 16;
  */
 export async function readList(source: ListSource): Promise<ListOutcome> {
   const { semantics, selection } = source;
-  const cacheable = semantics.mode === 'Any' || (semantics.mode === 'NotOlderThan' && source.limit <= 0);
+  // A most recent list with a limit pages through the store: its continue tokens are the store's.
+  const consistent = semantics.mode === 'MostRecent' && source.consistentFromCache === true && source.limit <= 0;
+  const cacheable = consistent || semantics.mode === 'Any' || (semantics.mode === 'NotOlderThan' && source.limit <= 0);
   const cacher = cacheable ? source.cacher() : undefined;
   if (cacher !== undefined) {
     const listed = await cacher.list({
       keyPrefix: source.prefix,
       minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,
+      consistent,
       filter: selection.filter,
     });
     return { items: listed.items, resourceVersion: String(listed.revision) };

@@ -21,6 +21,12 @@ export interface ResourcesOptions {
   watchCache: boolean;
   /** `--watch-cache-sizes`. */
   watchCacheSizes?: readonly string[];
+  /**
+   * The ConsistentListFromCache feature gate (on unless false): a read without a resourceVersion
+   * asks the store its current revision and is served from the watch cache once the cache has
+   * reached it, instead of reading the store.
+   */
+  consistentListFromCache?: boolean;
   /** `--delete-collection-workers`. */
   deleteCollectionWorkers: number;
   /** `--store-count-metric-poll-period`; 0 disables. */
@@ -75,6 +81,7 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     cachers,
     admission: new AdmissionChain([...chain.plugins, ...(options.extraAdmissionPlugins ?? [])]),
     deleteCollectionWorkers: Math.max(1, options.deleteCollectionWorkers),
+    consistentReadsFromCache: options.consistentListFromCache !== false,
     now: () => new Date(),
     maxRequestBodyBytes: options.maxRequestBodyBytes,
   });

@@ -12,7 +12,17 @@ import { flag } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
 import { DEFAULT_ADMISSION_PLUGINS, OPTIONAL_ADMISSION_PLUGINS } from './admission-plugins';
 import { atLeast, between, durationAtLeast, durationAbove, eachEntry, greaterThan, ipAddress, nonEmpty, urlProblem } from './checks';
-import { checkRegexps, CLIENT_CA_FLAG, CLOUD_FLAGS, FEATURE_GATES_FLAG, LOG_FLAGS, METRICS_FLAGS, PROFILING_FLAGS, SHARED_SERVING_FLAGS } from './common-flags';
+import {
+  checkRegexps,
+  CLIENT_CA_FLAG,
+  CLOUD_FLAGS,
+  featureGatesFlag,
+  APISERVER_FEATURE_GATES,
+  LOG_FLAGS,
+  METRICS_FLAGS,
+  PROFILING_FLAGS,
+  SHARED_SERVING_FLAGS,
+} from './common-flags';
 
 const PROGRAM = 'svc-apiserver';
 
@@ -603,7 +613,7 @@ export const API_SERVER_FLAGS = flagTable({
     {
       title: 'Feature',
       flags: [
-        FEATURE_GATES_FLAG,
+        featureGatesFlag(APISERVER_FEATURE_GATES),
         flag({
           name: 'runtime-config',
           type: keyValuePairs({ missingValue: 'true' }),

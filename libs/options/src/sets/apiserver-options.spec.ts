@@ -94,7 +94,7 @@ describe('API server options', () => {
   describe('typed values', () => {
     it('parses feature gates, runtime config, node port range, durations and lists', () => {
       const o = run(
-        '--feature-gates=APIServerIdentity=True,WatchList=false',
+        '--feature-gates=ConsistentListFromCache=False',
         '--runtime-config=api/all=false,batch/v1',
         '--service-node-port-range=20000-20010',
         '--store-compaction-interval=0',
@@ -105,7 +105,7 @@ describe('API server options', () => {
         '--oidc-required-claim=hd=example.com',
         '--cors-allowed-origins=^https://a\\.example$,localhost',
       );
-      expect(o.featureGates).toEqual({ APIServerIdentity: true, WatchList: false });
+      expect(o.featureGates).toEqual({ ConsistentListFromCache: false });
       expect(o.runtimeConfig).toEqual({ 'api/all': 'false', 'batch/v1': 'true' });
       expect(o.serviceNodePortRange).toEqual({ base: 20000, size: 11 });
       expect(o.storeCompactionInterval).toBe(0);
@@ -149,6 +149,12 @@ describe('API server options', () => {
     it('--logging-format is only text', () => {
       expect(run('--logging-format=text').loggingFormat).toBe('text');
       expect(failure('--logging-format=json')).toBe('invalid argument "json" for "--logging-format" flag: must be one of: text');
+    });
+
+    it('--feature-gates takes only the gates the server implements', () => {
+      expect(failure('--feature-gates=ConsistentListFromCache=true,WatchList=false')).toBe(
+        'invalid argument "ConsistentListFromCache=true,WatchList=false" for "--feature-gates" flag: unrecognized feature gate: WatchList (known: ConsistentListFromCache)',
+      );
     });
 
     it('--authorization-mode takes known modes once each', () => {

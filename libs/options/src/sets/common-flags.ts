@@ -43,11 +43,57 @@ export const METRICS_FLAGS = [
   }),
 ];
 
-export const FEATURE_GATES_FLAG = flag({
-  name: 'feature-gates',
-  type: mapStringBool,
-  help: 'feature gates as comma-separated name=true|false pairs',
-});
+/** A feature gate a process implements: its default and Kubernetes' stage for it. */
+export interface FeatureGate {
+  default: boolean;
+  stage: 'Alpha' | 'Beta' | 'GA';
+  /** What turning it off (or on) changes, for `--help`. */
+  what: string;
+}
+
+/**
+ * `--feature-gates` of a process that implements `gates`. A gate it does not implement is refused
+ * (Kubernetes' "unrecognized feature gate"): accepting it would change nothing.
+ */
+export function featureGatesFlag(gates: Readonly<Record<string, FeatureGate>>) {
+  const names = Object.keys(gates).sort();
+  const listed = names.map((name) => `${name}=true|false (${gates[name].stage} - default=${gates[name].default}: ${gates[name].what})`).join('; ');
+  return flag({
+    name: 'feature-gates',
+    type: mapStringBool,
+    help: `feature gates as comma-separated name=true|false pairs. ${names.length > 0 ? `Known: ${listed}` : 'This process has none.'}`,
+    check: (value: Record<string, boolean>) => {
+      const unknown = Object.keys(value).find((name) => !Object.hasOwn(gates, name));
+      if (unknown === undefined) return undefined;
+      return `unrecognized feature gate: ${unknown}${names.length > 0 ? ` (known: ${names.join(', ')})` : ' (this process has none)'}`;
+    },
+  });
+}
+
+/** Whether `name` is on: as given in `--feature-gates`, else its default. */
+export function featureEnabled(gates: Readonly<Record<string, FeatureGate>>, given: Readonly<Record<string, boolean>> | undefined, name: string): boolean {
+  return given?.[name] ?? gates[name]?.default ?? false;
+}
+
+/** The gates the API server implements. */
+export const APISERVER_FEATURE_GATES: Readonly<Record<string, FeatureGate>> = {
+  ConsistentListFromCache: {
+    default: true,
+    stage: 'Beta',
+    what: 'reads without a resourceVersion are served from the watch cache once it has caught up with the store',
+  },
+};
+
+/** The gates the controller manager implements. */
+export const CONTROLLER_MANAGER_FEATURE_GATES: Readonly<Record<string, FeatureGate>> = {
+  PodDeletionCost: { default: true, stage: 'Beta', what: 'the controller.kubernetes.io/pod-deletion-cost annotation orders scale-down' },
+  LogarithmicScaleDown: { default: true, stage: 'Beta', what: 'scale-down prefers pods of similar age on a logarithmic scale' },
+  DeploymentReplicaSetTerminatingReplicas: {
+    default: true,
+    stage: 'Beta',
+    what: 'ReplicaSets and Deployments report terminating replicas in status.terminatingReplicas',
+  },
+};
 
 export const PROFILING_FLAGS = [
   flag({ name: 'profiling', type: bool, default: true, help: 'profiling endpoint on `/debug/pprof/`' }),

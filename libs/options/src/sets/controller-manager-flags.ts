@@ -10,7 +10,16 @@ import { strings } from '../flags/strings';
 import { flag, type CheckResult } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
 import { atLeast, between, durationAbove, durationAtLeast, eachEntry, nonEmpty } from './checks';
-import { CLIENT_CA_FLAG, CLOUD_FLAGS, FEATURE_GATES_FLAG, LOG_FLAGS, METRICS_FLAGS, PROFILING_FLAGS, SHARED_SERVING_FLAGS } from './common-flags';
+import {
+  CLIENT_CA_FLAG,
+  CLOUD_FLAGS,
+  featureGatesFlag,
+  CONTROLLER_MANAGER_FEATURE_GATES,
+  LOG_FLAGS,
+  METRICS_FLAGS,
+  PROFILING_FLAGS,
+  SHARED_SERVING_FLAGS,
+} from './common-flags';
 import { controllerEntryProblem } from './controllers';
 
 const PROGRAM = 'svc-controller-manager';
@@ -538,7 +547,7 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
     { title: 'Service controller', flags: [syncs('concurrent-service-syncs', 1, 'service')] },
     { title: 'StatefulSet controller', flags: [syncs('concurrent-statefulset-syncs', 5, 'stateful set')] },
     { title: 'TTL-after-finished controller', flags: [syncs('concurrent-ttl-after-finished-syncs', 5, 'TTL-after-finished')] },
-    { title: 'Feature', flags: [FEATURE_GATES_FLAG] },
+    { title: 'Feature', flags: [featureGatesFlag(CONTROLLER_MANAGER_FEATURE_GATES)] },
     { title: 'Logs', flags: [...LOG_FLAGS] },
     { title: 'Metrics', flags: [...METRICS_FLAGS] },
   ],
