@@ -23,11 +23,11 @@ export interface ResourceVersionDefinition<Spec extends TSchema = TSchema, Statu
   /** Fields usable in field selectors (`.spec.color`). */
   selectableFields?: readonly string[];
   /** Rules over the whole object (`self.spec.min <= self.spec.max`), as the schema's `x-svc-validations`. */
-  validations?: readonly ValidationRule[];
+  validations?: readonly CelValidationRule[];
 }
 
 /** A CEL rule of `x-svc-validations`, as Kubernetes' `x-kubernetes-validations`. */
-export interface ValidationRule {
+export interface CelValidationRule {
   rule: string;
   message?: string;
   messageExpression?: string;
