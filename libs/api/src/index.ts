@@ -32,6 +32,9 @@ export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
 export * from './kinds/coordination/lease';
 export * from './kinds/apiextensions/custom-resource-definition';
+export * from './kinds/rbac/policy-rule';
+export * from './kinds/rbac/role';
+export * from './kinds/rbac/role-binding';
 
 // Schema engine
 export type { JsonSchema, ListType, MapType, PatchStrategy } from './schema/json-schema';
@@ -79,6 +82,7 @@ export { nodeDefinition } from './scheme/definitions/node-definition';
 export { serviceAccountDefinition } from './scheme/definitions/service-account-definition';
 export { leaseDefinition } from './scheme/definitions/lease-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
+export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';
 
 // OpenAPI
 export * from './openapi/openapi-document';

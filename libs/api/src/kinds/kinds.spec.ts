@@ -5,6 +5,10 @@ import {
   compileKind,
   configMapDefinition,
   customResourceDefinitionDefinition,
+  roleDefinition,
+  clusterRoleDefinition,
+  roleBindingDefinition,
+  clusterRoleBindingDefinition,
   deploymentDefinition,
   endpointsDefinition,
   eventDefinition,
@@ -401,6 +405,40 @@ status: { loadBalancer: {} }
             },
           ],
         },
+      },
+    ],
+    [
+      roleDefinition,
+      {
+        metadata: { name: 'pod-reader', namespace: 'team' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: ['web'] }],
+      },
+    ],
+    [
+      clusterRoleDefinition,
+      {
+        metadata: { name: 'system:aggregate-to-view' },
+        rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }],
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate': 'true' } }] },
+      },
+    ],
+    [
+      roleBindingDefinition,
+      {
+        metadata: { name: 'read-pods', namespace: 'team' },
+        subjects: [
+          { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' },
+          { kind: 'ServiceAccount', name: 'builder', namespace: 'team' },
+        ],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+      },
+    ],
+    [
+      clusterRoleBindingDefinition,
+      {
+        metadata: { name: 'view-all' },
+        subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'viewers' }],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       },
     ],
   ];

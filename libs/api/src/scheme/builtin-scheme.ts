@@ -11,6 +11,7 @@ import { replicaSetDefinition } from './definitions/replica-set-definition';
 import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
 import { serviceDefinition } from './definitions/service-definition';
+import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -28,6 +29,10 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   deploymentDefinition,
   leaseDefinition,
   customResourceDefinitionDefinition,
+  roleDefinition,
+  clusterRoleDefinition,
+  roleBindingDefinition,
+  clusterRoleBindingDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

@@ -1,3 +1,4 @@
+import { sameGroup } from '@svc/machinery';
 import { compareReleases, CURRENT_RELEASE } from './versions';
 
 /** One group/version that stopped (or will stop) serving some kinds. */
@@ -197,7 +198,7 @@ export const REMOVED_API_VERSIONS: readonly RemovedApiVersion[] = ROWS.flatMap((
 );
 
 function matches(entry: RemovedApiVersion, group: string, version: string, resource?: string): boolean {
-  return entry.group === group && entry.version === version && (resource === undefined || entry.resources.includes(resource));
+  return sameGroup(entry.group, group) && entry.version === version && (resource === undefined || entry.resources.includes(resource));
 }
 
 /** The entry of a group/version (and resource) removed at or before `release`. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { apiVersionOf, compileKind, ScaleSchema, type ApiObject, type CompiledKind, type KindDefinition, type Scale } from '@svc/api';
+import { apiVersionOf, compileKind, ScaleSchema, storedDefinition, type ApiObject, type CompiledKind, type KindDefinition, type Scale } from '@svc/api';
 import {
   acceptedPatchMediaTypes,
   applyNonApplyPatch,
@@ -15,6 +15,7 @@ import {
   isValidPathSegmentName,
   listSemantics,
   META_GROUP,
+  sameApiVersion,
   newBadRequest,
   newAlreadyExists,
   newConflict,
@@ -95,15 +96,26 @@ type Computed = { kind: 'create'; object: ApiObject } | { kind: 'update'; object
  */
 export class ResourceRegistry {
   readonly compiled: CompiledKind;
+  /** The apiVersion of the endpoint: what responses and watch events carry. */
   readonly apiVersion: string;
+  /**
+   * The apiVersion objects are stored with, and managedFields name: the registered definition's.
+   * It differs from `apiVersion` on the `*.k8s.io` twin of a `*.svc.io` group, which serves the same
+   * objects from the same storage.
+   */
+  readonly storedApiVersion: string;
   readonly groupResource: GroupResource;
+  /** The definition whose storage this endpoint serves. */
+  private readonly stored: KindDefinition;
 
   constructor(
     readonly definition: KindDefinition,
     private readonly context: RegistryContext,
   ) {
-    this.compiled = compileKind(definition);
+    this.stored = storedDefinition(definition);
+    this.compiled = compileKind(this.stored);
     this.apiVersion = apiVersionOf(definition);
+    this.storedApiVersion = apiVersionOf(this.stored);
     this.groupResource = { group: definition.group, resource: definition.resource };
   }
 
@@ -117,8 +129,8 @@ export class ResourceRegistry {
     if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
     return objectStorageKey({
       prefix: this.context.storePrefix,
-      group: this.definition.group,
-      resource: this.definition.resource,
+      group: this.stored.group,
+      resource: this.stored.resource,
       namespace: this.scope(namespace),
       name,
     });
@@ -128,16 +140,27 @@ export class ResourceRegistry {
   prefix(namespace = ''): string {
     return prefixKey({
       prefix: this.context.storePrefix,
-      group: this.definition.group,
-      resource: this.definition.resource,
+      group: this.stored.group,
+      resource: this.stored.resource,
       namespace: this.scope(namespace) || undefined,
     });
   }
 
-  /** The object with this endpoint's apiVersion and kind (a shallow copy when they differ). */
+  /**
+   * The object with this endpoint's apiVersion and kind (a shallow copy when they differ). Through a
+   * group's other name, managedFields name the endpoint's apiVersion too: one group, one manager.
+   */
   typed(object: ApiObject): ApiObject {
     if (object.apiVersion === this.apiVersion && object.kind === this.definition.kind) return object;
-    return { ...object, apiVersion: this.apiVersion, kind: this.definition.kind };
+    const typed = { ...object, apiVersion: this.apiVersion, kind: this.definition.kind };
+    const managed = object.metadata?.managedFields;
+    if (this.apiVersion !== this.storedApiVersion && managed?.some((m) => m.apiVersion === this.storedApiVersion)) {
+      typed.metadata = {
+        ...object.metadata,
+        managedFields: managed.map((m) => (m.apiVersion === this.storedApiVersion ? { ...m, apiVersion: this.apiVersion } : m)),
+      };
+    }
+    return typed;
   }
 
   // ---- reads ----
@@ -335,7 +358,7 @@ export class ResourceRegistry {
         applied: jsonClone(applied),
         manager,
         force: options.force === true,
-        apiVersion: this.apiVersion,
+        apiVersion: this.storedApiVersion,
         kind: this.definition.kind,
         subresource: subresource || undefined,
         schema: this.compiled.schema,
@@ -573,7 +596,7 @@ export class ResourceRegistry {
       live: live as JsonObject | undefined,
       updated: object as JsonObject,
       manager: w.options.fieldManager ?? '',
-      apiVersion: this.apiVersion,
+      apiVersion: this.storedApiVersion,
       subresource: w.subresource || undefined,
       schema: this.compiled.schema,
       now: w.now,
@@ -648,8 +671,10 @@ export class ResourceRegistry {
   }
 
   /**
-   * apiVersion and kind default to the endpoint's; another served version of the same kind is taken
-   * as this one (versions of a kind convert without change here); anything else is a 400.
+   * apiVersion and kind default to the endpoint's; another served version of the same kind, under
+   * either name of the group, is taken as this one (versions of a kind convert without change here);
+   * anything else is a 400. The object is stored with the registered apiVersion, and managedFields
+   * a client sends back under the group's other name are read as this group's.
    */
   private checkTypeMeta(object: ApiObject): void {
     const kind = object.kind;
@@ -657,14 +682,22 @@ export class ResourceRegistry {
       throw newBadRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${this.definition.kind})`);
     }
     const apiVersion = object.apiVersion;
-    if (apiVersion !== undefined && apiVersion !== this.apiVersion) {
+    if (apiVersion !== undefined && apiVersion !== this.apiVersion && apiVersion !== this.storedApiVersion) {
       const other = typeof apiVersion === 'string' ? this.context.scheme.byApiVersionKind(apiVersion, this.definition.kind) : undefined;
-      if (other === undefined || other.group !== this.definition.group) {
+      if (other === undefined || storedDefinition(other).group !== this.stored.group) {
         throw newBadRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${this.apiVersion})`);
       }
     }
-    object.apiVersion = this.apiVersion;
+    object.apiVersion = this.storedApiVersion;
     object.kind = this.definition.kind;
+    const managed = object.metadata?.managedFields;
+    if (this.apiVersion !== this.storedApiVersion && Array.isArray(managed)) {
+      for (const entry of managed) {
+        if (typeof entry === 'object' && entry !== null && typeof entry.apiVersion === 'string' && sameApiVersion(entry.apiVersion, this.storedApiVersion)) {
+          entry.apiVersion = this.storedApiVersion;
+        }
+      }
+    }
   }
 
   private checkNamespace(object: ApiObject, namespace: string): void {
@@ -724,7 +757,7 @@ export class ResourceRegistry {
   }
 
   private cacher() {
-    return this.context.cachers.cacherFor(this.definition.group, this.definition.resource);
+    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource);
   }
 
   private scope(namespace: string): string {
