@@ -62,7 +62,7 @@ export * from './scheme/builtin-scheme';
 export * from './scheme/versions';
 export * from './scheme/removed-versions';
 export { kindFromCrd, kindsFromCrd } from './scheme/kind-from-crd';
-export { customResourceSchema } from './scheme/crd-schema';
+export { customResourceSchema, withSvcMarkers } from './scheme/crd-schema';
 export { buildTable, columnsOf, DEFAULT_COLUMNS, type BuildTableOptions, type IncludeObject } from './scheme/table';
 export { humanDuration, timestampSince } from './scheme/human-duration';
 export { evaluateJsonPath, jsonPathValue, parseJsonPath, type JsonPathStep } from './scheme/json-path';
