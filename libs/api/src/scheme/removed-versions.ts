@@ -17,8 +17,31 @@ export interface RemovedApiVersion {
 
 type Row = [groups: string[], versions: string[], kinds: [string, string][], replacement: string | undefined, removedIn: string, notes?: string];
 
-/** The specification's table of removed API versions, product group names applied. */
+/**
+ * The specification's table of removed API versions (up to 1.27), product group names applied, and
+ * the removals of Kubernetes' deprecation guide after it, up to the release this server reports.
+ */
 const ROWS: Row[] = [
+  [
+    ['flowcontrol.apiserver.svc.io'],
+    ['v1beta3'],
+    [
+      ['FlowSchema', 'flowschemas'],
+      ['PriorityLevelConfiguration', 'prioritylevelconfigurations'],
+    ],
+    'flowcontrol.apiserver.svc.io/v1',
+    '1.32',
+  ],
+  [
+    ['flowcontrol.apiserver.svc.io'],
+    ['v1beta2'],
+    [
+      ['FlowSchema', 'flowschemas'],
+      ['PriorityLevelConfiguration', 'prioritylevelconfigurations'],
+    ],
+    'flowcontrol.apiserver.svc.io/v1',
+    '1.29',
+  ],
   [['storage.svc.io'], ['v1beta1'], [['CSIStorageCapacity', 'csistoragecapacities']], 'storage.svc.io/v1', '1.27'],
   [
     ['flowcontrol.apiserver.svc.io'],

@@ -152,8 +152,12 @@ describe('scheme', () => {
     expect(scheme.removedVersion('coordination.svc.io', 'v1beta1', 'leases')).toMatchObject({ replacement: 'coordination.svc.io/v1', removedIn: '1.22' });
     expect(scheme.removedVersion('apiextensions.svc.io', 'v1beta1')).toMatchObject({ kinds: ['CustomResourceDefinition'] });
     expect(removedApiMessage(scheme.removedVersion('policy', 'v1beta1', 'podsecuritypolicies')!)).toMatch(/no replacement|pod security admission/);
-    // Still served in 1.25, only deprecated.
-    expect(scheme.removedVersion('autoscaling', 'v2beta2', 'horizontalpodautoscalers')).toBeUndefined();
+    // Removed after the specification's 1.25, up to the release this server reports.
+    expect(scheme.removedVersion('autoscaling', 'v2beta2', 'horizontalpodautoscalers')).toMatchObject({ replacement: 'autoscaling/v2', removedIn: '1.26' });
+    expect(scheme.removedVersion('flowcontrol.apiserver.k8s.io', 'v1beta3', 'flowschemas')).toMatchObject({
+      replacement: 'flowcontrol.apiserver.svc.io/v1',
+      removedIn: '1.32',
+    });
     expect(scheme.removedVersion('apps', 'v1', 'deployments')).toBeUndefined();
     expect(scheme.deprecation(deploymentDefinition)).toBeUndefined();
   });
