@@ -33,7 +33,10 @@ export interface KindStrategy {
    * built-in kind's labels and annotations unless it says otherwise; nothing for a custom resource.
    */
   statusWritableMetadata?: ReadonlyArray<'labels' | 'annotations'>;
-  /** Whether `metadata.generation` is kept (it always is for kinds with a status subresource). */
+  /**
+   * Whether `metadata.generation` is kept; by default for kinds with a status subresource. Pods,
+   * Services, Nodes and Namespaces have a status subresource and no generation in Kubernetes.
+   */
   tracksGeneration?: boolean;
   /** Whether a delete answers with the removed object (Kubernetes' ReturnDeletedObject) instead of a Status. */
   returnDeletedObject?: boolean;

@@ -53,6 +53,8 @@ import type {
   RegistryContext,
   ResourceWatch,
   WatchQuery,
+  WriteFinish,
+  WriteHooks,
   WriteOptions,
   WriteResult,
 } from './registry-types';
@@ -82,6 +84,8 @@ interface WriteContext {
   unknownCount: number;
   /** managedFields were computed by server-side apply: the update bookkeeping must not run again. */
   applied: boolean;
+  /** What the kind's write hooks want told once the write of this attempt is stored or abandoned. */
+  finish?: WriteFinish;
 }
 
 type Computed = { kind: 'create'; object: ApiObject } | { kind: 'update'; object: ApiObject; current: ApiObject };
@@ -107,6 +111,7 @@ export class ResourceRegistry {
   readonly groupResource: GroupResource;
   /** The definition whose storage this endpoint serves. */
   private readonly stored: KindDefinition;
+  private readonly hooks: WriteHooks | undefined;
 
   constructor(
     readonly definition: KindDefinition,
@@ -117,6 +122,7 @@ export class ResourceRegistry {
     this.apiVersion = apiVersionOf(definition);
     this.storedApiVersion = apiVersionOf(this.stored);
     this.groupResource = { group: definition.group, resource: definition.resource };
+    this.hooks = context.writeHooks?.(this.stored);
   }
 
   /** Built-in kinds take strategic merge patch and answer protobuf; custom resources do neither. */
@@ -251,18 +257,27 @@ export class ResourceRegistry {
     for (let attempt = 1; ; attempt++) {
       if (generate) meta.name = generateName(meta.generateName!);
       w.name = meta.name ?? '';
-      this.validate(object, [], w);
-      await this.context.admission.validate(this.attributes('CREATE', w, object));
-      if (options.dryRun) {
-        // A dry run answers as the real create would, a taken name included.
-        if ((await this.readCurrent(this.key(namespace, w.name), w.name)) === null) return { object: this.typed(object), warnings: w.warnings, created: true };
-        if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
-        throw generate ? newGenerateNameConflict(this.groupResource, w.name, 1) : newAlreadyExists(this.groupResource, w.name);
-      }
+      // Each attempt works on its own copy: what the hooks assign to one is given back if it is not stored.
+      const candidate = jsonClone(object);
       try {
-        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(object));
+        await this.beginCreate(candidate, w);
+        this.validate(candidate, [], w);
+        await this.context.admission.validate(this.attributes('CREATE', w, candidate));
+        if (options.dryRun) {
+          // A dry run answers as the real create would, a taken name included.
+          if ((await this.readCurrent(this.key(namespace, w.name), w.name)) === null) {
+            await this.finish(w, false);
+            return { object: this.typed(candidate), warnings: w.warnings, created: true };
+          }
+          await this.finish(w, false);
+          if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
+          throw generate ? newGenerateNameConflict(this.groupResource, w.name, 1) : newAlreadyExists(this.groupResource, w.name);
+        }
+        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(candidate));
+        await this.finish(w, true);
         return { object: this.typed(stored), warnings: w.warnings, created: true };
       } catch (error) {
+        await this.finish(w, false);
         if (generate && isStorageError(error, 'KeyExists')) {
           if (attempt < GENERATE_NAME_ATTEMPTS) continue;
           throw newGenerateNameConflict(this.groupResource, w.name, 1);
@@ -270,6 +285,24 @@ export class ResourceRegistry {
         throw toStatusError(error, this.groupResource, w.name);
       }
     }
+  }
+
+  /** The kind's BeginCreate hook, whose finish is kept for the end of the attempt. */
+  private async beginCreate(object: ApiObject, w: WriteContext): Promise<void> {
+    if (this.hooks?.beginCreate === undefined) return;
+    w.finish = await this.hooks.beginCreate(object, { dryRun: w.options.dryRun === true });
+  }
+
+  /** Tells the hooks how the attempt ended (once); errors of the hooks' cleanup are theirs to keep. */
+  private async finish(w: WriteContext, stored: boolean): Promise<void> {
+    const finish = w.finish;
+    w.finish = undefined;
+    if (finish !== undefined) await finish(stored);
+  }
+
+  /** The kind's AfterDelete hook. */
+  private async afterDelete(object: ApiObject): Promise<void> {
+    await this.hooks?.afterDelete?.(object);
   }
 
   /** PUT of the object or of its `status` subresource or one its strategy serves. */
@@ -452,12 +485,12 @@ export class ResourceRegistry {
           case 'mark':
             if (options.dryRun) return { object: this.typed(plan.object), removed: false };
             return { object: this.typed(await storage.update<ApiObject>(key, plan.object, { preconditions: { resourceVersion: rv } })), removed: false };
-          case 'remove':
+          case 'remove': {
             if (options.dryRun) return { object: this.typed(current), removed: true };
-            return {
-              object: this.typed(await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: rv, uid: current.metadata?.uid } })),
-              removed: true,
-            };
+            const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: rv, uid: current.metadata?.uid } });
+            await this.afterDelete(removed);
+            return { object: this.typed(removed), removed: true };
+          }
         }
       } catch (error) {
         if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound')) continue;
@@ -510,26 +543,36 @@ export class ResourceRegistry {
     const storage = this.context.storage;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.readCurrent(key, w.name);
-      const computed = await compute(current);
+      let computed: Computed;
+      try {
+        computed = await compute(current);
+      } catch (error) {
+        await this.finish(w, false);
+        throw error;
+      }
       try {
         if (computed.kind === 'create') {
-          if (w.options.dryRun) return this.written(computed.object, w, true);
-          return this.written(await storage.create<ApiObject>(key, typeMetaFirst(computed.object)), w, true);
+          if (w.options.dryRun) return await this.finished(computed.object, w, true, false);
+          return await this.finished(await storage.create<ApiObject>(key, typeMetaFirst(computed.object)), w, true, true);
         }
         const { object } = computed;
         const currentMeta = computed.current.metadata ?? {};
-        if (w.options.dryRun) return this.written(object, w, false);
+        if (w.options.dryRun) return await this.finished(object, w, false, false);
         if (isReleased(this.definition, object)) {
           const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: currentMeta.resourceVersion, uid: currentMeta.uid } });
+          await this.finish(w, false);
+          await this.afterDelete(removed);
           return this.written(removed, w, false);
         }
-        if (sameExceptVersion(object, computed.current)) return this.written(computed.current, w, false);
-        return this.written(
+        if (sameExceptVersion(object, computed.current)) return await this.finished(computed.current, w, false, false);
+        return await this.finished(
           await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }),
           w,
           false,
+          true,
         );
       } catch (error) {
+        await this.finish(w, false);
         if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound') || isStorageError(error, 'KeyExists')) continue;
         throw toStatusError(error, this.groupResource, w.name);
       }
@@ -539,6 +582,12 @@ export class ResourceRegistry {
 
   private written(object: ApiObject, w: WriteContext, created: boolean): WriteResult {
     return { object: this.typed(object), warnings: w.warnings, created };
+  }
+
+  /** The result of an attempt that ended: the hooks are told whether it was stored. */
+  private async finished(object: ApiObject, w: WriteContext, created: boolean, stored: boolean): Promise<WriteResult> {
+    await this.finish(w, stored);
+    return this.written(object, w, created);
   }
 
   /** Server-set metadata, defaults and managedFields of an object about to be created. */
@@ -551,6 +600,7 @@ export class ResourceRegistry {
   /** Admission and validation of an object created by PUT or apply (its name comes from the path). */
   private async admitNew(object: ApiObject, w: WriteContext): Promise<ApiObject> {
     await this.context.admission.admit(this.attributes('CREATE', w, object));
+    await this.beginCreate(object, w);
     this.validate(object, [], w);
     await this.context.admission.validate(this.attributes('CREATE', w, object));
     return object;
@@ -586,6 +636,9 @@ export class ResourceRegistry {
     const rv = next.metadata?.resourceVersion;
     if (rv && rv !== current.metadata?.resourceVersion) throw newConflict(this.groupResource, w.name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
     await this.context.admission.admit(this.attributes('UPDATE', w, next, current));
+    if (this.hooks?.beginUpdate !== undefined && w.subresource === '') {
+      w.finish = await this.hooks.beginUpdate(next, current, { dryRun: w.options.dryRun === true });
+    }
     this.validate(next, errors, w);
     await this.context.admission.validate(this.attributes('UPDATE', w, next, current));
     return next;

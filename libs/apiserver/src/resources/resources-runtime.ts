@@ -12,6 +12,7 @@ import { CacherPool, type CacherPoolOptions } from './cacher-pool';
 import { startObjectCountPoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
 import { ResourceRouter } from './resource-router';
+import type { RegistryContext } from './registry-types';
 
 /** The API server options the resource layer reads (names as the flags, durations in milliseconds). */
 export interface ResourcesOptions {
@@ -59,7 +60,9 @@ export interface ResourcesDependencies {
  * The registries of every kind with their watch caches and admission chain, without any of HTTP: for
  * the process entry to share with the modules that need them before the server starts.
  */
-export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'storage' | 'scheme' | 'options'>): ResourceRegistries {
+export function createResourceRegistries(
+  deps: Pick<ResourcesDependencies, 'storage' | 'scheme' | 'options'> & Pick<RegistryContext, 'writeHooks'>,
+): ResourceRegistries {
   const { storage, scheme, options } = deps;
   const cachers = new CacherPool(storage, {
     storePrefix: options.storePrefix,
@@ -77,6 +80,7 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     deleteCollectionWorkers: Math.max(1, options.deleteCollectionWorkers),
     now: () => new Date(),
     maxRequestBodyBytes: options.maxRequestBodyBytes,
+    writeHooks: deps.writeHooks,
   });
 }
 
