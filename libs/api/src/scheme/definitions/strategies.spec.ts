@@ -33,12 +33,12 @@ describe('kind strategies', () => {
     expect(object).toEqual(expected);
   });
 
-  it('has no create rule but for pods and namespaces', () => {
+  it('has a create rule for the kinds whose Kubernetes strategy sets an initial status', () => {
     expect(
       BUILTIN_KINDS.filter((d) => d.strategy.prepareForCreate !== undefined)
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['Namespace', 'Pod']);
+    ).toEqual(['Deployment', 'Namespace', 'Pod', 'ReplicaSet', 'Service']);
   });
 
   const selector = (app: string) => ({ spec: { selector: { matchLabels: { app } } } });
