@@ -31,7 +31,7 @@ describe('prepareForCreate', () => {
     expect(deployment.status).toEqual({});
     const pod: ApiObject = { metadata: { name: 'p' }, status: { phase: 'Running' } };
     prepareForCreate(kind('pods'), pod, { namespace: 'ns', now, uid: 'u' });
-    expect(pod.status).toEqual({ phase: 'Pending' });
+    expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
   });
 
   it('gives namespaces the svc finalizer and drops the namespace of cluster-scoped objects', () => {

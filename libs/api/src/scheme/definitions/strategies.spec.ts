@@ -20,7 +20,7 @@ describe('kind strategies', () => {
   });
 
   it.each<[string, ApiObject, ApiObject]>([
-    ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending' } }],
+    ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending', qosClass: 'BestEffort' } }],
     ['Namespace', { metadata: { name: 'n' } }, { metadata: { name: 'n' }, spec: { finalizers: ['svc'] }, status: { phase: 'Active' } }],
     [
       'Namespace',
