@@ -33,7 +33,7 @@ export function priorityAdmission(): AdmissionPlugin {
         throw newForbidden(
           { group: '', resource: 'pods' },
           admittedName(attributes),
-          `the integer value of priority (${String(spec.priority)}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+          `the integer value of priority (${JSON.stringify(spec.priority)}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
         );
       }
       spec.priority = priority;
