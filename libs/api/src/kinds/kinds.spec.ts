@@ -6,6 +6,7 @@ import {
   configMapDefinition,
   customResourceDefinitionDefinition,
   roleDefinition,
+  replicationControllerDefinition,
   clusterRoleDefinition,
   roleBindingDefinition,
   clusterRoleBindingDefinition,
@@ -405,6 +406,18 @@ status: { loadBalancer: {} }
             },
           ],
         },
+      },
+    ],
+    [
+      replicationControllerDefinition,
+      {
+        metadata: { name: 'legacy', labels: { app: 'legacy' } },
+        spec: {
+          replicas: 2,
+          selector: { app: 'legacy' },
+          template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } },
+        },
+        status: { replicas: 2, readyReplicas: 1, observedGeneration: 1, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
       },
     ],
     [

@@ -12,6 +12,7 @@ import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
 import { serviceDefinition } from './definitions/service-definition';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
+import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -25,6 +26,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   eventDefinition,
   nodeDefinition,
   serviceAccountDefinition,
+  replicationControllerDefinition,
   replicaSetDefinition,
   deploymentDefinition,
   leaseDefinition,

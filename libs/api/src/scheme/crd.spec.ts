@@ -236,7 +236,7 @@ describe('kinds from CustomResourceDefinitions', () => {
         .byCategory('all')
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['Deployment', 'Pod', 'ReplicaSet', 'Service', 'Widget']);
+    ).toEqual(['Deployment', 'Pod', 'ReplicaSet', 'ReplicationController', 'Service', 'Widget']);
     expect(() => scheme.register(kindFromCrd(crd, 'v1'))).toThrow(/already registered/);
     scheme.register(kindFromCrd(crd, 'v1'), { replace: true });
     expect(scheme.unregisterCrd('widgets.example.com')).toHaveLength(3);

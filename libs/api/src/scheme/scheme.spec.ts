@@ -69,7 +69,7 @@ describe('scheme', () => {
         .byCategory('all')
         .map((d) => d.resource)
         .sort(),
-    ).toEqual(['deployments', 'pods', 'replicasets', 'services']);
+    ).toEqual(['deployments', 'pods', 'replicasets', 'replicationcontrollers', 'services']);
   });
 
   it('knows scope, subresources and create-on-update of each kind', () => {
@@ -99,6 +99,7 @@ describe('scheme', () => {
       Deployment: [true, false, 'status,scale'],
       Lease: [true, true, ''],
       CustomResourceDefinition: [false, false, 'status'],
+      ReplicationController: [true, false, 'status,scale'],
       Role: [true, true, ''],
       ClusterRole: [false, true, ''],
       RoleBinding: [true, true, ''],
