@@ -5,10 +5,12 @@ import { endpointsController } from './endpoints';
 import { garbageCollectorController } from './garbage-collector';
 import { namespaceController } from './namespace';
 import { replicaSetController } from './replicaset';
+import { replicationControllerController } from './replication';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   replicaSetController,
+  replicationControllerController,
   deploymentController,
   namespaceController,
   garbageCollectorController,
