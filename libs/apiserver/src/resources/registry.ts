@@ -377,6 +377,10 @@ export class ResourceRegistry {
     if (subresource !== '' && subresource !== 'status') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
     const decoded = await decodeYamlBody(body);
     const applied = this.objectOf(decoded.value);
+    // A configuration applied through either name of the group is this group's.
+    if (typeof applied.apiVersion === 'string' && applied.apiVersion !== this.storedApiVersion && sameApiVersion(applied.apiVersion, this.storedApiVersion)) {
+      applied.apiVersion = this.storedApiVersion;
+    }
     // An applied configuration that names an object names this one: an empty name is no exception.
     const appliedName = applied.metadata?.name;
     if (appliedName !== undefined && appliedName !== name) throw nameMismatch(String(appliedName), name);
