@@ -92,7 +92,9 @@ export class Scheme {
   private twinOf(def: KindDefinition): KindDefinition {
     let twin = this.twins.get(def);
     if (twin === undefined) {
-      twin = { ...def, group: kubernetesGroupName(def.group) ?? def.group, aliasOf: def };
+      // Short names and categories stay with the specification's group: kubectl warns of a short name
+      // two groups share, and would list a category's objects twice.
+      twin = { ...def, group: kubernetesGroupName(def.group) ?? def.group, aliasOf: def, shortNames: [], categories: [] };
       this.twins.set(def, twin);
     }
     return twin;

@@ -94,6 +94,25 @@ function validateCrd(obj: ApiObject): FieldError[] {
   return errors;
 }
 
+/** SetDefaults_CustomResourceDefinitionSpec: the singular and list names follow from the kind. */
+function defaultCrdNames(obj: ApiObject): void {
+  const spec = isRecord(obj.spec) ? obj.spec : undefined;
+  const names = spec && isRecord(spec.names) ? spec.names : undefined;
+  if (!names || typeof names.kind !== 'string' || names.kind === '') return;
+  if (names.singular === undefined || names.singular === '') names.singular = names.kind.toLowerCase();
+  if (names.listKind === undefined || names.listKind === '') names.listKind = `${names.kind}List`;
+}
+
+/**
+ * The CRD strategy's PrepareForCreate: the status starts with the storage version as the only stored
+ * one, and empty accepted names (kind and plural are always serialized) until the controller accepts them.
+ */
+function initialCrdStatus(obj: ApiObject): void {
+  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const storage = records(spec.versions).find((v) => v.storage === true);
+  obj.status = { acceptedNames: { kind: '', plural: '' }, storedVersions: typeof storage?.name === 'string' ? [storage.name] : [] };
+}
+
 export const customResourceDefinitionDefinition = defineKind({
   group: 'apiextensions.svc.io',
   version: 'v1',
@@ -104,5 +123,7 @@ export const customResourceDefinitionDefinition = defineKind({
   categories: ['api-extensions'],
   subresources: { status: true },
   schema: CustomResourceDefinitionSchema,
+  strategy: { prepareForCreate: initialCrdStatus },
+  defaultHooks: [defaultCrdNames],
   validationRules: [validateCrd],
 });
