@@ -213,6 +213,7 @@ spec:
         properties:
           spec:
             type: object
+            x-kubernetes-validations: [{rule: "self.size >= 0", message: size must not be negative}]
             properties:
               size: {type: integer}
               port: {x-kubernetes-int-or-string: true}
@@ -220,7 +221,12 @@ spec:
               extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `,
     );
-    expect(await kubectl('apply', '-f', crd)).toContain('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    const applied = await runKubectl(['apply', '-f', crd], server.kubectlEnv);
+    expect(applied.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    // Validation rules are kept but not evaluated: the writer is told so rather than left to trust them.
+    expect(applied.stderr).toContain(
+      'Warning: spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations: validation rules are not evaluated by this server',
+    );
     await eventually(async () =>
       expect(await kubectl('get', 'crd', 'widgets.example.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}')).toBe('True'),
     );

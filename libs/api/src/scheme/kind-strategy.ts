@@ -26,6 +26,11 @@ export interface KindStrategy {
   prepareForCreate?(object: ApiObject): void;
   /** What an update of the main resource may not change beyond the generic carry-over. */
   prepareForUpdate?(object: ApiObject, current: ApiObject): void;
+  /**
+   * Warnings for the writer of a valid create (`current` undefined) or update of the main resource
+   * (Kubernetes' WarningsOnCreate and WarningsOnUpdate): what the object asks that the server will not do.
+   */
+  warnings?(object: ApiObject, current: ApiObject | undefined): string[];
   /** Errors of an update against the stored object that the schema cannot state (immutable fields). */
   validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
   /**

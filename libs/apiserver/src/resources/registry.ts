@@ -643,7 +643,7 @@ export class ResourceRegistry {
     if (this.hooks?.beginUpdate !== undefined && w.subresource === '') {
       w.finish = await this.hooks.beginUpdate(next, current, { dryRun: w.options.dryRun === true });
     }
-    this.validate(next, errors, w);
+    this.validate(next, errors, w, current);
     await this.context.admission.validate(this.attributes('UPDATE', w, next, current));
     return next;
   }
@@ -676,17 +676,26 @@ export class ResourceRegistry {
    * built-in kind, or next to an unknown field, is a 400 BadRequest instead, as Kubernetes answers a
    * body it cannot decode into the kind.
    */
-  private validate(object: ApiObject, extra: FieldError[], w: WriteContext): void {
+  private validate(object: ApiObject, extra: FieldError[], w: WriteContext, current?: ApiObject): void {
     const errors = [...extra, ...this.compiled.validate(object)];
     const name = object.metadata?.name ?? '';
     for (const message of name ? isValidPathSegmentName(name) : []) errors.push(fieldInvalid('metadata.name', name, message));
-    if (errors.length === 0) return;
+    if (errors.length === 0) {
+      this.strategyWarnings(object, w, current);
+      return;
+    }
     const typeErrors = errors.filter((e) => e.type === 'FieldValueTypeInvalid');
     if (typeErrors.length > 0 && (this.builtIn || w.unknownCount > 0)) {
       const kind = this.definition.kind;
       throw newBadRequest(`${kind} in version "${this.definition.version}" cannot be handled as a ${kind}: ${fieldErrorsMessage(typeErrors)}`);
     }
     throw newInvalid({ group: this.definition.group, kind: this.definition.kind }, name, errors);
+  }
+
+  /** The kind's warnings about a valid write of the main resource, each given once however often the write is retried. */
+  private strategyWarnings(object: ApiObject, w: WriteContext, current: ApiObject | undefined): void {
+    if (w.subresource !== '' || this.definition.strategy.warnings === undefined) return;
+    for (const warning of this.definition.strategy.warnings(object, current)) if (!w.warnings.includes(warning)) w.warnings.push(warning);
   }
 
   private validateFields(object: ApiObject, duplicates: readonly string[], w: WriteContext): void {

@@ -3,16 +3,14 @@ import { CustomResourceDefinitionSchema, type CustomResourceDefinition } from '.
 import { schemaCompileError } from '../../schema/compile-kind';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { customResourceSchema } from '../crd-schema';
+import { childSchemas } from './crd-subschemas';
+import { validationRuleWarnings } from './crd-validation-rules';
 import { parseJsonPath } from '../json-path';
 import type { ApiObject } from '../kind-definition';
 import { as, defineKind, isRecord, records } from './define-kind';
 
 /** The deepest nesting of schemas a custom resource's schema may have (real ones nest a few dozen). */
 export const MAX_SCHEMA_NESTING = 128;
-
-const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions'];
-const SUBSCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'additionalItems'];
-const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'items'];
 
 /** How many schemas deep a schema nests, counted without recursion; stops past the limit. */
 export function schemaNestingDepth(schema: unknown, limit = MAX_SCHEMA_NESTING): number {
@@ -23,15 +21,7 @@ export function schemaNestingDepth(schema: unknown, limit = MAX_SCHEMA_NESTING):
     if (!isRecord(node)) continue;
     if (depth > max) max = depth;
     if (max > limit) return max;
-    for (const key of SUBSCHEMA_MAPS) {
-      const map = node[key];
-      if (isRecord(map)) for (const child of Object.values(map)) pending.push({ node: child, depth: depth + 1 });
-    }
-    for (const key of SUBSCHEMA_VALUES) pending.push({ node: node[key], depth: depth + 1 });
-    for (const key of SUBSCHEMA_LISTS) {
-      const list = node[key];
-      if (Array.isArray(list)) for (const child of list) pending.push({ node: child, depth: depth + 1 });
-    }
+    for (const child of childSchemas(node, '')) pending.push({ node: child.node, depth: depth + 1 });
   }
   return max;
 }
@@ -123,7 +113,7 @@ export const customResourceDefinitionDefinition = defineKind({
   categories: ['api-extensions'],
   subresources: { status: true },
   schema: CustomResourceDefinitionSchema,
-  strategy: { prepareForCreate: initialCrdStatus },
+  strategy: { prepareForCreate: initialCrdStatus, warnings: validationRuleWarnings },
   defaultHooks: [defaultCrdNames],
   validationRules: [validateCrd],
 });
