@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigMap, Endpoints, Lease, Pod, ReplicationController, Service, Status } from '@svc/api';
+import type { ConfigMap, EndpointSlice, Endpoints, Lease, Pod, ReplicationController, Service, Status } from '@svc/api';
 import { ApiClient } from './support/api-client';
 import { MERGE_PATCH, createNamespace, eventually, expectStatus } from './support/api-fixtures';
 import { freeLoopbackPort, startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
@@ -63,6 +63,16 @@ describe('cluster IPs and node ports', () => {
       expect(kubernetes.body.metadata?.labels).toEqual({ component: 'apiserver', provider: 'kubernetes' });
       const endpoints = await client.get<Endpoints>('/api/v1/namespaces/default/endpoints/kubernetes');
       expect(endpoints.body.subsets).toEqual([{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: server.port, protocol: 'TCP' }] }]);
+      // Its EndpointSlice too, which kubectl describe reads (the API server writes it, as Kubernetes' does).
+      const slice = await client.get<EndpointSlice>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+      expectStatus(slice, 200);
+      expect(slice.body).toMatchObject({
+        apiVersion: 'discovery.k8s.io/v1',
+        metadata: { labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+        ports: [{ name: 'https', port: server.port, protocol: 'TCP' }],
+      });
     });
   });
 
@@ -226,6 +236,49 @@ describe('Services, ReplicationControllers and owners through kubectl and the co
     expect(cell('edge')?.[1]).toBe('NodePort');
     expect(cell('edge')?.[4]).toMatch(/^443:3\d{4}\/TCP$/);
   });
+
+  it('keeps a Service’s EndpointSlices at its ready pods, so kubectl describe service shows them, and removes them with it', async () => {
+    await kubectl('create', 'service', 'clusterip', 'sliced', '--tcp=80:8080', '-n', ns);
+    for (const [name, ip] of [
+      ['sliced-a', '10.244.0.11'],
+      ['sliced-b', '10.244.0.12'],
+    ]) {
+      const pod = await client.post<Pod>(`/api/v1/namespaces/${ns}/pods`, {
+        metadata: { name, labels: { app: 'sliced' } },
+        spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 8080 }] }] },
+      });
+      expectStatus(pod, 201);
+      const ready = await client.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, MERGE_PATCH, {
+        status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
+      });
+      expectStatus(ready, 200);
+    }
+    const slices = async () =>
+      (
+        await client.get<{ items: EndpointSlice[] }>(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, {
+          labelSelector: 'kubernetes.io/service-name=sliced',
+        })
+      ).body.items;
+    await eventually(async () => {
+      const [slice, ...rest] = await slices();
+      expect(rest).toEqual([]);
+      expect(slice.metadata?.labels).toMatchObject({ app: 'sliced', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' });
+      expect(slice.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Service', name: 'sliced', controller: true })]);
+      expect(slice.ports).toEqual([{ name: '80-8080', port: 8080, protocol: 'TCP' }]); // the port name kubectl create service gives
+      expect(slice.endpoints?.map((e) => [e.addresses[0], e.conditions, e.targetRef?.name])).toEqual([
+        ['10.244.0.11', { ready: true, serving: true, terminating: false }, 'sliced-a'],
+        ['10.244.0.12', { ready: true, serving: true, terminating: false }, 'sliced-b'],
+      ]);
+    }, 20_000);
+    expect(await kubectl('describe', 'service', 'sliced', '-n', ns)).toMatch(/Endpoints:\s+10\.244\.0\.11:8080,10\.244\.0\.12:8080\n/);
+    expect(await kubectl('get', 'endpointslices', '-n', ns, '-l', 'kubernetes.io/service-name=sliced', '--no-headers')).toMatch(
+      /^sliced-[0-9a-f]{5}\s+IPv4\s+8080\s+10\.244\.0\.11,10\.244\.0\.12\s+/,
+    );
+    expect(await kubectl('describe', 'service', 'kubernetes', '-n', 'default')).toMatch(/Endpoints:\s+127\.0\.0\.1:\d+\n/);
+
+    await kubectl('delete', 'service', 'sliced', '-n', ns);
+    await eventually(async () => expect(await slices()).toEqual([]), 20_000);
+  }, 60_000);
 
   it('runs a ReplicationController’s pods, scaled with kubectl scale', async () => {
     const rc = await client.post<ReplicationController>(`/api/v1/namespaces/${ns}/replicationcontrollers`, {

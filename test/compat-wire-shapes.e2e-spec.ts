@@ -284,6 +284,20 @@ const CASES: ShapeCase[] = [
     expected: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: serverMeta('lease'), spec: {} }, // Lease.Spec is a struct value
   },
   {
+    kind: 'EndpointSlice',
+    model: 'V1EndpointSlice',
+    collection: `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`,
+    minimal: { metadata: { name: 'slice' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.1'] }], ports: [{ port: 80 }] },
+    expected: {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: serverMeta('slice', { generation: 1 }), // endpointSliceStrategy.PrepareForCreate
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['10.1.0.1'], conditions: {} }], // Endpoint.Conditions is a struct value
+      ports: [{ name: '', port: 80, protocol: 'TCP' }], // SetDefaults_EndpointPort
+    },
+  },
+  {
     kind: 'Role',
     model: 'V1Role',
     collection: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`,

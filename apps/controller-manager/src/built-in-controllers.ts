@@ -2,6 +2,7 @@ import { enabledControllers, type ControllerManagerOptions } from '@svc/options'
 import type { BuiltInController } from './built-in-controller';
 import { deploymentController } from './deployment';
 import { endpointsController } from './endpoints';
+import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
 import { namespaceController } from './namespace';
 import { replicaSetController } from './replicaset';
@@ -15,6 +16,7 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   namespaceController,
   garbageCollectorController,
   endpointsController,
+  endpointSliceController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

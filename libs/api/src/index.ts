@@ -32,6 +32,7 @@ export * from './kinds/core/replication-controller';
 export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
 export * from './kinds/coordination/lease';
+export * from './kinds/discovery/endpoint-slice';
 export * from './kinds/apiextensions/custom-resource-definition';
 export * from './kinds/rbac/policy-rule';
 export * from './kinds/rbac/role';
@@ -83,6 +84,7 @@ export { eventDefinition } from './scheme/definitions/event-definition';
 export { nodeDefinition } from './scheme/definitions/node-definition';
 export { serviceAccountDefinition } from './scheme/definitions/service-account-definition';
 export { leaseDefinition } from './scheme/definitions/lease-definition';
+export { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, endpointSliceDefinition } from './scheme/definitions/endpoint-slice-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
 export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';
 

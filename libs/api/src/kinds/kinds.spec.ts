@@ -14,6 +14,7 @@ import {
   endpointsDefinition,
   eventDefinition,
   leaseDefinition,
+  endpointSliceDefinition,
   namespaceDefinition,
   nodeDefinition,
   podDefinition,
@@ -385,6 +386,26 @@ status: { loadBalancer: {} }
           renewTime: '2024-01-01T00:00:10.123456Z',
           leaseTransitions: 3,
         },
+      },
+    ],
+    [
+      endpointSliceDefinition,
+      {
+        apiVersion: 'discovery.svc.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-abcde', namespace: 'team', labels: { 'kubernetes.io/service-name': 'web' } },
+        addressType: 'IPv4',
+        endpoints: [
+          {
+            addresses: ['10.1.0.7'],
+            conditions: { ready: true, serving: true, terminating: false },
+            nodeName: 'node-a',
+            zone: 'z1',
+            targetRef: { kind: 'Pod', name: 'web-1', namespace: 'team', uid: 'u1' },
+            hints: { forZones: [{ name: 'z1' }] },
+          },
+        ],
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP', appProtocol: 'http' }],
       },
     ],
     [

@@ -305,9 +305,11 @@ describe('OpenAPI v3 documents', () => {
       'apis/apiextensions.svc.io/v1',
       'apis/apps/v1',
       'apis/coordination.svc.io/v1',
+      'apis/discovery.svc.io/v1',
       'apis/rbac.authorization.svc.io/v1',
       'apis/apiextensions.k8s.io/v1',
       'apis/coordination.k8s.io/v1',
+      'apis/discovery.k8s.io/v1',
       'apis/rbac.authorization.k8s.io/v1',
     ]);
     const before = openApiV3Hash(openApiV3Document(s, 'example.com', 'v1'));

@@ -1,6 +1,7 @@
 import { customResourceDefinitionDefinition } from './definitions/custom-resource-definition-definition';
 import { configMapDefinition } from './definitions/config-map-definition';
 import { deploymentDefinition } from './definitions/deployment-definition';
+import { endpointSliceDefinition } from './definitions/endpoint-slice-definition';
 import { endpointsDefinition } from './definitions/endpoints-definition';
 import { eventDefinition } from './definitions/event-definition';
 import { leaseDefinition } from './definitions/lease-definition';
@@ -30,6 +31,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   replicaSetDefinition,
   deploymentDefinition,
   leaseDefinition,
+  endpointSliceDefinition,
   customResourceDefinitionDefinition,
   roleDefinition,
   clusterRoleDefinition,

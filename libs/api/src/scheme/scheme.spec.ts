@@ -98,6 +98,7 @@ describe('scheme', () => {
       ReplicaSet: [true, false, 'status,scale'],
       Deployment: [true, false, 'status,scale'],
       Lease: [true, true, ''],
+      EndpointSlice: [true, false, ''],
       CustomResourceDefinition: [false, false, 'status'],
       ReplicationController: [true, false, 'status,scale'],
       Role: [true, true, ''],
@@ -120,10 +121,12 @@ describe('scheme', () => {
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apps', 'apps/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
+      ['discovery.svc.io', 'discovery.svc.io/v1'],
       ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
       // The Kubernetes names of the specification's groups, after all of them.
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
+      ['discovery.k8s.io', 'discovery.k8s.io/v1'],
       ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
     ]);
     expect(scheme.preferredVersion('apps')).toBe('v1');
@@ -431,9 +434,11 @@ describe('OpenAPI', () => {
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
+      'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },
       'apis/rbac.authorization.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.svc.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
       'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
+      'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
       'apis/rbac.authorization.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.k8s.io/v1' },
     });
     const twin = openApiV3Document(scheme, 'coordination.k8s.io', 'v1');

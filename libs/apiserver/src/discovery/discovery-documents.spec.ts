@@ -84,9 +84,11 @@ describe('discovery documents', () => {
       'apiextensions.svc.io',
       'apps',
       'coordination.svc.io',
+      'discovery.svc.io',
       'rbac.authorization.svc.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
+      'discovery.k8s.io',
       'rbac.authorization.k8s.io',
     ]);
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
@@ -158,10 +160,12 @@ describe('discovery documents', () => {
       'apiextensions.svc.io',
       'apps',
       'coordination.svc.io',
+      'discovery.svc.io',
       'example.com',
       'rbac.authorization.svc.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
+      'discovery.k8s.io',
       'rbac.authorization.k8s.io',
     ]);
     const apps = named.items.find((g) => g.metadata.name === 'apps')!;
@@ -194,10 +198,12 @@ describe('--runtime-config', () => {
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'apiextensions.svc.io',
       'coordination.svc.io',
+      'discovery.svc.io',
       'example.com',
       'rbac.authorization.svc.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
+      'discovery.k8s.io',
       'rbac.authorization.k8s.io',
     ]);
     expect(apiResourceList(apis, 'apps', 'v1')).toBeUndefined();
@@ -215,8 +221,10 @@ describe('--runtime-config', () => {
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
       'apiextensions.svc.io',
       'apps',
+      'discovery.svc.io',
       'rbac.authorization.svc.io',
       'apiextensions.k8s.io',
+      'discovery.k8s.io',
       'rbac.authorization.k8s.io',
     ]);
     // Either name of a group turns both off.

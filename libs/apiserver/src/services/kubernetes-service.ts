@@ -1,5 +1,5 @@
 import { networkInterfaces } from 'node:os';
-import type { ApiObject } from '@svc/api';
+import { ENDPOINT_SLICE_SERVICE_NAME_LABEL, type ApiObject } from '@svc/api';
 import { isStatusError, jsonEqual } from '@svc/machinery';
 import { isStorageError, objectStorageKey, prefixKey, type Storage } from '@svc/storage';
 import { SERVER_FIELD_MANAGER } from '../resources/bootstrap-namespaces';
@@ -18,6 +18,8 @@ export type EndpointReconcilerType = 'lease' | 'master-count' | 'none';
 export interface KubernetesServiceOptions {
   services: ResourceRegistry;
   endpoints: ResourceRegistry;
+  /** Where the Service's EndpointSlice is kept beside its Endpoints (Kubernetes' EndpointsAdapter); none when absent. */
+  endpointSlices?: ResourceRegistry;
   storage: Storage;
   storePrefix: string;
   /** `--master-service-namespace`. */
@@ -178,6 +180,7 @@ export class KubernetesService {
       if (!isStatusError(error) || error.code !== 404) throw error;
     }
     const body = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: KUBERNETES_SERVICE_NAME, namespace, labels }, subsets };
+    await this.reconcileEndpointSlice(addresses);
     if (current === undefined) {
       try {
         await endpoints.create(namespace, { value: body }, { fieldManager: SERVER_FIELD_MANAGER });
@@ -189,6 +192,49 @@ export class KubernetesService {
     if (jsonEqual(current.subsets ?? [], subsets) && jsonEqual(current.metadata?.labels ?? {}, labels)) return;
     const next = { ...structuredClone(current), subsets, metadata: { ...structuredClone(current.metadata), labels } };
     await endpoints.update(namespace, KUBERNETES_SERVICE_NAME, { value: next }, { fieldManager: SERVER_FIELD_MANAGER });
+  }
+
+  /**
+   * The Service's EndpointSlice, written with its Endpoints as Kubernetes' EndpointsAdapter does (the
+   * Endpoints carry skip-mirror, so no controller derives a second one): kubectl describe reads it.
+   */
+  private async reconcileEndpointSlice(addresses: readonly string[]): Promise<void> {
+    const { endpointSlices, namespace, port } = this.options;
+    if (endpointSlices === undefined) return;
+    const desired = {
+      addressType: addresses.some((a) => a.includes(':')) ? 'IPv6' : 'IPv4',
+      endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+      ports: [{ name: 'https', port, protocol: 'TCP' }],
+    };
+    const labels = { [ENDPOINT_SLICE_SERVICE_NAME_LABEL]: KUBERNETES_SERVICE_NAME };
+    let current: ApiObject | undefined;
+    try {
+      current = await endpointSlices.get(namespace, KUBERNETES_SERVICE_NAME);
+    } catch (error) {
+      if (!isStatusError(error) || error.code !== 404) throw error;
+    }
+    if (current !== undefined && current.addressType !== desired.addressType) {
+      // The address type is immutable: a changed family means a new slice.
+      await endpointSlices.delete(namespace, KUBERNETES_SERVICE_NAME, {}).catch(() => undefined);
+      current = undefined;
+    }
+    if (current === undefined) {
+      const body = { apiVersion: 'discovery.svc.io/v1', kind: 'EndpointSlice', metadata: { name: KUBERNETES_SERVICE_NAME, namespace, labels }, ...desired };
+      try {
+        await endpointSlices.create(namespace, { value: body }, { fieldManager: SERVER_FIELD_MANAGER });
+      } catch (error) {
+        if (!isStatusError(error) || error.code !== 409) throw error;
+      }
+      return;
+    }
+    if (
+      jsonEqual(current.endpoints ?? [], desired.endpoints) &&
+      jsonEqual(current.ports ?? [], desired.ports) &&
+      jsonEqual(current.metadata?.labels ?? {}, labels)
+    )
+      return;
+    const next = { ...structuredClone(current), ...desired, metadata: { ...structuredClone(current.metadata), labels } };
+    await endpointSlices.update(namespace, KUBERNETES_SERVICE_NAME, { value: next }, { fieldManager: SERVER_FIELD_MANAGER });
   }
 
   private async addressesWithoutSelf(): Promise<string[]> {

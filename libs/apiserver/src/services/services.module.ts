@@ -63,10 +63,12 @@ class ServicesLifecycle implements OnModuleInit {
       const services = this.options.scheme.byResource({ group: '', version: 'v1', resource: 'services' });
       const endpoints = this.options.scheme.byResource({ group: '', version: 'v1', resource: 'endpoints' });
       if (services === undefined || endpoints === undefined) return;
+      const endpointSlices = this.options.scheme.byResource({ group: 'discovery.svc.io', version: 'v1', resource: 'endpointslices' });
       const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
       const controller = new KubernetesService({
         services: this.options.registries.forDefinition(services),
         endpoints: this.options.registries.forDefinition(endpoints),
+        endpointSlices: endpointSlices && this.options.registries.forDefinition(endpointSlices),
         storage,
         storePrefix,
         namespace: this.options.masterServiceNamespace,
