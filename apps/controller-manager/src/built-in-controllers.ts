@@ -11,11 +11,11 @@ import { replicationControllerController } from './replication';
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   replicaSetController,
-  replicationControllerController,
   deploymentController,
   namespaceController,
   garbageCollectorController,
   endpointsController,
+  replicationControllerController,
   endpointSliceController,
 ];
 
