@@ -69,7 +69,11 @@ describe('API server serving shell over HTTPS', () => {
     const env = { KUBECONFIG: svcconfig, HOME: dir };
     const version = await kubectl(['version', '-o', 'json'], env);
     const parsed = JSON.parse(version.stdout);
-    expect(parsed.serverVersion).toMatchObject({ major: '1', minor: '25', gitVersion: expect.stringMatching(/^v1\.25\.0/) });
+    expect(parsed.serverVersion).toMatchObject({ major: '1', minor: '32', gitVersion: expect.stringMatching(/^v1\.32\.0/) });
+    // kubectl of 1.32 compares minor versions: the server's is recent enough for no skew warning.
+    const human = await kubectl(['version'], env);
+    expect(human.stdout).toMatch(/Server Version: v1\.32\.0/);
+    expect(`${human.stdout}${human.stderr}`).not.toMatch(/WARNING|skew/);
     const readyz = await kubectl(['get', '--raw', '/readyz?verbose'], env);
     expect(readyz.stdout).toContain('[+]ping ok');
     expect(readyz.stdout).toContain('readyz check passed');
@@ -80,7 +84,7 @@ describe('API server serving shell over HTTPS', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toContain('application/json');
     const info = JSON.parse(res.body);
-    expect(info).toMatchObject({ major: '1', minor: '25', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` });
+    expect(info).toMatchObject({ major: '1', minor: '32', platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}` });
     expect(Object.keys(info).sort()).toEqual(
       ['buildDate', 'compiler', 'gitCommit', 'gitTreeState', 'gitVersion', 'goVersion', 'major', 'minor', 'platform'].sort(),
     );

@@ -105,7 +105,7 @@ describe('svc-controller-manager boot', () => {
           apiserver.kubectlEnv,
         );
         expect(lease.stdout).not.toBe('');
-        expect(cm.stdout()).toContain('Controllers: replicaset, deployment, namespace, garbagecollector, endpoints');
+        expect(cm.stdout()).toContain('Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice');
       } finally {
         await cm.stop();
       }

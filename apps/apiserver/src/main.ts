@@ -40,6 +40,13 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       disableAdmissionPlugins: o.disableAdmissionPlugins,
     },
     runtimeConfig: o.runtimeConfig ?? {},
+    services: {
+      serviceClusterIpRange: o.serviceClusterIpRange,
+      serviceNodePortRange: o.serviceNodePortRange,
+      kubernetesServiceNodePort: o.svcServiceNodePort,
+      endpointReconcilerType: o.endpointReconcilerType,
+      masterServiceNamespace: o.masterServiceNamespace,
+    },
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
   };

@@ -2,9 +2,11 @@ import { enabledControllers, type ControllerManagerOptions } from '@svc/options'
 import type { BuiltInController } from './built-in-controller';
 import { deploymentController } from './deployment';
 import { endpointsController } from './endpoints';
+import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
 import { namespaceController } from './namespace';
 import { replicaSetController } from './replicaset';
+import { replicationControllerController } from './replication';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
@@ -13,6 +15,8 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   namespaceController,
   garbageCollectorController,
   endpointsController,
+  replicationControllerController,
+  endpointSliceController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -28,10 +28,15 @@ export * from './kinds/core/secret';
 export * from './kinds/core/event';
 export * from './kinds/core/node';
 export * from './kinds/core/service-account';
+export * from './kinds/core/replication-controller';
 export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
 export * from './kinds/coordination/lease';
+export * from './kinds/discovery/endpoint-slice';
 export * from './kinds/apiextensions/custom-resource-definition';
+export * from './kinds/rbac/policy-rule';
+export * from './kinds/rbac/role';
+export * from './kinds/rbac/role-binding';
 
 // Schema engine
 export type { JsonSchema, ListType, MapType, PatchStrategy } from './schema/json-schema';
@@ -59,7 +64,7 @@ export * from './scheme/builtin-scheme';
 export * from './scheme/versions';
 export * from './scheme/removed-versions';
 export { kindFromCrd, kindsFromCrd } from './scheme/kind-from-crd';
-export { customResourceSchema } from './scheme/crd-schema';
+export { customResourceSchema, withSvcMarkers } from './scheme/crd-schema';
 export { buildTable, columnsOf, DEFAULT_COLUMNS, type BuildTableOptions, type IncludeObject } from './scheme/table';
 export { humanDuration, timestampSince } from './scheme/human-duration';
 export { evaluateJsonPath, jsonPathValue, parseJsonPath, type JsonPathStep } from './scheme/json-path';
@@ -69,6 +74,7 @@ export { summarizePod } from './scheme/definitions/pod-definition';
 export { podDefinition } from './scheme/definitions/pod-definition';
 export { deploymentDefinition } from './scheme/definitions/deployment-definition';
 export { replicaSetDefinition } from './scheme/definitions/replica-set-definition';
+export { replicationControllerDefinition } from './scheme/definitions/replication-controller-definition';
 export { serviceDefinition } from './scheme/definitions/service-definition';
 export { endpointsDefinition, formatEndpoints } from './scheme/definitions/endpoints-definition';
 export { namespaceDefinition } from './scheme/definitions/namespace-definition';
@@ -78,7 +84,9 @@ export { eventDefinition } from './scheme/definitions/event-definition';
 export { nodeDefinition } from './scheme/definitions/node-definition';
 export { serviceAccountDefinition } from './scheme/definitions/service-account-definition';
 export { leaseDefinition } from './scheme/definitions/lease-definition';
+export { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, endpointSliceDefinition } from './scheme/definitions/endpoint-slice-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
+export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';
 
 // OpenAPI
 export * from './openapi/openapi-document';

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { CURRENT_RELEASE } from '@svc/api';
 import type { TlsVersionName } from '@svc/options';
 
 export type { TlsVersionName };
@@ -67,12 +68,15 @@ export interface ApiServerServingConfig {
 /** Kubernetes' MaxRequestBodyBytes. */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-/** The release of the reference this server describes. */
-export const REFERENCE_RELEASE = { major: '1', minor: '25' } as const;
+/**
+ * The Kubernetes release whose API this server serves (see CURRENT_RELEASE): what `/version` reports,
+ * recent enough that kubectl of 1.31 to 1.33 warns of no version skew.
+ */
+export const REFERENCE_RELEASE = { major: '1', minor: CURRENT_RELEASE.split('.')[1] } as const;
 
 const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
 
-/** Version info of this build: release 1.25 of the reference, tagged with the package version as build metadata. */
+/** Version info of this build: the release it serves, tagged with the package version as build metadata. */
 export function defaultVersionInfo(): ServerVersionInfo {
   const packageVersion = findPackageVersion() ?? '0.0.0';
   return {

@@ -7,6 +7,7 @@ import { applyRuntimeConfig, DiscoveryModule, ServedApis, type RuntimeConfig } f
 import { healthCheck } from './health/health-check';
 import { OpenApiModule } from './openapi';
 import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from './resources';
+import { serviceWriteHooks, ServicesModule, type ServicesOptions } from './services';
 import { startApiServer, type ApiServerHandle } from './start-api-server';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
@@ -17,6 +18,8 @@ export interface ApiServerOptions {
   resources?: Partial<Omit<ResourcesOptions, 'minRequestTimeoutSeconds' | 'maxRequestBodyBytes'>>;
   /** `--runtime-config`: built-in group versions turned off leave the scheme before anything serves it. */
   runtimeConfig?: RuntimeConfig;
+  /** Cluster IP and node port ranges, and the `kubernetes` Service; Kubernetes' defaults fill what is left out. */
+  services?: ServicesOptions;
   /** `--store-healthcheck-timeout` and `--store-readycheck-timeout`, in ms (the store's own default when absent). */
   storeHealthcheckTimeoutMs?: number;
   storeReadycheckTimeoutMs?: number;
@@ -61,7 +64,9 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
   };
-  const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions });
+  const servicesOptions = options.services ?? {};
+  const services = serviceWriteHooks(storage, resourcesOptions.storePrefix, servicesOptions);
+  const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions, writeHooks: services.writeHooks });
   const server = await startApiServer(
     serving,
     [
@@ -70,6 +75,17 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
       OpenApiModule.forRoot({ scheme, servedApis }),
       // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
       CrdModule.forRoot({ scheme, storage, storePrefix: resourcesOptions.storePrefix, registries }),
+      ServicesModule.forRoot({
+        scheme,
+        storage,
+        storePrefix: resourcesOptions.storePrefix,
+        registries,
+        allocators: services.allocators,
+        kubernetesClusterIP: services.kubernetesClusterIP,
+        masterServiceNamespace: servicesOptions.masterServiceNamespace ?? 'default',
+        kubernetesServiceNodePort: servicesOptions.kubernetesServiceNodePort || undefined,
+        endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
+      }),
     ],
     { handleSignals: input.handleSignals, logger: input.logger, stdout: input.stdout },
   );

@@ -3,6 +3,7 @@ export { createApiServer, DEFAULT_RESOURCES_OPTIONS } from './create-api-server'
 export type { ApiServerOptions, CreateApiServerInput } from './create-api-server';
 export type { RuntimeConfig } from './discovery';
 export type { ResourcesOptions } from './resources';
+export type { ServicesOptions } from './services';
 export { SERVING_CERT_FILE, SERVING_KEY_FILE } from './serving/serving-certificates';
 export { startApiServer } from './start-api-server';
 export type { ApiServerHandle, StartApiServerOptions } from './start-api-server';

@@ -1,3 +1,4 @@
+import { specGroupName } from '@svc/machinery';
 import type { RestClient } from './rest-client';
 import type { ResourceInfo } from './resource-info';
 
@@ -27,11 +28,16 @@ interface ApiGroupList {
  * subresources left out: what a controller that acts on "every kind" walks (the namespace cleaner,
  * the garbage collector). A group version whose document cannot be read is skipped and named in
  * `failed`, as Kubernetes' partial discovery does, so one broken group does not stop the rest.
+ * A group served under both of its names (`coordination.svc.io` and `coordination.k8s.io`) is one
+ * group on one storage: it is walked once, under the name discovery lists first.
  */
 export async function discoverServedResources(rest: RestClient): Promise<{ resources: ServedResource[]; failed: string[] }> {
   const groupVersions: Array<{ group: string; version: string }> = [{ group: '', version: 'v1' }];
   const groups = await rest.request<ApiGroupList>({ method: 'GET', path: '/apis' });
+  const walked = new Set<string>();
   for (const g of groups.groups ?? []) {
+    if (walked.has(specGroupName(g.name))) continue;
+    walked.add(specGroupName(g.name));
     const version = g.preferredVersion?.version ?? g.versions?.[0]?.version;
     if (version) groupVersions.push({ group: g.name, version });
   }

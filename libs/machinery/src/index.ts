@@ -4,6 +4,7 @@ export * from './field-path';
 export * from './field-errors';
 export * from './go-quote';
 export * from './group-resource';
+export * from './group-names';
 export * from './status';
 export * from './status-errors';
 export * from './status-predicates';

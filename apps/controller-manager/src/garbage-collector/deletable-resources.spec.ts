@@ -1,5 +1,6 @@
 import type { ServedResource } from '@svc/client';
-import { deletableResources, groupOfApiVersion, groupVersionOf } from './deletable-resources';
+import { groupOfApiVersion } from '@svc/machinery';
+import { deletableResources, groupVersionOf } from './deletable-resources';
 
 const served = (group: string, resource: string, verbs: string[]): ServedResource => ({
   group,

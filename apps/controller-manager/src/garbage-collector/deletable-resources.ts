@@ -1,5 +1,5 @@
 import type { ServedResource } from '@svc/client';
-import type { GroupResource } from '@svc/machinery';
+import { sameGroup, type GroupResource } from '@svc/machinery';
 
 /**
  * What Kubernetes' garbage collector leaves out of its graph (`DefaultIgnoredResources`): events,
@@ -7,7 +7,6 @@ import type { GroupResource } from '@svc/machinery';
  */
 export const IGNORED_RESOURCES: readonly GroupResource[] = [
   { group: '', resource: 'events' },
-  { group: 'events.k8s.io', resource: 'events' },
   { group: 'events.svc.io', resource: 'events' },
 ];
 
@@ -19,17 +18,11 @@ const REQUIRED_VERBS = ['delete', 'list', 'watch'] as const;
  */
 export function deletableResources(resources: readonly ServedResource[], ignored: readonly GroupResource[] = IGNORED_RESOURCES): ServedResource[] {
   return resources.filter(
-    (r) => REQUIRED_VERBS.every((verb) => r.verbs.includes(verb)) && !ignored.some((i) => i.group === r.group && i.resource === r.resource),
+    (r) => REQUIRED_VERBS.every((verb) => r.verbs.includes(verb)) && !ignored.some((i) => sameGroup(i.group, r.group) && i.resource === r.resource),
   );
 }
 
 /** `group/version`, or `version` for the core group: how discovery names a group version it could not read. */
 export function groupVersionOf(resource: Pick<ServedResource, 'group' | 'version'>): string {
   return resource.group ? `${resource.group}/${resource.version}` : resource.version;
-}
-
-/** The group of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> core `''`). */
-export function groupOfApiVersion(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }

@@ -2,7 +2,8 @@ import type { ApiObject, OwnerReference } from '@svc/api';
 import type { ServedResource } from '@svc/client';
 import type { SharedInformer } from '@svc/informers';
 import { AbsentOwnerCache } from './absent-owner-cache';
-import { groupOfApiVersion, groupVersionOf } from './deletable-resources';
+import { groupOfApiVersion, sameGroup, specGroupName } from '@svc/machinery';
+import { groupVersionOf } from './deletable-resources';
 
 /** The finalizers the API server adds for `propagationPolicy` Orphan and Foreground. */
 export const ORPHAN_FINALIZER = 'orphan';
@@ -136,7 +137,7 @@ export class DependencyGraph {
     const owner = this.find(ref.uid);
     if (!owner) return undefined;
     const meta = owner.object.metadata ?? {};
-    if (owner.resource.group !== groupOfApiVersion(ref.apiVersion) || owner.resource.kind !== ref.kind || meta.name !== ref.name) return undefined;
+    if (!sameGroup(owner.resource.group, groupOfApiVersion(ref.apiVersion)) || owner.resource.kind !== ref.kind || meta.name !== ref.name) return undefined;
     if (owner.resource.namespaced && (meta.namespace ?? '') !== (namespace ?? '')) return undefined;
     return owner;
   }
@@ -176,7 +177,7 @@ export class DependencyGraph {
         const meta = obj.metadata ?? {};
         this.absentOwners.add({
           uid,
-          group: resource.group,
+          group: specGroupName(resource.group),
           kind: resource.kind,
           name: meta.name ?? '',
           namespace: resource.namespaced ? (meta.namespace ?? '') : '',
@@ -202,6 +203,7 @@ export class DependencyGraph {
   }
 }
 
+/** Keyed by the group's specification name: a reference through either name of a group finds its kind. */
 function kindKey(group: string, kind: string): string {
-  return `${group}/${kind}`;
+  return `${specGroupName(group)}/${kind}`;
 }

@@ -1,6 +1,6 @@
 import type { ApiObject, OwnerReference, PropagationPolicy } from '@svc/api';
 import { apiVersionOfInfo, type Client, type ServedResource } from '@svc/client';
-import { isConflict, isInvalid, isNotFound, errorMessage } from '@svc/machinery';
+import { errorMessage, groupOfApiVersion, isConflict, isInvalid, isNotFound, specGroupName } from '@svc/machinery';
 import type { EventRecorder, Reconcile, Request, Result } from '@svc/runtime';
 import {
   FOREGROUND_FINALIZER,
@@ -13,7 +13,6 @@ import {
   type DependencyGraph,
   type GraphNode,
 } from './dependency-graph';
-import { groupOfApiVersion } from './deletable-resources';
 import { replaceListPatch, unblocked, withoutOwners } from './owner-patches';
 import type { SyncGate } from './sync-gate';
 
@@ -166,7 +165,13 @@ export class GarbageCollectorReconciler implements Reconcile {
     const elsewhere = this.graph.find(ref.uid);
     if (elsewhere?.resource.namespaced && (elsewhere.object.metadata?.namespace ?? '') !== (namespace ?? '')) await this.reportInvalidNamespace(node, ref);
     const ownerNamespace = resource.namespaced ? namespace : undefined;
-    const coordinates = { uid: ref.uid, group: groupOfApiVersion(ref.apiVersion), kind: ref.kind, name: ref.name, namespace: ownerNamespace ?? '' };
+    const coordinates = {
+      uid: ref.uid,
+      group: specGroupName(groupOfApiVersion(ref.apiVersion)),
+      kind: ref.kind,
+      name: ref.name,
+      namespace: ownerNamespace ?? '',
+    };
     if (this.graph.absentOwners.has(coordinates)) return undefined;
     let owner: ApiObject;
     try {

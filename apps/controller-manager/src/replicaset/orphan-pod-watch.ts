@@ -1,6 +1,7 @@
 import type { Pod, ReplicaSet } from '@svc/api';
 import type { Lister } from '@svc/informers';
 import { getControllerOf, type Predicate, type Request } from '@svc/runtime';
+import type { ReplicaSetViews } from './replicated-kind';
 import { replicaSetSelector } from './replicaset-selector';
 
 function sameLabels(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
@@ -21,7 +22,7 @@ export const orphanPodChanged: Predicate<Pod> = (event) => {
 };
 
 /** The ReplicaSets of the pod's namespace whose selector matches it, when it has no controller. */
-export function replicaSetsForOrphan(replicaSets: Lister<ReplicaSet>, pod: Pod): Request[] {
+export function replicaSetsForOrphan(replicaSets: Pick<Lister<ReplicaSet>, 'namespace'> | ReplicaSetViews, pod: Pod): Request[] {
   if (getControllerOf(pod)) return [];
   const namespace = pod.metadata?.namespace ?? '';
   const requests: Request[] = [];

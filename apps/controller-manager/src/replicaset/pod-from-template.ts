@@ -2,9 +2,17 @@ import type { OwnerReference, Pod, ReplicaSet } from '@svc/api';
 import { isDNS1123Subdomain } from '@svc/machinery';
 import { ownerReferenceFor } from '@svc/runtime';
 
-/** The controller reference every pod of `rs` carries (objects from a list may lack their kind). */
-export function replicaSetControllerRef(rs: ReplicaSet): OwnerReference {
-  return ownerReferenceFor({ ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' }, { controller: true, blockOwnerDeletion: true });
+/** The kind a controller reference names (objects from a list may lack their kind). */
+export interface ControllerKind {
+  apiVersion: string;
+  kind: string;
+}
+
+const REPLICA_SET_KIND: ControllerKind = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
+
+/** The controller reference every pod of `rs` carries: a ReplicaSet's, or that of the kind it is a view of. */
+export function replicaSetControllerRef(rs: ReplicaSet, owner: ControllerKind = REPLICA_SET_KIND): OwnerReference {
+  return ownerReferenceFor({ ...rs, apiVersion: owner.apiVersion, kind: owner.kind }, { controller: true, blockOwnerDeletion: true });
 }
 
 /**
@@ -22,7 +30,7 @@ export function podNamePrefix(controllerName: string): string {
  * `rs` as controller owner (Kubernetes' GetPodFromTemplate). Nothing else of the template's metadata
  * is copied: the server names the pod and sets the rest.
  */
-export function podFromTemplate(rs: ReplicaSet): Pod {
+export function podFromTemplate(rs: ReplicaSet, owner: ControllerKind = REPLICA_SET_KIND): Pod {
   const template = rs.spec.template;
   const meta = template.metadata ?? {};
   const pod: Pod = {
@@ -32,7 +40,7 @@ export function podFromTemplate(rs: ReplicaSet): Pod {
       namespace: rs.metadata?.namespace,
       generateName: podNamePrefix(rs.metadata?.name ?? ''),
       labels: { ...meta.labels },
-      ownerReferences: [replicaSetControllerRef(rs)],
+      ownerReferences: [replicaSetControllerRef(rs, owner)],
     },
     spec: structuredClone(template.spec),
   };

@@ -1,7 +1,7 @@
 import { Inject, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, isWithdrawn, type ResourceClient } from '@svc/client';
-import type { Lister, SharedInformer } from '@svc/informers';
+import type { SharedInformer } from '@svc/informers';
 import { hasStatusCause, isConflict, isNotFound, isTimeout, type LabelQuery, errorMessage } from '@svc/machinery';
 import {
   EventRecorder,
@@ -18,6 +18,7 @@ import {
 import { isPodActive, isPodTerminating } from '../common/pod-status';
 import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { claimPods } from './claim-pods';
+import { REPLICA_SETS, type ReplicaSetViews, type ReplicatedKind } from './replicated-kind';
 import { orphanPodChanged, replicaSetsForOrphan } from './orphan-pod-watch';
 import { ensurePodControllerUidIndex, orphanPodIndexKey, POD_CONTROLLER_UID_INDEX } from './pod-controller-index';
 import { podFromTemplate } from './pod-from-template';
@@ -69,28 +70,33 @@ export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, '
   watches: [{ resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: ReplicaSetReconciler) => r.replicaSetsForOrphan(pod), predicates: [orphanPodChanged] }],
 })
 export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
-  private readonly replicaSets: Lister<ReplicaSet>;
+  private readonly replicaSets: ReplicaSetViews;
   private readonly podCache: SharedInformer<Pod>;
   private readonly pods: ResourceClient<Pod>;
-  private readonly replicaSetClient: ResourceClient<ReplicaSet>;
+  private readonly client: Client;
   private readonly events: RateLimitedEvents;
   private readonly ranking: Omit<RankingOptions, 'nowMs'>;
   private readonly countTerminating: boolean;
+  private readonly kind: ReplicatedKind;
+  /** The kind a reconciler class keeps; a subclass for another kind says so here. */
+  protected static readonly replicatedKind: ReplicatedKind = REPLICA_SETS;
 
   constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) flags: ReplicaSetReconcilerFlags = {}) {
-    this.replicaSets = manager.informerFor(BUILTIN_RESOURCES.replicaSets).lister();
+    const kind = new.target.replicatedKind;
+    this.kind = kind;
+    this.replicaSets = kind.views(manager);
     this.podCache = manager.informerFor(BUILTIN_RESOURCES.pods);
     ensurePodControllerUidIndex(this.podCache);
     this.pods = client.pods;
-    this.replicaSetClient = client.replicaSets;
+    this.client = client;
     // Events are not watched by this controller: written through a plain client, nothing waits for them.
     const eventClient = new Client(client.rest, { scheme: client.scheme });
-    this.events = new RateLimitedEvents(new EventRecorder(eventClient, { component: 'replicaset-controller' }));
+    this.events = new RateLimitedEvents(new EventRecorder(eventClient, { component: kind.component }));
     this.ranking = {
       deletionCost: flags.featureGates?.PodDeletionCost !== false,
       logarithmic: flags.featureGates?.LogarithmicScaleDown !== false,
     };
-    this.countTerminating = flags.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
+    this.countTerminating = kind.countsTerminating && flags.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
   }
 
   async reconcile({ namespace = '', name }: Request, { expectations }: ReconcileContext): Promise<Result> {
@@ -102,6 +108,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
 
     const pods = await claimPods(this.candidatePods(rs), {
       rs,
+      owner: this.kind,
       selector,
       pods: this.pods,
       canAdopt: () => this.recheckForAdoption(rs),
@@ -200,15 +207,15 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
 
   private async createPod(rs: ReplicaSet, expectations: KeyExpectations): Promise<void> {
     try {
-      const pod = await this.pods.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace });
-      this.events.emit(eventSubject(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata?.name}`);
+      const pod = await this.pods.create(podFromTemplate(rs, this.kind), { namespace: rs.metadata?.namespace });
+      this.events.emit(this.eventSubject(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata?.name}`);
     } catch (error) {
       // A create that failed makes no pod, unless it timed out: that one stays awaited (until observed,
       // or the expectations lapse).
       if (!mayHaveTakenEffect(error)) expectations.creationObserved();
       // Every create would fail in a namespace that is going away, and the namespace takes the ReplicaSet with it.
       if (hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
-      this.events.emit(eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
+      this.events.emit(this.eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
       throw error;
     }
   }
@@ -217,12 +224,12 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     const name = pod.metadata?.name ?? '';
     try {
       await this.pods.delete(name, { namespace: pod.metadata?.namespace });
-      this.events.emit(eventSubject(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+      this.events.emit(this.eventSubject(rs), 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
     } catch (error) {
       // As Kubernetes does: the informer will not observe this deletion (or already did).
       expectations.deletionObserved(pod);
       if (isNotFound(error)) return;
-      this.events.emit(eventSubject(rs), 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(error)}`);
+      this.events.emit(this.eventSubject(rs), 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(error)}`);
       throw error;
     }
   }
@@ -251,13 +258,18 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
    */
   private async recheckForAdoption(rs: ReplicaSet): Promise<void> {
     const name = rs.metadata?.name ?? '';
-    const fresh = await this.replicaSetClient.get(name, { namespace: rs.metadata?.namespace });
+    const fresh = await this.kind.get(this.client, rs.metadata?.namespace ?? '', name);
     if (fresh.metadata?.uid !== rs.metadata?.uid) {
       throw new Error(`original ReplicaSet ${rs.metadata?.namespace}/${name} is gone: got uid ${fresh.metadata?.uid}, wanted ${rs.metadata?.uid}`);
     }
     if (fresh.metadata?.deletionTimestamp) {
       throw new Error(`ReplicaSet ${rs.metadata?.namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
     }
+  }
+
+  /** Cached objects may lack their kind; the Event names it. */
+  private eventSubject(rs: ReplicaSet): MetaObject {
+    return { apiVersion: this.kind.apiVersion, kind: this.kind.kind, metadata: rs.metadata };
   }
 
   /**
@@ -267,25 +279,20 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   private async writeStatus(rs: ReplicaSet, status: ReplicaSetStatus): Promise<void> {
     if (!statusNeedsUpdate(rs, status)) return;
     const desired: ReplicaSetStatus = { ...status, observedGeneration: rs.metadata?.generation };
-    const namespace = rs.metadata?.namespace;
+    const namespace = rs.metadata?.namespace ?? '';
     try {
-      await this.replicaSetClient.updateStatus({ ...rs, status: desired }, { namespace });
+      await this.kind.updateStatus(this.client, rs, desired);
     } catch (error) {
       // Gone meanwhile (deleted with its owner): its deletion is on its way to the cache.
       if (isNotFound(error)) return;
       if (!isConflict(error)) throw error;
-      const fresh = await this.replicaSetClient.get(rs.metadata?.name ?? '', { namespace }).catch((e: unknown) => {
+      const fresh = await this.kind.get(this.client, namespace, rs.metadata?.name ?? '').catch((e: unknown) => {
         if (isNotFound(e)) return undefined;
         throw e;
       });
-      if (fresh) await this.replicaSetClient.updateStatus({ ...fresh, status: desired }, { namespace });
+      if (fresh) await this.kind.updateStatus(this.client, fresh, desired);
     }
   }
-}
-
-/** Cached objects may lack their kind; the Event names it. */
-function eventSubject(rs: ReplicaSet): MetaObject {
-  return { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata };
 }
 
 /**

@@ -5,10 +5,16 @@ import {
   compileKind,
   configMapDefinition,
   customResourceDefinitionDefinition,
+  roleDefinition,
+  replicationControllerDefinition,
+  clusterRoleDefinition,
+  roleBindingDefinition,
+  clusterRoleBindingDefinition,
   deploymentDefinition,
   endpointsDefinition,
   eventDefinition,
   leaseDefinition,
+  endpointSliceDefinition,
   namespaceDefinition,
   nodeDefinition,
   podDefinition,
@@ -383,6 +389,26 @@ status: { loadBalancer: {} }
       },
     ],
     [
+      endpointSliceDefinition,
+      {
+        apiVersion: 'discovery.svc.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-abcde', namespace: 'team', labels: { 'kubernetes.io/service-name': 'web' } },
+        addressType: 'IPv4',
+        endpoints: [
+          {
+            addresses: ['10.1.0.7'],
+            conditions: { ready: true, serving: true, terminating: false },
+            nodeName: 'node-a',
+            zone: 'z1',
+            targetRef: { kind: 'Pod', name: 'web-1', namespace: 'team', uid: 'u1' },
+            hints: { forZones: [{ name: 'z1' }] },
+          },
+        ],
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP', appProtocol: 'http' }],
+      },
+    ],
+    [
       customResourceDefinitionDefinition,
       {
         metadata: { name: 'widgets.example.com' },
@@ -401,6 +427,52 @@ status: { loadBalancer: {} }
             },
           ],
         },
+      },
+    ],
+    [
+      replicationControllerDefinition,
+      {
+        metadata: { name: 'legacy', labels: { app: 'legacy' } },
+        spec: {
+          replicas: 2,
+          selector: { app: 'legacy' },
+          template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } },
+        },
+        status: { replicas: 2, readyReplicas: 1, observedGeneration: 1, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
+      },
+    ],
+    [
+      roleDefinition,
+      {
+        metadata: { name: 'pod-reader', namespace: 'team' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: ['web'] }],
+      },
+    ],
+    [
+      clusterRoleDefinition,
+      {
+        metadata: { name: 'system:aggregate-to-view' },
+        rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }],
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate': 'true' } }] },
+      },
+    ],
+    [
+      roleBindingDefinition,
+      {
+        metadata: { name: 'read-pods', namespace: 'team' },
+        subjects: [
+          { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' },
+          { kind: 'ServiceAccount', name: 'builder', namespace: 'team' },
+        ],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+      },
+    ],
+    [
+      clusterRoleBindingDefinition,
+      {
+        metadata: { name: 'view-all' },
+        subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'viewers' }],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       },
     ],
   ];

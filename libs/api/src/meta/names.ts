@@ -47,6 +47,9 @@ export const BUILTIN_PATTERNS: ReadonlySet<string> = new Set([
   PERCENT_PATTERN,
 ]);
 
+/** Kubernetes' IsValidPathSegmentName, less the `.` and `..` names every write refuses already. */
+export const PATH_SEGMENT_NAME_PATTERN = '^[^/%]+$';
+
 export const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
   [
     DNS1123_LABEL_PATTERN,
@@ -76,12 +79,15 @@ export const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
     CONFIG_MAP_KEY_PATTERN,
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
   ],
+  [PATH_SEGMENT_NAME_PATTERN, "may not contain '/' or '%'"],
   [PERCENT_PATTERN, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
 ]);
 
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label';
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
 
-export const NAME_RULES: Readonly<Record<NameRule, { pattern: string; maxLength: number }>> = {
+export const NAME_RULES: Readonly<Record<NameRule, { pattern: string; maxLength?: number }>> = {
+  // RBAC names (`system:controller:...`): any path segment, no length limit but the object's.
+  'path-segment': { pattern: PATH_SEGMENT_NAME_PATTERN },
   'dns1123-subdomain': { pattern: DNS1123_SUBDOMAIN_PATTERN, maxLength: DNS1123_SUBDOMAIN_MAX_LENGTH },
   'dns1123-label': { pattern: DNS1123_LABEL_PATTERN, maxLength: DNS1123_LABEL_MAX_LENGTH },
   'dns1035-label': { pattern: DNS1035_LABEL_PATTERN, maxLength: DNS1035_LABEL_MAX_LENGTH },

@@ -25,8 +25,8 @@ export const AnnotationsSchema = StringMap(Type.String(), { propertyNames: { pat
 function objectMetaProperties(nameRule: NameRule) {
   const name = NAME_RULES[nameRule];
   return {
-    name: Type.Optional(Type.String({ pattern: name.pattern, maxLength: name.maxLength })),
-    generateName: Type.Optional(Type.String({ maxLength: name.maxLength })),
+    name: Type.Optional(Type.String(name.maxLength === undefined ? { pattern: name.pattern } : { pattern: name.pattern, maxLength: name.maxLength })),
+    generateName: Type.Optional(Type.String(name.maxLength === undefined ? {} : { maxLength: name.maxLength })),
     namespace: Type.Optional(Type.String({ pattern: DNS1123_LABEL_PATTERN, maxLength: DNS1123_LABEL_MAX_LENGTH })),
     selfLink: Type.Optional(Type.String()),
     uid: Type.Optional(Type.String()),
@@ -48,6 +48,7 @@ const OBJECT_META_BY_RULE = {
   'dns1123-subdomain': Type.Object(objectMetaProperties('dns1123-subdomain')),
   'dns1123-label': Type.Object(objectMetaProperties('dns1123-label')),
   'dns1035-label': Type.Object(objectMetaProperties('dns1035-label')),
+  'path-segment': Type.Object(objectMetaProperties('path-segment')),
 };
 
 /**

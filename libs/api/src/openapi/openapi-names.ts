@@ -9,6 +9,7 @@ export function openApiSchemaName(group: string, version: string, kind: string):
   if (!group) prefix = 'io.svc.api.core';
   else if (!group.includes('.')) prefix = `io.svc.api.${group}`;
   else if (group.endsWith('.svc.io')) prefix = `io.svc.api.${group.slice(0, -'.svc.io'.length)}`;
+  else if (group.endsWith('.k8s.io')) prefix = `io.k8s.api.${group.slice(0, -'.k8s.io'.length)}`;
   else prefix = group.split('.').reverse().join('.');
   return `${prefix}.${version}.${kind}`;
 }

@@ -1,6 +1,7 @@
 import { customResourceDefinitionDefinition } from './definitions/custom-resource-definition-definition';
 import { configMapDefinition } from './definitions/config-map-definition';
 import { deploymentDefinition } from './definitions/deployment-definition';
+import { endpointSliceDefinition } from './definitions/endpoint-slice-definition';
 import { endpointsDefinition } from './definitions/endpoints-definition';
 import { eventDefinition } from './definitions/event-definition';
 import { leaseDefinition } from './definitions/lease-definition';
@@ -11,6 +12,8 @@ import { replicaSetDefinition } from './definitions/replica-set-definition';
 import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
 import { serviceDefinition } from './definitions/service-definition';
+import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
+import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -24,10 +27,16 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   eventDefinition,
   nodeDefinition,
   serviceAccountDefinition,
+  replicationControllerDefinition,
   replicaSetDefinition,
   deploymentDefinition,
   leaseDefinition,
+  endpointSliceDefinition,
   customResourceDefinitionDefinition,
+  roleDefinition,
+  clusterRoleDefinition,
+  roleBindingDefinition,
+  clusterRoleBindingDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

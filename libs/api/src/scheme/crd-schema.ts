@@ -5,6 +5,33 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const KUBERNETES_MARKER_PREFIX = 'x-kubernetes-';
+const SVC_MARKER_PREFIX = 'x-svc-';
+
+/**
+ * A copy of a CRD schema whose Kubernetes markers (`x-kubernetes-preserve-unknown-fields`,
+ * `x-kubernetes-list-type`, ...) are spelled as the specification's (`x-svc-...`), so that schemas
+ * from real manifests mean what they say. A node that carries both spellings keeps the `x-svc-` one.
+ * Values (`default`, `enum`, `example`) and property names are left as they are.
+ */
+export function withSvcMarkers<T>(schema: T): T {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isRecord(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(node)) {
+      const name = key.startsWith(KUBERNETES_MARKER_PREFIX) ? `${SVC_MARKER_PREFIX}${key.slice(KUBERNETES_MARKER_PREFIX.length)}` : key;
+      if (name !== key && Object.prototype.hasOwnProperty.call(node, name)) continue;
+      if (key === 'default' || key === 'enum' || key === 'example' || key === 'const') out[name] = child;
+      else if (key === 'properties' || key === 'patternProperties' || key === 'definitions' || key === '$defs') {
+        out[name] = isRecord(child) ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, walk(v)])) : child;
+      } else out[name] = walk(child);
+    }
+    return out;
+  };
+  return walk(schema) as T;
+}
+
 /**
  * Rewrites the OpenAPI 3.0 spellings ajv (JSON Schema draft 7) reads differently: boolean
  * `exclusiveMinimum`/`exclusiveMaximum`, and `nullable` on a node without `type` (where it
@@ -64,7 +91,7 @@ function metadataSchema(user: JsonSchema | undefined): JsonSchema {
  */
 export function customResourceSchema(openAPIV3Schema: JsonSchema | undefined, preserveUnknownFields = false): JsonSchema {
   const root: JsonSchema = openAPIV3Schema
-    ? (JSON.parse(JSON.stringify(openAPIV3Schema)) as JsonSchema)
+    ? withSvcMarkers(JSON.parse(JSON.stringify(openAPIV3Schema)) as JsonSchema)
     : { type: 'object', 'x-svc-preserve-unknown-fields': true };
   toDraft7(root);
   root.type ??= 'object';

@@ -5,6 +5,7 @@ import {
   fieldErrorToString,
   kindFromCrd,
   kindsFromCrd,
+  withSvcMarkers,
   type CustomResourceDefinition,
   type JsonSchema,
 } from '../index';
@@ -235,10 +236,55 @@ describe('kinds from CustomResourceDefinitions', () => {
         .byCategory('all')
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['Deployment', 'Pod', 'ReplicaSet', 'Service', 'Widget']);
+    ).toEqual(['Deployment', 'Pod', 'ReplicaSet', 'ReplicationController', 'Service', 'Widget']);
     expect(() => scheme.register(kindFromCrd(crd, 'v1'))).toThrow(/already registered/);
     scheme.register(kindFromCrd(crd, 'v1'), { replace: true });
     expect(scheme.unregisterCrd('widgets.example.com')).toHaveLength(3);
     expect(scheme.byShortName('wd')).toEqual([]);
+  });
+});
+
+describe('CRD schemas written with Kubernetes markers', () => {
+  const kubernetesSpelled: JsonSchema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+          // A property may be named like a marker, and a default may hold one: neither is renamed.
+          'x-kubernetes-note': { type: 'object', default: { 'x-kubernetes-list-type': 'kept' } },
+        },
+      },
+    },
+  };
+
+  it('reads x-kubernetes-* as x-svc-*, leaving property names and values alone', () => {
+    const read = withSvcMarkers(kubernetesSpelled);
+    const spec = read.properties!.spec.properties!;
+    expect(spec.raw).toEqual({ type: 'object', 'x-svc-preserve-unknown-fields': true });
+    expect(spec.port['x-svc-int-or-string']).toBe(true);
+    expect(spec.tags['x-svc-list-type']).toBe('set');
+    expect(spec['x-kubernetes-note'].default).toEqual({ 'x-kubernetes-list-type': 'kept' });
+    expect(withSvcMarkers({ 'x-kubernetes-list-type': 'atomic', 'x-svc-list-type': 'set' })).toEqual({ 'x-svc-list-type': 'set' });
+  });
+
+  it('validates and prunes custom resources by those markers', () => {
+    const crd: CustomResourceDefinition = {
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: kubernetesSpelled } }],
+      },
+    };
+    const compiled = compileKind(kindFromCrd(crd, 'v1'));
+    const gadget = { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { raw: { any: { thing: 1 } }, port: 'http', tags: ['a'] } };
+    expect(compiled.validate(gadget)).toEqual([]);
+    expect(compiled.unknownFields(gadget)).toEqual([]);
+    expect(compiled.validate({ ...gadget, spec: { tags: ['a', 'a'] } }).map(fieldErrorToString)).toEqual([expect.stringContaining('spec.tags[1]')]);
   });
 });

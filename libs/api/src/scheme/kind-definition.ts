@@ -99,6 +99,16 @@ export interface KindDefinition {
   deprecation?: DeprecationInfo;
   /** Where the definition came from; CRD-derived kinds carry the CRD's name. */
   source: { type: 'builtin' } | { type: 'crd'; name: string };
+  /**
+   * Set on the twin the scheme makes of a kind of a `*.svc.io` group, served under the group's
+   * `*.k8s.io` name: the definition whose objects it serves, from the same storage.
+   */
+  aliasOf?: KindDefinition;
+}
+
+/** The definition whose storage a definition serves: itself, or the one its alias stands for. */
+export function storedDefinition(def: KindDefinition): KindDefinition {
+  return def.aliasOf ?? def;
 }
 
 export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {

@@ -26,6 +26,11 @@ export interface KindStrategy {
   prepareForCreate?(object: ApiObject): void;
   /** What an update of the main resource may not change beyond the generic carry-over. */
   prepareForUpdate?(object: ApiObject, current: ApiObject): void;
+  /**
+   * Warnings for the writer of a valid create (`current` undefined) or update of the main resource
+   * (Kubernetes' WarningsOnCreate and WarningsOnUpdate): what the object asks that the server will not do.
+   */
+  warnings?(object: ApiObject, current: ApiObject | undefined): string[];
   /** Errors of an update against the stored object that the schema cannot state (immutable fields). */
   validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
   /**
@@ -33,7 +38,10 @@ export interface KindStrategy {
    * built-in kind's labels and annotations unless it says otherwise; nothing for a custom resource.
    */
   statusWritableMetadata?: ReadonlyArray<'labels' | 'annotations'>;
-  /** Whether `metadata.generation` is kept (it always is for kinds with a status subresource). */
+  /**
+   * Whether `metadata.generation` is kept; by default for kinds with a status subresource. Pods,
+   * Services, Nodes and Namespaces have a status subresource and no generation in Kubernetes.
+   */
   tracksGeneration?: boolean;
   /** Whether a delete answers with the removed object (Kubernetes' ReturnDeletedObject) instead of a Status. */
   returnDeletedObject?: boolean;

@@ -1,3 +1,4 @@
+import { sameGroup } from '@svc/machinery';
 import { compareReleases, CURRENT_RELEASE } from './versions';
 
 /** One group/version that stopped (or will stop) serving some kinds. */
@@ -16,8 +17,31 @@ export interface RemovedApiVersion {
 
 type Row = [groups: string[], versions: string[], kinds: [string, string][], replacement: string | undefined, removedIn: string, notes?: string];
 
-/** The specification's table of removed API versions, product group names applied. */
+/**
+ * The specification's table of removed API versions (up to 1.27), product group names applied, and
+ * the removals of Kubernetes' deprecation guide after it, up to the release this server reports.
+ */
 const ROWS: Row[] = [
+  [
+    ['flowcontrol.apiserver.svc.io'],
+    ['v1beta3'],
+    [
+      ['FlowSchema', 'flowschemas'],
+      ['PriorityLevelConfiguration', 'prioritylevelconfigurations'],
+    ],
+    'flowcontrol.apiserver.svc.io/v1',
+    '1.32',
+  ],
+  [
+    ['flowcontrol.apiserver.svc.io'],
+    ['v1beta2'],
+    [
+      ['FlowSchema', 'flowschemas'],
+      ['PriorityLevelConfiguration', 'prioritylevelconfigurations'],
+    ],
+    'flowcontrol.apiserver.svc.io/v1',
+    '1.29',
+  ],
   [['storage.svc.io'], ['v1beta1'], [['CSIStorageCapacity', 'csistoragecapacities']], 'storage.svc.io/v1', '1.27'],
   [
     ['flowcontrol.apiserver.svc.io'],
@@ -197,7 +221,7 @@ export const REMOVED_API_VERSIONS: readonly RemovedApiVersion[] = ROWS.flatMap((
 );
 
 function matches(entry: RemovedApiVersion, group: string, version: string, resource?: string): boolean {
-  return entry.group === group && entry.version === version && (resource === undefined || entry.resources.includes(resource));
+  return sameGroup(entry.group, group) && entry.version === version && (resource === undefined || entry.resources.includes(resource));
 }
 
 /** The entry of a group/version (and resource) removed at or before `release`. */

@@ -1,6 +1,8 @@
 import {
   buildTable,
   builtinScheme,
+  defineKind,
+  Scheme,
   compareVersions,
   configMapDefinition,
   deploymentDefinition,
@@ -67,7 +69,7 @@ describe('scheme', () => {
         .byCategory('all')
         .map((d) => d.resource)
         .sort(),
-    ).toEqual(['deployments', 'pods', 'replicasets', 'services']);
+    ).toEqual(['deployments', 'pods', 'replicasets', 'replicationcontrollers', 'services']);
   });
 
   it('knows scope, subresources and create-on-update of each kind', () => {
@@ -96,7 +98,13 @@ describe('scheme', () => {
       ReplicaSet: [true, false, 'status,scale'],
       Deployment: [true, false, 'status,scale'],
       Lease: [true, true, ''],
+      EndpointSlice: [true, false, ''],
       CustomResourceDefinition: [false, false, 'status'],
+      ReplicationController: [true, false, 'status,scale'],
+      Role: [true, true, ''],
+      ClusterRole: [false, true, ''],
+      RoleBinding: [true, true, ''],
+      ClusterRoleBinding: [false, true, ''],
     });
     expect(deploymentDefinition.subresources.scale).toEqual({
       specReplicasPath: '.spec.replicas',
@@ -113,6 +121,13 @@ describe('scheme', () => {
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apps', 'apps/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
+      ['discovery.svc.io', 'discovery.svc.io/v1'],
+      ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
+      // The Kubernetes names of the specification's groups, after all of them.
+      ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
+      ['coordination.k8s.io', 'coordination.k8s.io/v1'],
+      ['discovery.k8s.io', 'discovery.k8s.io/v1'],
+      ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
     ]);
     expect(scheme.preferredVersion('apps')).toBe('v1');
   });
@@ -141,8 +156,12 @@ describe('scheme', () => {
     expect(scheme.removedVersion('coordination.svc.io', 'v1beta1', 'leases')).toMatchObject({ replacement: 'coordination.svc.io/v1', removedIn: '1.22' });
     expect(scheme.removedVersion('apiextensions.svc.io', 'v1beta1')).toMatchObject({ kinds: ['CustomResourceDefinition'] });
     expect(removedApiMessage(scheme.removedVersion('policy', 'v1beta1', 'podsecuritypolicies')!)).toMatch(/no replacement|pod security admission/);
-    // Still served in 1.25, only deprecated.
-    expect(scheme.removedVersion('autoscaling', 'v2beta2', 'horizontalpodautoscalers')).toBeUndefined();
+    // Removed after the specification's 1.25, up to the release this server reports.
+    expect(scheme.removedVersion('autoscaling', 'v2beta2', 'horizontalpodautoscalers')).toMatchObject({ replacement: 'autoscaling/v2', removedIn: '1.26' });
+    expect(scheme.removedVersion('flowcontrol.apiserver.k8s.io', 'v1beta3', 'flowschemas')).toMatchObject({
+      replacement: 'flowcontrol.apiserver.svc.io/v1',
+      removedIn: '1.32',
+    });
     expect(scheme.removedVersion('apps', 'v1', 'deployments')).toBeUndefined();
     expect(scheme.deprecation(deploymentDefinition)).toBeUndefined();
   });
@@ -415,6 +434,35 @@ describe('OpenAPI', () => {
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
+      'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },
+      'apis/rbac.authorization.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.svc.io/v1' },
+      'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
+      'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
+      'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
+      'apis/rbac.authorization.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.k8s.io/v1' },
     });
+    const twin = openApiV3Document(scheme, 'coordination.k8s.io', 'v1');
+    expect(twin.components.schemas['io.k8s.api.coordination.v1.Lease']['x-svc-group-version-kind']).toEqual([
+      { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' },
+    ]);
+    expect(Object.keys(twin.paths)).toContain('/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}');
+  });
+
+  it('serves each svc.io group under its k8s.io name too, from the same definitions', () => {
+    const lease = scheme.byResource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' });
+    expect(lease).toMatchObject({ group: 'coordination.k8s.io', kind: 'Lease', aliasOf: leaseDefinition });
+    expect(scheme.byResource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' })).toBe(lease);
+    expect(scheme.byApiVersionKind('rbac.authorization.k8s.io/v1', 'Role')?.aliasOf?.group).toBe('rbac.authorization.svc.io');
+    expect(scheme.resourcesIn('rbac.authorization.k8s.io', 'v1').map((d) => d.kind)).toEqual(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+    expect(scheme.byResource({ group: 'apps.k8s.io', version: 'v1', resource: 'deployments' })).toBeUndefined();
+    expect(scheme.isTwinGroup('coordination.k8s.io')).toBe(true);
+    expect(scheme.isTwinGroup('coordination.svc.io')).toBe(false);
+    // A group registered under its k8s.io name (a CRD of gateway.networking.k8s.io) is served as registered.
+    const own = new Scheme();
+    own.register(defineKind({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases', namespaced: true, schema: { type: 'object' } }));
+    own.register(leaseDefinition);
+    expect(own.byResource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' })?.aliasOf).toBeUndefined();
+    expect(own.groups().map((g) => g.name)).toEqual(['coordination.k8s.io', 'coordination.svc.io']);
+    expect(() => own.register(lease!)).toThrow(/twin/);
   });
 });

@@ -1,4 +1,4 @@
-import type { GroupVersionForDiscovery } from '@svc/machinery';
+import { kubernetesGroupName, specGroupName, type GroupVersionForDiscovery } from '@svc/machinery';
 import { apiVersionOf, type DeprecationInfo, type GroupVersionKind, type GroupVersionResource, type KindDefinition } from './kind-definition';
 import { findDeprecatedApiVersion, findRemovedApiVersion, type RemovedApiVersion } from './removed-versions';
 import { compareVersions } from './versions';
@@ -29,12 +29,24 @@ function byPreference(a: KindDefinition, b: KindDefinition): number {
  * The registry of kinds: maps between kinds, resources and short names, and answers the
  * discovery and versioning questions of the API server. Built-in kinds and CRD versions
  * are registered alike.
+ *
+ * Every group registered under a `*.svc.io` name is also answered for under its `*.k8s.io` name
+ * (unless a kind is registered in that group itself): lookups by group return a twin definition
+ * whose `aliasOf` is the registered one. `all()` and the kind, short-name and category lookups
+ * return registered definitions only; `groups()` lists the twin groups after all the others, so
+ * that clients which rank groups by discovery order prefer the specification's names.
  */
 export class Scheme {
   private readonly kinds = new Map<string, KindDefinition>();
   private readonly resources = new Map<string, KindDefinition>();
+  /** Twins made so far, one per registered definition object (a replaced definition gets a new one). */
+  private readonly twins = new WeakMap<KindDefinition, KindDefinition>();
+  /** Groups with at least one registered kind, with how many. */
+  private readonly groupCounts = new Map<string, number>();
 
   register(def: KindDefinition, options: RegisterOptions = {}): void {
+    if (def.aliasOf !== undefined)
+      throw new Error(`kind ${def.kind} of ${apiVersionOf(def)} is a twin made by the scheme; register ${apiVersionOf(def.aliasOf)}`);
     const kKey = gvkKey(def.group, def.version, def.kind);
     const rKey = gvrKey(def.group, def.version, def.resource);
     const existing = this.kinds.get(kKey);
@@ -44,6 +56,7 @@ export class Scheme {
       throw new Error(`resource ${def.resource} in ${apiVersionOf(def)} is already served by kind ${holder.kind}`);
     }
     if (existing) this.resources.delete(gvrKey(existing.group, existing.version, existing.resource));
+    else this.groupCounts.set(def.group, (this.groupCounts.get(def.group) ?? 0) + 1);
     this.kinds.set(kKey, def);
     this.resources.set(rKey, def);
   }
@@ -53,7 +66,43 @@ export class Scheme {
     if (!def) return false;
     this.kinds.delete(gvkKey(def.group, def.version, def.kind));
     this.resources.delete(gvrKey(def.group, def.version, def.resource));
+    const left = (this.groupCounts.get(def.group) ?? 1) - 1;
+    if (left > 0) this.groupCounts.set(def.group, left);
+    else this.groupCounts.delete(def.group);
     return true;
+  }
+
+  /**
+   * The registered group a group name stands for: itself when kinds are registered in it, else the
+   * `*.svc.io` group of a `*.k8s.io` name; undefined when neither is registered.
+   */
+  registeredGroup(group: string): string | undefined {
+    if (this.groupCounts.has(group)) return group;
+    const spec = specGroupName(group);
+    return spec !== group && this.groupCounts.has(spec) ? spec : undefined;
+  }
+
+  /** Whether `group` is served as the `*.k8s.io` twin of a registered `*.svc.io` group. */
+  isTwinGroup(group: string): boolean {
+    const registered = this.registeredGroup(group);
+    return registered !== undefined && registered !== group;
+  }
+
+  /** The twin of a registered definition under its group's Kubernetes name (made once per definition). */
+  private twinOf(def: KindDefinition): KindDefinition {
+    let twin = this.twins.get(def);
+    if (twin === undefined) {
+      // Short names and categories stay with the specification's group: kubectl warns of a short name
+      // two groups share, and would list a category's objects twice.
+      twin = { ...def, group: kubernetesGroupName(def.group) ?? def.group, aliasOf: def, shortNames: [], categories: [] };
+      this.twins.set(def, twin);
+    }
+    return twin;
+  }
+
+  /** `def` as served under `group`: itself, or its twin when `group` is the twin name of its group. */
+  private asServedIn(group: string, def: KindDefinition | undefined): KindDefinition | undefined {
+    return def === undefined || def.group === group ? def : this.twinOf(def);
   }
 
   /** Removes every version registered from the named CustomResourceDefinition. */
@@ -68,7 +117,8 @@ export class Scheme {
   }
 
   byGvk(gvk: GroupVersionKind): KindDefinition | undefined {
-    return this.kinds.get(gvkKey(gvk.group, gvk.version, gvk.kind));
+    const group = this.registeredGroup(gvk.group);
+    return group === undefined ? undefined : this.asServedIn(gvk.group, this.kinds.get(gvkKey(group, gvk.version, gvk.kind)));
   }
 
   /** By `apiVersion` and `kind` as they appear in an object. */
@@ -79,12 +129,17 @@ export class Scheme {
   }
 
   byResource(gvr: GroupVersionResource): KindDefinition | undefined {
-    return this.resources.get(gvrKey(gvr.group, gvr.version, gvr.resource));
+    const group = this.registeredGroup(gvr.group);
+    return group === undefined ? undefined : this.asServedIn(gvr.group, this.resources.get(gvrKey(group, gvr.version, gvr.resource)));
   }
 
-  /** Every version of `kind` (optionally in one group), most preferred first. */
+  /** Every version of `kind` (optionally in one group, by either of its names), most preferred first. */
   byKind(kind: string, group?: string): KindDefinition[] {
-    return this.all().filter((d) => d.kind === kind && (group === undefined || d.group === group));
+    if (group === undefined) return this.all().filter((d) => d.kind === kind);
+    const registered = this.registeredGroup(group);
+    return this.all()
+      .filter((d) => d.kind === kind && d.group === registered)
+      .map((d) => this.asServedIn(group, d)!);
   }
 
   /** Every kind with `shortName`, most preferred version first. */
@@ -118,12 +173,20 @@ export class Scheme {
       : this.preferredOnly(qualified);
   }
 
-  /** Served kinds of one group version. */
+  /** Served kinds of one group version (twins for a twin group name). */
   resourcesIn(group: string, version: string): KindDefinition[] {
-    return this.all().filter((d) => d.group === group && d.version === version && d.served);
+    const registered = this.registeredGroup(group);
+    if (registered === undefined) return [];
+    return this.all()
+      .filter((d) => d.group === registered && d.version === version && d.served)
+      .map((d) => this.asServedIn(group, d)!);
   }
 
-  /** Groups with their served versions, core group (`""`) first. */
+  /**
+   * Groups with their served versions: the core group (`""`) first, then the registered groups, then
+   * the `*.k8s.io` twins of the `*.svc.io` ones (clients that rank groups by this order, as kubectl
+   * does, resolve a resource served under both names to the specification's).
+   */
   groups(): ApiGroupInfo[] {
     const versions = new Map<string, Set<string>>();
     for (const d of this.kinds.values()) {
@@ -131,12 +194,16 @@ export class Scheme {
       if (!versions.has(d.group)) versions.set(d.group, new Set());
       versions.get(d.group)!.add(d.version);
     }
-    return [...versions.entries()]
-      .sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, set]) => {
-        const list = [...set].sort(compareVersions).map((version) => ({ groupVersion: name ? `${name}/${version}` : version, version }));
-        return { name, versions: list, preferredVersion: list[0] };
-      });
+    const registered = [...versions.entries()].sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0));
+    const twins: Array<[string, Set<string>]> = [];
+    for (const [name, set] of registered) {
+      const twin = kubernetesGroupName(name);
+      if (twin !== undefined && !versions.has(twin)) twins.push([twin, set]);
+    }
+    return [...registered, ...twins].map(([name, set]) => {
+      const list = [...set].sort(compareVersions).map((version) => ({ groupVersion: name ? `${name}/${version}` : version, version }));
+      return { name, versions: list, preferredVersion: list[0] };
+    });
   }
 
   preferredVersion(group: string): string | undefined {

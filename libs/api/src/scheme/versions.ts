@@ -38,8 +38,11 @@ export function compareVersions(a: string, b: string): number {
   return pb.minor - pa.minor;
 }
 
-/** The release this API reference describes. */
-export const CURRENT_RELEASE = '1.25';
+/**
+ * The Kubernetes release whose API this server serves and reports: the specification describes 1.25,
+ * and the README lists what changed after it up to this release, served or refused.
+ */
+export const CURRENT_RELEASE = '1.32';
 
 /** Compares `1.22`-style release strings numerically. */
 export function compareReleases(a: string, b: string): number {

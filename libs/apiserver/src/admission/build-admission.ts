@@ -2,6 +2,8 @@ import { enabledAdmissionPlugins, type AdmissionPluginName } from '@svc/options'
 import { AdmissionChain, type AdmissionPlugin } from './admission';
 import { alwaysDeny } from './always';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
+import { priorityAdmission } from './priority';
+import { serviceAccountAdmission, type ServiceAccountLookup } from './service-account';
 
 export interface AdmissionFlags {
   /** `--enable-admission-plugins`. */
@@ -12,6 +14,8 @@ export interface AdmissionFlags {
 
 export interface AdmissionDependencies {
   namespaces: NamespaceLookup;
+  /** The ServiceAccount plugin's lookup; without it only named accounts' defaulting happens. */
+  serviceAccounts?: ServiceAccountLookup;
 }
 
 /** The plugins this server implements; every other accepted name is on or off and does nothing. */
@@ -19,6 +23,8 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   NamespaceLifecycle: (deps) => namespaceLifecycle(deps.namespaces),
   NamespaceExists: (deps) => namespaceExists(deps.namespaces),
   AlwaysDeny: () => alwaysDeny(),
+  ServiceAccount: (deps) => serviceAccountAdmission(deps.serviceAccounts ?? (() => Promise.resolve({}))),
+  Priority: () => priorityAdmission(),
 };
 
 /** The admission chain the flags ask for: the defaults plus enabled plugins minus disabled ones, in run order. */

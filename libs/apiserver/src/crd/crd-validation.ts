@@ -6,6 +6,7 @@ import {
   type KindDefinition,
   type Scheme,
   type ValidationRule,
+  withSvcMarkers,
 } from '@svc/api';
 import { structuralSchemaErrors } from './structural-schema';
 
@@ -87,7 +88,8 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
       );
     }
     const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
-    if (isRecord(schema)) errors.push(...structuralSchemaErrors(schema, `${at}.schema.openAPIV3Schema`));
+    // Real manifests spell the markers `x-kubernetes-*`: they are read as the specification's `x-svc-*`.
+    if (isRecord(schema)) errors.push(...structuralSchemaErrors(withSvcMarkers(schema), `${at}.schema.openAPIV3Schema`));
     const scale = isRecord(v.subresources) && isRecord(v.subresources.scale) ? v.subresources.scale : undefined;
     if (scale) {
       if (typeof scale.specReplicasPath === 'string' && !scale.specReplicasPath.startsWith('.spec.')) {

@@ -80,7 +80,17 @@ describe('discovery documents', () => {
   it('lists every named group, CRD groups as they come and go', () => {
     const scheme = builtinScheme();
     const apis = new ServedApis(scheme);
-    expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual(['apiextensions.svc.io', 'apps', 'coordination.svc.io']);
+    expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'apiextensions.svc.io',
+      'apps',
+      'coordination.svc.io',
+      'discovery.svc.io',
+      'rbac.authorization.svc.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'rbac.authorization.k8s.io',
+    ]);
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     expect(apiGroupList(apis).groups.find((g) => g.name === 'example.com')).toEqual({
       name: 'example.com',
@@ -146,7 +156,18 @@ describe('discovery documents', () => {
     });
     const named = aggregatedDiscovery(apis, 'apis', 'v2beta1');
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
-    expect(named.items.map((g) => g.metadata.name)).toEqual(['apiextensions.svc.io', 'apps', 'coordination.svc.io', 'example.com']);
+    expect(named.items.map((g) => g.metadata.name)).toEqual([
+      'apiextensions.svc.io',
+      'apps',
+      'coordination.svc.io',
+      'discovery.svc.io',
+      'example.com',
+      'rbac.authorization.svc.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'rbac.authorization.k8s.io',
+    ]);
     const apps = named.items.find((g) => g.metadata.name === 'apps')!;
     expect(apps.versions[0]).toMatchObject({ version: 'v1', freshness: 'Current' });
     expect(apps.versions[0].resources.find((r) => r.resource === 'deployments')?.subresources).toEqual([
@@ -174,7 +195,17 @@ describe('--runtime-config', () => {
     const scheme = builtinScheme();
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
-    expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual(['apiextensions.svc.io', 'coordination.svc.io', 'example.com']);
+    expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'apiextensions.svc.io',
+      'coordination.svc.io',
+      'discovery.svc.io',
+      'example.com',
+      'rbac.authorization.svc.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'rbac.authorization.k8s.io',
+    ]);
     expect(apiResourceList(apis, 'apps', 'v1')).toBeUndefined();
     expect(aggregatedDiscovery(apis, 'apis', 'v2').items.map((g) => g.metadata.name)).not.toContain('apps');
     const noCore = new ServedApis(builtinScheme(), { 'api/v1': 'false' });
@@ -187,7 +218,19 @@ describe('--runtime-config', () => {
     const removed = applyRuntimeConfig(scheme, { 'coordination.svc.io/v1': 'false' });
     expect(removed.map((d) => d.kind)).toEqual(['Lease']);
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
-    expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual(['apiextensions.svc.io', 'apps']);
+    expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
+      'apiextensions.svc.io',
+      'apps',
+      'discovery.svc.io',
+      'rbac.authorization.svc.io',
+      'apiextensions.k8s.io',
+      'discovery.k8s.io',
+      'rbac.authorization.k8s.io',
+    ]);
+    // Either name of a group turns both off.
+    const viaKubernetesName = builtinScheme();
+    expect(applyRuntimeConfig(viaKubernetesName, { 'coordination.k8s.io/v1': 'false' }).map((d) => d.kind)).toEqual(['Lease']);
+    expect(viaKubernetesName.byResource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' })).toBeUndefined();
   });
 
   it('refuses a value other than true or false', () => {

@@ -1,3 +1,4 @@
+import { kubernetesGroupName, specGroupName } from '@svc/machinery';
 import { compareVersions, versionTrack, type ApiGroupInfo, type KindDefinition, type Scheme } from '@svc/api';
 
 /** `--runtime-config` as parsed: `key[=value]` pairs, a missing value already read as `true`. */
@@ -17,8 +18,10 @@ function flag(config: RuntimeConfig, key: string): boolean | undefined {
  * `api/beta`, `api/alpha`), which wins over `api/all`. Unmentioned versions stay on.
  */
 export function groupVersionEnabled(config: RuntimeConfig, group: string, version: string): boolean {
+  // A group served under two names (`coordination.svc.io`, `coordination.k8s.io`) is one group: either key counts.
+  const twin = kubernetesGroupName(specGroupName(group));
   const specific = group
-    ? flag(config, `${group}/${version}`)
+    ? (flag(config, `${specGroupName(group)}/${version}`) ?? (twin === undefined ? undefined : flag(config, `${twin}/${version}`)))
     : (flag(config, `api/${version}`) ?? flag(config, version) ?? (version === 'v1' ? flag(config, 'api/legacy') : undefined));
   if (specific !== undefined) return specific;
   const track = versionTrack(version);

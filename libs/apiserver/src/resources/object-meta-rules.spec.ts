@@ -27,10 +27,11 @@ describe('prepareForCreate', () => {
     const deployment: ApiObject = { metadata: { name: 'd' }, spec: { replicas: 1 }, status: { replicas: 9 } };
     prepareForCreate(kind('deployments', 'apps'), deployment, { namespace: 'ns', now, uid: 'u' });
     expect(deployment.metadata?.generation).toBe(1);
-    expect(deployment.status).toBeUndefined();
+    // The client's status is gone; the Deployment strategy's initial one (Go's empty struct) is there.
+    expect(deployment.status).toEqual({});
     const pod: ApiObject = { metadata: { name: 'p' }, status: { phase: 'Running' } };
     prepareForCreate(kind('pods'), pod, { namespace: 'ns', now, uid: 'u' });
-    expect(pod.status).toEqual({ phase: 'Pending' });
+    expect(pod.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
   });
 
   it('gives namespaces the svc finalizer and drops the namespace of cluster-scoped objects', () => {

@@ -6,9 +6,9 @@ import { fieldForbidden, fieldInvalid, jsonEqualExcept, type FieldError } from '
  * each kind's own rules read from its strategy. All functions change the object they are given in place.
  */
 
-/** Kubernetes keeps `metadata.generation` for kinds with a status subresource and where the strategy says so. */
+/** Kubernetes keeps `metadata.generation` where the strategy says so; by default for kinds with a status subresource. */
 export function tracksGeneration(def: KindDefinition): boolean {
-  return def.subresources.status === true || def.strategy.tracksGeneration === true;
+  return def.strategy.tracksGeneration ?? def.subresources.status === true;
 }
 
 export function hasStatusSubresource(def: KindDefinition): boolean {

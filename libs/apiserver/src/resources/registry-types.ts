@@ -1,4 +1,4 @@
-import type { ApiObject, PropagationPolicy, Scheme } from '@svc/api';
+import type { ApiObject, KindDefinition, PropagationPolicy, Scheme } from '@svc/api';
 import type { Status } from '@svc/machinery';
 import type { Storage } from '@svc/storage';
 import type { AdmissionChain } from '../admission';
@@ -6,6 +6,21 @@ import type { CacherPool } from './cacher-pool';
 import type { FieldValidation } from './field-validation';
 
 /** What every registry shares. */
+/** Called once the write a hook began is stored (`true`) or abandoned (`false`). */
+export type WriteFinish = (stored: boolean) => Promise<void>;
+
+/**
+ * What a kind's storage does around the generic writes, as Kubernetes' store decorators (BeginCreate,
+ * BeginUpdate, AfterDelete) do: the Service storage allocates cluster IPs and node ports there. Hooks
+ * run after mutating admission and before validation; a failure refuses the write.
+ */
+export interface WriteHooks {
+  beginCreate?(object: ApiObject, options: { dryRun: boolean }): Promise<WriteFinish | undefined>;
+  beginUpdate?(object: ApiObject, current: ApiObject, options: { dryRun: boolean }): Promise<WriteFinish | undefined>;
+  /** After the object left storage. */
+  afterDelete?(object: ApiObject): Promise<void>;
+}
+
 export interface RegistryContext {
   storage: Storage;
   scheme: Scheme;
@@ -21,6 +36,8 @@ export interface RegistryContext {
   now: () => Date;
   /** The request body limit, which also bounds what a JSON patch's copies may add (3 MiB when absent). */
   maxRequestBodyBytes?: number;
+  /** The write hooks of a kind, by its registered definition; none for most kinds. */
+  writeHooks?: (definition: KindDefinition) => WriteHooks | undefined;
 }
 
 /** A decoded request body. */

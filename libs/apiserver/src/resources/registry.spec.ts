@@ -145,7 +145,7 @@ describe('ResourceRegistry over the embedded store', () => {
       const created = await fx.registry('deployments', 'apps').create('team', { value: { ...deployment('d'), status: { replicas: 4 } } });
       expect(created.object.metadata?.generation).toBe(1);
       expect(created.object.spec).toMatchObject({ strategy: { type: 'RollingUpdate' } });
-      expect(created.object.status).toBeUndefined();
+      expect(created.object.status).toEqual({});
     });
   });
 

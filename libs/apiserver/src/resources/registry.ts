@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { apiVersionOf, compileKind, ScaleSchema, type ApiObject, type CompiledKind, type KindDefinition, type Scale } from '@svc/api';
+import { apiVersionOf, compileKind, ScaleSchema, storedDefinition, type ApiObject, type CompiledKind, type KindDefinition, type Scale } from '@svc/api';
 import {
   acceptedPatchMediaTypes,
   applyNonApplyPatch,
@@ -15,6 +15,7 @@ import {
   isValidPathSegmentName,
   listSemantics,
   META_GROUP,
+  sameApiVersion,
   newBadRequest,
   newAlreadyExists,
   newConflict,
@@ -52,6 +53,8 @@ import type {
   RegistryContext,
   ResourceWatch,
   WatchQuery,
+  WriteFinish,
+  WriteHooks,
   WriteOptions,
   WriteResult,
 } from './registry-types';
@@ -81,6 +84,8 @@ interface WriteContext {
   unknownCount: number;
   /** managedFields were computed by server-side apply: the update bookkeeping must not run again. */
   applied: boolean;
+  /** What the kind's write hooks want told once the write of this attempt is stored or abandoned. */
+  finish?: WriteFinish;
 }
 
 type Computed = { kind: 'create'; object: ApiObject } | { kind: 'update'; object: ApiObject; current: ApiObject };
@@ -95,16 +100,29 @@ type Computed = { kind: 'create'; object: ApiObject } | { kind: 'update'; object
  */
 export class ResourceRegistry {
   readonly compiled: CompiledKind;
+  /** The apiVersion of the endpoint: what responses and watch events carry. */
   readonly apiVersion: string;
+  /**
+   * The apiVersion objects are stored with, and managedFields name: the registered definition's.
+   * It differs from `apiVersion` on the `*.k8s.io` twin of a `*.svc.io` group, which serves the same
+   * objects from the same storage.
+   */
+  readonly storedApiVersion: string;
   readonly groupResource: GroupResource;
+  /** The definition whose storage this endpoint serves. */
+  private readonly stored: KindDefinition;
+  private readonly hooks: WriteHooks | undefined;
 
   constructor(
     readonly definition: KindDefinition,
     private readonly context: RegistryContext,
   ) {
-    this.compiled = compileKind(definition);
+    this.stored = storedDefinition(definition);
+    this.compiled = compileKind(this.stored);
     this.apiVersion = apiVersionOf(definition);
+    this.storedApiVersion = apiVersionOf(this.stored);
     this.groupResource = { group: definition.group, resource: definition.resource };
+    this.hooks = context.writeHooks?.(this.stored);
   }
 
   /** Built-in kinds take strategic merge patch and answer protobuf; custom resources do neither. */
@@ -117,8 +135,8 @@ export class ResourceRegistry {
     if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
     return objectStorageKey({
       prefix: this.context.storePrefix,
-      group: this.definition.group,
-      resource: this.definition.resource,
+      group: this.stored.group,
+      resource: this.stored.resource,
       namespace: this.scope(namespace),
       name,
     });
@@ -128,16 +146,27 @@ export class ResourceRegistry {
   prefix(namespace = ''): string {
     return prefixKey({
       prefix: this.context.storePrefix,
-      group: this.definition.group,
-      resource: this.definition.resource,
+      group: this.stored.group,
+      resource: this.stored.resource,
       namespace: this.scope(namespace) || undefined,
     });
   }
 
-  /** The object with this endpoint's apiVersion and kind (a shallow copy when they differ). */
+  /**
+   * The object with this endpoint's apiVersion and kind (a shallow copy when they differ). Through a
+   * group's other name, managedFields name the endpoint's apiVersion too: one group, one manager.
+   */
   typed(object: ApiObject): ApiObject {
     if (object.apiVersion === this.apiVersion && object.kind === this.definition.kind) return object;
-    return { ...object, apiVersion: this.apiVersion, kind: this.definition.kind };
+    const typed = { ...object, apiVersion: this.apiVersion, kind: this.definition.kind };
+    const managed = object.metadata?.managedFields;
+    if (this.apiVersion !== this.storedApiVersion && managed?.some((m) => m.apiVersion === this.storedApiVersion)) {
+      typed.metadata = {
+        ...object.metadata,
+        managedFields: managed.map((m) => (m.apiVersion === this.storedApiVersion ? { ...m, apiVersion: this.apiVersion } : m)),
+      };
+    }
+    return typed;
   }
 
   // ---- reads ----
@@ -231,18 +260,27 @@ export class ResourceRegistry {
     for (let attempt = 1; ; attempt++) {
       if (generate) meta.name = generateName(meta.generateName!);
       w.name = meta.name ?? '';
-      this.validate(object, [], w);
-      await this.context.admission.validate(this.attributes('CREATE', w, object));
-      if (options.dryRun) {
-        // A dry run answers as the real create would, a taken name included.
-        if ((await this.readCurrent(this.key(namespace, w.name), w.name)) === null) return { object: this.typed(object), warnings: w.warnings, created: true };
-        if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
-        throw generate ? newGenerateNameConflict(this.groupResource, w.name, 1) : newAlreadyExists(this.groupResource, w.name);
-      }
+      // Each attempt works on its own copy: what the hooks assign to one is given back if it is not stored.
+      const candidate = jsonClone(object);
       try {
-        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(object));
+        await this.beginCreate(candidate, w);
+        this.validate(candidate, [], w);
+        await this.context.admission.validate(this.attributes('CREATE', w, candidate));
+        if (options.dryRun) {
+          // A dry run answers as the real create would, a taken name included.
+          if ((await this.readCurrent(this.key(namespace, w.name), w.name)) === null) {
+            await this.finish(w, false);
+            return { object: this.typed(candidate), warnings: w.warnings, created: true };
+          }
+          await this.finish(w, false);
+          if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
+          throw generate ? newGenerateNameConflict(this.groupResource, w.name, 1) : newAlreadyExists(this.groupResource, w.name);
+        }
+        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(candidate));
+        await this.finish(w, true);
         return { object: this.typed(stored), warnings: w.warnings, created: true };
       } catch (error) {
+        await this.finish(w, false);
         if (generate && isStorageError(error, 'KeyExists')) {
           if (attempt < GENERATE_NAME_ATTEMPTS) continue;
           throw newGenerateNameConflict(this.groupResource, w.name, 1);
@@ -250,6 +288,24 @@ export class ResourceRegistry {
         throw toStatusError(error, this.groupResource, w.name);
       }
     }
+  }
+
+  /** The kind's BeginCreate hook, whose finish is kept for the end of the attempt. */
+  private async beginCreate(object: ApiObject, w: WriteContext): Promise<void> {
+    if (this.hooks?.beginCreate === undefined) return;
+    w.finish = await this.hooks.beginCreate(object, { dryRun: w.options.dryRun === true });
+  }
+
+  /** Tells the hooks how the attempt ended (once); errors of the hooks' cleanup are theirs to keep. */
+  private async finish(w: WriteContext, stored: boolean): Promise<void> {
+    const finish = w.finish;
+    w.finish = undefined;
+    if (finish !== undefined) await finish(stored);
+  }
+
+  /** The kind's AfterDelete hook. */
+  private async afterDelete(object: ApiObject): Promise<void> {
+    await this.hooks?.afterDelete?.(object);
   }
 
   /** PUT of the object or of its `status` subresource or one its strategy serves. */
@@ -324,6 +380,10 @@ export class ResourceRegistry {
     if (subresource !== '' && subresource !== 'status') throw newUnsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json']);
     const decoded = await decodeYamlBody(body);
     const applied = this.objectOf(decoded.value);
+    // A configuration applied through either name of the group is this group's.
+    if (typeof applied.apiVersion === 'string' && applied.apiVersion !== this.storedApiVersion && sameApiVersion(applied.apiVersion, this.storedApiVersion)) {
+      applied.apiVersion = this.storedApiVersion;
+    }
     // An applied configuration that names an object names this one: an empty name is no exception.
     const appliedName = applied.metadata?.name;
     if (appliedName !== undefined && appliedName !== name) throw nameMismatch(String(appliedName), name);
@@ -338,7 +398,7 @@ export class ResourceRegistry {
         applied: jsonClone(applied),
         manager,
         force: options.force === true,
-        apiVersion: this.apiVersion,
+        apiVersion: this.storedApiVersion,
         kind: this.definition.kind,
         subresource: subresource || undefined,
         schema: this.compiled.schema,
@@ -432,12 +492,12 @@ export class ResourceRegistry {
           case 'mark':
             if (options.dryRun) return { object: this.typed(plan.object), removed: false };
             return { object: this.typed(await storage.update<ApiObject>(key, plan.object, { preconditions: { resourceVersion: rv } })), removed: false };
-          case 'remove':
+          case 'remove': {
             if (options.dryRun) return { object: this.typed(current), removed: true };
-            return {
-              object: this.typed(await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: rv, uid: current.metadata?.uid } })),
-              removed: true,
-            };
+            const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: rv, uid: current.metadata?.uid } });
+            await this.afterDelete(removed);
+            return { object: this.typed(removed), removed: true };
+          }
         }
       } catch (error) {
         if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound')) continue;
@@ -490,26 +550,36 @@ export class ResourceRegistry {
     const storage = this.context.storage;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.readCurrent(key, w.name);
-      const computed = await compute(current);
+      let computed: Computed;
+      try {
+        computed = await compute(current);
+      } catch (error) {
+        await this.finish(w, false);
+        throw error;
+      }
       try {
         if (computed.kind === 'create') {
-          if (w.options.dryRun) return this.written(computed.object, w, true);
-          return this.written(await storage.create<ApiObject>(key, typeMetaFirst(computed.object)), w, true);
+          if (w.options.dryRun) return await this.finished(computed.object, w, true, false);
+          return await this.finished(await storage.create<ApiObject>(key, typeMetaFirst(computed.object)), w, true, true);
         }
         const { object } = computed;
         const currentMeta = computed.current.metadata ?? {};
-        if (w.options.dryRun) return this.written(object, w, false);
+        if (w.options.dryRun) return await this.finished(object, w, false, false);
         if (isReleased(this.definition, object)) {
           const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: currentMeta.resourceVersion, uid: currentMeta.uid } });
+          await this.finish(w, false);
+          await this.afterDelete(removed);
           return this.written(removed, w, false);
         }
-        if (sameExceptVersion(object, computed.current)) return this.written(computed.current, w, false);
-        return this.written(
+        if (sameExceptVersion(object, computed.current)) return await this.finished(computed.current, w, false, false);
+        return await this.finished(
           await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }),
           w,
           false,
+          true,
         );
       } catch (error) {
+        await this.finish(w, false);
         if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound') || isStorageError(error, 'KeyExists')) continue;
         throw toStatusError(error, this.groupResource, w.name);
       }
@@ -519,6 +589,12 @@ export class ResourceRegistry {
 
   private written(object: ApiObject, w: WriteContext, created: boolean): WriteResult {
     return { object: this.typed(object), warnings: w.warnings, created };
+  }
+
+  /** The result of an attempt that ended: the hooks are told whether it was stored. */
+  private async finished(object: ApiObject, w: WriteContext, created: boolean, stored: boolean): Promise<WriteResult> {
+    await this.finish(w, stored);
+    return this.written(object, w, created);
   }
 
   /** Server-set metadata, defaults and managedFields of an object about to be created. */
@@ -531,6 +607,7 @@ export class ResourceRegistry {
   /** Admission and validation of an object created by PUT or apply (its name comes from the path). */
   private async admitNew(object: ApiObject, w: WriteContext): Promise<ApiObject> {
     await this.context.admission.admit(this.attributes('CREATE', w, object));
+    await this.beginCreate(object, w);
     this.validate(object, [], w);
     await this.context.admission.validate(this.attributes('CREATE', w, object));
     return object;
@@ -566,7 +643,10 @@ export class ResourceRegistry {
     const rv = next.metadata?.resourceVersion;
     if (rv && rv !== current.metadata?.resourceVersion) throw newConflict(this.groupResource, w.name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
     await this.context.admission.admit(this.attributes('UPDATE', w, next, current));
-    this.validate(next, errors, w);
+    if (this.hooks?.beginUpdate !== undefined && w.subresource === '') {
+      w.finish = await this.hooks.beginUpdate(next, current, { dryRun: w.options.dryRun === true });
+    }
+    this.validate(next, errors, w, current);
     await this.context.admission.validate(this.attributes('UPDATE', w, next, current));
     return next;
   }
@@ -576,7 +656,7 @@ export class ResourceRegistry {
       live: live as JsonObject | undefined,
       updated: object as JsonObject,
       manager: w.options.fieldManager ?? '',
-      apiVersion: this.apiVersion,
+      apiVersion: this.storedApiVersion,
       subresource: w.subresource || undefined,
       schema: this.compiled.schema,
       now: w.now,
@@ -599,17 +679,26 @@ export class ResourceRegistry {
    * built-in kind, or next to an unknown field, is a 400 BadRequest instead, as Kubernetes answers a
    * body it cannot decode into the kind.
    */
-  private validate(object: ApiObject, extra: FieldError[], w: WriteContext): void {
+  private validate(object: ApiObject, extra: FieldError[], w: WriteContext, current?: ApiObject): void {
     const errors = [...extra, ...this.compiled.validate(object)];
     const name = object.metadata?.name ?? '';
     for (const message of name ? isValidPathSegmentName(name) : []) errors.push(fieldInvalid('metadata.name', name, message));
-    if (errors.length === 0) return;
+    if (errors.length === 0) {
+      this.strategyWarnings(object, w, current);
+      return;
+    }
     const typeErrors = errors.filter((e) => e.type === 'FieldValueTypeInvalid');
     if (typeErrors.length > 0 && (this.builtIn || w.unknownCount > 0)) {
       const kind = this.definition.kind;
       throw newBadRequest(`${kind} in version "${this.definition.version}" cannot be handled as a ${kind}: ${fieldErrorsMessage(typeErrors)}`);
     }
     throw newInvalid({ group: this.definition.group, kind: this.definition.kind }, name, errors);
+  }
+
+  /** The kind's warnings about a valid write of the main resource, each given once however often the write is retried. */
+  private strategyWarnings(object: ApiObject, w: WriteContext, current: ApiObject | undefined): void {
+    if (w.subresource !== '' || this.definition.strategy.warnings === undefined) return;
+    for (const warning of this.definition.strategy.warnings(object, current)) if (!w.warnings.includes(warning)) w.warnings.push(warning);
   }
 
   private validateFields(object: ApiObject, duplicates: readonly string[], w: WriteContext): void {
@@ -651,8 +740,10 @@ export class ResourceRegistry {
   }
 
   /**
-   * apiVersion and kind default to the endpoint's; another served version of the same kind is taken
-   * as this one (versions of a kind convert without change here); anything else is a 400.
+   * apiVersion and kind default to the endpoint's; another served version of the same kind, under
+   * either name of the group, is taken as this one (versions of a kind convert without change here);
+   * anything else is a 400. The object is stored with the registered apiVersion, and managedFields
+   * a client sends back under the group's other name are read as this group's.
    */
   private checkTypeMeta(object: ApiObject): void {
     const kind = object.kind;
@@ -660,14 +751,22 @@ export class ResourceRegistry {
       throw newBadRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${this.definition.kind})`);
     }
     const apiVersion = object.apiVersion;
-    if (apiVersion !== undefined && apiVersion !== this.apiVersion) {
+    if (apiVersion !== undefined && apiVersion !== this.apiVersion && apiVersion !== this.storedApiVersion) {
       const other = typeof apiVersion === 'string' ? this.context.scheme.byApiVersionKind(apiVersion, this.definition.kind) : undefined;
-      if (other === undefined || other.group !== this.definition.group) {
+      if (other === undefined || storedDefinition(other).group !== this.stored.group) {
         throw newBadRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${this.apiVersion})`);
       }
     }
-    object.apiVersion = this.apiVersion;
+    object.apiVersion = this.storedApiVersion;
     object.kind = this.definition.kind;
+    const managed = object.metadata?.managedFields;
+    if (this.apiVersion !== this.storedApiVersion && Array.isArray(managed)) {
+      for (const entry of managed) {
+        if (typeof entry === 'object' && entry !== null && typeof entry.apiVersion === 'string' && sameApiVersion(entry.apiVersion, this.storedApiVersion)) {
+          entry.apiVersion = this.storedApiVersion;
+        }
+      }
+    }
   }
 
   private checkNamespace(object: ApiObject, namespace: string): void {
@@ -727,7 +826,7 @@ export class ResourceRegistry {
   }
 
   private cacher() {
-    return this.context.cachers.cacherFor(this.definition.group, this.definition.resource);
+    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource);
   }
 
   private scope(namespace: string): string {

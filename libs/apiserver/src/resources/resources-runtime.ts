@@ -2,7 +2,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import type { KindDefinition, Scheme } from '@svc/api';
 import type { AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
-import { AdmissionChain, buildAdmissionChain, storedNamespaceLookup, type AdmissionPlugin } from '../admission';
+import { AdmissionChain, buildAdmissionChain, storedNamespaceLookup, storedServiceAccountLookup, type AdmissionPlugin } from '../admission';
 import type { HealthRegistry } from '../health/health-registry';
 import { healthCheck } from '../health/health-check';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
@@ -12,6 +12,7 @@ import { CacherPool, type CacherPoolOptions } from './cacher-pool';
 import { startObjectCountPoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
 import { ResourceRouter } from './resource-router';
+import type { RegistryContext } from './registry-types';
 
 /** The API server options the resource layer reads (names as the flags, durations in milliseconds). */
 export interface ResourcesOptions {
@@ -65,7 +66,9 @@ export interface ResourcesDependencies {
  * The registries of every kind with their watch caches and admission chain, without any of HTTP: for
  * the process entry to share with the modules that need them before the server starts.
  */
-export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'storage' | 'scheme' | 'options'>): ResourceRegistries {
+export function createResourceRegistries(
+  deps: Pick<ResourcesDependencies, 'storage' | 'scheme' | 'options'> & Pick<RegistryContext, 'writeHooks'>,
+): ResourceRegistries {
   const { storage, scheme, options } = deps;
   const cachers = new CacherPool(storage, {
     storePrefix: options.storePrefix,
@@ -73,7 +76,10 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     watchCacheSizes: options.watchCacheSizes,
     cacherOptions: options.cacherOptions,
   });
-  const chain = buildAdmissionChain(options, { namespaces: storedNamespaceLookup(storage, options.storePrefix) });
+  const chain = buildAdmissionChain(options, {
+    namespaces: storedNamespaceLookup(storage, options.storePrefix),
+    serviceAccounts: storedServiceAccountLookup(storage, options.storePrefix),
+  });
   return new ResourceRegistries({
     storage,
     scheme,
@@ -84,6 +90,7 @@ export function createResourceRegistries(deps: Pick<ResourcesDependencies, 'stor
     consistentReadsFromCache: options.consistentListFromCache !== false,
     now: () => new Date(),
     maxRequestBodyBytes: options.maxRequestBodyBytes,
+    writeHooks: deps.writeHooks,
   });
 }
 

@@ -90,8 +90,11 @@ function selectorString(def: KindDefinition, value: unknown): string | undefined
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (def.source.type === 'builtin' && typeof value === 'object') {
+    // A selector is a LabelSelector, or (the core group's older kinds) a bare map of labels.
+    const record = value as Record<string, unknown>;
+    const bareMap = !('matchLabels' in record) && !('matchExpressions' in record) && Object.values(record).every((v) => typeof v === 'string');
     try {
-      return LabelQuery.fromLabelSelector(value).toString();
+      return LabelQuery.fromLabelSelector(bareMap ? { matchLabels: record as Record<string, string> } : value).toString();
     } catch {
       return undefined;
     }

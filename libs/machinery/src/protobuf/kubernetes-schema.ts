@@ -2,7 +2,7 @@ import { parse, type Root } from 'protobufjs';
 
 /**
  * The protobuf messages of the built-in kinds Kubernetes clients send as envelope payloads, with the
- * field numbers and wire types of Kubernetes' generated.proto files (meta/v1, util/intstr, core/v1).
+ * field numbers and wire types of Kubernetes' generated.proto files (meta/v1, util/intstr, core/v1, apps/v1, rbac/v1).
  * Only the messages these kinds need are declared. The numbers are Kubernetes' and cannot be derived
  * from the kinds' schemas; libs/api/src/kinds/kubernetes-protobuf.spec.ts checks every field against
  * Kubernetes' messages and against the kinds' schemas, and lists the schema fields not carried yet.
@@ -397,6 +397,56 @@ message ReplicaSetSpec {
 message ReplicaSet {
   optional ObjectMeta metadata = 1;
   optional ReplicaSetSpec spec = 2;
+}
+
+// rbac/v1
+
+message PolicyRule {
+  repeated string verbs = 1;
+  repeated string apiGroups = 2;
+  repeated string resources = 3;
+  repeated string resourceNames = 4;
+  repeated string nonResourceURLs = 5;
+}
+
+message AggregationRule {
+  repeated LabelSelector clusterRoleSelectors = 1;
+}
+
+message Role {
+  optional ObjectMeta metadata = 1;
+  repeated PolicyRule rules = 2;
+}
+
+message ClusterRole {
+  optional ObjectMeta metadata = 1;
+  repeated PolicyRule rules = 2;
+  optional AggregationRule aggregationRule = 3 [(ptr) = true];
+}
+
+message Subject {
+  optional string kind = 1 [(keep) = true];
+  optional string apiGroup = 2;
+  optional string name = 3 [(keep) = true];
+  optional string namespace = 4;
+}
+
+message RoleRef {
+  optional string apiGroup = 1 [(keep) = true];
+  optional string kind = 2 [(keep) = true];
+  optional string name = 3 [(keep) = true];
+}
+
+message RoleBinding {
+  optional ObjectMeta metadata = 1;
+  repeated Subject subjects = 2;
+  optional RoleRef roleRef = 3;
+}
+
+message ClusterRoleBinding {
+  optional ObjectMeta metadata = 1;
+  repeated Subject subjects = 2;
+  optional RoleRef roleRef = 3;
 }
 `;
 

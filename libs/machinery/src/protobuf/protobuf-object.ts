@@ -1,4 +1,5 @@
 import { errorMessage } from '../error-message';
+import { specApiVersion } from '../group-names';
 import { Reader, type Type } from 'protobufjs';
 import { EnvelopeError, encodeEnvelope, type Envelope } from './envelope';
 import { KUBERNETES_PACKAGE, kubernetesRoot } from './kubernetes-schema';
@@ -22,14 +23,19 @@ const KINDS: ReadonlyArray<ProtobufKind & { message: string }> = [
   { apiVersion: 'v1', kind: 'Status', message: 'Status' },
   { apiVersion: 'apps/v1', kind: 'Deployment', message: 'Deployment' },
   { apiVersion: 'apps/v1', kind: 'ReplicaSet', message: 'ReplicaSet' },
+  { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'Role', message: 'Role' },
+  { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRole', message: 'ClusterRole' },
+  { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'RoleBinding', message: 'RoleBinding' },
+  { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRoleBinding', message: 'ClusterRoleBinding' },
 ];
 
 const messageTypes = new Map<string, Type>(
   KINDS.map((entry) => [keyOf(entry.apiVersion, entry.kind), kubernetesRoot.lookupType(`${KUBERNETES_PACKAGE}.${entry.message}`)]),
 );
 
+/** Either name of a group finds its messages (`rbac.authorization.k8s.io/v1` is what kubectl sends). */
 function keyOf(apiVersion: string, kind: string): string {
-  return `${apiVersion}/${kind}`;
+  return `${specApiVersion(apiVersion)}/${kind}`;
 }
 
 function messageTypeFor(apiVersion: string, kind: string): Type {

@@ -21,6 +21,13 @@ export const CustomResourceDefinitionNamesSchema = Type.Object({
 });
 export type CustomResourceDefinitionNames = Static<typeof CustomResourceDefinitionNamesSchema>;
 
+/** The names a controller accepted: empty (kind and plural are always serialized) until it has accepted any. */
+const AcceptedNamesSchema = Type.Object({
+  ...CustomResourceDefinitionNamesSchema.properties,
+  plural: Type.String({ pattern: `^$|${DNS1123_LABEL_PATTERN}`, maxLength: 63 }),
+  kind: Type.String({ pattern: '^$|^[A-Za-z][A-Za-z0-9]*$' }),
+});
+
 export const CustomResourceColumnDefinitionSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   type: StringEnum(PrinterColumnTypes),
@@ -98,7 +105,7 @@ export const CustomResourceDefinitionSchema = Type.Object({
   status: Type.Optional(
     Type.Object({
       conditions: Type.Optional(ListMap(kindConditionSchema({ lastTransitionTime: OptionalTime() }), ['type'])),
-      acceptedNames: Type.Optional(CustomResourceDefinitionNamesSchema),
+      acceptedNames: Type.Optional(AcceptedNamesSchema),
       storedVersions: Type.Optional(ListAtomic(Type.String())),
     }),
   ),

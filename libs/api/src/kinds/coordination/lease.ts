@@ -19,7 +19,8 @@ export const LeaseSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),
   kind: Type.Optional(Type.String()),
   metadata: Type.Optional(objectMetaSchema('dns1123-subdomain')),
-  spec: Type.Optional(LeaseSpecSchema),
+  // A struct value in Go: always serialized, `{}` when empty.
+  spec: Type.Optional(Type.Object(LeaseSpecSchema.properties, { default: {} })),
 });
 export type Lease = Static<typeof LeaseSchema>;
 export type LeaseList = List<Lease>;

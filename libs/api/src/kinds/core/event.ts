@@ -12,7 +12,8 @@ export const EventSchema = Type.Object({
   involvedObject: ObjectReferenceSchema,
   reason: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
-  source: Type.Optional(Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) })),
+  // Go's struct value and fields without omitempty: `source: {}`, `reportingComponent: ""`, `reportingInstance: ""` always.
+  source: Type.Optional(Type.Object({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) }, { default: {} })),
   firstTimestamp: Type.Optional(Time()),
   lastTimestamp: Type.Optional(Time()),
   count: Type.Optional(Int32()),
@@ -22,8 +23,8 @@ export const EventSchema = Type.Object({
   series: Type.Optional(Type.Object({ count: Type.Optional(Int32()), lastObservedTime: Type.Optional(Time()) })),
   action: Type.Optional(Type.String()),
   related: Type.Optional(ObjectReferenceSchema),
-  reportingComponent: Type.Optional(Type.String()),
-  reportingInstance: Type.Optional(Type.String()),
+  reportingComponent: Type.Optional(Type.String({ default: '' })),
+  reportingInstance: Type.Optional(Type.String({ default: '' })),
 });
 export type Event = Static<typeof EventSchema>;
 export type EventList = List<Event>;

@@ -73,7 +73,8 @@ export const NodeSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),
   kind: Type.Optional(Type.String()),
   metadata: Type.Optional(objectMetaSchema('dns1123-subdomain')),
-  spec: Type.Optional(NodeSpecSchema),
+  // A struct value in Go: `spec: {}` when empty.
+  spec: Type.Optional(Type.Object(NodeSpecSchema.properties, { default: {} })),
   status: Type.Optional(NodeStatusSchema),
 });
 export type Node = Static<typeof NodeSchema>;

@@ -22,6 +22,7 @@ const PROTO_FILES = [
   [machineryDir, 'pkg/api/resource/generated.proto'],
   [apiDir, 'core/v1/generated.proto'],
   [apiDir, 'apps/v1/generated.proto'],
+  [apiDir, 'rbac/v1/generated.proto'],
 ];
 
 const table = readFileSync(join(__dirname, '../../../../machinery/src/protobuf/kubernetes-schema.ts'), 'utf8');

@@ -3,16 +3,14 @@ import { CustomResourceDefinitionSchema, type CustomResourceDefinition } from '.
 import { schemaCompileError } from '../../schema/compile-kind';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { customResourceSchema } from '../crd-schema';
+import { childSchemas } from './crd-subschemas';
+import { validationRuleWarnings } from './crd-validation-rules';
 import { parseJsonPath } from '../json-path';
 import type { ApiObject } from '../kind-definition';
 import { as, defineKind, isRecord, records } from './define-kind';
 
 /** The deepest nesting of schemas a custom resource's schema may have (real ones nest a few dozen). */
 export const MAX_SCHEMA_NESTING = 128;
-
-const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions'];
-const SUBSCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'additionalItems'];
-const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'items'];
 
 /** How many schemas deep a schema nests, counted without recursion; stops past the limit. */
 export function schemaNestingDepth(schema: unknown, limit = MAX_SCHEMA_NESTING): number {
@@ -23,15 +21,7 @@ export function schemaNestingDepth(schema: unknown, limit = MAX_SCHEMA_NESTING):
     if (!isRecord(node)) continue;
     if (depth > max) max = depth;
     if (max > limit) return max;
-    for (const key of SUBSCHEMA_MAPS) {
-      const map = node[key];
-      if (isRecord(map)) for (const child of Object.values(map)) pending.push({ node: child, depth: depth + 1 });
-    }
-    for (const key of SUBSCHEMA_VALUES) pending.push({ node: node[key], depth: depth + 1 });
-    for (const key of SUBSCHEMA_LISTS) {
-      const list = node[key];
-      if (Array.isArray(list)) for (const child of list) pending.push({ node: child, depth: depth + 1 });
-    }
+    for (const child of childSchemas(node, '')) pending.push({ node: child.node, depth: depth + 1 });
   }
   return max;
 }
@@ -94,6 +84,25 @@ function validateCrd(obj: ApiObject): FieldError[] {
   return errors;
 }
 
+/** SetDefaults_CustomResourceDefinitionSpec: the singular and list names follow from the kind. */
+function defaultCrdNames(obj: ApiObject): void {
+  const spec = isRecord(obj.spec) ? obj.spec : undefined;
+  const names = spec && isRecord(spec.names) ? spec.names : undefined;
+  if (!names || typeof names.kind !== 'string' || names.kind === '') return;
+  if (names.singular === undefined || names.singular === '') names.singular = names.kind.toLowerCase();
+  if (names.listKind === undefined || names.listKind === '') names.listKind = `${names.kind}List`;
+}
+
+/**
+ * The CRD strategy's PrepareForCreate: the status starts with the storage version as the only stored
+ * one, and empty accepted names (kind and plural are always serialized) until the controller accepts them.
+ */
+function initialCrdStatus(obj: ApiObject): void {
+  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const storage = records(spec.versions).find((v) => v.storage === true);
+  obj.status = { acceptedNames: { kind: '', plural: '' }, storedVersions: typeof storage?.name === 'string' ? [storage.name] : [] };
+}
+
 export const customResourceDefinitionDefinition = defineKind({
   group: 'apiextensions.svc.io',
   version: 'v1',
@@ -104,5 +113,7 @@ export const customResourceDefinitionDefinition = defineKind({
   categories: ['api-extensions'],
   subresources: { status: true },
   schema: CustomResourceDefinitionSchema,
+  strategy: { prepareForCreate: initialCrdStatus, warnings: validationRuleWarnings },
+  defaultHooks: [defaultCrdNames],
   validationRules: [validateCrd],
 });

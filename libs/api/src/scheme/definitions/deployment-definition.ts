@@ -61,7 +61,14 @@ export const deploymentDefinition = defineKind({
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },
   },
   // apps/v1 selectors are immutable; a status write takes the annotations (the controller's revision) but not the labels.
-  strategy: { validateUpdate: immutableSelector, statusWritableMetadata: ['annotations'] },
+  // deploymentStrategy.PrepareForCreate starts with an empty status, which the Go struct serializes as `{}`.
+  strategy: {
+    validateUpdate: immutableSelector,
+    statusWritableMetadata: ['annotations'],
+    prepareForCreate(deployment) {
+      deployment.status = {};
+    },
+  },
   schema: DeploymentSchema,
   columns: [
     nameColumn(),

@@ -14,12 +14,24 @@ function specFinalizers(namespace: ApiObject): unknown[] {
   return Array.isArray(spec?.finalizers) ? spec.finalizers : [];
 }
 
+/** The label every namespace carries with its own name (SetDefaults_Namespace in pkg/apis/core/v1/defaults.go). */
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/** SetDefaults_Namespace: a named namespace is labelled with its name, whatever the client sent for that label. */
+function defaultNamespace(namespace: ApiObject): void {
+  const meta = namespace.metadata;
+  if (!meta?.name) return;
+  meta.labels = { ...(isRecord(meta.labels) ? meta.labels : {}), [NAMESPACE_NAME_LABEL]: meta.name };
+}
+
 /**
  * Kubernetes' namespace strategy: a namespace starts Active with the finalizer its controller removes
  * once its content is gone; spec.finalizers change only through `finalize`; a deleted namespace is
  * Terminating until they are gone too; delete answers with the namespace.
  */
 export const namespaceStrategy: KindStrategy = {
+  // Kubernetes' namespace strategy keeps no generation.
+  tracksGeneration: false,
   prepareForCreate(namespace) {
     namespace.status = { phase: 'Active' };
     const spec = specOf(namespace);
@@ -68,6 +80,7 @@ export const namespaceDefinition = defineKind({
   schema: NamespaceSchema,
   fieldSelectors: { 'status.phase': (o) => as<Namespace>(o).status?.phase ?? '' },
   strategy: namespaceStrategy,
+  defaultHooks: [defaultNamespace],
   validationRules: [
     // Kubernetes' namespace status validation: the phase follows the deletion mark, so a status write
     // cannot make a living namespace refuse new content.

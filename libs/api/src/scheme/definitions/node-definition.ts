@@ -1,10 +1,12 @@
 import { NodeSchema, type Node } from '../../kinds/core/node';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, records } from './define-kind';
+import type { ApiObject } from '../kind-definition';
+import { as, defineKind, isRecord, records } from './define-kind';
 
-const ROLE_LABEL_PREFIX = 'node-role.svc.io/';
-const ROLE_LABEL = 'svc.io/role';
+/** Role labels kubectl reads (`node-role.kubernetes.io/<role>`, `kubernetes.io/role`), and the specification's names of them. */
+const ROLE_LABEL_PREFIXES = ['node-role.kubernetes.io/', 'node-role.svc.io/'];
+const ROLE_LABELS = ['kubernetes.io/role', 'svc.io/role'];
 
 function nodeStatus(node: Node): string {
   const ready = (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
@@ -16,14 +18,42 @@ function nodeStatus(node: Node): string {
 function nodeRoles(node: Node): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(node.metadata?.labels ?? {})) {
-    if (k.startsWith(ROLE_LABEL_PREFIX) && k.length > ROLE_LABEL_PREFIX.length) roles.add(k.slice(ROLE_LABEL_PREFIX.length));
-    else if (k === ROLE_LABEL && v) roles.add(v);
+    const prefix = ROLE_LABEL_PREFIXES.find((p) => k.startsWith(p) && k.length > p.length);
+    if (prefix !== undefined) roles.add(k.slice(prefix.length));
+    else if (ROLE_LABELS.includes(k) && v) roles.add(v);
   }
   return roles.size ? [...roles].sort().join(',') : '<none>';
 }
 
 function address(node: Node, type: string): string {
   return (node.status?.addresses ?? []).find((a) => a.type === type)?.address ?? '<none>';
+}
+
+/** NodeSystemInfo's fields, none of them omitempty in Go: an empty Node status shows them all, empty. */
+const NODE_INFO_FIELDS = [
+  'architecture',
+  'bootID',
+  'containerRuntimeVersion',
+  'kernelVersion',
+  'kubeProxyVersion',
+  'kubeletVersion',
+  'machineID',
+  'operatingSystem',
+  'osImage',
+  'systemUUID',
+] as const;
+
+/**
+ * The struct values of Go's NodeStatus, always serialized: `daemonEndpoints.kubeletEndpoint.Port`
+ * (0 when unset) and `nodeInfo` with every field (`""` when unset).
+ */
+function defaultNodeStatus(node: ApiObject): void {
+  const status = isRecord(node.status) ? node.status : (node.status = {});
+  const daemon = isRecord(status.daemonEndpoints) ? status.daemonEndpoints : (status.daemonEndpoints = {});
+  const kubelet = isRecord(daemon.kubeletEndpoint) ? daemon.kubeletEndpoint : (daemon.kubeletEndpoint = {});
+  kubelet.Port ??= 0;
+  const info = isRecord(status.nodeInfo) ? status.nodeInfo : (status.nodeInfo = {});
+  for (const field of NODE_INFO_FIELDS) info[field] ??= '';
 }
 
 export const nodeDefinition = defineKind({
@@ -36,8 +66,9 @@ export const nodeDefinition = defineKind({
   subresources: { status: true },
   schema: NodeSchema,
   fieldSelectors: { 'spec.unschedulable': (o) => String(as<Node>(o).spec?.unschedulable ?? false) },
-  // A node agent registers its Node with the status it reports.
-  strategy: { resetStatusOnCreate: false },
+  // A node agent registers its Node with the status it reports; Kubernetes' node strategy keeps no generation.
+  strategy: { resetStatusOnCreate: false, tracksGeneration: false },
+  defaultHooks: [defaultNodeStatus],
   columns: [
     nameColumn(),
     column('Status', 'string', (o) => nodeStatus(as<Node>(o)), { description: 'The status of the node.' }),

@@ -4,6 +4,7 @@ import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
 import type { KindStrategy } from '../kind-strategy';
 import { as, defineKind } from './define-kind';
+import { podQosClass } from './pod-qos';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 
 /** Reason Kubernetes' node controller puts on pods of an unreachable node. */
@@ -109,13 +110,15 @@ function readinessGates(pod: Pod): string {
 }
 
 /**
- * Kubernetes' pod strategy: a pod starts Pending; a delete of a pod bound to a node and still running
+ * Kubernetes' pod strategy: a pod starts Pending with its QoS class (PrepareForCreate), keeps no
+ * generation (1.32: PodObservedGenerationTracking is later); a delete of a pod bound to a node and still running
  * waits for its node agent (the request's gracePeriodSeconds, else terminationGracePeriodSeconds, else
  * 30), one that is unbound or finished goes at once; delete answers with the pod.
  */
 export const podStrategy: KindStrategy = {
+  tracksGeneration: false,
   prepareForCreate(pod) {
-    pod.status = { phase: 'Pending' };
+    pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },
   returnDeletedObject: true,
   deletionGracePeriodSeconds(pod, requestedSeconds) {

@@ -23,6 +23,8 @@ export function defaultPodSpec(spec: unknown): void {
   for (const list of [spec.containers, spec.initContainers, spec.ephemeralContainers]) {
     for (const c of records(list)) {
       if (c.imagePullPolicy === undefined && typeof c.image === 'string') c.imagePullPolicy = defaultPullPolicy(c.image);
+      // ResourceRequirements is a struct value in Go's Container: `resources: {}` when empty.
+      c.resources ??= {};
     }
   }
   for (const v of records(spec.volumes)) {

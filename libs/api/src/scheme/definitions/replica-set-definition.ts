@@ -16,7 +16,13 @@ export const replicaSetDefinition = defineKind({
     status: true,
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },
   },
-  strategy: { validateUpdate: immutableSelector },
+  // rsStrategy.PrepareForCreate starts with an empty status; `replicas` has no omitempty: `status: {replicas: 0}`.
+  strategy: {
+    validateUpdate: immutableSelector,
+    prepareForCreate(rs) {
+      rs.status = { replicas: 0 };
+    },
+  },
   schema: ReplicaSetSchema,
   fieldSelectors: {
     'status.replicas': (o) => String(as<ReplicaSet>(o).status?.replicas ?? 0),

@@ -90,7 +90,15 @@ export const serviceDefinition = defineKind({
   shortNames: ['svc'],
   categories: ['all'],
   subresources: { status: true },
-  strategy: { returnDeletedObject: true },
+  // Kubernetes' svcStrategy: no generation; a new Service's status is an empty load balancer status,
+  // which the Go types always serialize (`status: {loadBalancer: {}}`).
+  strategy: {
+    returnDeletedObject: true,
+    tracksGeneration: false,
+    prepareForCreate(service) {
+      service.status = { loadBalancer: {} };
+    },
+  },
   schema: ServiceSchema,
   allowCreateOnUpdate: true,
   columns: [

@@ -20,7 +20,7 @@ describe('kind strategies', () => {
   });
 
   it.each<[string, ApiObject, ApiObject]>([
-    ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending' } }],
+    ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending', qosClass: 'BestEffort' } }],
     ['Namespace', { metadata: { name: 'n' } }, { metadata: { name: 'n' }, spec: { finalizers: ['svc'] }, status: { phase: 'Active' } }],
     [
       'Namespace',
@@ -33,12 +33,12 @@ describe('kind strategies', () => {
     expect(object).toEqual(expected);
   });
 
-  it('has no create rule but for pods and namespaces', () => {
+  it('has a create rule for the kinds whose Kubernetes strategy sets an initial status', () => {
     expect(
       BUILTIN_KINDS.filter((d) => d.strategy.prepareForCreate !== undefined)
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['Namespace', 'Pod']);
+    ).toEqual(['CustomResourceDefinition', 'Deployment', 'Namespace', 'Pod', 'ReplicaSet', 'ReplicationController', 'Service']);
   });
 
   const selector = (app: string) => ({ spec: { selector: { matchLabels: { app } } } });
