@@ -23,7 +23,7 @@ describe('Manager start', () => {
     const manager = new Manager({
       clientConfig: env.clientConfig,
       logger: silent,
-      cacheSyncTimeoutMs: 800,
+      cacheSyncTimeoutMs: 3_000,
       http: { port: 0 },
       informers: { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } },
     });
