@@ -9,11 +9,20 @@ const path = require('node:path');
 
 const options = require(path.join(__dirname, '..', 'dist', 'libs', 'options', 'src'));
 
-/** The parser of each executable that serves /readyz. */
-const PARSERS = {
-  'svc-apiserver': options.parseApiServerOptions,
-  'svc-controller-manager': options.parseControllerManagerOptions,
-};
+/**
+ * The flag parser of an executable, found by its name as the options library names it: svc-apiserver's is
+ * parseApiServerOptions, svc-node-agent's parseNodeAgentFlags. So a process added to the package is checked
+ * without a change here.
+ */
+function parserOf(executable) {
+  const stem = executable.replace(/^svc-/, '').replace(/-/g, '').toLowerCase();
+  const names = [`parse${stem}options`, `parse${stem}flags`];
+  const found = Object.keys(options).find((key) => names.includes(key.toLowerCase()) && typeof options[key] === 'function');
+  return found && options[found];
+}
+
+/** The executables the package declares, each on PATH as its bin name. */
+const EXECUTABLES = Object.keys(require(path.join(__dirname, '..', 'package.json')).bin ?? {});
 
 /** The executable and its arguments, from the first process of the container that runs one of ours. */
 function servedProcess() {
@@ -25,7 +34,7 @@ function servedProcess() {
       continue; // gone meanwhile
     }
     // `node /usr/local/bin/svc-apiserver --flag ...` (the executable's shebang runs node).
-    const at = argv.findIndex((arg) => Object.hasOwn(PARSERS, path.basename(arg).replace(/\.js$/, '')));
+    const at = argv.findIndex((arg) => EXECUTABLES.includes(path.basename(arg).replace(/\.js$/, '')));
     if (at >= 0) return { name: path.basename(argv[at]).replace(/\.js$/, ''), args: argv.slice(at + 1) };
   }
   return undefined;
@@ -43,9 +52,14 @@ function main() {
     console.log('no process with a health endpoint runs here');
     return process.exit(0);
   }
+  const parse = parserOf(served.name);
+  if (!parse) {
+    console.log(`${served.name}: no flag parser for it in the options library`);
+    return process.exit(0);
+  }
   let outcome;
   try {
-    outcome = PARSERS[served.name](served.args);
+    outcome = parse(served.args);
   } catch (error) {
     console.log(`${served.name}: its flags do not parse: ${error.message}`);
     return process.exit(1);
