@@ -6,6 +6,7 @@
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from '@svc/runtime/testing';
+import { parse as parseYaml } from 'yaml';
 import { freeLoopbackPort } from './support/apiserver-process';
 import { ensureDebianPackages } from './support/debian-packages';
 import { leaseDockerDataRoot, type DockerDataRoot } from './support/docker-data-cache';
@@ -93,6 +94,28 @@ if (typeof started === 'string') console.log(`Container tests are skipped: ${sta
     dataRoot?.release();
     if (work) rmSync(work, { recursive: true, force: true });
   }, 3 * 60_000);
+
+  it('the compose file runs the embedded store by default and the API server on the replica set with --profile mongodb', async () => {
+    // Not run here: no registry serves the mongo image. Its configuration is what can be checked.
+    type Service = { command: string[]; profiles?: string[]; healthcheck?: { test: string[] } };
+    const rendered = async (args: string[], env: Record<string, string> = {}) =>
+      parseYaml(
+        (await docker.run(DOCKER_COMPOSE, ['--file', join(root, 'docker/compose.yml'), ...args, 'config'], { env: { ...composeEnv, ...env } })).stdout,
+      ) as {
+        services: Record<string, Service>;
+      };
+    const plain = await rendered([]);
+    expect(plain.services.apiserver.command).toContain('--storage-backend=embedded');
+    expect(plain.services.mongodb.profiles).toEqual(['mongodb']);
+
+    const mongo = await rendered(['--profile', 'mongodb'], { SVC_STORAGE_BACKEND: 'mongodb' });
+    expect(mongo.services.apiserver.command).toEqual(
+      expect.arrayContaining(['--storage-backend=mongodb', '--store-servers=mongodb://mongodb:27017/svc?replicaSet=rs0']),
+    );
+    // The member announces the name the API server reaches it by, or the driver cannot find the primary.
+    expect(mongo.services.mongodb.command.join(' ')).toContain('--replSet rs0');
+    expect(mongo.services.mongodb.healthcheck?.test.join(' ')).toContain("host: 'mongodb:27017'");
+  }, 60_000);
 
   it(
     'the image adds at most 50 MB to its base and holds only what the processes need',
