@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import type { Secret } from '@svc/api';
 import { BUILTIN_RESOURCES } from '@svc/client';
 import { listerWatcherFor, type ListWatchClient } from '@svc/informers';
@@ -143,6 +144,44 @@ describe('leader election', () => {
     const took = Date.now() - killedAt;
     expect(took).toBeLessThanOrEqual(TIMING.leaseDurationMs + TIMING.retryPeriodMs * 1.2 + 500);
     expect(await leaseHolder(lease)).toBe('b');
+  });
+
+  it('a stop waits at most one retry period for the release when the API server no longer answers', async () => {
+    // A relay to the API server that, once stalled, passes no byte either way: the server is there but mute.
+    let stalled = false;
+    const sockets = new Set<Socket>();
+    const relay = createServer((inbound) => {
+      const outbound = connect(Number(new URL(env.clientConfig.server).port), '127.0.0.1');
+      for (const [from, to] of [
+        [inbound, outbound],
+        [outbound, inbound],
+      ]) {
+        sockets.add(from);
+        from.on('data', (chunk: Buffer) => stalled || to.write(chunk));
+        from.on('error', () => to.destroy());
+        from.on('close', () => to.destroy());
+      }
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      const lease = `le-${++n}`;
+      const manager = new Manager({
+        clientConfig: { ...env.clientConfig, server: `https://127.0.0.1:${(relay.address() as AddressInfo).port}` },
+        logger: silent,
+        leaderElection: { resourceName: lease, resourceNamespace: 'default', identity: 'mute', ...TIMING },
+      });
+      await manager.start();
+      await eventually(() => expect(manager.isLeader()).toBe(true));
+      stalled = true;
+      const since = Date.now();
+      await manager.stop();
+      expect(Date.now() - since).toBeLessThan(TIMING.retryPeriodMs + 1_000);
+      // The release never arrived: the lease is left to expire, as after a crash.
+      expect(await leaseHolder(lease)).toBe('mute');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    }
   });
 
   it('stops reconciling when it cannot renew, before its lease could expire', async () => {
