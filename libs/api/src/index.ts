@@ -65,6 +65,18 @@ export * from './scheme/versions';
 export * from './scheme/removed-versions';
 export { kindFromCrd, kindsFromCrd } from './scheme/kind-from-crd';
 export { customResourceSchema, withSvcMarkers } from './scheme/crd-schema';
+export { celToJson, compileCel, MAX_EXPRESSION_LENGTH, type CelOutcome, type CelProgram } from './cel/cel-environment';
+export {
+  costExceededMessage,
+  estimateCost,
+  PER_CALL_COST_LIMIT,
+  RUNTIME_COST_BUDGET,
+  shapeOfValue,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  type CelShape,
+} from './cel/cel-cost';
+export { markerSpelling, shapeOfSchema, validationRuleErrors, ValidationRuleSet, VALIDATIONS_MARKER, type ValidationRuleSpec } from './cel/validation-rules';
 export { buildTable, columnsOf, DEFAULT_COLUMNS, type BuildTableOptions, type IncludeObject } from './scheme/table';
 export { humanDuration, timestampSince } from './scheme/human-duration';
 export { evaluateJsonPath, jsonPathValue, parseJsonPath, type JsonPathStep } from './scheme/json-path';

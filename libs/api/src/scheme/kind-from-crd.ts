@@ -1,5 +1,6 @@
 import type { CustomResourceColumnDefinition, CustomResourceDefinition } from '../kinds/apiextensions/custom-resource-definition';
 import { timestampSince } from './human-duration';
+import { ValidationRuleSet } from '../cel/validation-rules';
 import { customResourceSchema } from './crd-schema';
 import { METADATA_FIELD_SELECTORS } from './definitions/define-kind';
 import { jsonPathValue, parseJsonPath } from './json-path';
@@ -56,6 +57,8 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
     fieldSelectors[f.jsonPath.replace(/^\./, '')] = (o) => stringValue(jsonPathValue(o, path));
   }
   const scale = version.subresources?.scale;
+  const schema = customResourceSchema(version.schema?.openAPIV3Schema, spec.preserveUnknownFields === true);
+  const rules = ValidationRuleSet.of(schema);
   return {
     group: spec.group,
     version: version.name,
@@ -70,14 +73,21 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
       status: version.subresources?.status !== undefined,
       scale: scale ? { ...scale } : undefined,
     },
-    schema: customResourceSchema(version.schema?.openAPIV3Schema, spec.preserveUnknownFields === true),
+    schema,
     fieldSelectors,
     columns: columnsFor(version.additionalPrinterColumns),
     allowCreateOnUpdate: false,
     defaultHooks: [],
-    validationRules: [],
+    validationRules: rules ? [(obj) => rules.validate(obj)] : [],
     // Kubernetes keeps a custom resource's generation, and its status writes change only status.
-    strategy: { tracksGeneration: true, statusWritableMetadata: [] },
+    strategy: {
+      tracksGeneration: true,
+      statusWritableMetadata: [],
+      ...(rules && {
+        validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current),
+        validateStatusUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current),
+      }),
+    },
     served: version.served,
     storage: version.storage,
     deprecation: version.deprecated ? { deprecated: true, warning: version.deprecationWarning } : undefined,

@@ -33,6 +33,8 @@ export interface KindStrategy {
   warnings?(object: ApiObject, current: ApiObject | undefined): string[];
   /** Errors of an update against the stored object that the schema cannot state (immutable fields). */
   validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
+  /** Errors of a write to the `status` subresource against the stored object (a custom resource's transition rules). */
+  validateStatusUpdate?(object: ApiObject, current: ApiObject): FieldError[];
   /**
    * The metadata a write to the `status` subresource takes from the request besides `status`: a
    * built-in kind's labels and annotations unless it says otherwise; nothing for a custom resource.

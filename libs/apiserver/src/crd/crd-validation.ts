@@ -1,6 +1,9 @@
 import {
   customResourceDefinitionDefinition,
+  customResourceSchema,
   fieldErrors,
+  markerSpelling,
+  validationRuleErrors,
   type ApiObject,
   type FieldError,
   type KindDefinition,
@@ -89,7 +92,10 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
     }
     const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
     // Real manifests spell the markers `x-kubernetes-*`: they are read as the specification's `x-svc-*`.
-    if (isRecord(schema)) errors.push(...structuralSchemaErrors(withSvcMarkers(schema), `${at}.schema.openAPIV3Schema`));
+    if (isRecord(schema)) {
+      errors.push(...structuralSchemaErrors(withSvcMarkers(schema), `${at}.schema.openAPIV3Schema`));
+      errors.push(...validationRuleErrors(customResourceSchema(schema), `${at}.schema.openAPIV3Schema`, markerSpelling(schema)));
+    }
     const scale = isRecord(v.subresources) && isRecord(v.subresources.scale) ? v.subresources.scale : undefined;
     if (scale) {
       if (typeof scale.specReplicasPath === 'string' && !scale.specReplicasPath.startsWith('.spec.')) {

@@ -626,6 +626,7 @@ export class ResourceRegistry {
       case 'status':
         next = statusUpdateOf(this.definition, incoming, current);
         bumpGeneration(this.definition, next, current);
+        for (const error of this.definition.strategy.validateStatusUpdate?.(next, current) ?? []) errors.push(error);
         break;
       case 'scale':
         next = incoming;

@@ -1,0 +1,245 @@
+import { celEnv, celMethod, CelScalar, isCelError, isCelList, isCelMap, isCelUint, listType, parse, plan, type CelEnv, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { RE2JS } from 're2js';
+
+/** The longest expression accepted, as Kubernetes' limit on a rule's source. */
+export const MAX_EXPRESSION_LENGTH = 10 * 1024;
+
+const PATTERN_CACHE_SIZE = 256;
+const patterns = new Map<string, RE2JS>();
+
+/** One RE2 program per pattern, compiled once: patterns come from rules, so the set is small and bounded here anyway. */
+function compilePattern(pattern: string): RE2JS {
+  let compiled = patterns.get(pattern);
+  if (compiled === undefined) {
+    compiled = RE2JS.compile(pattern);
+    if (patterns.size >= PATTERN_CACHE_SIZE) patterns.delete(patterns.keys().next().value as string);
+    patterns.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+const DYN = CelScalar.DYN;
+const STRING = CelScalar.STRING;
+const INT = CelScalar.INT;
+const BOOL = CelScalar.BOOL;
+const DYN_LIST = listType(DYN);
+
+function compare(a: CelValue, b: CelValue): number {
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  throw new Error(`no such overload: comparison of ${typeof a} and ${typeof b}`);
+}
+
+function items(list: CelList): CelValue[] {
+  return Array.from(list);
+}
+
+function extreme(list: CelList, sign: number): CelValue {
+  const values = items(list);
+  if (values.length === 0) throw new Error(`${sign < 0 ? 'min' : 'max'}() of an empty list`);
+  return values.reduce((best, v) => (compare(v, best) * sign > 0 ? v : best));
+}
+
+function sameValue(a: CelValue, b: CelValue): boolean {
+  if (typeof a === 'bigint' || typeof a === 'number') return (typeof b === 'bigint' || typeof b === 'number') && a == b;
+  return a === b;
+}
+
+/** Kubernetes' list library (k8s.io/apiserver/pkg/cel/library/lists.go). */
+const listFunctions: CelFunc[] = [
+  celMethod('isSorted', DYN_LIST, [], BOOL, function () {
+    const values = items(this);
+    for (let i = 1; i < values.length; i++) if (compare(values[i - 1], values[i]) > 0) return false;
+    return true;
+  }),
+  celMethod('sum', DYN_LIST, [], DYN, function () {
+    const values = items(this);
+    if (values.length === 0) return 0n;
+    if (values.every((v) => typeof v === 'bigint')) return (values as bigint[]).reduce((s, v) => s + v, 0n);
+    if (values.every((v) => typeof v === 'number')) return (values as number[]).reduce((s, v) => s + v, 0);
+    throw new Error('sum() needs a list of numbers of one type');
+  }),
+  celMethod('min', DYN_LIST, [], DYN, function () {
+    return extreme(this, -1);
+  }),
+  celMethod('max', DYN_LIST, [], DYN, function () {
+    return extreme(this, 1);
+  }),
+  celMethod('indexOf', DYN_LIST, [DYN], INT, function (needle) {
+    return BigInt(items(this).findIndex((v) => sameValue(v, needle)));
+  }),
+  celMethod('lastIndexOf', DYN_LIST, [DYN], INT, function (needle) {
+    const values = items(this);
+    for (let i = values.length - 1; i >= 0; i--) if (sameValue(values[i], needle)) return BigInt(i);
+    return -1n;
+  }),
+];
+
+function findAll(text: string, pattern: string, limit: number): string[] {
+  const matcher = compilePattern(pattern).matcher(text);
+  const found: string[] = [];
+  while ((limit < 0 || found.length < limit) && matcher.find()) found.push(matcher.group() ?? '');
+  return found;
+}
+
+/** Kubernetes' regex library (k8s.io/apiserver/pkg/cel/library/regex.go), on RE2 as everywhere else here. */
+const regexFunctions: CelFunc[] = [
+  celMethod('find', STRING, [STRING], STRING, function (pattern) {
+    return findAll(this, pattern, 1)[0] ?? '';
+  }),
+  celMethod('findAll', STRING, [STRING], listType(STRING), function (pattern) {
+    return findAll(this, pattern, -1);
+  }),
+  celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (pattern, limit) {
+    return findAll(this, pattern, Number(limit));
+  }),
+];
+
+/** The variables an expression may name; others fail to compile. */
+export type CelVariables = readonly string[];
+
+/** A compiled expression: evaluate it with values for its variables. */
+export interface CelProgram {
+  readonly source: string;
+  readonly ast: ReturnType<typeof parse>['expr'];
+  /** Names of the variables the expression refers to (`oldSelf` makes a rule a transition rule). */
+  readonly references: ReadonlySet<string>;
+  evaluate(bindings: Record<string, unknown>): CelOutcome;
+}
+
+export type CelOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** The CEL environment Kubernetes gives rules: the standard library, the strings extension, lists and regex. */
+function environment(): CelEnv {
+  return celEnv({
+    funcs: [...strings, ...listFunctions, ...regexFunctions],
+    re2: { compile: (pattern) => ({ test: (text) => compilePattern(pattern).matcher(text).find() }) },
+  });
+}
+
+let shared: CelEnv | undefined;
+
+function identifiers(ast: CelProgram['ast'], out: Set<string>, depth = 0): void {
+  if (depth > 500) return;
+  const kind = ast.exprKind;
+  switch (kind.case) {
+    case 'identExpr':
+      out.add(kind.value.name);
+      return;
+    case 'selectExpr':
+      if (kind.value.operand) identifiers(kind.value.operand, out, depth + 1);
+      return;
+    case 'callExpr':
+      if (kind.value.target) identifiers(kind.value.target, out, depth + 1);
+      for (const arg of kind.value.args) identifiers(arg, out, depth + 1);
+      return;
+    case 'listExpr':
+      for (const e of kind.value.elements) identifiers(e, out, depth + 1);
+      return;
+    case 'structExpr':
+      for (const e of kind.value.entries) {
+        if (e.keyKind.case === 'mapKey') identifiers(e.keyKind.value, out, depth + 1);
+        if (e.value) identifiers(e.value, out, depth + 1);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      for (const part of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (part) identifiers(part, out, depth + 1);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * Compiles `source` for the variables in `variables`; throws an Error whose message says why it cannot
+ * (syntax, length, an undeclared name). The expression is parsed once and planned once.
+ */
+export function compileCel(source: string, variables: CelVariables): CelProgram {
+  if (source.length > MAX_EXPRESSION_LENGTH) throw new Error(`expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
+  if (source.trim() === '') throw new Error('expression is empty');
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (error) {
+    throw new Error(`compilation failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const references = new Set<string>();
+  identifiers(parsed.expr, references);
+  // Comprehension variables are declared by their macro; everything else must be a declared variable.
+  const bound = new Set<string>();
+  collectBound(parsed.expr, bound);
+  for (const name of references) {
+    if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@')) throw new Error(`compilation failed: undeclared reference to '${name}'`);
+  }
+  shared ??= environment();
+  const run = plan(shared, parsed);
+  return {
+    source,
+    ast: parsed.expr,
+    references,
+    evaluate(bindings) {
+      try {
+        const value = run(bindings as Parameters<typeof run>[0]);
+        if (isCelError(value)) return { ok: false, error: value.message };
+        return { ok: true, value };
+      } catch (error) {
+        return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+    },
+  };
+}
+
+function collectBound(ast: CelProgram['ast'], out: Set<string>, depth = 0): void {
+  if (depth > 500) return;
+  const kind = ast.exprKind;
+  switch (kind.case) {
+    case 'selectExpr':
+      if (kind.value.operand) collectBound(kind.value.operand, out, depth + 1);
+      return;
+    case 'callExpr':
+      if (kind.value.target) collectBound(kind.value.target, out, depth + 1);
+      for (const arg of kind.value.args) collectBound(arg, out, depth + 1);
+      return;
+    case 'listExpr':
+      for (const e of kind.value.elements) collectBound(e, out, depth + 1);
+      return;
+    case 'structExpr':
+      for (const e of kind.value.entries) {
+        if (e.keyKind.case === 'mapKey') collectBound(e.keyKind.value, out, depth + 1);
+        if (e.value) collectBound(e.value, out, depth + 1);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      out.add(c.iterVar);
+      if (c.iterVar2) out.add(c.iterVar2);
+      out.add(c.accuVar);
+      for (const part of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (part) collectBound(part, out, depth + 1);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** A CEL value as JSON (lists and maps become arrays and objects, ints numbers), for messages and patches. */
+export function celToJson(value: unknown, depth = 0): unknown {
+  if (depth > 100) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (isCelUint(value)) return Number(value.value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => celToJson(v, depth + 1));
+  if (isCelList(value)) return Array.from(value, (v) => celToJson(v, depth + 1));
+  if (isCelMap(value) || value instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value.entries()) out[String(k)] = celToJson(v, depth + 1);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = celToJson(v, depth + 1);
+  return out;
+}
