@@ -37,6 +37,8 @@ export * from './kinds/apiextensions/custom-resource-definition';
 export * from './kinds/rbac/policy-rule';
 export * from './kinds/rbac/role';
 export * from './kinds/rbac/role-binding';
+export * from './kinds/admissionregistration/webhook-configuration';
+export * from './kinds/admissionregistration/validating-admission-policy';
 
 // Schema engine
 export type { JsonSchema, ListType, MapType, PatchStrategy } from './schema/json-schema';
@@ -84,6 +86,12 @@ export { defineKind, METADATA_FIELD_SELECTORS } from './scheme/definitions/defin
 export { defaultPullPolicy } from './scheme/definitions/pod-spec-rules';
 export { summarizePod } from './scheme/definitions/pod-definition';
 export { podDefinition } from './scheme/definitions/pod-definition';
+export {
+  mutatingWebhookConfigurationDefinition,
+  validatingAdmissionPolicyBindingDefinition,
+  validatingAdmissionPolicyDefinition,
+  validatingWebhookConfigurationDefinition,
+} from './scheme/definitions/admission-registration-definitions';
 export { deploymentDefinition } from './scheme/definitions/deployment-definition';
 export { replicaSetDefinition } from './scheme/definitions/replica-set-definition';
 export { replicationControllerDefinition } from './scheme/definitions/replication-controller-definition';

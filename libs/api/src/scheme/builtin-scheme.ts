@@ -1,3 +1,9 @@
+import {
+  mutatingWebhookConfigurationDefinition,
+  validatingAdmissionPolicyBindingDefinition,
+  validatingAdmissionPolicyDefinition,
+  validatingWebhookConfigurationDefinition,
+} from './definitions/admission-registration-definitions';
 import { customResourceDefinitionDefinition } from './definitions/custom-resource-definition-definition';
 import { configMapDefinition } from './definitions/config-map-definition';
 import { deploymentDefinition } from './definitions/deployment-definition';
@@ -37,6 +43,10 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   clusterRoleDefinition,
   roleBindingDefinition,
   clusterRoleBindingDefinition,
+  validatingWebhookConfigurationDefinition,
+  mutatingWebhookConfigurationDefinition,
+  validatingAdmissionPolicyDefinition,
+  validatingAdmissionPolicyBindingDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

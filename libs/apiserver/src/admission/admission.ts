@@ -17,6 +17,8 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE, DELETE). */
   oldObject?: ApiObject;
   dryRun: boolean;
+  /** Where a plugin adds the `Warning` headers of the response (webhook and policy warnings). */
+  warnings?: string[];
 }
 
 /**

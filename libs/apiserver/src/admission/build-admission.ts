@@ -1,6 +1,9 @@
 import { enabledAdmissionPlugins, type AdmissionPluginName } from '@svc/options';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
+import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './admission-webhooks';
 import { alwaysDeny } from './always';
+import type { AdmissionConfigurations } from './configuration-source';
+import { validatingAdmissionPolicy } from './validating-admission-policy';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission } from './priority';
 import { serviceAccountAdmission, type ServiceAccountLookup } from './service-account';
@@ -16,15 +19,20 @@ export interface AdmissionDependencies {
   namespaces: NamespaceLookup;
   /** The ServiceAccount plugin's lookup; without it only named accounts' defaulting happens. */
   serviceAccounts?: ServiceAccountLookup;
+  /** The stored admission configurations; without them the webhook and policy plugins are left out. */
+  configurations?: AdmissionConfigurations;
 }
 
 /** The plugins this server implements; every other accepted name is on or off and does nothing. */
-const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependencies) => AdmissionPlugin>> = {
+const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependencies) => AdmissionPlugin | undefined>> = {
   NamespaceLifecycle: (deps) => namespaceLifecycle(deps.namespaces),
   NamespaceExists: (deps) => namespaceExists(deps.namespaces),
   AlwaysDeny: () => alwaysDeny(),
   ServiceAccount: (deps) => serviceAccountAdmission(deps.serviceAccounts ?? (() => Promise.resolve({}))),
   Priority: () => priorityAdmission(),
+  MutatingAdmissionWebhook: (deps) => deps.configurations && mutatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
+  ValidatingAdmissionPolicy: (deps) => deps.configurations && validatingAdmissionPolicy({ namespaces: deps.namespaces, ...deps.configurations }),
+  ValidatingAdmissionWebhook: (deps) => deps.configurations && validatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
 };
 
 /** The admission chain the flags ask for: the defaults plus enabled plugins minus disabled ones, in run order. */
@@ -32,7 +40,8 @@ export function buildAdmissionChain(flags: AdmissionFlags, deps: AdmissionDepend
   const plugins: AdmissionPlugin[] = [];
   for (const name of enabledAdmissionPlugins(flags)) {
     const make = IMPLEMENTED[name];
-    if (make !== undefined) plugins.push(make(deps));
+    const plugin = make?.(deps);
+    if (plugin !== undefined) plugins.push(plugin);
   }
   return new AdmissionChain(plugins);
 }

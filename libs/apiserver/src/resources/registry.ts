@@ -722,6 +722,7 @@ export class ResourceRegistry {
       object,
       oldObject,
       dryRun: w.options.dryRun === true,
+      warnings: w.warnings,
     };
   }
 

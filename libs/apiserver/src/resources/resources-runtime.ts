@@ -2,7 +2,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import type { KindDefinition, Scheme } from '@svc/api';
 import type { AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
-import { AdmissionChain, buildAdmissionChain, storedNamespaceLookup, storedServiceAccountLookup, type AdmissionPlugin } from '../admission';
+import { AdmissionChain, buildAdmissionChain, storedAdmissionConfigurations, storedNamespaceLookup, storedServiceAccountLookup, type AdmissionPlugin } from '../admission';
 import type { HealthRegistry } from '../health/health-registry';
 import { healthCheck } from '../health/health-check';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
@@ -79,6 +79,7 @@ export function createResourceRegistries(
   const chain = buildAdmissionChain(options, {
     namespaces: storedNamespaceLookup(storage, options.storePrefix),
     serviceAccounts: storedServiceAccountLookup(storage, options.storePrefix),
+    configurations: storedAdmissionConfigurations(storage, options.storePrefix),
   });
   return new ResourceRegistries({
     storage,

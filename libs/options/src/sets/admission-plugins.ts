@@ -16,6 +16,7 @@ export const DEFAULT_ADMISSION_PLUGINS = [
   'CertificateSubjectRestriction',
   'DefaultIngressClass',
   'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
 ] as const;
@@ -78,6 +79,7 @@ export const ADMISSION_PLUGIN_ORDER: readonly AdmissionPluginName[] = [
   'DefaultIngressClass',
   'DenyServiceExternalIPs',
   'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
   'AlwaysDeny',

@@ -1,0 +1,53 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListAtomic, StringEnum } from '../../schema/builders';
+import { objectMetaSchema } from '../../meta/object-meta';
+import { LabelSelectorSchema } from '../../meta/label-selector';
+import type { List } from '../../meta/list';
+import { RuleWithOperationsSchema } from './webhook-configuration';
+
+export const MatchResourcesSchema = Type.Object({
+  namespaceSelector: Type.Optional(LabelSelectorSchema),
+  objectSelector: Type.Optional(LabelSelectorSchema),
+  resourceRules: Type.Optional(ListAtomic(RuleWithOperationsSchema)),
+  excludeResourceRules: Type.Optional(ListAtomic(RuleWithOperationsSchema)),
+  matchPolicy: Type.Optional(StringEnum(['Exact', 'Equivalent'] as const, { default: 'Equivalent' })),
+});
+export type MatchResources = Static<typeof MatchResourcesSchema>;
+
+export const PolicyValidationSchema = Type.Object({
+  expression: Type.String({ minLength: 1, maxLength: 10 * 1024 }),
+  message: Type.Optional(Type.String({ maxLength: 5000 })),
+  messageExpression: Type.Optional(Type.String({ maxLength: 10 * 1024 })),
+  reason: Type.Optional(Type.String()),
+});
+
+export const ValidatingAdmissionPolicySchema = Type.Object({
+  apiVersion: Type.Optional(Type.String()),
+  kind: Type.Optional(Type.String()),
+  metadata: Type.Optional(objectMetaSchema('dns1123-subdomain')),
+  spec: Type.Optional(
+    Type.Object({
+      matchConstraints: Type.Optional(MatchResourcesSchema),
+      validations: Type.Optional(ListAtomic(PolicyValidationSchema, { maxItems: 64 })),
+      failurePolicy: Type.Optional(StringEnum(['Ignore', 'Fail'] as const, { default: 'Fail' })),
+    }),
+  ),
+  status: Type.Optional(Type.Object({ observedGeneration: Type.Optional(Type.Integer()) })),
+});
+export type ValidatingAdmissionPolicy = Static<typeof ValidatingAdmissionPolicySchema>;
+export type ValidatingAdmissionPolicyList = List<ValidatingAdmissionPolicy>;
+
+export const ValidatingAdmissionPolicyBindingSchema = Type.Object({
+  apiVersion: Type.Optional(Type.String()),
+  kind: Type.Optional(Type.String()),
+  metadata: Type.Optional(objectMetaSchema('dns1123-subdomain')),
+  spec: Type.Optional(
+    Type.Object({
+      policyName: Type.String({ minLength: 1 }),
+      matchResources: Type.Optional(MatchResourcesSchema),
+      validationActions: ListAtomic(StringEnum(['Deny', 'Warn', 'Audit'] as const), { minItems: 1 }),
+    }),
+  ),
+});
+export type ValidatingAdmissionPolicyBinding = Static<typeof ValidatingAdmissionPolicyBindingSchema>;
+export type ValidatingAdmissionPolicyBindingList = List<ValidatingAdmissionPolicyBinding>;
