@@ -1,6 +1,11 @@
+import { createServer, type Server } from 'node:https';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureServingCertificates } from '../libs/apiserver/src/serving/serving-certificates';
 import { ApiClient } from './support/api-client';
 import { create, eventually, expectFailure, expectStatus } from './support/api-fixtures';
-import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
+import { type ApiServerProcess, freeLoopbackPort, startApiServerProcess } from './support/apiserver-process';
 
 // CEL validation rules of CRDs, admission webhooks and ValidatingAdmissionPolicies, against the real
 // svc-apiserver; the webhook server is this test's own, on loopback over HTTPS with a CA it makes.
@@ -96,6 +101,182 @@ describe('admission: CEL rules, webhooks and policies', () => {
     it('refuses a CRD whose rule does not compile', async () => {
       const res = await client.post(CRD_PATH, crd('brokens', 'Broken', { type: 'object', 'x-svc-validations': [{ rule: 'self.a ==' }] }));
       expect(expectFailure(res, 422, 'Invalid').message).toContain('compilation failed');
+    });
+  });
+
+  describe('admission webhooks', () => {
+    let webhookServer: Server;
+    let certDir: string;
+    let base: string;
+    let caBundle: string;
+    let downUrl: string;
+    const reviews: Array<{ path: string; request: Record<string, unknown> }> = [];
+
+    beforeAll(async () => {
+      certDir = await mkdtemp(join(tmpdir(), 'webhook-certs-'));
+      const certs = await ensureServingCertificates({ certDir, bindAddress: '127.0.0.1' });
+      caBundle = Buffer.from(certs.caPem!).toString('base64');
+      webhookServer = createServer({ key: certs.keyPem, cert: certs.certPem }, (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: Record<string, unknown> & { uid: string; object?: { data?: Record<string, string>; metadata?: { labels?: Record<string, string> } } } };
+          const request = review.request;
+          reviews.push({ path: req.url ?? '', request });
+          let response: Record<string, unknown> = { uid: request.uid, allowed: true };
+          if (req.url === '/validate' && request.object?.data?.bad !== undefined) {
+            response = { uid: request.uid, allowed: false, status: { code: 403, message: 'bad data is not allowed' }, warnings: ['checked by the test webhook'] };
+          }
+          if (req.url === '/mutate') {
+            const patch = request.object?.metadata?.labels
+              ? [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }]
+              : [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }];
+            response = { ...response, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
+          }
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+        });
+      });
+      await new Promise<void>((resolve) => webhookServer.listen(0, '127.0.0.1', resolve));
+      const address = webhookServer.address();
+      base = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      downUrl = `https://127.0.0.1:${await freeLoopbackPort()}/validate`;
+    });
+
+    afterAll(async () => {
+      await new Promise<void>((resolve) => webhookServer?.close(() => resolve()));
+      await rm(certDir, { recursive: true, force: true });
+    });
+
+    async function namespace(name: string): Promise<void> {
+      await create(client, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'webhook-test': name } } });
+    }
+
+    function webhook(name: string, url: string, namespaceName: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+      return {
+        name,
+        clientConfig: { url, caBundle },
+        rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        namespaceSelector: { matchLabels: { 'webhook-test': namespaceName } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 5,
+        ...extra,
+      };
+    }
+
+    const configMap = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+    const WEBHOOKS = '/apis/admissionregistration.svc.io/v1';
+
+    it('a validating webhook denies a bad object with its message, and passes a good one', async () => {
+      await namespace('wh-validate');
+      await create(client, `${WEBHOOKS}/validatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'deny-bad' },
+        webhooks: [webhook('deny.example.com', `${base}/validate`, 'wh-validate')],
+      });
+      const path = '/api/v1/namespaces/wh-validate/configmaps';
+      await eventually(async () => {
+        const res = await client.post(path, configMap('bad', { bad: 'yes' }));
+        const status = expectFailure(res, 403, 'Forbidden');
+        expect(status.message).toBe('admission webhook "deny.example.com" denied the request: bad data is not allowed');
+      });
+      await create(client, path, configMap('good', { fine: 'yes' }));
+      const review = reviews.find((r) => r.path === '/validate' && (r.request.object as { metadata?: { name?: string } }).metadata?.name === 'good');
+      expect(review?.request).toMatchObject({
+        kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+        resource: { group: '', version: 'v1', resource: 'configmaps' },
+        namespace: 'wh-validate',
+        operation: 'CREATE',
+        dryRun: false,
+        oldObject: null,
+      });
+      // A dry run may not reach a webhook with side effects.
+      await create(client, `${WEBHOOKS}/validatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'side-effects' },
+        webhooks: [webhook('side.example.com', `${base}/allow`, 'wh-validate', { sideEffects: 'Some' })],
+      });
+      await eventually(async () => {
+        const res = await client.post(path, configMap('dry', {}), { dryRun: 'All' });
+        expect(expectFailure(res, 400, 'BadRequest').message).toBe('admission webhook "side.example.com" does not support dry run');
+      });
+    });
+
+    it("a mutating webhook's change appears in the stored object", async () => {
+      await namespace('wh-mutate');
+      await create(client, `${WEBHOOKS}/mutatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'MutatingWebhookConfiguration',
+        metadata: { name: 'add-label' },
+        webhooks: [webhook('label.example.com', `${base}/mutate`, 'wh-mutate', { reinvocationPolicy: 'IfNeeded' })],
+      });
+      const path = '/api/v1/namespaces/wh-mutate/configmaps';
+      await eventually(async () => {
+        const name = `m-${Math.random().toString(36).slice(2, 7)}`;
+        await create(client, path, configMap(name, {}));
+        const stored = await client.get<{ metadata: { labels?: Record<string, string> } }>(`${path}/${name}`);
+        expect(stored.body.metadata.labels).toEqual({ mutated: 'yes' });
+      });
+    });
+
+    it('a webhook that is down fails the request with failurePolicy Fail and is skipped with Ignore', async () => {
+      await namespace('wh-down-fail');
+      await namespace('wh-down-ignore');
+      await create(client, `${WEBHOOKS}/validatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'down' },
+        webhooks: [
+          webhook('fail.example.com', downUrl, 'wh-down-fail', { failurePolicy: 'Fail' }),
+          webhook('ignore.example.com', downUrl, 'wh-down-ignore', { failurePolicy: 'Ignore' }),
+        ],
+      });
+      await eventually(async () => {
+        const res = await client.post('/api/v1/namespaces/wh-down-fail/configmaps', configMap('x', {}));
+        const status = expectFailure(res, 500, 'InternalError');
+        expect(status.message).toMatch(/^Internal error occurred: failed calling webhook "fail.example.com": failed to call webhook: Post "https:\/\/127.0.0.1:\d+\/validate": /);
+      });
+      await create(client, '/api/v1/namespaces/wh-down-ignore/configmaps', configMap('x', {}));
+    });
+  });
+
+  describe('ValidatingAdmissionPolicy', () => {
+    it('denies an object with the message of its validation, only where its binding matches', async () => {
+      await create(client, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vap', labels: { policy: 'on' } } });
+      const base = '/apis/admissionregistration.svc.io/v1';
+      await create(client, `${base}/validatingadmissionpolicies`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'small-configmaps' },
+        spec: {
+          matchConstraints: { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+          validations: [
+            { expression: "!has(object.data) || object.data.size() <= 2", messageExpression: "'at most 2 keys, got ' + string(object.data.size())" },
+            { expression: "!object.metadata.name.startsWith('tmp-')", message: 'no temporary names', reason: 'Invalid' },
+          ],
+        },
+      });
+      await create(client, `${base}/validatingadmissionpolicybindings`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'small-configmaps-binding' },
+        spec: { policyName: 'small-configmaps', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { policy: 'on' } } } },
+      });
+      const path = '/api/v1/namespaces/vap/configmaps';
+      await eventually(async () => {
+        const res = await client.post(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: '1', b: '2', c: '3' } });
+        expect(expectFailure(res, 403, 'Forbidden').message).toBe(
+          "ValidatingAdmissionPolicy 'small-configmaps' with binding 'small-configmaps-binding' denied request: at most 2 keys, got 3",
+        );
+      });
+      const invalid = await client.post(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tmp-x' } });
+      expect(expectFailure(invalid, 422, 'Invalid').message).toContain('no temporary names');
+      await create(client, path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small' }, data: { a: '1' } });
+      // Outside the binding's namespaces nothing is checked.
+      await create(client, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-elsewhere' }, data: { a: '1', b: '2', c: '3' } });
     });
   });
 });
