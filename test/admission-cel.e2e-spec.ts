@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureServingCertificates } from '../libs/apiserver/src/serving/serving-certificates';
+import { ensureServingCertificates } from '@svc/apiserver';
 import { ApiClient } from './support/api-client';
 import { create, eventually, expectFailure, expectStatus } from './support/api-fixtures';
 import { type ApiServerProcess, freeLoopbackPort, startApiServerProcess } from './support/apiserver-process';
@@ -21,7 +21,9 @@ function crd(plural: string, kind: string, spec: Record<string, unknown>): Recor
       group: 'cel.example.com',
       scope: 'Namespaced',
       names: { plural, singular: plural.slice(0, -1), kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } }, subresources: { status: {} } }],
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } }, subresources: { status: {} } },
+      ],
     },
   };
 }
@@ -64,8 +66,18 @@ describe('admission: CEL rules, webhooks and policies', () => {
     });
 
     it('accepts a valid object and refuses a bad one with 422 and a cause at the rule field path', async () => {
-      await create(client, gadgets, { apiVersion: 'cel.example.com/v1', kind: 'Gadget', metadata: { name: 'good' }, spec: { minReplicas: 1, maxReplicas: 2, size: 3, name: 'abc' } });
-      const res = await client.post(gadgets, { apiVersion: 'cel.example.com/v1', kind: 'Gadget', metadata: { name: 'bad' }, spec: { minReplicas: 3, maxReplicas: 2, size: 1, name: 'A1' } });
+      await create(client, gadgets, {
+        apiVersion: 'cel.example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'good' },
+        spec: { minReplicas: 1, maxReplicas: 2, size: 3, name: 'abc' },
+      });
+      const res = await client.post(gadgets, {
+        apiVersion: 'cel.example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'bad' },
+        spec: { minReplicas: 3, maxReplicas: 2, size: 1, name: 'A1' },
+      });
       const status = expectFailure(res, 422, 'Invalid');
       expect(status.details?.causes).toEqual([
         { reason: 'FieldValueInvalid', field: 'spec.minReplicas', message: 'Invalid value: "object": minReplicas must not exceed maxReplicas' },
@@ -120,12 +132,19 @@ describe('admission: CEL rules, webhooks and policies', () => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: Record<string, unknown> & { uid: string; object?: { data?: Record<string, string>; metadata?: { labels?: Record<string, string> } } } };
+          const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            request: Record<string, unknown> & { uid: string; object?: { data?: Record<string, string>; metadata?: { labels?: Record<string, string> } } };
+          };
           const request = review.request;
           reviews.push({ path: req.url ?? '', request });
           let response: Record<string, unknown> = { uid: request.uid, allowed: true };
           if (req.url === '/validate' && request.object?.data?.bad !== undefined) {
-            response = { uid: request.uid, allowed: false, status: { code: 403, message: 'bad data is not allowed' }, warnings: ['checked by the test webhook'] };
+            response = {
+              uid: request.uid,
+              allowed: false,
+              status: { code: 403, message: 'bad data is not allowed' },
+              warnings: ['checked by the test webhook'],
+            };
           }
           if (req.url === '/mutate') {
             const patch = request.object?.metadata?.labels
@@ -237,7 +256,9 @@ describe('admission: CEL rules, webhooks and policies', () => {
       await eventually(async () => {
         const res = await client.post('/api/v1/namespaces/wh-down-fail/configmaps', configMap('x', {}));
         const status = expectFailure(res, 500, 'InternalError');
-        expect(status.message).toMatch(/^Internal error occurred: failed calling webhook "fail.example.com": failed to call webhook: Post "https:\/\/127.0.0.1:\d+\/validate": /);
+        expect(status.message).toMatch(
+          /^Internal error occurred: failed calling webhook "fail.example.com": failed to call webhook: Post "https:\/\/127.0.0.1:\d+\/validate": /,
+        );
       });
       await create(client, '/api/v1/namespaces/wh-down-ignore/configmaps', configMap('x', {}));
     });
@@ -254,7 +275,7 @@ describe('admission: CEL rules, webhooks and policies', () => {
         spec: {
           matchConstraints: { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
           validations: [
-            { expression: "!has(object.data) || object.data.size() <= 2", messageExpression: "'at most 2 keys, got ' + string(object.data.size())" },
+            { expression: '!has(object.data) || object.data.size() <= 2', messageExpression: "'at most 2 keys, got ' + string(object.data.size())" },
             { expression: "!object.metadata.name.startsWith('tmp-')", message: 'no temporary names', reason: 'Invalid' },
           ],
         },
@@ -276,7 +297,12 @@ describe('admission: CEL rules, webhooks and policies', () => {
       expect(expectFailure(invalid, 422, 'Invalid').message).toContain('no temporary names');
       await create(client, path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small' }, data: { a: '1' } });
       // Outside the binding's namespaces nothing is checked.
-      await create(client, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-elsewhere' }, data: { a: '1', b: '2', c: '3' } });
+      await create(client, '/api/v1/namespaces/default/configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'big-elsewhere' },
+        data: { a: '1', b: '2', c: '3' },
+      });
     });
   });
 });

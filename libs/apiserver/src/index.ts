@@ -4,7 +4,7 @@ export type { ApiServerOptions, CreateApiServerInput } from './create-api-server
 export type { RuntimeConfig } from './discovery';
 export type { ResourcesOptions } from './resources';
 export type { ServicesOptions } from './services';
-export { SERVING_CERT_FILE, SERVING_KEY_FILE } from './serving/serving-certificates';
+export { ensureServingCertificates, SERVING_CERT_FILE, SERVING_KEY_FILE, type ServingCertificates } from './serving/serving-certificates';
 export { startApiServer } from './start-api-server';
 export type { ApiServerHandle, StartApiServerOptions } from './start-api-server';
 export { defaultVersionInfo, servingConfig, DEFAULT_MAX_REQUEST_BODY_BYTES, REFERENCE_RELEASE } from './config';

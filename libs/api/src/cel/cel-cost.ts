@@ -121,7 +121,8 @@ class Estimator {
         const range = c.iterRange ? this.estimate(c.iterRange, scope, depth + 1) : { cost: 0, shape: DYN };
         const init = c.accuInit ? this.estimate(c.accuInit, scope, depth + 1) : { cost: 0, shape: DYN };
         const n = sizeOf(range.shape);
-        const element = range.shape.type === 'list' ? (range.shape.items ?? DYN) : range.shape.type === 'map' || range.shape.type === 'object' ? keyShape(range.shape) : DYN;
+        const element =
+          range.shape.type === 'list' ? (range.shape.items ?? DYN) : range.shape.type === 'map' || range.shape.type === 'object' ? keyShape(range.shape) : DYN;
         const inner = new Map(scope);
         inner.set(c.iterVar, element);
         if (c.iterVar2) inner.set(c.iterVar2, range.shape.items ?? DYN);
@@ -171,7 +172,10 @@ class Estimator {
     }
     if (name === '@in') {
       const container = operands[1]?.shape ?? DYN;
-      return { cost: base + 1 + (container.type === 'list' ? sizeOf(container) * Math.max(1, stringCost(sizeOf(container.items ?? DYN))) : 0), shape: SCALAR('boolean') };
+      return {
+        cost: base + 1 + (container.type === 'list' ? sizeOf(container) * Math.max(1, stringCost(sizeOf(container.items ?? DYN))) : 0),
+        shape: SCALAR('boolean'),
+      };
     }
     if (name === '_[_]') return { cost: base + 1, shape: container(first) };
     if (REGEX.has(name)) {
@@ -187,7 +191,11 @@ class Estimator {
     if (STRING_WALKS.has(name)) {
       const size = operands.reduce((sum, o) => sum + sizeOf(o.shape), 0);
       const shape: CelShape =
-        name === 'split' ? { type: 'list', maxSize: sizeOf(first), items: first } : name === 'contains' || name === 'startsWith' || name === 'endsWith' ? SCALAR('boolean') : first;
+        name === 'split'
+          ? { type: 'list', maxSize: sizeOf(first), items: first }
+          : name === 'contains' || name === 'startsWith' || name === 'endsWith'
+            ? SCALAR('boolean')
+            : first;
       return { cost: base + 1 + stringCost(size), shape };
     }
     return { cost: base + 1, shape: DYN };
@@ -199,7 +207,10 @@ function container(shape: CelShape): CelShape {
 }
 
 function keyShape(shape: CelShape): CelShape {
-  return { type: 'string', maxSize: shape.type === 'object' ? Math.max(1, ...Object.keys(shape.properties ?? {}).map((k) => k.length)) : MAX_REQUEST_SIZE_BYTES };
+  return {
+    type: 'string',
+    maxSize: shape.type === 'object' ? Math.max(1, ...Object.keys(shape.properties ?? {}).map((k) => k.length)) : MAX_REQUEST_SIZE_BYTES,
+  };
 }
 
 function fieldShape(shape: CelShape, field: string): CelShape {

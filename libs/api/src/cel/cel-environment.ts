@@ -1,4 +1,19 @@
-import { celEnv, celMethod, CelScalar, isCelError, isCelList, isCelMap, isCelUint, listType, parse, plan, type CelEnv, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
+import {
+  celEnv,
+  celMethod,
+  CelScalar,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  listType,
+  parse,
+  plan,
+  type CelEnv,
+  type CelFunc,
+  type CelList,
+  type CelValue,
+} from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from 're2js';
 
@@ -57,8 +72,8 @@ const listFunctions: CelFunc[] = [
   celMethod('sum', DYN_LIST, [], DYN, function () {
     const values = items(this);
     if (values.length === 0) return 0n;
-    if (values.every((v) => typeof v === 'bigint')) return (values as bigint[]).reduce((s, v) => s + v, 0n);
-    if (values.every((v) => typeof v === 'number')) return (values as number[]).reduce((s, v) => s + v, 0);
+    if (values.every((v) => typeof v === 'bigint')) return values.reduce((s, v) => s + v, 0n);
+    if (values.every((v) => typeof v === 'number')) return values.reduce((s, v) => s + v, 0);
     throw new Error('sum() needs a list of numbers of one type');
   }),
   celMethod('min', DYN_LIST, [], DYN, function () {

@@ -73,7 +73,10 @@ describe('x-svc-validations', () => {
 
   it('refuses oldSelf where no stored value correlates (items of a list that is not a map)', () => {
     const errors = validationRuleErrors(
-      { type: 'object', properties: { xs: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 5, 'x-svc-validations': [{ rule: 'self == oldSelf' }] } } } },
+      {
+        type: 'object',
+        properties: { xs: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 5, 'x-svc-validations': [{ rule: 'self == oldSelf' }] } } },
+      },
       'root',
     );
     expect(errors[0]).toMatchObject({ field: 'root.properties[xs].items.x-svc-validations[0].rule' });
@@ -100,7 +103,10 @@ describe('x-svc-validations', () => {
     const large = estimateCost(quadratic, { self: shapeOfValue(Array.from({ length: 2000 }, (_, i) => `v${i}`)) });
     expect(small).toBeLessThan(100);
     expect(large).toBeGreaterThan(1_000_000);
-    const set = ValidationRuleSet.of({ type: 'object', properties: { xs: { type: 'array', items: { type: 'string' }, 'x-svc-validations': [{ rule: quadratic.source }] } } })!;
+    const set = ValidationRuleSet.of({
+      type: 'object',
+      properties: { xs: { type: 'array', items: { type: 'string' }, 'x-svc-validations': [{ rule: quadratic.source }] } },
+    })!;
     expect(set.validate({ xs: ['a', 'b'] })).toEqual([]);
     expect(set.validate({ xs: Array.from({ length: 2000 }, (_, i) => `v${i}`) })[0]).toMatchObject({
       field: 'xs',

@@ -111,12 +111,12 @@ export function shapeOfSchema(schema: JsonSchema, depth = 0): CelShape {
     case 'boolean':
       return { type: schema.type, maxSize: 1 };
     case 'array': {
-      const items = isRecord(schema.items) ? shapeOfSchema(schema.items as JsonSchema, depth + 1) : { type: 'dyn' as const, maxSize: unboundedSize('integer') };
+      const items = isRecord(schema.items) ? shapeOfSchema(schema.items, depth + 1) : { type: 'dyn' as const, maxSize: unboundedSize('integer') };
       return { type: 'list', maxSize: typeof schema.maxItems === 'number' ? schema.maxItems : unboundedSize(items.type), items };
     }
     default: {
       if (isRecord(schema.additionalProperties)) {
-        const items = shapeOfSchema(schema.additionalProperties as JsonSchema, depth + 1);
+        const items = shapeOfSchema(schema.additionalProperties, depth + 1);
         return { type: 'map', maxSize: typeof schema.maxProperties === 'number' ? schema.maxProperties : unboundedSize(items.type), items };
       }
       if (schema.properties === undefined && schema['x-svc-preserve-unknown-fields'] === true) return { type: 'dyn', maxSize: unboundedSize('integer') };
@@ -199,14 +199,18 @@ function checkNode(schema: unknown, path: string, context: CheckContext, at: Pos
     if (compiled.message) {
       const messageCost = estimateCost(compiled.message, { self: shape, oldSelf: shape });
       if (messageCost > STATIC_ESTIMATED_COST_LIMIT) {
-        context.errors.push(fieldForbidden(`${at2}.messageExpression`, costExceededMessage('estimated messageExpression cost', messageCost, STATIC_ESTIMATED_COST_LIMIT)));
+        context.errors.push(
+          fieldForbidden(`${at2}.messageExpression`, costExceededMessage('estimated messageExpression cost', messageCost, STATIC_ESTIMATED_COST_LIMIT)),
+        );
       }
       total += messageCost;
     }
     const before = context.total;
     context.total += total * at.cardinality;
     if (before <= STATIC_ESTIMATED_CRD_COST_LIMIT && context.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
-      context.errors.push(fieldForbidden(`${at2}.rule`, 'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema'));
+      context.errors.push(
+        fieldForbidden(`${at2}.rule`, 'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema'),
+      );
     }
   });
   const next = { ...at, root: false, depth: at.depth + 1 };
@@ -267,10 +271,10 @@ function buildNode(schema: JsonSchema, depth: number): RuleNode | undefined {
     const built = buildNode(child, depth + 1);
     if (built) properties.set(key, built);
   }
-  const items = isRecord(schema.items) ? buildNode(schema.items as JsonSchema, depth + 1) : undefined;
-  const additional = isRecord(schema.additionalProperties) ? buildNode(schema.additionalProperties as JsonSchema, depth + 1) : undefined;
+  const items = isRecord(schema.items) ? buildNode(schema.items, depth + 1) : undefined;
+  const additional = isRecord(schema.additionalProperties) ? buildNode(schema.additionalProperties, depth + 1) : undefined;
   if (rules.length === 0 && properties.size === 0 && !items && !additional) return undefined;
-  const mapKeys = schema['x-svc-list-type'] === 'map' && Array.isArray(schema['x-svc-list-map-keys']) ? (schema['x-svc-list-map-keys'] as string[]) : undefined;
+  const mapKeys = schema['x-svc-list-type'] === 'map' && Array.isArray(schema['x-svc-list-map-keys']) ? schema['x-svc-list-map-keys'] : undefined;
   return { schemaType: schemaTypeName(schema), rules, properties, items, additional, mapKeys, schema };
 }
 
@@ -282,12 +286,12 @@ function toCel(value: unknown, schema: JsonSchema | undefined, depth = 0): unkno
     return Number.isInteger(value) ? BigInt(value) : value;
   }
   if (Array.isArray(value)) {
-    const items = schema && isRecord(schema.items) ? (schema.items as JsonSchema) : undefined;
+    const items = schema && isRecord(schema.items) ? schema.items : undefined;
     return value.map((v) => toCel(v, items, depth + 1));
   }
   if (isRecord(value)) {
     const out: Record<string, unknown> = {};
-    const additional = schema && isRecord(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined;
+    const additional = schema && isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined;
     for (const [k, v] of Object.entries(value)) out[k] = toCel(v, schema?.properties?.[k] ?? additional, depth + 1);
     return out;
   }
@@ -393,7 +397,9 @@ export class ValidationRuleSet {
       }
       context.remaining -= bound;
       if (context.remaining < 0) {
-        context.errors.push(fieldInvalid(path, node.schemaType, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+        context.errors.push(
+          fieldInvalid(path, node.schemaType, 'validation failed due to running out of cost budget, no further validation rules will be run'),
+        );
         context.exhausted = true;
         return;
       }
@@ -456,4 +462,3 @@ function indexByKeys(list: unknown[], keys: readonly string[]): Map<string, unkn
   for (const item of list) if (isRecord(item)) out.set(keyOf(item, keys), item);
   return out;
 }
-

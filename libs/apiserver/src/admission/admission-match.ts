@@ -56,8 +56,15 @@ export function objectSelectorMatches(selector: LabelSelector | undefined, attri
  * namespaceSelector: the labels of the request's namespace; a Namespace is matched by its own labels,
  * and other cluster-scoped objects always match.
  */
-export async function namespaceSelectorMatches(selector: LabelSelector | undefined, attributes: AdmissionAttributes, lookup: NamespaceLookup): Promise<boolean> {
-  if (selector === undefined || ((selector.matchLabels === undefined || Object.keys(selector.matchLabels).length === 0) && (selector.matchExpressions ?? []).length === 0)) {
+export async function namespaceSelectorMatches(
+  selector: LabelSelector | undefined,
+  attributes: AdmissionAttributes,
+  lookup: NamespaceLookup,
+): Promise<boolean> {
+  if (
+    selector === undefined ||
+    ((selector.matchLabels === undefined || Object.keys(selector.matchLabels).length === 0) && (selector.matchExpressions ?? []).length === 0)
+  ) {
     return true;
   }
   const query = LabelQuery.fromLabelSelector(selector);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '@svc/api';
-import { failureStatus, isJsonObject, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
+import { failureStatus, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
@@ -16,6 +16,10 @@ const MAX_WARNING_LENGTH = 512;
 /** Objects that configure admission are not sent to webhooks, so that a broken webhook can always be removed. */
 function isAdmissionConfiguration(attributes: AdmissionAttributes): boolean {
   return /^admissionregistration\.(svc|k8s)\.io$/.test(attributes.definition.group);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 type AnyWebhook = ValidatingWebhook | MutatingWebhook;
@@ -63,7 +67,8 @@ export function admissionReview(attributes: AdmissionAttributes, uid: string): R
 function deniedError(name: string, status: AdmissionResponse['status']): StatusError {
   const code = typeof status?.code === 'number' && status.code >= 400 && status.code < 600 ? status.code : 403;
   const deniedBy = `admission webhook "${name}" denied the request`;
-  const message = typeof status?.message === 'string' && status.message !== '' ? `${deniedBy}: ${status.message.slice(0, 4096)}` : `${deniedBy} without explanation`;
+  const message =
+    typeof status?.message === 'string' && status.message !== '' ? `${deniedBy}: ${status.message.slice(0, 4096)}` : `${deniedBy} without explanation`;
   const reason = (typeof status?.reason === 'string' && status.reason !== '' ? status.reason : code === 403 ? 'Forbidden' : '') as StatusReason;
   return new StatusError(failureStatus(code, reason, message));
 }
@@ -91,7 +96,7 @@ async function invoke(webhook: AnyWebhook, attributes: AdmissionAttributes): Pro
   const timeoutMs = (webhook.timeoutSeconds ?? 10) * 1000;
   try {
     const answer = await callWebhook(webhook.clientConfig, admissionReview(attributes, uid), timeoutMs);
-    if (!isJsonObject(answer as never) || !isJsonObject((answer as JsonObject).response as never)) throw new Error('webhook response has no response object');
+    if (!isRecord(answer) || !isRecord(answer.response)) throw new Error('webhook response has no response object');
     const review = answer as { apiVersion?: unknown; kind?: unknown; response: AdmissionResponse };
     if (review.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview') {
       throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(review.apiVersion)}, Kind=${String(review.kind)}`);
@@ -145,7 +150,7 @@ function applyPatch(webhook: MutatingWebhook, response: AdmissionResponse, attri
   if (after.name !== before.name || after.namespace !== before.namespace || after.uid !== before.uid) {
     throw callFailed(webhook.name, new Error('a mutating webhook may not change the name, namespace or uid of the object'));
   }
-  replaceContent(object, patched as ApiObject);
+  replaceContent(object, patched);
 }
 
 export interface WebhookDependencies {

@@ -78,14 +78,21 @@ function toCel(value: unknown, depth = 0): unknown {
 
 type Outcome = { passed: true } | { passed: false; message: string; reason?: string } | { error: string };
 
-function evaluate(expression: string, messageExpression: string | undefined, message: string | undefined, bindings: Record<string, unknown>, shapes: Parameters<typeof estimateCost>[1]): Outcome {
+function evaluate(
+  expression: string,
+  messageExpression: string | undefined,
+  message: string | undefined,
+  bindings: Record<string, unknown>,
+  shapes: Parameters<typeof estimateCost>[1],
+): Outcome {
   let compiled: CelProgram;
   try {
     compiled = program(expression);
   } catch (error) {
     return { error: `expression '${expression}' failed to compile: ${(error as Error).message}` };
   }
-  if (estimateCost(compiled, shapes) > PER_CALL_COST_LIMIT) return { error: `expression '${expression}' resulted in error: operation cancelled: actual cost limit exceeded` };
+  if (estimateCost(compiled, shapes) > PER_CALL_COST_LIMIT)
+    return { error: `expression '${expression}' resulted in error: operation cancelled: actual cost limit exceeded` };
   const result = compiled.evaluate(bindings);
   if (!result.ok) return { error: `expression '${expression}' resulted in error: ${result.error}` };
   if (result.value === true) return { passed: true };
@@ -127,8 +134,19 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
           const object = attributes.operation === 'DELETE' ? null : (attributes.object ?? null);
           const oldObject = attributes.oldObject ?? null;
           context = {
-            bindings: { object: toCel(object), oldObject: toCel(oldObject), request: toCel(requestOf(attributes)), params: null, namespaceObject: toCel(namespaceObject ?? null) },
-            shapes: { object: shapeOfValue(object), oldObject: shapeOfValue(oldObject), request: shapeOfValue(requestOf(attributes)), namespaceObject: shapeOfValue(namespaceObject) },
+            bindings: {
+              object: toCel(object),
+              oldObject: toCel(oldObject),
+              request: toCel(requestOf(attributes)),
+              params: null,
+              namespaceObject: toCel(namespaceObject ?? null),
+            },
+            shapes: {
+              object: shapeOfValue(object),
+              oldObject: shapeOfValue(oldObject),
+              request: shapeOfValue(requestOf(attributes)),
+              namespaceObject: shapeOfValue(namespaceObject),
+            },
           };
         }
         const policyName = policy.metadata?.name ?? '';
@@ -139,11 +157,14 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
           if ('passed' in outcome && outcome.passed) continue;
           if ('error' in outcome && (policy.spec.failurePolicy ?? 'Fail') === 'Ignore') continue;
           const text = 'error' in outcome ? outcome.error : (outcome as { message: string }).message;
-          if (actions.includes('Warn')) attributes.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${text}`);
+          if (actions.includes('Warn'))
+            attributes.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${text}`);
           if (actions.includes('Deny')) {
             const reason = ('error' in outcome ? 'Forbidden' : (validation.reason ?? 'Forbidden')) as StatusReason;
             const code = REASON_CODES[reason] ?? 403;
-            throw new StatusError(failureStatus(code, reason, `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${text}`));
+            throw new StatusError(
+              failureStatus(code, reason, `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${text}`),
+            );
           }
         }
       }

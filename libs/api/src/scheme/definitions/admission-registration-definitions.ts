@@ -43,7 +43,9 @@ export const validatingAdmissionPolicyDefinition = defineKind({
   strategy: { tracksGeneration: true },
   columns: [
     nameColumn(),
-    column('Validations', 'integer', (o) => as<{ spec?: { validations?: unknown[] } }>(o).spec?.validations?.length ?? 0, { description: 'Number of validations.' }),
+    column('Validations', 'integer', (o) => as<{ spec?: { validations?: unknown[] } }>(o).spec?.validations?.length ?? 0, {
+      description: 'Number of validations.',
+    }),
     ageColumn(),
   ],
 });
