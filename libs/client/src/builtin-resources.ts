@@ -6,6 +6,7 @@ import {
   endpointSliceDefinition,
   eventDefinition,
   leaseDefinition,
+  mutatingWebhookConfigurationDefinition,
   namespaceDefinition,
   nodeDefinition,
   podDefinition,
@@ -18,6 +19,9 @@ import {
   secretDefinition,
   serviceAccountDefinition,
   serviceDefinition,
+  validatingAdmissionPolicyBindingDefinition,
+  validatingAdmissionPolicyDefinition,
+  validatingWebhookConfigurationDefinition,
   type ConfigMap,
   type CustomResourceDefinition,
   type Deployment,
@@ -31,6 +35,7 @@ import {
   type ClusterRole,
   type ClusterRoleBinding,
   type Lease,
+  type MutatingWebhookConfiguration,
   type Namespace,
   type Node,
   type Pod,
@@ -38,6 +43,9 @@ import {
   type Secret,
   type Service,
   type ServiceAccount,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  type ValidatingWebhookConfiguration,
 } from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
 
@@ -79,6 +87,10 @@ export const BUILTIN_RESOURCES = {
   clusterRoles: typedResource<ClusterRole>(clusterRoleDefinition),
   roleBindings: typedResource<RoleBinding>(roleBindingDefinition),
   clusterRoleBindings: typedResource<ClusterRoleBinding>(clusterRoleBindingDefinition),
+  validatingWebhookConfigurations: typedResource<ValidatingWebhookConfiguration>(validatingWebhookConfigurationDefinition),
+  mutatingWebhookConfigurations: typedResource<MutatingWebhookConfiguration>(mutatingWebhookConfigurationDefinition),
+  validatingAdmissionPolicies: typedResource<ValidatingAdmissionPolicy>(validatingAdmissionPolicyDefinition),
+  validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
 } as const;
 
 export type BuiltinResources = typeof BUILTIN_RESOURCES;

@@ -15,6 +15,7 @@ import {
   eventDefinition,
   leaseDefinition,
   endpointSliceDefinition,
+  mutatingWebhookConfigurationDefinition,
   namespaceDefinition,
   nodeDefinition,
   podDefinition,
@@ -22,6 +23,9 @@ import {
   secretDefinition,
   serviceAccountDefinition,
   serviceDefinition,
+  validatingAdmissionPolicyBindingDefinition,
+  validatingAdmissionPolicyDefinition,
+  validatingWebhookConfigurationDefinition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -474,6 +478,67 @@ status: { loadBalancer: {} }
         subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'viewers' }],
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       },
+    ],
+    [
+      validatingWebhookConfigurationDefinition,
+      parse(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: { name: pod-policy.example.com }
+webhooks:
+- name: pod-policy.example.com
+  rules:
+  - { apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: Namespaced }
+  clientConfig: { service: { namespace: example-namespace, name: example-service, port: 443 }, caBundle: Y2E= }
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  timeoutSeconds: 5
+  failurePolicy: Fail
+  matchPolicy: Equivalent
+  namespaceSelector: { matchExpressions: [{ key: runlevel, operator: NotIn, values: ["0", "1"] }] }
+  objectSelector: { matchLabels: { foo: bar } }
+`),
+    ],
+    [
+      mutatingWebhookConfigurationDefinition,
+      parse(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: { name: defaults.example.com }
+webhooks:
+- name: defaults.example.com
+  clientConfig: { url: "https://127.0.0.1:9443/mutate" }
+  rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"] }]
+  admissionReviewVersions: [v1, v1beta1]
+  sideEffects: NoneOnDryRun
+  reinvocationPolicy: IfNeeded
+`),
+    ],
+    [
+      validatingAdmissionPolicyDefinition,
+      parse(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: { name: demo-policy.example.com }
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{ apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments] }]
+  validations:
+  - { expression: "object.spec.replicas <= 5", message: "at most 5 replicas", reason: Invalid }
+`),
+    ],
+    [
+      validatingAdmissionPolicyBindingDefinition,
+      parse(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: { name: demo-binding-test.example.com }
+spec:
+  policyName: demo-policy.example.com
+  validationActions: [Deny, Warn]
+  matchResources: { namespaceSelector: { matchLabels: { environment: test } } }
+`),
     ],
   ];
 }

@@ -105,6 +105,10 @@ describe('scheme', () => {
       ClusterRole: [false, true, ''],
       RoleBinding: [true, true, ''],
       ClusterRoleBinding: [false, true, ''],
+      ValidatingWebhookConfiguration: [false, false, ''],
+      MutatingWebhookConfiguration: [false, false, ''],
+      ValidatingAdmissionPolicy: [false, false, 'status'],
+      ValidatingAdmissionPolicyBinding: [false, false, ''],
     });
     expect(deploymentDefinition.subresources.scale).toEqual({
       specReplicasPath: '.spec.replicas',
@@ -118,6 +122,7 @@ describe('scheme', () => {
   it('lists groups with their preferred versions', () => {
     expect(scheme.groups().map((g) => [g.name, g.preferredVersion.groupVersion])).toEqual([
       ['', 'v1'],
+      ['admissionregistration.svc.io', 'admissionregistration.svc.io/v1'],
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apps', 'apps/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
@@ -431,6 +436,7 @@ describe('OpenAPI', () => {
     );
     expect(openApiV3Index(scheme).paths).toEqual({
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
+      'apis/admissionregistration.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.svc.io/v1' },
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
