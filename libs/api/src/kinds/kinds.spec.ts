@@ -536,7 +536,7 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: { name: demo-binding-test.example.com }
 spec:
   policyName: demo-policy.example.com
-  validationActions: [Deny, Warn]
+  validationActions: [Deny, Audit]
   matchResources: { namespaceSelector: { matchLabels: { environment: test } } }
 `),
     ],

@@ -71,7 +71,11 @@ describe('admission webhooks', () => {
     calls.length = 0;
   });
 
-  const answer = (uid: string, response: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true, ...response } });
+  const answer = (uid: string, response: Record<string, unknown>) => ({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid, allowed: true, ...response },
+  });
 
   function hook(name: string, path: string, extra: Partial<MutatingWebhook> = {}): MutatingWebhook {
     return {
@@ -87,19 +91,34 @@ describe('admission webhooks', () => {
 
   function mutating(...webhooks: MutatingWebhook[]) {
     const configuration: MutatingWebhookConfiguration = { metadata: { name: 'c' }, webhooks };
-    return mutatingAdmissionWebhook({ namespaces: async () => ({ metadata: { name: 'default' } }), mutating: async () => [configuration], validating: async () => [] });
+    return mutatingAdmissionWebhook({
+      namespaces: async () => ({ metadata: { name: 'default' } }),
+      mutating: async () => [configuration],
+      validating: async () => [],
+    });
   }
 
   function validating(...webhooks: MutatingWebhook[]) {
     const configuration: ValidatingWebhookConfiguration = { metadata: { name: 'c' }, webhooks };
-    return validatingAdmissionWebhook({ namespaces: async () => ({ metadata: { name: 'default' } }), mutating: async () => [], validating: async () => [configuration] });
+    return validatingAdmissionWebhook({
+      namespaces: async () => ({ metadata: { name: 'default' } }),
+      mutating: async () => [],
+      validating: async () => [configuration],
+    });
   }
 
   it('applies JSON patches in order and reinvokes an IfNeeded webhook once a later one changed the object', async () => {
     handlers.set('/a', (review, respond) =>
-      respond(answer(review.request.uid, { patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/data/a', value: String(Object.keys(review.request.object.data ?? {}).length) }]) })),
+      respond(
+        answer(review.request.uid, {
+          patchType: 'JSONPatch',
+          patch: patchOf([{ op: 'add', path: '/data/a', value: String(Object.keys(review.request.object.data ?? {}).length) }]),
+        }),
+      ),
     );
-    handlers.set('/b', (review, respond) => respond(answer(review.request.uid, { patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/data/b', value: 'b' }]) })));
+    handlers.set('/b', (review, respond) =>
+      respond(answer(review.request.uid, { patchType: 'JSONPatch', patch: patchOf([{ op: 'add', path: '/data/b', value: 'b' }]) })),
+    );
     const object: ApiObject = { metadata: { name: 'x' }, data: {} };
     await mutating(hook('a', '/a', { reinvocationPolicy: 'IfNeeded' }), hook('b', '/b')).admit!(attributes(object));
     expect(calls).toEqual(['/a', '/b', '/a']);
@@ -107,13 +126,17 @@ describe('admission webhooks', () => {
   });
 
   it('refuses a patch that changes the name, and one that is not JSONPatch', async () => {
-    handlers.set('/rename', (review, respond) => respond(answer(review.request.uid, { patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/metadata/name', value: 'y' }]) })));
+    handlers.set('/rename', (review, respond) =>
+      respond(answer(review.request.uid, { patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/metadata/name', value: 'y' }]) })),
+    );
     expect(await refusal(Promise.resolve(mutating(hook('rename', '/rename')).admit!(attributes({ metadata: { name: 'x' } }))))).toMatchObject({
       code: 500,
       message: expect.stringContaining('may not change the name'),
     });
     handlers.set('/merge', (review, respond) => respond(answer(review.request.uid, { patchType: 'MergePatch', patch: patchOf([]) })));
-    expect((await refusal(Promise.resolve(mutating(hook('merge', '/merge')).admit!(attributes({ metadata: { name: 'x' } })))))?.message).toContain('unsupported patch type');
+    expect((await refusal(Promise.resolve(mutating(hook('merge', '/merge')).admit!(attributes({ metadata: { name: 'x' } })))))?.message).toContain(
+      'unsupported patch type',
+    );
   });
 
   it('bounds the wait by timeoutSeconds and the answer by its size, and checks the uid', async () => {
@@ -123,9 +146,13 @@ describe('admission webhooks', () => {
     expect(slow?.message).toMatch(/failed calling webhook "silent": failed to call webhook: Post ".*\/silent": context deadline exceeded/);
     expect(Date.now() - started).toBeLessThan(10_000);
     handlers.set('/huge', (_review, respond) => respond('"' + 'x'.repeat(MAX_WEBHOOK_RESPONSE_BYTES + 10) + '"'));
-    expect((await refusal(Promise.resolve(validating(hook('huge', '/huge')).validate!(attributes({ metadata: { name: 'x' } })))))?.message).toContain('response body larger than');
+    expect((await refusal(Promise.resolve(validating(hook('huge', '/huge')).validate!(attributes({ metadata: { name: 'x' } })))))?.message).toContain(
+      'response body larger than',
+    );
     handlers.set('/uid', (_review, respond) => respond(answer('other', {})));
-    expect((await refusal(Promise.resolve(validating(hook('uid', '/uid')).validate!(attributes({ metadata: { name: 'x' } })))))?.message).toContain('expected response.uid=');
+    expect((await refusal(Promise.resolve(validating(hook('uid', '/uid')).validate!(attributes({ metadata: { name: 'x' } })))))?.message).toContain(
+      'expected response.uid=',
+    );
   });
 
   it('passes with a warning when a failing webhook is Ignore, and skips webhooks whose rules or selectors do not match', async () => {
@@ -133,10 +160,18 @@ describe('admission webhooks', () => {
     await validating(hook('down', '/nothing-here', { clientConfig: { url: 'https://127.0.0.1:1/x', caBundle }, failurePolicy: 'Ignore' })).validate!(attrs);
     expect(attrs.warnings?.[0]).toMatch(/^failed calling webhook "down" \(failurePolicy Ignore\)/);
     handlers.set('/deny', (review, respond) => respond(answer(review.request.uid, { allowed: false })));
-    await validating(hook('other-resource', '/deny', { rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] })).validate!(attrs);
+    await validating(hook('other-resource', '/deny', { rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] }))
+      .validate!(attrs);
     await validating(hook('other-labels', '/deny', { objectSelector: { matchLabels: { app: 'b' } } })).validate!(attrs);
-    await validating(hook('deletes-only', '/deny', { rules: [{ operations: ['DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }] })).validate!(attrs);
+    await validating(hook('deletes-only', '/deny', { rules: [{ operations: ['DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }] })).validate!(
+      attrs,
+    );
     expect(calls).toEqual([]);
+    const dryRun = attributes({ metadata: { name: 'x' } }, { dryRun: true });
+    expect(await refusal(Promise.resolve(validating(hook('effects', '/deny', { sideEffects: 'Some' })).validate!(dryRun)))).toEqual({
+      code: 400,
+      message: 'admission webhook "effects" does not support dry run',
+    });
     expect(await refusal(Promise.resolve(validating(hook('deny', '/deny')).validate!(attrs)))).toEqual({
       code: 403,
       message: 'admission webhook "deny" denied the request without explanation',

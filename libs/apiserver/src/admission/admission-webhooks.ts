@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiObject, MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '@svc/api';
 import { failureStatus, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
 import type { NamespaceLookup } from './namespace-lifecycle';
@@ -80,7 +81,14 @@ function callFailed(name: string, error: unknown): StatusError {
 async function webhookApplies(webhook: AnyWebhook, attributes: AdmissionAttributes, namespaces: NamespaceLookup): Promise<boolean> {
   if (!rulesMatch(webhook.rules, attributes, webhook.matchPolicy)) return false;
   if (!objectSelectorMatches(webhook.objectSelector, attributes)) return false;
-  return namespaceSelectorMatches(webhook.namespaceSelector, attributes, namespaces);
+  if (!(await namespaceSelectorMatches(webhook.namespaceSelector, attributes, namespaces))) return false;
+  if (webhook.matchConditions === undefined || webhook.matchConditions.length === 0) return true;
+  const held = matchConditionsHold(await AdmissionCelContext.of(attributes, namespaces), webhook.matchConditions);
+  if (typeof held === 'string') {
+    if ((webhook.failurePolicy ?? 'Fail') === 'Ignore') return false;
+    throw callFailed(webhook.name, new Error(held));
+  }
+  return held;
 }
 
 /** A dry run may reach only webhooks that declare they have no side effects on it. */

@@ -1,37 +1,10 @@
-import {
-  compileCel,
-  estimateCost,
-  PER_CALL_COST_LIMIT,
-  shapeOfValue,
-  type CelProgram,
-  type MatchResources,
-  type ValidatingAdmissionPolicy,
-  type ValidatingAdmissionPolicyBinding,
-} from '@svc/api';
+import { type MatchResources, type ValidatingAdmissionPolicy, type ValidatingAdmissionPolicyBinding } from '@svc/api';
 import { failureStatus, StatusError, type StatusReason } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
 import type { NamespaceLookup } from './namespace-lifecycle';
-
-const VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject'];
-const PROGRAM_CACHE_SIZE = 512;
-const programs = new Map<string, CelProgram | Error>();
-
-function program(expression: string): CelProgram {
-  let found = programs.get(expression);
-  if (found === undefined) {
-    try {
-      found = compileCel(expression, VARIABLES);
-    } catch (error) {
-      found = error as Error;
-    }
-    if (programs.size >= PROGRAM_CACHE_SIZE) programs.delete(programs.keys().next().value as string);
-    programs.set(expression, found);
-  }
-  if (found instanceof Error) throw found;
-  return found;
-}
 
 const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
@@ -49,65 +22,33 @@ async function matches(resources: MatchResources | undefined, attributes: Admiss
   return namespaceSelectorMatches(resources.namespaceSelector, attributes, namespaces);
 }
 
-function requestOf(attributes: AdmissionAttributes): Record<string, unknown> {
-  const { definition } = attributes;
-  return {
-    kind: { group: definition.group, version: definition.version, kind: definition.kind },
-    resource: { group: definition.group, version: definition.version, resource: definition.resource },
-    subResource: attributes.subresource,
-    name: attributes.name,
-    namespace: attributes.namespace,
-    operation: attributes.operation,
-    dryRun: attributes.dryRun,
-    userInfo: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
-  };
-}
+type Outcome = { passed: true } | { passed: false; message: string } | { error: string };
 
-/** JSON as CEL reads it: whole numbers as ints. */
-function toCel(value: unknown, depth = 0): unknown {
-  if (depth > 1100) return value;
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map((v) => toCel(v, depth + 1));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toCel(v, depth + 1);
-    return out;
-  }
-  return value;
-}
-
-type Outcome = { passed: true } | { passed: false; message: string; reason?: string } | { error: string };
-
-function evaluate(
-  expression: string,
-  messageExpression: string | undefined,
-  message: string | undefined,
-  bindings: Record<string, unknown>,
-  shapes: Parameters<typeof estimateCost>[1],
-): Outcome {
-  let compiled: CelProgram;
-  try {
-    compiled = program(expression);
-  } catch (error) {
-    return { error: `expression '${expression}' failed to compile: ${(error as Error).message}` };
-  }
-  if (estimateCost(compiled, shapes) > PER_CALL_COST_LIMIT)
-    return { error: `expression '${expression}' resulted in error: operation cancelled: actual cost limit exceeded` };
-  const result = compiled.evaluate(bindings);
+function check(context: AdmissionCelContext, expression: string, messageExpression: string | undefined, message: string | undefined): Outcome {
+  const result = context.evaluate(expression);
   if (!result.ok) return { error: `expression '${expression}' resulted in error: ${result.error}` };
   if (result.value === true) return { passed: true };
   if (result.value !== false) return { error: `expression '${expression}' resulted in error: expected a bool` };
   let text = message ?? `failed expression: ${expression}`;
   if (messageExpression !== undefined) {
-    try {
-      const m = program(messageExpression);
-      const out = estimateCost(m, shapes) <= PER_CALL_COST_LIMIT ? m.evaluate(bindings) : undefined;
-      if (out?.ok && typeof out.value === 'string' && out.value.trim() !== '') text = out.value.slice(0, 5000);
-    } catch {
-      // A broken messageExpression falls back to the message, as in Kubernetes.
-    }
+    // A messageExpression that fails or gives no text falls back to the message, as in Kubernetes.
+    const out = context.evaluate(messageExpression);
+    if (out.ok && typeof out.value === 'string' && out.value.trim() !== '') text = out.value.replace(/[\r\n]+/g, ' ').slice(0, 5000);
   }
   return { passed: false, message: text };
+}
+
+/** A policy's variables in order, each seeing the ones before it; one that fails is left out (reading it is an error). */
+function withVariables(context: AdmissionCelContext, variables: readonly { name: string; expression: string }[] | undefined): AdmissionCelContext {
+  if (variables === undefined || variables.length === 0) return context;
+  const values: Record<string, unknown> = {};
+  let current = context.withVariables(values);
+  for (const v of variables) {
+    const out = current.evaluate(v.expression);
+    if (out.ok) values[v.name] = out.value;
+    current = context.withVariables(values);
+  }
+  return current;
 }
 
 /**
@@ -123,49 +64,47 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
       const bindings = await deps.bindings();
       if (bindings.length === 0) return;
       const policies = new Map((await deps.policies()).map((p) => [p.metadata?.name ?? '', p]));
-      let context: { bindings: Record<string, unknown>; shapes: Parameters<typeof estimateCost>[1] } | undefined;
+      let requestContext: AdmissionCelContext | undefined;
       for (const binding of bindings) {
         const policy = policies.get(binding.spec?.policyName ?? '');
         if (policy?.spec === undefined || binding.spec === undefined) continue;
         if (!(await matches(policy.spec.matchConstraints, attributes, deps.namespaces))) continue;
         if (!(await matches(binding.spec.matchResources, attributes, deps.namespaces))) continue;
-        if (context === undefined) {
-          const namespaceObject = attributes.namespace ? await deps.namespaces(attributes.namespace) : undefined;
-          const object = attributes.operation === 'DELETE' ? null : (attributes.object ?? null);
-          const oldObject = attributes.oldObject ?? null;
-          context = {
-            bindings: {
-              object: toCel(object),
-              oldObject: toCel(oldObject),
-              request: toCel(requestOf(attributes)),
-              params: null,
-              namespaceObject: toCel(namespaceObject ?? null),
-            },
-            shapes: {
-              object: shapeOfValue(object),
-              oldObject: shapeOfValue(oldObject),
-              request: shapeOfValue(requestOf(attributes)),
-              namespaceObject: shapeOfValue(namespaceObject),
-            },
-          };
+        requestContext ??= await AdmissionCelContext.of(attributes, deps.namespaces);
+        const failOpen = (policy.spec.failurePolicy ?? 'Fail') === 'Ignore';
+        const matched = matchConditionsHold(requestContext, policy.spec.matchConditions);
+        if (matched === false) continue;
+        const failures: Array<{ text: string; reason: string }> = [];
+        if (typeof matched === 'string') {
+          if (!failOpen) failures.push({ text: matched, reason: 'Forbidden' });
+        } else {
+          const context = withVariables(requestContext, policy.spec.variables);
+          for (const validation of policy.spec.validations ?? []) {
+            const outcome = check(context, validation.expression, validation.messageExpression, validation.message);
+            if ('error' in outcome) {
+              if (!failOpen) failures.push({ text: outcome.error, reason: 'Forbidden' });
+            } else if (!outcome.passed) failures.push({ text: outcome.message, reason: validation.reason ?? 'Forbidden' });
+          }
         }
+        if (failures.length === 0) continue;
         const policyName = policy.metadata?.name ?? '';
         const bindingName = binding.metadata?.name ?? '';
         const actions = binding.spec.validationActions ?? [];
-        for (const validation of policy.spec.validations ?? []) {
-          const outcome = evaluate(validation.expression, validation.messageExpression, validation.message, context.bindings, context.shapes);
-          if ('passed' in outcome && outcome.passed) continue;
-          if ('error' in outcome && (policy.spec.failurePolicy ?? 'Fail') === 'Ignore') continue;
-          const text = 'error' in outcome ? outcome.error : (outcome as { message: string }).message;
-          if (actions.includes('Warn'))
-            attributes.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${text}`);
-          if (actions.includes('Deny')) {
-            const reason = ('error' in outcome ? 'Forbidden' : (validation.reason ?? 'Forbidden')) as StatusReason;
-            const code = REASON_CODES[reason] ?? 403;
-            throw new StatusError(
-              failureStatus(code, reason, `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${text}`),
-            );
-          }
+        if (actions.includes('Warn')) {
+          for (const f of failures)
+            attributes.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${f.text}`);
+        }
+        if (actions.includes('Deny')) {
+          // Kubernetes answers with the first failure.
+          const first = failures[0];
+          const code = REASON_CODES[first.reason] ?? 403;
+          throw new StatusError(
+            failureStatus(
+              code,
+              first.reason as StatusReason,
+              `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${first.text}`,
+            ),
+          );
         }
       }
     },

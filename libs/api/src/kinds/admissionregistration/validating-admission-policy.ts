@@ -3,7 +3,7 @@ import { ListAtomic, StringEnum } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import type { List } from '../../meta/list';
-import { RuleWithOperationsSchema } from './webhook-configuration';
+import { MatchConditionSchema, RuleWithOperationsSchema } from './webhook-configuration';
 
 export const MatchResourcesSchema = Type.Object({
   namespaceSelector: Type.Optional(LabelSelectorSchema),
@@ -30,6 +30,15 @@ export const ValidatingAdmissionPolicySchema = Type.Object({
       matchConstraints: Type.Optional(MatchResourcesSchema),
       validations: Type.Optional(ListAtomic(PolicyValidationSchema, { maxItems: 64 })),
       failurePolicy: Type.Optional(StringEnum(['Ignore', 'Fail'] as const, { default: 'Fail' })),
+      matchConditions: Type.Optional(Type.Array(MatchConditionSchema, { 'x-svc-list-type': 'map', 'x-svc-list-map-keys': ['name'], maxItems: 64 })),
+      /** Named expressions the validations read as `variables.<name>`, each able to read the ones before it. */
+      variables: Type.Optional(
+        Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 63 }), expression: Type.String({ minLength: 1, maxLength: 10 * 1024 }) }), {
+          'x-svc-list-type': 'map',
+          'x-svc-list-map-keys': ['name'],
+          maxItems: 64,
+        }),
+      ),
     }),
   ),
   status: Type.Optional(Type.Object({ observedGeneration: Type.Optional(Type.Integer()) })),

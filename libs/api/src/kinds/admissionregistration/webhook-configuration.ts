@@ -31,6 +31,13 @@ export const WebhookClientConfigSchema = Type.Object({
 });
 export type WebhookClientConfig = Static<typeof WebhookClientConfigSchema>;
 
+/** A CEL condition on the request; all must hold for the webhook (or policy) to be called. */
+export const MatchConditionSchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 63 }),
+  expression: Type.String({ minLength: 1, maxLength: 10 * 1024 }),
+});
+export type MatchCondition = Static<typeof MatchConditionSchema>;
+
 const webhookFields = {
   name: Type.String({ minLength: 1, maxLength: 253 }),
   clientConfig: WebhookClientConfigSchema,
@@ -42,6 +49,7 @@ const webhookFields = {
   sideEffects: StringEnum(['None', 'NoneOnDryRun', 'Some', 'Unknown'] as const),
   timeoutSeconds: Type.Optional(Int32({ minimum: 1, maximum: 30, default: 10 })),
   admissionReviewVersions: ListAtomic(Type.String()),
+  matchConditions: Type.Optional(Type.Array(MatchConditionSchema, { 'x-svc-list-type': 'map', 'x-svc-list-map-keys': ['name'], maxItems: 64 })),
 };
 
 export const ValidatingWebhookSchema = Type.Object(webhookFields);

@@ -1,6 +1,7 @@
 import { MutatingWebhookConfigurationSchema, ValidatingWebhookConfigurationSchema } from '../../kinds/admissionregistration/webhook-configuration';
 import { ValidatingAdmissionPolicyBindingSchema, ValidatingAdmissionPolicySchema } from '../../kinds/admissionregistration/validating-admission-policy';
 import { ageColumn, column, nameColumn } from '../table';
+import { validateAdmissionPolicy, validateAdmissionPolicyBinding, validateWebhookConfiguration } from './admission-registration-rules';
 import { as, defineKind } from './define-kind';
 
 const GROUP = 'admissionregistration.svc.io';
@@ -17,6 +18,7 @@ export const validatingWebhookConfigurationDefinition = defineKind({
   namespaced: false,
   schema: ValidatingWebhookConfigurationSchema,
   categories: ['api-extensions'],
+  validationRules: [validateWebhookConfiguration],
   columns: [nameColumn(), webhooksColumn, ageColumn()],
 });
 
@@ -28,6 +30,7 @@ export const mutatingWebhookConfigurationDefinition = defineKind({
   namespaced: false,
   schema: MutatingWebhookConfigurationSchema,
   categories: ['api-extensions'],
+  validationRules: [validateWebhookConfiguration],
   columns: [nameColumn(), webhooksColumn, ageColumn()],
 });
 
@@ -39,6 +42,7 @@ export const validatingAdmissionPolicyDefinition = defineKind({
   namespaced: false,
   schema: ValidatingAdmissionPolicySchema,
   categories: ['api-extensions'],
+  validationRules: [validateAdmissionPolicy],
   subresources: { status: true },
   strategy: { tracksGeneration: true },
   columns: [
@@ -58,6 +62,7 @@ export const validatingAdmissionPolicyBindingDefinition = defineKind({
   namespaced: false,
   schema: ValidatingAdmissionPolicyBindingSchema,
   categories: ['api-extensions'],
+  validationRules: [validateAdmissionPolicyBinding],
   columns: [
     nameColumn(),
     column('PolicyName', 'string', (o) => as<{ spec?: { policyName?: string } }>(o).spec?.policyName ?? '', { description: 'The policy bound.' }),
