@@ -126,7 +126,7 @@ describe('admission: CEL rules, webhooks and policies', () => {
 
     beforeAll(async () => {
       certDir = await mkdtemp(join(tmpdir(), 'webhook-certs-'));
-      const certs = await ensureServingCertificates({ certDir, bindAddress: '127.0.0.1' });
+      const certs = await ensureServingCertificates({ certDir, bindAddress: '127.0.0.1', advertiseAddress: 'hooks.wh-service.svc' });
       caBundle = Buffer.from(certs.caPem!).toString('base64');
       webhookServer = createServer({ key: certs.keyPem, cert: certs.certPem }, (req, res) => {
         const chunks: Buffer[] = [];
@@ -224,6 +224,39 @@ describe('admission: CEL rules, webhooks and policies', () => {
       const dry = await client.post(path, configMap('dry', { fine: 'yes' }), { dryRun: 'All' });
       expectStatus(dry, 201);
       expect(reviews.find((r) => (r.request.object as { metadata?: { name?: string } }).metadata?.name === 'dry')?.request.dryRun).toBe(true);
+    });
+
+    it('a webhook named by a service reference is reached through the endpoints of the service', async () => {
+      await namespace('wh-service');
+      const port = Number(new URL(base).port);
+      await create(client, '/api/v1/namespaces/wh-service/services', {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'hooks' },
+        spec: { ports: [{ name: 'https', port: 443, targetPort: port }] },
+      });
+      await create(client, '/api/v1/namespaces/wh-service/endpoints', {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'hooks' },
+        subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }],
+      });
+      await create(client, `${WEBHOOKS}/validatingwebhookconfigurations`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'by-service' },
+        webhooks: [
+          webhook('service.example.com', '', 'wh-service', {
+            clientConfig: { service: { namespace: 'wh-service', name: 'hooks', path: '/validate' }, caBundle },
+          }),
+        ],
+      });
+      const path = '/api/v1/namespaces/wh-service/configmaps';
+      await eventually(async () => {
+        const res = await client.post(path, configMap('bad', { bad: 'yes' }));
+        expect(expectFailure(res, 403, 'Forbidden').message).toBe('admission webhook "service.example.com" denied the request: bad data is not allowed');
+      });
+      await create(client, path, configMap('good', {}));
     });
 
     it("a mutating webhook's change appears in the stored object", async () => {

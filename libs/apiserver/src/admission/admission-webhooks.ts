@@ -6,6 +6,7 @@ import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
 import type { NamespaceLookup } from './namespace-lifecycle';
+import type { ServiceResolver } from './service-resolver';
 import { callWebhook } from './webhook-call';
 
 /** The largest JSON patch a mutating webhook may answer with, decoded. */
@@ -99,11 +100,11 @@ function checkDryRun(webhook: AnyWebhook, attributes: AdmissionAttributes): void
 }
 
 /** Calls one webhook; undefined when it failed and its failurePolicy is Ignore. */
-async function invoke(webhook: AnyWebhook, attributes: AdmissionAttributes): Promise<AdmissionResponse | undefined> {
+async function invoke(webhook: AnyWebhook, attributes: AdmissionAttributes, resolveService?: ServiceResolver): Promise<AdmissionResponse | undefined> {
   const uid = randomUUID();
   const timeoutMs = (webhook.timeoutSeconds ?? 10) * 1000;
   try {
-    const answer = await callWebhook(webhook.clientConfig, admissionReview(attributes, uid), timeoutMs);
+    const answer = await callWebhook(webhook.clientConfig, admissionReview(attributes, uid), timeoutMs, resolveService);
     if (!isRecord(answer) || !isRecord(answer.response)) throw new Error('webhook response has no response object');
     const review = answer as { apiVersion?: unknown; kind?: unknown; response: AdmissionResponse };
     if (review.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview') {
@@ -165,6 +166,8 @@ export interface WebhookDependencies {
   namespaces: NamespaceLookup;
   mutating: ConfigurationSource<MutatingWebhookConfiguration>;
   validating: ConfigurationSource<ValidatingWebhookConfiguration>;
+  /** Resolves webhooks' service references; without it they fail to be called. */
+  services?: ServiceResolver;
 }
 
 function webhooksOf<W>(configurations: readonly { webhooks?: W[] }[]): W[] {
@@ -188,7 +191,7 @@ export function mutatingAdmissionWebhook(deps: WebhookDependencies): AdmissionPl
       const ranAt = new Map<MutatingWebhook, string>();
       const call = async (webhook: MutatingWebhook) => {
         checkDryRun(webhook, attributes);
-        const response = await invoke(webhook, attributes);
+        const response = await invoke(webhook, attributes, deps.services);
         if (response === undefined) return;
         takeWarnings(response, attributes);
         if (!response.allowed) throw deniedError(webhook.name, response.status);
@@ -220,7 +223,7 @@ export function validatingAdmissionWebhook(deps: WebhookDependencies): Admission
       const matching: ValidatingWebhook[] = [];
       for (const webhook of webhooks) if (await webhookApplies(webhook, attributes, deps.namespaces)) matching.push(webhook);
       for (const webhook of matching) checkDryRun(webhook, attributes);
-      const outcomes = await Promise.allSettled(matching.map((w) => invoke(w, attributes)));
+      const outcomes = await Promise.allSettled(matching.map((w) => invoke(w, attributes, deps.services)));
       for (let i = 0; i < outcomes.length; i++) {
         const outcome = outcomes[i];
         if (outcome.status === 'rejected') throw outcome.reason;

@@ -11,6 +11,7 @@ import {
   type ValidatingWebhookConfiguration,
 } from '@svc/api';
 import { prefixKey, type Storage } from '@svc/storage';
+import { endpointsServiceResolver, type ServiceResolver } from './service-resolver';
 
 /** The stored objects of one cluster-scoped kind that configures admission (webhooks, policies). */
 export type ConfigurationSource<T> = () => Promise<readonly T[]>;
@@ -48,6 +49,7 @@ export interface AdmissionConfigurations {
   validating: ConfigurationSource<ValidatingWebhookConfiguration>;
   policies: ConfigurationSource<ValidatingAdmissionPolicy>;
   bindings: ConfigurationSource<ValidatingAdmissionPolicyBinding>;
+  services: ServiceResolver;
 }
 
 export function storedAdmissionConfigurations(storage: Storage, storePrefix: string): AdmissionConfigurations {
@@ -57,5 +59,6 @@ export function storedAdmissionConfigurations(storage: Storage, storePrefix: str
     validating: of(validatingWebhookConfigurationDefinition),
     policies: of(validatingAdmissionPolicyDefinition),
     bindings: of(validatingAdmissionPolicyBindingDefinition),
+    services: endpointsServiceResolver(storage, storePrefix),
   };
 }

@@ -15,3 +15,5 @@ export type { PolicyDependencies } from './validating-admission-policy';
 export { storedAdmissionConfigurations, storedConfigurations, CONFIGURATION_REFRESH_MS } from './configuration-source';
 export type { AdmissionConfigurations, ConfigurationSource } from './configuration-source';
 export { callWebhook, MAX_WEBHOOK_RESPONSE_BYTES } from './webhook-call';
+export { endpointsServiceResolver } from './service-resolver';
+export type { ResolvedService, ServiceResolver } from './service-resolver';

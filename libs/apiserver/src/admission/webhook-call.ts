@@ -1,6 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import type { WebhookClientConfig } from '@svc/api';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import type { ResolvedService, ServiceResolver } from './service-resolver';
 
 /** The largest webhook response read; a longer one is a failed call. */
 export const MAX_WEBHOOK_RESPONSE_BYTES = 3 * 1024 * 1024;
@@ -28,16 +29,36 @@ export function webhookUrl(config: WebhookClientConfig): URL {
  * connection included, is bounded by `timeoutMs`, the answer by MAX_WEBHOOK_RESPONSE_BYTES and
  * MAX_NESTING_DEPTH.
  */
-export function callWebhook(config: WebhookClientConfig, body: unknown, timeoutMs: number): Promise<unknown> {
+export async function callWebhook(config: WebhookClientConfig, body: unknown, timeoutMs: number, resolveService?: ServiceResolver): Promise<unknown> {
   let url: URL;
   try {
     url = webhookUrl(config);
   } catch (error) {
-    return Promise.reject(error instanceof WebhookCallError ? error : new WebhookCallError(`invalid webhook URL: ${(error as Error).message}`));
+    throw error instanceof WebhookCallError ? error : new WebhookCallError(`invalid webhook URL: ${(error as Error).message}`);
   }
+  const post = `Post "${url.toString()}"`;
+  const deadline = Date.now() + timeoutMs;
+  let target = url;
+  let servername: string | undefined;
+  if (config.url === undefined && config.service !== undefined) {
+    if (resolveService === undefined) throw new WebhookCallError(`failed to call webhook: ${post}: service references cannot be resolved here`);
+    let resolved: ResolvedService;
+    try {
+      resolved = await resolveService(config.service.namespace, config.service.name, config.service.port ?? 443);
+    } catch (error) {
+      throw new WebhookCallError(`failed to call webhook: ${post}: ${(error as Error).message}`);
+    }
+    target = new URL(url.toString());
+    target.hostname = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+    target.port = String(resolved.port);
+    servername = resolved.serverName;
+  }
+  return postReview(target, servername, config, body, Math.max(1, deadline - Date.now()), post);
+}
+
+function postReview(url: URL, servername: string | undefined, config: WebhookClientConfig, body: unknown, timeoutMs: number, post: string): Promise<unknown> {
   const payload = Buffer.from(JSON.stringify(body));
   const ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
-  const post = `Post "${url.toString()}"`;
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (error: Error | undefined, value?: unknown) => {
@@ -54,6 +75,7 @@ export function callWebhook(config: WebhookClientConfig, body: unknown, timeoutM
       {
         method: 'POST',
         ca,
+        servername,
         agent: false,
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
       },

@@ -1,0 +1,47 @@
+import type { ApiObject, Endpoints, Service } from '@svc/api';
+import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
+
+/** Where a webhook's service reference is reached: an address and port, and the name its certificate carries. */
+export interface ResolvedService {
+  host: string;
+  port: number;
+  /** `<name>.<namespace>.svc`, the name the webhook's serving certificate is checked against. */
+  serverName: string;
+}
+
+/** Resolves `namespace/name:port` to an endpoint; throws an Error saying why it cannot. */
+export type ServiceResolver = (namespace: string, name: string, port: number) => Promise<ResolvedService>;
+
+async function read<T>(storage: Storage, key: string): Promise<T | undefined> {
+  try {
+    return await storage.get<T & ApiObject>(key);
+  } catch (error) {
+    if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Kubernetes sends a webhook's service reference to the service's cluster IP; cluster IPs are not
+ * routed here, so the reference goes to the first ready endpoint of the service's port instead (as
+ * Kubernetes' `--enable-aggregator-routing` does), with TLS still checked against the service's name.
+ */
+export function endpointsServiceResolver(storage: Storage, storePrefix: string): ServiceResolver {
+  return async (namespace, name, port) => {
+    const key = (resource: string) => objectStorageKey({ prefix: storePrefix, group: '', resource, namespace, name });
+    const service = await read<Service>(storage, key('services'));
+    if (service === undefined) throw new Error(`service "${namespace}/${name}" not found`);
+    const servicePort = (service.spec?.ports ?? []).find((p) => p.port === port);
+    if (servicePort === undefined) throw new Error(`service "${namespace}/${name}" has no port ${port}`);
+    const endpoints = await read<Endpoints>(storage, key('endpoints'));
+    const target = servicePort.targetPort ?? port;
+    for (const subset of endpoints?.subsets ?? []) {
+      const endpointPort = (subset.ports ?? []).find((p) =>
+        typeof target === 'number' ? p.port === target || (servicePort.name !== undefined && p.name === servicePort.name) : p.name === target,
+      );
+      const address = subset.addresses?.[0];
+      if (endpointPort !== undefined && address !== undefined) return { host: address.ip, port: endpointPort.port, serverName: `${name}.${namespace}.svc` };
+    }
+    throw new Error(`service "${namespace}/${name}" has no ready endpoint for port ${port}`);
+  };
+}
