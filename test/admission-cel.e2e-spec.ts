@@ -110,6 +110,37 @@ describe('admission: CEL rules, webhooks and policies', () => {
       expect(status.details?.causes?.[0]?.message).toMatch(/estimated rule cost exceeds budget by factor of more than 100x/);
     });
 
+    it('bounds a costly rule when it runs: an object whose values make it too costly is refused at once', async () => {
+      const pairs = '/apis/cel.example.com/v1/namespaces/default/pairs';
+      await create(
+        client,
+        CRD_PATH,
+        crd('pairs', 'Pair', {
+          type: 'object',
+          properties: {
+            items: {
+              type: 'array',
+              maxItems: 1000,
+              items: { type: 'string', maxLength: 5 },
+              'x-svc-validations': [{ rule: 'self.all(x, self.exists(y, x == y))' }],
+            },
+          },
+        }),
+      );
+      await eventually(async () => expectStatus(await client.get(pairs), 200));
+      const few = Array.from({ length: 10 }, (_, i) => `v${i}`);
+      await create(client, pairs, { apiVersion: 'cel.example.com/v1', kind: 'Pair', metadata: { name: 'few' }, spec: { items: few } });
+      const many = Array.from({ length: 1000 }, (_, i) => `v${i}`);
+      const res = await client.post(pairs, { apiVersion: 'cel.example.com/v1', kind: 'Pair', metadata: { name: 'many' }, spec: { items: many } });
+      expect(expectFailure(res, 422, 'Invalid').details?.causes).toEqual([
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.items',
+          message: 'Invalid value: "array": call cost exceeds limit for rule: self.all(x, self.exists(y, x == y))',
+        },
+      ]);
+    });
+
     it('refuses a CRD whose rule does not compile', async () => {
       const res = await client.post(CRD_PATH, crd('brokens', 'Broken', { type: 'object', 'x-svc-validations': [{ rule: 'self.a ==' }] }));
       expect(expectFailure(res, 422, 'Invalid').message).toContain('compilation failed');

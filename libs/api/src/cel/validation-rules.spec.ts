@@ -97,6 +97,27 @@ describe('x-svc-validations', () => {
     expect(validationRuleErrors({ type: 'object', properties: { xs: bounded } }, 'root')).toEqual([]);
   });
 
+  it('refuses rules whose cost times the number of values they run on is over the budget of the whole schema', () => {
+    const items = (maxItems?: number): JsonSchema => ({
+      type: 'array',
+      ...(maxItems === undefined ? {} : { maxItems }),
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string', maxLength: 1000 } },
+        'x-svc-validations': [{ rule: "self.name.matches('^[a-z]+$')" }],
+      },
+    });
+    const errors = validationRuleErrors({ type: 'object', properties: { xs: items() } }, 'root');
+    expect(errors.map((e) => [e.field, e.type])).toEqual([
+      ['root.properties[xs].items.x-svc-validations[0].rule', 'FieldValueForbidden'],
+      ['root', 'FieldValueForbidden'],
+    ]);
+    expect(errors[1].detail).toMatch(
+      /^x-svc-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 3\.2x \(try simplifying/,
+    );
+    expect(validationRuleErrors({ type: 'object', properties: { xs: items(1000) } }, 'root')).toEqual([]);
+  });
+
   it('bounds the cost of one evaluation by the sizes of the actual values', () => {
     const quadratic = compileCel('self.all(x, self.all(y, x != y || x == y))', ['self']);
     const small = estimateCost(quadratic, { self: shapeOfValue(['a', 'b']) });
