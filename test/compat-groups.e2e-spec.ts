@@ -223,10 +223,6 @@ spec:
     );
     const applied = await runKubectl(['apply', '-f', crd], server.kubectlEnv);
     expect(applied.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
-    // Validation rules are kept but not evaluated: the writer is told so rather than left to trust them.
-    expect(applied.stderr).toContain(
-      'Warning: spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations: validation rules are not evaluated by this server',
-    );
     await eventually(async () =>
       expect(await kubectl('get', 'crd', 'widgets.example.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}')).toBe('True'),
     );
@@ -238,6 +234,14 @@ spec:
     const stored = JSON.parse(await kubectl('get', 'widget', 'w1', '-n', ns, '-o', 'json')) as { spec: unknown };
     // Kept by x-kubernetes-preserve-unknown-fields, accepted as int-or-string.
     expect(stored.spec).toEqual({ size: 3, port: 'http', tags: ['a', 'b'], extra: { anything: { goes: 1 } } });
+    // The x-kubernetes-validations rule is evaluated.
+    const negative = await manifest(
+      'negative.yaml',
+      `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w3\n  namespace: ${ns}\nspec:\n  size: -1\n`,
+    );
+    const refused = await runKubectl(['apply', '-f', negative], server.kubectlEnv);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('spec: Invalid value: "object": size must not be negative');
     const dup = await manifest('dup.yaml', `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w2\n  namespace: ${ns}\nspec:\n  tags: [a, a]\n`);
     const res = await runKubectl(['apply', '-f', dup], server.kubectlEnv);
     expect(res.code).not.toBe(0);

@@ -161,7 +161,10 @@ export function validationRuleErrors(schema: JsonSchema, path: string, marker: s
   checkNode(schema, path, context, { root: true, correlatable: true, cardinality: 1, depth: 0 });
   if (context.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     context.errors.push(
-      fieldForbidden(path, costExceededMessage(`${context.marker} estimated rule cost total for entire OpenAPIv3 schema`, context.total, STATIC_ESTIMATED_CRD_COST_LIMIT)),
+      fieldForbidden(
+        path,
+        costExceededMessage(`${context.marker} estimated rule cost total for entire OpenAPIv3 schema`, context.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+      ),
     );
   }
   return context.errors;
@@ -178,7 +181,8 @@ function checkNode(schema: unknown, path: string, context: CheckContext, at: Pos
   if (!isRecord(schema) || at.depth > 200) return;
   const node = schema as JsonSchema;
   const rules = rulesOf(node);
-  if (rules.length > MAX_RULES_PER_NODE) context.errors.push(fieldInvalid(`${path}.${context.marker}`, rules.length, `must have at most ${MAX_RULES_PER_NODE} rules`));
+  if (rules.length > MAX_RULES_PER_NODE)
+    context.errors.push(fieldInvalid(`${path}.${context.marker}`, rules.length, `must have at most ${MAX_RULES_PER_NODE} rules`));
   const shape = at.root ? rootShape(node) : shapeOfSchema(node);
   rules.slice(0, MAX_RULES_PER_NODE).forEach((raw, i) => {
     const at2 = `${path}.${context.marker}[${i}]`;

@@ -302,11 +302,13 @@ describe('OpenAPI v3 documents', () => {
     const s = builtinScheme();
     expect(Object.keys(openApiV3Index(s).paths)).toEqual([
       'api/v1',
+      'apis/admissionregistration.svc.io/v1',
       'apis/apiextensions.svc.io/v1',
       'apis/apps/v1',
       'apis/coordination.svc.io/v1',
       'apis/discovery.svc.io/v1',
       'apis/rbac.authorization.svc.io/v1',
+      'apis/admissionregistration.k8s.io/v1',
       'apis/apiextensions.k8s.io/v1',
       'apis/coordination.k8s.io/v1',
       'apis/discovery.k8s.io/v1',

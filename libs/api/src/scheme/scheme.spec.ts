@@ -129,6 +129,7 @@ describe('scheme', () => {
       ['discovery.svc.io', 'discovery.svc.io/v1'],
       ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
       // The Kubernetes names of the specification's groups, after all of them.
+      ['admissionregistration.k8s.io', 'admissionregistration.k8s.io/v1'],
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
       ['discovery.k8s.io', 'discovery.k8s.io/v1'],
@@ -442,6 +443,7 @@ describe('OpenAPI', () => {
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
       'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },
       'apis/rbac.authorization.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.svc.io/v1' },
+      'apis/admissionregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
       'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
       'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },

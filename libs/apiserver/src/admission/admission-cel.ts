@@ -1,4 +1,5 @@
 import { compileCel, estimateCost, PER_CALL_COST_LIMIT, RUNTIME_COST_BUDGET, shapeOfValue, type CelProgram, type CelShape } from '@svc/api';
+import { requestUser } from './request-user';
 import type { AdmissionAttributes } from './admission';
 import type { NamespaceLookup } from './namespace-lifecycle';
 
@@ -50,7 +51,7 @@ export function admissionRequest(attributes: AdmissionAttributes): Record<string
     namespace: attributes.namespace,
     operation: attributes.operation,
     dryRun: attributes.dryRun,
-    userInfo: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
+    userInfo: requestUser(attributes),
   };
 }
 

@@ -1,13 +1,7 @@
 import type { ApiObject, LabelSelector, RuleWithOperations } from '@svc/api';
-import { LabelQuery } from '@svc/machinery';
+import { LabelQuery, sameGroup } from '@svc/machinery';
 import type { AdmissionAttributes } from './admission';
 import type { NamespaceLookup } from './namespace-lifecycle';
-
-/** `rbac.authorization.k8s.io` and `rbac.authorization.svc.io` name one group (the specification's names and Kubernetes'). */
-function sameGroup(a: string, b: string): boolean {
-  const spec = (g: string) => (g.endsWith('.k8s.io') && g.length > '.k8s.io'.length ? `${g.slice(0, -'.k8s.io'.length)}.svc.io` : g);
-  return a === b || spec(a) === spec(b);
-}
 
 function matchesAny(values: readonly string[] | undefined, value: string, same: (a: string, b: string) => boolean = (a, b) => a === b): boolean {
   return (values ?? []).some((v) => v === '*' || same(v, value));

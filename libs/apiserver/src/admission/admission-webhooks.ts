@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '@svc/api';
 import { failureStatus, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
+import { requestUser } from './request-user';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
@@ -52,7 +53,7 @@ export function admissionReview(attributes: AdmissionAttributes, uid: string): R
     requestResource: resource,
     name: attributes.name,
     operation: attributes.operation,
-    userInfo: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
+    userInfo: requestUser(attributes),
     object: attributes.operation === 'DELETE' ? null : (attributes.object ?? null),
     oldObject: attributes.oldObject ?? null,
     dryRun: attributes.dryRun,

@@ -1,4 +1,5 @@
 import type { ApiObject, KindDefinition } from '@svc/api';
+import type { UserInfo } from '../auth/user-info';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -19,6 +20,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Where a plugin adds the `Warning` headers of the response (webhook and policy warnings). */
   warnings?: string[];
+  /** The caller, once authentication hands it to admission; absent means anonymous. */
+  user?: UserInfo;
 }
 
 /**

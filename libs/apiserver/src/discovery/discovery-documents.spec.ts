@@ -81,11 +81,13 @@ describe('discovery documents', () => {
     const scheme = builtinScheme();
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'apps',
       'coordination.svc.io',
       'discovery.svc.io',
       'rbac.authorization.svc.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
@@ -157,12 +159,14 @@ describe('discovery documents', () => {
     const named = aggregatedDiscovery(apis, 'apis', 'v2beta1');
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
+      'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'apps',
       'coordination.svc.io',
       'discovery.svc.io',
       'example.com',
       'rbac.authorization.svc.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
@@ -196,11 +200,13 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'coordination.svc.io',
       'discovery.svc.io',
       'example.com',
       'rbac.authorization.svc.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
@@ -219,10 +225,12 @@ describe('--runtime-config', () => {
     expect(removed.map((d) => d.kind)).toEqual(['Lease']);
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
+      'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'apps',
       'discovery.svc.io',
       'rbac.authorization.svc.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'discovery.k8s.io',
       'rbac.authorization.k8s.io',

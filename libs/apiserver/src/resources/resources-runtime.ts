@@ -2,7 +2,14 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import type { KindDefinition, Scheme } from '@svc/api';
 import type { AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
-import { AdmissionChain, buildAdmissionChain, storedAdmissionConfigurations, storedNamespaceLookup, storedServiceAccountLookup, type AdmissionPlugin } from '../admission';
+import {
+  AdmissionChain,
+  buildAdmissionChain,
+  storedAdmissionConfigurations,
+  storedNamespaceLookup,
+  storedServiceAccountLookup,
+  type AdmissionPlugin,
+} from '../admission';
 import type { HealthRegistry } from '../health/health-registry';
 import { healthCheck } from '../health/health-check';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';

@@ -4,7 +4,6 @@ import { schemaCompileError } from '../../schema/compile-kind';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { customResourceSchema } from '../crd-schema';
 import { childSchemas } from './crd-subschemas';
-import { validationRuleWarnings } from './crd-validation-rules';
 import { parseJsonPath } from '../json-path';
 import type { ApiObject } from '../kind-definition';
 import { as, defineKind, isRecord, records } from './define-kind';
@@ -113,7 +112,7 @@ export const customResourceDefinitionDefinition = defineKind({
   categories: ['api-extensions'],
   subresources: { status: true },
   schema: CustomResourceDefinitionSchema,
-  strategy: { prepareForCreate: initialCrdStatus, warnings: validationRuleWarnings },
+  strategy: { prepareForCreate: initialCrdStatus },
   defaultHooks: [defaultCrdNames],
   validationRules: [validateCrd],
 });
