@@ -136,37 +136,40 @@ function environment(): CelEnv {
 
 let shared: CelEnv | undefined;
 
-function identifiers(ast: CelProgram['ast'], out: Set<string>, depth = 0): void {
+type Expr = CelProgram['ast'];
+
+/** Calls `visit` on each node of `ast`, children before their depth passes the bound (expressions are bounded in length anyway). */
+function walkAst(ast: Expr, visit: (node: Expr) => void, depth = 0): void {
   if (depth > 500) return;
+  visit(ast);
   const kind = ast.exprKind;
+  const children: Expr[] = [];
   switch (kind.case) {
-    case 'identExpr':
-      out.add(kind.value.name);
-      return;
     case 'selectExpr':
-      if (kind.value.operand) identifiers(kind.value.operand, out, depth + 1);
-      return;
+      if (kind.value.operand) children.push(kind.value.operand);
+      break;
     case 'callExpr':
-      if (kind.value.target) identifiers(kind.value.target, out, depth + 1);
-      for (const arg of kind.value.args) identifiers(arg, out, depth + 1);
-      return;
+      if (kind.value.target) children.push(kind.value.target);
+      children.push(...kind.value.args);
+      break;
     case 'listExpr':
-      for (const e of kind.value.elements) identifiers(e, out, depth + 1);
-      return;
+      children.push(...kind.value.elements);
+      break;
     case 'structExpr':
       for (const e of kind.value.entries) {
-        if (e.keyKind.case === 'mapKey') identifiers(e.keyKind.value, out, depth + 1);
-        if (e.value) identifiers(e.value, out, depth + 1);
+        if (e.keyKind.case === 'mapKey') children.push(e.keyKind.value);
+        if (e.value) children.push(e.value);
       }
-      return;
+      break;
     case 'comprehensionExpr': {
       const c = kind.value;
-      for (const part of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (part) identifiers(part, out, depth + 1);
-      return;
+      for (const part of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (part) children.push(part);
+      break;
     }
     default:
-      return;
+      break;
   }
+  for (const child of children) walkAst(child, visit, depth + 1);
 }
 
 /**
@@ -183,10 +186,15 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
     throw new Error(`compilation failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   const references = new Set<string>();
-  identifiers(parsed.expr, references);
   // Comprehension variables are declared by their macro; everything else must be a declared variable.
   const bound = new Set<string>();
-  collectBound(parsed.expr, bound);
+  walkAst(parsed.expr, (node) => {
+    if (node.exprKind.case === 'identExpr') references.add(node.exprKind.value.name);
+    if (node.exprKind.case === 'comprehensionExpr') {
+      const c = node.exprKind.value;
+      for (const name of [c.iterVar, c.iterVar2, c.accuVar]) if (name) bound.add(name);
+    }
+  });
   for (const name of references) {
     if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@')) throw new Error(`compilation failed: undeclared reference to '${name}'`);
   }
@@ -206,39 +214,6 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
       }
     },
   };
-}
-
-function collectBound(ast: CelProgram['ast'], out: Set<string>, depth = 0): void {
-  if (depth > 500) return;
-  const kind = ast.exprKind;
-  switch (kind.case) {
-    case 'selectExpr':
-      if (kind.value.operand) collectBound(kind.value.operand, out, depth + 1);
-      return;
-    case 'callExpr':
-      if (kind.value.target) collectBound(kind.value.target, out, depth + 1);
-      for (const arg of kind.value.args) collectBound(arg, out, depth + 1);
-      return;
-    case 'listExpr':
-      for (const e of kind.value.elements) collectBound(e, out, depth + 1);
-      return;
-    case 'structExpr':
-      for (const e of kind.value.entries) {
-        if (e.keyKind.case === 'mapKey') collectBound(e.keyKind.value, out, depth + 1);
-        if (e.value) collectBound(e.value, out, depth + 1);
-      }
-      return;
-    case 'comprehensionExpr': {
-      const c = kind.value;
-      out.add(c.iterVar);
-      if (c.iterVar2) out.add(c.iterVar2);
-      out.add(c.accuVar);
-      for (const part of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (part) collectBound(part, out, depth + 1);
-      return;
-    }
-    default:
-      return;
-  }
 }
 
 /** A CEL value as JSON (lists and maps become arrays and objects, ints numbers), for messages and patches. */
