@@ -112,6 +112,30 @@ const regexFunctions: CelFunc[] = [
   }),
 ];
 
+/** Kubernetes' CEL parser refuses expressions nested deeper than this (its recursion limit). */
+const MAX_NESTING = 250;
+
+/** The deepest nesting of brackets outside string literals: a cheap refusal before the parser recurses. */
+function bracketDepth(source: string): number {
+  let depth = 0;
+  let max = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (quote !== undefined) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '(' || c === '[' || c === '{') max = Math.max(max, ++depth);
+    else if (c === ')' || c === ']' || c === '}') depth--;
+  }
+  return max;
+}
+
+function tooDeep(error: unknown): boolean {
+  return error instanceof RangeError;
+}
+
 /** The variables an expression may name; others fail to compile. */
 export type CelVariables = readonly string[];
 
@@ -179,11 +203,12 @@ function walkAst(ast: Expr, visit: (node: Expr) => void, depth = 0): void {
 export function compileCel(source: string, variables: CelVariables): CelProgram {
   if (source.length > MAX_EXPRESSION_LENGTH) throw new Error(`expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   if (source.trim() === '') throw new Error('expression is empty');
+  if (bracketDepth(source) > MAX_NESTING) throw new Error(`compilation failed: expression nests deeper than ${MAX_NESTING} levels`);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
   } catch (error) {
-    throw new Error(`compilation failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`compilation failed: ${tooDeep(error) ? 'expression nests too deeply' : error instanceof Error ? error.message : String(error)}`);
   }
   const references = new Set<string>();
   // Comprehension variables are declared by their macro; everything else must be a declared variable.
@@ -199,7 +224,12 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
     if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@')) throw new Error(`compilation failed: undeclared reference to '${name}'`);
   }
   shared ??= environment();
-  const run = plan(shared, parsed);
+  let run: ReturnType<typeof plan>;
+  try {
+    run = plan(shared, parsed);
+  } catch (error) {
+    throw new Error(`compilation failed: ${tooDeep(error) ? 'expression nests too deeply' : error instanceof Error ? error.message : String(error)}`);
+  }
   return {
     source,
     ast: parsed.expr,

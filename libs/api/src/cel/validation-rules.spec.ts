@@ -141,5 +141,15 @@ describe('x-svc-validations', () => {
     expect(run('self.find("[0-9]+") == "42" && self.findAll("[a-z]").size() == 3', 'abc42')).toEqual({ ok: true, value: true });
     expect(run('self.lowerAscii().split(",").size() == 2', 'A,B')).toEqual({ ok: true, value: true });
     expect(() => compileCel('x'.repeat(20_000), ['self'])).toThrow(/longer than/);
+    expect(() => compileCel('('.repeat(300) + '1' + ')'.repeat(300), ['self'])).toThrow(/nests deeper than 250 levels/);
+    // A long chain parses or is refused as too deep, never with the engine's own stack overflow.
+    for (const source of ['self' + '.a'.repeat(4000), '1' + ' + 1'.repeat(2400)]) {
+      try {
+        compileCel(source, ['self']);
+      } catch (error) {
+        expect((error as Error).message).toMatch(/^compilation failed: expression nests too deeply$/);
+      }
+    }
+    expect(compileCel('"((((" + self', ['self']).evaluate({ self: 'x' })).toEqual({ ok: true, value: '((((x' });
   });
 });
