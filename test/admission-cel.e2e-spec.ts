@@ -362,6 +362,41 @@ describe('admission: CEL rules, webhooks and policies', () => {
       const invalid = await client.post(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tmp-x' } });
       expect(expectFailure(invalid, 422, 'Invalid').message).toContain('no temporary names');
       await create(client, path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small' }, data: { a: '1' } });
+      // A policy with params: the limit comes from a ConfigMap the binding names.
+      await create(client, path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'secret-limits' }, data: { maxKeys: '1' } });
+      await create(client, `${base}/validatingadmissionpolicies`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'secret-size' },
+        spec: {
+          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+          matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] },
+          validations: [
+            {
+              expression: '!has(object.data) || size(object.data) <= int(params.data.maxKeys)',
+              messageExpression: "'at most ' + params.data.maxKeys + ' keys'",
+            },
+          ],
+        },
+      });
+      await create(client, `${base}/validatingadmissionpolicybindings`, {
+        apiVersion: 'admissionregistration.svc.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'secret-size-binding' },
+        spec: { policyName: 'secret-size', validationActions: ['Deny'], paramRef: { name: 'secret-limits', namespace: 'vap' } },
+      });
+      await eventually(async () => {
+        const res = await client.post('/api/v1/namespaces/vap/secrets', {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 's' },
+          data: { a: 'YQ==', b: 'Yg==' },
+        });
+        expect(expectFailure(res, 403, 'Forbidden').message).toBe(
+          "ValidatingAdmissionPolicy 'secret-size' with binding 'secret-size-binding' denied request: at most 1 keys",
+        );
+      });
+      await create(client, '/api/v1/namespaces/vap/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'small-secret' }, data: { a: 'YQ==' } });
       // Outside the binding's namespaces nothing is checked.
       await create(client, '/api/v1/namespaces/default/configmaps', {
         apiVersion: 'v1',

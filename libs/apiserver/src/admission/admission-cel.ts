@@ -79,6 +79,13 @@ export class AdmissionCelContext {
     );
   }
 
+  /** With `params` set to this object (a binding's param), `variables` emptied. */
+  withParams(params: unknown): AdmissionCelContext {
+    const next = new AdmissionCelContext({ ...this.bindings, params: toCel(params ?? null), variables: {} }, { ...this.shapes, params: shapeOfValue(params) });
+    next.remaining = this.remaining;
+    return next;
+  }
+
   /** With `variables` set to these values (a policy's own). */
   withVariables(variables: Record<string, unknown>): AdmissionCelContext {
     const next = new AdmissionCelContext({ ...this.bindings, variables }, { ...this.shapes, variables: shapeOfValue(variables) });

@@ -5,12 +5,14 @@ import {
   validatingWebhookConfigurationDefinition,
   type ApiObject,
   type KindDefinition,
+  type Scheme,
   type MutatingWebhookConfiguration,
   type ValidatingAdmissionPolicy,
   type ValidatingAdmissionPolicyBinding,
   type ValidatingWebhookConfiguration,
 } from '@svc/api';
 import { prefixKey, type Storage } from '@svc/storage';
+import { storedParams, type ParamSource } from './policy-params';
 import { endpointsServiceResolver, type ServiceResolver } from './service-resolver';
 
 /** The stored objects of one cluster-scoped kind that configures admission (webhooks, policies). */
@@ -50,9 +52,10 @@ export interface AdmissionConfigurations {
   policies: ConfigurationSource<ValidatingAdmissionPolicy>;
   bindings: ConfigurationSource<ValidatingAdmissionPolicyBinding>;
   services: ServiceResolver;
+  params?: ParamSource;
 }
 
-export function storedAdmissionConfigurations(storage: Storage, storePrefix: string): AdmissionConfigurations {
+export function storedAdmissionConfigurations(storage: Storage, storePrefix: string, scheme?: Scheme): AdmissionConfigurations {
   const of = <T extends ApiObject>(definition: KindDefinition) => storedConfigurations<T>(storage, storePrefix, definition.group, definition.resource);
   return {
     mutating: of(mutatingWebhookConfigurationDefinition),
@@ -60,5 +63,6 @@ export function storedAdmissionConfigurations(storage: Storage, storePrefix: str
     policies: of(validatingAdmissionPolicyDefinition),
     bindings: of(validatingAdmissionPolicyBindingDefinition),
     services: endpointsServiceResolver(storage, storePrefix),
+    params: scheme && storedParams(storage, storePrefix, scheme),
   };
 }

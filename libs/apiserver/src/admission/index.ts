@@ -17,3 +17,5 @@ export type { AdmissionConfigurations, ConfigurationSource } from './configurati
 export { callWebhook, MAX_WEBHOOK_RESPONSE_BYTES } from './webhook-call';
 export { endpointsServiceResolver } from './service-resolver';
 export type { ResolvedService, ServiceResolver } from './service-resolver';
+export { MAX_POLICY_PARAMS, storedParams } from './policy-params';
+export type { ParamQuery, ParamSource } from './policy-params';

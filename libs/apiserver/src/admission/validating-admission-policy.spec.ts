@@ -10,6 +10,11 @@ function attributes(object: ApiObject, namespace = 'team-a'): AdmissionAttribute
   return { operation: 'CREATE', definition: configMaps, namespace, name: object.metadata?.name ?? '', subresource: '', object, dryRun: false, warnings: [] };
 }
 
+const limits: ApiObject[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits', namespace: 'team-a', labels: { role: 'limit' } }, data: { max: '2' } },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strict', namespace: 'team-a', labels: { role: 'limit' } }, data: { max: '1' } },
+];
+
 function plugin(policy: ValidatingAdmissionPolicy['spec'], binding: Partial<NonNullable<ValidatingAdmissionPolicyBinding['spec']>> = {}) {
   const policies: ValidatingAdmissionPolicy[] = [
     {
@@ -18,7 +23,17 @@ function plugin(policy: ValidatingAdmissionPolicy['spec'], binding: Partial<NonN
     },
   ];
   const bindings: ValidatingAdmissionPolicyBinding[] = [{ metadata: { name: 'b' }, spec: { policyName: 'p', validationActions: ['Deny'], ...binding } }];
-  return validatingAdmissionPolicy({ namespaces: async (n) => namespaces.get(n), policies: async () => policies, bindings: async () => bindings });
+  return validatingAdmissionPolicy({
+    namespaces: async (n) => namespaces.get(n),
+    policies: async () => policies,
+    bindings: async () => bindings,
+    params: async (q) =>
+      limits.filter(
+        (o) =>
+          o.metadata?.namespace === q.namespace &&
+          (q.name === undefined ? o.metadata?.labels?.role === q.selector?.matchLabels?.role : o.metadata?.name === q.name),
+      ),
+  });
 }
 
 async function refusal(promise: Promise<unknown> | void): Promise<{ code: number; message: string } | undefined> {
@@ -78,5 +93,24 @@ describe('ValidatingAdmissionPolicy', () => {
     const wide: ApiObject = { metadata: { name: 'wide' }, data: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`k${i}`, 'v'])) };
     const quadratic = plugin({ validations: [{ expression: 'object.data.all(a, object.data.all(b, a == b || a != b))' }] });
     expect((await refusal(quadratic.validate!(attributes(wide))))?.message).toContain('actual cost limit exceeded');
+  });
+
+  it('runs the validations once per param of the binding, and follows parameterNotFoundAction', async () => {
+    const spec = {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      validations: [
+        { expression: 'size(object.data) <= int(params.data.max)', messageExpression: "'at most ' + params.data.max + ' keys (' + params.metadata.name + ')'" },
+      ],
+    };
+    const two: ApiObject = { metadata: { name: 'two' }, data: { a: '1', b: '2' } };
+    expect(await refusal(plugin(spec, { paramRef: { name: 'limits' } }).validate!(attributes(two)))).toBeUndefined();
+    expect((await refusal(plugin(spec, { paramRef: { selector: { matchLabels: { role: 'limit' } } } }).validate!(attributes(two))))?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: at most 1 keys (strict)",
+    );
+    expect((await refusal(plugin(spec, { paramRef: { name: 'missing' } }).validate!(attributes(two))))?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no params found for policy binding with 'Deny' parameterNotFoundAction",
+    );
+    expect(await refusal(plugin(spec, { paramRef: { name: 'missing', parameterNotFoundAction: 'Allow' } }).validate!(attributes(two)))).toBeUndefined();
+    expect((await refusal(plugin(spec).validate!(attributes(two))))?.message).toContain('paramRef is required');
   });
 });

@@ -4,6 +4,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
+import type { ParamSource } from './policy-params';
 import type { NamespaceLookup } from './namespace-lifecycle';
 
 const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
@@ -12,6 +13,8 @@ export interface PolicyDependencies {
   namespaces: NamespaceLookup;
   policies: ConfigurationSource<ValidatingAdmissionPolicy>;
   bindings: ConfigurationSource<ValidatingAdmissionPolicyBinding>;
+  /** Reads the objects a binding's paramRef names; without it policies with a paramKind fail. */
+  params?: ParamSource;
 }
 
 async function matches(resources: MatchResources | undefined, attributes: AdmissionAttributes, namespaces: NamespaceLookup): Promise<boolean> {
@@ -51,6 +54,35 @@ function withVariables(context: AdmissionCelContext, variables: readonly { name:
   return current;
 }
 
+const NO_PARAMS = 'no params found for policy binding';
+
+/**
+ * The params each validation runs with: `[null]` for a policy without paramKind, the objects the
+ * binding's paramRef names otherwise, or why there are none (a text: an error, or no params found
+ * with parameterNotFoundAction Deny).
+ */
+async function paramsOf(
+  policy: ValidatingAdmissionPolicy,
+  binding: ValidatingAdmissionPolicyBinding,
+  attributes: AdmissionAttributes,
+  source: ParamSource | undefined,
+): Promise<unknown[] | string> {
+  const paramKind = policy.spec?.paramKind;
+  if (paramKind === undefined) return [null];
+  const ref = binding.spec?.paramRef;
+  if (ref === undefined) return `failed to configure binding: paramRef is required for policy with paramKind ${paramKind.apiVersion}, Kind=${paramKind.kind}`;
+  if (source === undefined) return 'params cannot be read';
+  let found: unknown[];
+  try {
+    // A param of a namespaced kind without a namespace is looked for in the request's namespace, as Kubernetes does.
+    found = await source({ ...paramKind, namespace: ref.namespace ?? attributes.namespace, name: ref.name, selector: ref.selector });
+  } catch (error) {
+    return `failed to read params: ${(error as Error).message}`;
+  }
+  if (found.length > 0) return found;
+  return (ref.parameterNotFoundAction ?? 'Deny') === 'Deny' ? `${NO_PARAMS} with 'Deny' parameterNotFoundAction` : [];
+}
+
 /**
  * Kubernetes' ValidatingAdmissionPolicy: each binding (by name) whose policy and match resources
  * cover the request runs the policy's CEL validations with `object`, `oldObject`, `request` and
@@ -75,15 +107,23 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
         const matched = matchConditionsHold(requestContext, policy.spec.matchConditions);
         if (matched === false) continue;
         const failures: Array<{ text: string; reason: string }> = [];
+        const fail = (text: string, reason = 'Forbidden') => failures.push({ text, reason });
         if (typeof matched === 'string') {
-          if (!failOpen) failures.push({ text: matched, reason: 'Forbidden' });
+          if (!failOpen) fail(matched);
         } else {
-          const context = withVariables(requestContext, policy.spec.variables);
-          for (const validation of policy.spec.validations ?? []) {
-            const outcome = check(context, validation.expression, validation.messageExpression, validation.message);
-            if ('error' in outcome) {
-              if (!failOpen) failures.push({ text: outcome.error, reason: 'Forbidden' });
-            } else if (!outcome.passed) failures.push({ text: outcome.message, reason: validation.reason ?? 'Forbidden' });
+          const params = await paramsOf(policy, binding, attributes, deps.params);
+          if (typeof params === 'string') {
+            if (!failOpen || params.startsWith(NO_PARAMS)) fail(params);
+          } else {
+            for (const param of params) {
+              const context = withVariables(requestContext.withParams(param), policy.spec.variables);
+              for (const validation of policy.spec.validations ?? []) {
+                const outcome = check(context, validation.expression, validation.messageExpression, validation.message);
+                if ('error' in outcome) {
+                  if (!failOpen) fail(outcome.error);
+                } else if (!outcome.passed) fail(outcome.message, validation.reason ?? 'Forbidden');
+              }
+            }
           }
         }
         if (failures.length === 0) continue;

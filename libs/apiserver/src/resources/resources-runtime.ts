@@ -86,7 +86,7 @@ export function createResourceRegistries(
   const chain = buildAdmissionChain(options, {
     namespaces: storedNamespaceLookup(storage, options.storePrefix),
     serviceAccounts: storedServiceAccountLookup(storage, options.storePrefix),
-    configurations: storedAdmissionConfigurations(storage, options.storePrefix),
+    configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
   });
   return new ResourceRegistries({
     storage,

@@ -30,6 +30,8 @@ export const ValidatingAdmissionPolicySchema = Type.Object({
       matchConstraints: Type.Optional(MatchResourcesSchema),
       validations: Type.Optional(ListAtomic(PolicyValidationSchema, { maxItems: 64 })),
       failurePolicy: Type.Optional(StringEnum(['Ignore', 'Fail'] as const, { default: 'Fail' })),
+      /** The kind of the objects a binding hands the policy as `params`. */
+      paramKind: Type.Optional(Type.Object({ apiVersion: Type.String({ minLength: 1 }), kind: Type.String({ minLength: 1 }) })),
       matchConditions: Type.Optional(Type.Array(MatchConditionSchema, { 'x-svc-list-type': 'map', 'x-svc-list-map-keys': ['name'], maxItems: 64 })),
       /** Named expressions the validations read as `variables.<name>`, each able to read the ones before it. */
       variables: Type.Optional(
@@ -54,6 +56,15 @@ export const ValidatingAdmissionPolicyBindingSchema = Type.Object({
     Type.Object({
       policyName: Type.String({ minLength: 1 }),
       matchResources: Type.Optional(MatchResourcesSchema),
+      /** Which objects of the policy's paramKind are its `params`: one by name, or all a selector matches. */
+      paramRef: Type.Optional(
+        Type.Object({
+          name: Type.Optional(Type.String()),
+          namespace: Type.Optional(Type.String()),
+          selector: Type.Optional(LabelSelectorSchema),
+          parameterNotFoundAction: Type.Optional(StringEnum(['Allow', 'Deny'] as const, { default: 'Deny' })),
+        }),
+      ),
       validationActions: ListAtomic(StringEnum(['Deny', 'Warn', 'Audit'] as const), { minItems: 1 }),
     }),
   ),
