@@ -231,6 +231,8 @@ describe('admission: CEL rules, webhooks and policies', () => {
         const res = await client.post(path, configMap('bad', { bad: 'yes' }));
         const status = expectFailure(res, 403, 'Forbidden');
         expect(status.message).toBe('admission webhook "deny.example.com" denied the request: bad data is not allowed');
+        // The warnings of the webhook that refused come with the refusal.
+        expect(res.headers.warning).toContain('checked by the test webhook');
       });
       await create(client, path, configMap('good', { fine: 'yes' }));
       const review = reviews.find((r) => r.path === '/validate' && (r.request.object as { metadata?: { name?: string } }).metadata?.name === 'good');

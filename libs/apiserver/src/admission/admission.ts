@@ -50,14 +50,35 @@ export class AdmissionChain {
   }
 
   async admit(attributes: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.admitters) await plugin.admit!(attributes);
+    try {
+      for (const plugin of this.admitters) await plugin.admit!(attributes);
+    } catch (error) {
+      throw withWarnings(error, attributes.warnings);
+    }
   }
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.validators) await plugin.validate!(attributes);
+    try {
+      for (const plugin of this.validators) await plugin.validate!(attributes);
+    } catch (error) {
+      throw withWarnings(error, attributes.warnings);
+    }
   }
 
   names(): string[] {
     return this.plugins.map((p) => p.name);
   }
+}
+
+const refusalWarnings = new WeakMap<object, readonly string[]>();
+
+/** Keeps the warnings gathered before a refusal with it, so that the refused response carries them as Kubernetes' does. */
+function withWarnings(error: unknown, warnings: readonly string[] | undefined): unknown {
+  if (warnings !== undefined && warnings.length > 0 && typeof error === 'object' && error !== null) refusalWarnings.set(error, [...warnings]);
+  return error;
+}
+
+/** The warnings admission gathered before it refused with `error`. */
+export function warningsOfRefusal(error: unknown): readonly string[] {
+  return typeof error === 'object' && error !== null ? (refusalWarnings.get(error) ?? []) : [];
 }

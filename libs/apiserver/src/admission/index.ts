@@ -1,5 +1,5 @@
 // Admission: the plugin chain every write passes before it is stored.
-export { AdmissionChain } from './admission';
+export { AdmissionChain, warningsOfRefusal } from './admission';
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './admission';
 export { buildAdmissionChain } from './build-admission';
 export type { AdmissionDependencies, AdmissionFlags } from './build-admission';

@@ -17,7 +17,8 @@ import type { ResourceRegistry, WriteTarget } from './registry';
 import { APPLY_PATCH_MEDIA_TYPE } from './registry';
 import type { ListOutcome, ResourceWatchEvent, WriteResult } from './registry-types';
 import { mediaTypeOf } from './media-types';
-import { writeBody, writeStatusBody } from './response-writer';
+import { warningsOfRefusal } from '../admission';
+import { addWarnings, writeBody, writeStatusBody } from './response-writer';
 import { toStatusError } from './status-mapping';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
 import { streamWatch } from './watch-stream';
@@ -336,6 +337,7 @@ export class ResourceRouter {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.options.logger?.error(`${req.method} ${req.url}: ${detail}`);
     }
+    addWarnings(res, warningsOfRefusal(error));
     writeStatusBody(res, status, format);
   }
 }
