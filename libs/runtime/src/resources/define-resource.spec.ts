@@ -24,6 +24,7 @@ const greetings = defineResource({
       }),
       status: Type.Object({ configMaps: Type.Optional(Type.Integer()) }),
       printerColumns: [{ name: 'Message', type: 'string', jsonPath: '.spec.message' }],
+      validations: [{ rule: "self.spec.message != 'forbidden'", message: 'that message is not allowed', fieldPath: '.spec.message' }],
     },
   },
 });
@@ -86,6 +87,7 @@ describe('defineResource', () => {
         },
         status: { type: 'object', properties: { configMaps: { type: 'integer' } } },
       },
+      'x-svc-validations': [{ rule: "self.spec.message != 'forbidden'", message: 'that message is not allowed', fieldPath: '.spec.message' }],
     });
     expect(parse(greetings.yaml())).toEqual(crd);
     expect(notes.crd().spec.versions.map((v) => [v.name, v.storage])).toEqual([
@@ -144,6 +146,10 @@ describe('defineResource', () => {
     await eventually(() => expect(seen.map((g) => g.spec.message)).toContain('hi'));
     const refused = await client.create({ metadata: { name: 'too-many' }, spec: { message: 'hi', copies: 9 } }).catch((error: unknown) => error);
     expect(isInvalid(refused)).toBe(true);
+    // Its CEL rule, evaluated by the API server.
+    const forbidden = await client.create({ metadata: { name: 'forbidden' }, spec: { message: 'forbidden' } }).catch((error: unknown) => error);
+    expect(isInvalid(forbidden)).toBe(true);
+    expect(String((forbidden as Error).message)).toContain('that message is not allowed');
 
     // A second start (a new version of the operator) applies the definition again without conflict.
     const { manager: again } = createManager({ clientConfig: env.clientConfig, reconcilers: [], resources: [greetings] });
