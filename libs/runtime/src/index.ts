@@ -26,3 +26,5 @@ export * from './helpers/event-recorder';
 export { informerForResource } from './controller/informer-for-resource';
 export * from './resources/define-resource';
 export * from './resources/install-resources';
+export * from './webhooks/admission-decorators';
+export { WebhookServer, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';

@@ -254,8 +254,9 @@ export class ResourceRegistry {
     const w = this.writeContext(namespace, object.metadata?.name ?? '', '', options);
     this.validateFields(object, input.duplicateFields ?? [], w);
     this.prepareNew(object, w);
-    const meta = object.metadata!;
     await this.context.admission.admit(this.attributes('CREATE', w, object));
+    // Read after admission: a mutating webhook's patch gives the object new metadata.
+    const meta = object.metadata!;
     const generate = !meta.name && !!meta.generateName;
     for (let attempt = 1; ; attempt++) {
       if (generate) meta.name = generateName(meta.generateName!);

@@ -12,6 +12,8 @@ import { WriteTracker } from '../controller/write-tracker';
 import { DEFAULT_LEADER_ELECTION, type LeaderElectionConfig } from '../leader-election/leader-election-options';
 import { LeaderElector } from '../leader-election/leader-elector';
 import { registerInformerMetrics } from './informer-metrics';
+import { admissionHooksOf } from '../webhooks/admission-decorators';
+import { WebhookServer, type ManagerWebhookOptions } from '../webhooks/webhook-server';
 import { installCustomResources, type CustomResourceSource } from '../resources/install-resources';
 import type { Reconcile } from '../reconcile/reconcile';
 import { HealthServer, type ProbeCheck } from './health-server';
@@ -49,6 +51,12 @@ export interface ManagerOptions {
    * applied and Established before the informers start.
    */
   resources?: readonly CustomResourceSource[];
+  /**
+   * Admission webhooks from `@Validate` / `@Default` methods (of `handlers`, and of the reconcilers):
+   * served over HTTPS with a certificate made at start, and registered with the API server as
+   * Validating/MutatingWebhookConfigurations (removed again at stop). None when absent.
+   */
+  webhooks?: ManagerWebhookOptions;
 }
 
 type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -75,6 +83,9 @@ export class Manager {
   private leading = false;
   private leadership: Promise<void> = Promise.resolve();
   private httpPort: number | undefined;
+  private webhooks: WebhookServer | undefined;
+  /** The port the admission webhooks listen on, once started. */
+  webhookPort: number | undefined;
   /** Informers that existed when start began: until they have synced, the process is not ready. */
   private startedInformers = new Set<string>();
 
@@ -213,6 +224,18 @@ export class Manager {
       });
       this.httpPort = await this.health.start();
     }
+    if (this.options.webhooks) {
+      const { handlers = [], name = 'svc-operator', ...rest } = this.options.webhooks;
+      const withHooks = [...handlers, ...this.controllers.map((c) => c.reconciler).filter((r) => admissionHooksOf(r).length > 0)];
+      this.webhooks = new WebhookServer(this.client, { ...rest, name, handlers: [...new Set(withHooks)] });
+      try {
+        this.webhookPort = await this.webhooks.start();
+      } catch (error) {
+        await this.shutdownParts();
+        this.state = 'stopped';
+        throw error;
+      }
+    }
     if (this.options.resources?.length) {
       try {
         await installCustomResources(this.client, this.options.resources, this.options.cacheSyncTimeoutMs ?? 60_000);
@@ -254,6 +277,7 @@ export class Manager {
   }
 
   private async shutdownParts(): Promise<void> {
+    await this.webhooks?.stop();
     await this.informers.shutdown();
     await this.health?.stop();
     this.client.close();
