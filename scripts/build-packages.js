@@ -145,7 +145,6 @@ function manifest(lib, deps) {
     exports,
     ...(BINS[lib.name] ? { bin: BINS[lib.name] } : {}),
     files,
-    sideEffects: false,
     dependencies: sorted(deps),
   };
 }
