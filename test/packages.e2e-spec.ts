@@ -89,6 +89,7 @@ describe('the packed framework, installed outside the repository', () => {
   it(
     "runs the scaffolded operator's typecheck and test",
     async () => {
+      expect(await sh(join(project, 'node_modules/.bin/svc-operator'), ['--version'], project, MINUTE)).toBe(`svc-operator v${version}\n`);
       await sh('npm', ['run', 'typecheck'], project, 5 * MINUTE);
       const output = await sh('npm', ['test', '--', '--ci'], project, 10 * MINUTE);
       expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
@@ -146,14 +147,13 @@ console.log(JSON.stringify({ manager: typeof Manager, missing, starts }));
   );
 
   it(
-    'has declarations that check on their own (no skipLibCheck), found by node10, node16 and bundler resolution',
+    'has declarations that check on their own (no skipLibCheck), found through exports (node16) and without them (node10)',
     async () => {
       writeFileSync(join(project, 'entries.ts'), ENTRIES.map((entry, i) => `import * as entry${i} from '${entry}';\nexport { entry${i} };\n`).join(''));
       const tsc = join(project, 'node_modules/typescript/bin/tsc');
       const common = ['--noEmit', '--strict', '--target', 'es2022', '--experimentalDecorators', '--types', 'node', 'entries.ts'];
       await sh(process.execPath, [tsc, ...common, '--module', 'node16', '--moduleResolution', 'node16', '--skipLibCheck', 'false'], project, 5 * MINUTE);
       await sh(process.execPath, [tsc, ...common, '--module', 'commonjs', '--moduleResolution', 'node10', '--skipLibCheck'], project, 5 * MINUTE);
-      await sh(process.execPath, [tsc, ...common, '--module', 'esnext', '--moduleResolution', 'bundler', '--skipLibCheck'], project, 5 * MINUTE);
     },
     15 * MINUTE,
   );
