@@ -26,7 +26,7 @@ const TEST_FILES = ['**/*.spec.ts', '**/testing/**'];
 
 export default tseslint.config(
   // type-fixtures/ hold files that must not compile, checked by their own spec, outside tsconfig.json.
-  { ignores: ['dist/**', 'node_modules/**', 'reports/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/type-fixtures/**'] },
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', 'reports/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/type-fixtures/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

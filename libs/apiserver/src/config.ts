@@ -121,7 +121,8 @@ function findPackageVersion(): string | undefined {
     if (existsSync(candidate)) {
       try {
         const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
-        if (pkg.name === 'svc-control-plane' && pkg.version) return pkg.version;
+        // The repository's root, or this library installed as its own package.
+        if ((pkg.name === 'svc-control-plane' || pkg.name === '@svc/apiserver') && pkg.version) return pkg.version;
       } catch {
         // an unreadable package.json further up is not ours
       }
