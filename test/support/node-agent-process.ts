@@ -1,11 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freeLoopbackPort, ROOT, type ApiServerProcess } from './apiserver-process';
 
 const EXECUTABLE = join(ROOT, 'bin', 'svc-node-agent.js');
+
+/** Lazily unmounts what pods left mounted under `dir` (tmpfs emptyDirs of pods the agent never tore down). */
+async function unmountBelow(dir: string): Promise<void> {
+  const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
+  const below = mounts
+    .split('\n')
+    .map((line) => line.split(' ')[1])
+    .filter((point): point is string => point !== undefined && point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of below) await new Promise((resolve) => execFile('umount', ['-l', point], resolve));
+}
 
 export interface NodeAgentProcess {
   nodeName: string;
@@ -127,6 +138,7 @@ export async function startNodeAgentProcess(apiserver: ApiServerProcess, options
     restart: launch,
     cleanup: async () => {
       await stopWith('SIGTERM');
+      await unmountBelow(dir);
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -1,3 +1,6 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { startContainerd, type ContainerdProcess } from '@svc/cri/testing';
 import { startApiServerProcess, type ApiServerProcess } from './apiserver-process';
 import { kubectl } from './kubectl-run';
@@ -16,6 +19,8 @@ export interface NodeCluster {
   /** `kubectl run` of a busybox pod bound to the node (`spec.nodeName`), with extra overrides of its spec. */
   runPod(name: string, command: string[], spec?: Record<string, unknown>): Promise<void>;
   getPod(name: string): Promise<any>;
+  /** `kubectl apply` of objects (YAML or JSON documents); pods without a node are bound to this one. */
+  apply(...objects: unknown[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,10 +60,20 @@ export async function startNodeCluster(options: NodeClusterOptions = {}): Promis
     async getPod(name) {
       return JSON.parse((await kubectl(['get', 'pod', name, '-o', 'json'], env())).stdout);
     },
+    async apply(...objects) {
+      for (const o of objects) {
+        const object = o as { kind?: string; spec?: Record<string, unknown> };
+        if (object.kind === 'Pod' && object.spec && !object.spec.nodeName) object.spec.nodeName = agent.nodeName;
+      }
+      const file = join(apiserver.dir, `manifest-${Date.now()}-${Math.random().toString(36).slice(2)}.yaml`);
+      await writeFile(file, objects.map((o) => stringify(o)).join('---\n'));
+      await kubectl(['apply', '-f', file], env());
+    },
     async stop() {
-      await agent.cleanup();
-      await containerd.stop();
-      await apiserver.stop();
+      // Every step runs even when one fails, so that no process outlives the test.
+      const results = await Promise.allSettled([agent.cleanup().finally(() => containerd.stop()), apiserver.stop()]);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }
