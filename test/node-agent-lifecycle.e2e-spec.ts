@@ -50,9 +50,14 @@ describeWithRuntime('node agent: restarts, probes, init containers, volumes, env
     expect(container.lastState.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     await eventually(async () => expect((await status('crasher')).containerStatuses[0].state.waiting?.reason).toBe('CrashLoopBackOff'), 15_000, 250);
     expect((await status('crasher')).containerStatuses[0].state.waiting.message).toMatch(/^back-off (10|20|40)s restarting failed container=crash/);
+    // The first restart is at once, the second after 10 s, the next after 20 s: the backoff grows.
+    await eventually(
+      async () => expect((await status('crasher')).containerStatuses[0].state.waiting?.message).toMatch(/^back-off 20s restarting failed container=crash/),
+      25_000,
+      250,
+    );
     const table = (await kubectl(['get', 'pod', 'crasher'], env())).stdout;
     expect(table).toMatch(/crasher\s+0\/1\s+(CrashLoopBackOff|Error)\s+\d+/);
-    // The first restart is at once, the next 10 s after the exit before it, then 20 s.
     const previous = (await kubectl(['logs', 'crasher', '--previous'], env())).stdout;
     expect(previous).toMatch(/^run at \d+\n$/);
   }, 60_000);
