@@ -17,6 +17,8 @@ import { Backoff } from './pods/crash-backoff';
 import { PodManager } from './pods/pod-manager';
 import type { EventType, PodRuntime } from './pods/pod-runtime';
 import { ProbeManager } from './pods/probe-manager';
+import { isMirrorPod, isStaticPod } from './static/static-pod-files';
+import { StaticPodSource } from './static/static-pod-source';
 import { VolumeManager } from './volumes/volume-manager';
 
 export interface NodeAgentSettings {
@@ -41,7 +43,9 @@ export class NodeAgent {
   private readonly eventLimiter?: TokenBucket;
   private podInformer?: SharedInformer<Pod>;
   private nodeInformer?: SharedInformer<Node>;
+  private nodeUid?: string;
   readonly podLogRoot: string;
+  readonly staticPods?: StaticPodSource;
 
   constructor(
     private readonly client: Client,
@@ -116,6 +120,17 @@ export class NodeAgent {
       finalDelete: (pod) => this.finalDelete(pod),
     };
     this.pods = new PodManager(cri, runtime, parseDuration(config.syncFrequency ?? '1m'));
+    if (config.staticPodPath) {
+      this.staticPods = new StaticPodSource(
+        config.staticPodPath,
+        settings.nodeName,
+        parseDuration(config.fileCheckFrequency ?? '20s'),
+        client,
+        this.pods,
+        () => this.nodeUid,
+        settings.log,
+      );
+    }
   }
 
   event(pod: Pod, type: EventType, reason: string, message: string): void {
@@ -127,8 +142,11 @@ export class NodeAgent {
   private async writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void> {
     const name = pod.metadata?.name ?? '';
     const namespace = pod.metadata?.namespace ?? 'default';
+    // A static pod's status goes to its mirror pod; until there is one it is kept (and sent when the mirror appears).
+    const uid = isStaticPod(pod) ? this.staticPods?.mirrorUid(pod) : pod.metadata?.uid;
+    if (!uid) return;
     try {
-      await this.client.pods.patchStatus(name, { metadata: { uid: pod.metadata?.uid }, status }, 'strategic', { namespace });
+      await this.client.pods.patchStatus(name, { metadata: { uid }, status }, 'strategic', { namespace });
     } catch (error) {
       // The pod is gone or was replaced by another of the same name: nothing to report.
       if (isNotFound(error) || isConflict(error)) return;
@@ -151,32 +169,44 @@ export class NodeAgent {
   async start(): Promise<void> {
     await mkdir(this.podLogRoot, { recursive: true });
     await mkdir(join(this.settings.rootDir, 'pods'), { recursive: true });
+    // Static pods are known before housekeeping, which removes sandboxes of pods the node does not have.
+    await this.staticPods?.load();
     this.pods.start();
     await this.reporter.start();
     const nodeName = this.settings.nodeName;
     const podScope = { fieldSelector: `spec.nodeName=${nodeName}` };
     this.podInformer = new SharedInformer<Pod>(listerWatcherFor(this.client.pods, podScope), { logger: silentInformerLogger, name: 'pods' });
+    // Mirror pods stand for static pods in the API: they are kept in step, never run.
     this.podInformer.addEventHandler({
-      onAdd: (pod) => this.pods.upsert(pod),
-      onUpdate: (_old, pod) => this.pods.upsert(pod),
-      onDelete: (pod) => this.pods.remove(pod.metadata?.uid ?? ''),
+      onAdd: (pod) => (isMirrorPod(pod) ? this.staticPods?.mirrorSeen(pod) : this.pods.upsert(pod)),
+      onUpdate: (_old, pod) => (isMirrorPod(pod) ? this.staticPods?.mirrorSeen(pod) : this.pods.upsert(pod)),
+      onDelete: (pod) => (isMirrorPod(pod) ? this.staticPods?.mirrorGone(pod) : this.pods.remove(pod.metadata?.uid ?? '')),
     });
     const nodeScope = { fieldSelector: `metadata.name=${nodeName}` };
     this.nodeInformer = new SharedInformer<Node>(listerWatcherFor(this.client.resource(BUILTIN_RESOURCES.nodes), nodeScope), {
       logger: silentInformerLogger,
       name: 'node',
     });
-    this.nodeInformer.addEventHandler({ onAdd: (node) => this.reporter.afterNode(node), onUpdate: (_o, node) => this.reporter.afterNode(node) });
+    const afterNode = (node: Node) => {
+      const known = this.nodeUid;
+      this.nodeUid = node.metadata?.uid;
+      if (known !== this.nodeUid) this.staticPods?.nodeSeen();
+      this.reporter.afterNode(node);
+    };
+    this.nodeInformer.addEventHandler({ onAdd: afterNode, onUpdate: (_o, node) => afterNode(node) });
     this.podInformer.start();
     this.nodeInformer.start();
     void this.podInformer.whenSynced().then((synced) => {
-      if (synced) this.pods.allowHousekeeping();
+      if (!synced) return;
+      this.pods.allowHousekeeping();
+      this.staticPods?.allowMirrorCleanup();
     });
   }
 
   /** Stops the agent's loops; containers keep running (a restarted agent adopts them). */
   async stop(): Promise<void> {
     this.reporter.stop();
+    this.staticPods?.stop();
     this.pods.stop();
     this.probes.stop();
     await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.objects.stop()]);

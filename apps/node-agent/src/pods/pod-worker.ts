@@ -86,6 +86,12 @@ export class PodWorker {
     this.requestSync();
   }
 
+  /** Writes the status again at the next sync even if it did not change (it goes to a new object: a new mirror pod). */
+  resendStatus(): void {
+    this.lastStatus = '';
+    this.requestSync();
+  }
+
   markUnhealthy(containerId: string, message: string, grace?: number): void {
     this.unhealthy.set(containerId, { message, grace });
     this.requestSync();
