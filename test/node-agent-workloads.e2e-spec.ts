@@ -35,6 +35,7 @@ interface PodSummary {
 describeWithRuntime('node agent: a Deployment served through Endpoints, and a restart of the agent that adopts its pods', () => {
   let cluster: NodeCluster;
   let controllers: ControllerManagerProcess;
+  let clusterCidr: string;
   const env = () => cluster.env();
 
   const webPods = async (): Promise<PodSummary[]> => {
@@ -50,14 +51,33 @@ describeWithRuntime('node agent: a Deployment served through Endpoints, and a re
   };
 
   beforeAll(async () => {
-    cluster = await startNodeCluster();
-    controllers = await startControllerManagerProcess(cluster.apiserver);
+    // The agent has no pod CIDR of its own: the controller manager's node IPAM gives its Node one.
+    cluster = await startNodeCluster({ agent: { config: { podCIDR: '' } } });
+    clusterCidr = `10.${200 + Math.floor(Math.random() * 50)}.0.0/16`;
+    controllers = await startControllerManagerProcess(cluster.apiserver, [
+      '--allocate-node-cidrs',
+      `--cluster-cidr=${clusterCidr}`,
+      '--node-cidr-mask-size=24',
+    ]);
   }, 120_000);
 
   afterAll(async () => {
     await controllers?.stop();
     await cluster?.stop();
   }, 60_000);
+
+  it('the node IPAM controller gives the Node a pod CIDR of the cluster range, which the agent hands to the runtime', async () => {
+    await eventually(
+      async () => {
+        const node = JSON.parse((await kubectl(['get', 'node', cluster.agent.nodeName, '-o', 'json'], env())).stdout);
+        expect(node.spec.podCIDR).toBe(clusterCidr.replace('/16', '/24'));
+        expect(node.spec.podCIDRs).toEqual([node.spec.podCIDR]);
+      },
+      20_000,
+      250,
+    );
+    await eventually(async () => expect(cluster.agent.stderr()).toContain(`pod CIDR ${clusterCidr.replace('/16', '/24')} handed to the runtime`), 20_000, 250);
+  }, 30_000);
 
   it('a Deployment of 3 with an httpGet readiness probe becomes Available; its Endpoints hold the pod IPs, which answer HTTP', async () => {
     await cluster.apply(
@@ -101,6 +121,8 @@ describeWithRuntime('node agent: a Deployment served through Endpoints, and a re
     const pods = await webPods();
     expect(pods).toHaveLength(3);
     const ips = pods.map((p) => p.ip).sort();
+    const prefix = clusterCidr.split('.').slice(0, 2).join('.');
+    for (const ip of ips) expect(ip.startsWith(`${prefix}.0.`)).toBe(true);
     expect(new Set(ips).size).toBe(3);
     await eventually(
       async () => {
