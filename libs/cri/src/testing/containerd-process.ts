@@ -38,11 +38,16 @@ function findExecutable(name: string): string | undefined {
   return undefined;
 }
 
+/** The environment variable that carries why a probe of the local runtime failed. */
+export const RUNTIME_PROBE_VARIABLE = 'SVC_LOCAL_RUNTIME_UNAVAILABLE';
+
 /**
  * Why a local containerd cannot be started here, or undefined when it can: the tests that need one
  * skip with this reason.
  */
 export function localRuntimeUnavailable(): string | undefined {
+  // Set by the test run's global setup when a private containerd was tried and could not run a container.
+  if (process.env[RUNTIME_PROBE_VARIABLE]) return process.env[RUNTIME_PROBE_VARIABLE];
   if (process.platform !== 'linux') return `containers need Linux (this is ${process.platform})`;
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'containerd and runc need root; run the tests as root';
   const missing = ['containerd', 'ctr', 'runc'].filter((b) => findExecutable(b) === undefined);
@@ -279,4 +284,39 @@ async function unmountBelow(dir: string): Promise<void> {
     .map((point) => point.replace(/\\040/g, ' '))
     .sort((a, b) => b.length - a.length);
   for (const point of points) await run('umount', ['-l', point]).catch(() => undefined);
+}
+
+/**
+ * Starts a private containerd and runs one container in a sandbox through CRI, as the tests will:
+ * undefined when that works, else one line saying what failed (containerd not starting, no
+ * overlayfs, runc unable to make a container, CNI failing), so that the tests can skip saying why.
+ */
+export async function probeLocalRuntime(): Promise<string | undefined> {
+  const missing = localRuntimeUnavailable();
+  if (missing) return missing;
+  let containerd: ContainerdProcess | undefined;
+  let step = 'starting containerd';
+  try {
+    containerd = await startContainerd();
+    const cri = containerd.cri;
+    step = 'setting the pod CIDR';
+    await cri.updateRuntimeConfig(`10.253.${Math.floor(Math.random() * 250)}.0/24`);
+    step = 'running a pod sandbox';
+    const config = { metadata: { name: 'probe', uid: 'svc-runtime-probe', namespace: 'probe', attempt: 0 }, logDirectory: join(containerd.dir, 'probe-logs') };
+    await mkdir(config.logDirectory, { recursive: true });
+    const sandbox = await cri.runPodSandbox(config);
+    step = 'running a container';
+    const id = await cri.createContainer(
+      sandbox,
+      { metadata: { name: 'probe', attempt: 0 }, image: { image: BUSYBOX_IMAGE }, command: ['true'], logPath: 'probe.log' },
+      config,
+    );
+    await cri.startContainer(id);
+    return undefined;
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').slice(0, 500);
+    return `a private containerd failed at ${step}: ${message}`;
+  } finally {
+    await containerd?.stop().catch(() => undefined);
+  }
 }
