@@ -13,9 +13,9 @@ import { ImageManager, type CredentialLookup } from './images/image-manager';
 import { memInfo } from './node/host-facts';
 import { NodeReporter } from './node/node-reporter';
 import { ConfigObjects } from './pods/config-objects';
-import { Backoff } from './pods/crash-backoff';
+import { CrashBackoff } from './pods/crash-backoff';
 import { PodManager } from './pods/pod-manager';
-import type { EventType, PodRuntime } from './pods/pod-runtime';
+import type { PodEventType, PodRuntime } from './pods/pod-runtime';
 import { ProbeManager } from './pods/probe-manager';
 import { isMirrorPod, isStaticPod } from './static/static-pod-files';
 import { StaticPodSource } from './static/static-pod-source';
@@ -114,7 +114,7 @@ export class NodeAgent {
       volumes: new VolumeManager(settings.rootDir, this.objects),
       objects: this.objects,
       probes: this.probes,
-      crashBackoff: new Backoff(),
+      crashBackoff: new CrashBackoff(),
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),
@@ -133,7 +133,7 @@ export class NodeAgent {
     }
   }
 
-  event(pod: Pod, type: EventType, reason: string, message: string): void {
+  event(pod: Pod, type: PodEventType, reason: string, message: string): void {
     if (this.eventLimiter && !this.eventLimiter.tryAccept()) return;
     const involved = { ...pod, apiVersion: 'v1', kind: 'Pod' };
     void this.recorder.event(involved, type, reason, message);

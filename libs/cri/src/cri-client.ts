@@ -2,11 +2,11 @@ import { Client, credentials, Metadata, status as grpcStatus, type ServiceError 
 import { methodMessages, type ImageMethod, type RuntimeMethod } from './cri-protocol';
 import type {
   AuthConfig,
-  Container,
+  RuntimeContainer,
   ContainerConfig,
   ContainerFilter,
   ContainerStats,
-  ContainerStatus,
+  RuntimeContainerStatus,
   ExecSyncResponse,
   Image,
   FilesystemUsage,
@@ -162,13 +162,13 @@ export class CriClient {
     await this.runtime('RemoveContainer', { containerId });
   }
 
-  async listContainers(filter?: ContainerFilter): Promise<Container[]> {
-    const response = await this.runtime<{ containers: Container[] }>('ListContainers', filter ? { filter } : {});
+  async listContainers(filter?: ContainerFilter): Promise<RuntimeContainer[]> {
+    const response = await this.runtime<{ containers: RuntimeContainer[] }>('ListContainers', filter ? { filter } : {});
     return response.containers;
   }
 
-  async containerStatus(containerId: string): Promise<ContainerStatus> {
-    const response = await this.runtime<{ status: ContainerStatus }>('ContainerStatus', { containerId });
+  async containerStatus(containerId: string): Promise<RuntimeContainerStatus> {
+    const response = await this.runtime<{ status: RuntimeContainerStatus }>('ContainerStatus', { containerId });
     return response.status;
   }
 

@@ -8,7 +8,7 @@ export type Protocol = 'TCP' | 'UDP' | 'SCTP';
 export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
 export type MountPropagation = 'PROPAGATION_PRIVATE' | 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
 export type PodSandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
-export type ContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
+export type RuntimeContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
 
 export type Labels = Record<string, string>;
 
@@ -182,27 +182,27 @@ export interface ContainerConfig {
 
 export interface ContainerFilter {
   id?: string;
-  state?: { state: ContainerState };
+  state?: { state: RuntimeContainerState };
   podSandboxId?: string;
   labelSelector?: Labels;
 }
 
-export interface Container {
+export interface RuntimeContainer {
   id: string;
   podSandboxId: string;
   metadata?: ContainerMetadata;
   image?: ImageSpec;
   imageRef?: string;
-  state: ContainerState;
+  state: RuntimeContainerState;
   createdAt: number;
   labels?: Labels;
   annotations?: Labels;
 }
 
-export interface ContainerStatus {
+export interface RuntimeContainerStatus {
   id: string;
   metadata?: ContainerMetadata;
-  state: ContainerState;
+  state: RuntimeContainerState;
   createdAt: number;
   startedAt: number;
   finishedAt: number;

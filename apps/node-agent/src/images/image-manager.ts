@@ -3,7 +3,7 @@ import { defaultPullPolicy } from '@svc/api';
 import { TokenBucket } from '@svc/client';
 import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
-import { Backoff } from '../pods/crash-backoff';
+import { CrashBackoff } from '../pods/crash-backoff';
 
 /** Why a container's image is not there: the waiting reason Kubernetes shows for it. */
 export class ImagePullError extends Error {
@@ -33,7 +33,7 @@ export type CredentialLookup = (image: string, pod: Pod) => Promise<AuthConfig[]
  * pulls every time. Failed pulls back off (ImagePullBackOff) as Kubernetes' do.
  */
 export class ImageManager {
-  private readonly backoff = new Backoff();
+  private readonly backoff = new CrashBackoff();
   private readonly limiter?: TokenBucket;
   private queue: Promise<unknown> = Promise.resolve();
 

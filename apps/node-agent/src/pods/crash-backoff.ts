@@ -3,7 +3,7 @@
  * first retry is at once, then 10 s doubling to 5 min after each failure; an entry untouched for
  * twice the maximum starts over.
  */
-export class Backoff {
+export class CrashBackoff {
   private readonly entries = new Map<string, { delayMs: number; lastUpdate: number }>();
 
   constructor(

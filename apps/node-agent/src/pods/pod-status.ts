@@ -1,5 +1,5 @@
 import type { Container, ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus } from '@svc/api';
-import type { ContainerStatus } from '@svc/cri';
+import type { RuntimeContainerStatus } from '@svc/cri';
 import { qosClassOf } from './qos';
 
 /** What the agent knows of one spec container beyond the runtime: why it waits, whether probes pass. */
@@ -11,9 +11,9 @@ export interface ContainerFacts {
 
 export interface ObservedContainers {
   /** The newest runtime container of each spec container name, in the current sandbox or before. */
-  latest: ReadonlyMap<string, ContainerStatus>;
+  latest: ReadonlyMap<string, RuntimeContainerStatus>;
   /** The one before it (for lastState). */
-  previous: ReadonlyMap<string, ContainerStatus>;
+  previous: ReadonlyMap<string, RuntimeContainerStatus>;
 }
 
 export interface StatusInputs {
@@ -35,7 +35,7 @@ function iso(nanos: number): string | undefined {
   return nanos > 0 ? new Date(Math.floor(nanos / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
 }
 
-function terminatedState(status: ContainerStatus, message?: string): ContainerState {
+function terminatedState(status: RuntimeContainerStatus, message?: string): ContainerState {
   const reason = status.reason || (status.exitCode === 0 ? 'Completed' : 'Error');
   return {
     terminated: {

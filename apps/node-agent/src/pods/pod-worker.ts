@@ -1,7 +1,7 @@
 import { readFile, writeFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod, PodStatus } from '@svc/api';
-import { isCriNotFound, type ContainerStatus, type PodSandboxConfig } from '@svc/cri';
+import { isCriNotFound, type RuntimeContainerStatus, type PodSandboxConfig } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { ImagePullError } from '../images/image-manager';
 import { podDirectory, VolumeError } from '../volumes/volume-manager';
@@ -24,7 +24,7 @@ interface Observed {
   sandboxConfig?: PodSandboxConfig;
   podIPs: string[];
   /** Every runtime container of the pod, newest first. */
-  containers: ContainerStatus[];
+  containers: RuntimeContainerStatus[];
 }
 
 function byNewest(a: { createdAt: number }, b: { createdAt: number }): number {
@@ -146,7 +146,7 @@ export class PodWorker {
     const sandboxes = (await cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: this.uid } })).sort(byNewest);
     const ready = sandboxes.find((s) => s.state === 'SANDBOX_READY');
     const list = await cri.listContainers({ labelSelector: { [LABEL_POD_UID]: this.uid } });
-    const containers: ContainerStatus[] = [];
+    const containers: RuntimeContainerStatus[] = [];
     for (const c of list) {
       try {
         containers.push(await cri.containerStatus(c.id));
@@ -165,14 +165,14 @@ export class PodWorker {
     return observed;
   }
 
-  private containersOf(observed: Observed, name: string, sandboxId?: string): ContainerStatus[] {
+  private containersOf(observed: Observed, name: string, sandboxId?: string): RuntimeContainerStatus[] {
     const list = observed.containers.filter((c) => c.labels?.[LABEL_CONTAINER_NAME] === name || c.metadata?.name === name);
     return sandboxId === undefined ? list : list.filter((c) => this.sandboxOf(c) === sandboxId);
   }
 
   private readonly sandboxOfContainer = new Map<string, string>();
 
-  private sandboxOf(container: ContainerStatus): string | undefined {
+  private sandboxOf(container: RuntimeContainerStatus): string | undefined {
     return this.sandboxOfContainer.get(container.id);
   }
 
@@ -198,7 +198,7 @@ export class PodWorker {
     await this.cleanupExited(observed);
   }
 
-  /** Notes which sandbox each container belongs to (ListContainers says it; ContainerStatus does not). */
+  /** Notes which sandbox each container belongs to (ListContainers says it; RuntimeContainerStatus does not). */
   private async learnSandboxes(observed: Observed): Promise<void> {
     const missing = observed.containers.filter((c) => !this.sandboxOfContainer.has(c.id));
     if (missing.length === 0) return;
@@ -321,7 +321,7 @@ export class PodWorker {
     return latest ? (latest.metadata?.attempt ?? 0) + 1 : 0;
   }
 
-  private async restartAfterBackoff(container: Container, type: ContainerType, observed: Observed, exited: ContainerStatus): Promise<void> {
+  private async restartAfterBackoff(container: Container, type: ContainerType, observed: Observed, exited: RuntimeContainerStatus): Promise<void> {
     const key = `${this.uid}/${container.name}`;
     const finishedAt = Math.floor(exited.finishedAt / 1e6);
     const backoff = this.runtime.crashBackoff;
@@ -407,7 +407,7 @@ export class PodWorker {
     }
   }
 
-  private ensureProbes(container: Container, status: ContainerStatus, observed: Observed): void {
+  private ensureProbes(container: Container, status: RuntimeContainerStatus, observed: Observed): void {
     const probes = this.runtime.probes;
     if (probes.has(status.id)) return;
     const reported = this.pod.status?.containerStatuses?.find((s) => s.name === container.name && s.containerID?.endsWith(status.id));
@@ -422,7 +422,7 @@ export class PodWorker {
     );
   }
 
-  private async readTerminationMessage(container: Container, status: ContainerStatus): Promise<void> {
+  private async readTerminationMessage(container: Container, status: RuntimeContainerStatus): Promise<void> {
     if (this.messages.has(status.id)) return;
     let message = '';
     try {
@@ -447,7 +447,7 @@ export class PodWorker {
   }
 
   /** preStop, then stop within what is left of the grace period. */
-  private async killContainer(container: Container | undefined, status: ContainerStatus, graceSeconds: number): Promise<void> {
+  private async killContainer(container: Container | undefined, status: RuntimeContainerStatus, graceSeconds: number): Promise<void> {
     const runtime = this.runtime;
     runtime.probes.remove(status.id);
     const started = Date.now();
@@ -531,8 +531,8 @@ export class PodWorker {
 
   private async writeStatus(observed: Observed, terminating = false): Promise<void> {
     const pod = this.pod;
-    const latest = new Map<string, ContainerStatus>();
-    const previous = new Map<string, ContainerStatus>();
+    const latest = new Map<string, RuntimeContainerStatus>();
+    const previous = new Map<string, RuntimeContainerStatus>();
     for (const c of observed.containers) {
       const name = c.labels?.[LABEL_CONTAINER_NAME] ?? c.metadata?.name ?? '';
       if (!latest.has(name)) latest.set(name, c);
