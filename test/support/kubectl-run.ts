@@ -15,7 +15,11 @@ export interface KubectlResult {
  */
 export function runKubectl(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, [...args, `--request-timeout=${Math.max(1, Math.floor(timeoutMs / 1000) - 1)}s`], {
+    // Before `--`, so that the flag never ends up among the arguments of a command run in a container.
+    const flag = `--request-timeout=${Math.max(1, Math.floor(timeoutMs / 1000) - 1)}s`;
+    const dashes = args.indexOf('--');
+    const withFlag = dashes < 0 ? [...args, flag] : [...args.slice(0, dashes), flag, ...args.slice(dashes)];
+    const child = spawn(KUBECTL, withFlag, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -38,6 +38,13 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod,
       enableAdmissionPlugins: o.enableAdmissionPlugins,
       disableAdmissionPlugins: o.disableAdmissionPlugins,
+      nodeAgent: {
+        clientCertificate: o.nodeagentClientCertificate,
+        clientKey: o.nodeagentClientKey,
+        certificateAuthority: o.nodeagentCertificateAuthority,
+        preferredAddressTypes: [...o.nodeagentPreferredAddressTypes],
+        timeoutMs: o.nodeagentTimeout,
+      },
     },
     runtimeConfig: o.runtimeConfig ?? {},
     services: {

@@ -5,6 +5,7 @@ import { endpointsController } from './endpoints';
 import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
 import { namespaceController } from './namespace';
+import { nodeIpamController } from './nodeipam';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 
@@ -17,6 +18,7 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   endpointsController,
   replicationControllerController,
   endpointSliceController,
+  nodeIpamController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

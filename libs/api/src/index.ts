@@ -13,6 +13,7 @@ export * from './meta/delete-options';
 export * from './meta/scale';
 export * from './meta/label-selector';
 export * from './meta/condition';
+export * from './meta/quantity';
 
 // Kinds
 export * from './kinds/core/object-reference';

@@ -3,13 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import type { Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ApiServerModule } from './api-server.module';
 import type { ApiServerServingConfig } from './config';
 import { handlerChain } from './filters/handler-chain';
 import { HealthRegistry } from './health/health-registry';
 import { ServerLifecycle } from './lifecycle/server-lifecycle';
 import { MetricsService } from './metrics/metrics.service';
+import { markUpgrade, upgradeTaken } from './request/upgrade';
 import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
 import { answerClientErrors, refusePlainHttp } from './serving/connection-guards';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
@@ -100,6 +103,18 @@ export async function startApiServer(
   });
 
   const server = app.getHttpServer() as Server;
+  // Upgrade requests (exec, attach, port-forward) take the same way as every other request; a
+  // handler that streams one takes the connection over (takeUpgrade), any other answer ends it.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    markUpgrade(req, socket, head, res);
+    res.on('finish', () => {
+      if (!upgradeTaken(req)) socket.end();
+    });
+    socket.on('error', () => socket.destroy());
+    expressApp(req as express.Request, res as express.Response);
+  });
   refusePlainHttp(server);
   answerClientErrors(server);
   // A blank bind address lets Node pick all interfaces of every family it can.

@@ -74,3 +74,4 @@ export {
 } from './sets/common-flags';
 export { atLeast, between, durationAbove, durationAtLeast, eachEntry, greaterThan, ipAddress, ipAddressOrBlank, nonEmpty, urlProblem } from './sets/checks';
 export { givenTogether } from './sets/shared-rules';
+export { NODE_AGENT_FLAGS, nodeAgentFlagSet, parseNodeAgentFlags, type NodeAgentFlags } from './sets/node-agent-flags';

@@ -84,8 +84,10 @@ class Compiled implements CompiledKind {
     this.validator ??= compileOnce(sharedValidator(), this.schema);
     const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema);
     if (!isObject(obj)) return errors;
+    // A configuration kind (a file a process reads) has no ObjectMeta and none of its rules.
+    const rules = this.schema.properties?.metadata === undefined ? [] : metadataRules(obj);
     // One by one: a body can carry a few hundred thousand errors, more than a spread call takes.
-    for (const error of metadataRules(obj)) errors.push(error);
+    for (const error of rules) errors.push(error);
     for (const rule of this.definition.validationRules) for (const error of rule(obj)) errors.push(error);
     return errors;
   }

@@ -10,6 +10,25 @@ export interface ExtraSubresource {
   updateOf(incoming: ApiObject, current: ApiObject): ApiObject;
 }
 
+/** Where a connect request goes: a path on the node agent of a node, with its query. */
+export interface ConnectLocation {
+  nodeName: string;
+  path: string;
+  query: URLSearchParams;
+}
+
+/**
+ * A subresource that is a connection to the node agent running the object (a pod's `log`, `exec`,
+ * `attach`, `portforward`), as Kubernetes' connecters: the API server proxies the request, streaming
+ * or upgraded, to the location this gives.
+ */
+export interface ConnectSubresource {
+  /** HTTP methods answered (`GET` for log; `GET` and `POST` for the streaming ones). */
+  methods: readonly string[];
+  /** The node agent location for the request's options; throws a StatusError (400) when they are bad. */
+  location(object: ApiObject, query: URLSearchParams): ConnectLocation;
+}
+
 /**
  * The rules of one kind that no schema states, as Kubernetes' per-kind strategies (PrepareForCreate,
  * PrepareForUpdate, ValidateUpdate, the status strategy's reset fields, ReturnDeletedObject, graceful
@@ -55,4 +74,6 @@ export interface KindStrategy {
   onDeletionMarked?(object: ApiObject): void;
   /** Subresources served beyond status and scale, by name. */
   subresources?: Readonly<Record<string, ExtraSubresource>>;
+  /** Subresources that connect to the node agent of the object's node, by name. */
+  connect?: Readonly<Record<string, ConnectSubresource>>;
 }

@@ -6,6 +6,8 @@ import { isTimedOutResponse } from '../filters/handler-chain';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import { longRunningLabelsOf, type MetricsService } from '../metrics/metrics.service';
 import { readBody } from '../request/read-body';
+import { isUpgrade, takeUpgrade } from '../request/upgrade';
+import type { NodeAgentConnector } from '../nodeagent/node-agent-connector';
 import { requestContext, requestUrl, type RequestContext } from '../request/request-context';
 import type { RequestInfo } from '../request/request-info';
 import { watchTimeoutSeconds } from '../request/request-timeout';
@@ -34,6 +36,8 @@ export interface ResourceRouterOptions {
   minRequestTimeoutSeconds: number;
   maxRequestBodyBytes: number;
   logger?: LoggerService;
+  /** How connect subresources reach node agents; they answer 503 without it. */
+  nodeAgents?: NodeAgentConnector;
 }
 
 /** What a resource path names, resolved against the scheme as it is now. */
@@ -174,6 +178,7 @@ export class ResourceRouter {
         if (method === 'PATCH') return this.patchScale(req, res, target, format);
         throw methodNotAllowed();
       default:
+        if (def.strategy.connect?.[subresource] !== undefined) return this.connect(req, res, target);
         // A subresource of the kind's own (a namespace's finalize) takes PUT only.
         if (def.strategy.subresources?.[subresource] === undefined) throw notFound(NOT_FOUND_MESSAGE);
         if (method === 'PUT') return this.update(req, res, target, format, subresource);
@@ -220,6 +225,27 @@ export class ResourceRouter {
     } finally {
       this.options.metrics.watchClosed(labels);
     }
+  }
+
+  // ---- connections to node agents ----
+
+  /** A connect subresource (a pod's log, exec, attach, portforward): proxied to the node agent of the object. */
+  private async connect(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+    const connect = target.def.strategy.connect![target.subresource];
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (!connect.methods.includes(method)) throw methodNotAllowed();
+    const nodeAgents = this.options.nodeAgents;
+    if (!nodeAgents) throw new StatusError(failureStatus(503, StatusReasons.ServiceUnavailable, 'this server has no connection to node agents', {}));
+    const object = await target.registry.get(target.namespace, target.name, {});
+    const location = connect.location(object, requestUrl(req).searchParams);
+    if (isUpgrade(req)) {
+      // Resolve the node first, so that a failure is still answered as a Status.
+      await nodeAgents.target(location.nodeName);
+      const upgrade = takeUpgrade(req);
+      if (upgrade) return nodeAgents.upgrade(location, req, upgrade.socket, upgrade.head);
+    }
+    if (target.subresource !== 'log') throw new StatusError(failureStatus(400, StatusReasons.BadRequest, 'Upgrade request required', {}));
+    await nodeAgents.stream(location, req, res);
   }
 
   // ---- writes ----

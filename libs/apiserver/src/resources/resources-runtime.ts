@@ -20,6 +20,7 @@ import { startObjectCountPoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
 import { ResourceRouter } from './resource-router';
 import type { RegistryContext } from './registry-types';
+import { DEFAULT_NODE_AGENT_CONNECTION, NodeAgentConnector, type NodeAgentConnectionOptions, type NodeLookup } from '../nodeagent/node-agent-connector';
 
 /** The API server options the resource layer reads (names as the flags, durations in milliseconds). */
 export interface ResourcesOptions {
@@ -53,6 +54,8 @@ export interface ResourcesOptions {
   cacherOptions?: CacherPoolOptions['cacherOptions'];
   /** Whether the post-start hooks create the bootstrap namespaces (default true). */
   bootstrapNamespaces?: boolean;
+  /** `--nodeagent-*`: how pods' log, exec, attach and portforward reach node agents. */
+  nodeAgent?: NodeAgentConnectionOptions;
 }
 
 export interface ResourcesDependencies {
@@ -137,6 +140,11 @@ export class ResourcesRuntime {
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes,
       logger: hooks.logger ?? new Logger('Resources'),
+      nodeAgents: new NodeAgentConnector(options.nodeAgent ?? DEFAULT_NODE_AGENT_CONNECTION, async (name) => {
+        const nodes = scheme.byResource({ group: '', version: 'v1', resource: 'nodes' });
+        if (nodes === undefined) throw new Error('nodes are not served');
+        return (await registries.forDefinition(nodes).get('', name, {})) as Awaited<ReturnType<NodeLookup>>;
+      }),
     });
 
     hooks.health.addReadyzChecks(

@@ -168,7 +168,8 @@ describe('controller manager options', () => {
       expect(failure(...base, '--cluster-cidr=10.244.0.0/16,fd00::/48', '--node-cidr-mask-size=24')).toContain(
         'is not allowed with a dual-stack --cluster-cidr',
       );
-      expect(run(...base, '--cluster-cidr=10.244.0.0/16,fd00::/48').clusterCidr).toBe('10.244.0.0/16,fd00::/48');
+      expect(failure(...base, '--cluster-cidr=10.244.0.0/16,fd00::/48')).toContain('node CIDRs are allocated from one IPv4 range only');
+      expect(failure(...base)).toBe('invalid argument "true" for "--allocate-node-cidrs" flag: requires --cluster-cidr');
       expect(failure(...base, '--cluster-cidr=10.244.0.0/16,fd00::/96')).toBe(
         'invalid argument "64" for "--node-cidr-mask-size-ipv6" flag: must not be smaller than the prefix length of the cluster CIDR fd00::/96',
       );
@@ -178,7 +179,9 @@ describe('controller manager options', () => {
       expect(failure('--cluster-cidr=10.244.0.0/16')).toBe('invalid argument "10.244.0.0/16" for "--cluster-cidr" flag: requires --allocate-node-cidrs');
       expect(failure('--service-cluster-ip-range=10.96.0.0/12')).toContain('requires --allocate-node-cidrs');
       expect(failure('--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16,10.245.0.0/16')).toContain('one IPv4 and one IPv6');
-      expect(run('--allocate-node-cidrs', '--service-cluster-ip-range=10.96.0.0/12').serviceClusterIpRange).toBe('10.96.0.0/12');
+      expect(run('--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--service-cluster-ip-range=10.96.0.0/12').serviceClusterIpRange).toBe(
+        '10.96.0.0/12',
+      );
     });
 
     it('the general cluster signing pair excludes the per-signer pairs; pairs are complete', () => {

@@ -73,6 +73,16 @@ const nodeCidrMaskSizes: ControllerManagerRule = (o, given) => {
   return undefined;
 };
 
+/** The node IPAM controller allocates from one IPv4 range, as Kubernetes needs a range to allocate from at all. */
+const nodeIpamRange: ControllerManagerRule = (o) => {
+  if (!o.allocateNodeCidrs) return undefined;
+  if (!o.clusterCidr) return { flag: 'allocate-node-cidrs', value: 'true', reason: 'requires --cluster-cidr' };
+  if (parseDualStackCidrs(o.clusterCidr).some((c) => c.family !== 'IPv4')) {
+    return { flag: 'cluster-cidr', value: o.clusterCidr, reason: 'node CIDRs are allocated from one IPv4 range only (no IPv6 or dual-stack allocation)' };
+  }
+  return undefined;
+};
+
 const externalCloudVolumePlugin: ControllerManagerRule = (o) =>
   o.externalCloudVolumePlugin && o.cloudProvider !== 'external'
     ? { flag: 'external-cloud-volume-plugin', reason: 'is only used with --cloud-provider=external' }
@@ -86,6 +96,7 @@ const CONTROLLER_MANAGER_RULES: readonly ControllerManagerRule[] = [
   ...signerPairs,
   needsNodeCidrAllocation,
   nodeCidrMaskSizes,
+  nodeIpamRange,
   externalCloudVolumePlugin,
 ];
 

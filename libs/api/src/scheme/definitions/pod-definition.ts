@@ -5,6 +5,7 @@ import { ageColumn, column, nameColumn } from '../table';
 import type { KindStrategy } from '../kind-strategy';
 import { as, defineKind } from './define-kind';
 import { podQosClass } from './pod-qos';
+import { POD_CONNECT_SUBRESOURCES } from './pod-connect';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 
 /** Reason Kubernetes' node controller puts on pods of an unreachable node. */
@@ -121,6 +122,7 @@ export const podStrategy: KindStrategy = {
     pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },
   returnDeletedObject: true,
+  connect: POD_CONNECT_SUBRESOURCES,
   deletionGracePeriodSeconds(pod, requestedSeconds) {
     const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
     const phase = (pod.status as { phase?: string } | undefined)?.phase;

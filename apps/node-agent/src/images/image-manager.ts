@@ -1,0 +1,116 @@
+import type { Container, Pod } from '@svc/api';
+import { defaultPullPolicy } from '@svc/api';
+import { TokenBucket } from '@svc/client';
+import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
+import { errorMessage } from '@svc/machinery';
+import { CrashBackoff } from '../pods/crash-backoff';
+
+/** Why a container's image is not there: the waiting reason Kubernetes shows for it. */
+export class ImagePullError extends Error {
+  constructor(
+    readonly reason: 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ImagePullError';
+  }
+}
+
+export interface ImageManagerOptions {
+  /** `serializeImagePulls`: one pull at a time. */
+  serialize: boolean;
+  /** `registryPullQPS` (0: no limit) and `registryBurst`. */
+  qps: number;
+  burst: number;
+}
+
+/** Credentials for pulling an image: the pod's imagePullSecrets and the credential provider plugins. */
+export type CredentialLookup = (image: string, pod: Pod) => Promise<AuthConfig[]>;
+
+/**
+ * Makes sure a container's image is present before it starts, by its pull policy: `Never` uses
+ * what the runtime has (ErrImageNeverPull otherwise), `IfNotPresent` pulls when missing, `Always`
+ * pulls every time. Failed pulls back off (ImagePullBackOff) as Kubernetes' do.
+ */
+export class ImageManager {
+  private readonly backoff = new CrashBackoff();
+  private readonly limiter?: TokenBucket;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly cri: CriClient,
+    private readonly options: ImageManagerOptions,
+    private readonly credentials: CredentialLookup,
+    private readonly onEvent: (pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string) => void,
+  ) {
+    if (options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst));
+  }
+
+  /** The image reference (id) to run, pulling per policy; throws ImagePullError when it cannot be had. */
+  async ensure(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<string> {
+    const image = container.image;
+    if (!image || /\s/.test(image)) throw new ImagePullError('InvalidImageName', `Failed to apply default image tag "${image}": invalid reference format`);
+    const policy = container.imagePullPolicy ?? defaultPullPolicy(image);
+    const present = await this.cri.imageStatus(image);
+    if (policy === 'Never') {
+      if (present) return present.id;
+      const message = `Container image "${image}" is not present with pull policy of Never`;
+      this.onEvent(pod, 'Warning', 'ErrImageNeverPull', message);
+      throw new ImagePullError('ErrImageNeverPull', message);
+    }
+    if (present && policy === 'IfNotPresent') {
+      this.onEvent(pod, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+      return present.id;
+    }
+    const key = `${pod.metadata?.uid ?? ''}/${image}`;
+    if (this.backoff.isInBackoffSince(key, Date.now())) {
+      throw new ImagePullError('ImagePullBackOff', `Back-off pulling image "${image}"`);
+    }
+    try {
+      const ref = await this.pull(pod, image, sandboxConfig);
+      this.backoff.reset(key);
+      return ref;
+    } catch (error) {
+      this.backoff.next(key, Date.now());
+      const message = `Failed to pull image "${image}": ${errorMessage(error)}`;
+      this.onEvent(pod, 'Warning', 'Failed', message);
+      throw new ImagePullError('ErrImagePull', message);
+    }
+  }
+
+  /** When the pull backoff of the pod's image ends (to retry then), or undefined. */
+  retryAt(pod: Pod, image: string): number | undefined {
+    const key = `${pod.metadata?.uid ?? ''}/${image}`;
+    const delay = this.backoff.get(key);
+    return delay > 0 ? Date.now() + delay : undefined;
+  }
+
+  forgetPod(uid: string): void {
+    this.backoff.forgetPrefix(`${uid}/`);
+  }
+
+  private async pull(pod: Pod, image: string, sandboxConfig: PodSandboxConfig): Promise<string> {
+    const run = async (): Promise<string> => {
+      await this.limiter?.wait();
+      this.onEvent(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
+      const started = Date.now();
+      const auths = await this.credentials(image, pod);
+      let lastError: unknown;
+      // Each credential in turn, then none, as Kubernetes tries its keyring.
+      for (const auth of [...auths, undefined]) {
+        try {
+          const ref = await this.cri.pullImage(image, auth, sandboxConfig);
+          this.onEvent(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${Date.now() - started}ms`);
+          return ref;
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw lastError;
+    };
+    if (!this.options.serialize) return run();
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}

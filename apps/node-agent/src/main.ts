@@ -1,0 +1,92 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { Client } from '@svc/client';
+import { CriClient } from '@svc/cri';
+import { errorMessage } from '@svc/machinery';
+import { parseDuration, parseNodeAgentFlags, parseOrExit, productVersion } from '@svc/options';
+import { ConfigFileError, defaultNodeAgentConfiguration, loadCredentialProviderConfig, loadNodeAgentConfiguration } from './config/load-config-file';
+import type { CredentialProviderConfig } from './config/credential-provider-config';
+import { credentialLookup } from './images/credentials';
+import { defaultNodeIP, hostInfo, swapOn } from './node/host-facts';
+import { NodeAgent } from './node-agent';
+import { startNodeAgentServers } from './server/node-agent-servers';
+
+function log(message: string): void {
+  process.stderr.write(`svc-node-agent: ${message}\n`);
+}
+
+/** A bad configuration file: one line, exit status 2 (as a bad flag). */
+async function orExit2<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    process.stderr.write(`svc-node-agent: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+async function main(): Promise<void> {
+  const flags = parseOrExit(parseNodeAgentFlags, process.argv.slice(2));
+  const config = await orExit2(async () => (flags.config ? loadNodeAgentConfiguration(flags.config) : defaultNodeAgentConfiguration()));
+  const providers: CredentialProviderConfig | undefined = flags.imageCredentialProviderConfig
+    ? await orExit2(() => loadCredentialProviderConfig(flags.imageCredentialProviderConfig!))
+    : undefined;
+  if ((config.failSwapOn ?? true) && swapOn()) {
+    log('running with swap on is not supported; turn swap off or set failSwapOn: false');
+    process.exit(1);
+  }
+  try {
+    writeFileSync('/proc/self/oom_score_adj', String(config.oomScoreAdj ?? -999));
+  } catch (error) {
+    log(`cannot set the agent's OOM score to ${config.oomScoreAdj ?? -999}: ${errorMessage(error)}`);
+  }
+  const client = await Client.fromOptions({
+    svcconfig: flags.svcconfig,
+    master: flags.master,
+    svcApiQps: flags.svcApiQps ?? config.svcAPIQPS ?? 5,
+    svcApiBurst: flags.svcApiBurst ?? config.svcAPIBurst ?? 10,
+    svcApiContentType: config.contentType,
+  });
+  const cri = new CriClient(flags.containerRuntimeEndpoint, { timeoutMs: parseDuration(config.runtimeRequestTimeout ?? '2m') });
+  try {
+    const version = await cri.version();
+    log(`container runtime ${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion}) at ${flags.containerRuntimeEndpoint}`);
+  } catch (error) {
+    log(`cannot reach the container runtime at ${flags.containerRuntimeEndpoint}: ${errorMessage(error)}`);
+    process.exit(1);
+  }
+  const nodeName = (flags.hostnameOverride || hostInfo().hostname).toLowerCase();
+  const nodeIPs = (flags.nodeIp ?? []).filter((ip) => ip !== '');
+  const settings = {
+    config,
+    nodeName,
+    nodeIPs: nodeIPs.length > 0 ? nodeIPs : [defaultNodeIP()],
+    rootDir: flags.rootDir,
+    agentVersion: `v1.25.0+svc.${productVersion()}`,
+    port: config.port ?? 10250,
+    credentials: credentialLookup(client, providers, flags.imageCredentialProviderBinDir ?? ''),
+    log,
+  };
+  const agent = new NodeAgent(client, cri, settings);
+  const servers = await startNodeAgentServers(agent, client, config, { certDir: flags.certDir, nodeName, nodeIPs: settings.nodeIPs, log });
+  await agent.start();
+  log(`node ${nodeName} running pods through ${flags.containerRuntimeEndpoint}${servers.port ? `; serving on ${config.address}:${servers.port}` : ''}`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    await agent.stop();
+    await servers.close();
+    cri.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  log(errorMessage(error));
+  process.exit(1);
+});

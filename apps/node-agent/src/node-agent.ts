@@ -1,0 +1,214 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Node, Pod } from '@svc/api';
+import { quantityMilliValue, quantityValue } from '@svc/api';
+import { BUILTIN_RESOURCES, TokenBucket, type Client } from '@svc/client';
+import type { CriClient } from '@svc/cri';
+import { listerWatcherFor, SharedInformer, silentInformerLogger } from '@svc/informers';
+import { errorMessage, isConflict, isNotFound } from '@svc/machinery';
+import { EventRecorder } from '@svc/runtime';
+import { parseDuration } from '@svc/options';
+import type { NodeAgentConfiguration } from './config/node-agent-configuration';
+import { ImageManager, type CredentialLookup } from './images/image-manager';
+import { memInfo } from './node/host-facts';
+import { NodeReporter } from './node/node-reporter';
+import { ConfigObjects } from './pods/config-objects';
+import { CrashBackoff } from './pods/crash-backoff';
+import { PodManager } from './pods/pod-manager';
+import type { PodEventType, PodRuntime } from './pods/pod-runtime';
+import { ProbeManager } from './pods/probe-manager';
+import { isMirrorPod, isStaticPod } from './static/static-pod-files';
+import { StaticPodSource } from './static/static-pod-source';
+import { VolumeManager } from './volumes/volume-manager';
+
+export interface NodeAgentSettings {
+  config: NodeAgentConfiguration;
+  nodeName: string;
+  nodeIPs: string[];
+  rootDir: string;
+  agentVersion: string;
+  /** The port the server actually listens on (reported in the Node's daemon endpoints). */
+  port: number;
+  credentials: CredentialLookup;
+  log: (message: string) => void;
+}
+
+/** The pieces of a running node agent: Node reporting, the pods' workers and the runtime they drive. */
+export class NodeAgent {
+  readonly reporter: NodeReporter;
+  readonly pods: PodManager;
+  readonly probes: ProbeManager;
+  readonly objects: ConfigObjects;
+  private readonly recorder: EventRecorder;
+  private readonly eventLimiter?: TokenBucket;
+  private podInformer?: SharedInformer<Pod>;
+  private nodeInformer?: SharedInformer<Node>;
+  private nodeUid?: string;
+  readonly podLogRoot: string;
+  readonly staticPods?: StaticPodSource;
+
+  constructor(
+    private readonly client: Client,
+    readonly cri: CriClient,
+    private readonly settings: NodeAgentSettings,
+  ) {
+    const config = settings.config;
+    this.podLogRoot = join(settings.rootDir, 'pod-logs');
+    this.recorder = new EventRecorder(client, { component: 'svc-node-agent', host: settings.nodeName, onError: () => undefined });
+    if ((config.eventRecordQPS ?? 5) > 0) this.eventLimiter = new TokenBucket(config.eventRecordQPS ?? 5, Math.max(1, config.eventBurst ?? 10));
+    this.reporter = new NodeReporter(
+      client,
+      cri,
+      {
+        nodeName: settings.nodeName,
+        registerNode: config.registerNode ?? true,
+        registerWithTaints: config.registerWithTaints ?? [],
+        providerID: config.providerID ?? '',
+        nodeIPs: settings.nodeIPs,
+        port: settings.port,
+        maxPods: config.maxPods ?? 110,
+        maxImages: config.nodeStatusMaxImages ?? 50,
+        systemReserved: config.systemReserved ?? {},
+        svcReserved: config.svcReserved ?? {},
+        rootDir: settings.rootDir,
+        agentVersion: settings.agentVersion,
+        leaseDurationSeconds: config.nodeLeaseDurationSeconds ?? 40,
+        updateFrequencyMs: parseDuration(config.nodeStatusUpdateFrequency ?? '10s'),
+        reportFrequencyMs: parseDuration(config.nodeStatusReportFrequency ?? '5m'),
+        podCIDR: config.podCIDR ?? '',
+      },
+      settings.log,
+    );
+    this.objects = new ConfigObjects(client, (uids) => uids.forEach((uid) => this.pods.requestSync(uid)));
+    this.probes = new ProbeManager(cri, {
+      changed: (uid) => this.pods.requestSync(uid),
+      unhealthy: (uid, containerId, _kind, message, grace) => this.pods.markUnhealthy(uid, containerId, message, grace),
+      event: (pod, type, reason, message) => this.event(pod, type, reason, message),
+    });
+    const images = new ImageManager(
+      cri,
+      { serialize: config.serializeImagePulls ?? true, qps: config.registryPullQPS ?? 5, burst: config.registryBurst ?? 10 },
+      settings.credentials,
+      (pod, type, reason, message) => this.event(pod, type, reason, message),
+    );
+    const runtime: PodRuntime = {
+      cri,
+      rootDir: settings.rootDir,
+      sandbox: {
+        podLogRoot: this.podLogRoot,
+        clusterDNS: config.clusterDNS ?? [],
+        clusterDomain: config.clusterDomain ?? '',
+        resolvConf: config.resolvConf ?? '/etc/resolv.conf',
+        cgroupRoot: config.cgroupRoot ?? '',
+        cgroupsPerQOS: config.cgroupsPerQOS ?? true,
+      },
+      clusterDomain: config.clusterDomain ?? '',
+      resources: () => ({ cfsQuota: config.cpuCFSQuota ?? true, memoryCapacityBytes: memInfo().total }),
+      facts: () => ({
+        nodeName: settings.nodeName,
+        hostIPs: settings.nodeIPs,
+        allocatableMilliCpu: quantityMilliValue(this.reporter.allocatable.cpu) ?? 0,
+        allocatableMemory: quantityValue(this.reporter.allocatable.memory) ?? 0,
+      }),
+      images,
+      volumes: new VolumeManager(settings.rootDir, this.objects),
+      objects: this.objects,
+      probes: this.probes,
+      crashBackoff: new CrashBackoff(),
+      event: (pod, type, reason, message) => this.event(pod, type, reason, message),
+      writeStatus: (pod, status) => this.writeStatus(pod, status),
+      finalDelete: (pod) => this.finalDelete(pod),
+    };
+    this.pods = new PodManager(cri, runtime, parseDuration(config.syncFrequency ?? '1m'));
+    if (config.staticPodPath) {
+      this.staticPods = new StaticPodSource(
+        config.staticPodPath,
+        settings.nodeName,
+        parseDuration(config.fileCheckFrequency ?? '20s'),
+        client,
+        this.pods,
+        () => this.nodeUid,
+        settings.log,
+      );
+    }
+  }
+
+  event(pod: Pod, type: PodEventType, reason: string, message: string): void {
+    if (this.eventLimiter && !this.eventLimiter.tryAccept()) return;
+    const involved = { ...pod, apiVersion: 'v1', kind: 'Pod' };
+    void this.recorder.event(involved, type, reason, message);
+  }
+
+  private async writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void> {
+    const name = pod.metadata?.name ?? '';
+    const namespace = pod.metadata?.namespace ?? 'default';
+    // A static pod's status goes to its mirror pod; until there is one it is kept (and sent when the mirror appears).
+    const uid = isStaticPod(pod) ? this.staticPods?.mirrorUid(pod) : pod.metadata?.uid;
+    if (!uid) return;
+    try {
+      await this.client.pods.patchStatus(name, { metadata: { uid }, status }, 'strategic', { namespace });
+    } catch (error) {
+      // The pod is gone or was replaced by another of the same name: nothing to report.
+      if (isNotFound(error) || isConflict(error)) return;
+      throw error;
+    }
+  }
+
+  private async finalDelete(pod: Pod): Promise<void> {
+    try {
+      await this.client.pods.delete(pod.metadata?.name ?? '', {
+        namespace: pod.metadata?.namespace,
+        gracePeriodSeconds: 0,
+        preconditions: { uid: pod.metadata?.uid },
+      });
+    } catch (error) {
+      if (!isNotFound(error) && !isConflict(error)) this.settings.log(`deleting pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${errorMessage(error)}`);
+    }
+  }
+
+  async start(): Promise<void> {
+    await mkdir(this.podLogRoot, { recursive: true });
+    await mkdir(join(this.settings.rootDir, 'pods'), { recursive: true });
+    // Static pods are known before housekeeping, which removes sandboxes of pods the node does not have.
+    await this.staticPods?.load();
+    this.pods.start();
+    await this.reporter.start();
+    const nodeName = this.settings.nodeName;
+    const podScope = { fieldSelector: `spec.nodeName=${nodeName}` };
+    this.podInformer = new SharedInformer<Pod>(listerWatcherFor(this.client.pods, podScope), { logger: silentInformerLogger, name: 'pods' });
+    // Mirror pods stand for static pods in the API: they are kept in step, never run.
+    this.podInformer.addEventHandler({
+      onAdd: (pod) => (isMirrorPod(pod) ? this.staticPods?.mirrorSeen(pod) : this.pods.upsert(pod)),
+      onUpdate: (_old, pod) => (isMirrorPod(pod) ? this.staticPods?.mirrorSeen(pod) : this.pods.upsert(pod)),
+      onDelete: (pod) => (isMirrorPod(pod) ? this.staticPods?.mirrorGone(pod) : this.pods.remove(pod.metadata?.uid ?? '')),
+    });
+    const nodeScope = { fieldSelector: `metadata.name=${nodeName}` };
+    this.nodeInformer = new SharedInformer<Node>(listerWatcherFor(this.client.resource(BUILTIN_RESOURCES.nodes), nodeScope), {
+      logger: silentInformerLogger,
+      name: 'node',
+    });
+    const afterNode = (node: Node) => {
+      const known = this.nodeUid;
+      this.nodeUid = node.metadata?.uid;
+      if (known !== this.nodeUid) this.staticPods?.nodeSeen();
+      this.reporter.afterNode(node);
+    };
+    this.nodeInformer.addEventHandler({ onAdd: afterNode, onUpdate: (_o, node) => afterNode(node) });
+    this.podInformer.start();
+    this.nodeInformer.start();
+    void this.podInformer.whenSynced().then((synced) => {
+      if (!synced) return;
+      this.pods.allowHousekeeping();
+      this.staticPods?.allowMirrorCleanup();
+    });
+  }
+
+  /** Stops the agent's loops; containers keep running (a restarted agent adopts them). */
+  async stop(): Promise<void> {
+    this.reporter.stop();
+    this.staticPods?.stop();
+    this.pods.stop();
+    this.probes.stop();
+    await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.objects.stop()]);
+  }
+}

@@ -1,0 +1,165 @@
+import type { Node, NodeCondition } from '@svc/api';
+import { quantityMilliValue, quantityValue } from '@svc/api';
+import type { Image, StatusResponse, VersionResponse } from '@svc/cri';
+import { filesystem, memInfo, processCount, type HostInfo } from './host-facts';
+
+/** Kubernetes' default hard eviction thresholds; here they only decide the pressure conditions. */
+export type NodeStatus = NonNullable<Node['status']>;
+
+const MEMORY_AVAILABLE_MIN = 100 * 1024 * 1024;
+const NODEFS_AVAILABLE_MIN_RATIO = 0.1;
+const PID_USED_MAX_RATIO = 0.9;
+
+export interface NodeStatusInputs {
+  host: HostInfo;
+  runtimeVersion?: VersionResponse;
+  runtimeStatus?: StatusResponse;
+  runtimeError?: string;
+  agentVersion: string;
+  rootDir: string;
+  maxPods: number;
+  systemReserved: Readonly<Record<string, string | number>>;
+  svcReserved: Readonly<Record<string, string | number>>;
+  addresses: Array<{ type: 'InternalIP' | 'Hostname'; address: string }>;
+  port: number;
+  images: readonly Image[];
+  maxImages: number;
+  previous?: NodeStatus;
+  now: Date;
+}
+
+function toTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function reserved(inputs: NodeStatusInputs, resource: string, milli: boolean): number {
+  let total = 0;
+  for (const map of [inputs.systemReserved, inputs.svcReserved]) {
+    const value = map[resource];
+    if (value !== undefined) total += (milli ? quantityMilliValue(value) : quantityValue(value)) ?? 0;
+  }
+  return total;
+}
+
+/** Capacity and allocatable (capacity less systemReserved and svcReserved), as quantities. */
+export function nodeResources(inputs: NodeStatusInputs): { capacity: Record<string, string>; allocatable: Record<string, string> } {
+  const memory = memInfo().total;
+  const storage = filesystem(inputs.rootDir).capacity;
+  const cpuMilli = inputs.host.cpus * 1000;
+  const capacity = {
+    cpu: String(inputs.host.cpus),
+    memory: `${Math.floor(memory / 1024)}Ki`,
+    pods: String(inputs.maxPods),
+    'ephemeral-storage': `${Math.floor(storage / 1024)}Ki`,
+    'hugepages-1Gi': '0',
+    'hugepages-2Mi': '0',
+  };
+  const allocCpu = Math.max(0, cpuMilli - reserved(inputs, 'cpu', true));
+  const allocMemory = Math.max(0, memory - reserved(inputs, 'memory', false));
+  const allocStorage = Math.max(0, storage - reserved(inputs, 'ephemeral-storage', false));
+  const allocatable = {
+    cpu: allocCpu % 1000 === 0 ? String(allocCpu / 1000) : `${allocCpu}m`,
+    memory: `${Math.floor(allocMemory / 1024)}Ki`,
+    pods: String(inputs.maxPods),
+    'ephemeral-storage': String(allocStorage),
+    'hugepages-1Gi': '0',
+    'hugepages-2Mi': '0',
+  };
+  return { capacity, allocatable };
+}
+
+function condition(type: string, ok: boolean, reason: string, message: string, inputs: NodeStatusInputs): NodeCondition {
+  const before = inputs.previous?.conditions?.find((c) => c.type === type);
+  const status = ok ? 'True' : 'False';
+  const now = toTime(inputs.now);
+  return {
+    type,
+    status,
+    lastHeartbeatTime: now,
+    lastTransitionTime: before?.status === status && before.lastTransitionTime ? before.lastTransitionTime : now,
+    reason,
+    message,
+  };
+}
+
+/** Why the node is not ready, from the runtime's own conditions; undefined when it is. */
+function notReadyReason(inputs: NodeStatusInputs): string | undefined {
+  if (inputs.runtimeError) return `container runtime is down: ${inputs.runtimeError}`;
+  const conditions = inputs.runtimeStatus?.status?.conditions ?? [];
+  const failing = conditions.filter((c) => (c.type === 'RuntimeReady' || c.type === 'NetworkReady') && !c.status);
+  if (failing.length === 0 && conditions.length > 0) return undefined;
+  if (conditions.length === 0) return 'container runtime status check may not have completed yet';
+  return failing
+    .map((c) => `container runtime ${c.type === 'NetworkReady' ? 'network ' : ''}not ready: ${c.type}=false reason:${c.reason} message:${c.message}`)
+    .join(', ');
+}
+
+/** The Node's status as Kubernetes' node agent reports it. */
+export function nodeStatus(inputs: NodeStatusInputs): NodeStatus {
+  const { capacity, allocatable } = nodeResources(inputs);
+  const memory = memInfo();
+  const fs = filesystem(inputs.rootDir);
+  const pids = processCount();
+  const notReady = notReadyReason(inputs);
+  const memoryPressure = memory.available > 0 && memory.available < MEMORY_AVAILABLE_MIN;
+  const diskPressure = fs.capacity > 0 && fs.available / fs.capacity < NODEFS_AVAILABLE_MIN_RATIO;
+  const pidPressure = pids.running / pids.max > PID_USED_MAX_RATIO;
+  const images = [...inputs.images]
+    .sort((a, b) => b.size - a.size)
+    .slice(0, inputs.maxImages < 0 ? undefined : inputs.maxImages)
+    .map((image) => ({ names: [...(image.repoDigests ?? []), ...(image.repoTags ?? [])], sizeBytes: image.size }));
+  return {
+    capacity,
+    allocatable,
+    conditions: [
+      condition(
+        'MemoryPressure',
+        memoryPressure,
+        memoryPressure ? 'NodeAgentHasInsufficientMemory' : 'NodeAgentHasSufficientMemory',
+        memoryPressure ? 'node agent has insufficient memory available' : 'node agent has sufficient memory available',
+        inputs,
+      ),
+      condition(
+        'DiskPressure',
+        diskPressure,
+        diskPressure ? 'NodeAgentHasDiskPressure' : 'NodeAgentHasNoDiskPressure',
+        diskPressure ? 'node agent has disk pressure' : 'node agent has no disk pressure',
+        inputs,
+      ),
+      condition(
+        'PIDPressure',
+        pidPressure,
+        pidPressure ? 'NodeAgentHasInsufficientPID' : 'NodeAgentHasSufficientPID',
+        pidPressure ? 'node agent has insufficient PID available' : 'node agent has sufficient PID available',
+        inputs,
+      ),
+      condition(
+        'Ready',
+        notReady === undefined,
+        notReady === undefined ? 'NodeAgentReady' : 'NodeAgentNotReady',
+        notReady ?? 'node agent is posting ready status',
+        inputs,
+      ),
+    ],
+    addresses: inputs.addresses,
+    daemonEndpoints: { kubeletEndpoint: { Port: inputs.port } },
+    nodeInfo: {
+      machineID: inputs.host.machineID,
+      systemUUID: inputs.host.systemUUID,
+      bootID: inputs.host.bootID,
+      kernelVersion: inputs.host.kernelVersion,
+      osImage: inputs.host.osImage,
+      containerRuntimeVersion: inputs.runtimeVersion ? `${inputs.runtimeVersion.runtimeName}://${inputs.runtimeVersion.runtimeVersion}` : '',
+      kubeletVersion: inputs.agentVersion,
+      kubeProxyVersion: '',
+      operatingSystem: inputs.host.operatingSystem,
+      architecture: inputs.host.architecture,
+    },
+    images: images.length > 0 ? images : undefined,
+  };
+}
+
+/** The status without its heartbeat times: a change of anything else is posted at once. */
+export function statusSignature(status: NodeStatus): string {
+  return JSON.stringify({ ...status, conditions: status.conditions?.map((c) => ({ ...c, lastHeartbeatTime: undefined })) });
+}

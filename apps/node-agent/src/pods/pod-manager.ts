@@ -1,0 +1,124 @@
+import type { Pod } from '@svc/api';
+import type { CriClient } from '@svc/cri';
+import { errorMessage } from '@svc/machinery';
+import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from './runtime-labels';
+import type { PodRuntime } from './pod-runtime';
+import { PodWorker } from './pod-worker';
+
+/** How often the runtime is listed for changes (Kubernetes' PLEG relists every second). */
+const RELIST_MS = 1_000;
+
+/**
+ * The pods this node runs, one worker each. Pods come from the API (bound to the node) and from
+ * static pod files; a relist of the runtime every second wakes the worker of a pod whose containers
+ * changed state; housekeeping removes sandboxes of pods the node no longer has.
+ */
+export class PodManager {
+  private readonly workers = new Map<string, PodWorker>();
+  private relistTimer?: NodeJS.Timeout;
+  private resyncTimer?: NodeJS.Timeout;
+  private lastStates = new Map<string, string>();
+  private stopped = false;
+  private housekeepingAllowed = false;
+
+  constructor(
+    private readonly cri: CriClient,
+    private readonly runtime: PodRuntime,
+    private readonly syncFrequencyMs: number,
+  ) {}
+
+  start(): void {
+    const relist = async () => {
+      if (this.stopped) return;
+      try {
+        await this.relist();
+      } catch (error) {
+        process.stderr.write(`svc-node-agent: relisting the runtime: ${errorMessage(error)}\n`);
+      }
+      if (!this.stopped) this.relistTimer = setTimeout(() => void relist(), RELIST_MS);
+    };
+    this.relistTimer = setTimeout(() => void relist(), RELIST_MS);
+    this.resyncTimer = setInterval(() => {
+      for (const worker of this.workers.values()) worker.requestSync();
+    }, this.syncFrequencyMs);
+    this.resyncTimer.unref();
+  }
+
+  /** From now on, sandboxes of pods this node does not have are removed (after the first full list of pods). */
+  allowHousekeeping(): void {
+    this.housekeepingAllowed = true;
+  }
+
+  pods(): Pod[] {
+    return [...this.workers.values()].map((w) => w.current);
+  }
+
+  worker(uid: string): PodWorker | undefined {
+    return this.workers.get(uid);
+  }
+
+  /** A pod was added or changed. */
+  upsert(pod: Pod): void {
+    const uid = pod.metadata?.uid;
+    if (!uid || this.stopped) return;
+    const worker = this.workers.get(uid);
+    if (worker) worker.update(pod);
+    else {
+      const created = new PodWorker(pod, this.runtime, (id) => this.workers.delete(id));
+      this.workers.set(uid, created);
+      created.requestSync();
+    }
+  }
+
+  /** A pod is gone from its source without the agent's final delete: its containers are stopped and removed. */
+  remove(uid: string): void {
+    this.workers.get(uid)?.removed();
+  }
+
+  markUnhealthy(podUid: string, containerId: string, message: string, grace?: number): void {
+    this.workers.get(podUid)?.markUnhealthy(containerId, message, grace);
+  }
+
+  requestSync(podUid: string): void {
+    this.workers.get(podUid)?.requestSync();
+  }
+
+  private async relist(): Promise<void> {
+    const containers = await this.cri.listContainers({ labelSelector: { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE } });
+    const sandboxes = await this.cri.listPodSandbox({ labelSelector: { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE } });
+    const states = new Map<string, string[]>();
+    for (const c of containers) {
+      const uid = c.labels?.[LABEL_POD_UID] ?? '';
+      states.set(uid, [...(states.get(uid) ?? []), `${c.id}:${c.state}`]);
+    }
+    for (const s of sandboxes) {
+      const uid = s.labels?.[LABEL_POD_UID] ?? '';
+      states.set(uid, [...(states.get(uid) ?? []), `${s.id}:${s.state}`]);
+    }
+    const next = new Map([...states].map(([uid, list]) => [uid, list.sort().join(',')]));
+    for (const [uid, signature] of next) if (this.lastStates.get(uid) !== signature) this.workers.get(uid)?.requestSync();
+    for (const uid of this.lastStates.keys()) if (!next.has(uid)) this.workers.get(uid)?.requestSync();
+    this.lastStates = next;
+    if (!this.housekeepingAllowed) return;
+    // Sandboxes of pods this node does not have (deleted while the agent was down) go.
+    for (const sandbox of sandboxes) {
+      const uid = sandbox.labels?.[LABEL_POD_UID] ?? '';
+      if (this.workers.has(uid)) continue;
+      for (const c of containers.filter((c) => c.podSandboxId === sandbox.id)) {
+        await this.cri.stopContainer(c.id, 0).catch(() => undefined);
+        await this.cri.removeContainer(c.id).catch(() => undefined);
+      }
+      await this.cri.stopPodSandbox(sandbox.id).catch(() => undefined);
+      await this.cri.removePodSandbox(sandbox.id).catch(() => undefined);
+      await this.runtime.volumes.tearDown(uid).catch(() => undefined);
+    }
+  }
+
+  /** Stops the workers without touching the containers: a restarted agent takes them over. */
+  stop(): void {
+    this.stopped = true;
+    if (this.relistTimer) clearTimeout(this.relistTimer);
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    for (const worker of this.workers.values()) worker.stop();
+  }
+}

@@ -1,0 +1,32 @@
+import type { Pod } from '@svc/api';
+import type { CriClient } from '@svc/cri';
+import type { ImageManager } from '../images/image-manager';
+import type { VolumeManager } from '../volumes/volume-manager';
+import type { ConfigObjects } from './config-objects';
+import type { ResourceOptions } from './container-resources';
+import type { CrashBackoff } from './crash-backoff';
+import type { PodFacts } from './environment';
+import type { ProbeManager } from './probe-manager';
+import type { SandboxSettings } from './sandbox-config';
+
+export type PodEventType = 'Normal' | 'Warning';
+
+/** What a pod worker works with: the runtime, the node's facts and the agent's shared managers. */
+export interface PodRuntime {
+  cri: CriClient;
+  rootDir: string;
+  sandbox: SandboxSettings;
+  clusterDomain: string;
+  resources: () => ResourceOptions;
+  facts: () => Omit<PodFacts, 'podIPs'>;
+  images: ImageManager;
+  volumes: VolumeManager;
+  objects: ConfigObjects;
+  probes: ProbeManager;
+  crashBackoff: CrashBackoff;
+  event(pod: Pod, type: PodEventType, reason: string, message: string): void;
+  /** Writes the pod's status to the API (its mirror pod's, for a static pod). */
+  writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void>;
+  /** The final delete of a pod whose containers are gone. */
+  finalDelete(pod: Pod): Promise<void>;
+}

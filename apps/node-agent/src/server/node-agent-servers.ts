@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { Client } from '@svc/client';
+import { errorMessage } from '@svc/machinery';
+import { parseDuration } from '@svc/options';
+import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
+import type { NodeAgent } from '../node-agent';
+import { NodeAgentHandlers } from './node-agent-handlers';
+import { RequestAuth } from './request-auth';
+import { servingPair } from './serving-pair';
+
+export interface ServerSettings {
+  certDir: string;
+  nodeName: string;
+  nodeIPs: readonly string[];
+  log: (message: string) => void;
+}
+
+export interface NodeAgentServers {
+  /** The secured server's port, when it runs. */
+  port?: number;
+  healthzPort?: number;
+  close(): Promise<void>;
+}
+
+const TLS_VERSIONS: Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'> = {
+  VersionTLS10: 'TLSv1',
+  VersionTLS11: 'TLSv1.1',
+  VersionTLS12: 'TLSv1.2',
+  VersionTLS13: 'TLSv1.3',
+};
+
+function listen(server: HttpServer | HttpsServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/**
+ * The node agent's HTTPS server (`port`: logs, exec, attach, port-forward, pods, metrics), with
+ * spec 3's authentication and authorization, and the plain health server on `healthzPort`.
+ */
+export async function startNodeAgentServers(
+  agent: NodeAgent,
+  client: Client,
+  config: NodeAgentConfiguration,
+  settings: ServerSettings,
+): Promise<NodeAgentServers> {
+  const handlers = new NodeAgentHandlers(agent, config, settings.log);
+  const closers: Array<() => Promise<void>> = [];
+  const result: NodeAgentServers = {
+    close: async () => {
+      for (const close of closers) await close();
+    },
+  };
+  const closeServer = (server: HttpServer | HttpsServer) => () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  if (config.enableServer ?? true) {
+    const pair = await servingPair(settings.certDir, config.tlsCertFile ?? '', config.tlsPrivateKeyFile ?? '', settings.nodeName, settings.nodeIPs);
+    const authn = config.authentication ?? {};
+    const authz = config.authorization ?? {};
+    const clientCA = authn.x509?.clientCAFile ? readFileSync(authn.x509.clientCAFile, 'utf8') : undefined;
+    const auth = new RequestAuth(client, {
+      x509: clientCA !== undefined,
+      webhookAuthentication: authn.webhook?.enabled ?? true,
+      webhookAuthenticationTtlMs: parseDuration(authn.webhook?.cacheTTL ?? '2m'),
+      anonymous: authn.anonymous?.enabled ?? false,
+      mode: authz.mode ?? 'Webhook',
+      authorizedTtlMs: parseDuration(authz.webhook?.cacheAuthorizedTTL ?? '5m'),
+      unauthorizedTtlMs: parseDuration(authz.webhook?.cacheUnauthorizedTTL ?? '30s'),
+      nodeName: settings.nodeName,
+    });
+    const server = createHttpsServer({
+      cert: pair.cert,
+      key: pair.key,
+      ca: clientCA,
+      requestCert: clientCA !== undefined,
+      rejectUnauthorized: false,
+      minVersion: config.tlsMinVersion ? TLS_VERSIONS[config.tlsMinVersion] : 'TLSv1.2',
+      ...(config.tlsCipherSuites?.length ? { ciphers: config.tlsCipherSuites.join(':') } : {}),
+    });
+    const guarded = async (req: IncomingMessage, reject: (code: number, message: string) => void): Promise<boolean> => {
+      const path = new URL(req.url ?? '/', 'https://node').pathname;
+      if (path === '/healthz') return true;
+      const outcome = await auth.check(req, path);
+      if (!outcome.ok) reject(outcome.code, outcome.message);
+      return outcome.ok;
+    };
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void (async () => {
+        try {
+          if (!(await guarded(req, (code, message) => handlers.fail(res, code, message)))) return;
+          await handlers.handle(req, res);
+        } catch (error) {
+          handlers.fail(res, 500, errorMessage(error));
+        }
+      })();
+    });
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      void (async () => {
+        try {
+          if (!(await guarded(req, (code, message) => rejectUpgrade(socket, code, message)))) return;
+          await handlers.upgrade(req, socket, head);
+        } catch (error) {
+          rejectUpgrade(socket, 500, errorMessage(error));
+        }
+      })();
+    });
+    result.port = await listen(server, config.port ?? 10250, config.address ?? '0.0.0.0');
+    closers.push(closeServer(server));
+  }
+  if ((config.healthzPort ?? 10248) > 0) {
+    const health = createHttpServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://node').pathname;
+      if (path === '/healthz') return handlers.healthz(res);
+      res.writeHead(404).end('404 page not found\n');
+    });
+    result.healthzPort = await listen(health, config.healthzPort ?? 10248, config.healthzBindAddress ?? '127.0.0.1');
+    closers.push(closeServer(health));
+  }
+  return result;
+}
+
+export function rejectUpgrade(socket: Duplex, code: number, message: string): void {
+  const reason =
+    code === 401 ? 'Unauthorized' : code === 403 ? 'Forbidden' : code === 404 ? 'Not Found' : code === 400 ? 'Bad Request' : 'Internal Server Error';
+  const body = `${message}\n`;
+  socket.end(
+    `HTTP/1.1 ${code} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,327 @@
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import { constants as zlibConstants, createDeflate, createInflate, type Deflate, type Inflate } from 'node:zlib';
+import { SPDY3_DICTIONARY } from './spdy-dictionary';
+
+const VERSION = 3;
+const TYPE = { SYN_STREAM: 1, SYN_REPLY: 2, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7, HEADERS: 8, WINDOW_UPDATE: 9 } as const;
+const FLAG_FIN = 0x01;
+/** Largest data frame this side sends (SPDY allows 16 MiB; smaller frames interleave streams). */
+const MAX_DATA_FRAME = 32 * 1024;
+/** Largest frame accepted from the peer. */
+const MAX_FRAME = 16 * 1024 * 1024;
+
+export type SpdyHeaders = Record<string, string>;
+
+/** One stream of a SPDY session: data both ways, each side ending its half with FIN. */
+export class SpdyStream extends EventEmitter {
+  private localClosed = false;
+  remoteClosed = false;
+  replyHeaders?: SpdyHeaders;
+
+  constructor(
+    readonly id: number,
+    readonly headers: SpdyHeaders,
+    private readonly session: SpdySession,
+  ) {
+    super();
+  }
+
+  write(data: Buffer): void {
+    if (this.localClosed) return;
+    for (let offset = 0; offset < data.length; offset += MAX_DATA_FRAME) this.session.sendData(this.id, data.subarray(offset, offset + MAX_DATA_FRAME), false);
+  }
+
+  /** Ends this side (FIN); the peer may go on sending. */
+  end(): void {
+    if (this.localClosed) return;
+    this.localClosed = true;
+    this.session.sendData(this.id, Buffer.alloc(0), true);
+  }
+
+  reply(headers: SpdyHeaders = {}): void {
+    this.session.sendReply(this.id, headers);
+  }
+
+  reset(status = 5): void {
+    this.localClosed = true;
+    this.remoteClosed = true;
+    this.session.sendReset(this.id, status);
+  }
+}
+
+/**
+ * A SPDY/3.1 session over a connection, as Kubernetes' streaming protocols use it (exec, attach and
+ * port-forward streams of raw bytes, identified by headers): SYN_STREAM and SYN_REPLY with
+ * zlib-compressed header blocks, data frames with FIN, RST_STREAM, PING, GOAWAY. Received data is
+ * acknowledged with WINDOW_UPDATE; the peer's windows are not enforced (the Go implementation
+ * Kubernetes uses does not enforce them either).
+ */
+export class SpdySession extends EventEmitter {
+  private readonly streams = new Map<number, SpdyStream>();
+  private nextId: number;
+  private buffer: Buffer = Buffer.alloc(0);
+  private readonly deflate: Deflate = createDeflate({ dictionary: SPDY3_DICTIONARY });
+  private readonly inflate: Inflate = createInflate({ dictionary: SPDY3_DICTIONARY });
+  private sendQueue: Promise<void> = Promise.resolve();
+  private receiveQueue: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly socket: Duplex,
+    isClient: boolean,
+  ) {
+    super();
+    this.nextId = isClient ? 1 : 2;
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('close', () => this.shutdown());
+    socket.on('error', () => this.shutdown());
+  }
+
+  /** Opens a stream with these headers; resolves once the peer replies. */
+  openStream(headers: SpdyHeaders): SpdyStream {
+    const id = this.nextId;
+    this.nextId += 2;
+    const stream = new SpdyStream(id, headers, this);
+    this.streams.set(id, stream);
+    this.enqueue(async () => {
+      const block = await this.compress(headers);
+      const body = Buffer.alloc(10);
+      body.writeUInt32BE(id & 0x7fffffff, 0);
+      body.writeUInt32BE(0, 4);
+      body.writeUInt16BE(0, 8);
+      this.writeControl(TYPE.SYN_STREAM, 0, Buffer.concat([body, block]));
+    });
+    return stream;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.enqueue(async () => {
+      const body = Buffer.alloc(8);
+      body.writeUInt32BE(0, 0);
+      body.writeUInt32BE(0, 4);
+      this.writeControl(TYPE.GOAWAY, 0, body);
+    });
+    this.enqueue(async () => {
+      this.socket.end();
+    });
+  }
+
+  private shutdown(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stream of this.streams.values()) {
+      if (!stream.remoteClosed) {
+        stream.remoteClosed = true;
+        stream.emit('end');
+      }
+      stream.emit('close');
+    }
+    this.streams.clear();
+    this.deflate.close();
+    this.inflate.close();
+    this.emit('close');
+  }
+
+  sendData(id: number, data: Buffer, fin: boolean): void {
+    this.enqueue(async () => {
+      const header = Buffer.alloc(8);
+      header.writeUInt32BE(id & 0x7fffffff, 0);
+      header.writeUInt32BE(((fin ? FLAG_FIN : 0) << 24) | data.length, 4);
+      this.write(Buffer.concat([header, data]));
+    });
+  }
+
+  sendReply(id: number, headers: SpdyHeaders): void {
+    this.enqueue(async () => {
+      const block = await this.compress(headers);
+      const body = Buffer.alloc(4);
+      body.writeUInt32BE(id & 0x7fffffff, 0);
+      this.writeControl(TYPE.SYN_REPLY, 0, Buffer.concat([body, block]));
+    });
+  }
+
+  sendReset(id: number, status: number): void {
+    this.enqueue(async () => {
+      const body = Buffer.alloc(8);
+      body.writeUInt32BE(id & 0x7fffffff, 0);
+      body.writeUInt32BE(status, 4);
+      this.writeControl(TYPE.RST_STREAM, 0, body);
+    });
+    this.streams.delete(id);
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.sendQueue = this.sendQueue.then(task).catch((error: unknown) => this.fail(error));
+  }
+
+  private fail(error: unknown): void {
+    this.emit('error', error);
+    this.socket.destroy();
+  }
+
+  private write(bytes: Buffer): void {
+    if (!this.closed && !this.socket.destroyed) this.socket.write(bytes);
+  }
+
+  private writeControl(type: number, flags: number, body: Buffer): void {
+    const header = Buffer.alloc(8);
+    header.writeUInt16BE(0x8000 | VERSION, 0);
+    header.writeUInt16BE(type, 2);
+    header.writeUInt32BE((flags << 24) | body.length, 4);
+    this.write(Buffer.concat([header, body]));
+  }
+
+  private compress(headers: SpdyHeaders): Promise<Buffer> {
+    const entries = Object.entries(headers);
+    const parts: Buffer[] = [];
+    const count = Buffer.alloc(4);
+    count.writeUInt32BE(entries.length);
+    parts.push(count);
+    for (const [name, value] of entries) {
+      for (const text of [name.toLowerCase(), value]) {
+        const bytes = Buffer.from(text, 'utf8');
+        const length = Buffer.alloc(4);
+        length.writeUInt32BE(bytes.length);
+        parts.push(length, bytes);
+      }
+    }
+    return this.zlib(this.deflate, Buffer.concat(parts));
+  }
+
+  /** Runs one block through a zlib stream that keeps its state across blocks, with a sync flush. */
+  private zlib(stream: Deflate | Inflate, input: Buffer): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const onData = (chunk: Buffer) => chunks.push(chunk);
+      const onError = (error: Error) => {
+        stream.off('data', onData);
+        reject(error);
+      };
+      stream.on('data', onData);
+      stream.once('error', onError);
+      stream.write(input);
+      stream.flush(zlibConstants.Z_SYNC_FLUSH, () => {
+        stream.off('data', onData);
+        stream.off('error', onError);
+        resolve(Buffer.concat(chunks));
+      });
+    });
+  }
+
+  private async decompress(block: Buffer): Promise<SpdyHeaders> {
+    const raw = await this.zlib(this.inflate, block);
+    const headers: SpdyHeaders = {};
+    let offset = 4;
+    const count = raw.readUInt32BE(0);
+    for (let i = 0; i < count; i++) {
+      const nameLength = raw.readUInt32BE(offset);
+      const name = raw.subarray(offset + 4, offset + 4 + nameLength).toString('utf8');
+      offset += 4 + nameLength;
+      const valueLength = raw.readUInt32BE(offset);
+      const value = raw.subarray(offset + 4, offset + 4 + valueLength).toString('utf8');
+      offset += 4 + valueLength;
+      headers[name.toLowerCase()] = value;
+    }
+    return headers;
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    while (this.buffer.length >= 8) {
+      const length = this.buffer.readUInt32BE(4) & 0xffffff;
+      if (length > MAX_FRAME) return this.fail(new Error(`SPDY frame of ${length} bytes`));
+      if (this.buffer.length < 8 + length) return;
+      const frame = this.buffer.subarray(0, 8 + length);
+      this.buffer = this.buffer.subarray(8 + length);
+      this.receiveQueue = this.receiveQueue.then(() => this.handle(frame)).catch((error: unknown) => this.fail(error));
+    }
+  }
+
+  private async handle(frame: Buffer): Promise<void> {
+    const control = (frame[0] & 0x80) !== 0;
+    const flags = frame[4];
+    const body = frame.subarray(8);
+    if (!control) {
+      const id = frame.readUInt32BE(0) & 0x7fffffff;
+      const stream = this.streams.get(id);
+      if (body.length > 0) {
+        this.acknowledge(id, body.length);
+        stream?.emit('data', body);
+      }
+      if (flags & FLAG_FIN && stream && !stream.remoteClosed) {
+        stream.remoteClosed = true;
+        stream.emit('end');
+      }
+      return;
+    }
+    const type = frame.readUInt16BE(2);
+    switch (type) {
+      case TYPE.SYN_STREAM: {
+        const id = body.readUInt32BE(0) & 0x7fffffff;
+        const headers = await this.decompress(body.subarray(10));
+        const stream = new SpdyStream(id, headers, this);
+        this.streams.set(id, stream);
+        this.emit('stream', stream);
+        if (flags & FLAG_FIN) {
+          stream.remoteClosed = true;
+          stream.emit('end');
+        }
+        return;
+      }
+      case TYPE.SYN_REPLY: {
+        const id = body.readUInt32BE(0) & 0x7fffffff;
+        const headers = await this.decompress(body.subarray(4));
+        const stream = this.streams.get(id);
+        if (stream) {
+          stream.replyHeaders = headers;
+          stream.emit('reply', headers);
+          if (flags & FLAG_FIN && !stream.remoteClosed) {
+            stream.remoteClosed = true;
+            stream.emit('end');
+          }
+        }
+        return;
+      }
+      case TYPE.HEADERS:
+        await this.decompress(body.subarray(4));
+        return;
+      case TYPE.RST_STREAM: {
+        const id = body.readUInt32BE(0) & 0x7fffffff;
+        const stream = this.streams.get(id);
+        this.streams.delete(id);
+        if (stream) {
+          stream.remoteClosed = true;
+          stream.emit('reset', body.readUInt32BE(4));
+          stream.emit('end');
+        }
+        return;
+      }
+      case TYPE.PING: {
+        const id = body.readUInt32BE(0);
+        // The peer's pings (odd from a client, even from a server) are echoed.
+        const ours = (id % 2 === 1) === (this.nextId % 2 === 1);
+        if (!ours) this.enqueue(async () => this.writeControl(TYPE.PING, 0, Buffer.from(body)));
+        return;
+      }
+      case TYPE.GOAWAY:
+        this.emit('goaway');
+        return;
+      default:
+        // SETTINGS, WINDOW_UPDATE and unknown types need nothing.
+        return;
+    }
+  }
+
+  private acknowledge(id: number, length: number): void {
+    this.enqueue(async () => {
+      for (const target of [0, id]) {
+        const body = Buffer.alloc(8);
+        body.writeUInt32BE(target, 0);
+        body.writeUInt32BE(length, 4);
+        this.writeControl(TYPE.WINDOW_UPDATE, 0, body);
+      }
+    });
+  }
+}

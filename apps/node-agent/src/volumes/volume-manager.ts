@@ -1,0 +1,218 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Pod, Volume } from '@svc/api';
+import { quantityValue } from '@svc/api';
+import { configEntries, configValue, type ConfigKind, type ConfigObjects } from '../pods/config-objects';
+import { ContainerConfigError, podFieldValue, resourceFieldValue, type PodFacts } from '../pods/environment';
+import { writeAtomically, type FileProjection } from './atomic-writer';
+
+const run = promisify(execFile);
+
+/** A volume cannot be set up (yet): the pod's containers wait, and a `FailedMount` event says why. */
+export class VolumeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VolumeError';
+  }
+}
+
+const DEFAULT_MODE = 0o644;
+
+/** The directory of a pod's own files below the agent's root: volumes, hosts file, termination logs. */
+export function podDirectory(rootDir: string, uid: string): string {
+  return join(rootDir, 'pods', uid);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function isMountPoint(path: string): Promise<boolean> {
+  const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
+  return mounts.split('\n').some((line) => line.split(' ')[1] === path);
+}
+
+/**
+ * Sets up the volumes of pods on this node and keeps the projected ones (configMap, secret,
+ * downwardAPI, projected) up to date: emptyDir is a directory (tmpfs for medium Memory), hostPath
+ * the host's path checked against its type, the others files written atomically.
+ */
+export class VolumeManager {
+  constructor(
+    private readonly rootDir: string,
+    private readonly objects: ConfigObjects,
+  ) {}
+
+  private volumeDir(uid: string, plugin: string, name: string): string {
+    return join(podDirectory(this.rootDir, uid), 'volumes', plugin, name);
+  }
+
+  /** Sets up (or refreshes) every volume; the host path of each by volume name. */
+  async setUp(pod: Pod, facts: PodFacts): Promise<Map<string, string>> {
+    const paths = new Map<string, string>();
+    for (const volume of pod.spec?.volumes ?? []) paths.set(volume.name, await this.setUpVolume(pod, volume, facts));
+    return paths;
+  }
+
+  private async setUpVolume(pod: Pod, volume: Volume, facts: PodFacts): Promise<string> {
+    const uid = pod.metadata?.uid ?? '';
+    if (volume.hostPath) return this.hostPath(volume.hostPath.path, volume.hostPath.type ?? '');
+    if (volume.emptyDir) {
+      const dir = this.volumeDir(uid, 'empty-dir', volume.name);
+      await mkdir(dir, { recursive: true, mode: 0o777 });
+      if (volume.emptyDir.medium === 'Memory' && !(await isMountPoint(dir))) {
+        const size = quantityValue(volume.emptyDir.sizeLimit);
+        await run('mount', ['-t', 'tmpfs', '-o', `mode=0777${size ? `,size=${size}` : ''}`, 'tmpfs', dir]);
+      }
+      return dir;
+    }
+    const projected = await this.projection(pod, volume, facts);
+    if (projected) {
+      const dir = this.volumeDir(uid, projected.plugin, volume.name);
+      await writeAtomically(dir, projected.files);
+      return dir;
+    }
+    const source = Object.keys(volume).find((key) => key !== 'name') ?? 'unknown';
+    throw new VolumeError(`volume "${volume.name}": ${source} volumes are not supported by this node agent`);
+  }
+
+  private async hostPath(path: string, type: string): Promise<string> {
+    const info = await stat(path).catch(() => undefined);
+    switch (type) {
+      case 'DirectoryOrCreate':
+        if (!info) await mkdir(path, { recursive: true, mode: 0o755 });
+        else if (!info.isDirectory()) throw new VolumeError(`hostPath type check failed: ${path} is not a directory`);
+        break;
+      case 'Directory':
+        if (!info?.isDirectory()) throw new VolumeError(`hostPath type check failed: ${path} is not a directory`);
+        break;
+      case 'FileOrCreate':
+        if (!info) await writeFile(path, '', { mode: 0o644 });
+        else if (!info.isFile()) throw new VolumeError(`hostPath type check failed: ${path} is not a file`);
+        break;
+      case 'File':
+        if (!info?.isFile()) throw new VolumeError(`hostPath type check failed: ${path} is not a file`);
+        break;
+      case 'Socket':
+        if (!info?.isSocket()) throw new VolumeError(`hostPath type check failed: ${path} is not a socket`);
+        break;
+      case 'CharDevice':
+        if (!info?.isCharacterDevice()) throw new VolumeError(`hostPath type check failed: ${path} is not a character device`);
+        break;
+      case 'BlockDevice':
+        if (!info?.isBlockDevice()) throw new VolumeError(`hostPath type check failed: ${path} is not a block device`);
+        break;
+      default:
+        break;
+    }
+    return path;
+  }
+
+  /** The files of a configMap, secret, downwardAPI or projected volume; undefined for other sources. */
+  private async projection(pod: Pod, volume: Volume, facts: PodFacts): Promise<{ plugin: string; files: Map<string, FileProjection> } | undefined> {
+    const files = new Map<string, FileProjection>();
+    if (volume.configMap) {
+      const source = volume.configMap;
+      await this.addObject(pod, files, 'configmaps', source.name ?? '', source.items, source.defaultMode ?? DEFAULT_MODE, source.optional === true);
+      return { plugin: 'configmap', files };
+    }
+    if (volume.secret) {
+      const source = volume.secret;
+      await this.addObject(pod, files, 'secrets', source.secretName ?? '', source.items, source.defaultMode ?? DEFAULT_MODE, source.optional === true);
+      return { plugin: 'secret', files };
+    }
+    if (volume.downwardAPI) {
+      this.addDownward(pod, files, volume.downwardAPI.items ?? [], volume.downwardAPI.defaultMode ?? DEFAULT_MODE, facts);
+      return { plugin: 'downward-api', files };
+    }
+    if (volume.projected) {
+      const mode = volume.projected.defaultMode ?? DEFAULT_MODE;
+      for (const source of volume.projected.sources ?? []) {
+        if (source.configMap)
+          await this.addObject(pod, files, 'configmaps', source.configMap.name ?? '', source.configMap.items, mode, source.configMap.optional === true);
+        else if (source.secret)
+          await this.addObject(pod, files, 'secrets', source.secret.name ?? '', source.secret.items, mode, source.secret.optional === true);
+        else if (source.downwardAPI) this.addDownward(pod, files, source.downwardAPI.items ?? [], mode, facts);
+        else throw new VolumeError(`volume "${volume.name}": projected ${Object.keys(source).join(', ')} sources are not supported by this node agent`);
+      }
+      return { plugin: 'projected', files };
+    }
+    return undefined;
+  }
+
+  private async addObject(
+    pod: Pod,
+    files: Map<string, FileProjection>,
+    kind: ConfigKind,
+    name: string,
+    items: ReadonlyArray<{ key: string; path: string; mode?: number }> | undefined,
+    mode: number,
+    optional: boolean,
+  ): Promise<void> {
+    const object = await this.objects.get(kind, pod.metadata?.namespace ?? 'default', name, pod.metadata?.uid ?? '');
+    const what = kind === 'secrets' ? 'secret' : 'configmap';
+    if (!object) {
+      if (optional) return;
+      throw new VolumeError(`${what} "${name}" not found`);
+    }
+    if (!items || items.length === 0) {
+      for (const [key, data] of configEntries(kind, object)) files.set(key, { data, mode });
+      return;
+    }
+    for (const item of items) {
+      const data = configValue(kind, object, item.key);
+      if (data === undefined) {
+        if (optional) continue;
+        throw new VolumeError(`configure ${what} "${name}": key "${item.key}" not found`);
+      }
+      files.set(item.path, { data, mode: item.mode ?? mode });
+    }
+  }
+
+  private addDownward(
+    pod: Pod,
+    files: Map<string, FileProjection>,
+    items: ReadonlyArray<{
+      path: string;
+      fieldRef?: { fieldPath: string };
+      resourceFieldRef?: { containerName?: string; resource: string; divisor?: string | number };
+      mode?: number;
+    }>,
+    mode: number,
+    facts: PodFacts,
+  ): void {
+    for (const item of items) {
+      let value: string;
+      try {
+        if (item.fieldRef) value = podFieldValue(pod, item.fieldRef.fieldPath, facts);
+        else if (item.resourceFieldRef) {
+          const ref = item.resourceFieldRef;
+          value = resourceFieldValue(pod, ref.containerName ?? '', ref.resource, ref.divisor, facts);
+        } else continue;
+      } catch (error) {
+        if (error instanceof ContainerConfigError) throw new VolumeError(error.message);
+        throw error;
+      }
+      files.set(item.path, { data: Buffer.from(value, 'utf8'), mode: item.mode ?? mode });
+    }
+  }
+
+  /** Removes the pod's directory, unmounting what was mounted in it. */
+  async tearDown(uid: string): Promise<void> {
+    const dir = podDirectory(this.rootDir, uid);
+    if (!(await exists(dir))) return;
+    const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
+    const below = mounts
+      .split('\n')
+      .map((line) => line.split(' ')[1])
+      .filter((point): point is string => point !== undefined && point.startsWith(`${dir}/`))
+      .sort((a, b) => b.length - a.length);
+    for (const point of below) await run('umount', [point]).catch(() => run('umount', ['-l', point]).catch(() => undefined));
+    await rm(dir, { recursive: true, force: true });
+  }
+}

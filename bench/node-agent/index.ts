@@ -1,0 +1,191 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from '@svc/api';
+import { Client, loadClientConfig } from '@svc/client';
+import type { PodSandboxConfig } from '@svc/cri';
+import { BUSYBOX_IMAGE, localRuntimeUnavailable, startContainerd, type ContainerdProcess } from '@svc/cri/testing';
+import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
+import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
+import { summarize } from '../apiserver/stats';
+
+/**
+ * Pod startup on one node, in one run, against one private containerd:
+ * - Direct: PODS pods started straight through CRI from this process, all at once (RunPodSandbox,
+ *   CreateContainer, StartContainer each), the time from the start to each container running.
+ * - Node agent: the same number of pods created at once through the API server, bound to the node,
+ *   and the time from each create to the pod reported Running (status polled every POLL_MS); the
+ *   agent's CPU seconds and peak resident memory over the phase.
+ * Kubernetes' pod startup SLO (image present) is 5 s at p99; the goal is that, and at most 1.5x direct.
+ */
+const PODS = positive('NODE_AGENT_BENCH_PODS', 50);
+const TIMEOUT_MS = positive('NODE_AGENT_BENCH_TIMEOUT_SECONDS', 180) * 1000;
+const POLL_MS = 100;
+const AGENT_ENTRY = join(__dirname, '..', '..', 'apps', 'node-agent', 'src', 'main.js');
+const NAMESPACE = 'default';
+
+function positive(variable: string, fallback: number): number {
+  const value = Number(process.env[variable] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer`);
+  return value;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function peakRssMiB(pid: number): number {
+  try {
+    const kib = Number(/^VmHWM:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return kib / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function sandboxConfig(name: string, logRoot: string): PodSandboxConfig {
+  return {
+    metadata: { name, uid: `direct-${name}`, namespace: 'bench-direct', attempt: 0 },
+    hostname: name,
+    logDirectory: join(logRoot, name),
+    labels: { 'bench.svc.io/direct': 'true' },
+    linux: { securityContext: { namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
+  };
+}
+
+/** Starts PODS sandboxes with one busybox container each, all at once; ms from the start to each running. */
+async function directStart(containerd: ContainerdProcess, logRoot: string): Promise<{ latencies: number[]; wallMs: number }> {
+  const cri = containerd.cri;
+  const started = performance.now();
+  const latencies = await Promise.all(
+    Array.from({ length: PODS }, async (_, i) => {
+      const name = `direct-${i}`;
+      const config = sandboxConfig(name, logRoot);
+      const sandbox = await cri.runPodSandbox(config);
+      const id = await cri.createContainer(
+        sandbox,
+        { metadata: { name: 'main', attempt: 0 }, image: { image: BUSYBOX_IMAGE }, command: ['sleep', '3600'], logPath: 'main/0.log' },
+        config,
+      );
+      await cri.startContainer(id);
+      return performance.now() - started;
+    }),
+  );
+  const wallMs = performance.now() - started;
+  // Clean up: these pods belong to no agent.
+  for (const sandbox of await cri.listPodSandbox({ labelSelector: { 'bench.svc.io/direct': 'true' } })) {
+    await cri.stopPodSandbox(sandbox.id).catch(() => undefined);
+    await cri.removePodSandbox(sandbox.id).catch(() => undefined);
+  }
+  return { latencies, wallMs };
+}
+
+async function startAgent(dir: string, server: RunningServer, containerd: ContainerdProcess, nodeName: string): Promise<Child> {
+  const config = join(dir, 'agent.yaml');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      apiVersion: 'nodeagent.config.svc.io/v1beta1',
+      kind: 'NodeAgentConfiguration',
+      address: '127.0.0.1',
+      port: await freePort(),
+      healthzPort: await freePort(),
+      authorization: { mode: 'AlwaysAllow' },
+      authentication: { anonymous: { enabled: true } },
+      resolvConf: '',
+      failSwapOn: false,
+      podCIDR: '10.254.0.0/24',
+      maxPods: Math.max(110, PODS + 10),
+      // The agent writes as fast as a real kubelet may be told to.
+      svcAPIQPS: 50,
+      svcAPIBurst: 100,
+    }),
+  );
+  const child = startNodeChild(AGENT_ENTRY, [
+    `--config=${config}`,
+    `--svcconfig=${join(dir, 'svcconfig')}`,
+    `--hostname-override=${nodeName}`,
+    '--node-ip=127.0.0.1',
+    `--container-runtime-endpoint=${containerd.endpoint}`,
+    `--root-dir=${join(dir, 'agent-root')}`,
+    `--cert-dir=${join(dir, 'agent-pki')}`,
+  ]);
+  const deadline = Date.now() + 60_000;
+  while (!child.output().includes(`node ${nodeName} running pods`)) {
+    if (child.process.exitCode !== null) throw new Error(`the node agent exited:\n${child.output()}`);
+    if (Date.now() > deadline) throw new Error(`the node agent was not ready in time:\n${child.output()}`);
+    await sleep(100);
+  }
+  return child;
+}
+
+/** Creates PODS pods at once, bound to the node; ms from each create to the pod reported Running. */
+async function agentStart(client: Client, nodeName: string, agent: Child): Promise<{ latencies: number[]; wallMs: number; cpuSeconds: number }> {
+  const cpuBefore = processCpuMicros(agent.pid) ?? 0;
+  const createdAt = new Map<string, number>();
+  const runningAt = new Map<string, number>();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: PODS }, async (_, i) => {
+      const name = `agent-${i}`;
+      const pod: Pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: NAMESPACE, labels: { bench: 'node-agent' } },
+        spec: { nodeName, terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image: BUSYBOX_IMAGE, command: ['sleep', '3600'] }] },
+      };
+      createdAt.set(name, performance.now());
+      await client.pods.create(pod, { namespace: NAMESPACE });
+    }),
+  );
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (runningAt.size < PODS) {
+    if (Date.now() > deadline) throw new Error(`only ${runningAt.size} of ${PODS} pods Running within ${TIMEOUT_MS / 1000} s`);
+    const list = await client.pods.list({ namespace: NAMESPACE, labelSelector: 'bench=node-agent' });
+    const now = performance.now();
+    for (const pod of list.items) {
+      const name = pod.metadata?.name ?? '';
+      if (pod.status?.phase === 'Running' && !runningAt.has(name)) runningAt.set(name, now);
+    }
+    await sleep(POLL_MS);
+  }
+  const wallMs = performance.now() - started;
+  const cpuSeconds = ((processCpuMicros(agent.pid) ?? 0) - cpuBefore) / 1e6;
+  return { latencies: [...runningAt].map(([name, at]) => at - createdAt.get(name)!), wallMs, cpuSeconds };
+}
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+export async function run(): Promise<void> {
+  const unavailable = localRuntimeUnavailable();
+  if (unavailable) {
+    console.log(`skipped: ${unavailable}`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-node-agent-'));
+  let containerd: ContainerdProcess | undefined;
+  let server: RunningServer | undefined;
+  let agent: Child | undefined;
+  const nodeName = 'bench-node';
+  try {
+    [containerd, server] = await Promise.all([startContainerd(), startApiServer(dir, ['--nodeagent-preferred-address-types=InternalIP'])]);
+    console.log(`${PODS} pods on one node; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)} at the start`);
+    await containerd.cri.updateRuntimeConfig('10.254.0.0/24');
+    const direct = await directStart(containerd, join(dir, 'direct-logs'));
+    const d = summarize(direct.latencies);
+    console.log(`direct through CRI:   start -> running  p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  all ${ms(direct.wallMs)}`);
+    agent = await startAgent(dir, server, containerd, nodeName);
+    const client = new Client({ ...(await loadClientConfig({ svcconfig: join(dir, 'svcconfig') })), qps: -1 });
+    const through = await agentStart(client, nodeName, agent);
+    const a = summarize(through.latencies);
+    console.log(`through the agent:    created -> Running p50 ${ms(a.p50)}  p99 ${ms(a.p99)}  all ${ms(through.wallMs)}`);
+    console.log(`agent: ${through.cpuSeconds.toFixed(2)} CPU s over the phase, peak RSS ${peakRssMiB(agent.pid).toFixed(0)} MiB`);
+    console.log(`p99 ratio agent/direct ${(a.p99 / d.p99).toFixed(2)} (goal <= 1.5); p99 under 5 s: ${a.p99 < 5_000 ? 'yes' : 'no'}`);
+    await client.pods.deleteCollection({ namespace: NAMESPACE, labelSelector: 'bench=node-agent', gracePeriodSeconds: 0 }).catch(() => undefined);
+    const deadline = Date.now() + 60_000;
+    while ((await client.pods.list({ namespace: NAMESPACE })).items.length > 0 && Date.now() < deadline) await sleep(250);
+  } finally {
+    await agent?.stop();
+    await containerd?.stop();
+    await server?.child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,2 @@
+export * from './containerd-process';
+export * from './oci-image-archive';
