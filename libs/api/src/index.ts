@@ -13,6 +13,7 @@ export * from './meta/delete-options';
 export * from './meta/scale';
 export * from './meta/label-selector';
 export * from './meta/condition';
+export * from './meta/quantity';
 
 // Kinds
 export * from './kinds/core/object-reference';
@@ -27,6 +28,9 @@ export * from './kinds/core/config-map';
 export * from './kinds/core/secret';
 export * from './kinds/core/event';
 export * from './kinds/core/node';
+export * from './kinds/core/binding';
+export * from './kinds/core/well-known';
+export * from './kinds/core/taints';
 export * from './kinds/core/service-account';
 export * from './kinds/core/replication-controller';
 export * from './kinds/apps/replica-set';

@@ -1,0 +1,60 @@
+/**
+ * Resource quantities (`100m`, `1.5Gi`, `2e3`, or a JSON number), read as Kubernetes' resource.Quantity
+ * reads them. Values are worked out exactly with BigInt and saturate at Number.MAX_SAFE_INTEGER, so a
+ * hostile exponent (`1e999999999`) costs nothing.
+ */
+
+const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE])|[eE]([+-]?\d+))?$/;
+
+const BINARY_POWER: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+const DECIMAL_EXPONENT: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+
+/** Past this decimal exponent every value is beyond any scheduling use: it saturates. */
+const MAX_DECIMAL_EXPONENT = 40;
+const MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return q * b < a ? q + 1n : q;
+}
+
+function saturate(value: bigint, negative: boolean): number {
+  const bounded = value > MAX ? MAX : value;
+  return negative ? -Number(bounded) : Number(bounded);
+}
+
+/**
+ * The quantity times `scale` (1000 for milli-units), rounded up as Kubernetes' MilliValue and Value
+ * round; undefined when it is not a quantity.
+ */
+function scaledValue(quantity: unknown, scale: bigint): number | undefined {
+  const text = typeof quantity === 'number' ? (Number.isFinite(quantity) ? String(quantity) : '') : typeof quantity === 'string' ? quantity.trim() : '';
+  const match = QUANTITY.exec(text);
+  if (!match) return undefined;
+  const [, sign, number, binary, decimal, exponent] = match;
+  const [whole, fraction = ''] = number.split('.');
+  let mantissa = BigInt((whole || '0') + fraction);
+  let tenPower = -fraction.length;
+  if (binary !== undefined) mantissa *= 1n << BigInt(BINARY_POWER[binary]);
+  else if (decimal !== undefined) tenPower += DECIMAL_EXPONENT[decimal];
+  else if (exponent !== undefined) {
+    const e = Number(exponent);
+    if (!Number.isSafeInteger(e) || e > MAX_DECIMAL_EXPONENT) return mantissa === 0n ? 0 : saturate(MAX + 1n, sign === '-');
+    tenPower += Math.max(e, -MAX_DECIMAL_EXPONENT * 2);
+  }
+  mantissa *= scale;
+  if (mantissa === 0n) return 0;
+  if (tenPower > MAX_DECIMAL_EXPONENT) return saturate(MAX + 1n, sign === '-');
+  const value = tenPower >= 0 ? mantissa * 10n ** BigInt(tenPower) : ceilDiv(mantissa, 10n ** BigInt(-tenPower));
+  return saturate(value, sign === '-');
+}
+
+/** Thousandths of the quantity, rounded up (`100m` CPU is 100, `1` is 1000). */
+export function quantityMilliValue(quantity: unknown): number | undefined {
+  return scaledValue(quantity, 1000n);
+}
+
+/** The quantity as a whole number, rounded up (`1Gi` is 1073741824, `500m` is 1). */
+export function quantityValue(quantity: unknown): number | undefined {
+  return scaledValue(quantity, 1n);
+}
