@@ -38,6 +38,8 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod,
       enableAdmissionPlugins: o.enableAdmissionPlugins,
       disableAdmissionPlugins: o.disableAdmissionPlugins,
+      defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds,
+      defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds,
     },
     runtimeConfig: o.runtimeConfig ?? {},
     services: {

@@ -14,7 +14,7 @@ export { Expectations, KeyExpectations, EXPECTATIONS_TIMEOUT_MS } from './contro
 export * from './leader-election/leader-election-options';
 export * from './leader-election/leader-elector';
 export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manager/health-server';
-export { Manager, type ManagerOptions } from './manager/manager';
+export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
 export * from './manager/runtime.module';
