@@ -57,9 +57,12 @@ export {
 export { apiServerFlagSet, parseApiServerOptions, serviceClusterIpRanges, watchCacheSizes } from './sets/apiserver-options';
 export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOptions } from './sets/controller-manager-flags';
 export { controllerManagerFlagSet, parseControllerManagerOptions } from './sets/controller-manager-options';
+export { SCHEDULER_FLAGS, type SchedulerOptions } from './sets/scheduler-flags';
+export { parseSchedulerOptions, schedulerFlagSet } from './sets/scheduler-options';
 
 // Building blocks for further processes' tables.
 export {
+  clientFlags,
   CLIENT_CA_FLAG,
   CLOUD_FLAGS,
   APISERVER_FEATURE_GATES,
@@ -67,10 +70,11 @@ export {
   featureEnabled,
   featureGatesFlag,
   type FeatureGate,
+  leaderElectionFlags,
   LOG_FLAGS,
   METRICS_FLAGS,
   PROFILING_FLAGS,
   SHARED_SERVING_FLAGS,
 } from './sets/common-flags';
 export { atLeast, between, durationAbove, durationAtLeast, eachEntry, greaterThan, ipAddress, ipAddressOrBlank, nonEmpty, urlProblem } from './sets/checks';
-export { givenTogether } from './sets/shared-rules';
+export { givenTogether, leaderElectionDurations, type LeaderElectionDurations } from './sets/shared-rules';
