@@ -17,6 +17,7 @@ export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manag
 export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
+export { servingPair, type TlsPair } from './manager/serving-pair';
 export * from './manager/runtime.module';
 export type { MetaObject } from './helpers/object-shape';
 export * from './helpers/finalizers';
