@@ -76,7 +76,7 @@ export class RequiredNodeAffinity {
   ) {}
 
   static of(pod: Pod): RequiredNodeAffinity {
-    const selector = isRecord(pod.spec.nodeSelector) ? (pod.spec.nodeSelector) : {};
+    const selector = isRecord(pod.spec.nodeSelector) ? pod.spec.nodeSelector : {};
     const affinity = isRecord(pod.spec.affinity) ? pod.spec.affinity : {};
     const nodeAffinity = isRecord(affinity.nodeAffinity) ? affinity.nodeAffinity : {};
     const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
