@@ -5,6 +5,8 @@ import { endpointsController } from './endpoints';
 import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
 import { namespaceController } from './namespace';
+import { nodeLifecycleController } from './nodelifecycle';
+import { podGcController } from './podgc';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 
@@ -17,6 +19,8 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   endpointsController,
   replicationControllerController,
   endpointSliceController,
+  nodeLifecycleController,
+  podGcController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */
