@@ -59,6 +59,7 @@ export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOption
 export { controllerManagerFlagSet, parseControllerManagerOptions } from './sets/controller-manager-options';
 export { SCHEDULER_FLAGS, type SchedulerOptions } from './sets/scheduler-flags';
 export { parseSchedulerOptions, schedulerFlagSet } from './sets/scheduler-options';
+export { NODE_SIMULATOR_FLAGS, nodeSimulatorFlagSet, parseNodeSimulatorOptions, parseTaint, type NodeSimulatorOptions } from './sets/node-simulator-flags';
 
 // Building blocks for further processes' tables.
 export {
