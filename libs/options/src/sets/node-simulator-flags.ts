@@ -66,6 +66,11 @@ export const NODE_SIMULATOR_FLAGS = flagTable({
           help: 'capacity and allocatable of every node',
         }),
         flag({ name: 'zones', type: strings, help: 'zones the nodes are spread over, round robin (topology.kubernetes.io/zone)' }),
+      ],
+    },
+    {
+      title: 'Node agent behaviour',
+      flags: [
         flag({
           name: 'node-lease-duration-seconds',
           type: int,
