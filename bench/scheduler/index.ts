@@ -10,17 +10,22 @@ import { freePort, startApiServer, type RunningServer } from '../apiserver/serve
 import { percentile } from '../apiserver/stats';
 
 /**
- * Scheduler throughput on one machine, in one run (Kubernetes' scheduler_perf "SchedulingBasic" shape):
- * an API server, NODES simulated nodes (svc-node-simulator: Nodes, Lease renewals and the status writes
- * of the pods bound to them, as their agents would) and the scheduler, each a child process. This
- * process creates PODS pods with requests at CONCURRENCY in flight and watches them: the time from
- * sending a pod's create to seeing it bound, pods bound per second, and the CPU and memory of the API
- * server, the scheduler and the node simulator over the run.
+ * Scheduler throughput on one machine, in one run: an API server, NODES simulated nodes
+ * (svc-node-simulator: Nodes, Lease renewals and the status writes of the pods bound to them, as their
+ * agents would) and the scheduler, each a child process, driven from this process. Two phases:
+ * - Backlog (scheduler_perf's shape): PODS pods with requests are created before the scheduler runs;
+ *   then the scheduler starts, and pods bound per second are counted from its metrics (no watch in
+ *   the way) from the moment it leads until every pod is bound.
+ * - Streaming: STREAM_PODS more pods created at CONCURRENCY in flight while the scheduler runs, and
+ *   watched: the time from sending a pod's create to seeing it bound, beside the time to seeing it in
+ *   the watch at all (the API server's own delivery, which the scheduler waits for as well).
+ * Each phase reports the CPU and memory of the API server, the scheduler and the node simulator.
  *
  *   npm run bench -- scheduler
  *   SCHEDULER_BENCH_PODS=2000 SCHEDULER_BENCH_NODES=200 npm run bench -- scheduler
  */
 const PODS = positive('SCHEDULER_BENCH_PODS', 10_000);
+const STREAM_PODS = positive('SCHEDULER_BENCH_STREAM_PODS', 1_000);
 const NODES = positive('SCHEDULER_BENCH_NODES', 1_000);
 const CONCURRENCY = positive('SCHEDULER_BENCH_CONCURRENCY', 32);
 /** The scheduler's client rate (kube-scheduler's scheduler_perf runs with 5,000 as well). */
@@ -73,9 +78,9 @@ async function until(what: string, check: () => Promise<boolean> | boolean, chil
   }
 }
 
-function pod(i: number): Pod {
+function pod(i: number, phase: 'backlog' | 'streaming' = 'backlog'): Pod {
   return {
-    metadata: { name: `pod-${i}`, namespace: NAMESPACE, labels: { app: 'bench' } },
+    metadata: { name: phase === 'backlog' ? `pod-${i}` : `stream-${i}`, namespace: NAMESPACE, labels: { app: 'bench', phase } },
     spec: { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] },
   };
 }
@@ -84,6 +89,38 @@ interface Usage {
   name: string;
   child: Child;
   cpu0: number;
+}
+
+/**
+ * CPU seconds of each child since `start`, with its share of a core over `elapsedMs`, its CPU per pod
+ * (what it costs whatever the machine's load; a core divided by it is the most that process could
+ * sustain alone) and its memory.
+ */
+function report(usage: readonly Usage[], elapsedMs: number, pods: number): void {
+  for (const u of usage) {
+    const seconds = ((processCpuMicros(u.child.pid) ?? 0) - u.cpu0) / 1e6;
+    const perPodMs = (seconds * 1000) / pods;
+    console.log(
+      `  ${u.name.padEnd(15)} CPU ${seconds.toFixed(1)} s (${((seconds * 1000 * 100) / elapsedMs).toFixed(0)}% of a core), ${perPodMs.toFixed(2)} ms a pod (a core: ${(1000 / perPodMs).toFixed(0)} pods/s), resident ${memoryMiB(u.child.pid)} MiB, peak ${memoryMiB(u.child.pid, 'VmHWM')} MiB`,
+    );
+  }
+}
+
+function start(usage: readonly Usage[]): number {
+  for (const u of usage) u.cpu0 = processCpuMicros(u.child.pid) ?? 0;
+  return performance.now();
+}
+
+/** A line every 10 s, so that a run on a slow or loaded machine shows where it is. */
+function everyTenSeconds(line: () => string): () => void {
+  const timer = setInterval(() => console.log(`  ${line()}`), 10_000);
+  return () => clearInterval(timer);
+}
+
+async function bindingsDone(port: number): Promise<number> {
+  const page = (await getText(port, '/metrics')).body;
+  const line = metricLines(page, 'scheduler_bindings_total').find((l) => l.startsWith('{result="scheduled"}'));
+  return Number(line?.split(' ')[1] ?? 0);
 }
 
 export async function run(): Promise<void> {
@@ -97,13 +134,14 @@ export async function run(): Promise<void> {
     console.log(
       `cores ${cpus().length}, load average ${loadavg()
         .map((l) => l.toFixed(1))
-        .join(' ')}; ${PODS} pods on ${NODES} simulated nodes, creates at ${CONCURRENCY} in flight, scheduler --svc-api-qps=${QPS}`,
+        .join(' ')}; ${PODS} + ${STREAM_PODS} pods on ${NODES} simulated nodes, creates at ${CONCURRENCY} in flight, scheduler --svc-api-qps=${QPS}`,
     );
     // No node lifecycle controller runs here to lift the not-ready taint that admission puts on new nodes.
     server = await startApiServer(dir, ['--disable-admission-plugins=TaintNodesByCondition']);
     const svcconfig = join(dir, 'svcconfig');
     client = new Client({ ...(await loadClientConfig({ svcconfig })), qps: -1 });
     await client.namespaces.create({ metadata: { name: NAMESPACE } });
+    const pods = client.pods.inNamespace(NAMESPACE);
 
     const registering = performance.now();
     nodes = startNodeChild(NODE_SIMULATOR_ENTRY, [
@@ -116,7 +154,15 @@ export async function run(): Promise<void> {
     ]);
     const simulator = nodes;
     await until(`${NODES} nodes registered`, () => simulator.output().includes('Running '), simulator);
-    const registeredMs = performance.now() - registering;
+    console.log(`${NODES} nodes registered in ${((performance.now() - registering) / 1000).toFixed(1)} s`);
+
+    let created = 0;
+    const stopCreateProgress = everyTenSeconds(() => `${created} created`);
+    const createMs = await atConcurrency(PODS, CONCURRENCY, async (i) => {
+      await pods.create(pod(i));
+      created++;
+    }).finally(stopCreateProgress);
+    console.log(`${PODS} pods created before the scheduler runs, in ${(createMs / 1000).toFixed(1)} s (${((PODS / createMs) * 1000).toFixed(0)}/s)`);
 
     const schedulerPort = await freePort();
     scheduler = startNodeChild(SCHEDULER_ENTRY, [
@@ -128,88 +174,70 @@ export async function run(): Promise<void> {
       `--svc-api-burst=${QPS}`,
     ]);
     const running = scheduler;
-    await until('scheduler ready', async () => (await getText(schedulerPort, '/readyz').catch(() => ({ status: 0 }))).status === 200, running);
-    await until('scheduler leading', () => running.output().includes('acquired lease'), running);
+    const usage: Usage[] = [
+      { name: 'API server', child: server.child, cpu0: 0 },
+      { name: 'scheduler', child: scheduler, cpu0: 0 },
+      { name: 'node simulator', child: nodes, cpu0: 0 },
+    ];
 
-    // Every pod's first sight in the watch and its first sight bound, against the time its create was
-    // sent: the first is the API server's watch delivery, which the scheduler waits for as well.
-    const sentAt = new Array<number>(PODS).fill(Number.NaN);
-    const boundAt = new Array<number>(PODS).fill(Number.NaN);
+    // Backlog: from the start of the process (its informers list every pending pod) to the last binding.
+    const launched = start(usage);
+    await until('scheduler leading', () => running.output().includes('acquired lease'), running, 20);
+    const leadingMs = performance.now() - launched;
+    let done = 0;
+    const stopBacklogProgress = everyTenSeconds(() => `${done} bound`);
+    await until(`${PODS} pods bound`, async () => (done = await bindingsDone(schedulerPort)) >= PODS, running, 100).finally(stopBacklogProgress);
+    const backlogMs = performance.now() - launched;
+    console.log(
+      `backlog: ${PODS} pods bound ${(backlogMs / 1000).toFixed(1)} s after the scheduler started (leading after ${(leadingMs / 1000).toFixed(1)} s): ${((PODS / (backlogMs - leadingMs)) * 1000).toFixed(0)} pods/s while leading`,
+    );
+    report(usage, backlogMs, PODS);
+
+    // Streaming: every pod's first sight in the watch and its first sight bound, against the time its
+    // create was sent.
+    const sentAt = new Array<number>(STREAM_PODS).fill(Number.NaN);
+    const seenAt = new Array<number>(STREAM_PODS).fill(Number.NaN);
+    const boundAt = new Array<number>(STREAM_PODS).fill(Number.NaN);
+    let seen = 0;
     let bound = 0;
-    const seenAt = new Array<number>(PODS).fill(Number.NaN);
-    const pods = client.pods.inNamespace(NAMESPACE);
-    const list = await pods.list();
-    watch = await pods.watch({ resourceVersion: list.metadata.resourceVersion });
+    const list = await pods.list({ labelSelector: 'phase=streaming' });
+    watch = await pods.watch({ labelSelector: 'phase=streaming', resourceVersion: list.metadata.resourceVersion });
     const opened = watch;
     const following = (async () => {
       for await (const event of opened) {
         if (event.type !== 'ADDED' && event.type !== 'MODIFIED') continue;
-        const name = event.object.metadata?.name ?? '';
-        const i = Number(name.slice('pod-'.length));
-        if (Number.isNaN(seenAt[i])) seenAt[i] = performance.now();
+        const i = Number((event.object.metadata?.name ?? '').slice('stream-'.length));
+        if (Number.isNaN(seenAt[i])) {
+          seenAt[i] = performance.now();
+          seen++;
+        }
         if (event.object.spec.nodeName && Number.isNaN(boundAt[i])) {
           boundAt[i] = performance.now();
           bound++;
         }
       }
     })();
-
-    const usage: Usage[] = [
-      { name: 'API server', child: server.child, cpu0: 0 },
-      { name: 'scheduler', child: scheduler, cpu0: 0 },
-      { name: 'node simulator', child: nodes, cpu0: 0 },
-    ];
-    for (const u of usage) u.cpu0 = processCpuMicros(u.child.pid) ?? 0;
-    const started = performance.now();
-    let created = 0;
-    // A line every 10 s, so that a run on a slow or loaded machine shows where it is.
-    const progress = setInterval(() => {
-      const seen = seenAt.filter((t) => !Number.isNaN(t)).length;
-      console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${created} created, ${seen} seen in the watch, ${bound} bound`);
-    }, 10_000);
-    let createMs: number;
-    try {
-      createMs = await atConcurrency(PODS, CONCURRENCY, async (i) => {
-        sentAt[i] = performance.now();
-        await pods.create(pod(i));
-        created++;
-      });
-      await until(`${PODS} pods bound`, () => bound === PODS, running, 50);
-    } finally {
-      clearInterval(progress);
-    }
-    const elapsedMs = performance.now() - started;
-    const cpuSeconds = usage.map((u) => ((processCpuMicros(u.child.pid) ?? 0) - u.cpu0) / 1e6);
+    const streaming = start(usage);
+    created = 0;
+    const stopStreamProgress = everyTenSeconds(() => `${created} created, ${seen} seen in the watch, ${bound} bound`);
+    await atConcurrency(STREAM_PODS, CONCURRENCY, async (i) => {
+      sentAt[i] = performance.now();
+      await pods.create(pod(i, 'streaming'));
+      created++;
+    })
+      .then(() => until(`${STREAM_PODS} streamed pods bound`, () => bound === STREAM_PODS, running, 50))
+      .finally(stopStreamProgress);
+    const streamMs = performance.now() - streaming;
     watch.stop();
     await following.catch(() => undefined);
-
     const latencies = boundAt.map((t, i) => t - sentAt[i]);
-    const seen = seenAt.map((t, i) => t - sentAt[i]);
-    const seenToBound = boundAt.map((t, i) => t - seenAt[i]);
-    // The busiest and the median one-second window of bindings, from the first create.
-    const perSecond = new Array<number>(Math.ceil(elapsedMs / 1000)).fill(0);
-    for (const t of boundAt) perSecond[Math.min(perSecond.length - 1, Math.floor((t - started) / 1000))]++;
+    const delivery = seenAt.map((t, i) => t - sentAt[i]);
+    console.log(
+      `streaming: ${STREAM_PODS} pods created and bound in ${(streamMs / 1000).toFixed(1)} s (${((STREAM_PODS / streamMs) * 1000).toFixed(0)} pods/s); create to bound p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms; create to first watch event (the API server's delivery) p50 ${percentile(delivery, 50).toFixed(0)} ms, p99 ${percentile(delivery, 99).toFixed(0)} ms`,
+    );
+    report(usage, streamMs, STREAM_PODS);
     const metrics = (await getText(schedulerPort, '/metrics')).body;
-
-    console.log(`${NODES} nodes registered in ${(registeredMs / 1000).toFixed(1)} s`);
-    console.log(`${PODS} creates in ${(createMs / 1000).toFixed(2)} s (${((PODS / createMs) * 1000).toFixed(0)}/s)`);
-    console.log(
-      `${PODS} pods bound in ${(elapsedMs / 1000).toFixed(2)} s from the first create: ${((PODS / elapsedMs) * 1000).toFixed(0)} pods/s; busiest second ${Math.max(...perSecond)}, median second ${percentile(perSecond, 50)}`,
-    );
-    console.log(
-      `create to bound: p50 ${percentile(latencies, 50).toFixed(0)} ms, p90 ${percentile(latencies, 90).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${percentile(latencies, 100).toFixed(0)} ms`,
-    );
-    console.log(
-      `create to first watch event (the API server's delivery, reference): p50 ${percentile(seen, 50).toFixed(0)} ms, p99 ${percentile(seen, 99).toFixed(0)} ms; first watch event to bound: p50 ${percentile(seenToBound, 50).toFixed(0)} ms, p99 ${percentile(seenToBound, 99).toFixed(0)} ms`,
-    );
-    for (const [u, seconds] of usage.map((u, i) => [u, cpuSeconds[i]] as const)) {
-      console.log(
-        `${u.name.padEnd(15)} CPU ${seconds.toFixed(1)} s (${((seconds * 1000 * 100) / elapsedMs).toFixed(0)}% of a core), resident ${memoryMiB(u.child.pid)} MiB, peak ${memoryMiB(u.child.pid, 'VmHWM')} MiB`,
-      );
-    }
-    console.log(`pods bound in each second from the first create: ${perSecond.slice(0, 120).join(' ')}${perSecond.length > 120 ? ' ...' : ''}`);
     console.log(`scheduler attempts: ${metricLines(metrics, 'scheduler_schedule_attempts_total').join(', ')}`);
-    console.log(`bindings: ${metricLines(metrics, 'scheduler_bindings_total').join(', ')}`);
   } finally {
     watch?.stop();
     client?.close();
