@@ -9,6 +9,7 @@ import { FitError, NoNodesAvailableError } from './framework/fit-error';
 import type { Framework } from './framework/framework';
 import { CycleState } from './framework/plugin';
 import type { QueuedPodInfo, SchedulingQueue } from './queue/scheduling-queue';
+import { InFlightLimit } from './in-flight-limit';
 import type { SchedulerMetrics } from './scheduler-metrics';
 
 /** How long the loop keeps the event loop before it lets informer events and binding answers in. */
@@ -17,6 +18,8 @@ const BACKOFF_FLUSH_MS = 1_000;
 const UNSCHEDULABLE_FLUSH_MS = 30_000;
 /** How long a stop waits for bindings under way. */
 const BINDING_DRAIN_MS = 5_000;
+/** Binding requests in flight at once (Kubernetes' default parallelism); the rest wait, assumed on their nodes. */
+const BINDING_PARALLELISM = 16;
 
 export interface SchedulerDependencies {
   client: Client;
@@ -45,6 +48,7 @@ const REASON_SCHEDULER_ERROR = 'SchedulerError';
  */
 export class Scheduler {
   private readonly bindings = new Set<Promise<void>>();
+  private readonly bindingSlots = new InFlightLimit(BINDING_PARALLELISM);
 
   constructor(private readonly deps: SchedulerDependencies) {}
 
@@ -114,16 +118,18 @@ export class Scheduler {
     const pod = queued.info.pod;
     const meta = pod.metadata ?? {};
     try {
-      await client.pods.createSubresource(
-        meta.name ?? '',
-        'binding',
-        {
-          apiVersion: 'v1',
-          kind: 'Binding',
-          metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid },
-          target: { kind: 'Node', name: nodeName },
-        },
-        { namespace: meta.namespace },
+      await this.bindingSlots.run(() =>
+        client.pods.createSubresource(
+          meta.name ?? '',
+          'binding',
+          {
+            apiVersion: 'v1',
+            kind: 'Binding',
+            metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid },
+            target: { kind: 'Node', name: nodeName },
+          },
+          { namespace: meta.namespace },
+        ),
       );
     } catch (error) {
       cache.forgetPod(queued.info.key);
