@@ -113,8 +113,17 @@ function start(usage: readonly Usage[]): number {
 
 /** A line every 10 s, so that a run on a slow or loaded machine shows where it is. */
 function everyTenSeconds(line: () => string): () => void {
-  const timer = setInterval(() => console.log(`  ${line()}`), 10_000);
+  const since = performance.now();
+  const timer = setInterval(() => console.log(`  ${((performance.now() - since) / 1000).toFixed(0)} s: ${line()}`), 10_000);
   return () => clearInterval(timer);
+}
+
+/** The scheduler's queues as its metrics show them: `active 3, backoff 0, unschedulable 0`. */
+async function pendingPods(port: number): Promise<string> {
+  const page = (await getText(port, '/metrics').catch(() => ({ body: '' }))).body;
+  return metricLines(page, 'scheduler_pending_pods')
+    .map((line) => line.replace(/^\{queue="([^"]+)"\} /, '$1 '))
+    .join(', ');
 }
 
 async function bindingsDone(port: number): Promise<number> {
@@ -221,7 +230,13 @@ export async function run(): Promise<void> {
     })();
     const streaming = start(usage);
     created = 0;
-    const stopStreamProgress = everyTenSeconds(() => `${created} created, ${seen} seen in the watch, ${bound} bound`);
+    let queues = '';
+    const stopStreamProgress = everyTenSeconds(() => {
+      // Figures of the previous tick: the scheduler's own count runs ahead of this watch when the
+      // API server's delivery lags.
+      void Promise.all([pendingPods(schedulerPort), bindingsDone(schedulerPort)]).then(([q, b]) => (queues = `${b} bindings made; queues ${q}`));
+      return `${created} created, ${seen} seen in the watch, ${bound} seen bound; the scheduler: ${queues}`;
+    });
     await atConcurrency(STREAM_PODS, CONCURRENCY, async (i) => {
       sentAt[i] = performance.now();
       await pods.create(pod(i, 'streaming'));
