@@ -234,7 +234,9 @@ export async function run(): Promise<void> {
     const stopStreamProgress = everyTenSeconds(() => {
       // Figures of the previous tick: the scheduler's own count runs ahead of this watch when the
       // API server's delivery lags.
-      void Promise.all([pendingPods(schedulerPort), bindingsDone(schedulerPort)]).then(([q, b]) => (queues = `${b} bindings made; queues ${q}`));
+      void Promise.all([pendingPods(schedulerPort), bindingsDone(schedulerPort)])
+        .then(([q, b]) => (queues = `${b} bindings made; queues ${q}`))
+        .catch(() => undefined);
       return `${created} created, ${seen} seen in the watch, ${bound} seen bound; the scheduler: ${queues}`;
     });
     await atConcurrency(STREAM_PODS, CONCURRENCY, async (i) => {
