@@ -7,12 +7,15 @@ import { startApiServerProcess, type ApiServerProcess } from './support/apiserve
 import { startSchedulerProcess } from './support/scheduler-process';
 
 const PODS = 80;
-const LEASE_DURATION_MS = 4_000;
+// Short enough that a renewal queued behind the bindings and events (160 requests, 32 s at 5 a
+// second) would lose the lease many times over; long enough that a renewal timer firing late on a
+// loaded machine does not.
+const LEASE_DURATION_MS = 8_000;
 const SLOW_CLIENT = [
   '--svc-api-qps=5',
   '--svc-api-burst=5',
-  '--leader-elect-lease-duration=4s',
-  '--leader-elect-renew-deadline=3s',
+  '--leader-elect-lease-duration=8s',
+  '--leader-elect-renew-deadline=6s',
   '--leader-elect-retry-period=1s',
   '--leader-elect-resource-name=scheduler-churn',
 ];
