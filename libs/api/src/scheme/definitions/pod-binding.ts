@@ -50,7 +50,7 @@ function bindPod(body: ApiObject, current: ApiObject, { now }: { now: Date }): A
   if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);
 
   const nodeName = (body.target as { name: string }).name;
-  const annotations = { ...(meta.annotations ?? {}), ...((body.metadata?.annotations) ?? {}) };
+  const annotations = { ...(meta.annotations ?? {}), ...(body.metadata?.annotations ?? {}) };
   const status = isRecord(current.status) ? current.status : {};
   const conditions = conditionsOf(status);
   const scheduled = conditions.find((c) => c.type === 'PodScheduled');
