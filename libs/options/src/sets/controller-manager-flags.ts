@@ -9,7 +9,7 @@ import { string } from '../flags/string';
 import { strings } from '../flags/strings';
 import { flag, type CheckResult } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
-import { atLeast, between, durationAbove, durationAtLeast, eachEntry, nonEmpty } from './checks';
+import { atLeast, between, durationAbove, durationAtLeast, eachEntry } from './checks';
 import {
   clientFlags,
   CLIENT_CA_FLAG,
