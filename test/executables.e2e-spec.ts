@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { freeLoopbackPort, startApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess } from './support/controller-manager-process';
 import { startSchedulerProcess } from './support/scheduler-process';
+import { eventually } from '@svc/runtime/testing';
 import { kubectl } from './support/kubectl-run';
 
 const root = join(__dirname, '..');
@@ -126,8 +127,11 @@ describe('svc-controller-manager boot', () => {
           apiserver.kubectlEnv,
         );
         expect(lease.stdout).not.toBe('');
-        expect(cm.stdout()).toContain(
-          'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc',
+        // The line follows the start of every controller, which a loaded machine may not have reached yet.
+        await eventually(() =>
+          expect(cm.stdout()).toContain(
+            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc',
+          ),
         );
       } finally {
         await cm.stop();
