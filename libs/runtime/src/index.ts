@@ -29,3 +29,4 @@ export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
 export { WebhookServer, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
+export { SimulatedNodes, type SimulatedNodeSpec, type SimulatedNodesOptions } from './simulation/simulated-nodes';

@@ -1,4 +1,5 @@
 export * from './eventually';
 export * from './pod-readiness-simulator';
-export * from './running-pod-status';
-export * from './simulated-nodes';
+// Simulated nodes live in the runtime proper (the node simulator's image has no testing kit) and are offered here too.
+export * from '../simulation/running-pod-status';
+export * from '../simulation/simulated-nodes';
