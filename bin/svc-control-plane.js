@@ -2,7 +2,7 @@
 'use strict';
 // `npm start`: the whole control plane on one machine, on the embedded store, with its state under
 // ./.data (or $SVC_DATA). Runs the API server, waits until it is ready, then runs the controller
-// manager against it. Extra arguments are passed to the API server.
+// manager and the scheduler against it. Extra arguments are passed to the API server.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -93,6 +93,8 @@ const wait = setInterval(() => {
   if (fs.existsSync(svcconfig)) {
     clearInterval(wait);
     run('svc-controller-manager', [`--svcconfig=${svcconfig}`, '--secure-port=0', ...nodeIpamArgs]);
+    // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
+    run('svc-scheduler', [`--svcconfig=${svcconfig}`, '--secure-port=0']);
     startNodeAgent();
     console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
   } else if (Date.now() - started > 60000) {

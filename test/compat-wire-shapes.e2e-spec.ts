@@ -11,8 +11,7 @@ import { type ApiServerProcess, ROOT, startApiServerProcess } from './support/ap
 // APIs work against the server.
 //
 // Where Kubernetes differs and this server does not follow (yet), the difference is named:
-// - Pod: the DefaultTolerationSeconds plugin's not-ready/unreachable tolerations, and the
-//   ServiceAccount plugin's `kube-api-access-*` token volume and mounts (no token is issued here).
+// - Pod: the ServiceAccount plugin's `kube-api-access-*` token volume and mounts (no token is issued here).
 // - Pod templates: `metadata.creationTimestamp: null` (Go's zero time); Event: `eventTime`,
 //   `firstTimestamp` and `lastTimestamp` as null.
 // - Namespace: the finalizer is the specification's `svc`, not `kubernetes`.
@@ -95,6 +94,11 @@ const CASES: ShapeCase[] = [
         priority: 0, // Priority admission plugin: no class, no global default
         serviceAccount: 'default', // v1 conversion of ServiceAccountName (DeprecatedServiceAccount)
         serviceAccountName: 'default', // ServiceAccount admission plugin (plugin/pkg/admission/serviceaccount)
+        // DefaultTolerationSeconds admission plugin (plugin/pkg/admission/defaulttolerationseconds): 300 s each
+        tolerations: [
+          { effect: 'NoExecute', key: 'node.kubernetes.io/not-ready', operator: 'Exists', tolerationSeconds: 300 },
+          { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 300 },
+        ],
       },
       status: { phase: 'Pending', qosClass: 'BestEffort' }, // podStrategy.PrepareForCreate, qos.GetPodQOS
     },
@@ -185,7 +189,8 @@ const CASES: ShapeCase[] = [
       apiVersion: 'v1',
       kind: 'Node',
       metadata: serverMeta('shape-node', {}, false), // nodeStrategy: no generation
-      spec: {}, // Node.Spec is a struct value
+      // TaintNodesByCondition admission plugin (plugin/pkg/admission/nodetaint): a new node is not ready
+      spec: { taints: [{ effect: 'NoSchedule', key: 'node.kubernetes.io/not-ready' }] },
       status: {
         // NodeStatus.DaemonEndpoints and NodeInfo are struct values; NodeSystemInfo's fields have no omitempty.
         daemonEndpoints: { kubeletEndpoint: { Port: 0 } },

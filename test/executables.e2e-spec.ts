@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, startApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess } from './support/controller-manager-process';
+import { startSchedulerProcess } from './support/scheduler-process';
+import { eventually } from '@svc/runtime/testing';
 import { kubectl } from './support/kubectl-run';
 
 const root = join(__dirname, '..');
@@ -45,8 +47,25 @@ describe.each([
       '(default 20)',
       '--controllers strings',
       '(default [*])',
+      '--node-monitor-grace-period duration',
+      '(default 40s)',
+      '--terminated-pod-gc-threshold int32',
     ],
   ],
+  [
+    'svc-scheduler',
+    [
+      '--secure-port int',
+      '(default 10259)',
+      '--leader-elect-resource-name string',
+      '(default "svc-scheduler")',
+      '--svc-api-qps float',
+      '(default 50)',
+      '--scheduler-name string',
+      '(default "default-scheduler")',
+    ],
+  ],
+  ['svc-node-simulator', ['--nodes int', '(default 1)', '--node-lease-duration-seconds int', '(default 40)', '--register-with-taints strings']],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -80,6 +99,9 @@ describe('flag validation before anything starts', () => {
     ['svc-controller-manager', ['--leader-elect-renew-deadline=20s'], '"--leader-elect-renew-deadline"'],
     ['svc-controller-manager', ['--controllers=deployment,nosuch'], '"--controllers"'],
     ['svc-controller-manager', ['--attach-detach-reconcile-sync-period=500ms'], '"--attach-detach-reconcile-sync-period"'],
+    ['svc-controller-manager', ['--pod-eviction-timeout=1m'], '--default-unreachable-toleration-seconds'],
+    ['svc-scheduler', ['--pod-initial-backoff-seconds=30'], '"--pod-max-backoff-seconds"'],
+    ['svc-scheduler', ['--leader-elect-resource-lock=configmapsleases'], '"--leader-elect-resource-lock"'],
   ])('%s %s', (name, args, message) => {
     const { status, stderr } = run(name, args);
     expect(status).toBe(2);
@@ -105,7 +127,12 @@ describe('svc-controller-manager boot', () => {
           apiserver.kubectlEnv,
         );
         expect(lease.stdout).not.toBe('');
-        expect(cm.stdout()).toContain('Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice');
+        // The line follows the start of every controller, which a loaded machine may not have reached yet.
+        await eventually(() =>
+          expect(cm.stdout()).toContain(
+            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc',
+          ),
+        );
       } finally {
         await cm.stop();
       }
@@ -134,6 +161,26 @@ describe('svc-controller-manager boot', () => {
     const { status, stderr } = run('svc-controller-manager', ['--secure-port=0']);
     expect(status).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('svc-scheduler boot', () => {
+  it('takes the lease svc-scheduler in svc-system and serves its probes over HTTPS', async () => {
+    const apiserver = await startApiServerProcess();
+    try {
+      const scheduler = await startSchedulerProcess(apiserver, ['--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics']);
+      try {
+        for (const path of ['/healthz', '/livez', '/readyz']) expect(await scheduler.get(path)).toEqual({ status: 200, body: 'ok' });
+        expect((await scheduler.get('/metrics')).body).toContain('scheduler_pending_pods{queue="active"} 0');
+        const lease = await kubectl(['get', 'lease', '-n', 'svc-system', 'svc-scheduler', '-o', 'jsonpath={.spec.holderIdentity}'], apiserver.kubectlEnv);
+        expect(lease.stdout).not.toBe('');
+        expect(scheduler.stdout()).toContain('Scheduling pods of schedulerName "default-scheduler"');
+      } finally {
+        await scheduler.stop();
+      }
+    } finally {
+      await apiserver.stop();
+    }
   });
 });
 

@@ -130,3 +130,16 @@ export function processCpuMicros(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * A memory figure of a process in MiB from /proc/<pid>/status: VmRSS (resident now) or VmHWM (the
+ * peak resident size); '?' where /proc is not available.
+ */
+export function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): string {
+  try {
+    const kib = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? (Number(kib) / 1024).toFixed(0) : '?';
+  } catch {
+    return '?';
+  }
+}

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, Pod } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
 import { PodReadinessSimulator } from '@svc/runtime/testing';
-import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
+import { memoryMiB, processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { atConcurrency } from '../apiserver/at-concurrency';
 
@@ -93,16 +93,6 @@ async function measure(name: string, server: RunningServer, cm: Child, cmPort: n
   const after = await reconcileCounts(cmPort);
   const reconciles = new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
   return { name, ms, reconciles, cmCpuMs: (cpu1[0] - cpu0[0]) / 1000, serverCpuMs: (cpu1[1] - cpu0[1]) / 1000 };
-}
-
-/** VmRSS of a process in MiB, from /proc; '?' where /proc is not available. */
-function residentMiB(pid: number): string {
-  try {
-    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kib ? (Number(kib) / 1024).toFixed(0) : '?';
-  } catch {
-    return '?';
-  }
 }
 
 function deploymentDone(d: Deployment | undefined, image: string): boolean {
@@ -226,7 +216,7 @@ export async function run(): Promise<void> {
       );
     }
     console.log(`simulated node agent status writes: ${simulator.written}`);
-    console.log(`controller manager resident memory at the end: ${residentMiB(cm.pid)} MiB (${REPLICAS + SMALL} pods, ${SMALL + 1} deployments cached)`);
+    console.log(`controller manager resident memory at the end: ${memoryMiB(cm.pid)} MiB (${REPLICAS + SMALL} pods, ${SMALL + 1} deployments cached)`);
     console.log(
       'pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).',
     );

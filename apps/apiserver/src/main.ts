@@ -45,6 +45,8 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
         preferredAddressTypes: [...o.nodeagentPreferredAddressTypes],
         timeoutMs: o.nodeagentTimeout,
       },
+      defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds,
+      defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds,
     },
     runtimeConfig: o.runtimeConfig ?? {},
     services: {

@@ -6,6 +6,8 @@ import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
 import { namespaceController } from './namespace';
 import { nodeIpamController } from './nodeipam';
+import { nodeLifecycleController } from './nodelifecycle';
+import { podGcController } from './podgc';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 
@@ -19,6 +21,8 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   replicationControllerController,
   endpointSliceController,
   nodeIpamController,
+  nodeLifecycleController,
+  podGcController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

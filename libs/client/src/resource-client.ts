@@ -229,6 +229,20 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     return this.put(obj, params, subresource);
   }
 
+  /**
+   * POST of another kind's object to a subresource (a pod's `binding` takes a Binding); the answer is
+   * what the server returns, a Success Status for a binding.
+   */
+  async createSubresource<B extends ObjectLike, R = Status>(name: string, subresource: string, body: B, params: PostParams = {}): Promise<R> {
+    return this.rest.request<R>({
+      method: 'POST',
+      path: this.itemPath(name, params.namespace ?? body.metadata?.namespace ?? undefined, `create ${subresource} of`, subresource),
+      query: writeQuery(params),
+      body,
+      signal: params.signal,
+    });
+  }
+
   patch(name: string, patch: readonly JsonPatchOperation[], type: 'json', params?: PatchParams): Promise<T>;
   patch(name: string, patch: MergePatch<T>, type?: Exclude<PatchType, 'json'>, params?: PatchParams): Promise<T>;
   async patch(name: string, patch: unknown, type: PatchType = 'merge', params: PatchParams = {}): Promise<T> {

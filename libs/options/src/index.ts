@@ -57,9 +57,13 @@ export {
 export { apiServerFlagSet, parseApiServerOptions, serviceClusterIpRanges, watchCacheSizes } from './sets/apiserver-options';
 export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOptions } from './sets/controller-manager-flags';
 export { controllerManagerFlagSet, parseControllerManagerOptions } from './sets/controller-manager-options';
+export { SCHEDULER_FLAGS, type SchedulerOptions } from './sets/scheduler-flags';
+export { parseSchedulerOptions, schedulerFlagSet } from './sets/scheduler-options';
+export { NODE_SIMULATOR_FLAGS, nodeSimulatorFlagSet, parseNodeSimulatorOptions, parseTaint, type NodeSimulatorOptions } from './sets/node-simulator-flags';
 
 // Building blocks for further processes' tables.
 export {
+  clientFlags,
   CLIENT_CA_FLAG,
   CLOUD_FLAGS,
   APISERVER_FEATURE_GATES,
@@ -67,11 +71,12 @@ export {
   featureEnabled,
   featureGatesFlag,
   type FeatureGate,
+  leaderElectionFlags,
   LOG_FLAGS,
   METRICS_FLAGS,
   PROFILING_FLAGS,
   SHARED_SERVING_FLAGS,
 } from './sets/common-flags';
 export { atLeast, between, durationAbove, durationAtLeast, eachEntry, greaterThan, ipAddress, ipAddressOrBlank, nonEmpty, urlProblem } from './sets/checks';
-export { givenTogether } from './sets/shared-rules';
+export { givenTogether, leaderElectionDurations, type LeaderElectionDurations } from './sets/shared-rules';
 export { NODE_AGENT_FLAGS, nodeAgentFlagSet, parseNodeAgentFlags, type NodeAgentFlags } from './sets/node-agent-flags';

@@ -14,9 +14,10 @@ export { Expectations, KeyExpectations, EXPECTATIONS_TIMEOUT_MS } from './contro
 export * from './leader-election/leader-election-options';
 export * from './leader-election/leader-elector';
 export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manager/health-server';
-export { Manager, type ManagerOptions } from './manager/manager';
+export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
+export { servingPair, type TlsPair } from './manager/serving-pair';
 export * from './manager/runtime.module';
 export type { MetaObject } from './helpers/object-shape';
 export * from './helpers/finalizers';
@@ -28,3 +29,4 @@ export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
 export { WebhookServer, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
+export { SimulatedNodes, type SimulatedNodeSpec, type SimulatedNodesOptions } from './simulation/simulated-nodes';

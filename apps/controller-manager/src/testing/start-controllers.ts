@@ -36,7 +36,7 @@ export async function startControllers(
       { clientConfig: env.clientConfig, concurrency, logger: options.logger ?? silent, gracefulShutdownMs: 5_000 },
       controllers,
     ),
-    { logger: false },
+    { logger: false, abortOnError: false },
   );
   const manager = app.get(Manager);
   return { app, manager, stop: () => app.close() };

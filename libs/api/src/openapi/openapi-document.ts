@@ -161,6 +161,19 @@ export function openApiV3Document(scheme: Scheme, group: string, version: string
     schemas[openApiSchemaName(group, version, def.kind)] = kindSchema(converter, def);
     schemas[openApiSchemaName(group, version, def.listKind)] = listSchema(def);
     Object.assign(paths, kindPaths(def));
+    // The bodies of subresources that take another kind (a pod's Binding) are components too.
+    for (const sub of Object.values(def.strategy.subresources ?? {})) {
+      const create = sub.create;
+      if (create === undefined) continue;
+      schemas[openApiSchemaName(create.kind.group, create.kind.version, create.kind.kind)] ??= objectSchema(
+        converter,
+        create.schema,
+        create.kind.kind,
+        create.kind.group,
+        create.kind.version,
+        true,
+      );
+    }
   }
   // The structs the kinds are made of; a meta type already written above keeps its own entry.
   for (const [name, schema] of Object.entries(converter.components)) schemas[name] ??= schema;

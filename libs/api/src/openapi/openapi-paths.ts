@@ -354,10 +354,20 @@ export function kindPaths(def: KindDefinition): Record<string, OpenApiPathItem> 
       parameters: [nameParam, ...scopeParams, pretty],
     };
   }
-  for (const name of Object.keys(def.strategy.subresources ?? {})) {
+  for (const [name, sub] of Object.entries(def.strategy.subresources ?? {})) {
     const suffix = name.charAt(0).toUpperCase() + name.slice(1);
+    const create = sub.create;
     paths[`${item}/${name}`] = {
-      put: op('replace', `replace ${name} of the specified ${def.kind}`, { suffix }),
+      ...(create
+        ? {
+            post: op('create', `create ${name} of a ${def.kind}`, {
+              suffix,
+              gvk: { ...create.kind },
+              schemaName: openApiSchemaName(create.kind.group, create.kind.version, create.kind.kind),
+            }),
+          }
+        : {}),
+      ...(sub.updateOf ? { put: op('replace', `replace ${name} of the specified ${def.kind}`, { suffix }) } : {}),
       parameters: [nameParam, ...scopeParams, pretty],
     };
   }

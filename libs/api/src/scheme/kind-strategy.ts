@@ -1,13 +1,44 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from '../schema/field-error';
-import type { ApiObject } from './kind-definition';
+import type { ApiObject, GroupVersionKind } from './kind-definition';
 
 /**
- * A subresource a kind serves beyond `status` and `scale` (a namespace's `finalize`): a PUT whose
- * stored result keeps everything of the object but what `updateOf` takes from the request.
+ * A POST to a subresource whose body is an object of another kind, applied to the stored object
+ * (Kubernetes' `pods/binding`: a create of a Binding that sets the pod's node). The answer is a
+ * Success Status (201).
+ */
+export interface SubresourceCreate {
+  /** The kind of the body (and of the subresource in discovery and OpenAPI). */
+  kind: GroupVersionKind;
+  /** Its schema, for the OpenAPI document. */
+  schema: TSchema;
+  /** Errors of the body itself (a 422 Invalid of `kind`), checked before the stored object is read. */
+  validate(body: ApiObject): FieldError[];
+  /**
+   * The object the create leaves: a changed copy of `current`. Throws a StatusError when the stored
+   * object cannot take it (a pod already bound: 409 Conflict).
+   */
+  apply(body: ApiObject, current: ApiObject, context: { now: Date }): ApiObject;
+}
+
+/**
+ * A subresource a kind serves beyond `status` and `scale`: a PUT whose stored result keeps everything
+ * of the object but what `updateOf` takes from the request (a namespace's `finalize`), or a POST of
+ * another kind's body (a pod's `binding`).
  */
 export interface ExtraSubresource {
-  /** The object a PUT to the subresource leaves: `current` with what the request may change. */
-  updateOf(incoming: ApiObject, current: ApiObject): ApiObject;
+  /** PUT: the object the request leaves, `current` with what the request may change. */
+  updateOf?(incoming: ApiObject, current: ApiObject): ApiObject;
+  /** POST: a body of another kind applied to the stored object. */
+  create?: SubresourceCreate;
+}
+
+/** The verbs a kind's own subresource answers, in Kubernetes' (sorted) order. */
+export function extraSubresourceVerbs(subresource: ExtraSubresource): Array<'create' | 'update'> {
+  const verbs: Array<'create' | 'update'> = [];
+  if (subresource.create) verbs.push('create');
+  if (subresource.updateOf) verbs.push('update');
+  return verbs;
 }
 
 /** Where a connect request goes: a path on the node agent of a node, with its query. */

@@ -23,19 +23,25 @@ async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
 }
 
 describe('buildAdmissionChain', () => {
-  it('runs the default plugins it implements, in order', async () => {
+  it('runs the default plugins it implements, in Kubernetes order', async () => {
     const chain = buildAdmissionChain({}, { namespaces: lookup });
-    expect(chain.names()).toEqual(['NamespaceLifecycle', 'ServiceAccount', 'Priority']);
+    expect(chain.names()).toEqual(['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds']);
     expect(await codeOf(chain.admit(create('live')))).toBeUndefined();
     expect(await codeOf(chain.admit(create('missing')))).toBe(404);
   });
 
   it('honours --disable-admission-plugins and --enable-admission-plugins', async () => {
-    const off = buildAdmissionChain({ disableAdmissionPlugins: ['NamespaceLifecycle', 'ServiceAccount', 'Priority'] }, { namespaces: lookup });
+    const off = buildAdmissionChain(
+      { disableAdmissionPlugins: ['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds'] },
+      { namespaces: lookup },
+    );
     expect(off.names()).toEqual([]);
     expect(await codeOf(off.admit(create('missing')))).toBeUndefined();
     const deny = buildAdmissionChain(
-      { enableAdmissionPlugins: ['AlwaysDeny', 'NamespaceExists', 'AlwaysPullImages'], disableAdmissionPlugins: ['ServiceAccount', 'Priority'] },
+      {
+        enableAdmissionPlugins: ['AlwaysDeny', 'NamespaceExists', 'AlwaysPullImages'],
+        disableAdmissionPlugins: ['ServiceAccount', 'Priority', 'TaintNodesByCondition', 'DefaultTolerationSeconds'],
+      },
       { namespaces: lookup },
     );
     expect(deny.names()).toEqual(['NamespaceLifecycle', 'NamespaceExists', 'AlwaysDeny']);

@@ -4,15 +4,21 @@ import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './admissio
 import { alwaysDeny } from './always';
 import type { AdmissionConfigurations } from './configuration-source';
 import { validatingAdmissionPolicy } from './validating-admission-policy';
+import { defaultTolerationSeconds } from './default-toleration-seconds';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission } from './priority';
 import { serviceAccountAdmission, type ServiceAccountLookup } from './service-account';
+import { taintNodesByCondition } from './taint-nodes-by-condition';
 
 export interface AdmissionFlags {
   /** `--enable-admission-plugins`. */
   enableAdmissionPlugins?: readonly AdmissionPluginName[];
   /** `--disable-admission-plugins`. */
   disableAdmissionPlugins?: readonly AdmissionPluginName[];
+  /** `--default-not-ready-toleration-seconds` (DefaultTolerationSeconds); 300 when absent. */
+  defaultNotReadyTolerationSeconds?: number;
+  /** `--default-unreachable-toleration-seconds` (DefaultTolerationSeconds); 300 when absent. */
+  defaultUnreachableTolerationSeconds?: number;
 }
 
 export interface AdmissionDependencies {
@@ -21,6 +27,8 @@ export interface AdmissionDependencies {
   serviceAccounts?: ServiceAccountLookup;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
   configurations?: AdmissionConfigurations;
+  /** The flags plugins read their settings from. */
+  flags?: AdmissionFlags;
 }
 
 /** The plugins this server implements; every other accepted name is on or off and does nothing. */
@@ -33,6 +41,12 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   MutatingAdmissionWebhook: (deps) => deps.configurations && mutatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
   ValidatingAdmissionPolicy: (deps) => deps.configurations && validatingAdmissionPolicy({ namespaces: deps.namespaces, ...deps.configurations }),
   ValidatingAdmissionWebhook: (deps) => deps.configurations && validatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
+  DefaultTolerationSeconds: (deps) =>
+    defaultTolerationSeconds({
+      notReadySeconds: deps.flags?.defaultNotReadyTolerationSeconds,
+      unreachableSeconds: deps.flags?.defaultUnreachableTolerationSeconds,
+    }),
+  TaintNodesByCondition: () => taintNodesByCondition(),
 };
 
 /** The admission chain the flags ask for: the defaults plus enabled plugins minus disabled ones, in run order. */
@@ -40,7 +54,7 @@ export function buildAdmissionChain(flags: AdmissionFlags, deps: AdmissionDepend
   const plugins: AdmissionPlugin[] = [];
   for (const name of enabledAdmissionPlugins(flags)) {
     const make = IMPLEMENTED[name];
-    const plugin = make?.(deps);
+    const plugin = make?.({ ...deps, flags: deps.flags ?? flags });
     if (plugin !== undefined) plugins.push(plugin);
   }
   return new AdmissionChain(plugins);

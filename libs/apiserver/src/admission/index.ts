@@ -19,3 +19,5 @@ export { endpointsServiceResolver } from './service-resolver';
 export type { ResolvedService, ServiceResolver } from './service-resolver';
 export { MAX_POLICY_PARAMS, storedParams } from './policy-params';
 export type { ParamQuery, ParamSource } from './policy-params';
+export { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS } from './default-toleration-seconds';
+export { taintNodesByCondition } from './taint-nodes-by-condition';

@@ -154,7 +154,10 @@ describe('discovery documents', () => {
       verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
       shortNames: ['po'],
       categories: ['all'],
-      subresources: [{ subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] }],
+      subresources: [
+        { subresource: 'binding', responseKind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] },
+        { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
+      ],
     });
     const named = aggregatedDiscovery(apis, 'apis', 'v2beta1');
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');

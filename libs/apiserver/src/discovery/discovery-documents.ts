@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { apiVersionOf, type KindDefinition } from '@svc/api';
+import { apiVersionOf, extraSubresourceVerbs, type KindDefinition } from '@svc/api';
 import type { GroupVersionForDiscovery } from '@svc/machinery';
 import type { ServedApis } from './served-apis';
 
@@ -107,11 +107,13 @@ interface SubresourceInfo {
   verbs: string[];
 }
 
-/** The subresources a kind is served with: status and scale from its definition, finalize for namespaces. */
+/** The subresources a kind is served with: status and scale from its definition, and those of its strategy (a namespace's finalize, a pod's binding). */
 export function subresourcesOf(def: KindDefinition): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
   const own = { group: def.group, version: def.version, kind: def.kind };
-  for (const name of Object.keys(def.strategy.subresources ?? {})) out.push({ name, kind: own, verbs: ['update'] });
+  for (const [name, sub] of Object.entries(def.strategy.subresources ?? {})) {
+    out.push({ name, kind: sub.create ? { ...sub.create.kind } : own, verbs: extraSubresourceVerbs(sub) });
+  }
   if (def.subresources.scale) out.push({ name: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: SUBRESOURCE_VERBS });
   if (def.subresources.status) out.push({ name: 'status', kind: own, verbs: SUBRESOURCE_VERBS });
   return out;

@@ -416,6 +416,38 @@ export class ResourceRegistry {
     });
   }
 
+  /**
+   * POST of a subresource whose body is another kind's object (a pod's `binding`): the body checked
+   * against the subresource's kind, the path's name and namespace and its own rules, then applied to
+   * the stored object by the kind's strategy, with the read version as precondition.
+   */
+  async createSubresource(namespace: string, name: string, subresource: string, input: ObjectInput, options: WriteOptions = {}): Promise<WriteResult> {
+    const create = this.definition.strategy.subresources?.[subresource]?.create;
+    if (create === undefined) throw newNotFound(this.groupResource, name);
+    const body = this.objectOf(input.value);
+    const bodyApiVersion = create.kind.group ? `${create.kind.group}/${create.kind.version}` : create.kind.version;
+    if (body.kind !== undefined && body.kind !== create.kind.kind) {
+      throw newBadRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${create.kind.kind})`);
+    }
+    if (body.apiVersion !== undefined && body.apiVersion !== bodyApiVersion) {
+      throw newBadRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${bodyApiVersion})`);
+    }
+    this.checkNamespace(body, namespace);
+    if ((body.metadata?.name ?? '') !== name) throw newBadRequest(`name in URL does not match name in ${create.kind.kind} object`);
+    const errors = create.validate(body);
+    if (errors.length > 0) throw newInvalid({ group: create.kind.group, kind: create.kind.kind }, name, errors);
+    const w = this.writeContext(namespace, name, subresource, options);
+    await this.context.admission.admit(this.attributes('CREATE', w, body));
+    await this.context.admission.validate(this.attributes('CREATE', w, body));
+    return this.writeLoop(w, async (current) => {
+      if (current === null) throw newNotFound(this.groupResource, name);
+      const next = create.apply(body, current, { now: w.now });
+      bumpGeneration(this.definition, next, current);
+      this.validate(next, [], w);
+      return { kind: 'update', object: next, current };
+    });
+  }
+
   // ---- scale ----
 
   async getScale(namespace: string, name: string): Promise<Scale> {
@@ -636,7 +668,7 @@ export class ResourceRegistry {
       default: {
         // A subresource of the kind's own (a namespace's finalize): the strategy says what it changes.
         const extra = this.definition.strategy.subresources?.[w.subresource];
-        if (extra === undefined) throw newNotFound(this.groupResource, w.name);
+        if (extra?.updateOf === undefined) throw newNotFound(this.groupResource, w.name);
         next = extra.updateOf(incoming, current);
       }
     }

@@ -177,12 +177,16 @@ export class ResourceRouter {
         if (method === 'PUT') return this.updateScale(req, res, target, format);
         if (method === 'PATCH') return this.patchScale(req, res, target, format);
         throw methodNotAllowed();
-      default:
+      default: {
         if (def.strategy.connect?.[subresource] !== undefined) return this.connect(req, res, target);
-        // A subresource of the kind's own (a namespace's finalize) takes PUT only.
-        if (def.strategy.subresources?.[subresource] === undefined) throw notFound(NOT_FOUND_MESSAGE);
-        if (method === 'PUT') return this.update(req, res, target, format, subresource);
+        // A subresource of the kind's own: PUT of the object (a namespace's finalize), or POST of
+        // another kind's body (a pod's binding).
+        const extra = def.strategy.subresources?.[subresource];
+        if (extra === undefined) throw notFound(NOT_FOUND_MESSAGE);
+        if (method === 'PUT' && extra.updateOf) return this.update(req, res, target, format, subresource);
+        if (method === 'POST' && extra.create) return this.createSubresource(req, res, target, format);
         throw methodNotAllowed();
+      }
     }
   }
 
@@ -255,6 +259,15 @@ export class ResourceRouter {
     const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const result = await target.registry.create(target.namespace, input, options);
     this.written(res, result, format, 201);
+  }
+
+  private async createSubresource(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
+    const options = this.writeOptions(req, 'CreateOptions');
+    const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
+    const result = await target.registry.createSubresource(target.namespace, target.name, target.subresource, input, options);
+    // Kubernetes answers such a create with a Success Status, not the object it changed.
+    const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+    writeBody(res, 201, status, format, result.warnings);
   }
 
   private async update(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat, subresource: WriteTarget): Promise<void> {

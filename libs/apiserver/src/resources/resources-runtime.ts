@@ -44,6 +44,10 @@ export interface ResourcesOptions {
   enableAdmissionPlugins?: readonly AdmissionPluginName[];
   /** `--disable-admission-plugins`. */
   disableAdmissionPlugins?: readonly AdmissionPluginName[];
+  /** `--default-not-ready-toleration-seconds`. */
+  defaultNotReadyTolerationSeconds?: number;
+  /** `--default-unreachable-toleration-seconds`. */
+  defaultUnreachableTolerationSeconds?: number;
   /** `--min-request-timeout`, in seconds. */
   minRequestTimeoutSeconds: number;
   /** Largest request body read. */

@@ -2,6 +2,7 @@ import { errorMessage } from '@svc/machinery';
 import { bool } from '../flags/bool';
 import { cidrs } from '../flags/cidrs';
 import { duration } from '../flags/duration';
+import { float } from '../flags/float';
 import { int } from '../flags/int';
 import { int32 } from '../flags/int';
 import { mapStringBool } from '../flags/key-value-pairs';
@@ -11,7 +12,7 @@ import { oneOf, string } from '../flags/string';
 import { strings, stringsOf } from '../flags/strings';
 import { stringToString } from '../flags/string-to-string';
 import { flag } from '../flag-set/flag';
-import { atLeast, eachEntry, ipAddressOrBlank } from './checks';
+import { atLeast, durationAbove, eachEntry, ipAddressOrBlank, nonEmpty } from './checks';
 import { TLS_CIPHER_SUITES } from './tls-cipher-suites';
 
 /** Flags both processes declare with the same type, default and meaning. */
@@ -162,3 +163,49 @@ export const checkRegexps = eachEntry((entry) => {
     return `not a valid regular expression: ${errorMessage(error)}`;
   }
 });
+
+/** `--leader-elect*`: the lease a process campaigns for, named `resourceName` in `svc-system` by default. */
+export function leaderElectionFlags(resourceName: string, locks: readonly string[]) {
+  return [
+    flag({ name: 'leader-elect', type: bool, default: true, help: 'acquire a leader lease before running the control loops' }),
+    flag({
+      name: 'leader-elect-lease-duration',
+      type: duration,
+      default: 15_000,
+      help: 'how long non-leaders wait after a renewal before trying to take over',
+      check: durationAbove(0),
+    }),
+    flag({
+      name: 'leader-elect-renew-deadline',
+      type: duration,
+      default: 10_000,
+      help: 'how long the leader retries renewing before giving up; at most the lease duration',
+      check: durationAbove(0),
+    }),
+    flag({
+      name: 'leader-elect-resource-lock',
+      type: oneOf(locks),
+      default: 'leases',
+      help: locks.map((l) => `\`${l}\``).join(', '),
+    }),
+    flag({ name: 'leader-elect-resource-name', type: string, default: resourceName, help: 'name of the lock object', check: nonEmpty }),
+    flag({ name: 'leader-elect-resource-namespace', type: string, default: 'svc-system', help: 'namespace of the lock object', check: nonEmpty }),
+    flag({ name: 'leader-elect-retry-period', type: duration, default: 2_000, help: 'wait between attempts to acquire or renew the lease' }),
+  ];
+}
+
+/** The connection to the API server (`--master`, `--svcconfig`, `--svc-api-*`) with the process's own rate defaults. */
+export function clientFlags(qps: number, burst: number) {
+  return [
+    flag({ name: 'master', type: string, help: 'API server address, overrides the config' }),
+    flag({ name: 'svcconfig', type: string, help: 'path with authorization and master location' }),
+    flag({
+      name: 'svc-api-content-type',
+      type: oneOf(['application/json', 'application/vnd.svc.protobuf']),
+      default: 'application/vnd.svc.protobuf',
+      help: 'request content type',
+    }),
+    flag({ name: 'svc-api-qps', type: float, default: qps, help: 'requests per second to the API server', check: atLeast(0) }),
+    flag({ name: 'svc-api-burst', type: int32, default: burst, help: 'burst to the API server', check: atLeast(0) }),
+  ];
+}

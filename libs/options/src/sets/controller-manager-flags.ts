@@ -5,16 +5,18 @@ import { cidrs } from '../flags/cidrs';
 import { duration } from '../flags/duration';
 import { float } from '../flags/float';
 import { int, int32 } from '../flags/int';
-import { oneOf, string } from '../flags/string';
+import { string } from '../flags/string';
 import { strings } from '../flags/strings';
 import { flag, type CheckResult } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
-import { atLeast, between, durationAbove, durationAtLeast, eachEntry, nonEmpty } from './checks';
+import { atLeast, between, durationAbove, durationAtLeast, eachEntry } from './checks';
 import {
+  clientFlags,
   CLIENT_CA_FLAG,
   CLOUD_FLAGS,
   featureGatesFlag,
   CONTROLLER_MANAGER_FEATURE_GATES,
+  leaderElectionFlags,
   LOG_FLAGS,
   METRICS_FLAGS,
   PROFILING_FLAGS,
@@ -141,47 +143,7 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
     {
       title: 'Leader election',
       flags: [
-        flag({ name: 'leader-elect', type: bool, default: true, help: 'acquire a leader lease before running the control loops' }),
-        flag({
-          name: 'leader-elect-lease-duration',
-          type: duration,
-          default: 15_000,
-          help: 'how long non-leaders wait after a renewal before trying to take over',
-          check: durationAbove(0),
-        }),
-        flag({
-          name: 'leader-elect-renew-deadline',
-          type: duration,
-          default: 10_000,
-          help: 'how long the leader retries renewing before giving up; at most the lease duration',
-          check: durationAbove(0),
-        }),
-        flag({
-          name: 'leader-elect-resource-lock',
-          type: oneOf(['leases', 'endpointsleases', 'configmapsleases']),
-          default: 'leases',
-          help: '`leases`, `endpointsleases`, `configmapsleases`',
-        }),
-        flag({
-          name: 'leader-elect-resource-name',
-          type: string,
-          default: 'svc-controller-manager',
-          help: 'name of the lock object',
-          check: nonEmpty,
-        }),
-        flag({
-          name: 'leader-elect-resource-namespace',
-          type: string,
-          default: 'svc-system',
-          help: 'namespace of the lock object',
-          check: nonEmpty,
-        }),
-        flag({
-          name: 'leader-elect-retry-period',
-          type: duration,
-          default: 2_000,
-          help: 'wait between attempts to acquire or renew the lease',
-        }),
+        ...leaderElectionFlags('svc-controller-manager', ['leases', 'endpointsleases', 'configmapsleases']),
         flag({ name: 'enable-leader-migration', type: bool, help: 'enable leader migration' }),
         flag({
           name: 'leader-migration-config',
@@ -190,21 +152,7 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
         }),
       ],
     },
-    {
-      title: 'Client',
-      flags: [
-        flag({ name: 'master', type: string, help: 'API server address, overrides the config' }),
-        flag({ name: 'svcconfig', type: string, help: 'path with authorization and master location' }),
-        flag({
-          name: 'svc-api-content-type',
-          type: oneOf(['application/json', 'application/vnd.svc.protobuf']),
-          default: 'application/vnd.svc.protobuf',
-          help: 'request content type',
-        }),
-        flag({ name: 'svc-api-qps', type: float, default: 20, help: 'requests per second to the API server', check: atLeast(0) }),
-        flag({ name: 'svc-api-burst', type: int32, default: 30, help: 'burst to the API server', check: atLeast(0) }),
-      ],
-    },
+    { title: 'Client', flags: clientFlags(20, 30) },
     {
       title: 'Authentication',
       flags: [

@@ -66,6 +66,14 @@ describe('controller manager options', () => {
     expect(run().master).toBeUndefined();
   });
 
+  it('refuses --pod-eviction-timeout, naming the toleration flags that replaced it', () => {
+    const message = failure('--pod-eviction-timeout=2m');
+    expect(message).toMatch(/^invalid argument "2m" for "--pod-eviction-timeout" flag: has no effect under taint-based eviction/);
+    expect(message).toContain('--default-not-ready-toleration-seconds');
+    expect(message).toContain('--default-unreachable-toleration-seconds');
+    expect(run().podEvictionTimeout).toBe(300_000);
+  });
+
   describe('leader election', () => {
     it('renew deadline is at most the lease duration', () => {
       expect(run('--leader-elect-lease-duration=15s', '--leader-elect-renew-deadline=15s').leaderElectRenewDeadline).toBe(15_000);

@@ -1,33 +1,25 @@
 import { parseDualStackCidrs } from '../flags/cidr';
-import { formatDuration } from '../flags/duration';
 import { defineFlagSet, type Problem, type Rule } from '../flag-set/flag-set';
 import { parseFlagSet, type ParseOutcome } from '../flag-set/parse-flag-set';
 import { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOptions } from './controller-manager-flags';
-import { givenTogether } from './shared-rules';
+import { givenTogether, leaderElectionDurations } from './shared-rules';
 
 type ControllerManagerRule = Rule<ControllerManagerOptions>;
 
-const leaderElection: ControllerManagerRule = (o) => {
-  if (!o.leaderElect) return undefined;
-  if (o.leaderElectRenewDeadline > o.leaderElectLeaseDuration) {
-    return {
-      flag: 'leader-elect-renew-deadline',
-      value: formatDuration(o.leaderElectRenewDeadline),
-      reason: `must be less than or equal to --leader-elect-lease-duration (${formatDuration(o.leaderElectLeaseDuration)})`,
-    };
-  }
-  if (o.leaderElectRetryPeriod <= 0) {
-    return { flag: 'leader-elect-retry-period', value: formatDuration(o.leaderElectRetryPeriod), reason: 'must be greater than zero' };
-  }
-  if (o.leaderElectRetryPeriod >= o.leaderElectRenewDeadline) {
-    return {
-      flag: 'leader-elect-retry-period',
-      value: formatDuration(o.leaderElectRetryPeriod),
-      reason: `must be less than --leader-elect-renew-deadline (${formatDuration(o.leaderElectRenewDeadline)})`,
-    };
-  }
-  return undefined;
-};
+/**
+ * Kubernetes dropped --pod-eviction-timeout with taint-based eviction: a pod leaves a failed node when
+ * its toleration of the node's NoExecute taint runs out. Accepting it would promise what no code does.
+ */
+const podEvictionTimeout: ControllerManagerRule = (_, given) =>
+  given.has('pod-eviction-timeout')
+    ? {
+        flag: 'pod-eviction-timeout',
+        reason:
+          'has no effect under taint-based eviction and is not supported: pods leave a failed node when their toleration of its ' +
+          'node.kubernetes.io/not-ready or node.kubernetes.io/unreachable NoExecute taint runs out; set the default with the API ' +
+          "server's --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds, or a pod's own tolerationSeconds",
+      }
+    : undefined;
 
 const SIGNER_FLAGS = CLUSTER_SIGNERS.flatMap((s) => [`cluster-signing-${s}-cert-file`, `cluster-signing-${s}-key-file`]);
 
@@ -91,13 +83,14 @@ const externalCloudVolumePlugin: ControllerManagerRule = (o) =>
 /** Cross-flag rules of the controller manager, checked in this order after every flag parsed. */
 const CONTROLLER_MANAGER_RULES: readonly ControllerManagerRule[] = [
   givenTogether('tls-cert-file', 'tls-private-key-file'),
-  leaderElection,
+  leaderElectionDurations,
   clusterSigningExclusive,
   ...signerPairs,
   needsNodeCidrAllocation,
   nodeCidrMaskSizes,
   nodeIpamRange,
   externalCloudVolumePlugin,
+  podEvictionTimeout,
 ];
 
 export const controllerManagerFlagSet = defineFlagSet(CONTROLLER_MANAGER_FLAGS, CONTROLLER_MANAGER_RULES);

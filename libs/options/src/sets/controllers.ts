@@ -1,7 +1,7 @@
 /**
  * Names accepted by the controller manager's --controllers: the Kubernetes controller manager's
  * controllers, with the ones this product implements spelled `deployment`, `replicaset`, `namespace`,
- * `garbagecollector` and `endpoints`.
+ * `garbagecollector`, `endpoints`, `nodelifecycle` and `podgc`.
  */
 export const KNOWN_CONTROLLERS = [
   'attachdetach',

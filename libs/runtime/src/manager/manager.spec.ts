@@ -99,3 +99,45 @@ describe('Manager start', () => {
     await manager.stop();
   });
 });
+
+describe('Manager runnables', () => {
+  it('runs a runnable while it leads, and stops it when the lease is released', async () => {
+    const lease = `runnable-${Date.now()}`;
+    const runs: string[] = [];
+    const manager = new Manager({
+      clientConfig: env.clientConfig,
+      logger: silent,
+      leaderElection: { resourceName: lease, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 200 },
+    });
+    manager.addRunnable({
+      name: 'loop',
+      run: async (signal) => {
+        runs.push('started');
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        runs.push('stopped');
+      },
+    });
+    await manager.start();
+    await eventually(() => expect(runs).toEqual(['started']), 10_000);
+    expect(manager.isLeader()).toBe(true);
+    const late: string[] = [];
+    manager.addRunnable({ name: 'late', run: () => Promise.resolve(void late.push('ran')) });
+    await eventually(() => expect(late).toEqual(['ran']), 5_000);
+    await manager.stop();
+    expect(runs).toEqual(['started', 'stopped']);
+    const released = await env.client.leases.get(lease, { namespace: 'svc-system' });
+    expect(released.spec?.holderIdentity ?? '').toBe('');
+  });
+
+  it('does not wait past the grace period for a runnable that ignores its signal, and logs a failing one', async () => {
+    const errors: string[] = [];
+    const manager = new Manager({ clientConfig: env.clientConfig, logger: { info: () => undefined, error: (m) => errors.push(m) }, gracefulShutdownMs: 200 });
+    manager.addRunnable({ name: 'stubborn', run: () => new Promise<void>(() => undefined) });
+    manager.addRunnable({ name: 'broken', run: () => Promise.reject(new Error('boom')) });
+    await manager.start();
+    await eventually(() => expect(errors).toEqual(['broken failed']), 5_000);
+    const started = Date.now();
+    await manager.stop();
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -62,6 +62,23 @@ export interface ManagerOptions {
 type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
 
 /**
+ * Work a manager runs besides its reconcilers while this process leads (controller-runtime's
+ * leader-elected Runnable), such as a scheduler's loop: started when leadership is gained (after the
+ * informers synced), told to stop through `signal` when it is lost or the manager stops.
+ */
+export interface Runnable {
+  /** Name in logs. */
+  readonly name: string;
+  /** Works until `signal` aborts, then finishes what is in flight; resolves once stopped. A rejection is logged. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+interface RunningRunnable {
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+/**
  * Runs reconcilers: one shared informer per watched resource, started and synced before any
  * controller runs; controllers run while this process leads (always, without leader election);
  * `/healthz`, `/readyz` and `/metrics` served meanwhile. The same object is used standalone
@@ -73,6 +90,8 @@ export class Manager {
   readonly registry: Registry;
   readonly tracker = new WriteTracker();
   private controllers: Controller[] = [];
+  private readonly runnables: Runnable[] = [];
+  private readonly running = new Map<Runnable, RunningRunnable>();
   private readonly logger: ControllerLogger;
   private readonly elector: LeaderElector | undefined;
   /** The elector's own client, apart from the controllers' (client-go's leader elector runs on one of its own). */
@@ -151,6 +170,20 @@ export class Manager {
       });
     }
     return controller;
+  }
+
+  /**
+   * Adds work that runs while this manager leads (see {@link Runnable}); added to a started manager
+   * that leads, it starts at once.
+   */
+  addRunnable(runnable: Runnable): void {
+    if (this.state !== 'new' && this.state !== 'started') throw new Error(`runnables cannot be added: the manager is ${this.state}`);
+    this.runnables.push(runnable);
+    if (this.state === 'started') {
+      this.leadership = this.leadership.then(() => {
+        if (this.leading && this.state === 'started') this.startRunnable(runnable);
+      });
+    }
   }
 
   /**
@@ -291,6 +324,7 @@ export class Manager {
       this.leading = leading;
       if (leading) {
         for (const controller of this.controllers) controller.start();
+        for (const runnable of this.runnables) this.startRunnable(runnable);
       } else {
         // Lost leadership must stop before the lease can expire elsewhere: bound the grace by
         // the gap between the renew deadline and the lease duration.
@@ -300,10 +334,30 @@ export class Manager {
             ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
             : Infinity;
         const grace = Math.min(this.options.gracefulShutdownMs ?? 30_000, leaseGap);
-        await Promise.all(this.controllers.map((c) => c.stop(grace)));
+        await Promise.all([...this.controllers.map((c) => c.stop(grace)), this.stopRunnables(grace)]);
       }
     });
     return this.leadership;
+  }
+
+  private startRunnable(runnable: Runnable): void {
+    if (this.running.has(runnable)) return;
+    const abort = new AbortController();
+    const done = Promise.resolve()
+      .then(() => runnable.run(abort.signal))
+      .catch((error: unknown) => this.logger.error(`${runnable.name} failed`, error));
+    this.running.set(runnable, { abort, done });
+  }
+
+  /** Tells every runnable to stop and waits for them, at most `graceMs`. */
+  private async stopRunnables(graceMs: number): Promise<void> {
+    const running = [...this.running.values()];
+    this.running.clear();
+    for (const r of running) r.abort.abort(new Error('leadership ended'));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.all(running.map((r) => r.done)), late]);
+    clearTimeout(timer);
   }
 
   private informerProblem(): string | undefined {

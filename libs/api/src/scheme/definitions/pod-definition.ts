@@ -4,6 +4,7 @@ import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
 import type { KindStrategy } from '../kind-strategy';
 import { as, defineKind } from './define-kind';
+import { podBinding } from './pod-binding';
 import { podQosClass } from './pod-qos';
 import { POD_CONNECT_SUBRESOURCES } from './pod-connect';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
@@ -114,7 +115,8 @@ function readinessGates(pod: Pod): string {
  * Kubernetes' pod strategy: a pod starts Pending with its QoS class (PrepareForCreate), keeps no
  * generation (1.32: PodObservedGenerationTracking is later); a delete of a pod bound to a node and still running
  * waits for its node agent (the request's gracePeriodSeconds, else terminationGracePeriodSeconds, else
- * 30), one that is unbound or finished goes at once; delete answers with the pod.
+ * 30), one that is unbound or finished goes at once; delete answers with the pod. `binding` (a POST of
+ * a Binding) places a pod on a node, once.
  */
 export const podStrategy: KindStrategy = {
   tracksGeneration: false,
@@ -129,6 +131,7 @@ export const podStrategy: KindStrategy = {
     if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
     return Math.max(0, requestedSeconds ?? spec.terminationGracePeriodSeconds ?? 30);
   },
+  subresources: { binding: { create: podBinding } },
 };
 
 export const podDefinition = defineKind({

@@ -55,7 +55,7 @@ describe('kind strategies', () => {
     const object: ApiObject = { spec: { finalizers: [] } };
     def('Namespace').strategy.prepareForUpdate!(object, { spec: { finalizers: ['svc'] } });
     expect(object.spec).toEqual({ finalizers: ['svc'] });
-    const finalized = def('Namespace').strategy.subresources!.finalize.updateOf(
+    const finalized = def('Namespace').strategy.subresources!.finalize.updateOf!(
       { metadata: { resourceVersion: '7' }, spec: { finalizers: [] }, status: { phase: 'Active' } },
       { metadata: { name: 'n', resourceVersion: '7' }, spec: { finalizers: ['svc'] }, status: { phase: 'Terminating' } },
     );
@@ -86,7 +86,10 @@ describe('kind strategies', () => {
     expect(namespace.status).toEqual({ phase: 'Terminating' });
   });
 
-  it('serves subresources of its own only for namespaces (finalize)', () => {
-    expect(BUILTIN_KINDS.flatMap((d) => Object.keys(d.strategy.subresources ?? {}).map((s) => `${d.resource}/${s}`))).toEqual(['namespaces/finalize']);
+  it('serves subresources of its own only for namespaces (finalize) and pods (binding)', () => {
+    expect(BUILTIN_KINDS.flatMap((d) => Object.keys(d.strategy.subresources ?? {}).map((s) => `${d.resource}/${s}`))).toEqual([
+      'namespaces/finalize',
+      'pods/binding',
+    ]);
   });
 });

@@ -1,0 +1,29 @@
+/**
+ * No node fits the pod (Kubernetes' FitError): `0/3 nodes are available: 1 node(s) had untolerated
+ * taint {k: v}, 2 Insufficient cpu.`, the reasons counted over the nodes and sorted.
+ */
+export class FitError extends Error {
+  constructor(
+    readonly numAllNodes: number,
+    /** How many nodes gave each reason. */
+    readonly reasons: ReadonlyMap<string, number>,
+    /** The plugins that refused a node: only events they care about make the pod worth trying again. */
+    readonly plugins: ReadonlySet<string>,
+  ) {
+    super(fitErrorMessage(numAllNodes, reasons));
+    this.name = 'FitError';
+  }
+}
+
+export function fitErrorMessage(numAllNodes: number, reasons: ReadonlyMap<string, number>): string {
+  const histogram = [...reasons].map(([reason, count]) => `${count} ${reason}`).sort();
+  return `0/${numAllNodes} nodes are available:${histogram.length > 0 ? ` ${histogram.join(', ')}.` : ''}`;
+}
+
+/** Kubernetes' ErrNoNodesAvailable: the cluster has no node at all. */
+export class NoNodesAvailableError extends Error {
+  constructor() {
+    super('no nodes available to schedule pods');
+    this.name = 'NoNodesAvailableError';
+  }
+}

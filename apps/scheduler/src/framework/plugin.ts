@@ -1,0 +1,67 @@
+import type { NodeInfo } from '../cache/node-info';
+import type { SchedulerCache } from '../cache/scheduler-cache';
+import type { PodInfo } from '../cache/pod-info';
+import type { ClusterEvent } from '../queue/cluster-event';
+import type { NamespaceLabels } from './affinity';
+
+/** What one scheduling attempt of one pod carries from plugin to plugin (Kubernetes' CycleState). */
+export class CycleState {
+  private readonly data = new Map<string, unknown>();
+
+  constructor(
+    readonly pod: PodInfo,
+    readonly cache: SchedulerCache,
+    readonly namespaceLabels: NamespaceLabels,
+  ) {}
+
+  write<T>(key: string, value: T): void {
+    this.data.set(key, value);
+  }
+
+  read<T>(key: string): T | undefined {
+    return this.data.get(key) as T | undefined;
+  }
+}
+
+/**
+ * Why a node cannot take the pod: one reason, or several (Insufficient cpu and memory). The reasons
+ * are counted across nodes into the FailedScheduling message.
+ */
+export type FilterOutcome = string | readonly string[] | undefined;
+
+/** A filter plugin (Kubernetes' PreFilter + Filter). Filters run in order; the first that refuses decides a node's reasons. */
+export interface FilterPlugin {
+  readonly name: string;
+  /** Work done once per attempt before the nodes are filtered. */
+  preFilter?(state: CycleState): void;
+  /** Undefined when the node fits. */
+  filter(state: CycleState, node: NodeInfo): FilterOutcome;
+  /** Whether a cluster event may make a node this plugin refused fit now. */
+  curedBy(event: ClusterEvent): boolean;
+}
+
+/** A score plugin (Kubernetes' PreScore + Score + NormalizeScore); scores end in 0..100 and are weighted. */
+export interface ScorePlugin {
+  readonly name: string;
+  readonly weight: number;
+  preScore?(state: CycleState, nodes: readonly NodeInfo[]): void;
+  score(state: CycleState, node: NodeInfo): number;
+  /** Scales the raw scores, in place, into 0..100. */
+  normalize?(state: CycleState, nodes: readonly NodeInfo[], scores: number[]): void;
+}
+
+export const MAX_NODE_SCORE = 100;
+
+/** Kubernetes' DefaultNormalizeScore: scores scaled so the highest is 100; reversed, so the lowest is. */
+export function defaultNormalize(scores: number[], reverse: boolean): void {
+  let max = 0;
+  for (const s of scores) if (s > max) max = s;
+  if (max === 0) {
+    if (reverse) scores.fill(MAX_NODE_SCORE);
+    return;
+  }
+  for (let i = 0; i < scores.length; i++) {
+    const scaled = Math.trunc((MAX_NODE_SCORE * scores[i]) / max);
+    scores[i] = reverse ? MAX_NODE_SCORE - scaled : scaled;
+  }
+}

@@ -1,0 +1,39 @@
+import { errorMessage } from '@svc/machinery';
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { clientConfigFromOptions } from '@svc/client';
+import { parseOrExit, parseSchedulerOptions, type SchedulerOptions } from '@svc/options';
+import { leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
+import { SchedulerModule } from './scheduler.module';
+
+async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions> {
+  return {
+    clientConfig: await clientConfigFromOptions(o),
+    // Without an authorizer every path but the always-allowed ones is forbidden, as in Kubernetes.
+    http:
+      o.securePort === 0
+        ? undefined
+        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o, 'svc-scheduler'), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
+    leaderElection: leaderElectionConfigFromFlags(o),
+    // Like kube-scheduler, wait for the informers as long as it takes the API server to come up.
+    cacheSyncTimeoutMs: 10 * 60_000,
+    gracefulShutdownMs: 10_000,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseOrExit(parseSchedulerOptions, process.argv.slice(2));
+  const app = await NestFactory.createApplicationContext(SchedulerModule.forRoot(options, await runtimeOptions(options)), {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+  });
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  const manager = app.get(Manager);
+  if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);
+  process.stdout.write(`Scheduling pods of schedulerName ${JSON.stringify(options.schedulerName)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`svc-scheduler: ${errorMessage(err)}\n`);
+  process.exit(1);
+});

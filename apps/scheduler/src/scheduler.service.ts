@@ -1,0 +1,66 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Namespace, Pod } from '@svc/api';
+import { BUILTIN_RESOURCES, Client } from '@svc/client';
+import { listerWatcherFor, type SharedInformer } from '@svc/informers';
+import { consoleControllerLogger, Manager } from '@svc/runtime';
+import { SchedulerCache } from './cache/scheduler-cache';
+import { nodeEventHandler, podEventHandler } from './event-handlers';
+import { EventSink } from './event-sink';
+import { Framework } from './framework/framework';
+import { DEFAULT_FILTERS, DEFAULT_SCORERS } from './plugins/default-plugins';
+import { SchedulingQueue } from './queue/scheduling-queue';
+import { Scheduler } from './scheduler';
+import { SchedulerMetrics } from './scheduler-metrics';
+import { SCHEDULER_OPTIONS, type SchedulerOptions } from './scheduler-options';
+
+/** Kubernetes' scheduler leaves finished pods out of its pod informer. */
+export const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
+
+/**
+ * The scheduler inside the framework's manager: its informers (unfinished pods, nodes, namespaces)
+ * feed the cache and the queue from start, leader or not, so that a standby that takes over knows
+ * every pending pod; the scheduling loop is a leader-elected runnable.
+ */
+@Injectable()
+export class SchedulerService implements OnModuleInit {
+  readonly cache = new SchedulerCache();
+  readonly queue: SchedulingQueue;
+  readonly scheduler: Scheduler;
+  private readonly pods: SharedInformer<Pod>;
+
+  constructor(
+    private readonly manager: Manager,
+    client: Client,
+    @Inject(SCHEDULER_OPTIONS) private readonly options: SchedulerOptions,
+  ) {
+    const filters = DEFAULT_FILTERS;
+    this.queue = new SchedulingQueue({
+      initialBackoffMs: options.podInitialBackoffSeconds * 1000,
+      maxBackoffMs: options.podMaxBackoffSeconds * 1000,
+      maxInUnschedulableMs: options.podMaxInUnschedulablePodsDuration,
+      cures: (plugin, event) => filters.find((f) => f.name === plugin)?.curedBy(event) ?? true,
+    });
+    this.pods = manager.informers.informerFor<Pod>({ resource: 'v1/pods', fieldSelector: UNFINISHED_PODS }, () =>
+      listerWatcherFor(client.pods, { fieldSelector: UNFINISHED_PODS }),
+    );
+    const namespaces = manager.informerFor<Namespace>(BUILTIN_RESOURCES.namespaces).lister();
+    this.scheduler = new Scheduler({
+      client,
+      cache: this.cache,
+      queue: this.queue,
+      framework: new Framework(filters, DEFAULT_SCORERS, options.percentageOfNodesToScore),
+      events: new EventSink(client, options.schedulerName),
+      metrics: new SchedulerMetrics(manager.registry, this.queue),
+      currentPod: (namespace, name) => this.pods.lister().namespace(namespace).get(name),
+      namespaceLabels: (name) => namespaces.get(name)?.metadata?.labels,
+      schedulerName: options.schedulerName,
+      logger: consoleControllerLogger,
+    });
+  }
+
+  onModuleInit(): void {
+    this.manager.informerFor(BUILTIN_RESOURCES.nodes).addEventHandler(nodeEventHandler(this.cache, this.queue));
+    this.pods.addEventHandler(podEventHandler(this.cache, this.queue, this.options.schedulerName));
+    this.manager.addRunnable({ name: 'scheduler', run: (signal) => this.scheduler.run(signal) });
+  }
+}

@@ -1,0 +1,34 @@
+import { quantityMilliValue, quantityValue } from './quantity';
+
+describe('resource quantities', () => {
+  it.each([
+    ['100m', 100, 1],
+    ['1', 1000, 1],
+    ['1.5', 1500, 2],
+    ['0.1', 100, 1],
+    ['.5', 500, 1],
+    ['2k', 2_000_000, 2000],
+    ['1Ki', 1_024_000, 1024],
+    ['1Gi', 1_073_741_824_000, 1_073_741_824],
+    ['1e3', 1_000_000, 1000],
+    ['5E-1', 500, 1],
+    ['1n', 1, 1],
+    [250, 250_000, 250],
+    ['0', 0, 0],
+  ])('%p is %p thousandths and %p rounded up', (quantity, milli, whole) => {
+    expect(quantityMilliValue(quantity)).toBe(milli);
+    expect(quantityValue(quantity)).toBe(whole);
+  });
+
+  it('refuses what is not a quantity', () => {
+    for (const bad of ['', 'abc', '1x', '--1', '1Kb', null, {}, Number.NaN, Infinity]) expect(quantityMilliValue(bad)).toBeUndefined();
+  });
+
+  it('saturates huge values at once instead of computing them', () => {
+    const started = Date.now();
+    expect(quantityValue('1e999999999')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(quantityValue('9Ei')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(quantityMilliValue('1e-999999999')).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
