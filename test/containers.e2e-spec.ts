@@ -162,18 +162,18 @@ if (typeof started === 'string') console.log(`Container tests are skipped: ${sta
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(readFileSync(file, 'utf8')).toContain(`server: https://127.0.0.1:${port}`);
 
-      for (const service of ['apiserver', 'controller-manager']) {
+      for (const service of ['apiserver', 'controller-manager', 'scheduler']) {
         const id = await containerOf(service);
         expect((await docker.docker(['exec', id, 'id', '-u'])).stdout.trim()).toBe('1000');
       }
-      await eventually(
-        async () =>
-          expect((await docker.docker(['inspect', '--format', '{{.State.Health.Status}}', await containerOf('controller-manager')])).stdout.trim()).toBe(
-            'healthy',
-          ),
-        60_000,
-        500,
-      );
+      for (const service of ['controller-manager', 'scheduler']) {
+        await eventually(
+          async () =>
+            expect((await docker.docker(['inspect', '--format', '{{.State.Health.Status}}', await containerOf(service)])).stdout.trim()).toBe('healthy'),
+          60_000,
+          500,
+        );
+      }
 
       await kube(['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);
       await eventually(
@@ -205,6 +205,7 @@ if (typeof started === 'string') console.log(`Container tests are skipped: ${sta
         expect((await docker.docker(['inspect', '--format', '{{.State.ExitCode}}', id])).stdout.trim()).toBe('0');
       };
       // Dependents first, as `docker compose stop` does.
+      await stop('scheduler');
       await stop('controller-manager');
       const watch = spawnKubectl(['--kubeconfig', join(connectionDir, 'svcconfig'), 'get', 'deployments', '--watch', '--output=name'], {}, 60_000);
       try {

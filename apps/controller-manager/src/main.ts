@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
-import { leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
+import { exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
 import { selectControllers } from './built-in-controllers';
 import { ControllerManagerModule } from './controller-manager.module';
 import { servingPair } from './serving-pair';
@@ -38,24 +38,7 @@ async function main(): Promise<void> {
     logger: ['error', 'warn'],
     abortOnError: false,
   });
-  // Not Nest's enableShutdownHooks: once closed it re-raises the signal to end the process, which the
-  // kernel ignores for PID 1 (a container's process); the process would then end only when its last
-  // handle closed, or be killed at `docker stop`'s timeout.
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) process.exit(1); // a second signal: stop at once
-    stopping = true;
-    await app.close();
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      stop().catch((err: unknown) => {
-        process.stderr.write(`svc-controller-manager: stopping failed: ${errorMessage(err)}\n`);
-        process.exit(1);
-      });
-    });
-  }
+  exitOnSignals('svc-controller-manager', () => app.close());
   const manager = app.get(Manager);
   if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);
   process.stdout.write(`Controllers: ${controllers.map((c) => c.name).join(', ') || 'none'}\n`);

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
 import { parseOrExit, parseSchedulerOptions, type SchedulerOptions } from '@svc/options';
-import { leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
+import { exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
 import { SchedulerModule } from './scheduler.module';
 
 async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions> {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     logger: ['error', 'warn'],
     abortOnError: false,
   });
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  exitOnSignals('svc-scheduler', () => app.close());
   const manager = app.get(Manager);
   if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);
   process.stdout.write(`Scheduling pods of schedulerName ${JSON.stringify(options.schedulerName)}\n`);

@@ -30,3 +30,4 @@ export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
 export { WebhookServer, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
 export { SimulatedNodes, type SimulatedNodeSpec, type SimulatedNodesOptions } from './simulation/simulated-nodes';
+export { exitOnSignals } from './manager/exit-on-signals';
