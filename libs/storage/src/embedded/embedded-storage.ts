@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Preconditions } from '@svc/machinery';
 import { decodeContinue, encodeContinue } from '../continue-token';
@@ -130,8 +130,11 @@ export class EmbeddedStorage implements Storage {
     if (!options.dataDir) {
       throw new StorageError('InvalidArgument', 'the embedded storage backend needs a data directory (--data-dir)');
     }
-    mkdirSync(options.dataDir, { recursive: true });
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     const file = join(options.dataDir, EMBEDDED_DATABASE_FILE);
+    // Readable by the owner only, whatever the umask; SQLite gives its WAL file the same mode.
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
     let db: Database.Database | undefined;
     try {
       db = new Database(file, { timeout: 0 });
