@@ -5,6 +5,7 @@ import { APISERVER_FEATURE_GATES, featureEnabled, parseApiServerOptions, parseOr
 import { builtinScheme } from '@svc/api';
 import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
 import { createStorage, type Storage } from '@svc/storage';
+import { auditOptionsFromFlags, encryptionFromFlags } from './security-config';
 
 /** Maps the parsed flags onto the API server's options. */
 export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
@@ -75,8 +76,19 @@ async function openStorage(o: ApiServerFlags): Promise<Storage> {
 
 async function main(): Promise<void> {
   const flags = parseOrExit(parseApiServerOptions, process.argv.slice(2));
-  const storage = await openStorage(flags);
-  const server = await createApiServer({ storage, scheme: builtinScheme(), options: apiServerOptionsFromFlags(flags) });
+  let audit: Awaited<ReturnType<typeof auditOptionsFromFlags>>;
+  let encryption: ReturnType<typeof encryptionFromFlags>;
+  try {
+    audit = await auditOptionsFromFlags(flags);
+    encryption = encryptionFromFlags(flags);
+  } catch (error) {
+    // A configuration file the flags name is part of the flags: refused like a bad flag.
+    process.stderr.write(`${errorMessage(error)}\n`);
+    process.exit(2);
+  }
+  const opened = await openStorage(flags);
+  const storage = encryption ? encryption(opened) : opened;
+  const server = await createApiServer({ storage, scheme: builtinScheme(), options: { ...apiServerOptionsFromFlags(flags), audit } });
 
   let stopping = false;
   const stop = async (): Promise<void> => {

@@ -1,6 +1,7 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
+import type { AuditOptions } from './audit/audit-runtime';
 import { servingConfig, type ApiServerServingConfig } from './config';
 import { CrdModule } from './crd';
 import { applyRuntimeConfig, DiscoveryModule, ServedApis, type RuntimeConfig } from './discovery';
@@ -23,6 +24,8 @@ export interface ApiServerOptions {
   /** `--store-healthcheck-timeout` and `--store-readycheck-timeout`, in ms (the store's own default when absent). */
   storeHealthcheckTimeoutMs?: number;
   storeReadycheckTimeoutMs?: number;
+  /** `--audit-*`: the policy and the log and webhook backends. */
+  audit?: AuditOptions;
 }
 
 export interface CreateApiServerInput {
@@ -87,7 +90,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
         endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
       }),
     ],
-    { handleSignals: input.handleSignals, logger: input.logger, stdout: input.stdout },
+    { handleSignals: input.handleSignals, logger: input.logger, stdout: input.stdout, audit: options.audit },
   );
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));

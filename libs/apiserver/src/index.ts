@@ -28,3 +28,8 @@ export { watchTimeoutSeconds } from './request/request-timeout';
 export * from './status/status';
 export { writeStatus } from './status/write-status';
 export * from './auth/user-info';
+export { loadAuditPolicy, parseAuditPolicy, evaluatePolicy } from './audit/audit-policy';
+export type { AuditPolicy, AuditPolicyRule, AuditDecision } from './audit/audit-policy';
+export type { AuditOptions, AuditBackendSettings, AuditMode } from './audit/audit-runtime';
+export { AUDIT_EVENT_VERSIONS } from './audit/audit-event';
+export type { AuditEvent, AuditLevel, AuditStage } from './audit/audit-event';

@@ -7,6 +7,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiServerModule } from './api-server.module';
+import { createAuditRuntime, type AuditOptions } from './audit/audit-runtime';
 import type { ApiServerServingConfig } from './config';
 import { handlerChain } from './filters/handler-chain';
 import { HealthRegistry } from './health/health-registry';
@@ -31,6 +32,8 @@ export interface StartApiServerOptions {
   logger?: LoggerService | LogLevel[] | false;
   /** Where the `Client connection file written to <path>` line goes; stdout by default. */
   stdout?: (line: string) => void;
+  /** The `--audit-*` settings; audit is off without a policy and a backend. */
+  audit?: AuditOptions;
 }
 
 export interface ApiServerHandle {
@@ -77,11 +80,19 @@ export async function startApiServer(
   const health = new HealthRegistry({ livezGracePeriodMs: config.livezGracePeriodMs });
   const metrics = new MetricsService();
   const lifecycle = new ServerLifecycle();
+  const audit = createAuditRuntime(options.audit, (message) => {
+    logger.warn(message);
+  });
+  // Runs after in-flight requests drained, so their last events are written before the files close.
+  if (audit)
+    lifecycle.onStopped(async () => {
+      await audit.backend.shutdown();
+    });
 
   const expressApp = express();
   expressApp.disable('x-powered-by');
   expressApp.disable('etag');
-  for (const handler of handlerChain({ config, metrics, lifecycle })) expressApp.use(handler);
+  for (const handler of handlerChain({ config, metrics, lifecycle, audit })) expressApp.use(handler);
 
   const app = await NestFactory.create(
     ApiServerModule.forRoot({ config, health, metrics, lifecycle }, extraModules.map(asDynamicModule)),

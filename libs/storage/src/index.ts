@@ -32,6 +32,6 @@ export { mongoUriFromServers, redactMongoUri } from './mongodb/mongodb-uri';
 export { DEFAULT_TOO_LARGE_WAIT_MS } from './revision-waiter';
 export { DEFAULT_WATCH_BUFFER_LIMIT } from './watch-channel';
 export { PullQueue, serialPulls } from './pull-queue';
-export { encryptingStorage, ENCRYPTED_FIELD } from './encryption/encrypting-storage';
+export { encryptingStorage, needsRewrite, ENCRYPTED_FIELD } from './encryption/encrypting-storage';
 export { loadEncryptionConfig, parseEncryptionConfig } from './encryption/encryption-config';
 export type { EncryptionConfig } from './encryption/encryption-config';

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { withAudit, withAuditId, type AuditRuntime } from '../audit/audit-filter';
 import type { ApiServerServingConfig } from '../config';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
@@ -13,6 +14,8 @@ export interface HandlerChainDependencies {
   config: ApiServerServingConfig;
   metrics: MetricsService;
   lifecycle: ServerLifecycle;
+  /** Absent when no audit policy and backend are configured. */
+  audit?: AuditRuntime;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -38,17 +41,20 @@ function onDone(res: ServerResponse, done: () => void): void {
 
 /**
  * The filters every request passes before a route, outermost first, in the order Kubernetes'
- * DefaultBuildHandlerChain applies them: request info and metrics, shutdown refusal, HSTS, drain
- * tracking, deadline, CORS, in-flight caps, body size.
+ * DefaultBuildHandlerChain applies them: request info and metrics, the Audit-Id, shutdown refusal,
+ * HSTS, drain tracking, deadline, CORS, audit (after authentication, before impersonation), in-flight
+ * caps, body size.
  */
 export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
   return [
     withRequestContextAndMetrics(deps),
+    withAuditId(),
     withShutdownRefusal(deps),
     withStrictTransportSecurity(deps.config.strictTransportSecurityDirectives),
     withDrainTracking(deps.lifecycle),
     withRequestTimeout(deps.config.requestTimeoutMs),
     withCors(deps.config.corsAllowedOrigins),
+    withAudit(deps.audit),
     withMaxInFlight(deps),
     withBodySizeLimit(deps.config.maxRequestBodyBytes),
   ];

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../config';
+import { existingRequestContext } from './request-context';
 import { badRequestStatus, requestEntityTooLargeStatus, StatusError } from '../status/status';
 
 interface RawBodyError extends Error {
@@ -18,7 +19,9 @@ export async function readBody(req: IncomingMessage, limitBytes: number = DEFAUL
     throw new StatusError(requestEntityTooLargeStatus(limitBytes));
   }
   try {
-    return await getRawBody(req, { limit: limitBytes, length: declared });
+    const body = await getRawBody(req, { limit: limitBytes, length: declared });
+    existingRequestContext(req)?.audit?.recordRequestBody(body, req.headers['content-type']);
+    return body;
   } catch (error) {
     const type = (error as RawBodyError).type;
     if (type === 'entity.too.large') throw new StatusError(requestEntityTooLargeStatus(limitBytes));

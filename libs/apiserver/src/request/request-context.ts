@@ -20,6 +20,12 @@ export interface RequestContext {
   user?: UserInfo;
   /** The authenticated caller when the request impersonates another user. */
   impersonatedBy?: UserInfo;
+  /** The `Audit-Id` of the request, set first in the chain. */
+  auditID?: string;
+  /** Set when the request is audited at Request level or more: read bodies are handed to it. */
+  audit?: { recordRequestBody(body: Buffer, contentType: string | undefined): void };
+  /** Annotations for the request's audit events (authorization's decision and reason, admission's). */
+  auditAnnotations?: Record<string, string>;
   abort(reason: unknown): void;
 }
 
@@ -50,6 +56,11 @@ export function attachRequestContext(req: IncomingMessage): RequestContext {
   };
   contexts.set(req, context);
   return context;
+}
+
+/** The context the handler chain attached, without making one. */
+export function existingRequestContext(req: IncomingMessage): RequestContext | undefined {
+  return contexts.get(req);
 }
 
 /** The context the handler chain attached; one is made on the spot for a request that bypassed the chain. */

@@ -33,7 +33,7 @@ import {
   type JsonObject,
   type JsonSchema,
 } from '@svc/machinery';
-import { isStorageError, objectStorageKey, prefixKey } from '@svc/storage';
+import { isStorageError, needsRewrite, objectStorageKey, prefixKey } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission';
 import { MAX_NESTING_DEPTH, valueNestingDepth } from '@svc/machinery';
 import { decodeJsonBody, decodeYamlBody } from './body-decoder';
@@ -583,6 +583,8 @@ export class ResourceRegistry {
     const storage = this.context.storage;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.readCurrent(key, w.name);
+      // A value under an old encryption key is rewritten even when nothing else changes.
+      const rewrite = current !== null && needsRewrite(current);
       let computed: Computed;
       try {
         computed = await compute(current);
@@ -604,7 +606,7 @@ export class ResourceRegistry {
           await this.afterDelete(removed);
           return this.written(removed, w, false);
         }
-        if (sameExceptVersion(object, computed.current)) return await this.finished(computed.current, w, false, false);
+        if (!rewrite && sameExceptVersion(object, computed.current)) return await this.finished(computed.current, w, false, false);
         return await this.finished(
           await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }),
           w,

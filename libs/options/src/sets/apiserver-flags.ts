@@ -31,7 +31,7 @@ export const OIDC_SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES3
 export const STORAGE_BACKENDS = ['embedded', 'mongodb'] as const;
 export const NODE_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
 const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const;
-const AUDIT_VERSIONS = ['audit.svc.io/v1'] as const;
+const AUDIT_VERSIONS = ['audit.svc.io/v1', 'audit.k8s.io/v1'] as const;
 const REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
 
 /** `resource[.group]#size`, size >= 0. */

@@ -21,6 +21,17 @@ import { IDENTITY_PROVIDER, type ValueProvider } from './value-providers';
 export const ENCRYPTED_FIELD = 'encryptedData';
 const ENCRYPTED_PREFIX = 'k8s:enc:';
 
+const STALE = Symbol('stored by another provider than the one that writes now');
+
+/**
+ * True for an object read from a value that the current configuration would write differently (another
+ * key, or in the clear): an update that changes nothing must still write it, which is how Kubernetes
+ * moves Secrets to a new key (`kubectl replace` of every Secret).
+ */
+export function needsRewrite(object: StoredObject): boolean {
+  return (object as { [STALE]?: boolean })[STALE] === true;
+}
+
 interface Envelope extends StoredObject {
   [ENCRYPTED_FIELD]: string;
 }
@@ -83,7 +94,11 @@ export function encryptingStorage(inner: Storage, config: EncryptionConfig, stor
     if (resourceVersion !== undefined) (object.metadata ??= {}).resourceVersion = resourceVersion;
     return { object, stale: reader !== providers?.writer };
   };
-  const read = <T extends StoredObject>(key: string, stored: T): T => open(key, stored).object;
+  const read = <T extends StoredObject>(key: string, stored: T): T => {
+    const { object, stale } = open(key, stored);
+    if (stale) Object.defineProperty(object, STALE, { value: true, enumerable: false });
+    return object;
+  };
 
   return {
     get backend() {
