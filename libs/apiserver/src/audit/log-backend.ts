@@ -15,13 +15,12 @@ export interface LogBackendOptions {
 export function logBackend(options: LogBackendOptions): AuditBackend {
   return {
     processEvents(events) {
-      let text = '';
-      for (const event of events) {
-        const versioned = { ...event, apiVersion: options.apiVersion };
-        text += `${options.format === 'legacy' ? legacyLine(versioned) : JSON.stringify(versioned)}\n`;
-      }
       try {
-        options.write(text);
+        // Line by line, so that rotation by size never splits a batch's line across files.
+        for (const event of events) {
+          const versioned = { ...event, apiVersion: options.apiVersion };
+          options.write(`${options.format === 'legacy' ? legacyLine(versioned) : JSON.stringify(versioned)}\n`);
+        }
         return true;
       } catch (error) {
         options.onError?.(error);

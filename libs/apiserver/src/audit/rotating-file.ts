@@ -1,4 +1,16 @@
-import { closeSync, createReadStream, createWriteStream, fstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -33,6 +45,7 @@ export class RotatingFile {
 
   constructor(private readonly options: RotatingFileOptions) {
     this.maxBytes = (options.maxSizeMb > 0 ? options.maxSizeMb : DEFAULT_MAX_SIZE_MB) * MB;
+    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
     this.fd = openSync(options.path, 'a', 0o600);
     this.size = fstatSync(this.fd).size;
   }
