@@ -75,8 +75,79 @@ function startNodeAgent() {
   ]);
 }
 
-fs.mkdirSync(root, { recursive: true });
+// Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
+// Kubernetes' GCE clusters run: Secrets and ConfigMaps (and token requests and reviews) at Metadata
+// only, since they hold credentials; health, events and lease renewals not at all; reads without
+// their responses. The encryption key is made once and kept: Secrets written with it need it to read.
+function securityDefaults(args) {
+  const crypto = require('node:crypto');
+  const given = (flag) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  const defaults = [];
+  if (!given('--audit-policy-file')) {
+    const policy = path.join(root, 'audit-policy.yaml');
+    if (!fs.existsSync(policy)) fs.writeFileSync(policy, DEFAULT_AUDIT_POLICY, { mode: 0o600 });
+    defaults.push(`--audit-policy-file=${policy}`);
+    if (!given('--audit-log-path') && !given('--audit-webhook-config-file')) {
+      defaults.push(`--audit-log-path=${path.join(root, 'audit', 'audit.log')}`, '--audit-log-maxsize=100', '--audit-log-maxbackup=10', '--audit-log-compress');
+    }
+  }
+  if (!given('--encryption-provider-config')) {
+    const config = path.join(root, 'encryption-config.yaml');
+    if (!fs.existsSync(config)) {
+      const secret = crypto.randomBytes(32).toString('base64');
+      const text = [
+        'apiVersion: apiserver.config.k8s.io/v1',
+        'kind: EncryptionConfiguration',
+        'resources:',
+        '  - resources: [secrets]',
+        '    providers:',
+        '      - aescbc:',
+        '          keys:',
+        `            - name: key-${new Date().toISOString().slice(0, 10)}`,
+        `              secret: ${secret}`,
+        '      # Secrets stored before encryption was on still read.',
+        '      - identity: {}',
+        '',
+      ].join('\n');
+      fs.writeFileSync(config, text, { mode: 0o600, flag: 'wx' });
+    }
+    defaults.push(`--encryption-provider-config=${config}`);
+  }
+  return defaults;
+}
+
+const DEFAULT_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: None
+    nonResourceURLs: ["/healthz*", "/livez*", "/readyz*", "/version", "/metrics", "/openapi*"]
+  - level: None
+    resources: [{ group: "", resources: ["events"] }, { group: "events.k8s.io", resources: ["events"] }]
+  - level: None
+    verbs: ["get", "update", "watch"]
+    resources: [{ group: "coordination.k8s.io", resources: ["leases"] }]
+  - level: Request
+    userGroups: ["system:nodes"]
+    verbs: ["update", "patch"]
+    resources: [{ group: "", resources: ["nodes/status", "pods/status"] }]
+  - level: Metadata
+    resources:
+      - group: ""
+        resources: ["secrets", "configmaps", "serviceaccounts/token"]
+      - group: "authentication.k8s.io"
+        resources: ["tokenreviews"]
+  - level: Request
+    verbs: ["get", "list", "watch"]
+    resources: [{ group: "" }, { group: "apps" }, { group: "batch" }, { group: "coordination.k8s.io" }, { group: "discovery.k8s.io" }, { group: "networking.k8s.io" }, { group: "policy" }, { group: "rbac.authorization.k8s.io" }, { group: "scheduling.k8s.io" }, { group: "storage.k8s.io" }, { group: "apiextensions.k8s.io" }]
+  - level: RequestResponse
+    resources: [{ group: "" }, { group: "apps" }, { group: "batch" }, { group: "coordination.k8s.io" }, { group: "discovery.k8s.io" }, { group: "networking.k8s.io" }, { group: "policy" }, { group: "rbac.authorization.k8s.io" }, { group: "scheduling.k8s.io" }, { group: "storage.k8s.io" }, { group: "apiextensions.k8s.io" }]
+  - level: Metadata
+`;
+
+fs.mkdirSync(root, { recursive: true, mode: 0o700 });
 fs.rmSync(svcconfig, { force: true });
+const extraArgs = process.argv.slice(2);
 run('svc-apiserver', [
   '--bind-address=127.0.0.1',
   `--secure-port=${port}`,
@@ -85,7 +156,8 @@ run('svc-apiserver', [
   `--cert-dir=${path.join(root, 'certs')}`,
   `--svcconfig-out=${svcconfig}`,
   '--nodeagent-preferred-address-types=InternalIP',
-  ...process.argv.slice(2),
+  ...securityDefaults(extraArgs),
+  ...extraArgs,
 ]);
 
 const started = Date.now();

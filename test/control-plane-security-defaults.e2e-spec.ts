@@ -1,0 +1,64 @@
+// `npm start` turns on audit and encryption at rest by itself: a Secret is logged at Metadata only and
+// is unreadable in the store file; the generated key and the store are readable by their owner only.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from '@svc/runtime/testing';
+import { freeLoopbackPort, ROOT } from './support/apiserver-process';
+import { kubectl } from './support/kubectl-run';
+
+describe('npm start: security defaults', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let output = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-control-plane-e2e-'));
+    const port = await freeLoopbackPort();
+    child = spawn(process.execPath, [join(ROOT, 'bin', 'svc-control-plane.js')], {
+      cwd: ROOT,
+      env: { ...process.env, SVC_DATA: join(dir, 'data'), SVC_PORT: String(port), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    await eventually(async () => expect(output).toContain('Control plane running'), 60_000);
+  }, 90_000);
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('audits a Secret at Metadata without its value and stores it encrypted under a private key file', async () => {
+    const env = { KUBECONFIG: join(dir, 'data', 'svcconfig'), HOME: dir };
+    await kubectl(['create', 'secret', 'generic', 'creds', '--from-literal=token=default-plaintext-token'], env);
+    const read = await kubectl(['get', 'secret', 'creds', '-o', 'jsonpath={.data.token}'], env);
+    expect(Buffer.from(read.stdout, 'base64').toString()).toBe('default-plaintext-token');
+
+    const log = join(dir, 'data', 'audit', 'audit.log');
+    await eventually(async () => {
+      const lines = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"resource":"secrets"') && l.includes('"verb":"create"'))
+        .map((l) => JSON.parse(l) as { level: string; stage: string; requestObject?: unknown });
+      expect(lines.map((l) => [l.stage, l.level])).toEqual([['ResponseComplete', 'Metadata']]);
+      expect(lines[0].requestObject).toBeUndefined();
+    });
+    expect(readFileSync(log, 'utf8')).not.toContain(Buffer.from('default-plaintext-token').toString('base64'));
+
+    const store = join(dir, 'data', 'store', 'store.sqlite');
+    const bytes = [store, `${store}-wal`]
+      .filter((f) => existsSync(f))
+      .map((f) => readFileSync(f).toString('latin1'))
+      .join('');
+    expect(bytes).toContain('k8s:enc:aescbc:v1:');
+    expect(bytes).not.toContain('default-plaintext-token');
+    expect(bytes).not.toContain(Buffer.from('default-plaintext-token').toString('base64'));
+    for (const file of [store, join(dir, 'data', 'encryption-config.yaml'), log]) expect(statSync(file).mode & 0o777).toBe(0o600);
+  }, 60_000);
+});
