@@ -268,6 +268,69 @@ describe('audit log rotation, legacy format and the webhook backend', () => {
     }
   });
 
+  it('never holds a request for a webhook that does not answer in batch mode; blocking-strict fails the request instead', async () => {
+    const held: Array<() => void> = [];
+    const silent = createServer((req) => {
+      req.resume();
+      held.push(() => req.socket.destroy());
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as AddressInfo).port;
+    const config = (port: number, name: string) => {
+      const file = join(dir, name);
+      writeFileSync(
+        file,
+        `apiVersion: v1\nkind: Config\nclusters:\n- name: s\n  cluster:\n    server: http://127.0.0.1:${port}/\ncontexts:\n- name: s\n  context:\n    cluster: s\n    user: s\nusers:\n- name: s\n  user: {}\ncurrent-context: s\n`,
+      );
+      return file;
+    };
+    const policy = `--audit-policy-file=${join(dir, 'policy.yaml')}`;
+    const batch = await startApiServerProcess({
+      args: [
+        policy,
+        `--audit-webhook-config-file=${config(silentPort, 'silent.yaml')}`,
+        '--audit-webhook-batch-max-size=1',
+        '--audit-webhook-batch-buffer-size=5',
+      ],
+    });
+    try {
+      for (let i = 0; i < 30; i++) {
+        const started = Date.now();
+        const answer = await httpsFetch(`${batch.url}/api/v1/namespaces/default/configmaps`, { ca: batch.ca });
+        expect(answer.status).toBe(200);
+        // Far below the webhook's 30 s deadline: the request only appended to the buffer.
+        expect(Date.now() - started).toBeLessThan(10_000);
+      }
+      await eventually(async () => expect(batch.stdout() + batch.stderr()).toContain('audit webhook: buffer full'), 15_000);
+    } finally {
+      await batch.stop();
+      for (const release of held) release();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+
+    // Nothing listens on port 1: every attempt is refused. RequestReceived is what blocking-strict guards.
+    writeFileSync(
+      join(dir, 'all-stages.yaml'),
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/readyz"]\n- level: Metadata\n',
+    );
+    const strict = await startApiServerProcess({
+      args: [
+        `--audit-policy-file=${join(dir, 'all-stages.yaml')}`,
+        `--audit-webhook-config-file=${config(1, 'closed.yaml')}`,
+        '--audit-webhook-mode=blocking-strict',
+        '--audit-webhook-initial-backoff=10ms',
+      ],
+    });
+    try {
+      const refused = await httpsFetch(`${strict.url}/api/v1/namespaces/default/configmaps`, { ca: strict.ca });
+      expect(refused.status).toBe(500);
+      expect(JSON.parse(refused.body)).toMatchObject({ kind: 'Status', code: 500, message: 'Internal error occurred: failed to store audit event' });
+      expect((await httpsFetch(`${strict.url}/readyz`, { ca: strict.ca })).status).toBe(200);
+    } finally {
+      await strict.stop();
+    }
+  }, 120_000);
+
   it('refuses a policy it cannot honour: exit 2 with one line', () => {
     writeFileSync(join(dir, 'bad-policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n');
     const result = spawnSync(

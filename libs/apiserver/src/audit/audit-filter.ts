@@ -101,7 +101,7 @@ export function withAudit(audit: AuditRuntime | undefined): ChainHandler {
     const received = emit('RequestReceived');
     const proceed = (accepted: boolean): void => {
       if (accepted) return next();
-      writeStatus(res, internalErrorStatus('the audit backend failed to record the request'));
+      writeStatus(res, internalErrorStatus('failed to store audit event'));
     };
     if (typeof received === 'boolean') proceed(received);
     else received.then(proceed, () => proceed(false));
