@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAuditPolicy, servingConfig, startApiServer } from '@svc/apiserver';
 import { eventually } from '@svc/runtime/testing';
+import { TestRoutesModule } from './support/test-routes.module';
 import { ROOT, startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { httpsFetch } from './support/https-client';
 import { kubectl } from './support/kubectl-run';
@@ -344,5 +346,42 @@ describe('audit log rotation, legacy format and the webhook backend', () => {
     expect(result.status).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('--audit-policy-file')]);
     expect(result.stderr).toContain('rules[0].level must be one of None, Metadata, Request, RequestResponse');
+  });
+});
+
+describe('audit of a handler that fails unexpectedly', () => {
+  it('writes the Panic stage with the 500 it answered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-panic-'));
+    const log = join(dir, 'audit.log');
+    const server = await startApiServer(servingConfig({ bindAddress: '127.0.0.1', securePort: 0, certDir: dir, svcconfigOut: '' }), [TestRoutesModule], {
+      logger: false,
+      audit: {
+        policy: parseAuditPolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n'),
+        log: {
+          path: log,
+          format: 'json',
+          version: 'audit.k8s.io/v1',
+          mode: 'blocking',
+          maxAgeDays: 0,
+          maxBackups: 0,
+          maxSizeMb: 0,
+          compress: false,
+          batch: { bufferSize: 10, maxSize: 1, maxWaitMs: 1000 },
+        },
+      },
+    });
+    try {
+      const answer = await httpsFetch(`${server.url}/test/fail`, { ca: server.certificates.caPem, headers: { 'Audit-ID': 'panic-1' } });
+      expect(answer.status).toBe(500);
+      await eventually(async () =>
+        expect(readLines(log).map((l) => [l.stage, l.responseStatus?.code])).toEqual([
+          ['RequestReceived', undefined],
+          ['Panic', 500],
+        ]),
+      );
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

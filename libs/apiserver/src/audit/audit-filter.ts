@@ -87,7 +87,7 @@ export function withAudit(audit: AuditRuntime | undefined): ChainHandler {
       if (completed) return originalEnd(...args);
       completed = true;
       if (typeof args[0] !== 'function') recorder.recordResponse(args[0], res.statusCode);
-      const written = emit('ResponseComplete');
+      const written = emit(context.panicked ? 'Panic' : 'ResponseComplete');
       if (typeof written === 'boolean') return originalEnd(...args);
       void written.finally(() => originalEnd(...args));
       return res;

@@ -24,6 +24,8 @@ export interface RequestContext {
   auditID?: string;
   /** Set when the request is audited at Request level or more: read bodies are handed to it. */
   audit?: { recordRequestBody(body: Buffer, contentType: string | undefined): void };
+  /** Set when a handler failed unexpectedly (Kubernetes' panic): audit writes the Panic stage. */
+  panicked?: boolean;
   /** Annotations for the request's audit events (authorization's decision and reason, admission's). */
   auditAnnotations?: Record<string, string>;
   abort(reason: unknown): void;

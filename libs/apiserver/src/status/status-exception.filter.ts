@@ -40,6 +40,7 @@ export class StatusExceptionFilter implements ExceptionFilter {
     const code = httpErrorCode(exception);
     if (code !== undefined && code < 500) return statusForCode(code, (exception as Error).message);
     const message = errorMessage(exception);
+    requestContext(req).panicked = true;
     this.logger.error(`${req.method} ${req.url}: ${message}`, exception instanceof Error ? exception.stack : undefined);
     return internalErrorStatus(message);
   }
