@@ -84,7 +84,7 @@ describe('audit backends', () => {
       const file = new RotatingFile({ path, maxSizeMb: 1, maxBackups: 2, maxAgeDays: 0, compress: true });
       const line = `${'z'.repeat(1023)}\n`;
       for (let round = 0; round < 4; round++) {
-        for (let i = 0; i < 1024; i++) file.write(line);
+        await file.append(Array.from({ length: 1024 }, () => line));
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       await file.close();

@@ -52,7 +52,7 @@ export function withAudit(audit: AuditRuntime | undefined): ChainHandler {
     const decision = evaluatePolicy(audit.policy, context.user ?? ANONYMOUS_USER, context.info);
     if (decision.level === 'None') return next();
     const event = baseEvent(req, context, decision);
-    const recorder = new BodyRecorder(decision);
+    const recorder = new BodyRecorder(decision, context.longRunning);
     context.audit = recorder;
     let completed = false;
 
@@ -171,7 +171,11 @@ class BodyRecorder {
   private responseBytes = 0;
   private responseOverflow = false;
 
-  constructor(private readonly decision: AuditDecision) {}
+  constructor(
+    private readonly decision: AuditDecision,
+    /** A watch's stream is never logged as a response object: it would be held for the watch's life. */
+    private readonly longRunning: boolean,
+  ) {}
 
   recordRequestBody(body: Buffer, contentType: string | undefined): void {
     if (this.decision.level === 'Metadata') return;
@@ -181,7 +185,7 @@ class BodyRecorder {
 
   recordResponse(chunk: unknown, statusCode: number): void {
     if (chunk === undefined || chunk === null || this.responseOverflow) return;
-    const limit = this.decision.level === 'RequestResponse' ? MAX_AUDITED_BODY_BYTES : statusCode >= 400 ? MAX_STATUS_BODY_BYTES : 0;
+    const limit = statusCode >= 400 ? MAX_STATUS_BODY_BYTES : this.decision.level === 'RequestResponse' && !this.longRunning ? MAX_AUDITED_BODY_BYTES : 0;
     if (limit === 0) return;
     const buffer =
       typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk) : undefined;

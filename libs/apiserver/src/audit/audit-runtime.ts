@@ -46,7 +46,7 @@ export function createAuditRuntime(options: AuditOptions | undefined, warn: (mes
     const backend = logBackend({
       format: log.format,
       apiVersion: log.version,
-      write: file ? (text) => file.write(text) : (text) => void process.stdout.write(text),
+      write: file ? (lines) => file.append(lines) : (lines) => void process.stdout.write(lines.join('')),
       close: file ? () => file.close() : undefined,
       onError: (e) => warn(`audit log ${log.path}: ${String(e)}`),
     });

@@ -5,8 +5,8 @@ export interface LogBackendOptions {
   format: 'json' | 'legacy';
   /** Group and version written into every event. */
   apiVersion: string;
-  /** Receives whole lines, newline included. */
-  write(text: string): void;
+  /** Receives whole lines, newline included; a promise when the lines are written later. */
+  write(lines: string[]): void | Promise<void>;
   close?(): Promise<void>;
   onError?(error: unknown): void;
 }
@@ -15,17 +15,25 @@ export interface LogBackendOptions {
 export function logBackend(options: LogBackendOptions): AuditBackend {
   return {
     processEvents(events) {
+      let written: void | Promise<void>;
       try {
-        // Line by line, so that rotation by size never splits a batch's line across files.
-        for (const event of events) {
+        const lines = events.map((event) => {
           const versioned = { ...event, apiVersion: options.apiVersion };
-          options.write(`${options.format === 'legacy' ? legacyLine(versioned) : JSON.stringify(versioned)}\n`);
-        }
-        return true;
+          return `${options.format === 'legacy' ? legacyLine(versioned) : JSON.stringify(versioned)}\n`;
+        });
+        written = options.write(lines);
       } catch (error) {
         options.onError?.(error);
         return false;
       }
+      if (!written) return true;
+      return written.then(
+        () => true,
+        (error: unknown) => {
+          options.onError?.(error);
+          return false;
+        },
+      );
     },
     async shutdown() {
       await options.close?.();
