@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditBackend } from './audit-backend';
@@ -94,6 +94,26 @@ describe('audit backends', () => {
       expect(gunzipSync(readFileSync(join(dir, backups[0]))).length).toBe(1024 * 1024);
       expect(statSync(path).mode & 0o777).toBe(0o600);
       expect(statSync(path).size).toBe(1024 * 1024);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prunes rotated files older than --audit-log-maxage days by the time in their names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-audit-log-'));
+    try {
+      const old = join(dir, 'audit-2020-01-01T00-00-00.000.log');
+      const unrelated = join(dir, 'notes-2020-01-01T00-00-00.000.log');
+      writeFileSync(old, 'old\n');
+      writeFileSync(unrelated, 'keep\n');
+      const file = new RotatingFile({ path: join(dir, 'audit.log'), maxSizeMb: 1, maxBackups: 0, maxAgeDays: 1, compress: false });
+      await file.append([`${'a'.repeat(1024 * 1024 - 1)}\n`, 'next\n']);
+      await file.close();
+      const names = readdirSync(dir).sort();
+      expect(names).toHaveLength(3);
+      expect(names).toContain('notes-2020-01-01T00-00-00.000.log');
+      expect(names).not.toContain('audit-2020-01-01T00-00-00.000.log');
+      expect(readFileSync(join(dir, 'audit.log'), 'utf8')).toBe('next\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
