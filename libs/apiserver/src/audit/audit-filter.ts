@@ -39,6 +39,32 @@ export function withAuditId(): ChainHandler {
   };
 }
 
+/** Requests that reached withAudit: the failed-authentication filter leaves them alone. */
+const reachedAudit = new WeakSet<IncomingMessage>();
+
+/**
+ * Kubernetes' WithFailedAuthenticationAudit, in front of authentication: a request answered 401 before
+ * it reached withAudit is audited once, at ResponseStarted, with no user, by the same policy.
+ */
+export function withFailedAuthenticationAudit(audit: AuditRuntime | undefined): ChainHandler {
+  return (req, res, next) => {
+    if (!audit) return next();
+    res.once('finish', () => {
+      if (reachedAudit.has(req) || res.statusCode !== 401) return;
+      const context = requestContext(req);
+      const decision = evaluatePolicy(audit.policy, undefined, context.info);
+      if (decision.level === 'None' || decision.omitStages.has('ResponseStarted')) return;
+      const event = baseEvent(req, context, decision);
+      event.user = { username: '' };
+      event.stage = 'ResponseStarted';
+      event.stageTimestamp = microTime();
+      event.responseStatus = { metadata: {}, code: 401, status: 'Failure', reason: 'Unauthorized', message: 'Authentication failed' };
+      void audit.backend.processEvents([event]);
+    });
+    next();
+  };
+}
+
 /**
  * Kubernetes' WithAudit, behind authentication: the policy picks the level for the caller and the
  * request; events are written at RequestReceived, ResponseStarted (long-running requests) and
@@ -48,6 +74,7 @@ export function withAuditId(): ChainHandler {
 export function withAudit(audit: AuditRuntime | undefined): ChainHandler {
   return (req, res, next) => {
     if (!audit) return next();
+    reachedAudit.add(req);
     const context = requestContext(req);
     const decision = evaluatePolicy(audit.policy, context.user ?? ANONYMOUS_USER, context.info);
     if (decision.level === 'None') return next();

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { withAudit, withAuditId, type AuditRuntime } from '../audit/audit-filter';
+import { withAudit, withAuditId, withFailedAuthenticationAudit, type AuditRuntime } from '../audit/audit-filter';
 import type { ApiServerServingConfig } from '../config';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
@@ -42,8 +42,8 @@ function onDone(res: ServerResponse, done: () => void): void {
 /**
  * The filters every request passes before a route, outermost first, in the order Kubernetes'
  * DefaultBuildHandlerChain applies them: request info and metrics, the Audit-Id, shutdown refusal,
- * HSTS, drain tracking, deadline, CORS, audit (after authentication, before impersonation), in-flight
- * caps, body size.
+ * HSTS, drain tracking, deadline, CORS, the audit of failed authentication (in front of
+ * authentication), audit (after authentication, before impersonation), in-flight caps, body size.
  */
 export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
   return [
@@ -54,6 +54,7 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withDrainTracking(deps.lifecycle),
     withRequestTimeout(deps.config.requestTimeoutMs),
     withCors(deps.config.corsAllowedOrigins),
+    withFailedAuthenticationAudit(deps.audit),
     withAudit(deps.audit),
     withMaxInFlight(deps),
     withBodySizeLimit(deps.config.maxRequestBodyBytes),
