@@ -1,11 +1,11 @@
 import type { KubeObject } from '@svc/informers';
 import type { ResourceRef } from '../reconcile/resource-ref';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+export type WebhookOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 /** What a validating or defaulting method gets: the request's objects, typed by its resource. */
 export interface AdmissionInput<T> {
-  operation: AdmissionOperation;
+  operation: WebhookOperation;
   /** The object as it would be stored (absent on DELETE). */
   object?: T;
   /** The stored object (UPDATE and DELETE). */
@@ -22,7 +22,7 @@ export type ValidationVerdict = void | boolean | string | { allowed: boolean; me
 
 export interface AdmissionHookOptions {
   /** The operations it is called for; CREATE and UPDATE by default. */
-  operations?: readonly AdmissionOperation[];
+  operations?: readonly WebhookOperation[];
   /** Fail (default) refuses requests while the webhook cannot be reached; Ignore lets them through. */
   failurePolicy?: 'Fail' | 'Ignore';
   timeoutSeconds?: number;

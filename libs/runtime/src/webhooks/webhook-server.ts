@@ -6,7 +6,7 @@ import { errorMessage, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machiner
 import { compare } from 'fast-json-patch';
 import { generate } from 'selfsigned';
 import { resolveResource } from '../reconcile/resource-ref';
-import { admissionHooksOf, type AdmissionHook, type AdmissionInput, type AdmissionOperation, type ValidationVerdict } from './admission-decorators';
+import { admissionHooksOf, type AdmissionHook, type AdmissionInput, type WebhookOperation, type ValidationVerdict } from './admission-decorators';
 
 /** Where the manager serves its admission webhooks. */
 export interface WebhookServerOptions {
@@ -40,7 +40,7 @@ interface Served {
 
 interface AdmissionReviewRequest {
   uid: string;
-  operation: AdmissionOperation;
+  operation: WebhookOperation;
   object?: unknown;
   oldObject?: unknown;
   namespace?: string;
