@@ -3,6 +3,10 @@
 // `npm start`: the whole control plane on one machine, on the embedded store, with its state under
 // ./.data (or $SVC_DATA). Runs the API server, waits until it is ready, then runs the controller
 // manager and the scheduler against it. Extra arguments are passed to the API server.
+// Secure by default: RBAC; the written connection file authenticates as an administrator (a client
+// certificate in system:masters); the controller manager and the scheduler each get a connection file
+// of their own identity (system:kube-controller-manager, system:kube-scheduler), bound to their roles;
+// service account tokens are signed with a key generated on first start.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -10,6 +14,11 @@ const path = require('node:path');
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
 const svcconfig = path.join(root, 'svcconfig');
+const certDir = path.join(root, 'certs');
+const identities = {
+  controllerManager: { path: path.join(root, 'controller-manager.svcconfig'), user: 'system:kube-controller-manager' },
+  scheduler: { path: path.join(root, 'scheduler.svcconfig'), user: 'system:kube-scheduler' },
+};
 const children = [];
 let stopping = false;
 
@@ -146,6 +155,13 @@ rules:
 `;
 
 fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+// The service account token signing key, made once and kept with the certificates.
+const serviceAccountKey = path.join(certDir, 'service-account.key');
+if (!fs.existsSync(serviceAccountKey)) {
+  const { privateKey } = require('node:crypto').generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  fs.mkdirSync(certDir, { recursive: true });
+  fs.writeFileSync(serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+}
 fs.rmSync(svcconfig, { force: true });
 const extraArgs = process.argv.slice(2);
 run('svc-apiserver', [
@@ -153,22 +169,42 @@ run('svc-apiserver', [
   `--secure-port=${port}`,
   '--storage-backend=embedded',
   `--data-dir=${path.join(root, 'store')}`,
-  `--cert-dir=${path.join(root, 'certs')}`,
+  `--cert-dir=${certDir}`,
   `--svcconfig-out=${svcconfig}`,
   '--nodeagent-preferred-address-types=InternalIP',
+  '--authorization-mode=RBAC',
+  `--service-account-signing-key-file=${serviceAccountKey}`,
+  `--service-account-key-file=${serviceAccountKey}`,
+  '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
   ...securityDefaults(extraArgs),
   ...extraArgs,
 ]);
+
+// Each component's identity, from the API server's own client CA.
+async function writeIdentities() {
+  const { writeIdentityConnectionFile } = require(path.join(__dirname, '..', 'dist', 'libs', 'apiserver', 'src', 'index.js'));
+  for (const identity of Object.values(identities)) {
+    await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user });
+  }
+}
 
 const started = Date.now();
 const wait = setInterval(() => {
   if (fs.existsSync(svcconfig)) {
     clearInterval(wait);
-    run('svc-controller-manager', [`--svcconfig=${svcconfig}`, '--secure-port=0', ...nodeIpamArgs]);
-    // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
-    run('svc-scheduler', [`--svcconfig=${svcconfig}`, '--secure-port=0']);
-    startNodeAgent();
-    console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
+    writeIdentities().then(
+      () => {
+        run('svc-controller-manager', [`--svcconfig=${identities.controllerManager.path}`, '--secure-port=0', ...nodeIpamArgs]);
+        // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
+        run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
+        startNodeAgent();
+        console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
+      },
+      (error) => {
+        console.error(`could not write the components' connection files: ${error.message}`);
+        stop(1);
+      },
+    );
   } else if (Date.now() - started > 60000) {
     clearInterval(wait);
     console.error('the API server did not write its client connection file within 60s');

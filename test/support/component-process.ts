@@ -36,7 +36,9 @@ export async function startComponentProcess(
 ): Promise<ComponentProcess> {
   const port = await freeLoopbackPort();
   const executable = join(ROOT, 'bin', `${name}.js`);
-  const child = spawn(process.execPath, [executable, `--svcconfig=${apiserver.kubeconfig}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, ...args], {
+  // A --svcconfig among the arguments (another identity's connection file) replaces the server's own.
+  const svcconfig = args.some((a) => a.startsWith('--svcconfig=')) ? [] : [`--svcconfig=${apiserver.kubeconfig}`];
+  const child = spawn(process.execPath, [executable, ...svcconfig, '--bind-address=127.0.0.1', `--secure-port=${port}`, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },

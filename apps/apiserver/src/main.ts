@@ -6,6 +6,7 @@ import { builtinScheme } from '@svc/api';
 import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
 import { createStorage, type Storage } from '@svc/storage';
 import { auditOptionsFromFlags, encryptionFromFlags } from './security-config';
+import { securityOptionsFromFlags } from './security-flags';
 
 /** Maps the parsed flags onto the API server's options. */
 export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
@@ -59,6 +60,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
     },
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
+    ...securityOptionsFromFlags(o),
   };
 }
 

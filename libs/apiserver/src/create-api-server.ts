@@ -10,6 +10,10 @@ import { OpenApiModule } from './openapi';
 import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from './resources';
 import { serviceWriteHooks, ServicesModule, type ServicesOptions } from './services';
 import { startApiServer, type ApiServerHandle } from './start-api-server';
+import { ensureClientCa, issueClientCertificate } from './auth/client-certificates';
+import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
+import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
+import { rbacEscalationCheck } from './auth/rbac/escalation-check';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -26,7 +30,14 @@ export interface ApiServerOptions {
   storeReadycheckTimeoutMs?: number;
   /** `--audit-*`: the policy and the log and webhook backends. */
   audit?: AuditOptions;
+  /** Who may call (client certificates, tokens, anonymous); by default every request is anonymous. */
+  authentication?: AuthenticationOptions;
+  /** What callers may do (`--authorization-mode`); AlwaysAllow by default. */
+  authorization?: AuthorizationOptions;
 }
+
+/** The user the connection file written with self-issued client credentials authenticates as. */
+export const ADMIN_USER = { name: 'svc-admin', groups: ['system:masters'] } as const;
 
 export interface CreateApiServerInput {
   /** The store the server keeps objects in; the caller opens it and closes it after the server stops. */
@@ -61,15 +72,25 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const runtimeConfig = options.runtimeConfig ?? {};
   applyRuntimeConfig(scheme, runtimeConfig);
   const servedApis = new ServedApis(scheme, runtimeConfig);
+  // The escalation check is built before the authorizers it asks, which need the registries.
+  const built: { security?: Security } = {};
+  const rbacEnabled = options.authorization?.modes?.includes('RBAC') === true;
+  const escalation = rbacEnabled ? [rbacEscalationCheck({ authorizer: () => built.security?.authorizer, rbac: () => built.security?.rbac })] : [];
   const resourcesOptions: ResourcesOptions = {
     ...DEFAULT_RESOURCES_OPTIONS,
     ...options.resources,
+    extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
     minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
   };
   const servicesOptions = options.services ?? {};
   const services = serviceWriteHooks(storage, resourcesOptions.storePrefix, servicesOptions);
   const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions, writeHooks: services.writeHooks });
+  const authentication = options.authentication ?? {};
+  const ownClientCa = authentication.selfIssuedClients ? await ensureClientCa(serving.certDir) : undefined;
+  const security = buildSecurity(authentication, options.authorization ?? {}, registries, ownClientCa?.certPem);
+  built.security = security;
+  const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   const server = await startApiServer(
     serving,
     [
@@ -90,8 +111,24 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
         endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
       }),
     ],
-    { handleSignals: input.handleSignals, logger: input.logger, stdout: input.stdout, audit: options.audit },
+    {
+      handleSignals: input.handleSignals,
+      logger: input.logger,
+      stdout: input.stdout,
+      audit: options.audit,
+      security,
+      clientCredentials,
+      registries,
+    },
   );
+  if (security.rbac !== undefined) {
+    server.health.addPostStartHook('rbac/bootstrap-roles', () => {
+      const clusterRoles = registries.forResource('rbac.authorization.k8s.io', 'v1', 'clusterroles');
+      const clusterRoleBindings = registries.forResource('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
+      if (clusterRoles === undefined || clusterRoleBindings === undefined) throw new Error('RBAC needs rbac.authorization.k8s.io/v1 to be served');
+      return ensureBootstrapPolicy(clusterRoles, clusterRoleBindings);
+    });
+  }
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));
   return server;

@@ -33,3 +33,8 @@ export type { AuditPolicy, AuditPolicyRule, AuditDecision } from './audit/audit-
 export type { AuditOptions, AuditBackendSettings, AuditMode } from './audit/audit-runtime';
 export { AUDIT_EVENT_VERSIONS } from './audit/audit-event';
 export type { AuditEvent, AuditLevel, AuditStage } from './audit/audit-event';
+export { ADMIN_USER } from './create-api-server';
+export type { AuthenticationOptions, AuthorizationOptions, AuthorizationMode } from './auth/security';
+export { CLIENT_CA_CERT_FILE, CLIENT_CA_KEY_FILE, ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from './auth/client-certificates';
+export type { CertificateAuthority, IssuedCertificate } from './auth/client-certificates';
+export { BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_CLUSTER_ROLE_BINDINGS } from './auth/rbac/bootstrap-policy';

@@ -21,6 +21,8 @@ import { tlsServerOptions } from './serving/tls-options';
 import { internalErrorStatus } from './status/status';
 import { StatusExceptionFilter } from './status/status-exception.filter';
 import { writeStatus } from './status/write-status';
+import type { Security } from './auth/security';
+import type { ResourceRegistries } from './resources/registries';
 
 export interface StartApiServerOptions {
   /** SIGTERM and SIGINT start the graceful stop, and the process exits when it is done (a second signal exits at once). */
@@ -34,6 +36,12 @@ export interface StartApiServerOptions {
   stdout?: (line: string) => void;
   /** The `--audit-*` settings; audit is off without a policy and a backend. */
   audit?: AuditOptions;
+  /** Authentication and authorization (see buildSecurity); without it every request is anonymous and allowed. */
+  security?: Security;
+  /** The registries, for handlers in front of the routes that read objects (TokenRequest). */
+  registries?: ResourceRegistries;
+  /** A client certificate and key for the written connection file (PEM), so that it authenticates. */
+  clientCredentials?: { certPem: string; keyPem: string };
 }
 
 export interface ApiServerHandle {
@@ -92,13 +100,14 @@ export async function startApiServer(
   const expressApp = express();
   expressApp.disable('x-powered-by');
   expressApp.disable('etag');
-  for (const handler of handlerChain({ config, metrics, lifecycle, audit })) expressApp.use(handler);
+  for (const handler of handlerChain({ config, metrics, lifecycle, audit, security: options.security, registries: options.registries }))
+    expressApp.use(handler);
 
   const app = await NestFactory.create(
     ApiServerModule.forRoot({ config, health, metrics, lifecycle }, extraModules.map(asDynamicModule)),
     new ExpressAdapter(expressApp),
     {
-      httpsOptions: { key: certificates.keyPem, cert: certificates.certPem, ...tls },
+      httpsOptions: { key: certificates.keyPem, cert: certificates.certPem, ...tls, ...clientCertificateRequest(options.security) },
       // Handlers read bodies themselves with readBody and its limit; no parser buffers ahead of them.
       bodyParser: false,
       abortOnError: false,
@@ -180,7 +189,7 @@ export async function startApiServer(
 
   if (config.svcconfigOut) {
     try {
-      await writeClientConnectionFile(config.svcconfigOut, url, certificates.caPem);
+      await writeClientConnectionFile(config.svcconfigOut, url, certificates.caPem, options.clientCredentials);
     } catch (error) {
       // A server nobody was told how to reach is of no use; do not leave it running.
       await handle.close();
@@ -195,6 +204,16 @@ export async function startApiServer(
   });
   logger.log(`Serving securely on ${config.bindAddress || '0.0.0.0'}:${port}`);
   return handle;
+}
+
+/**
+ * With a client CA, the TLS server asks for a client certificate (naming the CA) without requiring
+ * one; the x509 authenticator verifies what was presented, so a bad certificate is a 401, not a
+ * failed handshake.
+ */
+function clientCertificateRequest(security: Security | undefined): { requestCert?: boolean; rejectUnauthorized?: boolean; ca?: string } {
+  if (security?.clientCaPem === undefined) return {};
+  return { requestCert: true, rejectUnauthorized: false, ca: security.clientCaPem };
 }
 
 function asDynamicModule(module: DynamicModule | Type<unknown>): DynamicModule {

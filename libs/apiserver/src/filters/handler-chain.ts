@@ -7,6 +7,11 @@ import { attachRequestContext, type RequestContext, requestContext, requestUrl }
 import { effectiveRequestTimeoutMs } from '../request/request-timeout';
 import { requestEntityTooLargeStatus, StatusError, timeoutStatus, tooManyRequestsStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
+import { withAuthentication, withAuthorization, withImpersonation } from '../auth/auth-filters';
+import { withReviews } from '../auth/review-handlers';
+import { withServiceAccountTokens } from '../auth/service-account-handlers';
+import type { ResourceRegistries } from '../resources/registries';
+import type { Security } from '../auth/security';
 
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -16,6 +21,10 @@ export interface HandlerChainDependencies {
   lifecycle: ServerLifecycle;
   /** Absent when no audit policy and backend are configured. */
   audit?: AuditRuntime;
+  /** Authentication and authorization; without it every request is anonymous and allowed. */
+  security?: Security;
+  /** The registries TokenRequest reads service accounts and bound objects through. */
+  registries?: ResourceRegistries;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -43,9 +52,12 @@ function onDone(res: ServerResponse, done: () => void): void {
  * The filters every request passes before a route, outermost first, in the order Kubernetes'
  * DefaultBuildHandlerChain applies them: request info and metrics, the Audit-Id, shutdown refusal,
  * HSTS, drain tracking, deadline, CORS, the audit of failed authentication (in front of
- * authentication), audit (after authentication, before impersonation), in-flight caps, body size.
+ * authentication), authentication, audit (after authentication, before impersonation),
+ * impersonation, in-flight caps, authorization, body size; then the review APIs and TokenRequest,
+ * which answer from what authentication and authorization know.
  */
 export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
+  const { security } = deps;
   return [
     withRequestContextAndMetrics(deps),
     withAuditId(),
@@ -55,9 +67,24 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withRequestTimeout(deps.config.requestTimeoutMs),
     withCors(deps.config.corsAllowedOrigins),
     withFailedAuthenticationAudit(deps.audit),
+    withAuthentication(security?.authenticator),
     withAudit(deps.audit),
+    ...(security ? [withImpersonation(security.authorizer)] : []),
     withMaxInFlight(deps),
+    ...(security ? [withAuthorization(security.authorizer)] : []),
     withBodySizeLimit(deps.config.maxRequestBodyBytes),
+    ...(security
+      ? [
+          withReviews({
+            authorizer: security.authorizer,
+            tokenAuthenticators: security.tokenAuthenticators,
+            maxRequestBodyBytes: deps.config.maxRequestBodyBytes,
+          }),
+        ]
+      : []),
+    ...(security?.serviceAccountTokens && deps.registries
+      ? [withServiceAccountTokens(security.serviceAccountTokens, deps.registries, deps.config.maxRequestBodyBytes)]
+      : []),
   ];
 }
 

@@ -2,6 +2,7 @@ import type { ApiObject, KindDefinition, PropagationPolicy, Scheme } from '@svc/
 import type { Status } from '@svc/machinery';
 import type { Storage } from '@svc/storage';
 import type { AdmissionChain } from '../admission';
+import type { UserInfo } from '../auth/user-info';
 import type { CacherPool } from './cacher-pool';
 import type { FieldValidation } from './field-validation';
 
@@ -55,6 +56,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** Default Warn. */
   fieldValidation?: FieldValidation;
+  /** The caller, for admission (undefined for the server's own writes). */
+  user?: UserInfo;
 }
 
 export interface PatchOptions extends WriteOptions {

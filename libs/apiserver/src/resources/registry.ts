@@ -511,6 +511,7 @@ export class ResourceRegistry {
           object: current,
           oldObject: current,
           dryRun: options.dryRun === true,
+          user: options.user,
         };
         await this.context.admission.admit(attributes);
         await this.context.admission.validate(attributes);
@@ -758,6 +759,7 @@ export class ResourceRegistry {
       oldObject,
       dryRun: w.options.dryRun === true,
       warnings: w.warnings,
+      user: w.options.user,
     };
   }
 

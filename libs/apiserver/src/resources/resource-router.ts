@@ -303,7 +303,7 @@ export class ResourceRouter {
 
   private async delete(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const { request, dryRun } = await this.deleteOptions(req);
-    const result = await target.registry.delete(target.namespace, target.name, request, { dryRun });
+    const result = await target.registry.delete(target.namespace, target.name, request, { dryRun, user: requestContext(req).user });
     const code = !result.removed && request.orphanDependents === false ? 202 : 200;
     // Kubernetes' ReturnDeletedObject: some kinds answer with the removed object, the others with a Success Status.
     if (!result.removed || target.def.strategy.returnDeletedObject === true) {
@@ -324,7 +324,7 @@ export class ResourceRouter {
     const params = requestUrl(req).searchParams;
     const query = parseListQuery(params);
     const { request, dryRun } = await this.deleteOptions(req);
-    const items = await target.registry.deleteCollection(target.namespace, query, request, { dryRun });
+    const items = await target.registry.deleteCollection(target.namespace, query, request, { dryRun, user: requestContext(req).user });
     writeBody(res, 200, { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: {}, items }, format);
   }
 
@@ -335,7 +335,7 @@ export class ResourceRouter {
   }
 
   private writeOptions(req: IncomingMessage, kind: OptionsKind, apply = false) {
-    return parseWriteOptions(requestUrl(req).searchParams, req.headers['user-agent'], kind, apply);
+    return { ...parseWriteOptions(requestUrl(req).searchParams, req.headers['user-agent'], kind, apply), user: requestContext(req).user };
   }
 
   private written(res: ServerResponse, result: WriteResult, format: OutputFormat, code: number): void {

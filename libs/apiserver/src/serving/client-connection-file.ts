@@ -22,21 +22,36 @@ export function serverUrl(host: string, port: number): string {
  */
 export const ANONYMOUS_USER_NAME = 'anonymous';
 
-/** A kubeconfig-format document with one cluster, one user without credentials and one context, all named `svc`. */
-export function clientConnectionConfig(server: string, caPem?: string): Record<string, unknown> {
+/** A client certificate and its key (PEM) the connection file authenticates with. */
+export interface ClientCredentials {
+  certPem: string;
+  keyPem: string;
+}
+
+/**
+ * A kubeconfig-format document with one cluster, one user and one context, all named `svc`; the user
+ * holds the given client certificate, or no credentials at all.
+ */
+export function clientConnectionConfig(server: string, caPem?: string, credentials?: ClientCredentials): Record<string, unknown> {
   const cluster: Record<string, string> = { server };
   if (caPem) cluster['certificate-authority-data'] = Buffer.from(caPem).toString('base64');
+  const user = credentials
+    ? {
+        'client-certificate-data': Buffer.from(credentials.certPem).toString('base64'),
+        'client-key-data': Buffer.from(credentials.keyPem).toString('base64'),
+      }
+    : { username: ANONYMOUS_USER_NAME };
   return {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: CLIENT_CONNECTION_NAME, cluster }],
-    users: [{ name: CLIENT_CONNECTION_NAME, user: { username: ANONYMOUS_USER_NAME } }],
+    users: [{ name: CLIENT_CONNECTION_NAME, user }],
     contexts: [{ name: CLIENT_CONNECTION_NAME, context: { cluster: CLIENT_CONNECTION_NAME, user: CLIENT_CONNECTION_NAME } }],
     'current-context': CLIENT_CONNECTION_NAME,
     preferences: {},
   };
 }
 
-export async function writeClientConnectionFile(path: string, server: string, caPem?: string): Promise<void> {
-  await writeFileAtomically(path, stringify(clientConnectionConfig(server, caPem)), 0o600);
+export async function writeClientConnectionFile(path: string, server: string, caPem?: string, credentials?: ClientCredentials): Promise<void> {
+  await writeFileAtomically(path, stringify(clientConnectionConfig(server, caPem, credentials)), 0o600);
 }

@@ -6,6 +6,7 @@ import { builtinScheme, type Scheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
 import { createStorage } from '@svc/storage';
 import { createApiServer } from '../create-api-server';
+import type { AuthenticationOptions, AuthorizationOptions } from '../auth/security';
 import type { ApiServerHandle } from '../start-api-server';
 
 let certDir: Promise<string> | undefined;
@@ -27,13 +28,20 @@ export interface TestEnvironmentOptions {
   keepData?: boolean;
   /** The kinds served (the built-in scheme by default); register kinds of your own into it. */
   scheme?: Scheme;
+  /**
+   * Who may call besides the administrator {@link TestEnvironment.clientConfig} authenticates as
+   * (a client certificate in `system:masters`); anonymous requests are allowed by default.
+   */
+  authentication?: Omit<AuthenticationOptions, 'selfIssuedClients'>;
+  /** `{ modes: ['RBAC'] }` enforces RBAC as a secured cluster does; AlwaysAllow by default. */
+  authorization?: AuthorizationOptions;
 }
 
 /** An API server running in this process on a temporary embedded store. */
 export interface TestEnvironment {
   /** `https://127.0.0.1:<port>`. */
   url: string;
-  /** Connection to the server, with client-side rate limiting off (tests write in bursts). */
+  /** Connection to the server as an administrator (client certificate, `system:masters`), with client-side rate limiting off (tests write in bursts). */
   clientConfig: ClientConfig;
   /** A client over {@link clientConfig}, closed by {@link stop}. */
   client: Client;
@@ -63,6 +71,8 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
       options: {
         serving: { bindAddress: '127.0.0.1', securePort: 0, certDir: await sharedCertDir(), svcconfigOut: svcconfig },
         resources: { storeCountMetricPollPeriodMs: 0 },
+        authentication: { ...options.authentication, selfIssuedClients: true },
+        authorization: options.authorization,
       },
       logger: false,
       stdout: () => undefined,

@@ -1,0 +1,121 @@
+import type { UserInfo } from './user-info';
+
+/** What is asked of the authorizers (Kubernetes' authorizer.Attributes). */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  /** Resource requests. */
+  namespace: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Non-resource requests. */
+  path: string;
+}
+
+export type Decision = 'allow' | 'deny' | 'noOpinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  /** Why, for the denial message and the review APIs; may be empty. */
+  reason: string;
+}
+
+export interface Authorizer {
+  readonly name: string;
+  authorize(attributes: AuthorizationAttributes): AuthorizationResult | Promise<AuthorizationResult>;
+}
+
+/** The rules a user holds in a namespace, for SelfSubjectRulesReview. */
+export interface RuleResolver {
+  rulesFor(
+    user: UserInfo,
+    namespace: string,
+  ): Promise<{ resourceRules: ResourceRule[]; nonResourceRules: NonResourceRule[]; incomplete: boolean; evaluationError?: string }>;
+}
+
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+export const SYSTEM_MASTERS_GROUP = 'system:masters';
+
+/** AlwaysAllow. */
+export const alwaysAllow: Authorizer = { name: 'AlwaysAllow', authorize: () => ({ decision: 'allow', reason: '' }) };
+/** AlwaysDeny: no opinion on anything, so the request is refused unless a later mode allows it. */
+export const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) };
+
+/**
+ * `system:masters` may do anything, before any mode is asked (Kubernetes' privileged-group
+ * authorizer, which the API server puts in front of the configured modes).
+ */
+export const privilegedGroups: Authorizer = {
+  name: 'privileged-groups',
+  authorize: (a) => ({ decision: a.user.groups.includes(SYSTEM_MASTERS_GROUP) ? 'allow' : 'noOpinion', reason: '' }),
+};
+
+/** The configured modes in order: the first allow or deny decides; nobody deciding is a denial. */
+export class UnionAuthorizer implements Authorizer {
+  readonly name = 'union';
+
+  constructor(readonly authorizers: readonly Authorizer[]) {}
+
+  /** Only AlwaysAllow: nothing needs asking. */
+  get trivial(): boolean {
+    return this.authorizers.length > 0 && this.authorizers[0] === alwaysAllow;
+  }
+
+  async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
+    const reasons: string[] = [];
+    for (const authorizer of this.authorizers) {
+      const result = await authorizer.authorize(attributes);
+      if (result.decision !== 'noOpinion') return result;
+      if (result.reason !== '') reasons.push(result.reason);
+    }
+    return { decision: 'noOpinion', reason: reasons.join(', ') };
+  }
+
+  /** The rules each mode grants the user in `namespace`, for SelfSubjectRulesReview. */
+  async rulesFor(user: UserInfo, namespace: string): ReturnType<RuleResolver['rulesFor']> {
+    const everything = {
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    };
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    let incomplete = false;
+    const errors: string[] = [];
+    for (const authorizer of this.authorizers) {
+      if (authorizer === alwaysAllow) return everything;
+      if (authorizer === privilegedGroups) {
+        if (user.groups.includes(SYSTEM_MASTERS_GROUP)) return everything;
+        continue;
+      }
+      if (authorizer === alwaysDeny) continue;
+      const resolver = authorizer as Partial<RuleResolver>;
+      if (typeof resolver.rulesFor !== 'function') {
+        // A mode that cannot list its rules (Webhook, Node) leaves the answer incomplete.
+        incomplete = true;
+        continue;
+      }
+      const rules = await resolver.rulesFor(user, namespace);
+      for (const r of rules.resourceRules) resourceRules.push(r);
+      for (const r of rules.nonResourceRules) nonResourceRules.push(r);
+      if (rules.incomplete) incomplete = true;
+      if (rules.evaluationError) errors.push(rules.evaluationError);
+    }
+    return { resourceRules, nonResourceRules, incomplete, ...(errors.length > 0 ? { evaluationError: errors.join(', ') } : {}) };
+  }
+}

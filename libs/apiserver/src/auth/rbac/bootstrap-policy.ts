@@ -1,0 +1,275 @@
+import type { PolicyRule } from '@svc/api';
+
+/**
+ * The roles and bindings every cluster starts with, as Kubernetes' bootstrap policy: the user-facing
+ * roles (cluster-admin, admin, edit, view and the aggregation roles they gather), discovery and
+ * public information, self-reviews, and the roles of this cluster's own components. Group names are
+ * Kubernetes' (each matches its svc.io twin too).
+ */
+
+const READ = ['get', 'list', 'watch'];
+const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+const READ_WRITE = [...READ, ...WRITE];
+
+const RBAC_API_GROUP = 'rbac.authorization.k8s.io';
+/** The label Kubernetes marks its bootstrap objects with. */
+export const BOOTSTRAP_LABEL = { 'kubernetes.io/bootstrapping': 'rbac-defaults' } as const;
+/** An object carrying `"false"` here is left as its owner changed it; any other is reconciled on start. */
+export const AUTOUPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate';
+
+function rule(verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule {
+  return resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };
+}
+
+function urls(verbs: string[], nonResourceURLs: string[]): PolicyRule {
+  return { verbs, nonResourceURLs };
+}
+
+export interface BootstrapClusterRole {
+  name: string;
+  rules: PolicyRule[];
+  /** Labels besides the bootstrap label (aggregation targets). */
+  labels?: Record<string, string>;
+  /** For admin, edit and view: the label their aggregation selects. */
+  aggregateFrom?: string;
+}
+
+export interface BootstrapClusterRoleBinding {
+  name: string;
+  role: string;
+  subjects: Array<{ kind: 'User' | 'Group' | 'ServiceAccount'; name: string; namespace?: string }>;
+}
+
+const AGGREGATE_TO_VIEW: PolicyRule[] = [
+  rule(
+    READ,
+    [''],
+    [
+      'configmaps',
+      'endpoints',
+      'persistentvolumeclaims',
+      'persistentvolumeclaims/status',
+      'pods',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'serviceaccounts',
+      'services',
+      'services/status',
+    ],
+  ),
+  rule(
+    READ,
+    [''],
+    [
+      'bindings',
+      'events',
+      'limitranges',
+      'namespaces/status',
+      'pods/log',
+      'pods/status',
+      'replicationcontrollers/status',
+      'resourcequotas',
+      'resourcequotas/status',
+    ],
+  ),
+  rule(READ, [''], ['namespaces']),
+  rule(READ, ['discovery.k8s.io'], ['endpointslices']),
+  rule(
+    READ,
+    ['apps'],
+    [
+      'controllerrevisions',
+      'daemonsets',
+      'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
+    ],
+  ),
+  rule(READ, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
+  rule(READ, ['batch'], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
+  rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+  rule(READ, ['networking.k8s.io'], ['ingresses', 'ingresses/status', 'networkpolicies']),
+  rule(READ, ['coordination.k8s.io'], ['leases']),
+];
+
+const AGGREGATE_TO_EDIT: PolicyRule[] = [
+  rule(['impersonate'], [''], ['serviceaccounts']),
+  rule(WRITE, [''], ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy']),
+  rule(['create'], [''], ['pods/eviction']),
+  rule(
+    WRITE,
+    [''],
+    [
+      'configmaps',
+      'endpoints',
+      'persistentvolumeclaims',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'secrets',
+      'serviceaccounts',
+      'services',
+      'services/proxy',
+    ],
+  ),
+  rule(['create'], [''], ['serviceaccounts/token']),
+  rule(READ, [''], ['pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'secrets', 'services/proxy']),
+  rule(
+    WRITE,
+    ['apps'],
+    ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'],
+  ),
+  rule(WRITE, ['autoscaling'], ['horizontalpodautoscalers']),
+  rule(WRITE, ['batch'], ['cronjobs', 'jobs']),
+  rule(WRITE, ['policy'], ['poddisruptionbudgets']),
+  rule(WRITE, ['networking.k8s.io'], ['ingresses', 'networkpolicies']),
+  rule(WRITE, ['discovery.k8s.io'], ['endpointslices']),
+  rule(WRITE, ['coordination.k8s.io'], ['leases']),
+];
+
+const AGGREGATE_TO_ADMIN: PolicyRule[] = [
+  rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
+  rule(READ_WRITE, [RBAC_API_GROUP], ['rolebindings', 'roles']),
+];
+
+const CONTROLLER_MANAGER_RULES: PolicyRule[] = [
+  // The namespace controller and the garbage collector reach every kind, custom ones included.
+  rule([...READ, 'delete', 'deletecollection', 'patch', 'update'], ['*'], ['*']),
+  rule(['create'], [''], ['pods', 'endpoints', 'events', 'serviceaccounts', 'secrets', 'configmaps']),
+  rule(['create'], ['apps'], ['replicasets', 'controllerrevisions']),
+  rule(['create'], ['discovery.k8s.io'], ['endpointslices']),
+  rule(['create'], ['events.k8s.io'], ['events']),
+  rule(['create'], ['coordination.k8s.io'], ['leases']),
+  rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+  rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  rule(['create'], [''], ['serviceaccounts/token']),
+];
+
+const SCHEDULER_RULES: PolicyRule[] = [
+  rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  rule(['create'], ['coordination.k8s.io'], ['leases']),
+  rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-scheduler', 'svc-scheduler']),
+  rule(['create'], [''], ['endpoints']),
+  rule(['get', 'update'], [''], ['endpoints'], ['kube-scheduler', 'svc-scheduler']),
+  rule(READ, [''], ['nodes']),
+  rule(['delete', 'get', 'list', 'watch'], [''], ['pods']),
+  rule(['create'], [''], ['bindings', 'pods/binding']),
+  rule(['patch', 'update'], [''], ['pods/status']),
+  rule(READ, ['', 'apps'], ['replicationcontrollers', 'services', 'replicasets', 'statefulsets']),
+  rule(READ, ['policy'], ['poddisruptionbudgets']),
+  rule(READ, [''], ['persistentvolumeclaims', 'persistentvolumes', 'namespaces', 'configmaps']),
+  rule(READ, ['storage.k8s.io'], ['csinodes', 'csidrivers', 'csistoragecapacities', 'storageclasses']),
+  rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+  rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+];
+
+const NODE_RULES: PolicyRule[] = [
+  rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+  rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews', 'subjectaccessreviews']),
+  rule(READ, [''], ['services']),
+  rule(['create', 'get', 'list', 'watch'], [''], ['nodes']),
+  rule(['patch', 'update'], [''], ['nodes/status']),
+  rule(['patch', 'update'], [''], ['nodes']),
+  rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  rule(READ, [''], ['pods']),
+  rule(['create', 'delete'], [''], ['pods']),
+  rule(['patch', 'update'], [''], ['pods/status']),
+  rule(['create'], [''], ['pods/eviction']),
+  rule(READ, [''], ['configmaps', 'secrets']),
+  rule(['get'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
+  rule(['get'], [''], ['endpoints']),
+  rule(['create', 'delete', 'get', 'patch', 'update'], ['coordination.k8s.io'], ['leases']),
+  rule(['create'], [''], ['serviceaccounts/token']),
+];
+
+export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
+  { name: 'cluster-admin', rules: [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])] },
+  {
+    name: 'system:discovery',
+    rules: [urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'])],
+  },
+  { name: 'system:public-info-viewer', rules: [urls(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])] },
+  {
+    name: 'system:basic-user',
+    rules: [
+      rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+      rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+    ],
+  },
+  { name: 'system:monitoring', rules: [urls(['get'], ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'])] },
+  { name: 'admin', rules: [], aggregateFrom: 'rbac.authorization.k8s.io/aggregate-to-admin' },
+  { name: 'edit', rules: [], aggregateFrom: 'rbac.authorization.k8s.io/aggregate-to-edit', labels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
+  { name: 'view', rules: [], aggregateFrom: 'rbac.authorization.k8s.io/aggregate-to-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } },
+  { name: 'system:aggregate-to-admin', rules: AGGREGATE_TO_ADMIN, labels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
+  { name: 'system:aggregate-to-edit', rules: AGGREGATE_TO_EDIT, labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } },
+  { name: 'system:aggregate-to-view', rules: AGGREGATE_TO_VIEW, labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+  {
+    name: 'system:auth-delegator',
+    rules: [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])],
+  },
+  { name: 'system:kube-controller-manager', rules: CONTROLLER_MANAGER_RULES },
+  { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
+  { name: 'system:node', rules: NODE_RULES },
+  {
+    name: 'system:service-account-issuer-discovery',
+    rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])],
+  },
+];
+
+const AUTHENTICATED = { kind: 'Group' as const, name: 'system:authenticated' };
+const UNAUTHENTICATED = { kind: 'Group' as const, name: 'system:unauthenticated' };
+
+export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBinding[] = [
+  { name: 'cluster-admin', role: 'cluster-admin', subjects: [{ kind: 'Group', name: 'system:masters' }] },
+  { name: 'system:discovery', role: 'system:discovery', subjects: [AUTHENTICATED] },
+  { name: 'system:basic-user', role: 'system:basic-user', subjects: [AUTHENTICATED] },
+  { name: 'system:public-info-viewer', role: 'system:public-info-viewer', subjects: [AUTHENTICATED, UNAUTHENTICATED] },
+  { name: 'system:monitoring', role: 'system:monitoring', subjects: [{ kind: 'Group', name: 'system:monitoring' }] },
+  { name: 'system:kube-controller-manager', role: 'system:kube-controller-manager', subjects: [{ kind: 'User', name: 'system:kube-controller-manager' }] },
+  { name: 'system:kube-scheduler', role: 'system:kube-scheduler', subjects: [{ kind: 'User', name: 'system:kube-scheduler' }] },
+  // Kubernetes leaves this binding without subjects and lets the Node authorizer decide; here the node
+  // agents' group holds the role, so a node agent works under RBAC alone.
+  { name: 'system:node', role: 'system:node', subjects: [{ kind: 'Group', name: 'system:nodes' }] },
+  { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [AUTHENTICATED] },
+];
+
+/** The ClusterRole objects, aggregated roles' rules filled in as Kubernetes' aggregation controller leaves them. */
+export function bootstrapClusterRoleObjects(): Array<Record<string, unknown>> {
+  return BOOTSTRAP_CLUSTER_ROLES.map((role) => {
+    const labels = { ...BOOTSTRAP_LABEL, ...role.labels };
+    const object: Record<string, unknown> = {
+      apiVersion: `${RBAC_API_GROUP}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: role.name, labels, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+      rules: role.aggregateFrom ? aggregatedRules(role.aggregateFrom) : role.rules,
+    };
+    if (role.aggregateFrom) object.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [role.aggregateFrom]: 'true' } }] };
+    return object;
+  });
+}
+
+function aggregatedRules(label: string, seen = new Set<string>()): PolicyRule[] {
+  const rules: PolicyRule[] = [];
+  for (const role of BOOTSTRAP_CLUSTER_ROLES) {
+    if (role.labels?.[label] !== 'true' || seen.has(role.name)) continue;
+    seen.add(role.name);
+    rules.push(...(role.aggregateFrom ? aggregatedRules(role.aggregateFrom, seen) : role.rules));
+  }
+  return rules;
+}
+
+export function bootstrapClusterRoleBindingObjects(): Array<Record<string, unknown>> {
+  return BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((binding) => ({
+    apiVersion: `${RBAC_API_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: binding.name, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    roleRef: { apiGroup: RBAC_API_GROUP, kind: 'ClusterRole', name: binding.role },
+    subjects: binding.subjects.map((s) => (s.kind === 'ServiceAccount' ? { ...s } : { ...s, apiGroup: RBAC_API_GROUP })),
+  }));
+}

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { storedDefinition } from '@svc/api';
+import type { X509Certificate } from 'node:crypto';
+import type { ResourceRegistries } from '../resources/registries';
+import { RequestAuthenticator, type Authenticator } from './authenticator';
+import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
+import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';
+import type { TokenAuthenticator } from './token-authenticator';
+import { BearerTokenAuthenticator } from './token-authenticator';
+import { TokenFileAuthenticator } from './token-file-authenticator';
+import { ServiceAccountTokens, type ObjectUidLookup, type ServiceAccountTokenOptions } from './service-account-tokens';
+import { isStatusError } from '@svc/machinery';
+import { parseCertificateBundle, X509Authenticator } from './x509-authenticator';
+
+/** The authorization modes this server implements (spec 2's `--authorization-mode` values). */
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Node' | 'Webhook' | 'ABAC';
+
+/** Who may call: the authentication flags of document 2. */
+export interface AuthenticationOptions {
+  /** `--client-ca-file`: client certificates it issued authenticate (CN user, O groups). */
+  clientCaFile?: string;
+  /** `--token-auth-file`. */
+  tokenAuthFile?: string;
+  /** `--anonymous-auth` (default true). */
+  anonymous?: boolean;
+  /** More token authenticators (service account tokens, OIDC), asked after the static file. */
+  tokenAuthenticators?: readonly TokenAuthenticator[];
+  /**
+   * The server's own client CA (`client-ca.crt` in the cert directory, made on first start) is
+   * trusted for client certificates, and the written connection file carries an administrator's
+   * certificate from it (user `svc-admin` in `system:masters`).
+   */
+  selfIssuedClients?: boolean;
+  /** Service account tokens (the `--service-account-*` flags and `--api-audiences`): TokenRequest, their authentication, the issuer's discovery documents. */
+  serviceAccounts?: ServiceAccountTokenOptions;
+}
+
+/** What callers may do: `--authorization-mode` in order (default AlwaysAllow). */
+export interface AuthorizationOptions {
+  modes?: readonly AuthorizationMode[];
+}
+
+/** Authentication and authorization as built from the options, for the handler chain and the review APIs. */
+export interface Security {
+  authenticator: RequestAuthenticator;
+  authorizer: UnionAuthorizer;
+  tokenAuthenticators: readonly TokenAuthenticator[];
+  /** PEM of the client CA bundle the TLS server asks clients for certificates against. */
+  clientCaPem?: string;
+  clientCas: readonly X509Certificate[];
+  /** The RBAC authorizer, when RBAC is a mode (bootstrap policy, escalation checks). */
+  rbac?: RbacAuthorizer;
+  /** The service account token issuer, when configured. */
+  serviceAccountTokens?: ServiceAccountTokens;
+}
+
+/**
+ * Authentication and authorization from the options. `ownClientCaPem` is the server's own client CA
+ * (see AuthenticationOptions.selfIssuedClients), trusted beside `--client-ca-file`.
+ */
+export function buildSecurity(
+  authentication: AuthenticationOptions,
+  authorization: AuthorizationOptions,
+  registries: ResourceRegistries,
+  ownClientCaPem?: string,
+): Security {
+  const authenticators: Authenticator[] = [];
+  const bundles: string[] = [];
+  if (authentication.clientCaFile) {
+    const pem = readFileSync(authentication.clientCaFile, 'utf8');
+    parseCertificateBundle(pem, `--client-ca-file ${authentication.clientCaFile}`);
+    bundles.push(pem.trim());
+  }
+  if (ownClientCaPem) bundles.push(ownClientCaPem.trim());
+  const clientCaPem = bundles.length > 0 ? `${bundles.join('\n')}\n` : undefined;
+  const clientCas: X509Certificate[] = clientCaPem ? parseCertificateBundle(clientCaPem, 'client CA bundle') : [];
+  if (clientCas.length > 0) authenticators.push(new X509Authenticator(clientCas));
+  const tokenAuthenticators: TokenAuthenticator[] = [];
+  if (authentication.tokenAuthFile) tokenAuthenticators.push(TokenFileAuthenticator.fromFile(authentication.tokenAuthFile));
+  const serviceAccountTokens = authentication.serviceAccounts
+    ? new ServiceAccountTokens(authentication.serviceAccounts, registryUidLookup(registries))
+    : undefined;
+  if (serviceAccountTokens) tokenAuthenticators.push(serviceAccountTokens);
+  tokenAuthenticators.push(...(authentication.tokenAuthenticators ?? []));
+  // As in Kubernetes, a bearer token is only read when some token authenticator is configured.
+  if (tokenAuthenticators.length > 0) authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
+
+  const modes = authorization.modes ?? ['AlwaysAllow'];
+  const authorizers: Authorizer[] = [];
+  let rbac: RbacAuthorizer | undefined;
+  if (!(modes.length === 1 && modes[0] === 'AlwaysAllow')) authorizers.push(privilegedGroups);
+  for (const mode of modes) {
+    switch (mode) {
+      case 'AlwaysAllow':
+        authorizers.push(alwaysAllow);
+        break;
+      case 'AlwaysDeny':
+        authorizers.push(alwaysDeny);
+        break;
+      case 'RBAC':
+        rbac = new RbacAuthorizer(registryPolicySource(registries));
+        authorizers.push(rbac);
+        break;
+      default:
+        throw new Error(`--authorization-mode ${mode} is not supported by this server`);
+    }
+  }
+  return {
+    authenticator: new RequestAuthenticator(authenticators, authentication.anonymous ?? true),
+    authorizer: new UnionAuthorizer(authorizers),
+    tokenAuthenticators,
+    clientCaPem,
+    clientCas,
+    rbac,
+    serviceAccountTokens,
+  };
+}
+
+/** The uid of a live object, read through its registry (the watch cache). */
+function registryUidLookup(registries: ResourceRegistries): ObjectUidLookup {
+  return async (resource, namespace, name) => {
+    const registry = registries.forResource('', 'v1', resource);
+    if (registry === undefined) return undefined;
+    try {
+      return (await registry.get(namespace, name)).metadata?.uid;
+    } catch (error) {
+      if (isStatusError(error) && error.code === 404) return undefined;
+      throw error;
+    }
+  };
+}
+
+const RBAC_RESOURCES = { roles: 'roles', clusterRoles: 'clusterroles', roleBindings: 'rolebindings', clusterRoleBindings: 'clusterrolebindings' } as const;
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+// Without a watch cache the objects are read again at most this often.
+const UNCACHED_REFRESH_MS = 1_000;
+
+/** The RBAC objects read through their registries, their watch caches' revisions as the version. */
+function registryPolicySource(registries: ResourceRegistries): PolicySource {
+  const registry = (resource: string) => {
+    const found = registries.forResource(RBAC_GROUP, 'v1', resource);
+    if (found === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
+    return found;
+  };
+  const cachers = () =>
+    Object.values(RBAC_RESOURCES).map((resource) => {
+      const definition = registries.scheme.byResource({ group: RBAC_GROUP, version: 'v1', resource });
+      if (definition === undefined) return undefined;
+      const stored = storedDefinition(definition);
+      return registries.cachers.cacherFor(stored.group, stored.resource);
+    });
+  return {
+    version: () => {
+      const all = cachers();
+      if (all.some((c) => c === undefined || !c.ready)) return `t${Math.floor(Date.now() / UNCACHED_REFRESH_MS)}`;
+      return all.map((c) => c!.revision()).join('/');
+    },
+    read: async (): Promise<PolicyObjects> => {
+      const [roles, clusterRoles, roleBindings, clusterRoleBindings] = await Promise.all(
+        Object.values(RBAC_RESOURCES).map(async (resource) => (await registry(resource).list('')).items),
+      );
+      return { roles, clusterRoles, roleBindings, clusterRoleBindings };
+    },
+  };
+}
