@@ -113,7 +113,8 @@ describe('audit log (--audit-policy-file, --audit-log-path)', () => {
         });
         expect(line.requestObject).toBeUndefined();
         expect(line.responseObject).toBeUndefined();
-        expect(line.user).toEqual({ username: 'system:anonymous', groups: ['system:unauthenticated'] });
+        // kubectl uses the connection file the server wrote: its administrator's client certificate.
+        expect(line.user).toEqual({ username: 'svc-admin', groups: ['system:masters', 'system:authenticated'] });
         expect(line.sourceIPs).toEqual(['127.0.0.1']);
         expect(line.userAgent).toMatch(/^kubectl/);
         expect(line.objectRef).toEqual({ resource: 'secrets', namespace: 'default', apiVersion: 'v1' });
