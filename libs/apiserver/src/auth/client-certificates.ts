@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
@@ -37,7 +37,10 @@ export async function ensureClientCa(certDir: string, now: number = Date.now()):
   } catch {
     // missing or unreadable: made anew below
   }
-  const pems = await generate([{ name: 'commonName', value: `svc-client-ca@${Math.floor(now / 1000)}` }], {
+  // A name of its own: TLS finds a client certificate's issuer by name among every CA the server
+  // trusts (its own and --client-ca-file's), and two CAs made in the same second would share one.
+  const name = `svc-client-ca@${Math.floor(now / 1000)}-${randomBytes(4).toString('hex')}`;
+  const pems = await generate([{ name: 'commonName', value: name }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
