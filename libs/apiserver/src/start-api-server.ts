@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { ApiServerModule } from './api-server.module';
 import { createAuditRuntime, type AuditOptions } from './audit/audit-runtime';
 import type { ApiServerServingConfig } from './config';
-import { handlerChain } from './filters/handler-chain';
+import { composeChain, handlerChain } from './filters/handler-chain';
 import { HealthRegistry } from './health/health-registry';
 import { ServerLifecycle } from './lifecycle/server-lifecycle';
 import { MetricsService } from './metrics/metrics.service';
@@ -100,8 +100,7 @@ export async function startApiServer(
   const expressApp = express();
   expressApp.disable('x-powered-by');
   expressApp.disable('etag');
-  for (const handler of handlerChain({ config, metrics, lifecycle, audit, security: options.security, registries: options.registries }))
-    expressApp.use(handler);
+  expressApp.use(composeChain(handlerChain({ config, metrics, lifecycle, audit, security: options.security, registries: options.registries })));
 
   const app = await NestFactory.create(
     ApiServerModule.forRoot({ config, health, metrics, lifecycle }, extraModules.map(asDynamicModule)),

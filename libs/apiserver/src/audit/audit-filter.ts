@@ -46,9 +46,8 @@ const reachedAudit = new WeakSet<IncomingMessage>();
  * Kubernetes' WithFailedAuthenticationAudit, in front of authentication: a request answered 401 before
  * it reached withAudit is audited once, at ResponseStarted, with no user, by the same policy.
  */
-export function withFailedAuthenticationAudit(audit: AuditRuntime | undefined): ChainHandler {
+export function withFailedAuthenticationAudit(audit: AuditRuntime): ChainHandler {
   return (req, res, next) => {
-    if (!audit) return next();
     res.once('finish', () => {
       if (reachedAudit.has(req) || res.statusCode !== 401) return;
       const context = requestContext(req);
@@ -71,9 +70,8 @@ export function withFailedAuthenticationAudit(audit: AuditRuntime | undefined): 
  * ResponseComplete, minus the omitted stages. Blocking backends hold the response until its event is
  * written; a blocking-strict backend that cannot write RequestReceived fails the request.
  */
-export function withAudit(audit: AuditRuntime | undefined): ChainHandler {
+export function withAudit(audit: AuditRuntime): ChainHandler {
   return (req, res, next) => {
-    if (!audit) return next();
     reachedAudit.add(req);
     const context = requestContext(req);
     const decision = evaluatePolicy(audit.policy, context.user ?? ANONYMOUS_USER, context.info);
