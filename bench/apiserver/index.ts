@@ -11,6 +11,7 @@ import { requestBytes } from './keep-alive-connection';
 import { startApiServer, startBareServer, type RunningServer } from './server-processes';
 import { openStoreCreates, type StoredTemplate } from './store-create';
 import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fanout';
+import { positiveFromEnv } from '../support/env-number';
 
 /**
  * API server figures beside references measured in the same run on the same machine:
@@ -22,29 +23,21 @@ import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fano
  * Both servers are child processes on loopback; the client is this process. Counts and durations are
  * fixed (environment variables below override them), and every child is stopped on the way out.
  */
-const CONNECTIONS = positive('APISERVER_BENCH_CONNECTIONS', 32, true);
-const WARMUP_MS = positive('APISERVER_BENCH_WARMUP_SECONDS', 1) * 1000;
-const DURATION_MS = positive('APISERVER_BENCH_SECONDS', 5) * 1000;
-const ROUNDS = positive('APISERVER_BENCH_ROUNDS', 5, true);
+const CONNECTIONS = positiveFromEnv('APISERVER_BENCH_CONNECTIONS', 32);
+const WARMUP_MS = positiveFromEnv('APISERVER_BENCH_WARMUP_SECONDS', 1, { integer: false }) * 1000;
+const DURATION_MS = positiveFromEnv('APISERVER_BENCH_SECONDS', 5, { integer: false }) * 1000;
+const ROUNDS = positiveFromEnv('APISERVER_BENCH_ROUNDS', 5);
 // Each window opens new connections, so later windows warm up briefly too.
 const REWARM_MS = 200;
-const LIST_SIZE = positive('APISERVER_BENCH_LIST_SIZE', 100, true);
-const WATCHERS = positive('APISERVER_BENCH_WATCHERS', 1000, true);
-const UPDATES = positive('APISERVER_BENCH_UPDATES', 200, true);
+const LIST_SIZE = positiveFromEnv('APISERVER_BENCH_LIST_SIZE', 100);
+const WATCHERS = positiveFromEnv('APISERVER_BENCH_WATCHERS', 1000);
+const UPDATES = positiveFromEnv('APISERVER_BENCH_UPDATES', 200);
 
 const READ_NAMESPACE = 'bench-read';
 const CREATE_NAMESPACE = 'bench-create';
 const WATCH_NAMESPACE = 'bench-watch';
 const collectionPath = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
 const objectPath = (namespace: string, name: string): string => `${collectionPath(namespace)}/${name}`;
-
-function positive(variable: string, fallback: number, integer = false): number {
-  const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new Error(`${variable} must be a positive ${integer ? 'integer' : 'number'}`);
-  }
-  return value;
-}
 
 /** A ConfigMap of about 1 KiB of JSON, as the storage benchmark writes. */
 function configMap(namespace: string, name: string, index: number): Record<string, unknown> {

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, Pod } from '@svc/api';
@@ -8,6 +7,8 @@ import { PodReadinessSimulator } from '@svc/runtime/testing';
 import { memoryMiB, processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { atConcurrency } from '../apiserver/at-concurrency';
+import { positiveFromEnv } from '../support/env-number';
+import { probeGet } from '../support/probe-get';
 
 /**
  * Built-in controller figures on one machine, in one run: an API server child process and a
@@ -23,36 +24,17 @@ import { atConcurrency } from '../apiserver/at-concurrency';
  * - Reconciles per second of each controller in each phase, from the controller manager's metrics,
  *   and CPU seconds of both processes.
  */
-const REPLICAS = positive('CONTROLLERS_BENCH_REPLICAS', 1_000);
-const CONCURRENCY = positive('CONTROLLERS_BENCH_CONCURRENCY', 32);
-const QPS = positive('CONTROLLERS_BENCH_QPS', 1_000);
-const SMALL = positive('CONTROLLERS_BENCH_SMALL_DEPLOYMENTS', 200);
-const PHASE_TIMEOUT_MS = positive('CONTROLLERS_BENCH_TIMEOUT_SECONDS', 600) * 1000;
+const REPLICAS = positiveFromEnv('CONTROLLERS_BENCH_REPLICAS', 1_000);
+const CONCURRENCY = positiveFromEnv('CONTROLLERS_BENCH_CONCURRENCY', 32);
+const QPS = positiveFromEnv('CONTROLLERS_BENCH_QPS', 1_000);
+const SMALL = positiveFromEnv('CONTROLLERS_BENCH_SMALL_DEPLOYMENTS', 200);
+const PHASE_TIMEOUT_MS = positiveFromEnv('CONTROLLERS_BENCH_TIMEOUT_SECONDS', 600) * 1000;
 const NAMESPACE = 'bench-controllers';
 const CONTROLLER_MANAGER_ENTRY = join(__dirname, '..', '..', 'apps', 'controller-manager', 'src', 'main.js');
 
-function positive(variable: string, fallback: number): number {
-  const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer`);
-  return value;
-}
-
-const insecure = new Agent({ rejectUnauthorized: false, keepAlive: true });
-
-function getText(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: insecure, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject).end();
-  });
-}
-
 /** controller_runtime_reconcile_total summed per controller. */
 async function reconcileCounts(port: number): Promise<Map<string, number>> {
-  const { body } = await getText(port, '/metrics');
+  const { body } = await probeGet(port, '/metrics');
   const counts = new Map<string, number>();
   for (const line of body.split('\n')) {
     const m = /^controller_runtime_reconcile_total\{([^}]*)\} (\S+)$/.exec(line);
@@ -147,7 +129,7 @@ export async function run(): Promise<void> {
     const running = cm;
     await until(
       'controller manager ready',
-      async () => (await getText(cmPort, '/readyz').catch(() => ({ status: 0 }))).status === 200 || running.process.exitCode !== null,
+      async () => (await probeGet(cmPort, '/readyz').catch(() => ({ status: 0 }))).status === 200 || running.process.exitCode !== null,
     );
     if (cm.process.exitCode !== null) throw new Error(`the controller manager exited:\n${cm.output()}`);
 

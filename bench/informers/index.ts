@@ -7,6 +7,7 @@ import { keepAliveAgent, sendExpecting, type HttpsTarget } from '../apiserver/ht
 import { startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { wallClockMs, type ChildMessage, type DoneMessage, type SyncedMessage } from './child-protocol';
 import { atConcurrency } from '../apiserver/at-concurrency';
+import { positiveFromEnv } from '../support/env-number';
 
 /**
  * Informer figures beside @kubernetes/client-node's informer (1.x, the line that runs on Node 20),
@@ -15,19 +16,13 @@ import { atConcurrency } from '../apiserver/at-concurrency';
  * processed while the parent writes them at fixed concurrency. Each informer runs in its own child
  * process so that its heap holds nothing else; every child is stopped on the way out.
  */
-const OBJECTS = positive('INFORMERS_BENCH_OBJECTS', 10_000);
-const UPDATES = positive('INFORMERS_BENCH_UPDATES', 2_000);
-const CONCURRENCY = positive('INFORMERS_BENCH_CONCURRENCY', 32);
+const OBJECTS = positiveFromEnv('INFORMERS_BENCH_OBJECTS', 10_000);
+const UPDATES = positiveFromEnv('INFORMERS_BENCH_UPDATES', 2_000);
+const CONCURRENCY = positiveFromEnv('INFORMERS_BENCH_CONCURRENCY', 32);
 const PHASE_TIMEOUT_MS = 120_000;
 const NAMESPACE = 'bench-informers';
 const COLLECTION = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
 const MERGE_PATCH = 'application/merge-patch+json';
-
-function positive(variable: string, fallback: number): number {
-  const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer`);
-  return value;
-}
 
 const objectName = (index: number): string => `cm-${String(index).padStart(5, '0')}`;
 

@@ -8,6 +8,7 @@ import { BUSYBOX_IMAGE, localRuntimeUnavailable, startContainerd, type Container
 import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { summarize } from '../apiserver/stats';
+import { positiveFromEnv } from '../support/env-number';
 
 /**
  * Pod startup on one node, in one run, against one private containerd:
@@ -18,17 +19,11 @@ import { summarize } from '../apiserver/stats';
  *   agent's CPU seconds and peak resident memory over the phase.
  * Kubernetes' pod startup SLO (image present) is 5 s at p99; the goal is that, and at most 1.5x direct.
  */
-const PODS = positive('NODE_AGENT_BENCH_PODS', 50);
-const TIMEOUT_MS = positive('NODE_AGENT_BENCH_TIMEOUT_SECONDS', 180) * 1000;
+const PODS = positiveFromEnv('NODE_AGENT_BENCH_PODS', 50);
+const TIMEOUT_MS = positiveFromEnv('NODE_AGENT_BENCH_TIMEOUT_SECONDS', 180) * 1000;
 const POLL_MS = 100;
 const AGENT_ENTRY = join(__dirname, '..', '..', 'apps', 'node-agent', 'src', 'main.js');
 const NAMESPACE = 'default';
-
-function positive(variable: string, fallback: number): number {
-  const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer`);
-  return value;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

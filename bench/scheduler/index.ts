@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '@svc/api';
@@ -8,6 +7,8 @@ import { atConcurrency } from '../apiserver/at-concurrency';
 import { memoryMiB, processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { percentile } from '../apiserver/stats';
+import { positiveFromEnv } from '../support/env-number';
+import { probeGet } from '../support/probe-get';
 
 /**
  * Scheduler throughput on one machine, in one run: an API server, NODES simulated nodes
@@ -24,42 +25,23 @@ import { percentile } from '../apiserver/stats';
  *   npm run bench -- scheduler
  *   SCHEDULER_BENCH_PODS=2000 SCHEDULER_BENCH_NODES=200 npm run bench -- scheduler
  */
-const PODS = positive('SCHEDULER_BENCH_PODS', 10_000);
-const STREAM_PODS = positive('SCHEDULER_BENCH_STREAM_PODS', 1_000);
-const NODES = positive('SCHEDULER_BENCH_NODES', 1_000);
-const CONCURRENCY = positive('SCHEDULER_BENCH_CONCURRENCY', 32);
+const PODS = positiveFromEnv('SCHEDULER_BENCH_PODS', 10_000);
+const STREAM_PODS = positiveFromEnv('SCHEDULER_BENCH_STREAM_PODS', 1_000);
+const NODES = positiveFromEnv('SCHEDULER_BENCH_NODES', 1_000);
+const CONCURRENCY = positiveFromEnv('SCHEDULER_BENCH_CONCURRENCY', 32);
 /** The scheduler's client rate (kube-scheduler's scheduler_perf runs with 5,000 as well). */
-const QPS = positive('SCHEDULER_BENCH_QPS', 5_000);
+const QPS = positiveFromEnv('SCHEDULER_BENCH_QPS', 5_000);
 /**
  * The node simulator's client rate: enough for NODES lease renewals every 10 s with room for pod
  * status writes, as a fleet of node agents would add to the API server's load.
  */
-const NODE_QPS = positive('SCHEDULER_BENCH_NODE_QPS', Math.max(200, NODES / 2));
-const TIMEOUT_MS = positive('SCHEDULER_BENCH_TIMEOUT_SECONDS', 600) * 1000;
+const NODE_QPS = positiveFromEnv('SCHEDULER_BENCH_NODE_QPS', Math.max(200, NODES / 2));
+const TIMEOUT_MS = positiveFromEnv('SCHEDULER_BENCH_TIMEOUT_SECONDS', 600) * 1000;
 const NAMESPACE = 'bench-scheduler';
 
 const DIST = join(__dirname, '..', '..', 'apps');
 const SCHEDULER_ENTRY = join(DIST, 'scheduler', 'src', 'main.js');
 const NODE_SIMULATOR_ENTRY = join(DIST, 'node-simulator', 'src', 'main.js');
-
-function positive(variable: string, fallback: number): number {
-  const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable} must be a positive integer`);
-  return value;
-}
-
-const insecure = new Agent({ rejectUnauthorized: false, keepAlive: true });
-
-function getText(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: insecure, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject).end();
-  });
-}
 
 /** The samples of one metric, `labels value` per line, from a Prometheus text page. */
 function metricLines(page: string, name: string): string[] {
@@ -120,14 +102,14 @@ function everyTenSeconds(line: () => string): () => void {
 
 /** The scheduler's queues as its metrics show them: `active 3, backoff 0, unschedulable 0`. */
 async function pendingPods(port: number): Promise<string> {
-  const page = (await getText(port, '/metrics').catch(() => ({ body: '' }))).body;
+  const page = (await probeGet(port, '/metrics').catch(() => ({ body: '' }))).body;
   return metricLines(page, 'scheduler_pending_pods')
     .map((line) => line.replace(/^\{queue="([^"]+)"\} /, '$1 '))
     .join(', ');
 }
 
 async function bindingsDone(port: number): Promise<number> {
-  const page = (await getText(port, '/metrics')).body;
+  const page = (await probeGet(port, '/metrics')).body;
   const line = metricLines(page, 'scheduler_bindings_total').find((l) => l.startsWith('{result="scheduled"}'));
   return Number(line?.split(' ')[1] ?? 0);
 }
@@ -255,7 +237,7 @@ export async function run(): Promise<void> {
       `streaming: ${STREAM_PODS} pods created and bound in ${(streamMs / 1000).toFixed(1)} s (${((STREAM_PODS / streamMs) * 1000).toFixed(0)} pods/s); create to bound p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms; create to first watch event (the API server's delivery) p50 ${percentile(delivery, 50).toFixed(0)} ms, p99 ${percentile(delivery, 99).toFixed(0)} ms`,
     );
     report(usage, streamMs, STREAM_PODS);
-    const metrics = (await getText(schedulerPort, '/metrics')).body;
+    const metrics = (await probeGet(schedulerPort, '/metrics')).body;
     console.log(`scheduler attempts: ${metricLines(metrics, 'scheduler_schedule_attempts_total').join(', ')}`);
   } finally {
     watch?.stop();
