@@ -9,7 +9,7 @@ import { ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } f
 import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
-import { type KubectlResult, runKubectl } from './support/kubectl-run';
+import { kubectl as kubectlOrFail, type KubectlResult, runKubectl } from './support/kubectl-run';
 
 // Authentication and RBAC as users meet them: the real svc-apiserver process with RBAC, a static
 // token file and a client CA, driven by kubectl and curl.
@@ -26,9 +26,7 @@ function env(who: string): Record<string, string> {
 }
 
 async function kubectl(who: string, ...args: string[]): Promise<string> {
-  const res = await runKubectl(args, env(who));
-  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} as ${who} exited ${res.code}:\n${res.stdout}\n${res.stderr}`);
-  return res.stdout;
+  return (await kubectlOrFail(args, env(who))).stdout;
 }
 
 async function kubectlFails(who: string, ...args: string[]): Promise<KubectlResult> {

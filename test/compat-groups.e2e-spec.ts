@@ -5,7 +5,7 @@ import type { Lease, ManagedFieldsEntry, Role } from '@svc/api';
 import { ApiClient } from './support/api-client';
 import { MERGE_PATCH, createNamespace, eventually, expectStatus } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
-import { runKubectl } from './support/kubectl-run';
+import { kubectl as kubectlOrFail, runKubectl } from './support/kubectl-run';
 
 // The tools users already have name the API groups `*.k8s.io`; the server serves each of its
 // `*.svc.io` groups under that name too, on the same storage. kubectl and raw HTTP, against the real
@@ -27,9 +27,7 @@ afterAll(async () => {
 });
 
 async function kubectl(...args: string[]): Promise<string> {
-  const res = await runKubectl(args, server.kubectlEnv);
-  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${res.code}:\n${res.stdout}\n${res.stderr}`);
-  return res.stdout;
+  return (await kubectlOrFail(args, server.kubectlEnv)).stdout;
 }
 
 async function manifest(name: string, text: string): Promise<string> {

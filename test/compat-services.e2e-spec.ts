@@ -6,7 +6,7 @@ import { ApiClient } from './support/api-client';
 import { MERGE_PATCH, createNamespace, eventually, expectStatus } from './support/api-fixtures';
 import { freeLoopbackPort, startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
-import { runKubectl } from './support/kubectl-run';
+import { kubectl as kubectlOrFail } from './support/kubectl-run';
 import { RestartableApiServer } from './support/restartable-apiserver';
 
 // Services as Kubernetes allocates them, against the real svc-apiserver process: cluster IPs from
@@ -217,9 +217,7 @@ describe('Services, ReplicationControllers and owners through kubectl and the co
   });
 
   async function kubectl(...args: string[]): Promise<string> {
-    const res = await runKubectl(args, server.kubectlEnv);
-    if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${res.code}:\n${res.stdout}\n${res.stderr}`);
-    return res.stdout;
+    return (await kubectlOrFail(args, server.kubectlEnv)).stdout;
   }
 
   it('kubectl create service and expose show a CLUSTER-IP from the default range', async () => {

@@ -1,14 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
+import { httpsCall, type HttpsAnswer } from '../testing/https-call';
 
 const RBAC = 'apis/rbac.authorization.k8s.io/v1';
 
@@ -40,7 +35,7 @@ describe('authentication and RBAC, in-process', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> {
+  function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<HttpsAnswer> {
     return httpsCall(env.url, ca, method, path, headers, body);
   }
   const asAlice = { Authorization: 'Bearer alice-token' };
@@ -180,41 +175,7 @@ describe('authentication and RBAC, in-process', () => {
   });
 });
 
-function adminCall(env: TestEnvironment, method: string, path: string, body: unknown): Promise<Answer> {
+function adminCall(env: TestEnvironment, method: string, path: string, body: unknown): Promise<HttpsAnswer> {
   const c = env.clientConfig;
   return httpsCall(env.url, c.ca!, method, path, {}, body, { cert: c.clientCert!, key: c.clientKey! });
-}
-
-function httpsCall(
-  url: string,
-  ca: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: unknown,
-  identity?: { cert: string; key: string },
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${url}${path}`,
-      { method, ca, agent: false, headers: { ...headers, ...(text ? { 'Content-Type': 'application/json' } : {}) }, ...identity },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          let parsed: Record<string, unknown> = {};
-          try {
-            parsed = JSON.parse(raw) as Record<string, unknown>;
-          } catch {
-            parsed = { raw };
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
 }

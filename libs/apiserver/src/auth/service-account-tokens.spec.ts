@@ -1,16 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
+import { httpsCall, type HttpsAnswer } from '../testing/https-call';
 
 const ISSUER = 'https://svc.example.test';
 
@@ -38,11 +33,11 @@ describe('service account tokens, in-process', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  function admin(method: string, path: string, body?: unknown): Promise<Answer> {
+  function admin(method: string, path: string, body?: unknown): Promise<HttpsAnswer> {
     return call(env, method, path, {}, body, { cert: env.clientConfig.clientCert!, key: env.clientConfig.clientKey! });
   }
 
-  async function requestToken(spec: Record<string, unknown>): Promise<Answer> {
+  async function requestToken(spec: Record<string, unknown>): Promise<HttpsAnswer> {
     return admin('POST', '/api/v1/namespaces/apps/serviceaccounts/robot/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });
   }
 
@@ -111,28 +106,6 @@ function call(
   headers: Record<string, string>,
   body?: unknown,
   identity?: { cert: string; key: string },
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${env.url}${path}`,
-      { method, ca: env.clientConfig.ca, agent: false, headers: { ...headers, ...(text ? { 'Content-Type': 'application/json' } : {}) }, ...identity },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          let parsed: Record<string, unknown>;
-          try {
-            parsed = JSON.parse(raw) as Record<string, unknown>;
-          } catch {
-            parsed = { raw };
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
+): Promise<HttpsAnswer> {
+  return httpsCall(env.url, env.clientConfig.ca!, method, path, headers, body, identity);
 }

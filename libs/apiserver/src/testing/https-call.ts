@@ -1,0 +1,45 @@
+import { request } from 'node:https';
+
+/** An answer as the auth specs read it: the status and the JSON body (or `{ raw }` when not JSON). */
+export interface HttpsAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * One HTTPS request to a test server, with headers and an optional client certificate of the
+ * caller's choosing (what the typed client does not let a test vary: credentials, raw paths).
+ */
+export function httpsCall(
+  url: string,
+  ca: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  identity?: { cert: string; key: string },
+): Promise<HttpsAnswer> {
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      `${url}${path}`,
+      { method, ca, agent: false, headers: { ...headers, ...(text ? { 'Content-Type': 'application/json' } : {}) }, ...identity },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          let parsed: Record<string, unknown> = {};
+          try {
+            parsed = JSON.parse(raw) as Record<string, unknown>;
+          } catch {
+            parsed = { raw };
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
