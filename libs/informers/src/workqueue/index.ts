@@ -11,3 +11,4 @@ export * from './max-of-rate-limiter';
 export * from './with-max-wait-rate-limiter';
 export * from './default-controller-rate-limiter';
 export * from './rate-limiting-queue';
+export * from './queue-worker';

@@ -1,6 +1,6 @@
 import { LABEL_ARCH, LABEL_HOSTNAME, LABEL_OS, NODE_LEASE_NAMESPACE, type Lease, type Node, type NodeCondition, type Pod, type Taint } from '@svc/api';
 import type { Client } from '@svc/client';
-import { listerWatcherFor, RateLimitingQueue, SharedInformerFactory, type SharedInformer } from '@svc/informers';
+import { listerWatcherFor, RateLimitingQueue, runQueueWorker, SharedInformerFactory, type SharedInformer } from '@svc/informers';
 import { isAlreadyExists, isNotFound } from '@svc/machinery';
 import { runningPodStatus, showsRunning } from './running-pod-status';
 
@@ -328,19 +328,13 @@ export class SimulatedNodes {
     if (node?.running) this.queue.add(keyOf(pod));
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const next = await this.queue.get();
-      if (next.shutdown) return;
-      try {
-        await this.sync(next.key);
-        this.queue.forget(next.key);
-      } catch (error) {
-        if (!isNotFound(error)) this.queue.addRateLimited(next.key);
-      } finally {
-        this.queue.done(next.key);
-      }
-    }
+  private work(): Promise<void> {
+    // A pod gone meanwhile needs nothing more.
+    return runQueueWorker(
+      this.queue,
+      (key) => this.sync(key),
+      (error) => !isNotFound(error),
+    );
   }
 
   private async sync(key: string): Promise<void> {

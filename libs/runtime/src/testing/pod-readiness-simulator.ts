@@ -1,7 +1,7 @@
 import type { Pod } from '@svc/api';
 import type { Client } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
-import { listerWatcherFor, RateLimitingQueue, SharedInformerFactory, type SharedInformer } from '@svc/informers';
+import { listerWatcherFor, RateLimitingQueue, runQueueWorker, SharedInformerFactory, type SharedInformer } from '@svc/informers';
 
 export interface PodReadinessSimulatorOptions {
   /** Only pods of this namespace; all by default. */
@@ -64,19 +64,13 @@ export class PodReadinessSimulator {
     this.workers = Array.from({ length: this.options.concurrency ?? 8 }, () => this.work());
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const next = await this.queue.get();
-      if (next.shutdown) return;
-      try {
-        await this.sync(next.key);
-        this.queue.forget(next.key);
-      } catch (error) {
-        if (!isNotFound(error)) this.queue.addRateLimited(next.key);
-      } finally {
-        this.queue.done(next.key);
-      }
-    }
+  private work(): Promise<void> {
+    // A pod gone meanwhile needs nothing more.
+    return runQueueWorker(
+      this.queue,
+      (key) => this.sync(key),
+      (error) => !isNotFound(error),
+    );
   }
 
   private async sync(key: string): Promise<void> {
