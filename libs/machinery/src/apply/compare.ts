@@ -1,9 +1,9 @@
 import { JsonValue } from '../patch';
 import { FieldSet } from './field-set';
-import { jsonEqual } from './json-utils';
+import { hasOwn, jsonEqual } from './json-utils';
 import { indexList } from './list-items';
 import { FieldSetPath, PathElement } from './path-element';
-import { NodeType, Shape, fieldType, isGranularContainer, shapeOf } from './schema-types';
+import { NodeType, Shape, isGranularContainer, shapeOf } from './schema-types';
 
 /** What changed between two versions of an object, as field sets. */
 export interface Comparison {
@@ -34,6 +34,7 @@ export function withoutFields(c: Comparison, ignored: FieldSet): Comparison {
  */
 export function compareObjects(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType): Comparison {
   const c = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  // One path array for the whole walk, pushed and popped: FieldSet.insert does not keep it.
   compareNode(lhs, rhs, type, [], c);
   return c;
 }
@@ -50,12 +51,7 @@ function isContainer(side: Side): side is Exclude<Shape, { kind: 'leaf' }> {
   return typeof side === 'object' && side.kind !== 'leaf';
 }
 
-function hasEntries(value: JsonValue | undefined): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
-}
-
-function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: FieldSetPath, c: Comparison): void {
+function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type: NodeType, path: PathElement[], c: Comparison): void {
   if (lhs === undefined && rhs === undefined) return;
   const l = sideOf(type, lhs);
   const r = sideOf(type, rhs);
@@ -74,11 +70,11 @@ function compareNode(lhs: JsonValue | undefined, rhs: JsonValue | undefined, typ
     if (rContainer) children(r, undefined, rhs, path, c);
     return;
   }
-  if (!hasEntries(lhs) && !hasEntries(rhs)) {
+  // Two empty containers compare as leaves; counting while walking spares a pass over a wide map.
+  if (children(lContainer ? l : (r as Exclude<Shape, { kind: 'leaf' }>), lhs, rhs, path, c) === 0) {
     leaf(lhs, rhs, path, c);
     return;
   }
-  children(lContainer ? l : (r as Exclude<Shape, { kind: 'leaf' }>), lhs, rhs, path, c);
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
 }
@@ -89,18 +85,22 @@ function leaf(lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: Fiel
   else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
 }
 
-function children(shape: Exclude<Shape, { kind: 'leaf' }>, lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: FieldSetPath, c: Comparison): void {
+/** Compares the entries of two containers; returns how many entries the two hold in all. */
+function children(shape: Exclude<Shape, { kind: 'leaf' }>, lhs: JsonValue | undefined, rhs: JsonValue | undefined, path: PathElement[], c: Comparison): number {
   if (shape.kind === 'map') {
     const left = (lhs !== null && typeof lhs === 'object' && !Array.isArray(lhs) ? lhs : {}) as Record<string, JsonValue>;
     const right = (rhs !== null && typeof rhs === 'object' && !Array.isArray(rhs) ? rhs : {}) as Record<string, JsonValue>;
-    const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-    for (const key of keys) {
-      const pe: PathElement = { kind: 'field', name: key };
-      const lv = Object.prototype.hasOwnProperty.call(left, key) ? left[key] : undefined;
-      const rv = Object.prototype.hasOwnProperty.call(right, key) ? right[key] : undefined;
-      compareNode(lv, rv, fieldType(shape.type, key).type, [...path, pe], c);
-    }
-    return;
+    const type = shape.type;
+    let count = 0;
+    const visit = (key: string, lv: JsonValue | undefined, rv: JsonValue | undefined) => {
+      count++;
+      path.push({ kind: 'field', name: key });
+      compareNode(lv, rv, type.declared(key) ?? type.elements, path, c);
+      path.pop();
+    };
+    for (const key of Object.keys(left)) visit(key, left[key], hasOwn(right, key) ? right[key] : undefined);
+    for (const key of Object.keys(right)) if (!hasOwn(left, key)) visit(key, undefined, right[key]);
+    return count;
   }
   const left = indexList(shape.type, Array.isArray(lhs) ? lhs : []);
   const right = indexList(shape.type, Array.isArray(rhs) ? rhs : []);
@@ -108,6 +108,9 @@ function children(shape: Exclude<Shape, { kind: 'leaf' }>, lhs: JsonValue | unde
   for (const item of [...left.order, ...right.order]) {
     if (!item.pe || seen.has(item.id)) continue;
     seen.add(item.id);
-    compareNode(left.byId.get(item.id)?.value, right.byId.get(item.id)?.value, shape.type.item, [...path, item.pe], c);
+    path.push(item.pe);
+    compareNode(left.byId.get(item.id)?.value, right.byId.get(item.id)?.value, shape.type.item, path, c);
+    path.pop();
   }
+  return left.order.length + right.order.length;
 }

@@ -27,6 +27,22 @@ describe('FieldSet', () => {
     expect(Object.keys(set.toFieldsV1())).toEqual(['f:a', 'f:b', 'k:{"a":"x","b":1}', 'v:2', 'v:"b"', 'i:1']);
   });
 
+  it('orders field names as Go does, a character above U+FFFF after U+FFFD, and shorter names first', () => {
+    const set = FieldSet.fromFieldsV1({ 'f:b\u{1F600}': {}, 'f:b\uFFFD': {}, 'f:ab': {}, 'f:a': {}, 'f:B': {} });
+    expect(Object.keys(set.toFieldsV1())).toEqual(['f:B', 'f:a', 'f:ab', 'f:b\uFFFD', 'f:b\u{1F600}']);
+  });
+
+  it('leaves its operands as they were when results share their subtrees', () => {
+    const left = FieldSet.fromFieldsV1({ 'f:metadata': { 'f:labels': { 'f:a': {}, 'f:b': {} } } });
+    const right = FieldSet.fromFieldsV1({ 'f:spec': { 'f:replicas': {} } });
+    const before = JSON.stringify(left.toFieldsV1());
+    const union = left.union(right);
+    const difference = union.difference(right);
+    expect(JSON.stringify(difference.toFieldsV1())).toBe(before);
+    expect(JSON.stringify(left.toFieldsV1())).toBe(before);
+    expect(union.size()).toBe(3);
+  });
+
   it('prints paths as conflict messages do', () => {
     const set = FieldSet.fromFieldsV1({
       'f:spec': { 'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { 'f:name': {} } }, 'f:finalizers': { 'v:"a\\"b"': {} } },

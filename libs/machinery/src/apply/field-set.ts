@@ -11,10 +11,15 @@ interface ChildNode {
  * A set of field paths, held as the tree Kubernetes serializes as `fieldsV1`. A path is a member
  * when the manager owns that field; a node with children but no membership only leads to owned
  * fields below it. Operations return new sets and never leave empty child nodes behind.
+ *
+ * A set is filled (insert) only while it is built, by one walk that owns it; from then on it is
+ * read only. Results of union and difference therefore share the subtrees they do not change with
+ * their operands: copying a 150,000-key label map at every step cost seconds.
  */
 export class FieldSet {
-  private readonly members = new Map<string, PathElement>();
   private readonly children = new Map<string, ChildNode>();
+
+  constructor(private readonly members = new Map<string, PathElement>()) {}
 
   static of(...paths: FieldSetPath[]): FieldSet {
     const set = new FieldSet();
@@ -72,15 +77,14 @@ export class FieldSet {
   }
 
   union(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const [key, pe] of this.members) out.members.set(key, pe);
+    const out = new FieldSet(new Map(this.members));
     for (const [key, pe] of other.members) out.members.set(key, pe);
     for (const [key, node] of this.children) {
       const theirs = other.children.get(key);
-      out.putChild(key, node.pe, theirs ? node.set.union(theirs.set) : node.set.clone());
+      out.putChild(key, node.pe, theirs ? node.set.union(theirs.set) : node.set);
     }
     for (const [key, node] of other.children) {
-      if (!this.children.has(key)) out.putChild(key, node.pe, node.set.clone());
+      if (!this.children.has(key)) out.putChild(key, node.pe, node.set);
     }
     return out;
   }
@@ -101,7 +105,7 @@ export class FieldSet {
     for (const [key, pe] of this.members) if (!other.members.has(key)) out.members.set(key, pe);
     for (const [key, node] of this.children) {
       const theirs = other.children.get(key);
-      out.putChild(key, node.pe, theirs ? node.set.difference(theirs.set) : node.set.clone());
+      out.putChild(key, node.pe, theirs ? node.set.difference(theirs.set) : node.set);
     }
     return out;
   }
@@ -113,15 +117,14 @@ export class FieldSet {
     for (const [key, node] of this.children) {
       if (other.members.has(key)) continue;
       const theirs = other.children.get(key);
-      out.putChild(key, node.pe, theirs ? node.set.recursiveDifference(theirs.set) : node.set.clone());
+      out.putChild(key, node.pe, theirs ? node.set.recursiveDifference(theirs.set) : node.set);
     }
     return out;
   }
 
   /** A deep copy, so that inserting into the result never changes this set. */
   clone(): FieldSet {
-    const out = new FieldSet();
-    for (const [key, pe] of this.members) out.members.set(key, pe);
+    const out = new FieldSet(new Map(this.members));
     for (const [key, node] of this.children) out.putChild(key, node.pe, node.set.clone());
     return out;
   }
@@ -180,17 +183,26 @@ export class FieldSet {
 
   private emit(includeSelf: boolean): JsonObject {
     const out: JsonObject = {};
-    const entries = new Map<string, PathElement>();
-    for (const [key, pe] of this.members) entries.set(key, pe);
-    for (const [key, node] of this.children) if (!node.set.isEmpty()) entries.set(key, node.pe);
-    if (includeSelf && entries.size > 0) out['.'] = {};
-    const sorted = [...entries].sort((a, b) => comparePathElements(a[1], b[1]));
-    for (const [key] of sorted) {
+    const keys = [...this.members.keys()];
+    for (const [key, node] of this.children) if (!this.members.has(key) && !node.set.isEmpty()) keys.push(key);
+    if (includeSelf && keys.length > 0) out['.'] = {};
+    for (const key of this.sortKeys(keys)) {
       const node = this.children.get(key);
       const hasChildren = node !== undefined && !node.set.isEmpty();
       out[key] = hasChildren ? node.set.emit(this.members.has(key)) : {};
     }
     return out;
+  }
+
+  /**
+   * Keys in structured-merge-diff's order. Field names without surrogates order the same by their
+   * `f:` keys as by comparePathElements, and the built-in sort is many times faster on the wide
+   * maps (labels, data) clients may send.
+   */
+  private sortKeys(keys: string[]): string[] {
+    if (keys.every((key) => key.startsWith('f:') && !SURROGATE.test(key))) return keys.sort();
+    const element = (key: string) => this.members.get(key) ?? this.children.get(key)!.pe;
+    return keys.sort((a, b) => comparePathElements(element(a), element(b)));
   }
 
   private collect(prefix: PathElement[], out: FieldSetPath[]): void {
@@ -214,3 +226,6 @@ export class FieldSet {
     if (!set.isEmpty()) this.children.set(key, { pe, set });
   }
 }
+
+/** Surrogate halves, which order differently in UTF-16 (JavaScript) and in UTF-8 (Go). */
+const SURROGATE = /[\ud800-\udfff]/;

@@ -185,6 +185,9 @@ export class SchemaTypes {
       declared(name: string): NodeType | undefined {
         if (declaredCache.has(name)) return declaredCache.get(name);
         const schema = flat.properties.get(name) ?? (Object.prototype.hasOwnProperty.call(embeddedFields, name) ? embeddedFields[name] : undefined);
+        // Only declared names are remembered: the keys of a map (labels, data) come from clients, and
+        // remembering each would grow this shared type with every request.
+        if (schema === undefined) return undefined;
         let type = schema ? types.typeOf(schema) : undefined;
         if (type && name === 'metadata' && flat.embedded) type = withFallback(type, types.typeOf(objectMetaSchema) as MapNodeType);
         declaredCache.set(name, type);

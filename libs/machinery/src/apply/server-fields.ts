@@ -38,11 +38,16 @@ export function resetFieldSet(resetFields: readonly (readonly string[])[] | unde
   return FieldSet.of(...(resetFields ?? []).filter((p) => p.length > 0).map(toPath));
 }
 
-/** A copy of an object without `metadata.managedFields`. */
+/** The object without `metadata.managedFields`, for reading only: members other than metadata are shared. */
 export function withoutManagedFields(object: JsonObject): JsonObject {
-  const copy = cloneJson(object);
-  const metadata = copy.metadata;
-  if (isJsonObject(metadata) && hasOwn(metadata, 'managedFields')) delete metadata.managedFields;
+  // Only read by the comparisons, never changed: the object's other members are shared, not copied
+  // (a deep copy of a 2 MB object cost more than the comparison itself).
+  const metadata = object.metadata;
+  if (!isJsonObject(metadata) || !hasOwn(metadata, 'managedFields')) return object;
+  const rest: JsonObject = {};
+  for (const key of Object.keys(metadata)) if (key !== 'managedFields') setKey(rest, key, metadata[key]);
+  const copy: JsonObject = {};
+  for (const key of Object.keys(object)) setKey(copy, key, key === 'metadata' ? rest : object[key]);
   return copy;
 }
 
