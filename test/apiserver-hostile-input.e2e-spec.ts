@@ -536,6 +536,13 @@ describe('found by fuzzing', () => {
     expectStatus(await client.post(paths.configMaps('phase-check'), configMap('still-ok')), 201);
   });
 
+  it('answers a field of the wrong type with 400, never running the kind rules on it', async () => {
+    for (const webhooks of [{}, 'x', 7]) {
+      const body = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'wrong-type' }, webhooks };
+      expectFailure(await client.post('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', body), 400, 'BadRequest');
+    }
+  });
+
   it('refuses an applied configuration whose name is empty', async () => {
     const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ""\ndata:\n  a: b\n';
     expect((await client.patch(paths.configMap(ns, 'applied'), APPLY_PATCH, body, { fieldManager: 'x' })).status).toBe(400);

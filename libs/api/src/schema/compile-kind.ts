@@ -84,11 +84,21 @@ class Compiled implements CompiledKind {
     this.validator ??= compileOnce(sharedValidator(), this.schema);
     const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema);
     if (!isObject(obj)) return errors;
+    const mistyped = errors.some((e) => e.type === 'FieldValueTypeInvalid');
     // A configuration kind (a file a process reads) has no ObjectMeta and none of its rules.
     const rules = this.schema.properties?.metadata === undefined ? [] : metadataRules(obj);
     // One by one: a body can carry a few hundred thousand errors, more than a spread call takes.
     for (const error of rules) errors.push(error);
-    for (const rule of this.definition.validationRules) for (const error of rule(obj)) errors.push(error);
+    for (const rule of this.definition.validationRules) {
+      try {
+        for (const error of rule(obj)) errors.push(error);
+      } catch (error) {
+        // The rules read typed fields. Kubernetes never runs them on a body that does not decode into
+        // the kind; here a rule that trips over a mistyped field (an object where a list belongs) has
+        // nothing to add to the type errors already found. On a well-typed body a throw is a defect.
+        if (!mistyped) throw error;
+      }
+    }
     return errors;
   }
 
