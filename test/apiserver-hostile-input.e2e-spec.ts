@@ -543,6 +543,15 @@ describe('found by fuzzing', () => {
     }
   });
 
+  it('answers a mistyped field that a write step reads before validation with 400, not 500', async () => {
+    expectStatus(await client.post(paths.configMaps(ns), { ...configMap('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } }), 201);
+    expectStatus(await client.delete(paths.configMap(ns, 'held')), 200);
+    for (const finalizers of [{ x: 1 }, 7]) {
+      expectFailure(await client.patch(paths.configMap(ns, 'held'), MERGE_PATCH, { metadata: { finalizers } }), 400, 'BadRequest');
+    }
+    expectStatus(await client.patch(paths.configMap(ns, 'held'), MERGE_PATCH, { metadata: { finalizers: null } }), 200);
+  });
+
   it('refuses an applied configuration whose name is empty', async () => {
     const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ""\ndata:\n  a: b\n';
     expect((await client.patch(paths.configMap(ns, 'applied'), APPLY_PATCH, body, { fieldManager: 'x' })).status).toBe(400);

@@ -89,6 +89,8 @@ interface WriteContext {
   finish?: WriteFinish;
   /** The event-loop time the write has held since it last let others run. */
   slice: LoopSlice;
+  /** The object the write is working on, once there is one: see asTypeError. */
+  subject?: ApiObject;
 }
 
 type Computed = { kind: 'create'; object: ApiObject } | { kind: 'update'; object: ApiObject; current: ApiObject };
@@ -257,9 +259,13 @@ export class ResourceRegistry {
     const w = this.writeContext(namespace, object.metadata?.name ?? '', '', options);
     this.validateFields(object, input.duplicateFields ?? [], w);
     await w.slice.yieldIfSpent();
-    this.prepareNew(object, w);
-    await w.slice.yieldIfSpent();
-    await this.context.admission.admit(this.attributes('CREATE', w, object));
+    try {
+      this.prepareNew(object, w);
+      await w.slice.yieldIfSpent();
+      await this.context.admission.admit(this.attributes('CREATE', w, object));
+    } catch (error) {
+      throw this.asTypeError(error, w);
+    }
     // Read after admission: a mutating webhook's patch gives the object new metadata.
     const meta = object.metadata!;
     const generate = !meta.name && !!meta.generateName;
@@ -294,7 +300,7 @@ export class ResourceRegistry {
           if (attempt < GENERATE_NAME_ATTEMPTS) continue;
           throw newGenerateNameConflict(this.groupResource, w.name, 1);
         }
-        throw toStatusError(error, this.groupResource, w.name);
+        throw toStatusError(this.asTypeError(error, w), this.groupResource, w.name);
       }
     }
   }
@@ -377,6 +383,7 @@ export class ResourceRegistry {
       // The patched document must still be this object: a patch that drops or renames its metadata
       // (`{"metadata":null}`, `{"$patch":"delete"}`) would otherwise strip labels and finalizers.
       this.checkPatchedIdentity(patched, name);
+      w.subject = patched;
       await w.slice.yieldIfSpent();
       if (onScale) return { kind: 'update', object: await this.prepareUpdate(current, this.scaledObject(current, patched), w), current };
       this.checkTypeMeta(patched);
@@ -607,7 +614,7 @@ export class ResourceRegistry {
         computed = await compute(current);
       } catch (error) {
         await this.finish(w, false);
-        throw error;
+        throw this.asTypeError(error, w);
       }
       try {
         if (computed.kind === 'create') {
@@ -651,6 +658,7 @@ export class ResourceRegistry {
 
   /** Server-set metadata, defaults and managedFields of an object about to be created. */
   private prepareNew(object: ApiObject, w: WriteContext): void {
+    w.subject = object;
     prepareForCreate(this.definition, object, { namespace: this.scope(w.namespace), now: w.now, uid: randomUUID() });
     this.compiled.default(object);
     if (!w.applied) this.setManagedFields(undefined, object, w);
@@ -667,6 +675,7 @@ export class ResourceRegistry {
 
   /** An update of `current` to `incoming` (a private copy), by the rules of the target subresource. */
   private async prepareUpdate(current: ApiObject, incoming: ApiObject, w: WriteContext): Promise<ApiObject> {
+    w.subject = incoming;
     const errors: FieldError[] = [];
     let next: ApiObject;
     switch (w.subresource) {
@@ -759,6 +768,23 @@ export class ResourceRegistry {
   private strategyWarnings(object: ApiObject, w: WriteContext, current: ApiObject | undefined): void {
     if (w.subresource !== '' || this.definition.strategy.warnings === undefined) return;
     for (const warning of this.definition.strategy.warnings(object, current)) if (!w.warnings.includes(warning)) w.warnings.push(warning);
+  }
+
+  /**
+   * Kubernetes refuses a body with a field of the wrong type when it decodes it, before any step of a
+   * write runs. Here the steps (metadata rules, defaulting hooks, the kind's strategy, admission) run
+   * on decoded JSON, and one that reads a mistyped field (an object where a list belongs) throws a
+   * TypeError: that write is answered with the body's type errors, as Kubernetes answers it, not a
+   * 500. A TypeError on a well-typed body stays what it is, a defect.
+   */
+  private asTypeError(error: unknown, w: WriteContext): unknown {
+    if (!(error instanceof TypeError) || w.subject === undefined) return error;
+    try {
+      this.validate(w.subject, [], w);
+    } catch (refusal) {
+      return refusal;
+    }
+    return error;
   }
 
   private validateFields(object: ApiObject, duplicates: readonly string[], w: WriteContext): void {
