@@ -35,6 +35,8 @@ export { AUDIT_EVENT_VERSIONS } from './audit/audit-event';
 export type { AuditEvent, AuditLevel, AuditStage } from './audit/audit-event';
 export { ADMIN_USER } from './create-api-server';
 export type { AuthenticationOptions, AuthorizationOptions, AuthorizationMode } from './auth/security';
+export type { OidcOptions } from './auth/oidc-authenticator';
+export type { RequestHeaderOptions } from './auth/request-header-authenticator';
 export { CLIENT_CA_CERT_FILE, CLIENT_CA_KEY_FILE, ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from './auth/client-certificates';
 export type { CertificateAuthority, IssuedCertificate } from './auth/client-certificates';
 export { BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_CLUSTER_ROLE_BINDINGS } from './auth/rbac/bootstrap-policy';
