@@ -108,7 +108,7 @@ export class OidcAuthenticator implements TokenAuthenticator {
     if (this.options.groupsClaim) {
       const value = claims[this.options.groupsClaim];
       if (typeof value === 'string') groups.push(value);
-      else if (Array.isArray(value) && value.every((g) => typeof g === 'string')) groups.push(...(value as string[]));
+      else if (Array.isArray(value) && value.every((g) => typeof g === 'string')) groups.push(...value);
       else if (value !== undefined) return { error: `oidc: claim "${this.options.groupsClaim}" is neither a string nor a list of strings` };
     }
     const prefix = this.options.groupsPrefix ?? '';
