@@ -9,10 +9,7 @@ const IMPLEMENTED_MODES = new Set(['AlwaysAllow', 'AlwaysDeny', 'RBAC']);
  * is refused with its name rather than accepted and ignored.
  */
 export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptions, 'authentication' | 'authorization'> {
-  const notImplemented: Array<[string, unknown]> = [
-    ['authentication-token-webhook-config-file', o.authenticationTokenWebhookConfigFile],
-    ['enable-bootstrap-token-auth', o.enableBootstrapTokenAuth],
-  ];
+  const notImplemented: Array<[string, unknown]> = [['enable-bootstrap-token-auth', o.enableBootstrapTokenAuth]];
   // Tokens of a service account are always checked against the stored account here.
   if (o.serviceAccountLookup === false) throw new Error('--service-account-lookup=false is not supported by this server');
   const issuers = o.serviceAccountIssuer ?? [];

@@ -37,6 +37,7 @@ export { ADMIN_USER } from './create-api-server';
 export type { AuthenticationOptions, AuthorizationOptions, AuthorizationMode } from './auth/security';
 export type { OidcOptions } from './auth/oidc-authenticator';
 export type { RequestHeaderOptions } from './auth/request-header-authenticator';
+export type { TokenWebhookOptions } from './auth/token-webhook-authenticator';
 export { CLIENT_CA_CERT_FILE, CLIENT_CA_KEY_FILE, ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from './auth/client-certificates';
 export type { CertificateAuthority, IssuedCertificate } from './auth/client-certificates';
 export { BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_CLUSTER_ROLE_BINDINGS } from './auth/rbac/bootstrap-policy';

@@ -13,6 +13,7 @@ import { isStatusError } from '@svc/machinery';
 import { parseCertificateBundle, X509Authenticator } from './x509-authenticator';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator';
 import { RequestHeaderAuthenticator, type RequestHeaderOptions } from './request-header-authenticator';
+import { TokenWebhookAuthenticator, type TokenWebhookOptions } from './token-webhook-authenticator';
 
 /** The authorization modes this server implements (spec 2's `--authorization-mode` values). */
 export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Node' | 'Webhook' | 'ABAC';
@@ -29,7 +30,9 @@ export interface AuthenticationOptions {
   requestHeader?: RequestHeaderOptions;
   /** `--oidc-*`: ID tokens of an OpenID Connect issuer. */
   oidc?: OidcOptions;
-  /** More token authenticators, asked after the static file, service account tokens and OIDC. */
+  /** `--authentication-token-webhook-*`: tokens no other authenticator accepts go to the webhook in a TokenReview. */
+  tokenWebhook?: TokenWebhookOptions;
+  /** More token authenticators, asked after the static file, service account tokens and OIDC, before the webhook. */
   tokenAuthenticators?: readonly TokenAuthenticator[];
   /**
    * The server's own client CA (`client-ca.crt` in the cert directory, made on first start) is
@@ -97,6 +100,7 @@ export function buildSecurity(
     tokenAuthenticators.push(OidcAuthenticator.create(authentication.oidc, ca, serviceAccountTokens?.audiences));
   }
   tokenAuthenticators.push(...(authentication.tokenAuthenticators ?? []));
+  if (authentication.tokenWebhook) tokenAuthenticators.push(new TokenWebhookAuthenticator(authentication.tokenWebhook, serviceAccountTokens?.audiences));
   // As in Kubernetes, a bearer token is only read when some token authenticator is configured.
   if (tokenAuthenticators.length > 0) authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
 
