@@ -5,7 +5,7 @@ import { APISERVER_FEATURE_GATES, featureEnabled, parseApiServerOptions, parseOr
 import { builtinScheme } from '@svc/api';
 import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
 import { createStorage, type Storage } from '@svc/storage';
-import { auditOptionsFromFlags, encryptionFromFlags } from './security-config';
+import { auditOptionsFromFlags, encryptionFromFlags, tokenWebhookFromFlags } from './security-config';
 import { securityOptionsFromFlags } from './security-flags';
 
 /** Maps the parsed flags onto the API server's options. */
@@ -80,8 +80,10 @@ async function main(): Promise<void> {
   const flags = parseOrExit(parseApiServerOptions, process.argv.slice(2));
   let audit: Awaited<ReturnType<typeof auditOptionsFromFlags>>;
   let encryption: ReturnType<typeof encryptionFromFlags>;
+  let tokenWebhook: Awaited<ReturnType<typeof tokenWebhookFromFlags>>;
   try {
     audit = await auditOptionsFromFlags(flags);
+    tokenWebhook = await tokenWebhookFromFlags(flags);
     encryption = encryptionFromFlags(flags);
   } catch (error) {
     // A configuration file the flags name is part of the flags: refused like a bad flag.
@@ -90,7 +92,9 @@ async function main(): Promise<void> {
   }
   const opened = await openStorage(flags);
   const storage = encryption ? encryption(opened) : opened;
-  const server = await createApiServer({ storage, scheme: builtinScheme(), options: { ...apiServerOptionsFromFlags(flags), audit } });
+  const options = apiServerOptionsFromFlags(flags);
+  const authentication = tokenWebhook ? { ...options.authentication, tokenWebhook } : options.authentication;
+  const server = await createApiServer({ storage, scheme: builtinScheme(), options: { ...options, authentication, audit } });
 
   let stopping = false;
   const stop = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { ApiServerFlags } from '@svc/options';
-import { loadAuditPolicy, type AuditBackendSettings, type AuditOptions } from '@svc/apiserver';
+import { loadAuditPolicy, type AuditBackendSettings, type AuditOptions, type TokenWebhookOptions } from '@svc/apiserver';
 import { parseConnectionFile } from '@svc/client';
 import { encryptingStorage, loadEncryptionConfig, type Storage } from '@svc/storage';
 
@@ -92,6 +92,24 @@ function backendSettings(o: {
     },
     truncate: o.truncateEnabled ? { maxEventSize: o.truncateMaxEventSize, maxBatchSize: o.truncateMaxBatchSize } : undefined,
   };
+}
+
+/** `--authentication-token-webhook-*`, the configuration file read; throws one line on a bad file. */
+export async function tokenWebhookFromFlags(o: ApiServerFlags): Promise<TokenWebhookOptions | undefined> {
+  const file = o.authenticationTokenWebhookConfigFile;
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--authentication-token-webhook-config-file: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const client = await parseConnectionFile(text, file).catch((error: unknown) => {
+    throw new Error(`--authentication-token-webhook-config-file ${file}: ${(error as Error).message}`);
+  });
+  if (!/^https?:\/\//.test(client.server))
+    throw new Error(`--authentication-token-webhook-config-file ${file}: the cluster's server must be the webhook's http(s) URL`);
+  return { client, cacheTtlMs: o.authenticationTokenWebhookCacheTtl, version: o.authenticationTokenWebhookVersion };
 }
 
 /** `--encryption-provider-config`: the store seen through the configured providers; throws one line on a bad file. */

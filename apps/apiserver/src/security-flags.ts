@@ -1,5 +1,5 @@
 import type { ApiServerFlags } from '@svc/options';
-import type { ApiServerOptions } from '@svc/apiserver';
+import type { ApiServerOptions, OidcOptions, RequestHeaderOptions } from '@svc/apiserver';
 
 /** Modes `--authorization-mode` accepts that this server implements. */
 const IMPLEMENTED_MODES = new Set(['AlwaysAllow', 'AlwaysDeny', 'RBAC']);
@@ -9,12 +9,7 @@ const IMPLEMENTED_MODES = new Set(['AlwaysAllow', 'AlwaysDeny', 'RBAC']);
  * is refused with its name rather than accepted and ignored.
  */
 export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptions, 'authentication' | 'authorization'> {
-  const notImplemented: Array<[string, unknown]> = [
-    ['authentication-token-webhook-config-file', o.authenticationTokenWebhookConfigFile],
-    ['enable-bootstrap-token-auth', o.enableBootstrapTokenAuth],
-    ['oidc-issuer-url', o.oidcIssuerUrl],
-    ['requestheader-client-ca-file', o.requestheaderClientCaFile],
-  ];
+  const notImplemented: Array<[string, unknown]> = [['enable-bootstrap-token-auth', o.enableBootstrapTokenAuth]];
   // Tokens of a service account are always checked against the stored account here.
   if (o.serviceAccountLookup === false) throw new Error('--service-account-lookup=false is not supported by this server');
   const issuers = o.serviceAccountIssuer ?? [];
@@ -36,8 +31,12 @@ export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptio
     if (!IMPLEMENTED_MODES.has(mode))
       throw new Error(`--authorization-mode ${mode} is not supported by this server yet (supported: AlwaysAllow, AlwaysDeny, RBAC)`);
   }
+  const oidc = oidcOptionsFromFlags(o);
+  const requestHeader = requestHeaderOptionsFromFlags(o);
   return {
     authentication: {
+      requestHeader,
+      oidc,
       clientCaFile: o.clientCaFile || undefined,
       tokenAuthFile: o.tokenAuthFile || undefined,
       anonymous: o.anonymousAuth,
@@ -55,5 +54,58 @@ export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptio
         : undefined,
     },
     authorization: { modes: o.authorizationMode },
+  };
+}
+
+/** `--oidc-*`; a claim or prefix flag without an issuer would be ignored, so it is refused. */
+function oidcOptionsFromFlags(o: ApiServerFlags): OidcOptions | undefined {
+  if (!o.oidcIssuerUrl) {
+    for (const [flag, value] of [
+      ['oidc-client-id', o.oidcClientId],
+      ['oidc-ca-file', o.oidcCaFile],
+      ['oidc-username-prefix', o.oidcUsernamePrefix],
+      ['oidc-groups-claim', o.oidcGroupsClaim],
+      ['oidc-groups-prefix', o.oidcGroupsPrefix],
+    ] as const) {
+      if (value) throw new Error(`--${flag} requires --oidc-issuer-url`);
+    }
+    if (Object.keys(o.oidcRequiredClaim ?? {}).length > 0) throw new Error('--oidc-required-claim requires --oidc-issuer-url');
+    return undefined;
+  }
+  return {
+    issuerUrl: o.oidcIssuerUrl,
+    clientId: o.oidcClientId ?? '',
+    caFile: o.oidcCaFile || undefined,
+    usernameClaim: o.oidcUsernameClaim || 'sub',
+    usernamePrefix: o.oidcUsernamePrefix || undefined,
+    groupsClaim: o.oidcGroupsClaim || undefined,
+    groupsPrefix: o.oidcGroupsPrefix || undefined,
+    requiredClaims: o.oidcRequiredClaim ?? {},
+    signingAlgs: o.oidcSigningAlgs,
+  };
+}
+
+/** `--requestheader-*`; header flags without the CA, or the CA without a username header, would do nothing, so they are refused. */
+function requestHeaderOptionsFromFlags(o: ApiServerFlags): RequestHeaderOptions | undefined {
+  const given = (list: readonly string[] | undefined) => (list ?? []).filter((h) => h.trim() !== '');
+  const usernameHeaders = given(o.requestheaderUsernameHeaders);
+  if (!o.requestheaderClientCaFile) {
+    for (const [flag, list] of [
+      ['requestheader-allowed-names', o.requestheaderAllowedNames],
+      ['requestheader-username-headers', o.requestheaderUsernameHeaders],
+      ['requestheader-group-headers', o.requestheaderGroupHeaders],
+      ['requestheader-extra-headers-prefix', o.requestheaderExtraHeadersPrefix],
+    ] as const) {
+      if (given(list).length > 0) throw new Error(`--${flag} requires --requestheader-client-ca-file`);
+    }
+    return undefined;
+  }
+  if (usernameHeaders.length === 0) throw new Error('--requestheader-client-ca-file requires --requestheader-username-headers (usually X-Remote-User)');
+  return {
+    clientCaFile: o.requestheaderClientCaFile,
+    allowedNames: given(o.requestheaderAllowedNames),
+    usernameHeaders,
+    groupHeaders: given(o.requestheaderGroupHeaders),
+    extraHeadersPrefix: given(o.requestheaderExtraHeadersPrefix),
   };
 }

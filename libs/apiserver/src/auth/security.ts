@@ -11,6 +11,9 @@ import { TokenFileAuthenticator } from './token-file-authenticator';
 import { ServiceAccountTokens, type ObjectUidLookup, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { isStatusError } from '@svc/machinery';
 import { parseCertificateBundle, X509Authenticator } from './x509-authenticator';
+import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator';
+import { RequestHeaderAuthenticator, type RequestHeaderOptions } from './request-header-authenticator';
+import { TokenWebhookAuthenticator, type TokenWebhookOptions } from './token-webhook-authenticator';
 
 /** The authorization modes this server implements (spec 2's `--authorization-mode` values). */
 export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Node' | 'Webhook' | 'ABAC';
@@ -23,7 +26,13 @@ export interface AuthenticationOptions {
   tokenAuthFile?: string;
   /** `--anonymous-auth` (default true). */
   anonymous?: boolean;
-  /** More token authenticators (service account tokens, OIDC), asked after the static file. */
+  /** `--requestheader-*`: a front proxy with a client certificate of this CA asserts the user in headers. */
+  requestHeader?: RequestHeaderOptions;
+  /** `--oidc-*`: ID tokens of an OpenID Connect issuer. */
+  oidc?: OidcOptions;
+  /** `--authentication-token-webhook-*`: tokens no other authenticator accepts go to the webhook in a TokenReview. */
+  tokenWebhook?: TokenWebhookOptions;
+  /** More token authenticators, asked after the static file, service account tokens and OIDC, before the webhook. */
   tokenAuthenticators?: readonly TokenAuthenticator[];
   /**
    * The server's own client CA (`client-ca.crt` in the cert directory, made on first start) is
@@ -45,7 +54,7 @@ export interface Security {
   authenticator: RequestAuthenticator;
   authorizer: UnionAuthorizer;
   tokenAuthenticators: readonly TokenAuthenticator[];
-  /** PEM of the client CA bundle the TLS server asks clients for certificates against. */
+  /** PEM of the client CA bundles (client certificates and the front proxy's) the TLS server asks clients for certificates against. */
   clientCaPem?: string;
   clientCas: readonly X509Certificate[];
   /** The RBAC authorizer, when RBAC is a mode (bootstrap policy, escalation checks). */
@@ -64,16 +73,21 @@ export function buildSecurity(
   registries: ResourceRegistries,
   ownClientCaPem?: string,
 ): Security {
+  // Kubernetes' order: front proxy, client certificates, then bearer tokens (file, service accounts, OIDC, webhook).
   const authenticators: Authenticator[] = [];
   const bundles: string[] = [];
-  if (authentication.clientCaFile) {
-    const pem = readFileSync(authentication.clientCaFile, 'utf8');
-    parseCertificateBundle(pem, `--client-ca-file ${authentication.clientCaFile}`);
-    bundles.push(pem.trim());
-  }
+  if (authentication.clientCaFile) bundles.push(readCaFile('--client-ca-file', authentication.clientCaFile));
   if (ownClientCaPem) bundles.push(ownClientCaPem.trim());
-  const clientCaPem = bundles.length > 0 ? `${bundles.join('\n')}\n` : undefined;
-  const clientCas: X509Certificate[] = clientCaPem ? parseCertificateBundle(clientCaPem, 'client CA bundle') : [];
+  const pemOf = (list: string[]) => (list.length > 0 ? `${list.join('\n')}\n` : undefined);
+  const clientCas: X509Certificate[] = bundles.length > 0 ? parseCertificateBundle(pemOf(bundles)!, 'client CA bundle') : [];
+  const tlsBundles = [...bundles];
+  if (authentication.requestHeader) {
+    const { clientCaFile, ...headers } = authentication.requestHeader;
+    const pem = readCaFile('--requestheader-client-ca-file', clientCaFile);
+    tlsBundles.push(pem);
+    authenticators.push(new RequestHeaderAuthenticator(parseCertificateBundle(pem, clientCaFile), headers));
+  }
+  const clientCaPem = pemOf(tlsBundles);
   if (clientCas.length > 0) authenticators.push(new X509Authenticator(clientCas));
   const tokenAuthenticators: TokenAuthenticator[] = [];
   if (authentication.tokenAuthFile) tokenAuthenticators.push(TokenFileAuthenticator.fromFile(authentication.tokenAuthFile));
@@ -81,7 +95,12 @@ export function buildSecurity(
     ? new ServiceAccountTokens(authentication.serviceAccounts, registryUidLookup(registries))
     : undefined;
   if (serviceAccountTokens) tokenAuthenticators.push(serviceAccountTokens);
+  if (authentication.oidc) {
+    const ca = authentication.oidc.caFile ? readCaFile('--oidc-ca-file', authentication.oidc.caFile) : undefined;
+    tokenAuthenticators.push(OidcAuthenticator.create(authentication.oidc, ca, serviceAccountTokens?.audiences));
+  }
   tokenAuthenticators.push(...(authentication.tokenAuthenticators ?? []));
+  if (authentication.tokenWebhook) tokenAuthenticators.push(new TokenWebhookAuthenticator(authentication.tokenWebhook, serviceAccountTokens?.audiences));
   // As in Kubernetes, a bearer token is only read when some token authenticator is configured.
   if (tokenAuthenticators.length > 0) authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
 
@@ -114,6 +133,18 @@ export function buildSecurity(
     rbac,
     serviceAccountTokens,
   };
+}
+
+/** A PEM CA bundle the flag names, checked to hold certificates. */
+function readCaFile(flag: string, path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${flag}: cannot read ${path}: ${(error as Error).message}`);
+  }
+  parseCertificateBundle(pem, `${flag} ${path}`);
+  return pem.trim();
 }
 
 /** The uid of a live object, read through its registry (the watch cache). */

@@ -37,25 +37,37 @@ export class X509Authenticator implements Authenticator {
   }
 
   private verify(socket: TLSSocket): AuthenticationOutcome {
-    const peer = socket.getPeerCertificate(false);
-    if (peer === null || peer.raw === undefined) return undefined;
-    const cert = new X509Certificate(peer.raw);
-    const now = this.now();
-    if (Date.parse(cert.validFrom) > now || Date.parse(cert.validTo) < now) {
-      return { error: 'x509: certificate has expired or is not yet valid' };
-    }
-    if (!this.authorities.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey))) {
-      return { error: 'x509: certificate signed by unknown authority' };
-    }
-    const usages = cert.keyUsage;
-    if (usages !== undefined && usages.length > 0 && !usages.includes(CLIENT_AUTH_USAGE) && !usages.includes(ANY_USAGE)) {
-      return { error: 'x509: certificate specifies an incompatible key usage' };
-    }
+    const cert = peerCertificate(socket);
+    if (cert === undefined) return undefined;
+    const problem = clientCertificateProblem(cert, this.authorities, this.now());
+    if (problem !== undefined) return { error: problem };
     const subject = parseDistinguishedName(cert.subject);
     const name = subject.CN?.[0] ?? '';
     if (name === '') return { error: 'x509: certificate has no common name' };
     return { user: { name, groups: subject.O ?? [] } };
   }
+}
+
+/** The peer's certificate on a TLS connection, or undefined when it sent none. */
+export function peerCertificate(socket: TLSSocket): X509Certificate | undefined {
+  if (typeof socket.getPeerCertificate !== 'function') return undefined;
+  const peer = socket.getPeerCertificate(false);
+  if (peer === null || peer.raw === undefined) return undefined;
+  return new X509Certificate(peer.raw);
+}
+
+/**
+ * Why `cert` may not authenticate a client against `authorities` (valid now, issued and signed by one
+ * of them, meant for client authentication), in Go's x509 words; undefined when it may.
+ */
+export function clientCertificateProblem(cert: X509Certificate, authorities: readonly X509Certificate[], now: number): string | undefined {
+  if (Date.parse(cert.validFrom) > now || Date.parse(cert.validTo) < now) return 'x509: certificate has expired or is not yet valid';
+  if (!authorities.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey))) return 'x509: certificate signed by unknown authority';
+  const usages = cert.keyUsage;
+  if (usages !== undefined && usages.length > 0 && !usages.includes(CLIENT_AUTH_USAGE) && !usages.includes(ANY_USAGE)) {
+    return 'x509: certificate specifies an incompatible key usage';
+  }
+  return undefined;
 }
 
 /** The attributes of a subject as Node prints it (`CN=x\nO=a\nO=b`), escapes undone. */
