@@ -1,10 +1,13 @@
 import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { clientConfigFromOptions } from '@svc/client';
+import { Client, clientConfigFromOptions, type ClientConfig } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
 import { exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
+import type { BuiltInController } from './built-in-controller';
 import { selectControllers } from './built-in-controllers';
+import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
+import { ServiceAccountCredentials } from './service-account-credentials';
 import { ControllerManagerModule } from './controller-manager.module';
 import { servingPair } from './serving-pair';
 
@@ -30,11 +33,42 @@ async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<s
   };
 }
 
+/** How long start waits for the controllers' first tokens (the API server may still be coming up). */
+const FIRST_TOKENS_TIMEOUT_MS = 60_000;
+
+/**
+ * `--use-service-account-credentials`: each controller's connection as its own ServiceAccount, whose
+ * first token is obtained before anything starts, so that a server that cannot issue tokens stops
+ * the process with the reason rather than leaving every controller failing.
+ */
+async function controllerIdentities(
+  rootConfig: ClientConfig,
+  controllers: readonly BuiltInController[],
+): Promise<((controller: BuiltInController) => ClientConfig) | undefined> {
+  const credentials = new ServiceAccountCredentials(new Client(rootConfig), CONTROLLER_SERVICE_ACCOUNT_NAMESPACE);
+  const accounts = [...new Set(controllers.map((c) => controllerServiceAccount(c.name)))];
+  const deadline = Date.now() + FIRST_TOKENS_TIMEOUT_MS;
+  for (const account of accounts) {
+    for (;;) {
+      try {
+        await credentials.token(account);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`--use-service-account-credentials: ${errorMessage(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  }
+  return (controller) => credentials.clientConfig(controllerServiceAccount(controller.name));
+}
+
 async function main(): Promise<void> {
   const options = parseOrExit(parseControllerManagerOptions, process.argv.slice(2));
   const controllers = selectControllers(options);
   const concurrency = Object.assign({}, ...controllers.map((c) => c.concurrency(options))) as Record<string, number>;
-  const app = await NestFactory.createApplicationContext(ControllerManagerModule.forRoot(options, await runtimeOptions(options, concurrency), controllers), {
+  const runtime = await runtimeOptions(options, concurrency);
+  const identities = options.useServiceAccountCredentials ? await controllerIdentities(runtime.clientConfig, controllers) : undefined;
+  const app = await NestFactory.createApplicationContext(ControllerManagerModule.forRoot(options, runtime, controllers, identities), {
     logger: ['error', 'warn'],
     abortOnError: false,
   });
@@ -42,6 +76,7 @@ async function main(): Promise<void> {
   const manager = app.get(Manager);
   if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);
   process.stdout.write(`Controllers: ${controllers.map((c) => c.name).join(', ') || 'none'}\n`);
+  if (identities) process.stdout.write(`Each controller acts as its own ServiceAccount in ${CONTROLLER_SERVICE_ACCOUNT_NAMESPACE}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -90,6 +90,8 @@ export class Manager {
   readonly registry: Registry;
   readonly tracker = new WriteTracker();
   private controllers: Controller[] = [];
+  /** Clients of other identities made through {@link clientWith}, closed with the manager's. */
+  private readonly otherClients: Client[] = [];
   private readonly runnables: Runnable[] = [];
   private readonly running = new Map<Runnable, RunningRunnable>();
   private readonly logger: ControllerLogger;
@@ -206,6 +208,18 @@ export class Manager {
   }
 
   /**
+   * A read-your-writes client like {@link client} over another connection (another identity, such as
+   * a controller's own ServiceAccount), reporting its writes to this manager's tracker so that
+   * reconciles wait for them as for their own; closed when the manager stops. Informers keep reading
+   * through the manager's own client.
+   */
+  clientWith(config: ClientConfig): TrackingClient {
+    const client = new TrackingClient(config, this.tracker, { scheme: this.options.scheme });
+    this.otherClients.push(client);
+    return client;
+  }
+
+  /**
    * The shared informer of a resource (created on first request, started with the others), for
    * reconcilers to read the cache through `lister()` instead of the server.
    */
@@ -314,6 +328,7 @@ export class Manager {
     await this.informers.shutdown();
     await this.health?.stop();
     this.client.close();
+    for (const client of this.otherClients) client.close();
     this.electionClient?.close();
   }
 

@@ -24,7 +24,8 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
   {
     account: 'deployment-controller',
     rules: [
-      rule(['get', 'list', 'watch', 'update'], ['apps', 'extensions'], ['deployments']),
+      // Kubernetes' controller updates; this one writes the revision annotation by merge patch.
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['apps', 'extensions'], ['deployments']),
       rule(['update'], ['apps', 'extensions'], ['deployments/status', 'deployments/finalizers']),
       rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], ['apps', 'extensions'], ['replicasets']),
       // The Recreate strategy and the rollout checks read the pods.
