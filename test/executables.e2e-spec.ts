@@ -147,7 +147,14 @@ describe('svc-controller-manager boot', () => {
       const cm = await startControllerManagerProcess(apiserver);
       try {
         expect(await cm.get('/readyz?verbose')).toMatchObject({ status: 200 });
-        expect(await cm.get('/metrics')).toEqual({ status: 403, body: 'forbidden: User "system:anonymous" cannot get path "/metrics"\n' });
+        const metrics = await cm.get('/metrics');
+        expect(metrics.status).toBe(403);
+        expect(JSON.parse(metrics.body)).toMatchObject({
+          kind: 'Status',
+          reason: 'Forbidden',
+          code: 403,
+          message: 'forbidden: User "system:anonymous" cannot get path "/metrics"',
+        });
         expect((await cm.get('/healthz/ping')).status).toBe(403);
       } finally {
         await cm.stop();

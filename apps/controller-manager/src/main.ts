@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Client, clientConfigFromOptions, type ClientConfig } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
-import { exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
+import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
 import type { BuiltInController } from './built-in-controller';
 import { selectControllers } from './built-in-controllers';
 import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
@@ -12,19 +12,11 @@ import { ControllerManagerModule } from './controller-manager.module';
 import { servingPair } from './serving-pair';
 
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {
-  if (o.authorizationSvcconfig) {
-    // Delegated authorization asks the API server through SubjectAccessReviews, which it does not serve.
-    throw new Error(
-      '--authorization-svcconfig is not supported: the API server serves no SubjectAccessReview; leave it empty to serve only --authorization-always-allow-paths',
-    );
-  }
   return {
     clientConfig: await clientConfigFromOptions(o),
-    // Without an authorizer every path but the always-allowed ones is forbidden, as in Kubernetes.
-    http:
-      o.securePort === 0
-        ? undefined
-        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
+    // Tokens checked by TokenReview, paths by SubjectAccessReview (--authentication-svcconfig,
+    // --authorization-svcconfig); without an authorizer only the always-allowed paths are served.
+    http: o.securePort === 0 ? undefined : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), auth: await delegatedAuthFromFlags(o) },
     leaderElection: leaderElectionConfigFromFlags(o),
     concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },
