@@ -9,7 +9,8 @@ const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/
 /**
  * The bundle to publish: `--root-ca-file` as written, after checking it holds certificates only
  * (Kubernetes refuses to start on a file that does not parse); without the flag, the CA the
- * process's own connection trusts, as Kubernetes falls back to.
+ * process's own connection trusts, as Kubernetes falls back to; empty (nothing is published) when
+ * that connection has no CA of its own.
  */
 export async function loadRootCaBundle(file: string | undefined, connectionCa: string | undefined): Promise<string> {
   const text = file
@@ -18,7 +19,12 @@ export async function loadRootCaBundle(file: string | undefined, connectionCa: s
       })
     : connectionCa;
   const source = file ? `--root-ca-file ${file}` : 'the connection file';
-  if (!text) throw new Error(`the root-ca-cert-publisher controller needs a CA bundle: give --root-ca-file (${source} has none)`);
+  if (!file && !text) {
+    // A connection that trusts the system roots (or none) has no CA of its own to hand out.
+    process.stderr.write('root-ca-cert-publisher: no --root-ca-file and no CA in the connection file; kube-root-ca.crt is not published\n');
+    return '';
+  }
+  if (!text) throw new Error(`${source}: the file is empty`);
   const blocks = text.match(PEM_BLOCK) ?? [];
   if (blocks.length === 0) throw new Error(`${source}: no PEM certificate in it`);
   for (const block of blocks) {

@@ -45,7 +45,7 @@ export class RootCaCertPublisherReconciler implements Reconcile {
 
   async reconcile({ name }: Request): Promise<Result> {
     const namespace = this.namespaces.get(name);
-    if (!namespace || namespace.metadata?.deletionTimestamp) return {};
+    if (!this.bundle || !namespace || namespace.metadata?.deletionTimestamp) return {};
     const current = this.configMaps.namespace(name).get(ROOT_CA_CONFIG_MAP);
     try {
       if (!current) {

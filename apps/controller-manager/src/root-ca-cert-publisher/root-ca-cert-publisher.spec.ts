@@ -48,9 +48,11 @@ describe('the root CA certificate publisher', () => {
     }, 10_000);
   }, 30_000);
 
-  it('refuses a file that holds no certificate', async () => {
+  it('refuses a file that holds no certificate, and publishes nothing when there is no CA at all', async () => {
     await writeFile(join(dir, 'bad.crt'), 'not a certificate\n');
     await expect(loadRootCaBundle(join(dir, 'bad.crt'), undefined)).rejects.toThrow(/--root-ca-file .*bad\.crt: no PEM certificate/);
     await expect(loadRootCaBundle(join(dir, 'missing.crt'), undefined)).rejects.toThrow(/cannot read/);
+    // Nothing to publish without the flag and without a CA in the connection: not an error.
+    await expect(loadRootCaBundle(undefined, undefined)).resolves.toBe('');
   });
 });
