@@ -130,7 +130,7 @@ describe('svc-controller-manager boot', () => {
         // The line follows the start of every controller, which a loaded machine may not have reached yet.
         await eventually(() =>
           expect(cm.stdout()).toContain(
-            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc',
+            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc, serviceaccount, root-ca-cert-publisher',
           ),
         );
       } finally {
@@ -139,7 +139,7 @@ describe('svc-controller-manager boot', () => {
     } finally {
       await apiserver.stop();
     }
-  });
+  }, 90_000);
 
   it('forbids every path but --authorization-always-allow-paths without an authorizer, as Kubernetes does', async () => {
     const apiserver = await startApiServerProcess();
@@ -162,7 +162,7 @@ describe('svc-controller-manager boot', () => {
     } finally {
       await apiserver.stop();
     }
-  });
+  }, 90_000);
 
   it('exits with a one-line error when it has no API server to talk to', () => {
     const { status, stderr } = run('svc-controller-manager', ['--secure-port=0']);
