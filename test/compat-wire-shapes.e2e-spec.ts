@@ -11,7 +11,6 @@ import { type ApiServerProcess, ROOT, startApiServerProcess } from './support/ap
 // APIs work against the server.
 //
 // Where Kubernetes differs and this server does not follow (yet), the difference is named:
-// - Pod: the ServiceAccount plugin's `kube-api-access-*` token volume and mounts (no token is issued here).
 // - Pod templates: `metadata.creationTimestamp: null` (Go's zero time); Event: `eventTime`,
 //   `firstTimestamp` and `lastTimestamp` as null.
 // - Namespace: the finalizer is the specification's `svc`, not `kubernetes`.
@@ -89,6 +88,28 @@ const CASES: ShapeCase[] = [
       metadata: serverMeta('pod'), // podStrategy: no generation (1.32)
       spec: {
         ...defaultedPodSpec,
+        // ServiceAccount admission plugin: the API access volume, mounted in every container
+        containers: [
+          {
+            ...defaultedContainer,
+            volumeMounts: [
+              { name: expect.stringMatching(/^kube-api-access-[a-z0-9]{5}$/), readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+            ],
+          },
+        ],
+        volumes: [
+          {
+            name: expect.stringMatching(/^kube-api-access-[a-z0-9]{5}$/),
+            projected: {
+              sources: [
+                { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+                { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+                { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+              ],
+              defaultMode: 420,
+            },
+          },
+        ],
         enableServiceLinks: true, // SetDefaults_Pod
         preemptionPolicy: 'PreemptLowerPriority', // Priority admission plugin (plugin/pkg/admission/priority)
         priority: 0, // Priority admission plugin: no class, no global default

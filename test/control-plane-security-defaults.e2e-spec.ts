@@ -61,4 +61,22 @@ describe('npm start: security defaults', () => {
     expect(bytes).not.toContain(Buffer.from('default-plaintext-token').toString('base64'));
     for (const file of [store, join(dir, 'data', 'encryption-config.yaml'), log]) expect(statSync(file).mode & 0o777).toBe(0o600);
   }, 60_000);
+
+  it('runs each controller as its own ServiceAccount, and fills namespaces with their account and CA', async () => {
+    const env = { KUBECONFIG: join(dir, 'data', 'svcconfig'), HOME: dir };
+    await eventually(async () => {
+      const accounts = (await kubectl(['get', 'serviceaccounts', '-n', 'svc-system', '-o', 'name'], env)).stdout;
+      expect(accounts).toContain('serviceaccount/deployment-controller');
+      expect(accounts).toContain('serviceaccount/root-ca-cert-publisher');
+    }, 30_000);
+    await eventually(
+      async () => expect((await kubectl(['get', 'serviceaccount', 'default', '-o', 'name'], env)).stdout.trim()).toBe('serviceaccount/default'),
+      30_000,
+    );
+    await eventually(
+      async () =>
+        expect((await kubectl(['get', 'configmap', 'kube-root-ca.crt', '-o', 'jsonpath={.data.ca\\.crt}'], env)).stdout).toContain('BEGIN CERTIFICATE'),
+      30_000,
+    );
+  }, 90_000);
 });

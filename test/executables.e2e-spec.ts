@@ -130,7 +130,7 @@ describe('svc-controller-manager boot', () => {
         // The line follows the start of every controller, which a loaded machine may not have reached yet.
         await eventually(() =>
           expect(cm.stdout()).toContain(
-            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc',
+            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc, serviceaccount, root-ca-cert-publisher',
           ),
         );
       } finally {
@@ -139,7 +139,7 @@ describe('svc-controller-manager boot', () => {
     } finally {
       await apiserver.stop();
     }
-  });
+  }, 90_000);
 
   it('forbids every path but --authorization-always-allow-paths without an authorizer, as Kubernetes does', async () => {
     const apiserver = await startApiServerProcess();
@@ -147,7 +147,14 @@ describe('svc-controller-manager boot', () => {
       const cm = await startControllerManagerProcess(apiserver);
       try {
         expect(await cm.get('/readyz?verbose')).toMatchObject({ status: 200 });
-        expect(await cm.get('/metrics')).toEqual({ status: 403, body: 'forbidden: User "system:anonymous" cannot get path "/metrics"\n' });
+        const metrics = await cm.get('/metrics');
+        expect(metrics.status).toBe(403);
+        expect(JSON.parse(metrics.body)).toMatchObject({
+          kind: 'Status',
+          reason: 'Forbidden',
+          code: 403,
+          message: 'forbidden: User "system:anonymous" cannot get path "/metrics"',
+        });
         expect((await cm.get('/healthz/ping')).status).toBe(403);
       } finally {
         await cm.stop();
@@ -155,7 +162,7 @@ describe('svc-controller-manager boot', () => {
     } finally {
       await apiserver.stop();
     }
-  });
+  }, 90_000);
 
   it('exits with a one-line error when it has no API server to talk to', () => {
     const { status, stderr } = run('svc-controller-manager', ['--secure-port=0']);

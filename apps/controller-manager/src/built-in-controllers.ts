@@ -10,6 +10,8 @@ import { nodeLifecycleController } from './nodelifecycle';
 import { podGcController } from './podgc';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
+import { rootCaCertPublisherController } from './root-ca-cert-publisher';
+import { serviceAccountController } from './serviceaccount';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
@@ -23,6 +25,8 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   nodeIpamController,
   nodeLifecycleController,
   podGcController,
+  serviceAccountController,
+  rootCaCertPublisherController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

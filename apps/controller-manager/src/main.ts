@@ -1,27 +1,22 @@
 import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { clientConfigFromOptions } from '@svc/client';
+import { Client, clientConfigFromOptions, type ClientConfig } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
-import { exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
+import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
+import type { BuiltInController } from './built-in-controller';
 import { selectControllers } from './built-in-controllers';
+import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
+import { ServiceAccountCredentials } from './service-account-credentials';
 import { ControllerManagerModule } from './controller-manager.module';
 import { servingPair } from './serving-pair';
 
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {
-  if (o.authorizationSvcconfig) {
-    // Delegated authorization asks the API server through SubjectAccessReviews, which it does not serve.
-    throw new Error(
-      '--authorization-svcconfig is not supported: the API server serves no SubjectAccessReview; leave it empty to serve only --authorization-always-allow-paths',
-    );
-  }
   return {
     clientConfig: await clientConfigFromOptions(o),
-    // Without an authorizer every path but the always-allowed ones is forbidden, as in Kubernetes.
-    http:
-      o.securePort === 0
-        ? undefined
-        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
+    // Tokens checked by TokenReview, paths by SubjectAccessReview (--authentication-svcconfig,
+    // --authorization-svcconfig); without an authorizer only the always-allowed paths are served.
+    http: o.securePort === 0 ? undefined : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), auth: await delegatedAuthFromFlags(o) },
     leaderElection: leaderElectionConfigFromFlags(o),
     concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },
@@ -30,11 +25,42 @@ async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<s
   };
 }
 
+/** How long start waits for the controllers' first tokens (the API server may still be coming up). */
+const FIRST_TOKENS_TIMEOUT_MS = 60_000;
+
+/**
+ * `--use-service-account-credentials`: each controller's connection as its own ServiceAccount, whose
+ * first token is obtained before anything starts, so that a server that cannot issue tokens stops
+ * the process with the reason rather than leaving every controller failing.
+ */
+async function controllerIdentities(
+  rootConfig: ClientConfig,
+  controllers: readonly BuiltInController[],
+): Promise<((controller: BuiltInController) => ClientConfig) | undefined> {
+  const credentials = new ServiceAccountCredentials(new Client(rootConfig), CONTROLLER_SERVICE_ACCOUNT_NAMESPACE);
+  const accounts = [...new Set(controllers.map((c) => controllerServiceAccount(c.name)))];
+  const deadline = Date.now() + FIRST_TOKENS_TIMEOUT_MS;
+  for (const account of accounts) {
+    for (;;) {
+      try {
+        await credentials.token(account);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`--use-service-account-credentials: ${errorMessage(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  }
+  return (controller) => credentials.clientConfig(controllerServiceAccount(controller.name));
+}
+
 async function main(): Promise<void> {
   const options = parseOrExit(parseControllerManagerOptions, process.argv.slice(2));
   const controllers = selectControllers(options);
   const concurrency = Object.assign({}, ...controllers.map((c) => c.concurrency(options))) as Record<string, number>;
-  const app = await NestFactory.createApplicationContext(ControllerManagerModule.forRoot(options, await runtimeOptions(options, concurrency), controllers), {
+  const runtime = await runtimeOptions(options, concurrency);
+  const identities = options.useServiceAccountCredentials ? await controllerIdentities(runtime.clientConfig, controllers) : undefined;
+  const app = await NestFactory.createApplicationContext(ControllerManagerModule.forRoot(options, runtime, controllers, identities), {
     logger: ['error', 'warn'],
     abortOnError: false,
   });
@@ -42,6 +68,7 @@ async function main(): Promise<void> {
   const manager = app.get(Manager);
   if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);
   process.stdout.write(`Controllers: ${controllers.map((c) => c.name).join(', ') || 'none'}\n`);
+  if (identities) process.stdout.write(`Each controller acts as its own ServiceAccount in ${CONTROLLER_SERVICE_ACCOUNT_NAMESPACE}\n`);
 }
 
 main().catch((err: unknown) => {

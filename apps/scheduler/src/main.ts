@@ -3,17 +3,18 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
 import { parseOrExit, parseSchedulerOptions, type SchedulerOptions } from '@svc/options';
-import { exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
+import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
 import { SchedulerModule } from './scheduler.module';
 
 async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions> {
   return {
     clientConfig: await clientConfigFromOptions(o),
-    // Without an authorizer every path but the always-allowed ones is forbidden, as in Kubernetes.
+    // Tokens checked by TokenReview, paths by SubjectAccessReview (--authentication-svcconfig,
+    // --authorization-svcconfig); without an authorizer only the always-allowed paths are served.
     http:
       o.securePort === 0
         ? undefined
-        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o, 'svc-scheduler'), alwaysAllowPaths: o.authorizationAlwaysAllowPaths },
+        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o, 'svc-scheduler'), auth: await delegatedAuthFromFlags(o) },
     leaderElection: leaderElectionConfigFromFlags(o),
     // Like kube-scheduler, wait for the informers as long as it takes the API server to come up.
     cacheSyncTimeoutMs: 10 * 60_000,

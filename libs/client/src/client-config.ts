@@ -26,6 +26,11 @@ export interface ClientConfig {
   token?: string;
   /** File holding a bearer token; re-read at most once a minute so that rotated tokens are picked up. */
   tokenFile?: string;
+  /**
+   * Gives the bearer token of each request, before `token` and `tokenFile` (client-go's token source):
+   * for tokens obtained at run time and renewed before they expire, such as a TokenRequest's.
+   */
+  tokenSource?: () => Promise<string>;
   /** Basic credentials; sent only when a password is present. */
   username?: string;
   password?: string;

@@ -275,6 +275,20 @@ describe('RestClient against a scripted server', () => {
     }
   });
 
+  it('asks a token source for each request before any token, and fails as a connection error when it cannot give one', async () => {
+    server.always(json(200, {}));
+    let n = 0;
+    const rest = client({ token: 'static', tokenSource: async () => `fresh-${++n}` });
+    await rest.request({ method: 'GET', path: '/x' });
+    await rest.request({ method: 'GET', path: '/x' });
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer fresh-1', 'Bearer fresh-2']);
+    const failing = client({
+      tokenSource: () => Promise.reject(new Error('no token today')),
+    });
+    await expect(failing.request({ method: 'GET', path: '/x' })).rejects.toThrow(/cannot get a bearer token: no token today/);
+    expect(server.requests).toHaveLength(2);
+  });
+
   describe('watch streams', () => {
     const ev = (type: string, name: string, rv: string, extra: Record<string, unknown> = {}) => ({
       type,

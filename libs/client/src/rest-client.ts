@@ -220,6 +220,13 @@ export class RestClient {
   }
 
   private async token(): Promise<string | undefined> {
+    if (this.config.tokenSource) {
+      try {
+        return await this.config.tokenSource();
+      } catch (err) {
+        throw new TransportError('connection', `cannot get a bearer token: ${errorMessage(err)}`, err);
+      }
+    }
     if (this.config.token) return this.config.token;
     if (!this.config.tokenFile) return undefined;
     const now = this.clock.now();

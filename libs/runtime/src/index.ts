@@ -14,6 +14,15 @@ export { Expectations, KeyExpectations, EXPECTATIONS_TIMEOUT_MS } from './contro
 export * from './leader-election/leader-election-options';
 export * from './leader-election/leader-elector';
 export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manager/health-server';
+export {
+  DelegatedAuth,
+  delegatedAuthFromFlags,
+  ANONYMOUS,
+  type AuthDecision,
+  type DelegatedAuthFlags,
+  type DelegatedAuthOptions,
+  type RequestUser,
+} from './manager/delegated-auth';
 export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';

@@ -65,14 +65,32 @@ export const SCHEDULER_FLAGS = flagTable({
     { title: 'Leader election', flags: leaderElectionFlags('svc-scheduler', ['leases']) },
     { title: 'Client', flags: clientFlags(50, 100) },
     {
+      title: 'Authentication',
+      flags: [
+        flag({
+          name: 'authentication-svcconfig',
+          type: string,
+          help: 'config able to create token reviews; if empty, all token requests are anonymous',
+        }),
+        flag({ name: 'authentication-token-webhook-cache-ttl', type: duration, default: 10_000, help: 'how long token review answers are cached' }),
+      ],
+    },
+    {
       title: 'Authorization',
       flags: [
+        flag({
+          name: 'authorization-svcconfig',
+          type: string,
+          help: 'config able to create access reviews; if empty all requests not skipped are forbidden',
+        }),
         flag({
           name: 'authorization-always-allow-paths',
           type: strings,
           default: ['/healthz', '/readyz', '/livez'],
-          help: 'paths served without an authorizer; every other path is refused with 403',
+          help: 'paths authorized without asking the core server',
         }),
+        flag({ name: 'authorization-webhook-cache-authorized-ttl', type: duration, default: 10_000, help: 'how long authorized answers are cached' }),
+        flag({ name: 'authorization-webhook-cache-unauthorized-ttl', type: duration, default: 10_000, help: 'how long unauthorized answers are cached' }),
       ],
     },
     {

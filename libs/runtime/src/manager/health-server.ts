@@ -3,6 +3,9 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { isPathAllowed, type DelegatedAuth } from './delegated-auth';
+
+export { isPathAllowed };
 
 /** A named check; it fails by returning a reason or throwing. */
 export type ProbeCheck = () => string | undefined | Promise<string | undefined>;
@@ -22,11 +25,11 @@ export interface HealthServerOptions {
    * entry ending in `*` matches by prefix, any other exactly. Unset: every path is served.
    */
   alwaysAllowPaths?: readonly string[];
-}
-
-/** Whether `path` is one of `allowed` (exact, or by prefix for an entry ending in `*`). */
-export function isPathAllowed(path: string, allowed: readonly string[]): boolean {
-  return allowed.some((entry) => (entry.endsWith('*') ? path.startsWith(entry.slice(0, -1)) : path === entry));
+  /**
+   * Who may call, as Kubernetes' components decide it (TokenReview, SubjectAccessReview, always
+   * allowed paths); takes the place of `alwaysAllowPaths` when set. Refusals are Status bodies.
+   */
+  auth?: DelegatedAuth;
 }
 
 /**
@@ -63,7 +66,24 @@ export class HealthServer {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
       const allowed = this.options.alwaysAllowPaths;
-      if (allowed && !isPathAllowed(url.pathname, allowed)) {
+      if (this.options.auth) {
+        const decision = await this.options.auth.check(req, url.pathname);
+        if (!decision.allowed) {
+          const status = {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: decision.message,
+            reason: decision.reason,
+            details: {},
+            code: decision.code,
+          };
+          res.writeHead(decision.code, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' });
+          res.end(`${JSON.stringify(status)}\n`);
+          return;
+        }
+      } else if (allowed && !isPathAllowed(url.pathname, allowed)) {
         res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
         res.end(`forbidden: User "system:anonymous" cannot get path "${url.pathname}"\n`);
         return;

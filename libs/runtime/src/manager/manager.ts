@@ -17,6 +17,7 @@ import { WebhookServer, type ManagerWebhookOptions } from '../webhooks/webhook-s
 import { installCustomResources, type CustomResourceSource } from '../resources/install-resources';
 import type { Reconcile } from '../reconcile/reconcile';
 import { HealthServer, type ProbeCheck } from './health-server';
+import type { DelegatedAuth } from './delegated-auth';
 
 export interface ManagerOptions {
   clientConfig: ClientConfig;
@@ -24,9 +25,11 @@ export interface ManagerOptions {
   scheme?: Scheme;
   /**
    * Health, readiness and metrics endpoint; none when absent. Port 0 picks a free one.
-   * `alwaysAllowPaths` limits it to those paths (others get 403; see HealthServerOptions).
+   * `alwaysAllowPaths` limits it to those paths (others get 403; see HealthServerOptions); `auth`
+   * decides instead as Kubernetes' components do (TokenReview and SubjectAccessReview), and is closed
+   * with the manager.
    */
-  http?: { port: number; host?: string; tls?: { cert: string; key: string }; alwaysAllowPaths?: readonly string[] };
+  http?: { port: number; host?: string; tls?: { cert: string; key: string }; alwaysAllowPaths?: readonly string[]; auth?: DelegatedAuth };
   /**
    * Leader election; off when absent or `leaderElect` is false. It runs on a client of its own
    * (`clientConfig`, by default the manager's with `/leader-election` added to its user agent): its
@@ -90,6 +93,8 @@ export class Manager {
   readonly registry: Registry;
   readonly tracker = new WriteTracker();
   private controllers: Controller[] = [];
+  /** Clients of other identities made through {@link clientWith}, closed with the manager's. */
+  private readonly otherClients: Client[] = [];
   private readonly runnables: Runnable[] = [];
   private readonly running = new Map<Runnable, RunningRunnable>();
   private readonly logger: ControllerLogger;
@@ -206,6 +211,18 @@ export class Manager {
   }
 
   /**
+   * A read-your-writes client like {@link client} over another connection (another identity, such as
+   * a controller's own ServiceAccount), reporting its writes to this manager's tracker so that
+   * reconciles wait for them as for their own; closed when the manager stops. Informers keep reading
+   * through the manager's own client.
+   */
+  clientWith(config: ClientConfig): TrackingClient {
+    const client = new TrackingClient(config, this.tracker, { scheme: this.options.scheme });
+    this.otherClients.push(client);
+    return client;
+  }
+
+  /**
    * The shared informer of a resource (created on first request, started with the others), for
    * reconcilers to read the cache through `lister()` instead of the server.
    */
@@ -313,7 +330,9 @@ export class Manager {
     await this.webhooks?.stop();
     await this.informers.shutdown();
     await this.health?.stop();
+    this.options.http?.auth?.close();
     this.client.close();
+    for (const client of this.otherClients) client.close();
     this.electionClient?.close();
   }
 

@@ -1,4 +1,5 @@
 import type { PolicyRule } from '@svc/api';
+import { CONTROLLER_ACCOUNT_NAMESPACE, CONTROLLER_ROLES, controllerRoleName } from './bootstrap-controller-policy';
 
 /**
  * The roles and bindings every cluster starts with, as Kubernetes' bootstrap policy: the user-facing
@@ -220,6 +221,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
     name: 'system:service-account-issuer-discovery',
     rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])],
   },
+  ...CONTROLLER_ROLES.map(({ account, rules }) => ({ name: controllerRoleName(account), rules })),
 ];
 
 const AUTHENTICATED = { kind: 'Group' as const, name: 'system:authenticated' };
@@ -237,6 +239,11 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBindi
   // agents' group holds the role, so a node agent works under RBAC alone.
   { name: 'system:node', role: 'system:node', subjects: [{ kind: 'Group', name: 'system:nodes' }] },
   { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [AUTHENTICATED] },
+  ...CONTROLLER_ROLES.map(({ account }) => ({
+    name: controllerRoleName(account),
+    role: controllerRoleName(account),
+    subjects: [{ kind: 'ServiceAccount' as const, name: account, namespace: CONTROLLER_ACCOUNT_NAMESPACE }],
+  })),
 ];
 
 /** The ClusterRole objects, aggregated roles' rules filled in as Kubernetes' aggregation controller leaves them. */

@@ -1,0 +1,31 @@
+import type { ControllerName } from '@svc/options';
+
+/** The namespace of the controllers' own ServiceAccounts (Kubernetes' kube-system). */
+export const CONTROLLER_SERVICE_ACCOUNT_NAMESPACE = 'svc-system';
+
+/**
+ * The ServiceAccount each built-in controller acts as under `--use-service-account-credentials`,
+ * named as Kubernetes names them; each is bound to `system:controller:<account>` by the bootstrap
+ * policy. The node IPAM and node lifecycle controllers share one, as in Kubernetes.
+ */
+export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>> = {
+  deployment: 'deployment-controller',
+  endpoints: 'endpoint-controller',
+  endpointslice: 'endpointslice-controller',
+  garbagecollector: 'generic-garbage-collector',
+  namespace: 'namespace-controller',
+  nodeipam: 'node-controller',
+  nodelifecycle: 'node-controller',
+  podgc: 'pod-garbage-collector',
+  replicaset: 'replicaset-controller',
+  replicationcontroller: 'replication-controller',
+  'root-ca-cert-publisher': 'root-ca-cert-publisher',
+  serviceaccount: 'service-account-controller',
+};
+
+/** The account of a controller; one this table misses would otherwise run with the manager's rights. */
+export function controllerServiceAccount(name: ControllerName): string {
+  const account = CONTROLLER_SERVICE_ACCOUNTS[name];
+  if (!account) throw new Error(`no service account is known for the ${name} controller`);
+  return account;
+}

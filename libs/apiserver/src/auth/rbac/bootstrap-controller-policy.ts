@@ -1,0 +1,103 @@
+import type { PolicyRule } from '@svc/api';
+
+/**
+ * The roles of the controller manager's controllers when each acts as its own ServiceAccount
+ * (`--use-service-account-credentials`), as Kubernetes' controller policy names and words them:
+ * `system:controller:<account>` bound to the account in the system namespace. Reads of the shared
+ * informers go through the manager's own identity; these rules cover what each controller writes
+ * and reads by itself.
+ */
+
+/** Where the controllers' accounts live (Kubernetes' kube-system). */
+export const CONTROLLER_ACCOUNT_NAMESPACE = 'svc-system';
+
+const READ = ['get', 'list', 'watch'];
+
+function rule(verbs: string[], apiGroups: string[], resources: string[]): PolicyRule {
+  return { verbs, apiGroups, resources };
+}
+
+const EVENTS = rule(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']);
+
+/** Each account and its rules, in Kubernetes' words. */
+export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRule[] }> = [
+  {
+    account: 'deployment-controller',
+    rules: [
+      // Kubernetes' controller updates; this one writes the revision annotation by merge patch.
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['apps', 'extensions'], ['deployments']),
+      rule(['update'], ['apps', 'extensions'], ['deployments/status', 'deployments/finalizers']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], ['apps', 'extensions'], ['replicasets']),
+      // The Recreate strategy and the rollout checks read the pods.
+      rule(['get', 'list', 'update'], [''], ['pods']),
+      EVENTS,
+    ],
+  },
+  {
+    account: 'replicaset-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['apps', 'extensions'], ['replicasets']),
+      rule(['update'], ['apps', 'extensions'], ['replicasets/status', 'replicasets/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      EVENTS,
+    ],
+  },
+  {
+    account: 'replication-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], [''], ['replicationcontrollers']),
+      rule(['update'], [''], ['replicationcontrollers/status', 'replicationcontrollers/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      EVENTS,
+    ],
+  },
+  {
+    account: 'namespace-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']),
+      rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']),
+      rule(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
+    ],
+  },
+  {
+    account: 'generic-garbage-collector',
+    rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), EVENTS],
+  },
+  {
+    account: 'endpoint-controller',
+    rules: [
+      rule(READ, [''], ['services', 'pods']),
+      rule(['get', 'list', 'create', 'update', 'delete'], [''], ['endpoints']),
+      rule(['create'], [''], ['endpoints/restricted']),
+      EVENTS,
+    ],
+  },
+  {
+    account: 'endpointslice-controller',
+    rules: [
+      rule(READ, [''], ['services', 'pods', 'nodes']),
+      rule(['update'], [''], ['services/finalizers']),
+      rule(['create', 'update', 'delete', 'get', 'list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+      EVENTS,
+    ],
+  },
+  {
+    // The node IPAM and node lifecycle controllers, taint-based eviction included.
+    account: 'node-controller',
+    rules: [
+      rule(['get', 'list', 'update', 'delete', 'patch'], [''], ['nodes']),
+      rule(['patch', 'update'], [''], ['nodes/status']),
+      rule(['patch', 'update'], [''], ['pods/status']),
+      rule(['get', 'list', 'watch', 'delete'], [''], ['pods']),
+      EVENTS,
+    ],
+  },
+  {
+    account: 'pod-garbage-collector',
+    rules: [rule(['list', 'watch', 'delete'], [''], ['pods']), rule(READ, [''], ['nodes']), rule(['patch'], [''], ['pods/status'])],
+  },
+  { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
+  { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
+];
+
+export const controllerRoleName = (account: string): string => `system:controller:${account}`;

@@ -1,0 +1,132 @@
+// The controller manager under RBAC with --use-service-account-credentials: each controller acts as
+// its own ServiceAccount in svc-system with its bootstrap role (the audit log names who did what), and
+// the serviceaccount and root CA publisher controllers fill every namespace.
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeIdentityConnectionFile } from '@svc/apiserver';
+import { eventually } from './support/api-fixtures';
+import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
+import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
+import { kubectl as kubectlRun } from './support/kubectl-run';
+
+let dir: string;
+let server: ApiServerProcess;
+let manager: ControllerManagerProcess;
+let auditLog: string;
+
+const kubectl = async (...args: string[]) => (await kubectlRun(args, server.kubectlEnv)).stdout.trim();
+
+interface AuditLine {
+  verb: string;
+  user: { username: string };
+  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
+  responseStatus?: { code?: number };
+}
+
+async function audited(match: (line: AuditLine) => boolean): Promise<AuditLine[]> {
+  const text = await readFile(auditLog, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as AuditLine)
+    .filter(match);
+}
+
+/** Who made the successful `verb`s of `resource` (in `namespace`). */
+async function actors(verb: string, resource: string, namespace?: string): Promise<string[]> {
+  const lines = await audited(
+    (l) =>
+      l.verb === verb &&
+      l.objectRef?.resource === resource &&
+      (namespace === undefined || l.objectRef.namespace === namespace) &&
+      (l.responseStatus?.code ?? 0) < 300,
+  );
+  return [...new Set(lines.map((l) => l.user.username))].sort();
+}
+
+const account = (name: string) => `system:serviceaccount:svc-system:${name}`;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-identities-e2e-'));
+  const saKey = join(dir, 'sa.key');
+  await writeFile(saKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  await writeFile(join(dir, 'audit-policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n  - level: Metadata\n');
+  auditLog = join(dir, 'audit.log');
+  server = await startApiServerProcess({
+    args: [
+      '--authorization-mode=RBAC',
+      `--service-account-signing-key-file=${saKey}`,
+      `--service-account-key-file=${saKey}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
+      `--audit-log-path=${auditLog}`,
+    ],
+  });
+  await writeFile(join(dir, 'root-ca.crt'), server.ca);
+  const identity = join(dir, 'controller-manager.svcconfig');
+  await writeIdentityConnectionFile({
+    connectionFile: server.kubeconfig,
+    certDir: join(server.dir, 'certs'),
+    path: identity,
+    user: 'system:kube-controller-manager',
+  });
+  manager = await startControllerManagerProcess(
+    server,
+    [`--svcconfig=${identity}`, '--use-service-account-credentials', `--root-ca-file=${join(dir, 'root-ca.crt')}`],
+    90_000,
+  );
+}, 150_000);
+
+afterAll(async () => {
+  await manager?.stop();
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('--use-service-account-credentials', () => {
+  it('gives each controller its ServiceAccount in svc-system', async () => {
+    await eventually(async () => expect(manager.stdout()).toContain('Each controller acts as its own ServiceAccount in svc-system'));
+    const names = (await kubectl('get', 'serviceaccounts', '-n', 'svc-system', '-o', 'jsonpath={.items[*].metadata.name}')).split(' ');
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'deployment-controller',
+        'replicaset-controller',
+        'namespace-controller',
+        'generic-garbage-collector',
+        'service-account-controller',
+        'root-ca-cert-publisher',
+      ]),
+    );
+  });
+
+  it('fills a new namespace with its default ServiceAccount and kube-root-ca.crt, as their own controllers', async () => {
+    await kubectl('create', 'namespace', 'fresh');
+    await eventually(async () => expect(await kubectl('get', 'serviceaccount', 'default', '-n', 'fresh', '-o', 'name')).toBe('serviceaccount/default'), 30_000);
+    await eventually(
+      async () => expect(await kubectl('get', 'configmap', 'kube-root-ca.crt', '-n', 'fresh', '-o', 'jsonpath={.data.ca\\.crt}')).toBe(server.ca.trim()),
+      30_000,
+    );
+    await eventually(async () => expect(await actors('create', 'serviceaccounts', 'fresh')).toEqual([account('service-account-controller')]));
+    await eventually(async () => expect(await actors('create', 'configmaps', 'fresh')).toEqual([account('root-ca-cert-publisher')]));
+  }, 60_000);
+
+  it('runs deployment -> replicaset -> pods, the garbage collector and namespace deletion, each as its own account', async () => {
+    await kubectl('create', 'namespace', 'work');
+    await kubectl('create', 'deployment', 'web', '--image=nginx', '--replicas=2', '-n', 'work');
+    await eventually(async () => expect((await kubectl('get', 'pods', '-n', 'work', '-o', 'name')).split('\n')).toHaveLength(2), 60_000);
+    expect(await actors('create', 'replicasets', 'work')).toEqual([account('deployment-controller')]);
+    expect(await actors('create', 'pods', 'work')).toEqual([account('replicaset-controller')]);
+
+    // Orphan-free background deletion: the garbage collector removes the ReplicaSet and its pods.
+    await kubectl('delete', 'deployment', 'web', '-n', 'work', '--cascade=background');
+    await eventually(async () => expect(await kubectl('get', 'replicasets,pods', '-n', 'work', '-o', 'name')).toBe(''), 60_000);
+    expect(await actors('delete', 'replicasets', 'work')).toEqual([account('generic-garbage-collector')]);
+
+    await kubectl('create', 'configmap', 'leftover', '-n', 'work');
+    await kubectl('delete', 'namespace', 'work', '--timeout=60s');
+    expect(await actors('update', 'namespaces')).toContain(account('namespace-controller'));
+    expect(manager.stderr()).not.toMatch(/forbidden/i);
+  }, 150_000);
+});
