@@ -66,10 +66,10 @@ function startNodeAgent() {
       'apiVersion: nodeagent.config.svc.io/v1beta1',
       'kind: NodeAgentConfiguration',
       'address: 127.0.0.1',
-      // The agent serves on loopback only. The API server calls it without a client certificate, and it
-      // serves no SubjectAccessReview yet for the Webhook mode to ask: requests are allowed as they come.
-      'authentication: { anonymous: { enabled: true } }',
-      'authorization: { mode: AlwaysAllow }',
+      // Only client certificates of the node agent client CA (the API server's) and tokens the API
+      // server vouches for (TokenReview) get in, for what the API server allows (SubjectAccessReview).
+      `authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ${JSON.stringify(nodeAgentPki.caFile)} } }`,
+      'authorization: { mode: Webhook }',
       `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
       '',
     ].join('\n'),
@@ -164,52 +164,81 @@ if (!fs.existsSync(serviceAccountKey)) {
 }
 fs.rmSync(svcconfig, { force: true });
 const extraArgs = process.argv.slice(2);
-run('svc-apiserver', [
-  '--bind-address=127.0.0.1',
-  `--secure-port=${port}`,
-  '--storage-backend=embedded',
-  `--data-dir=${path.join(root, 'store')}`,
-  `--cert-dir=${certDir}`,
-  `--svcconfig-out=${svcconfig}`,
-  '--nodeagent-preferred-address-types=InternalIP',
-  '--authorization-mode=RBAC',
-  `--service-account-signing-key-file=${serviceAccountKey}`,
-  `--service-account-key-file=${serviceAccountKey}`,
-  '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-  ...securityDefaults(extraArgs),
-  ...extraArgs,
-]);
 
-// Each component's identity, from the API server's own client CA.
-async function writeIdentities() {
-  const { writeIdentityConnectionFile } = require(path.join(__dirname, '..', 'dist', 'libs', 'apiserver', 'src', 'index.js'));
-  for (const identity of Object.values(identities)) {
-    await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user });
-  }
+const distApiServer = path.join(__dirname, '..', 'dist', 'libs', 'apiserver', 'src', 'index.js');
+// The API server's client certificate for node agents (Kubernetes' apiserver-kubelet-client), issued
+// anew on each start by a CA of its own that the node agent trusts, in system:masters (the group
+// kubeadm gave it), so that the agent's SubjectAccessReviews allow it under any authorization mode.
+const nodeAgentPki = {
+  caDir: path.join(root, 'node-agent', 'client-ca'),
+  caFile: path.join(root, 'node-agent', 'client-ca', 'client-ca.crt'),
+  cert: path.join(certDir, 'nodeagent-client.crt'),
+  key: path.join(certDir, 'nodeagent-client.key'),
+};
+async function ensureNodeAgentClientCertificate() {
+  const { ensureClientCa, issueClientCertificate } = require(distApiServer);
+  fs.mkdirSync(certDir, { recursive: true });
+  const ca = await ensureClientCa(nodeAgentPki.caDir);
+  const issued = await issueClientCertificate(ca, 'svc-apiserver-nodeagent-client', ['system:masters']);
+  fs.writeFileSync(nodeAgentPki.key, issued.keyPem, { mode: 0o600 });
+  fs.writeFileSync(nodeAgentPki.cert, issued.certPem, { mode: 0o644 });
 }
 
-const started = Date.now();
-const wait = setInterval(() => {
-  if (fs.existsSync(svcconfig)) {
-    clearInterval(wait);
-    writeIdentities().then(
-      () => {
-        // Each controller acts as its own ServiceAccount with only its role; the root CA publisher
-        // hands out the CA of the manager's connection file, the one the API server is served with.
-        run('svc-controller-manager', [`--svcconfig=${identities.controllerManager.path}`, '--secure-port=0', '--use-service-account-credentials', ...nodeIpamArgs]);
-        // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
-        run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
-        startNodeAgent();
-        console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
-      },
-      (error) => {
-        console.error(`could not write the components' connection files: ${error.message}`);
-        stop(1);
-      },
-    );
-  } else if (Date.now() - started > 60000) {
-    clearInterval(wait);
-    console.error('the API server did not write its client connection file within 60s');
-    stop(1);
+ensureNodeAgentClientCertificate().then(startControlPlane, (error) => {
+  console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
+  process.exit(1);
+});
+
+function startControlPlane() {
+  run('svc-apiserver', [
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--storage-backend=embedded',
+    `--data-dir=${path.join(root, 'store')}`,
+    `--cert-dir=${certDir}`,
+    `--svcconfig-out=${svcconfig}`,
+    '--nodeagent-preferred-address-types=InternalIP',
+    '--authorization-mode=RBAC',
+    `--service-account-signing-key-file=${serviceAccountKey}`,
+    `--service-account-key-file=${serviceAccountKey}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--nodeagent-client-certificate=${nodeAgentPki.cert}`,
+    `--nodeagent-client-key=${nodeAgentPki.key}`,
+    ...securityDefaults(extraArgs),
+    ...extraArgs,
+  ]);
+
+  // Each component's identity, from the API server's own client CA.
+  async function writeIdentities() {
+    const { writeIdentityConnectionFile } = require(distApiServer);
+    for (const identity of Object.values(identities)) {
+      await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user });
+    }
   }
-}, 100);
+
+  const started = Date.now();
+  const wait = setInterval(() => {
+    if (fs.existsSync(svcconfig)) {
+      clearInterval(wait);
+      writeIdentities().then(
+        () => {
+          // Each controller acts as its own ServiceAccount with only its role; the root CA publisher
+          // hands out the CA of the manager's connection file, the one the API server is served with.
+          run('svc-controller-manager', [`--svcconfig=${identities.controllerManager.path}`, '--secure-port=0', '--use-service-account-credentials', ...nodeIpamArgs]);
+          // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
+          run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
+          startNodeAgent();
+          console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
+        },
+        (error) => {
+          console.error(`could not write the components' connection files: ${error.message}`);
+          stop(1);
+        },
+      );
+    } else if (Date.now() - started > 60000) {
+      clearInterval(wait);
+      console.error('the API server did not write its client connection file within 60s');
+      stop(1);
+    }
+  }, 100);
+}

@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
-import type { PodSandboxConfig } from '@svc/cri';
+import { CriClient, type PodSandboxConfig } from '@svc/cri';
 import { BUSYBOX_IMAGE, localRuntimeUnavailable, startContainerd, type ContainerdProcess } from '@svc/cri/testing';
 import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
@@ -48,7 +48,9 @@ function sandboxConfig(name: string, logRoot: string): PodSandboxConfig {
 
 /** Starts PODS sandboxes with one busybox container each, all at once; ms from the start to each running. */
 async function directStart(containerd: ContainerdProcess, logRoot: string): Promise<{ latencies: number[]; wallMs: number }> {
-  const cri = containerd.cri;
+  // The agent's own runtime timeout (runtimeRequestTimeout, 2 min), not the test harness's 10 s: on a
+  // loaded machine 50 sandboxes at once take longer than that.
+  const cri = new CriClient(containerd.endpoint, { timeoutMs: 120_000 });
   const started = performance.now();
   const latencies = await Promise.all(
     Array.from({ length: PODS }, async (_, i) => {
@@ -70,6 +72,7 @@ async function directStart(containerd: ContainerdProcess, logRoot: string): Prom
     await cri.stopPodSandbox(sandbox.id).catch(() => undefined);
     await cri.removePodSandbox(sandbox.id).catch(() => undefined);
   }
+  cri.close();
   return { latencies, wallMs };
 }
 

@@ -27,6 +27,8 @@ export interface NodeCluster {
 export interface NodeClusterOptions {
   apiserverArgs?: string[];
   agent?: Partial<StartNodeAgentOptions>;
+  /** Runs while the agent starts (before it is ready): an administrator creating the Node of a `registerNode: false` agent. */
+  whileAgentStarts?: (apiserver: ApiServerProcess) => Promise<void>;
 }
 
 /** containerd, an API server reaching node agents on loopback, and one node agent with a pod CIDR of its own. */
@@ -37,11 +39,20 @@ export async function startNodeCluster(options: NodeClusterOptions = {}): Promis
   ]);
   let agent: NodeAgentProcess;
   try {
-    agent = await startNodeAgentProcess(apiserver, {
+    const starting = startNodeAgentProcess(apiserver, {
       endpoint: containerd.endpoint,
       ...options.agent,
       config: { podCIDR: randomPodCidr(), ...(options.agent?.config ?? {}) },
     });
+    // Handled below; an early failure must not surface as an unhandled rejection meanwhile.
+    void starting.catch(() => undefined);
+    try {
+      await options.whileAgentStarts?.(apiserver);
+    } catch (error) {
+      await starting.then((a) => a.cleanup()).catch(() => undefined);
+      throw error;
+    }
+    agent = await starting;
   } catch (error) {
     await containerd.stop();
     await apiserver.stop();

@@ -19,6 +19,7 @@ import type { PodEventType, PodRuntime } from './pods/pod-runtime';
 import { ProbeManager } from './pods/probe-manager';
 import { isMirrorPod, isStaticPod } from './static/static-pod-files';
 import { StaticPodSource } from './static/static-pod-source';
+import { apiServerTokenIssuer, ServiceAccountTokenManager } from './volumes/service-account-token-manager';
 import { VolumeManager } from './volumes/volume-manager';
 
 export interface NodeAgentSettings {
@@ -39,6 +40,7 @@ export class NodeAgent {
   readonly pods: PodManager;
   readonly probes: ProbeManager;
   readonly objects: ConfigObjects;
+  readonly tokens: ServiceAccountTokenManager;
   private readonly recorder: EventRecorder;
   private readonly eventLimiter?: TokenBucket;
   private podInformer?: SharedInformer<Pod>;
@@ -80,6 +82,7 @@ export class NodeAgent {
       settings.log,
     );
     this.objects = new ConfigObjects(client, (uids) => uids.forEach((uid) => this.pods.requestSync(uid)));
+    this.tokens = new ServiceAccountTokenManager(apiServerTokenIssuer(client), (uid) => this.pods.requestSync(uid));
     this.probes = new ProbeManager(cri, {
       changed: (uid) => this.pods.requestSync(uid),
       unhealthy: (uid, containerId, _kind, message, grace) => this.pods.markUnhealthy(uid, containerId, message, grace),
@@ -111,7 +114,7 @@ export class NodeAgent {
         allocatableMemory: quantityValue(this.reporter.allocatable.memory) ?? 0,
       }),
       images,
-      volumes: new VolumeManager(settings.rootDir, this.objects),
+      volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens),
       objects: this.objects,
       probes: this.probes,
       crashBackoff: new CrashBackoff(),
@@ -209,6 +212,7 @@ export class NodeAgent {
     this.staticPods?.stop();
     this.pods.stop();
     this.probes.stop();
+    this.tokens.stop();
     await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.objects.stop()]);
   }
 }

@@ -1,6 +1,6 @@
 import type { Container, Pod } from '@svc/api';
 import { defaultPullPolicy } from '@svc/api';
-import { TokenBucket } from '@svc/client';
+import { TokenBucket, type Clock } from '@svc/client';
 import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { CrashBackoff } from '../pods/crash-backoff';
@@ -22,6 +22,8 @@ export interface ImageManagerOptions {
   /** `registryPullQPS` (0: no limit) and `registryBurst`. */
   qps: number;
   burst: number;
+  /** What the pull limiter waits on (tests substitute a manual one). */
+  clock?: Clock;
 }
 
 /** Credentials for pulling an image: the pod's imagePullSecrets and the credential provider plugins. */
@@ -43,7 +45,7 @@ export class ImageManager {
     private readonly credentials: CredentialLookup,
     private readonly onEvent: (pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string) => void,
   ) {
-    if (options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst));
+    if (options.qps > 0) this.limiter = new TokenBucket(options.qps, Math.max(1, options.burst), options.clock);
   }
 
   /** The image reference (id) to run, pulling per policy; throws ImagePullError when it cannot be had. */

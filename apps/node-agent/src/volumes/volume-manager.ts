@@ -3,10 +3,12 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Pod, Volume } from '@svc/api';
+import { errorMessage } from '@svc/machinery';
 import { quantityValue } from '@svc/api';
 import { configEntries, configValue, type ConfigKind, type ConfigObjects } from '../pods/config-objects';
 import { ContainerConfigError, podFieldValue, resourceFieldValue, type PodFacts } from '../pods/environment';
 import { writeAtomically, type FileProjection } from './atomic-writer';
+import type { ServiceAccountTokenManager } from './service-account-token-manager';
 
 const run = promisify(execFile);
 
@@ -19,6 +21,8 @@ export class VolumeError extends Error {
 }
 
 const DEFAULT_MODE = 0o644;
+/** A projected token's lifetime when its source names none (the API's default). */
+const DEFAULT_TOKEN_SECONDS = 3600;
 
 /** The directory of a pod's own files below the agent's root: volumes, hosts file, termination logs. */
 export function podDirectory(rootDir: string, uid: string): string {
@@ -46,6 +50,7 @@ export class VolumeManager {
   constructor(
     private readonly rootDir: string,
     private readonly objects: ConfigObjects,
+    private readonly tokens: ServiceAccountTokenManager,
   ) {}
 
   private volumeDir(uid: string, plugin: string, name: string): string {
@@ -138,6 +143,7 @@ export class VolumeManager {
         else if (source.secret)
           await this.addObject(pod, files, 'secrets', source.secret.name ?? '', source.secret.items, mode, source.secret.optional === true);
         else if (source.downwardAPI) this.addDownward(pod, files, source.downwardAPI.items ?? [], mode, facts);
+        else if (source.serviceAccountToken) await this.addToken(pod, files, source.serviceAccountToken, mode);
         else throw new VolumeError(`volume "${volume.name}": projected ${Object.keys(source).join(', ')} sources are not supported by this node agent`);
       }
       return { plugin: 'projected', files };
@@ -202,8 +208,32 @@ export class VolumeManager {
     }
   }
 
+  /** A token of the pod's service account from a TokenRequest bound to the pod. */
+  private async addToken(
+    pod: Pod,
+    files: Map<string, FileProjection>,
+    source: { audience?: string; expirationSeconds?: number; path: string },
+    mode: number,
+  ): Promise<void> {
+    const meta = pod.metadata ?? {};
+    try {
+      const token = await this.tokens.token({
+        namespace: meta.namespace ?? 'default',
+        serviceAccount: pod.spec?.serviceAccountName || 'default',
+        audience: source.audience ?? '',
+        expirationSeconds: source.expirationSeconds ?? DEFAULT_TOKEN_SECONDS,
+        podName: meta.name ?? '',
+        podUid: meta.uid ?? '',
+      });
+      files.set(source.path, { data: Buffer.from(token, 'utf8'), mode });
+    } catch (error) {
+      throw new VolumeError(errorMessage(error));
+    }
+  }
+
   /** Removes the pod's directory, unmounting what was mounted in it. */
   async tearDown(uid: string): Promise<void> {
+    this.tokens.forgetPod(uid);
     const dir = podDirectory(this.rootDir, uid);
     if (!(await exists(dir))) return;
     const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');

@@ -1,0 +1,159 @@
+import type { Pod, Secret } from '@svc/api';
+import type { Client } from '@svc/client';
+import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
+import { credentialLookup } from './credentials';
+import { ImageManager, ImagePullError, type CredentialLookup } from './image-manager';
+
+// No registry is reachable from the test machines: these cases drive the image manager against a
+// stand-in of the runtime's image service that records what CRI PullImage was asked.
+
+interface PullCall {
+  image: string;
+  auth?: AuthConfig;
+  at: number;
+}
+
+function fakeImageService(options: { acceptAuth?: (auth: AuthConfig | undefined) => boolean } = {}) {
+  const calls: PullCall[] = [];
+  let active = 0;
+  let maxActive = 0;
+  const releases: Array<() => void> = [];
+  let hold = false;
+  const cri = {
+    imageStatus: async () => undefined,
+    pullImage: async (image: string, auth?: AuthConfig) => {
+      calls.push({ image, auth, at: clock.now() });
+      active++;
+      maxActive = Math.max(maxActive, active);
+      if (hold) await new Promise<void>((resolve) => releases.push(resolve));
+      active--;
+      if (options.acceptAuth && !options.acceptAuth(auth)) throw new Error('401 Unauthorized');
+      return `sha256:${image}`;
+    },
+  } as unknown as CriClient;
+  return {
+    cri,
+    calls,
+    maxActive: () => maxActive,
+    holdPulls: () => (hold = true),
+    releaseOne: () => releases.shift()?.(),
+    waiting: () => releases.length,
+  };
+}
+
+/** A manual clock: sleeping moves time on at once, and the sleeps are recorded. */
+const clock = {
+  time: 0,
+  sleeps: [] as number[],
+  now() {
+    return this.time;
+  },
+  async sleep(ms: number) {
+    this.sleeps.push(ms);
+    this.time += ms;
+  },
+};
+
+function pod(name: string, images: string[], pullSecrets: string[] = []): Pod {
+  return {
+    metadata: { name, namespace: 'team', uid: `uid-${name}` },
+    spec: {
+      imagePullSecrets: pullSecrets.map((n) => ({ name: n })),
+      containers: images.map((image, i) => ({ name: `c${i}`, image, imagePullPolicy: 'Always' as const })),
+    },
+  };
+}
+
+const sandbox: PodSandboxConfig = { metadata: { name: 'p', namespace: 'team', uid: 'u', attempt: 0 } };
+const noCredentials: CredentialLookup = async () => [];
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ImageManager', () => {
+  beforeEach(() => {
+    clock.time = 0;
+    clock.sleeps = [];
+  });
+
+  it('passes the credentials of the pod imagePullSecrets for the image registry to CRI PullImage', async () => {
+    const dockerConfig = (auths: Record<string, unknown>) => Buffer.from(JSON.stringify({ auths })).toString('base64');
+    const secrets: Record<string, Secret> = {
+      'private-registry': {
+        metadata: { name: 'private-registry', namespace: 'team' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': dockerConfig({ 'registry.example:5000': { username: 'puller', password: 'pw' } }) },
+      },
+      'hub-only': {
+        metadata: { name: 'hub-only', namespace: 'team' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': dockerConfig({ 'https://index.docker.io/v1/': { auth: Buffer.from('hub:secret').toString('base64') } }) },
+      },
+    };
+    const asked: string[] = [];
+    const client = {
+      secrets: {
+        get: async (name: string, params: { namespace?: string }) => {
+          asked.push(`${params.namespace}/${name}`);
+          return secrets[name];
+        },
+      },
+    } as unknown as Client;
+    const service = fakeImageService({ acceptAuth: (auth) => auth?.username === 'puller' });
+    const images = new ImageManager(service.cri, { serialize: true, qps: 0, burst: 10 }, credentialLookup(client, undefined, ''), () => undefined);
+    const target = pod('web', ['registry.example:5000/team/app:1.0'], ['hub-only', 'private-registry']);
+    const container = target.spec.containers[0];
+    expect(await images.ensure(target, container, sandbox)).toBe('sha256:registry.example:5000/team/app:1.0');
+    expect(asked).toEqual(['team/hub-only', 'team/private-registry']);
+    expect(service.calls.map((c) => c.auth)).toEqual([{ username: 'puller', password: 'pw', auth: '', serverAddress: 'registry.example:5000' }]);
+
+    // An image of Docker Hub gets the hub credentials; a refused credential is followed by an anonymous try.
+    service.calls.length = 0;
+    const hub = pod('hub', ['busybox:1.36'], ['hub-only', 'private-registry']);
+    await expect(images.ensure(hub, hub.spec.containers[0], sandbox)).rejects.toBeInstanceOf(ImagePullError);
+    expect(service.calls.map((c) => c.auth)).toEqual([
+      { username: '', password: '', auth: Buffer.from('hub:secret').toString('base64'), serverAddress: 'docker.io' },
+      undefined,
+    ]);
+  });
+
+  it('with serializeImagePulls pulls one image at a time, in order', async () => {
+    const service = fakeImageService();
+    service.holdPulls();
+    const images = new ImageManager(service.cri, { serialize: true, qps: 0, burst: 10 }, noCredentials, () => undefined);
+    const p = pod('many', ['a:1', 'b:1', 'c:1']);
+    const pulls = p.spec.containers.map((c) => images.ensure(p, c, sandbox));
+    await settle();
+    expect(service.calls.map((c) => c.image)).toEqual(['a:1']);
+    service.releaseOne();
+    await settle();
+    expect(service.calls.map((c) => c.image)).toEqual(['a:1', 'b:1']);
+    service.releaseOne();
+    await settle();
+    service.releaseOne();
+    await Promise.all(pulls);
+    expect(service.calls.map((c) => c.image)).toEqual(['a:1', 'b:1', 'c:1']);
+    expect(service.maxActive()).toBe(1);
+  });
+
+  it('without serializeImagePulls pulls in parallel', async () => {
+    const service = fakeImageService();
+    service.holdPulls();
+    const images = new ImageManager(service.cri, { serialize: false, qps: 0, burst: 10 }, noCredentials, () => undefined);
+    const p = pod('many', ['a:1', 'b:1', 'c:1']);
+    const pulls = p.spec.containers.map((c) => images.ensure(p, c, sandbox));
+    await settle();
+    expect(service.waiting()).toBe(3);
+    for (let i = 0; i < 3; i++) service.releaseOne();
+    await Promise.all(pulls);
+    expect(service.maxActive()).toBe(3);
+  });
+
+  it('registryPullQPS and registryBurst space the pulls out', async () => {
+    const service = fakeImageService();
+    const images = new ImageManager(service.cri, { serialize: false, qps: 2, burst: 2, clock: clock }, noCredentials, () => undefined);
+    const p = pod('many', ['a:1', 'b:1', 'c:1', 'd:1']);
+    for (const c of p.spec.containers) await images.ensure(p, c, sandbox);
+    // Two at once (the burst), then one every half second (2 per second).
+    expect(service.calls.map((c) => c.at)).toEqual([0, 0, 500, 1000]);
+    expect(clock.sleeps).toEqual([500, 500]);
+  });
+});
