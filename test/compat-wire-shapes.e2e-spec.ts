@@ -20,7 +20,7 @@ let client: ApiClient;
 const ns = 'shapes';
 
 beforeAll(async () => {
-  server = await startApiServerProcess();
+  server = await startApiServerProcess({ serviceAccountTokens: true });
   client = new ApiClient(server.url, server.ca);
   await createNamespace(client, ns);
 }, 60_000);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,11 @@ export interface StartApiServerProcessOptions {
   args?: string[];
   /** How long to wait for /readyz to answer 200. */
   readyTimeoutMs?: number;
+  /**
+   * Issue service account tokens as every Kubernetes API server does (a P-256 signing key made for
+   * this server): TokenRequest is served and the ServiceAccount admission plugin mounts tokens into pods.
+   */
+  serviceAccountTokens?: boolean;
 }
 
 /** A port the kernel just handed out on loopback; the server binds it right after. */
@@ -88,6 +94,7 @@ async function startOnce(dir: string, options: StartApiServerProcessOptions): Pr
     `--data-dir=${join(dir, 'data')}`,
     `--cert-dir=${join(dir, 'certs')}`,
     `--svcconfig-out=${kubeconfig}`,
+    ...(options.serviceAccountTokens ? await serviceAccountKeyFlags(dir) : []),
     ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
@@ -151,4 +158,15 @@ export async function stopChild(child: ChildProcess, exit: Promise<void>, hasExi
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exit;
   clearTimeout(timer);
+}
+
+async function serviceAccountKeyFlags(dir: string): Promise<string[]> {
+  const key = join(dir, 'service-account.key');
+  if (!existsSync(key))
+    await writeFile(key, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  return [
+    `--service-account-signing-key-file=${key}`,
+    `--service-account-key-file=${key}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+  ];
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freeLoopbackPort, ROOT, type ApiServerProcess } from './apiserver-process';
+import { kubectl } from './kubectl-run';
 
 const EXECUTABLE = join(ROOT, 'bin', 'svc-node-agent.js');
 
@@ -55,6 +56,7 @@ export interface StartNodeAgentOptions {
  * resolves once it has registered its Node.
  */
 export async function startNodeAgentProcess(apiserver: ApiServerProcess, options: StartNodeAgentOptions): Promise<NodeAgentProcess> {
+  await publishRootCa(apiserver);
   const dir = await mkdtemp(join(tmpdir(), 'svc-node-agent-e2e-'));
   const nodeName = options.nodeName ?? `node-${Math.random().toString(36).slice(2, 8)}`;
   const port = await freeLoopbackPort();
@@ -142,4 +144,18 @@ export async function startNodeAgentProcess(apiserver: ApiServerProcess, options
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every pod gets the kube-api-access projected volume (the ServiceAccount admission plugin), whose
+ * `kube-root-ca.crt` ConfigMap the controller manager's root CA publisher writes. No controller
+ * manager runs beside these agents, so this does its job for the `default` namespace.
+ */
+async function publishRootCa(apiserver: ApiServerProcess): Promise<void> {
+  const file = join(apiserver.dir, 'kube-root-ca.crt.yaml');
+  await writeFile(
+    file,
+    stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: 'default' }, data: { 'ca.crt': apiserver.ca } }),
+  );
+  await kubectl(['apply', '-f', file], apiserver.kubectlEnv);
 }

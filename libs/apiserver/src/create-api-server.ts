@@ -82,6 +82,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
     minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
+    serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,
   };
   const servicesOptions = options.services ?? {};
   const services = serviceWriteHooks(storage, resourcesOptions.storePrefix, servicesOptions);

@@ -25,6 +25,8 @@ export interface AdmissionDependencies {
   namespaces: NamespaceLookup;
   /** The ServiceAccount plugin's lookup; without it only named accounts' defaulting happens. */
   serviceAccounts?: ServiceAccountLookup;
+  /** The server issues service account tokens, so the ServiceAccount plugin mounts them into pods. */
+  mountServiceAccountTokens?: boolean;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
   configurations?: AdmissionConfigurations;
   /** The flags plugins read their settings from. */
@@ -36,7 +38,8 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   NamespaceLifecycle: (deps) => namespaceLifecycle(deps.namespaces),
   NamespaceExists: (deps) => namespaceExists(deps.namespaces),
   AlwaysDeny: () => alwaysDeny(),
-  ServiceAccount: (deps) => serviceAccountAdmission(deps.serviceAccounts ?? (() => Promise.resolve({}))),
+  ServiceAccount: (deps) =>
+    serviceAccountAdmission(deps.serviceAccounts ?? (() => Promise.resolve({})), { mountTokens: deps.mountServiceAccountTokens !== false }),
   Priority: () => priorityAdmission(),
   MutatingAdmissionWebhook: (deps) => deps.configurations && mutatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
   ValidatingAdmissionPolicy: (deps) => deps.configurations && validatingAdmissionPolicy({ namespaces: deps.namespaces, ...deps.configurations }),

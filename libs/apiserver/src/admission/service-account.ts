@@ -44,7 +44,10 @@ export function storedServiceAccountLookup(storage: Storage, storePrefix: string
  * Pod (the serviceaccount controller makes it moments after its namespace, and a Pod created in
  * between would otherwise fail); the token is mounted as for an account that says nothing.
  */
-export function serviceAccountAdmission(lookup: ServiceAccountLookup): AdmissionPlugin {
+export function serviceAccountAdmission(lookup: ServiceAccountLookup, options: { mountTokens?: boolean } = {}): AdmissionPlugin {
+  // A server that issues no tokens (no --service-account-signing-key-file) has none to mount: a pod
+  // given the volume would wait for its token forever.
+  const mountTokens = options.mountTokens !== false;
   return {
     name: 'ServiceAccount',
     async admit(attributes) {
@@ -64,7 +67,7 @@ export function serviceAccountAdmission(lookup: ServiceAccountLookup): Admission
           `error looking up service account ${attributes.namespace}/${name}: serviceaccount "${name}" not found`,
         );
       }
-      if (shouldAutomount(spec, account)) mountApiAccess(spec);
+      if (mountTokens && shouldAutomount(spec, account)) mountApiAccess(spec);
     },
   };
 }

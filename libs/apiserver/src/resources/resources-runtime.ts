@@ -26,6 +26,11 @@ import { DEFAULT_NODE_AGENT_CONNECTION, NodeAgentConnector, type NodeAgentConnec
 export interface ResourcesOptions {
   /** `--store-prefix`. */
   storePrefix: string;
+  /**
+   * The server issues service account tokens (TokenRequest, `--service-account-signing-key-file`): the
+   * ServiceAccount admission plugin then mounts one into pods. Without it there is no token to mount.
+   */
+  serviceAccountTokensIssued?: boolean;
   /** `--watch-cache`. */
   watchCache: boolean;
   /** `--watch-cache-sizes`. */
@@ -93,6 +98,7 @@ export function createResourceRegistries(
   const chain = buildAdmissionChain(options, {
     namespaces: storedNamespaceLookup(storage, options.storePrefix),
     serviceAccounts: storedServiceAccountLookup(storage, options.storePrefix),
+    mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
     configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
   });
   return new ResourceRegistries({
