@@ -111,12 +111,12 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
         const docs = decoder.push(chunk as string);
         if (docs.length === 0) continue;
         const batch: WatchEvent<T>[] = [];
-        let failure: unknown;
+        let failure: Error | undefined;
         for (const doc of docs) {
           try {
             batch.push(toWatchEvent<T>(doc));
           } catch (err) {
-            failure = err;
+            failure = err instanceof Error ? err : new Error(String(err));
             break;
           }
         }
