@@ -16,6 +16,8 @@ export interface DoneMessage {
   updateEvents: number;
   /** Wall-clock ms (performance.timeOrigin-based, sub-ms) of the last update event, comparable across processes. */
   lastUpdateAt: number;
+  /** CPU ms (user + system, every thread of the child) from the synced message to the last update event. */
+  cpuMs: number;
 }
 
 export type ChildMessage = SyncedMessage | DoneMessage;
@@ -66,6 +68,8 @@ export class EventCounter {
   readonly addsSeen = new Promise<void>((resolve) => (this.resolveSynced = resolve));
   readonly updatesSeen = new Promise<void>((resolve) => (this.resolveDone = resolve));
   lastUpdateAt = 0;
+  private cpuAtSync: NodeJS.CpuUsage | undefined;
+  private cpuAtLastUpdate: NodeJS.CpuUsage | undefined;
 
   constructor(private readonly args: ChildArgs) {}
 
@@ -75,11 +79,22 @@ export class EventCounter {
 
   onUpdate(): void {
     this.lastUpdateAt = wallClockMs();
-    if (++this.updates === this.args.updates) this.resolveDone();
+    if (++this.updates === this.args.updates) {
+      this.cpuAtLastUpdate = process.cpuUsage();
+      this.resolveDone();
+    }
+  }
+
+  /** Marks the start of the CPU count: call right before sending `synced` (the parent then pauses the child). */
+  markSynced(): void {
+    this.cpuAtSync = process.cpuUsage();
   }
 
   done(): DoneMessage {
-    return { type: 'done', updateEvents: this.updates, lastUpdateAt: this.lastUpdateAt };
+    const start = this.cpuAtSync ?? { user: 0, system: 0 };
+    const end = this.cpuAtLastUpdate ?? process.cpuUsage();
+    const cpuMs = (end.user - start.user + end.system - start.system) / 1000;
+    return { type: 'done', updateEvents: this.updates, lastUpdateAt: this.lastUpdateAt, cpuMs };
   }
 }
 

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   await informer.start();
   await counter.addsSeen;
   const syncMs = performance.now() - started;
-  send({ type: 'synced', syncMs, heapBytes: settledHeap(gc) - before });
+  const heapBytes = settledHeap(gc) - before;
+  counter.markSynced();
+  send({ type: 'synced', syncMs, heapBytes });
   await counter.updatesSeen;
   send(counter.done());
   await informer.stop();

@@ -11,11 +11,15 @@ import { EmbeddedStorage, type StoredObject } from '@svc/storage';
  * - store writes/s: sequential creates through the Storage contract (precondition read, log row, current
  *   row, one fsync'd commit, watch fan-out);
  * - reads/s: gets of random existing keys;
- * - write-to-watch latency: from calling create to a watcher of the prefix receiving the event.
+ * - write-to-watch latency: from calling create to a watcher of the prefix receiving the event;
+ * - concurrent writes/s: creates with CONCURRENCY in flight, each awaited until durable (group
+ *   commit lets the writes of one turn share a transaction and its fsync), and their CPU time.
  */
 const WRITES = Number(process.env.STORAGE_BENCH_WRITES ?? 3_000);
 const READS = Number(process.env.STORAGE_BENCH_READS ?? 50_000);
 const LATENCY_SAMPLES = Number(process.env.STORAGE_BENCH_LATENCY_SAMPLES ?? 2_000);
+/** Writers in flight for the concurrent write rate (what an API server under load has). */
+const CONCURRENCY = Number(process.env.STORAGE_BENCH_CONCURRENCY ?? 32);
 
 interface BenchObject extends StoredObject {
   apiVersion: string;
@@ -69,7 +73,26 @@ async function writeRates(dir: string, store: EmbeddedStorage): Promise<{ raw: n
   return { raw: WRITES / (Number(rawNs) / 1e9), store: WRITES / (Number(storeNs) / 1e9) };
 }
 
-async function storeFigures(dir: string): Promise<{ raw: number; writes: number; reads: number; p50: number; p99: number }> {
+/** WRITES creates with CONCURRENCY in flight: writes/s, and CPU microseconds per write. */
+async function concurrentWrites(store: EmbeddedStorage, offset: number): Promise<{ perSecond: number; cpuMicros: number }> {
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const writer = async (): Promise<void> => {
+    while (next < WRITES) {
+      const i = offset + next++;
+      await store.create(key(i), object(i));
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, writer));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  return { perSecond: WRITES / seconds, cpuMicros: (used.user + used.system) / WRITES };
+}
+
+async function storeFigures(
+  dir: string,
+): Promise<{ raw: number; writes: number; reads: number; p50: number; p99: number; concurrent: { perSecond: number; cpuMicros: number } }> {
   const store = EmbeddedStorage.open({ dataDir: join(dir, 'store'), compactionIntervalMs: 0 });
   try {
     const rates = await writeRates(dir, store);
@@ -89,9 +112,10 @@ async function storeFigures(dir: string): Promise<{ raw: number; writes: number;
       latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
     }
     watcher.stop();
+    const concurrent = await concurrentWrites(store, WRITES + LATENCY_SAMPLES);
     latencies.sort((a, b) => a - b);
     const percentile = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    return { raw: rates.raw, writes: rates.store, reads, p50: percentile(50), p99: percentile(99) };
+    return { raw: rates.raw, writes: rates.store, reads, p50: percentile(50), p99: percentile(99), concurrent };
   } finally {
     await store.close();
   }
@@ -109,6 +133,9 @@ export async function run(): Promise<void> {
       ['embedded store reads/s (get)', store.reads.toFixed(0)],
       ['write-to-watch latency p50 (ms)', store.p50.toFixed(3)],
       ['write-to-watch latency p99 (ms)', store.p99.toFixed(3)],
+      [`embedded store writes/s (create, ${CONCURRENCY} in flight)`, store.concurrent.perSecond.toFixed(0)],
+      [`embedded store CPU per write at ${CONCURRENCY} in flight (us)`, store.concurrent.cpuMicros.toFixed(0)],
+      [`embedded store at ${CONCURRENCY} in flight / raw engine write ratio`, (store.concurrent.perSecond / raw).toFixed(2)],
     ];
     const width = Math.max(...rows.map(([label]) => label.length));
     console.log(`storage benchmark: ${WRITES} writes of ~1 KiB objects, ${READS} reads, ${LATENCY_SAMPLES} latency samples, data in ${dir}`);

@@ -32,8 +32,31 @@ describe('JsonStreamDecoder', () => {
     expect(decoder.push(text)).toEqual(events);
   });
 
+  it('reads newline-delimited documents again after a line that held several, in every split', () => {
+    const text =
+      JSON.stringify(events[0]) +
+      JSON.stringify(events[1]) +
+      '\n' +
+      JSON.stringify(events[2]) +
+      '\n' +
+      JSON.stringify(events[0], null, 2) +
+      '\n' +
+      JSON.stringify(events[1]) +
+      '\n' +
+      JSON.stringify(events[2]);
+    const expected = [events[0], events[1], events[2], events[0], events[1], events[2]];
+    for (let size = 1; size <= text.length; size += size < 20 ? 1 : 13) {
+      const decoder = new JsonStreamDecoder();
+      const out: unknown[] = [];
+      for (let i = 0; i < text.length; i += size) out.push(...decoder.push(text.slice(i, i + size)));
+      expect(out).toEqual(expected);
+      expect(decoder.pending).toBe(false);
+    }
+  });
+
   it('rejects text that is not a sequence of JSON documents', () => {
     expect(() => new JsonStreamDecoder().push('{"a":1}\nnot json')).toThrow(JsonStreamError);
     expect(() => new JsonStreamDecoder().push('{"a":tru}')).toThrow(JsonStreamError);
+    expect(() => new JsonStreamDecoder().push('{"a":tru}\n{"b":1}\n')).toThrow(JsonStreamError);
   });
 });

@@ -10,6 +10,17 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+const NOT_JSON = Symbol('not JSON');
+
+/** The value of `text`, or NOT_JSON: the fast path tries a line and falls back to scanning it. */
+function parseOrNotJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -20,6 +31,11 @@ function isSpace(c: number): boolean {
  * depth outside strings, so newline-delimited, concatenated and pretty-printed streams all work,
  * as Go's json.Decoder reads a Kubernetes watch. Text must be decoded already (multi-byte
  * characters split across chunks are the caller's decoder's job).
+ *
+ * A document that starts a line and ends before its newline (a watch server writes one event per
+ * line) is handed to JSON.parse whole, without a scan of its characters: scanning in JavaScript cost
+ * as much as the parse itself. A line that does not parse alone is scanned, so concatenated and
+ * pretty-printed streams keep working, and invalid JSON still fails with the scanner's error.
  */
 export class JsonStreamDecoder {
   private buffer = '';
@@ -27,6 +43,8 @@ export class JsonStreamDecoder {
   private depth = 0;
   private inString = false;
   private escaped = false;
+  /** Offset in `buffer` before which the line fast path already failed (a line holding several documents). */
+  private scanOnlyBefore = 0;
 
   /** Adds a chunk and returns the values of the documents it completed, in order. */
   push(chunk: string): unknown[] {
@@ -52,6 +70,19 @@ export class JsonStreamDecoder {
           throw new JsonStreamError(`unexpected ${JSON.stringify(buf[i])} between documents of the stream`);
         }
         start = i;
+        if (i >= this.scanOnlyBefore) {
+          const newline = buf.indexOf('\n', i);
+          if (newline >= 0) {
+            const value = parseOrNotJson(buf.slice(i, newline));
+            if (value !== NOT_JSON) {
+              out.push(value);
+              start = newline + 1;
+              i = newline;
+              continue;
+            }
+            this.scanOnlyBefore = newline + 1;
+          }
+        }
       }
       if (c === QUOTE) this.inString = true;
       else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.depth++;
@@ -70,6 +101,7 @@ export class JsonStreamDecoder {
     }
     this.buffer = buf.slice(start);
     this.scanned = i - start;
+    this.scanOnlyBefore = Math.max(0, this.scanOnlyBefore - start);
     return out;
   }
 

@@ -65,23 +65,65 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-    if (this.iterated) throw new Error('a watch can be iterated only once');
-    this.iterated = true;
+    this.claim();
     return this.events();
   }
 
+  /**
+   * The same events, as arrays of the events each chunk of the stream completed (never empty). A
+   * consumer that handles events synchronously (an informer) then pays one turn of the event loop
+   * per chunk instead of several per event. Either this or the event iteration, once.
+   */
+  batches(): AsyncIterable<WatchEvent<T>[]> {
+    this.claim();
+    const batches = this.trackedBatches();
+    return { [Symbol.asyncIterator]: () => batches };
+  }
+
+  private async *trackedBatches(): AsyncGenerator<WatchEvent<T>[]> {
+    for await (const batch of this.decodedBatches()) {
+      this.lastVersion = versionOf(batch[batch.length - 1]) ?? this.lastVersion;
+      yield batch;
+      if (this.stoppedFlag) return;
+    }
+  }
+
+  private claim(): void {
+    if (this.iterated) throw new Error('a watch can be iterated only once');
+    this.iterated = true;
+  }
+
   private async *events(): AsyncGenerator<WatchEvent<T>> {
+    for await (const batch of this.decodedBatches()) {
+      for (const event of batch) {
+        this.lastVersion = versionOf(event) ?? this.lastVersion;
+        yield event;
+        if (this.stoppedFlag) return;
+      }
+    }
+  }
+
+  private async *decodedBatches(): AsyncGenerator<WatchEvent<T>[]> {
     const decoder = new JsonStreamDecoder();
     this.response.setEncoding('utf8');
     try {
       for await (const chunk of this.response) {
-        for (const doc of decoder.push(chunk as string)) {
-          const event = toWatchEvent<T>(doc);
-          const version = (event.object as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
-          if (typeof version === 'string' && version) this.lastVersion = version;
-          yield event;
-          if (this.stoppedFlag) return;
+        const docs = decoder.push(chunk as string);
+        if (docs.length === 0) continue;
+        const batch: WatchEvent<T>[] = [];
+        let failure: Error | undefined;
+        for (const doc of docs) {
+          try {
+            batch.push(toWatchEvent<T>(doc));
+          } catch (err) {
+            failure = err instanceof Error ? err : new Error(String(err));
+            break;
+          }
         }
+        if (batch.length > 0) yield batch;
+        // The events before an ERROR event are delivered first, as they would be one by one.
+        if (failure !== undefined) throw failure;
+        if (this.stoppedFlag) return;
       }
     } catch (err) {
       if (this.stoppedFlag) return;
@@ -95,4 +137,9 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
       throw new TransportError('connection', `the watch of ${this.describe} ended inside an event`);
     }
   }
+}
+
+function versionOf(event: WatchEvent<unknown>): string | undefined {
+  const version = (event.object as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+  return typeof version === 'string' && version ? version : undefined;
 }

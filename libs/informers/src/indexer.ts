@@ -220,23 +220,24 @@ export class Indexer<T extends KubeObject> {
     const key = this.keyFunc(obj);
     if (this.freeze) deepFreeze(obj);
     const old = this.items.get(key);
-    if (old !== undefined) this.unindex(key, old);
     this.items.set(key, obj);
-    for (const [name, fn] of this.indexers) addToIndex(this.indexFor(name), indexValues(fn, obj), key);
+    for (const [name, fn] of this.indexers) {
+      const index = this.indexFor(name);
+      const values = indexValues(fn, obj);
+      if (old !== undefined) {
+        // Most updates leave an object's index values as they were (the namespace always).
+        const oldValues = indexValues(fn, old);
+        if (sameValues(oldValues, values)) continue;
+        removeFromIndex(index, oldValues, key);
+      }
+      addToIndex(index, values, key);
+    }
     const rv = resourceVersionOf(obj);
     if (rv && this.waiters.size > 0) this.waiters.keyReached(key, rv);
   }
 
   private unindex(key: string, obj: T): void {
-    for (const [name, fn] of this.indexers) {
-      const index = this.indexFor(name);
-      for (const value of indexValues(fn, obj)) {
-        const keys = index.get(value);
-        if (keys === undefined) continue;
-        keys.delete(key);
-        if (keys.size === 0) index.delete(value);
-      }
-    }
+    for (const [name, fn] of this.indexers) removeFromIndex(this.indexFor(name), indexValues(fn, obj), key);
   }
 
   private indexFor(indexName: string): Map<string, Set<string>> {
@@ -259,7 +260,23 @@ function indexValues<T>(fn: IndexFunc<T>, obj: T): readonly string[] {
     return [];
   }
   if (!Array.isArray(values)) return [];
-  return values.filter((v): v is string => typeof v === 'string');
+  for (const v of values) if (typeof v !== 'string') return values.filter((w): w is string => typeof w === 'string');
+  return values as readonly string[];
+}
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function removeFromIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+  for (const value of values) {
+    const keys = index.get(value);
+    if (keys === undefined) continue;
+    keys.delete(key);
+    if (keys.size === 0) index.delete(value);
+  }
 }
 
 function addToIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {

@@ -30,7 +30,9 @@ export interface ClientWatchParams {
  */
 export interface ListWatchClient<T> {
   list(params: ClientListParams): Promise<{ items: T[]; metadata: { resourceVersion?: string; continue?: string } }>;
-  watch(params: ClientWatchParams): Promise<AsyncIterable<ListerWatcherEvent<T>> & { stop(): void }>;
+  watch(
+    params: ClientWatchParams,
+  ): Promise<AsyncIterable<ListerWatcherEvent<T>> & { stop(): void; batches?(): AsyncIterable<readonly ListerWatcherEvent<T>[]> }>;
 }
 
 /** Which part of a resource an informer watches. */

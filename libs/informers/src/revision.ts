@@ -10,10 +10,28 @@ export function revisionOf(resourceVersion: string | undefined): bigint | undefi
 
 /** Negative, zero or positive as `a` is older, equal or newer than `b`; undefined when either is not a revision. */
 export function compareRevisions(a: string | undefined, b: string | undefined): number | undefined {
-  const ra = revisionOf(a);
-  const rb = revisionOf(b);
-  if (ra === undefined || rb === undefined) return undefined;
-  return ra < rb ? -1 : ra > rb ? 1 : 0;
+  // Compared as digit strings (no leading zeros: longer is larger, else by characters): the
+  // reflector compares on every event, and a BigInt per side was a visible share of its time.
+  if (!isDecimal(a) || !isDecimal(b)) return undefined;
+  const x = withoutLeadingZeros(a);
+  const y = withoutLeadingZeros(b);
+  if (x.length !== y.length) return x.length < y.length ? -1 : 1;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function isDecimal(version: string | undefined): version is string {
+  if (!version) return false;
+  for (let i = 0; i < version.length; i++) {
+    const c = version.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+function withoutLeadingZeros(digits: string): string {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
 }
 
 /** Whether `seen` is at least `wanted`. Equal strings always are, even when they are not revisions. */

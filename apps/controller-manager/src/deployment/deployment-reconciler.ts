@@ -63,6 +63,8 @@ interface SyncState {
   d: Deployment;
   rsList: ReplicaSet[];
   now: Date;
+  /** `d.status` holds a change not written yet: the status sync that ends the reconcile writes it. */
+  statusUnwritten?: boolean;
 }
 
 interface Scaled {
@@ -281,7 +283,7 @@ export class DeploymentReconciler implements Reconcile {
           status,
           newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
         );
-        await this.writeStatus(state, status);
+        this.deferStatus(state, status);
       }
       return existing;
     }
@@ -343,7 +345,7 @@ export class DeploymentReconciler implements Reconcile {
         status,
         newCondition(CONDITION_PROGRESSING, 'True', Reasons.newReplicaSetCreated, `Created new replica set "${created.metadata?.name}"`, state.now),
       );
-      await this.writeStatus(state, status);
+      this.deferStatus(state, status);
     }
     return created;
   }
@@ -463,20 +465,30 @@ export class DeploymentReconciler implements Reconcile {
 
   private async syncDeploymentStatus(state: SyncState, newRS: ReplicaSet | undefined): Promise<void> {
     const status = calculateStatus(state.rsList, this.latest(state, newRS), state.d, state.now);
-    if (!sameStatus(state.d.status, status)) await this.writeStatus(state, status);
+    if (state.statusUnwritten || !sameStatus(state.d.status, status)) await this.writeStatus(state, status);
   }
 
   /** Kubernetes' syncRolloutStatus, and when to come back to judge the progress deadline. */
   private async syncRolloutStatus(state: SyncState, newRS: ReplicaSet | undefined): Promise<Result> {
     const before = state.d;
     const status = rolloutStatus(state.rsList, this.latest(state, newRS), before, state.now);
-    if (!sameStatus(before.status, status)) await this.writeStatus(state, status);
+    if (state.statusUnwritten || !sameStatus(before.status, status)) await this.writeStatus(state, status);
     const delay = progressCheckDelayMs(before, status, state.now);
     return delay === undefined ? {} : { requeueAfter: Math.max(delay, 1000) };
   }
 
   private async writeStatus(state: SyncState, status: DeploymentStatus): Promise<void> {
     state.d = await this.deploymentApi.updateStatus({ ...state.d, status }, { namespace: state.d.metadata?.namespace });
+    state.statusUnwritten = false;
+  }
+
+  /**
+   * A condition found on the way (the new ReplicaSet's), kept in the reconcile's view and written by
+   * the status sync every rollout path ends with: one status write per reconcile instead of two.
+   */
+  private deferStatus(state: SyncState, status: DeploymentStatus): void {
+    state.d = { ...state.d, status };
+    state.statusUnwritten = true;
   }
 
   /**

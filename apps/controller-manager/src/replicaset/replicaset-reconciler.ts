@@ -131,7 +131,10 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
 
     const nowMs = Date.now();
     const status = calculateStatus(rs, pods, failure && { message: errorMessage(failure.error) }, nowMs, terminating);
-    await this.writeStatus(rs, status);
+    // Pods this sync created or deleted are on their way to the cache, and each one's arrival syncs
+    // again: a status written now would be stale at once, so the sync that sees them writes it.
+    const ownChangesUnseen = needsSync && !failure && !expectations.satisfied();
+    if (!ownChangesUnseen) await this.writeStatus(rs, status);
     if (failure) throw failure.error;
     if (capped) return { requeueAfter: BURST_REQUEUE_MS };
     // Pod events wake it as the expectations are met; their lapse needs a wake-up of its own.

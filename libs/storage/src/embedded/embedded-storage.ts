@@ -67,14 +67,19 @@ const NO_LIMIT = -1;
 /**
  * The default backend: SQLite through better-sqlite3, in one file under `--data-dir`, no server.
  *
- * Durability: WAL with `synchronous=FULL`, one transaction per write, so a write is on disk before its
- * promise resolves and survives `kill -9` (and power loss). One process only: the database is opened in
+ * Durability: WAL with `synchronous=FULL`, and a write's promise resolves only once the transaction
+ * holding it has committed, so it is on disk and survives `kill -9` (and power loss). Group commit:
+ * the writes that arrive in one turn of the event loop are committed together in one transaction, at
+ * the end of that turn (one fsync for all of them instead of one each). Until then they exist only in
+ * memory, as a pending overlay that later writes of the same batch check their preconditions
+ * against; readers never see them (a get of a key with a pending write waits for the commit), and
+ * watchers hear of them after the commit. One process only: the database is opened in
  * `locking_mode=EXCLUSIVE` and written at once, which takes an OS file lock held until the connection
  * closes; a second process fails with SQLITE_BUSY, reported as a clear error. The lock dies with the
  * process, so a `kill -9` never leaves a stale lock behind.
  *
- * Ordering: better-sqlite3 is synchronous and this process is the only writer, so each write commits
- * and then feeds every live watcher before any other JavaScript runs; a watcher switching from history
+ * Ordering: better-sqlite3 is synchronous and this process is the only writer, so each batch commits
+ * and then feeds every live watcher, in revision order, before any other JavaScript runs; a watcher switching from history
  * to live does so in the same synchronous step as its last history read. Revision order is therefore
  * the order watchers see, with nothing missed or repeated.
  */
@@ -83,7 +88,7 @@ export class EmbeddedStorage implements Storage {
 
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepare>;
-  private readonly writeRow: (row: LogWrite) => void;
+  private readonly writeRows: (rows: readonly LogWrite[]) => void;
   private readonly compactBatch: (from: number, to: number) => void;
   private readonly waiter = new RevisionWaiter(1_000);
   private readonly channels = new Set<WatchChannel<StoredObject>>();
@@ -91,7 +96,14 @@ export class EmbeddedStorage implements Storage {
   private readonly tooLargeWaitMs: number;
   private readonly watchBufferLimit: number;
   private readonly compactionBatchSize: number;
+  /** The newest committed revision: what readers, watchers and waiters see. */
   private revision: number;
+  /** The newest revision handed out, committed or pending. */
+  private lastAssigned: number;
+  /** Writes of the batch not yet committed, in revision order, and their newest state per key (null: deleted). */
+  private pending: PendingWrite[] = [];
+  private readonly overlay = new Map<string, CurrentRow | null>();
+  private flushWaiters: (() => void)[] = [];
   private compacted: number;
   private closed = false;
   private compactionTimer: NodeJS.Timeout | undefined;
@@ -104,13 +116,16 @@ export class EmbeddedStorage implements Storage {
     this.watchBufferLimit = options.watchBufferLimit ?? DEFAULT_WATCH_BUFFER_LIMIT;
     this.compactionBatchSize = options.compactionBatchSize ?? 1_000;
     this.revision = (this.statements.revision.get() as { seq: number }).seq;
+    this.lastAssigned = this.revision;
     this.compacted = (this.statements.meta.get('compact_revision') as { value: number }).value;
 
     const s = this.statements;
-    this.writeRow = db.transaction((row: LogWrite) => {
-      s.insertLog.run(row.revision, row.key, row.created ? 1 : 0, row.deleted ? 1 : 0, row.createRevision, row.prevRevision, row.value);
-      if (row.deleted) s.deleteKv.run(row.key);
-      else s.upsertKv.run(row.key, row.revision);
+    this.writeRows = db.transaction((rows: readonly LogWrite[]) => {
+      for (const row of rows) {
+        s.insertLog.run(row.revision, row.key, row.created ? 1 : 0, row.deleted ? 1 : 0, row.createRevision, row.prevRevision, row.value);
+        if (row.deleted) s.deleteKv.run(row.key);
+        else s.upsertKv.run(row.key, row.revision);
+      }
     });
     this.compactBatch = db.transaction((from: number, to: number) => {
       s.compactSuperseded.run(from, to);
@@ -168,16 +183,18 @@ export class EmbeddedStorage implements Storage {
 
   async create<T extends StoredObject>(key: string, object: T): Promise<T> {
     this.assertOpen();
-    if (this.currentRow(key) !== undefined) throw StorageError.keyExists(key);
+    if (this.latestRow(key) !== undefined) throw StorageError.keyExists(key);
     const value = encodeObjectForWrite(key, object);
-    const revision = this.revision + 1;
-    this.commit({ revision, key, created: true, deleted: false, createRevision: revision, prevRevision: 0, value });
-    this.publish('ADDED', revision, key, value);
+    const revision = this.lastAssigned + 1;
+    await this.commit({ revision, key, created: true, deleted: false, createRevision: revision, prevRevision: 0, value }, 'ADDED');
     return decodeObject<T>(value, revision);
   }
 
   async get<T extends StoredObject>(key: string, options: GetOptions = {}): Promise<T> {
     await this.reach(options.minRevision);
+    // A write of this key is on its way to disk: read after it (a retry loop reading the committed
+    // version and failing the pending one's precondition would otherwise never let the batch commit).
+    if (this.overlay.has(key)) await this.committed();
     const row = this.currentRow(key);
     if (row === undefined) throw StorageError.keyNotFound(key);
     return decodeObject<T>(row.value, row.revision);
@@ -185,21 +202,24 @@ export class EmbeddedStorage implements Storage {
 
   async update<T extends StoredObject>(key: string, object: T, options: UpdateOptions = {}): Promise<T> {
     this.assertOpen();
-    const current = this.currentRow(key);
+    const current = this.latestRow(key);
     if (current === undefined) throw StorageError.keyNotFound(key);
     this.check(key, current, options.preconditions);
     const value = encodeObjectForWrite(key, object);
-    const revision = this.revision + 1;
-    this.commit({
-      revision,
-      key,
-      created: false,
-      deleted: false,
-      createRevision: current.createRevision,
-      prevRevision: current.revision,
-      value,
-    });
-    this.publish('MODIFIED', revision, key, value, current.value, current.revision);
+    const revision = this.lastAssigned + 1;
+    await this.commit(
+      {
+        revision,
+        key,
+        created: false,
+        deleted: false,
+        createRevision: current.createRevision,
+        prevRevision: current.revision,
+        value,
+      },
+      'MODIFIED',
+      current.value,
+    );
     return decodeObject<T>(value, revision);
   }
 
@@ -215,20 +235,23 @@ export class EmbeddedStorage implements Storage {
   /** One delete attempt; used by `delete` and by the validated delete loop. */
   async deleteOnce<T extends StoredObject>(key: string, preconditions?: Preconditions): Promise<T> {
     this.assertOpen();
-    const current = this.currentRow(key);
+    const current = this.latestRow(key);
     if (current === undefined) throw StorageError.keyNotFound(key);
     this.check(key, current, preconditions);
-    const revision = this.revision + 1;
-    this.commit({
-      revision,
-      key,
-      created: false,
-      deleted: true,
-      createRevision: current.createRevision,
-      prevRevision: current.revision,
-      value: current.value,
-    });
-    this.publish('DELETED', revision, key, current.value, current.value, current.revision);
+    const revision = this.lastAssigned + 1;
+    await this.commit(
+      {
+        revision,
+        key,
+        created: false,
+        deleted: true,
+        createRevision: current.createRevision,
+        prevRevision: current.revision,
+        value: current.value,
+      },
+      'DELETED',
+      current.value,
+    );
     return decodeObject<T>(current.value, revision);
   }
 
@@ -339,6 +362,8 @@ export class EmbeddedStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     if (this.compactionTimer !== undefined) clearInterval(this.compactionTimer);
+    // Writes already accepted are committed (and answered) before the database closes.
+    this.flush();
     for (const channel of [...this.channels]) channel.fail(StorageError.closed());
     this.waiter.notify();
     this.db.close();
@@ -365,15 +390,59 @@ export class EmbeddedStorage implements Storage {
     return this.statements.current.get(key) as CurrentRow | undefined;
   }
 
+  /** The key's state with the pending writes applied: what a write checks its preconditions against. */
+  private latestRow(key: string): CurrentRow | undefined {
+    const pending = this.overlay.get(key);
+    if (pending !== undefined) return pending ?? undefined;
+    return this.currentRow(key);
+  }
+
   private check(key: string, current: CurrentRow, preconditions: Preconditions | undefined): void {
     if (preconditions === undefined) return;
     const metadata = { resourceVersion: String(current.revision), uid: preconditions.uid === undefined ? undefined : uidOf(current.value) };
     checkPreconditions(key, { metadata }, preconditions);
   }
 
-  private commit(row: LogWrite): void {
-    this.run(() => this.writeRow(row));
-    this.revision = row.revision;
+  /** Adds the write to the batch; resolves once the batch is on disk and watchers have been fed. */
+  private commit(row: LogWrite, type: ChangeType, prevValue?: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ row, type, prevValue, resolve, reject });
+      this.overlay.set(row.key, row.deleted ? null : { revision: row.revision, createRevision: row.createRevision, value: row.value });
+      this.lastAssigned = row.revision;
+      // At the end of this turn of the event loop: every write its I/O brought joins the batch.
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Resolves after the next batch has committed (or failed). */
+  private committed(): Promise<void> {
+    if (this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  /** Commits the pending batch in one transaction, then publishes it and answers its writers. */
+  private flush(): void {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    this.overlay.clear();
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    try {
+      this.run(() => this.writeRows(batch.map((write) => write.row)));
+    } catch (error) {
+      // Rolled back as a whole: none of these revisions exists, and the next write reuses them.
+      this.lastAssigned = this.revision;
+      for (const write of batch) write.reject(error);
+      for (const resolve of waiters) resolve();
+      return;
+    }
+    for (const { row, type, prevValue } of batch) {
+      this.revision = row.revision;
+      this.publish(type, row.revision, row.key, row.value, prevValue, row.prevRevision);
+    }
+    for (const write of batch) write.resolve();
+    for (const resolve of waiters) resolve();
   }
 
   private publish(type: ChangeType, revision: number, key: string, value: string, prevValue?: string, prevRevision = 0): void {
@@ -423,6 +492,14 @@ export class EmbeddedStorage implements Storage {
   private assertOpen(): void {
     if (this.closed) throw StorageError.closed();
   }
+}
+
+interface PendingWrite {
+  row: LogWrite;
+  type: ChangeType;
+  prevValue: string | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 interface LogWrite {
