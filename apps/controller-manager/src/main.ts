@@ -4,8 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
 import { exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
-import { selectControllers } from './built-in-controllers';
-import { ControllerManagerModule } from './controller-manager.module';
+import { ControllerManagerModule, selectControllers } from '@svc/controllers';
 import { servingPair } from './serving-pair';
 
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {

@@ -1,0 +1,1 @@
+export { startControllers, type RunningControllers } from './start-controllers';
