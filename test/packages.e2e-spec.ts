@@ -15,8 +15,14 @@ const ROOT = resolve(__dirname, '..');
 const MINUTE = 60_000;
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-const LIBRARIES = ['machinery', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'apiserver'];
-const ENTRIES = [...LIBRARIES.map((lib) => `@svc/${lib}`), '@svc/informers/testing', '@svc/runtime/testing', '@svc/apiserver/testing'];
+const LIBRARIES = ['machinery', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'controllers', 'apiserver'];
+const ENTRIES = [
+  ...LIBRARIES.map((lib) => `@svc/${lib}`),
+  '@svc/informers/testing',
+  '@svc/runtime/testing',
+  '@svc/controllers/testing',
+  '@svc/apiserver/testing',
+];
 
 let work: string;
 let build: string;

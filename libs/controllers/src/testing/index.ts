@@ -1,1 +1,1 @@
-export { startControllers, type RunningControllers } from './start-controllers';
+export { builtInControllers, startControllers, type RunningControllers } from './start-controllers';
