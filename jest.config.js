@@ -1,10 +1,11 @@
 // One Jest run covers unit tests beside the code (*.spec.ts) and end-to-end tests in test/ (*.e2e-spec.ts).
 const aliases = {};
-for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime', 'apiserver', 'cri']) {
+for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime', 'controllers', 'apiserver', 'cri']) {
   aliases[`^@svc/${lib}$`] = `<rootDir>/libs/${lib}/src/index.ts`;
 }
 // Testing kits: the framework's helpers and the API server's test environment, for operator authors' tests.
 aliases['^@svc/runtime/testing$'] = '<rootDir>/libs/runtime/src/testing/index.ts';
+aliases['^@svc/controllers/testing$'] = '<rootDir>/libs/controllers/src/testing/index.ts';
 aliases['^@svc/informers/testing$'] = '<rootDir>/libs/informers/src/testing/index.ts';
 aliases['^@svc/apiserver/testing$'] = '<rootDir>/libs/apiserver/src/testing/index.ts';
 aliases['^@svc/cri/testing$'] = '<rootDir>/libs/cri/src/testing/index.ts';

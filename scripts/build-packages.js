@@ -27,6 +27,11 @@ const LIBRARIES = [
   { name: 'client', description: 'REST client for the svc control plane (and Kubernetes): typed verbs, watches, connection settings.' },
   { name: 'informers', description: 'Reflectors, indexed caches, shared informers, listers and work queues.', testing: true },
   { name: 'runtime', description: 'The operator framework: reconcilers declared with decorators, the manager, resource types from code.', testing: true },
+  {
+    name: 'controllers',
+    description: 'The built-in controllers (deployment, replicaset, namespace, garbage collector, ...) of the svc control plane.',
+    testing: true,
+  },
   { name: 'apiserver', description: 'The svc API server as a library, and the in-process test environment for operator tests.', testing: true },
 ];
 const NAMES = new Set(LIBRARIES.map((l) => l.name));

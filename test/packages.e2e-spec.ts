@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 // The framework as users get it: the libraries packed as `@svc/<lib>` tarballs, installed into a
 // project outside this repository (offline, from the npm cache), an operator scaffolded there
-// whose own typecheck and test pass, and the packages imported from CommonJS and ESM files.
+// whose own typecheck and test pass, the repository's example operator run there, and the packages
+// imported from CommonJS and ESM files.
 // The install compiles better-sqlite3's native binding (about a minute of CPU), so this file takes
 // three to five minutes on two cores.
 
@@ -15,8 +16,14 @@ const ROOT = resolve(__dirname, '..');
 const MINUTE = 60_000;
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-const LIBRARIES = ['machinery', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'apiserver'];
-const ENTRIES = [...LIBRARIES.map((lib) => `@svc/${lib}`), '@svc/informers/testing', '@svc/runtime/testing', '@svc/apiserver/testing'];
+const LIBRARIES = ['machinery', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'controllers', 'apiserver'];
+const ENTRIES = [
+  ...LIBRARIES.map((lib) => `@svc/${lib}`),
+  '@svc/informers/testing',
+  '@svc/runtime/testing',
+  '@svc/controllers/testing',
+  '@svc/apiserver/testing',
+];
 
 let work: string;
 let build: string;
@@ -93,6 +100,22 @@ describe('the packed framework, installed outside the repository', () => {
       await sh('npm', ['run', 'typecheck'], project, 5 * MINUTE);
       const output = await sh('npm', ['test', '--', '--ci'], project, 10 * MINUTE);
       expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+    },
+    15 * MINUTE,
+  );
+
+  it(
+    "runs the repository's example operator (examples/greeting-short) on the installed packages",
+    async () => {
+      // The example imports only the packages' public names: copied into the project, it typechecks
+      // against their declarations and its test runs on their compiled code.
+      const dir = join(project, 'src/greeting-short');
+      mkdirSync(dir, { recursive: true });
+      for (const file of ['operator.ts', 'operator.spec.ts']) copyFileSync(join(ROOT, 'examples/greeting-short', file), join(dir, file));
+      await sh('npm', ['run', 'typecheck'], project, 5 * MINUTE);
+      const output = await sh('npx', ['jest', '--ci', 'src/greeting-short'], project, 10 * MINUTE);
+      expect(output).toMatch(/Tests:\s+\d+ passed, \d+ total/);
+      expect(output).not.toMatch(/failed/);
     },
     15 * MINUTE,
   );

@@ -4,11 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import { Client, clientConfigFromOptions, type ClientConfig } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
 import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
-import type { BuiltInController } from './built-in-controller';
-import { selectControllers } from './built-in-controllers';
+import { ControllerManagerModule, selectControllers, type BuiltInController } from '@svc/controllers';
 import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
 import { ServiceAccountCredentials } from './service-account-credentials';
-import { ControllerManagerModule } from './controller-manager.module';
 import { servingPair } from './serving-pair';
 
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {

@@ -37,6 +37,6 @@ export { informerForResource } from './controller/informer-for-resource';
 export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
-export { WebhookServer, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
+export { WebhookServer, type ConversionSource, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
 export { SimulatedNodes, type SimulatedNodeSpec, type SimulatedNodesOptions } from './simulation/simulated-nodes';
 export { exitOnSignals } from './manager/exit-on-signals';

@@ -16,6 +16,7 @@ import {
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from 're2js';
+import { kubernetesValueLibraries } from './cel-kubernetes-libraries';
 
 /** The longest expression accepted, as Kubernetes' limit on a rule's source. */
 export const MAX_EXPRESSION_LENGTH = 10 * 1024;
@@ -153,7 +154,7 @@ export type CelOutcome = { ok: true; value: unknown } | { ok: false; error: stri
 /** The CEL environment Kubernetes gives rules: the standard library, the strings extension, lists and regex. */
 function environment(): CelEnv {
   return celEnv({
-    funcs: [...strings, ...listFunctions, ...regexFunctions],
+    funcs: [...strings, ...listFunctions, ...regexFunctions, ...kubernetesValueLibraries],
     re2: { compile: (pattern) => ({ test: (text) => compilePattern(pattern).matcher(text).find() }) },
   });
 }

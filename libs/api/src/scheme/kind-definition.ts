@@ -100,10 +100,22 @@ export interface KindDefinition {
   /** Where the definition came from; CRD-derived kinds carry the CRD's name. */
   source: { type: 'builtin' } | { type: 'crd'; name: string };
   /**
+   * Set on the versions of a CRD whose conversion strategy is `Webhook`: objects are stored at
+   * `storageVersion` and converted by the webhook to the version a request names.
+   */
+  conversion?: KindConversion;
+  /**
    * Set on the twin the scheme makes of a kind of a `*.svc.io` group, served under the group's
    * `*.k8s.io` name: the definition whose objects it serves, from the same storage.
    */
   aliasOf?: KindDefinition;
+}
+
+/** A CRD's conversion webhook, as its `spec.conversion.webhook` gives it. */
+export interface KindConversion {
+  storageVersion: string;
+  clientConfig: { url?: string; service?: { namespace: string; name: string; path?: string; port?: number }; caBundle?: string };
+  conversionReviewVersions: string[];
 }
 
 /** The definition whose storage a definition serves: itself, or the one its alias stands for. */

@@ -4,7 +4,7 @@ import { ValidationRuleSet } from '../cel/validation-rules';
 import { customResourceSchema } from './crd-schema';
 import { METADATA_FIELD_SELECTORS } from './definitions/define-kind';
 import { jsonPathValue, parseJsonPath } from './json-path';
-import type { ApiObject, FieldGetter, KindDefinition, TableColumn } from './kind-definition';
+import type { ApiObject, FieldGetter, KindConversion, KindDefinition, TableColumn } from './kind-definition';
 import { nameColumn, column } from './table';
 
 function printerCell(col: CustomResourceColumnDefinition): TableColumn['cell'] {
@@ -59,6 +59,12 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
   const scale = version.subresources?.scale;
   const schema = customResourceSchema(version.schema?.openAPIV3Schema, spec.preserveUnknownFields === true);
   const rules = ValidationRuleSet.of(schema);
+  const webhook = spec.conversion?.strategy === 'Webhook' ? spec.conversion.webhook : undefined;
+  const storageVersion = spec.versions.find((v) => v.storage)?.name;
+  const conversion: KindConversion | undefined =
+    webhook?.clientConfig && storageVersion
+      ? { storageVersion, clientConfig: structuredClone(webhook.clientConfig), conversionReviewVersions: [...webhook.conversionReviewVersions] }
+      : undefined;
   return {
     group: spec.group,
     version: version.name,
@@ -92,6 +98,7 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
     storage: version.storage,
     deprecation: version.deprecated ? { deprecated: true, warning: version.deprecationWarning } : undefined,
     source: { type: 'crd', name: crd.metadata?.name ?? `${spec.names.plural}.${spec.group}` },
+    ...(conversion && { conversion }),
   };
 }
 

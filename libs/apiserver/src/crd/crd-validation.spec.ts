@@ -237,3 +237,42 @@ describe('CustomResourceDefinition validation', () => {
     expect(at(def.validationRules.flatMap((rule) => rule(twoStorage)))).toEqual(['spec.versions: FieldValueInvalid', 'spec.versions: FieldValueInvalid']);
   });
 });
+
+describe('spec.conversion', () => {
+  const webhook = (clientConfig: Record<string, unknown>, conversionReviewVersions = ['v1']) => ({ clientConfig, conversionReviewVersions });
+  const errorsOf = (conversion: Record<string, unknown>) => at(validateCustomResourceDefinition(crd({ spec: { conversion } })));
+
+  it('accepts a webhook by URL or by service when the strategy is Webhook', () => {
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ url: 'https://127.0.0.1:9443/convert', caBundle: 'Y2E=' }) })).toEqual([]);
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ service: { namespace: 'ops', name: 'conv', path: '/convert', port: 8443 } }) })).toEqual([]);
+    expect(errorsOf({ strategy: 'None' })).toEqual([]);
+  });
+
+  it('refuses a webhook without the Webhook strategy, and the strategy without a webhook', () => {
+    expect(errorsOf({ strategy: 'None', webhook: webhook({ url: 'https://a.example.com' }) })).toEqual(['spec.conversion.webhook: FieldValueForbidden']);
+    expect(errorsOf({ strategy: 'Webhook' })).toEqual(['spec.conversion.webhook: FieldValueRequired']);
+    expect(errorsOf({ strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } })).toEqual([
+      'spec.conversion.webhook.clientConfig: FieldValueRequired',
+    ]);
+  });
+
+  it('wants exactly one of url and service, an https URL without user or query, and a known review version', () => {
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({}) })).toEqual(['spec.conversion.webhook.clientConfig: FieldValueRequired']);
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ url: 'https://a.example.com', service: { namespace: 'a', name: 'b' } }) })).toEqual([
+      'spec.conversion.webhook.clientConfig: FieldValueRequired',
+    ]);
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ url: 'http://a.example.com/convert' }) })).toEqual([
+      'spec.conversion.webhook.clientConfig.url: FieldValueInvalid',
+    ]);
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ url: 'https://u:p@a.example.com/?x=1' }) })).toEqual([
+      'spec.conversion.webhook.clientConfig.url: FieldValueInvalid',
+      'spec.conversion.webhook.clientConfig.url: FieldValueInvalid',
+    ]);
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ service: { namespace: 'a', name: 'b', path: 'convert' } }) })).toEqual([
+      'spec.conversion.webhook.clientConfig.service.path: FieldValueInvalid',
+    ]);
+    expect(errorsOf({ strategy: 'Webhook', webhook: webhook({ url: 'https://a.example.com' }, ['v2']) })).toEqual([
+      'spec.conversion.webhook.conversionReviewVersions: FieldValueInvalid',
+    ]);
+  });
+});

@@ -112,6 +112,8 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
     }
   });
 
+  errors.push(...conversionErrors(spec.conversion));
+
   if (old && isRecord(old.spec)) {
     // A version objects may still be stored in cannot leave the spec before a storage migration.
     const status = isRecord(old.status) ? old.status : undefined;
@@ -129,6 +131,52 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
     });
     if (old.spec.scope !== undefined && spec.scope !== old.spec.scope && stored.length > 0) {
       errors.push(fieldErrors.invalid('spec.scope', spec.scope, 'field is immutable once objects may have been stored'));
+    }
+  }
+  return errors;
+}
+
+/** Kubernetes' rules of `spec.conversion`: a webhook exactly when the strategy is Webhook, reached one way, over HTTPS. */
+function conversionErrors(conversion: unknown): FieldError[] {
+  if (!isRecord(conversion)) return [];
+  const errors: FieldError[] = [];
+  const at = 'spec.conversion.webhook';
+  const webhook = isRecord(conversion.webhook) ? conversion.webhook : undefined;
+  if (conversion.strategy !== 'Webhook') {
+    if (webhook !== undefined) errors.push(fieldErrors.forbidden(at, 'should not be set when strategy is not set to Webhook'));
+    return errors;
+  }
+  if (webhook === undefined) return [fieldErrors.required(at, 'required when strategy is set to Webhook')];
+  const versions = Array.isArray(webhook.conversionReviewVersions) ? (webhook.conversionReviewVersions as unknown[]) : [];
+  if (!versions.some((v) => v === 'v1' || v === 'v1beta1')) {
+    errors.push(fieldErrors.invalid(`${at}.conversionReviewVersions`, versions, 'must include at least one of v1, v1beta1'));
+  }
+  const config = isRecord(webhook.clientConfig) ? webhook.clientConfig : undefined;
+  if (config === undefined) return [...errors, fieldErrors.required(`${at}.clientConfig`, 'required when strategy is set to Webhook')];
+  const hasUrl = typeof config.url === 'string';
+  const hasService = isRecord(config.service);
+  if (hasUrl === hasService) errors.push(fieldErrors.required(`${at}.clientConfig`, 'exactly one of url or service is required'));
+  if (hasUrl) {
+    const url = config.url as string;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      errors.push(fieldErrors.invalid(`${at}.clientConfig.url`, url, 'must be a valid URL'));
+    }
+    if (parsed && parsed.protocol !== 'https:') errors.push(fieldErrors.invalid(`${at}.clientConfig.url`, url, "'https' is the only allowed URL scheme"));
+    if (parsed && (parsed.username || parsed.password))
+      errors.push(fieldErrors.invalid(`${at}.clientConfig.url`, url, 'user information is not permitted in the URL'));
+    if (parsed && (parsed.hash || parsed.search))
+      errors.push(fieldErrors.invalid(`${at}.clientConfig.url`, url, 'query parameters and fragments are not permitted'));
+  }
+  if (hasService) {
+    const service = config.service as Record<string, unknown>;
+    if (typeof service.path === 'string' && !service.path.startsWith('/')) {
+      errors.push(fieldErrors.invalid(`${at}.clientConfig.service.path`, service.path, "must start with a '/'"));
+    }
+    if (typeof service.port === 'number' && (service.port < 1 || service.port > 65535)) {
+      errors.push(fieldErrors.invalid(`${at}.clientConfig.service.port`, service.port, 'port is not valid: must be between 1 and 65535, inclusive'));
     }
   }
   return errors;

@@ -1,7 +1,7 @@
 import type { ApiObject, KindDefinition, PropagationPolicy, Scheme } from '@svc/api';
 import type { Status } from '@svc/machinery';
 import type { Storage } from '@svc/storage';
-import type { AdmissionChain } from '../admission';
+import type { AdmissionChain, ServiceResolver } from '../admission';
 import type { UserInfo } from '../auth/user-info';
 import type { CacherPool } from './cacher-pool';
 import type { FieldValidation } from './field-validation';
@@ -39,6 +39,10 @@ export interface RegistryContext {
   maxRequestBodyBytes?: number;
   /** The write hooks of a kind, by its registered definition; none for most kinds. */
   writeHooks?: (definition: KindDefinition) => WriteHooks | undefined;
+  /** Where webhooks named by a service reference are reached (CRD conversion webhooks). */
+  resolveService?: ServiceResolver;
+  /** How long a CRD conversion webhook may take; Kubernetes' 30 s when absent. */
+  conversionTimeoutMs?: number;
 }
 
 /** A decoded request body. */

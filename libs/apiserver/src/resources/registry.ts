@@ -64,6 +64,7 @@ import { openWatch } from './resource-watch';
 import { scaleOf, withScale } from './scale';
 import { selectionOf } from './selection';
 import { toStatusError } from './status-mapping';
+import { conversionWebhook, type ObjectConverter } from '../crd/conversion-webhook';
 
 export const APPLY_PATCH_MEDIA_TYPE = 'application/apply-patch+yaml';
 
@@ -117,6 +118,8 @@ export class ResourceRegistry {
   /** The definition whose storage this endpoint serves. */
   private readonly stored: KindDefinition;
   private readonly hooks: WriteHooks | undefined;
+  /** A CRD's conversion webhook: objects are stored at its storage version and served at this endpoint's. */
+  private readonly converter: ObjectConverter | undefined;
 
   constructor(
     readonly definition: KindDefinition,
@@ -128,6 +131,27 @@ export class ResourceRegistry {
     this.storedApiVersion = apiVersionOf(this.stored);
     this.groupResource = { group: definition.group, resource: definition.resource };
     this.hooks = context.writeHooks?.(this.stored);
+    this.converter = conversionWebhook(this.stored, { resolveService: context.resolveService, timeoutMs: context.conversionTimeoutMs });
+  }
+
+  /** A stored object (of any version) as this endpoint serves it: converted, then typed. */
+  async served(object: ApiObject): Promise<ApiObject> {
+    return this.typed(await this.inVersion(object, this.storedApiVersion));
+  }
+
+  private async servedAll(objects: readonly ApiObject[]): Promise<ApiObject[]> {
+    const converted = this.converter === undefined ? objects : await this.converter.convert(objects, this.storedApiVersion);
+    return converted.map((object) => this.typed(object));
+  }
+
+  private async inVersion(object: ApiObject, apiVersion: string): Promise<ApiObject> {
+    if (this.converter === undefined || object.apiVersion === apiVersion) return object;
+    return (await this.converter.convert([object], apiVersion))[0];
+  }
+
+  /** The object as it is written: at the storage version. */
+  private toStorage(object: ApiObject): Promise<ApiObject> {
+    return this.converter === undefined ? Promise.resolve(object) : this.inVersion(object, this.converter.storageApiVersion);
   }
 
   /** Built-in kinds take strategic merge patch and answer protobuf; custom resources do neither. */
@@ -185,7 +209,7 @@ export class ResourceRegistry {
       const minRevision = semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined;
       const object =
         cacher !== undefined ? await cacher.get(key, { minRevision, consistent }) : await this.context.storage.get<ApiObject>(key, { minRevision });
-      return this.typed(object);
+      return await this.served(object);
     } catch (error) {
       throw toStatusError(error, this.groupResource, name);
     }
@@ -210,7 +234,7 @@ export class ResourceRegistry {
         limit,
         consistentFromCache: this.context.consistentReadsFromCache === true,
       });
-      return { ...outcome, items: outcome.items.map((item) => this.typed(item)) };
+      return { ...outcome, items: await this.servedAll(outcome.items) };
     } catch (error) {
       throw toStatusError(error, this.groupResource);
     }
@@ -234,7 +258,7 @@ export class ResourceRegistry {
         sendInitialEvents: query.sendInitialEvents,
         allowBookmarks: query.allowWatchBookmarks === true,
         deadline: query.deadline,
-        typed: (object) => this.typed(object),
+        typed: (object) => this.served(object),
       });
     } catch (error) {
       throw toStatusError(error, this.groupResource);
@@ -285,15 +309,15 @@ export class ResourceRegistry {
           // A dry run answers as the real create would, a taken name included.
           if ((await this.readCurrent(this.key(namespace, w.name), w.name)) === null) {
             await this.finish(w, false);
-            return { object: this.typed(candidate), warnings: w.warnings, created: true };
+            return { object: await this.served(candidate), warnings: w.warnings, created: true };
           }
           await this.finish(w, false);
           if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
           throw generate ? newGenerateNameConflict(this.groupResource, w.name, 1) : newAlreadyExists(this.groupResource, w.name);
         }
-        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), typeMetaFirst(candidate));
+        const stored = await this.context.storage.create<ApiObject>(this.key(namespace, w.name), await this.toStorage(typeMetaFirst(candidate)));
         await this.finish(w, true);
-        return { object: this.typed(stored), warnings: w.warnings, created: true };
+        return { object: await this.served(stored), warnings: w.warnings, created: true };
       } catch (error) {
         await this.finish(w, false);
         if (generate && isStorageError(error, 'KeyExists')) {
@@ -525,14 +549,15 @@ export class ResourceRegistry {
       if (current === null) throw newNotFound(this.groupResource, name);
       this.checkDeletePreconditions(request, current, name);
       if (!admitted) {
+        const served = await this.inVersion(current, this.storedApiVersion);
         const attributes: AdmissionAttributes = {
           operation: 'DELETE',
           definition: this.definition,
           namespace: this.scope(namespace),
           name,
           subresource: '',
-          object: current,
-          oldObject: current,
+          object: served,
+          oldObject: served,
           dryRun: options.dryRun === true,
           user: options.user,
         };
@@ -545,15 +570,15 @@ export class ResourceRegistry {
       try {
         switch (plan.action) {
           case 'none':
-            return { object: this.typed(current), removed: false };
+            return { object: await this.served(current), removed: false };
           case 'mark':
-            if (options.dryRun) return { object: this.typed(plan.object), removed: false };
-            return { object: this.typed(await storage.update<ApiObject>(key, plan.object, { preconditions: { resourceVersion: rv } })), removed: false };
+            if (options.dryRun) return { object: await this.served(plan.object), removed: false };
+            return { object: await this.served(await storage.update<ApiObject>(key, plan.object, { preconditions: { resourceVersion: rv } })), removed: false };
           case 'remove': {
-            if (options.dryRun) return { object: this.typed(current), removed: true };
+            if (options.dryRun) return { object: await this.served(current), removed: true };
             const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: rv, uid: current.metadata?.uid } });
             await this.afterDelete(removed);
-            return { object: this.typed(removed), removed: true };
+            return { object: await this.served(removed), removed: true };
           }
         }
       } catch (error) {
@@ -606,12 +631,13 @@ export class ResourceRegistry {
     const key = this.key(w.namespace, w.name);
     const storage = this.context.storage;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.readCurrent(key, w.name);
+      const stored = await this.readCurrent(key, w.name);
       // A value under an old encryption key is rewritten even when nothing else changes.
-      const rewrite = current !== null && needsRewrite(current);
+      const rewrite = stored !== null && needsRewrite(stored);
       let computed: Computed;
       try {
-        computed = await compute(current);
+        // Patches, merges and admission see the object at the version the request names.
+        computed = await compute(stored === null ? null : await this.inVersion(stored, this.storedApiVersion));
       } catch (error) {
         await this.finish(w, false);
         throw this.asTypeError(error, w);
@@ -619,7 +645,7 @@ export class ResourceRegistry {
       try {
         if (computed.kind === 'create') {
           if (w.options.dryRun) return await this.finished(computed.object, w, true, false);
-          return await this.finished(await storage.create<ApiObject>(key, typeMetaFirst(computed.object)), w, true, true);
+          return await this.finished(await storage.create<ApiObject>(key, await this.toStorage(typeMetaFirst(computed.object))), w, true, true);
         }
         const { object } = computed;
         const currentMeta = computed.current.metadata ?? {};
@@ -628,11 +654,13 @@ export class ResourceRegistry {
           const removed = await storage.delete<ApiObject>(key, { preconditions: { resourceVersion: currentMeta.resourceVersion, uid: currentMeta.uid } });
           await this.finish(w, false);
           await this.afterDelete(removed);
-          return this.written(removed, w, false);
+          return await this.written(removed, w, false);
         }
         if (!rewrite && sameExceptVersion(object, computed.current)) return await this.finished(computed.current, w, false, false);
         return await this.finished(
-          await storage.update<ApiObject>(key, typeMetaFirst(object), { preconditions: { resourceVersion: currentMeta.resourceVersion } }),
+          await storage.update<ApiObject>(key, await this.toStorage(typeMetaFirst(object)), {
+            preconditions: { resourceVersion: currentMeta.resourceVersion },
+          }),
           w,
           false,
           true,
@@ -646,8 +674,8 @@ export class ResourceRegistry {
     throw newConflict(this.groupResource, w.name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
   }
 
-  private written(object: ApiObject, w: WriteContext, created: boolean): WriteResult {
-    return { object: this.typed(object), warnings: w.warnings, created };
+  private async written(object: ApiObject, w: WriteContext, created: boolean): Promise<WriteResult> {
+    return { object: await this.served(object), warnings: w.warnings, created };
   }
 
   /** The result of an attempt that ended: the hooks are told whether it was stored. */

@@ -1,5 +1,5 @@
 import type { ApiObject, KindDefinition } from '@svc/api';
-import type { Status, WatchSemantics } from '@svc/machinery';
+import { isStatusError, type Status, type WatchSemantics } from '@svc/machinery';
 import { isStorageError, type ChangeEvent, type Storage, type StorageWatchEvent, type StorageWatchOptions } from '@svc/storage';
 import { bookmarkMetadata, DEFAULT_BOOKMARK_INTERVAL_MS, type Cacher, type CacheWatchEvent } from '../watchcache';
 import type { ResourceWatch, ResourceWatchEvent } from './registry-types';
@@ -19,8 +19,8 @@ export interface WatchSource {
   sendInitialEvents: boolean | undefined;
   allowBookmarks: boolean;
   deadline?: number;
-  /** Gives an object the apiVersion and kind of the endpoint (a copy when they differ). */
-  typed: (object: ApiObject) => ApiObject;
+  /** Gives an object the version, apiVersion and kind of the endpoint (a copy when they differ); a CRD's conversion webhook may fail it. */
+  typed: (object: ApiObject) => Promise<ApiObject>;
 }
 
 /**
@@ -50,8 +50,10 @@ async function watchCache(source: WatchSource, cacher: Cacher<ApiObject>): Promi
     deadline: source.deadline,
   });
   const bookmark = bookmarkObject(source.def);
-  const map = (event: CacheWatchEvent<ApiObject>): ResourceWatchEvent =>
-    event.type === 'BOOKMARK' ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) } : { type: event.type, object: source.typed(event.object) };
+  const map = async (event: CacheWatchEvent<ApiObject>): Promise<ResourceWatchEvent> =>
+    event.type === 'BOOKMARK'
+      ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) }
+      : { type: event.type, object: await source.typed(event.object) };
   return adapt(
     watcher,
     (event) => map(event),
@@ -69,7 +71,7 @@ async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
   const filter = source.selection.filter;
   const bookmark = bookmarkObject(source.def);
   const endBookmark = semantics.initialEventsEndBookmark && source.allowBookmarks;
-  const map = (event: StorageWatchEvent<ApiObject>): ResourceWatchEvent | undefined => {
+  const map = async (event: StorageWatchEvent<ApiObject>): Promise<ResourceWatchEvent | undefined> => {
     if (event.type === 'PROGRESS') {
       if (event.initialEventsEnd) {
         return endBookmark
@@ -79,7 +81,7 @@ async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
       return source.allowBookmarks ? { type: 'BOOKMARK', object: bookmark({ resourceVersion: String(event.revision) }) } : undefined;
     }
     const type = filter === undefined ? event.type : filteredType(event, filter);
-    return type === undefined ? undefined : { type, object: source.typed(event.object) };
+    return type === undefined ? undefined : { type, object: await source.typed(event.object) };
   };
   return adapt(watcher, map, () => watcher.stop(), source);
 }
@@ -98,16 +100,18 @@ function filteredType(event: ChangeEvent<ApiObject>, filter: (object: ApiObject)
   return undefined;
 }
 
-function adapt<E>(events: AsyncIterable<E>, map: (event: E) => ResourceWatchEvent | undefined, stop: () => void, source: WatchSource): ResourceWatch {
+function adapt<E>(events: AsyncIterable<E>, map: (event: E) => Promise<ResourceWatchEvent | undefined>, stop: () => void, source: WatchSource): ResourceWatch {
   async function* iterate(): AsyncGenerator<ResourceWatchEvent> {
     try {
       for await (const event of events) {
-        const out = map(event);
+        const out = await map(event);
         if (out !== undefined) yield out;
       }
     } catch (error) {
-      // History lost while catching up is the client's to know (it lists again); anything else ends quietly.
+      // History lost while catching up is the client's to know (it lists again), as is an object the
+      // conversion webhook could not convert (Kubernetes ends the watch with that error); anything else ends quietly.
       if (isStorageError(error, 'Expired')) yield { type: 'ERROR', object: statusOf(error, source) };
+      else if (isStatusError(error)) yield { type: 'ERROR', object: error.status };
     } finally {
       stop();
     }

@@ -5,6 +5,7 @@ import type { Storage } from '@svc/storage';
 import {
   AdmissionChain,
   buildAdmissionChain,
+  endpointsServiceResolver,
   storedAdmissionConfigurations,
   storedNamespaceLookup,
   storedServiceAccountLookup,
@@ -112,6 +113,7 @@ export function createResourceRegistries(
     now: () => new Date(),
     maxRequestBodyBytes: options.maxRequestBodyBytes,
     writeHooks: deps.writeHooks,
+    resolveService: endpointsServiceResolver(storage, options.storePrefix),
   });
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinScheme, type Scheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
+import type { BuiltInController } from '@svc/controllers';
 import { createStorage } from '@svc/storage';
 import { createApiServer } from '../create-api-server';
 import type { AuthenticationOptions, AuthorizationOptions } from '../auth/security';
@@ -35,6 +36,15 @@ export interface TestEnvironmentOptions {
   authentication?: Omit<AuthenticationOptions, 'selfIssuedClients'>;
   /** `{ modes: ['RBAC'] }` enforces RBAC as a secured cluster does; AlwaysAllow by default. */
   authorization?: AuthorizationOptions;
+  /**
+   * Built-in controllers to run in this process against the server, by their `--controllers` names
+   * (`['garbagecollector', 'namespace', 'deployment', 'replicaset']`): owner references are then
+   * honoured, namespaces finish deleting, Deployments make ReplicaSets and those make Pods (nothing
+   * runs the Pods). None by default, as envtest.
+   */
+  controllers?: readonly string[];
+  /** controller-manager flags for those controllers (`--concurrent-replicaset-syncs=2`). */
+  controllerFlags?: readonly string[];
 }
 
 /** An API server running in this process on a temporary embedded store. */
@@ -60,6 +70,13 @@ export interface TestEnvironment {
  */
 export async function startTestEnvironment(options: TestEnvironmentOptions = {}): Promise<TestEnvironment> {
   const started = performance.now();
+  // Loaded only when asked for: an environment without controllers does not load Nest and the
+  // reconcilers. Unknown names are refused before anything starts.
+  let wanted: { kit: typeof import('@svc/controllers/testing'); controllers: BuiltInController[] } | undefined;
+  if (options.controllers?.length) {
+    const kit = await import('@svc/controllers/testing');
+    wanted = { kit, controllers: kit.builtInControllers(options.controllers) };
+  }
   const dir = await mkdtemp(join(tmpdir(), 'svc-runtime-env-'));
   const storage = await createStorage({ backend: 'embedded', dataDir: join(dir, 'data'), compactionIntervalMs: 0 });
   const svcconfig = join(dir, 'svcconfig');
@@ -85,6 +102,18 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   const clientConfig: ClientConfig = { ...(await loadClientConfig({ svcconfig })), qps: -1 };
   const client = new Client(clientConfig);
   const handle = server;
+  let controllers: { stop(): Promise<void> } | undefined;
+  if (wanted !== undefined) {
+    try {
+      controllers = await wanted.kit.startControllers({ clientConfig }, wanted.controllers, options.controllerFlags);
+    } catch (error) {
+      client.close();
+      await handle.close();
+      await storage.close();
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
   let stopping: Promise<void> | undefined;
   return {
     url: handle.url,
@@ -94,6 +123,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
     startupMs: performance.now() - started,
     stop: () =>
       (stopping ??= (async () => {
+        await controllers?.stop();
         client.close();
         await handle.close();
         await storage.close();

@@ -14,7 +14,7 @@ import { LeaderElector } from '../leader-election/leader-elector';
 import { registerInformerMetrics } from './informer-metrics';
 import { admissionHooksOf } from '../webhooks/admission-decorators';
 import { WebhookServer, type ManagerWebhookOptions } from '../webhooks/webhook-server';
-import { installCustomResources, type CustomResourceSource } from '../resources/install-resources';
+import { convertingSources, installCustomResources, type CustomResourceSource } from '../resources/install-resources';
 import type { Reconcile } from '../reconcile/reconcile';
 import { HealthServer, type ProbeCheck } from './health-server';
 import type { DelegatedAuth } from './delegated-auth';
@@ -57,7 +57,9 @@ export interface ManagerOptions {
   /**
    * Admission webhooks from `@Validate` / `@Default` methods (of `handlers`, and of the reconcilers):
    * served over HTTPS with a certificate made at start, and registered with the API server as
-   * Validating/MutatingWebhookConfigurations (removed again at stop). None when absent.
+   * Validating/MutatingWebhookConfigurations (removed again at stop). None when absent. The same
+   * server serves the conversion functions of `resources` as their CRDs' conversion webhooks
+   * (started for them even without this option; its host and port are taken from here).
    */
   webhooks?: ManagerWebhookOptions;
 }
@@ -274,10 +276,11 @@ export class Manager {
       });
       this.httpPort = await this.health.start();
     }
-    if (this.options.webhooks) {
-      const { handlers = [], name = 'svc-operator', ...rest } = this.options.webhooks;
+    const conversions = convertingSources(this.options.resources ?? []);
+    if (this.options.webhooks || conversions.length > 0) {
+      const { handlers = [], name = 'svc-operator', ...rest } = this.options.webhooks ?? {};
       const withHooks = [...handlers, ...this.controllers.map((c) => c.reconciler).filter((r) => admissionHooksOf(r).length > 0)];
-      this.webhooks = new WebhookServer(this.client, { ...rest, name, handlers: [...new Set(withHooks)] });
+      this.webhooks = new WebhookServer(this.client, { ...rest, name, handlers: [...new Set(withHooks)], conversions });
       try {
         this.webhookPort = await this.webhooks.start();
       } catch (error) {
@@ -288,7 +291,10 @@ export class Manager {
     }
     if (this.options.resources?.length) {
       try {
-        await installCustomResources(this.client, this.options.resources, this.options.cacheSyncTimeoutMs ?? 60_000);
+        const served = new Set(conversions.map((c) => c.name));
+        await installCustomResources(this.client, this.options.resources, this.options.cacheSyncTimeoutMs ?? 60_000, (crdName) =>
+          served.has(crdName) ? this.webhooks?.conversionOf(crdName) : undefined,
+        );
       } catch (error) {
         await this.shutdownParts();
         this.state = 'stopped';

@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '@svc/api';
+import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
 import { errorMessage, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { compare } from 'fast-json-patch';
 import { generate } from 'selfsigned';
 import { resolveResource } from '../reconcile/resource-ref';
+import type { ResourceObject } from '../resources/define-resource';
 import { admissionHooksOf, type AdmissionHook, type AdmissionInput, type WebhookOperation, type ValidationVerdict } from './admission-decorators';
 
 /** Where the manager serves its admission webhooks. */
@@ -18,13 +19,30 @@ export interface WebhookServerOptions {
   port?: number;
   /** Names the registered configurations (`<name>-validating`, `<name>-mutating`) and their webhooks. */
   name: string;
+  /** Resource types whose versions convert by functions: each served as a CRD conversion webhook. */
+  conversions?: readonly ConversionSource[];
 }
+
+/** A resource type that converts its objects between versions (a `defineResource` result with conversion functions). */
+export interface ConversionSource {
+  /** The CustomResourceDefinition's name. */
+  readonly name: string;
+  convert(object: ResourceObject, apiVersion: string): ResourceObject;
+}
+
+/** The ConversionReview versions the server answers (their shapes are the same). */
+const CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 
 /** The webhook server's options as the manager takes them: the name defaults to `svc-operator`. */
 export type ManagerWebhookOptions = Omit<WebhookServerOptions, 'name'> & { name?: string };
 
 interface ServerSettings extends WebhookServerOptions {
   handlers: readonly object[];
+}
+
+/** The path a resource type's conversion webhook is served at. */
+function conversionPath(crdName: string): string {
+  return `/convert/${crdName}`;
 }
 
 /** A review body above this is refused before it is parsed (the API server's own request limit). */
@@ -58,6 +76,7 @@ export class WebhookServer {
   private server: Server | undefined;
   private readonly served: Served[];
   private caBundle = '';
+  private hostPort = '';
 
   constructor(
     private readonly client: Client,
@@ -90,7 +109,8 @@ export class WebhookServer {
     this.caBundle = Buffer.from(pems.cert).toString('base64');
     const server = createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
       const served = this.served.find((s) => s.path === req.url);
-      if (req.method !== 'POST' || !served) {
+      const conversion = this.options.conversions?.find((c) => conversionPath(c.name) === req.url);
+      if (req.method !== 'POST' || (!served && !conversion)) {
         res.writeHead(404).end();
         return;
       }
@@ -107,7 +127,8 @@ export class WebhookServer {
       });
       req.on('end', () => {
         if (res.writableEnded) return;
-        void this.review(served, Buffer.concat(chunks).toString('utf8')).then(
+        const text = Buffer.concat(chunks).toString('utf8');
+        void (served ? this.review(served, text) : convertReview(conversion!, text)).then(
           (body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
           (error: unknown) => res.writeHead(400, { 'content-type': 'text/plain' }).end(errorMessage(error)),
         );
@@ -116,8 +137,25 @@ export class WebhookServer {
     this.server = server;
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.options.port ?? 0, host, resolve));
     const port = (server.address() as AddressInfo).port;
+    this.hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     await this.register(host, port);
     return port;
+  }
+
+  /**
+   * The `spec.conversion` that points the API server at this server's conversion webhook of a resource
+   * type (its URL and this server's certificate as caBundle); only once started.
+   */
+  conversionOf(crdName: string): NonNullable<CustomResourceDefinition['spec']['conversion']> {
+    if (!this.server) throw new Error('the webhook server is not started');
+    if (!this.options.conversions?.some((c) => c.name === crdName)) throw new Error(`no conversion is served for ${crdName}`);
+    return {
+      strategy: 'Webhook',
+      webhook: {
+        clientConfig: { url: `https://${this.hostPort}${conversionPath(crdName)}`, caBundle: this.caBundle },
+        conversionReviewVersions: [...CONVERSION_REVIEW_VERSIONS],
+      },
+    };
   }
 
   async stop(): Promise<void> {
@@ -219,6 +257,25 @@ export class WebhookServer {
     } catch (error) {
       return response({ allowed: false, status: { code: 403, reason: 'Forbidden', message: errorMessage(error) } });
     }
+  }
+}
+
+/** One ConversionReview answered: each object through the resource type's conversion functions. */
+async function convertReview(source: ConversionSource, text: string): Promise<unknown> {
+  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw new Error('the review is nested too deeply');
+  const body = JSON.parse(text) as { apiVersion?: unknown; request?: { uid?: unknown; desiredAPIVersion?: unknown; objects?: unknown } };
+  const request = body.request;
+  if (!request || typeof request.uid !== 'string' || typeof request.desiredAPIVersion !== 'string' || !Array.isArray(request.objects)) {
+    throw new Error('not a ConversionReview request');
+  }
+  const apiVersion = typeof body.apiVersion === 'string' ? body.apiVersion : 'apiextensions.k8s.io/v1';
+  const desired = request.desiredAPIVersion;
+  const response = (fields: Record<string, unknown>) => ({ apiVersion, kind: 'ConversionReview', response: { uid: request.uid, ...fields } });
+  try {
+    const convertedObjects = (request.objects as ResourceObject[]).map((object) => source.convert(object, desired));
+    return response({ convertedObjects, result: { status: 'Success' } });
+  } catch (error) {
+    return response({ convertedObjects: [], result: { status: 'Failure', message: errorMessage(error) } });
   }
 }
 

@@ -1,0 +1,16 @@
+export type { BuiltInController } from './built-in-controller';
+export { BUILT_IN_CONTROLLERS, selectControllers } from './built-in-controllers';
+export { ControllerManagerModule } from './controller-manager.module';
+export { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from './controller-manager-options';
+export { deploymentController } from './deployment';
+export { endpointsController } from './endpoints';
+export { endpointSliceController } from './endpointslice';
+export { garbageCollectorController } from './garbage-collector';
+export { namespaceController } from './namespace';
+export { nodeIpamController } from './nodeipam';
+export { nodeLifecycleController } from './nodelifecycle';
+export { podGcController } from './podgc';
+export { replicaSetController } from './replicaset';
+export { replicationControllerController } from './replication';
+export { rootCaCertPublisherController } from './root-ca-cert-publisher';
+export { serviceAccountController } from './serviceaccount';

@@ -1,0 +1,1 @@
+export { builtInControllers, startControllers, type RunningControllers } from './start-controllers';
