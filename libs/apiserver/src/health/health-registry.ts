@@ -22,6 +22,8 @@ interface PostStartState {
   hook: PostStartHook;
   done: boolean;
   error?: unknown;
+  /** The hook's run, once it has started. */
+  running?: Promise<void>;
 }
 
 export const SHUTDOWN_CHECK_NAME = 'shutdown';
@@ -160,7 +162,20 @@ export class HealthRegistry {
     for (const endpoint of endpoints) this.checks[endpoint].push(...checks);
   }
 
-  private async runHook(state: PostStartState): Promise<void> {
+  /**
+   * Resolves once every post-start hook that has started has settled (finished or failed), as a
+   * server that has just become ready has them: an embedder (the test environment) waits on it.
+   */
+  async postStartHooksSettled(): Promise<void> {
+    await Promise.all([...this.postStartHooks.values()].map((s) => s.running));
+  }
+
+  private runHook(state: PostStartState): Promise<void> {
+    state.running ??= this.runHookOnce(state);
+    return state.running;
+  }
+
+  private async runHookOnce(state: PostStartState): Promise<void> {
     try {
       await state.hook();
       state.done = true;

@@ -94,6 +94,8 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
       logger: false,
       stdout: () => undefined,
     });
+    // Ready as /readyz says it: the bootstrap RBAC policy and other post-start work are in place.
+    await server.health.postStartHooksSettled();
   } catch (error) {
     await storage.close();
     await rm(dir, { recursive: true, force: true });
