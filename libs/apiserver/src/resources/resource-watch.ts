@@ -98,20 +98,45 @@ function filteredType(event: ChangeEvent<ApiObject>, filter: (object: ApiObject)
   return undefined;
 }
 
+/**
+ * The watch as the HTTP layer reads it: `map` applied to each event. A plain iterator rather than an
+ * async generator, since every hop costs once per event and watcher.
+ */
 function adapt<E>(events: AsyncIterable<E>, map: (event: E) => ResourceWatchEvent | undefined, stop: () => void, source: WatchSource): ResourceWatch {
-  async function* iterate(): AsyncGenerator<ResourceWatchEvent> {
-    try {
-      for await (const event of events) {
-        const out = map(event);
-        if (out !== undefined) yield out;
+  const iterate = (): AsyncIterator<ResourceWatchEvent> => {
+    const inner = events[Symbol.asyncIterator]();
+    let over = false;
+    const finish = (): IteratorReturnResult<undefined> => {
+      if (!over) {
+        over = true;
+        stop();
       }
-    } catch (error) {
-      // History lost while catching up is the client's to know (it lists again); anything else ends quietly.
-      if (isStorageError(error, 'Expired')) yield { type: 'ERROR', object: statusOf(error, source) };
-    } finally {
-      stop();
-    }
-  }
+      return { done: true, value: undefined };
+    };
+    return {
+      async next(): Promise<IteratorResult<ResourceWatchEvent>> {
+        while (!over) {
+          let result: IteratorResult<E>;
+          try {
+            result = await inner.next();
+          } catch (error) {
+            finish();
+            // History lost while catching up is the client's to know (it lists again); anything else ends quietly.
+            if (isStorageError(error, 'Expired')) return { done: false, value: { type: 'ERROR', object: statusOf(error, source) } };
+            break;
+          }
+          if (result.done) break;
+          const out = map(result.value);
+          if (out !== undefined) return { done: false, value: out };
+        }
+        return finish();
+      },
+      async return(): Promise<IteratorResult<ResourceWatchEvent>> {
+        await inner.return?.();
+        return finish();
+      },
+    };
+  };
   return { [Symbol.asyncIterator]: iterate, stop };
 }
 
