@@ -1,15 +1,17 @@
 import { deepFreeze } from '../watchcache/deep-freeze';
-import { jsonBytes, listJsonBytes, watchFrame } from './encoded-json';
+import { jsonBytes, jsonLine, listJsonBytes, watchFrame } from './encoded-json';
 
 describe('encoded JSON of shared objects', () => {
   const object = deepFreeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ü-name', resourceVersion: '7' }, data: { text: 'é\n"' } });
 
   it('writes the bytes JSON.stringify writes, once per frozen object', () => {
     expect(jsonBytes(object).toString('utf8')).toBe(JSON.stringify(object));
-    expect(jsonBytes(object)).toBe(jsonBytes(object));
+    expect(jsonLine(object).toString('utf8')).toBe(`${JSON.stringify(object)}\n`);
+    expect(jsonLine(object)).toBe(jsonLine(object));
+    expect(jsonBytes(object).buffer).toBe(jsonLine(object).buffer);
     const plain = { a: 1 };
     expect(jsonBytes(plain).toString('utf8')).toBe('{"a":1}');
-    expect(jsonBytes(plain)).not.toBe(jsonBytes(plain));
+    expect(jsonLine(plain)).not.toBe(jsonLine(plain));
   });
 
   it('frames a watch event as one chunk of a chunked response around the event document', () => {

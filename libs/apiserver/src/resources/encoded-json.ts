@@ -4,22 +4,29 @@
  * LIST and watch event that carries the object writes the same bytes. Objects that are not frozen
  * (a copy made for another group name's apiVersion, an object read from the store) are encoded each time.
  */
-const jsonOf = new WeakMap<object, Buffer>();
+// The JSON of a shared object with a newline after it: a GET writes it whole, a list or an event its JSON part.
+const jsonLineOf = new WeakMap<object, Buffer>();
 const watchFramesOf = new WeakMap<object, Map<string, WatchFrame>>();
 
 function shared(value: unknown): value is object {
   return typeof value === 'object' && value !== null && Object.isFrozen(value);
 }
 
+/** The object's compact JSON and a newline, as a response body of one object is written. */
+export function jsonLine(object: unknown): Buffer {
+  if (!shared(object)) return Buffer.from(`${JSON.stringify(object)}\n`);
+  let line = jsonLineOf.get(object);
+  if (line === undefined) {
+    line = Buffer.from(`${JSON.stringify(object)}\n`);
+    jsonLineOf.set(object, line);
+  }
+  return line;
+}
+
 /** The object's compact JSON, as `JSON.stringify` writes it. */
 export function jsonBytes(object: unknown): Buffer {
-  if (!shared(object)) return Buffer.from(JSON.stringify(object));
-  let bytes = jsonOf.get(object);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(object));
-    jsonOf.set(object, bytes);
-  }
-  return bytes;
+  const line = jsonLine(object);
+  return line.subarray(0, line.length - 1);
 }
 
 /** One watch event as the JSON stream carries it, with its HTTP/1.1 chunk framing around it. */
