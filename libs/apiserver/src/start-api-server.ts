@@ -130,11 +130,13 @@ export async function startApiServer(
   // Everything else (health, metrics, version, discovery, OpenAPI) is Nest's, through Express.
   const resources = resourcesRuntimeOf(app);
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
-    const express = (): void => expressApp(req as express.Request, res as express.Response);
+    const viaExpress = (): void => {
+      expressApp(req as express.Request, res as express.Response);
+    };
     const afterFilters = (error?: unknown): void => {
       if (error !== undefined) return lastResort(error, res);
-      if (resources === undefined || !requestContext(req).info.isResourceRequest) return express();
-      resources.router.handle(req, res, (failure?: unknown) => (failure === undefined ? express() : lastResort(failure, res)));
+      if (resources === undefined || !requestContext(req).info.isResourceRequest) return viaExpress();
+      resources.router.handle(req, res, (failure?: unknown) => (failure === undefined ? viaExpress() : lastResort(failure, res)));
     };
     try {
       chain(req, res, afterFilters);
