@@ -11,6 +11,7 @@ import { requestBytes } from './keep-alive-connection';
 import { startApiServer, startBareServer, type RunningServer } from './server-processes';
 import { openStoreCreates, type StoredTemplate } from './store-create';
 import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fanout';
+import { seedObjects, watchInitialState } from './large-list';
 import { positiveFromEnv } from '../support/env-number';
 
 /**
@@ -32,10 +33,18 @@ const REWARM_MS = 200;
 const LIST_SIZE = positiveFromEnv('APISERVER_BENCH_LIST_SIZE', 100);
 const WATCHERS = positiveFromEnv('APISERVER_BENCH_WATCHERS', 1000);
 const UPDATES = positiveFromEnv('APISERVER_BENCH_UPDATES', 200);
+// The large-list rows: a namespace of this many ConfigMaps of 1 KiB, read whole (rv=0) and by pages.
+const LARGE_LIST_SIZE = positiveFromEnv('APISERVER_BENCH_LARGE_LIST_SIZE', 10_000);
+const LARGE_PAGE = positiveFromEnv('APISERVER_BENCH_LARGE_PAGE', 500);
+const LARGE_CONNECTIONS = positiveFromEnv('APISERVER_BENCH_LARGE_CONNECTIONS', 2);
+const INITIAL_STATE_WATCHES = positiveFromEnv('APISERVER_BENCH_INITIAL_STATE_WATCHES', 5);
+// A whole list of 10,000 takes a second or more on a busy machine: its windows are longer than the others'.
+const LARGE_SECONDS = positiveFromEnv('APISERVER_BENCH_LARGE_SECONDS', 10, { integer: false });
 
 const READ_NAMESPACE = 'bench-read';
 const CREATE_NAMESPACE = 'bench-create';
 const WATCH_NAMESPACE = 'bench-watch';
+const LARGE_NAMESPACE = 'bench-large';
 const collectionPath = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
 const objectPath = (namespace: string, name: string): string => `${collectionPath(namespace)}/${name}`;
 
@@ -56,7 +65,7 @@ interface Row {
 }
 
 async function createNamespaces(agent: Agent, target: HttpsTarget): Promise<void> {
-  for (const name of [READ_NAMESPACE, CREATE_NAMESPACE, WATCH_NAMESPACE]) {
+  for (const name of [READ_NAMESPACE, CREATE_NAMESPACE, WATCH_NAMESPACE, LARGE_NAMESPACE]) {
     const body = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     // 404: a server that does not serve namespaces does not require them either.
     await sendExpecting([200, 201, 409, 404], agent, target, 'POST', '/api/v1/namespaces', body);
@@ -83,10 +92,10 @@ async function seedReadNamespace(agent: Agent, target: HttpsTarget): Promise<voi
 }
 
 /** GETs of `path`; any status but 200 fails the row. */
-function reads(server: RunningServer, path: string): Side {
+function reads(server: RunningServer, path: string, connections = CONNECTIONS): Side {
   const request = requestBytes(server.target, 'GET', path);
   const load = { target: server.target, pid: server.child.pid, label: `GET ${path}`, request: () => request, expected: [200] };
-  return httpSide(load, CONNECTIONS);
+  return httpSide(load, connections);
 }
 
 /** POSTs of a new ConfigMap per operation, named `c-<window>-<worker>-<sequence>`; 200 and 201 are success. */
@@ -153,6 +162,75 @@ function printRatios(rows: readonly Row[]): void {
   ratios.push(['CREATE req/s, svc / storage backend', find('CREATE', 'svc').perSecond / find('CREATE', 'embedded store').perSecond]);
   const width = Math.max(...ratios.map(([label]) => label.length));
   for (const [label, value] of ratios) console.log(`${label.padEnd(width)}  ${value.toFixed(2)}`);
+}
+
+/**
+ * LIST of a namespace of many 1 KiB ConfigMaps, whole from the watch cache (rv=0) and its first page
+ * (limit, no resourceVersion: from the store), beside the bare handler writing the same bytes; the
+ * latency is the client's time to the last byte on loopback. Then watches of the same namespace from
+ * rv=0, timed to the last ADDED event of the initial state.
+ */
+async function largeListRows(agent: Agent, api: RunningServer, dir: string, timing: InterleaveOptions, servers: RunningServer[]): Promise<void> {
+  const collection = collectionPath(LARGE_NAMESPACE);
+  const seededFrom = Date.now();
+  await seedObjects(agent, api.target, collection, LARGE_LIST_SIZE, 16, (index) =>
+    JSON.stringify(configMap(LARGE_NAMESPACE, `cm-${String(index).padStart(5, '0')}`, index)),
+  );
+  const allPath = `${collection}?resourceVersion=0`;
+  const pagePath = `${collection}?limit=${LARGE_PAGE}`;
+  const allBody = (await sendExpecting([200], agent, api.target, 'GET', allPath)).body;
+  const pageBody = (await sendExpecting([200], agent, api.target, 'GET', pagePath)).body;
+  const items = (JSON.parse(allBody.toString('utf8')) as { items?: unknown[] }).items?.length;
+  if (items !== LARGE_LIST_SIZE) throw new Error(`the list of ${collection} holds ${items} items, not ${LARGE_LIST_SIZE}`);
+  const bodies = join(dir, 'bare-large');
+  mkdirSync(bodies);
+  writeFileSync(join(bodies, 'all.json'), allBody);
+  writeFileSync(join(bodies, 'page.json'), pageBody);
+  const bare = await startBareServer(
+    join(dir, 'apiserver', 'certs'),
+    api.target.ca,
+    new Map([
+      ['/large/all', join(bodies, 'all.json')],
+      ['/large/page', join(bodies, 'page.json')],
+    ]),
+  );
+  servers.push(bare);
+  console.log(
+    `large list: ${LARGE_LIST_SIZE} ConfigMaps seeded in ${((Date.now() - seededFrom) / 1000).toFixed(1)} s; ` +
+      `${LARGE_CONNECTIONS} connections; rv=0 body ${(allBody.length / 1e6).toFixed(1)} MB, page of ${LARGE_PAGE} ${(pageBody.length / 1e3).toFixed(0)} kB`,
+  );
+  const largeTiming: InterleaveOptions = { ...timing, durationMs: Math.max(timing.durationMs, LARGE_SECONDS * 1000) };
+  const [bareAll, ourAll] = await interleave([reads(bare, '/large/all', LARGE_CONNECTIONS), reads(api, allPath, LARGE_CONNECTIONS)], largeTiming);
+  const [barePage, ourPage] = await interleave([reads(bare, '/large/page', LARGE_CONNECTIONS), reads(api, pagePath, LARGE_CONNECTIONS)], largeTiming);
+  const rows: Row[] = [
+    { what: `LIST ${LARGE_LIST_SIZE} rv=0`, side: 'bare https', result: bareAll },
+    { what: `LIST ${LARGE_LIST_SIZE} rv=0`, side: 'svc', result: ourAll },
+    { what: `LIST ${LARGE_LIST_SIZE} limit=${LARGE_PAGE}`, side: 'bare https', result: barePage },
+    { what: `LIST ${LARGE_LIST_SIZE} limit=${LARGE_PAGE}`, side: 'svc', result: ourPage },
+  ];
+  printTable(rows);
+  const ratios: Array<[string, number]> = [];
+  for (const [ours, theirs, what] of [
+    [ourAll, bareAll, `LIST ${LARGE_LIST_SIZE} rv=0`],
+    [ourPage, barePage, `LIST ${LARGE_LIST_SIZE} limit=${LARGE_PAGE}`],
+  ] as const) {
+    ratios.push([`${what} req/s, svc / bare https`, ours.perSecond / theirs.perSecond]);
+    ratios.push([`${what} p99 time to last byte, svc / bare https`, ours.p99 / theirs.p99]);
+    if (ours.cpuMicrosPerOperation !== undefined && theirs.cpuMicrosPerOperation !== undefined) {
+      ratios.push([`${what} server CPU per request, svc / bare https`, ours.cpuMicrosPerOperation / theirs.cpuMicrosPerOperation]);
+    }
+  }
+  const width = Math.max(...ratios.map(([label]) => label.length));
+  for (const [label, value] of ratios) console.log(`${label.padEnd(width)}  ${value.toFixed(2)}`);
+
+  const initial = await watchInitialState(api.target, `${collection}?watch=1&resourceVersion=0`, LARGE_LIST_SIZE, INITIAL_STATE_WATCHES, () =>
+    processCpuMicros(api.child.pid),
+  );
+  console.log(
+    `watch of ${LARGE_LIST_SIZE} objects from rv=0, to the last initial ADDED event (${INITIAL_STATE_WATCHES} watches): ` +
+      `p50 ${fixed(initial.latency.p50, 1)} ms  p99 ${fixed(initial.latency.p99, 1)} ms  server CPU ${fixed(initial.serverCpuMs, 1)} ms per watch ` +
+      `(the bare handler writes the rv=0 list's bytes in p50 ${fixed(bareAll.p50, 1)} ms)`,
+  );
 }
 
 function machine(): string {
@@ -240,6 +318,8 @@ export async function run(): Promise<void> {
     });
 
     printFanout(fanout);
+
+    await largeListRows(agent, api, dir, timing, servers);
     console.log(`after the run: ${machine()}`);
   } catch (error) {
     // A refused connection or a closed stream usually means a server died: say which, with its last words.

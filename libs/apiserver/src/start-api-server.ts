@@ -14,6 +14,8 @@ import { HealthRegistry } from './health/health-registry';
 import { ServerLifecycle } from './lifecycle/server-lifecycle';
 import { MetricsService } from './metrics/metrics.service';
 import { markUpgrade, upgradeTaken } from './request/upgrade';
+import { requestContext } from './request/request-context';
+import { ResourcesRuntime } from './resources/resources-runtime';
 import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
 import { answerClientErrors, refusePlainHttp } from './serving/connection-guards';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
@@ -100,7 +102,7 @@ export async function startApiServer(
   const expressApp = express();
   expressApp.disable('x-powered-by');
   expressApp.disable('etag');
-  expressApp.use(composeChain(handlerChain({ config, metrics, lifecycle, audit, security: options.security, registries: options.registries })));
+  const chain = composeChain(handlerChain({ config, metrics, lifecycle, audit, security: options.security, registries: options.registries }));
 
   const app = await NestFactory.create(
     ApiServerModule.forRoot({ config, health, metrics, lifecycle }, extraModules.map(asDynamicModule)),
@@ -115,13 +117,37 @@ export async function startApiServer(
   );
   app.useGlobalFilters(new StatusExceptionFilter(logger));
   await app.init();
-  // Last resort behind Nest's own error handling, for anything that escapes it.
-  expressApp.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+  const lastResort = (error: unknown, res: ServerResponse): void => {
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     writeStatus(res, internalErrorStatus('an error on the server has prevented the request from succeeding'));
-  });
+  };
+  // Last resort behind Nest's own error handling, for anything that escapes it.
+  expressApp.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => lastResort(error, res));
+
+  // Every request runs the filters first, on Node's own request and response. Resource requests then
+  // go straight to the resource handler: Express' and Nest's per-request machinery (router layers,
+  // request and response decoration, middleware matching) cost more than serving a cached object.
+  // Everything else (health, metrics, version, discovery, OpenAPI) is Nest's, through Express.
+  const resources = resourcesRuntimeOf(app);
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
+    const viaExpress = (): void => {
+      expressApp(req as express.Request, res as express.Response);
+    };
+    const afterFilters = (error?: unknown): void => {
+      if (error !== undefined) return lastResort(error, res);
+      if (resources === undefined || !requestContext(req).info.isResourceRequest) return viaExpress();
+      resources.router.handle(req, res, (failure?: unknown) => (failure === undefined ? viaExpress() : lastResort(failure, res)));
+    };
+    try {
+      chain(req, res, afterFilters);
+    } catch (error) {
+      lastResort(error, res);
+    }
+  };
 
   const server = app.getHttpServer() as Server;
+  server.removeAllListeners('request');
+  server.on('request', serve);
   // Upgrade requests (exec, attach, port-forward) take the same way as every other request; a
   // handler that streams one takes the connection over (takeUpgrade), any other answer ends it.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -132,7 +158,7 @@ export async function startApiServer(
       if (!upgradeTaken(req)) socket.end();
     });
     socket.on('error', () => socket.destroy());
-    expressApp(req as express.Request, res as express.Response);
+    serve(req, res);
   });
   refusePlainHttp(server);
   answerClientErrors(server);
@@ -262,4 +288,13 @@ function installSignalHandlers(handle: ApiServerHandle, logger: LoggerService): 
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/** The resource layer, when the app hangs one on the shell. */
+function resourcesRuntimeOf(app: INestApplication): ResourcesRuntime | undefined {
+  try {
+    return app.get(ResourcesRuntime, { strict: false });
+  } catch {
+    return undefined;
+  }
 }

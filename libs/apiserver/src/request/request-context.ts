@@ -37,12 +37,25 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>();
  * The path and query of a request target, split by hand: WHATWG URL parsing would read a target
  * such as `//host/x` as a host name.
  */
-export function requestUrl(req: Pick<IncomingMessage, 'url'>): { pathname: string; searchParams: URLSearchParams } {
+export function requestUrl(req: Pick<IncomingMessage, 'url'>): RequestUrl {
   const target = req.url ?? '/';
+  // Every filter and the handler ask; the target is split once per request (again only if it changed).
+  const known = parsedUrls.get(req);
+  if (known !== undefined && known.target === target) return known.url;
   const queryAt = target.indexOf('?');
   const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
-  return { pathname: pathname === '' ? '/' : pathname, searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
+  const url = { pathname: pathname === '' ? '/' : pathname, searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
+  parsedUrls.set(req, { target, url });
+  return url;
 }
+
+/** A request's path and query; shared by everyone who reads the request, so never changed. */
+export interface RequestUrl {
+  pathname: string;
+  searchParams: URLSearchParams;
+}
+
+const parsedUrls = new WeakMap<object, { target: string; url: RequestUrl }>();
 
 export function attachRequestContext(req: IncomingMessage): RequestContext {
   const url = requestUrl(req);

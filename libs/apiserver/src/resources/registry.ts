@@ -135,8 +135,10 @@ export class ResourceRegistry {
   }
 
   /** A stored object (of any version) as this endpoint serves it: converted, then typed. */
-  async served(object: ApiObject): Promise<ApiObject> {
-    return this.typed(await this.inVersion(object, this.storedApiVersion));
+  /** The object at the endpoint's version; synchronous unless a conversion webhook has to convert it. */
+  served(object: ApiObject): ApiObject | Promise<ApiObject> {
+    if (this.converter === undefined || object.apiVersion === this.storedApiVersion) return this.typed(object);
+    return this.inVersion(object, this.storedApiVersion).then((converted) => this.typed(converted));
   }
 
   private async servedAll(objects: readonly ApiObject[]): Promise<ApiObject[]> {

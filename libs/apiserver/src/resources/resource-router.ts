@@ -20,10 +20,11 @@ import { APPLY_PATCH_MEDIA_TYPE } from './registry';
 import type { ListOutcome, ResourceWatchEvent, WriteResult } from './registry-types';
 import { mediaTypeOf } from './media-types';
 import { warningsOfRefusal } from '../admission';
-import { addWarnings, writeBody, writeStatusBody } from './response-writer';
+import { addWarnings, writeBody, writeEncoded, writeStatusBody } from './response-writer';
 import { toStatusError } from './status-mapping';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
 import { streamWatch } from './watch-stream';
+import { listJsonBytes } from './encoded-json';
 
 export interface ResourceRouterOptions {
   scheme: Scheme;
@@ -202,6 +203,11 @@ export class ResourceRouter {
     const params = requestUrl(req).searchParams;
     const query = parseListQuery(params);
     const outcome = await target.registry.list(target.namespace, query);
+    if (format.encoding === 'json' && format.view === undefined && !format.pretty) {
+      // The items' own bytes, shared with every other read and watch of them.
+      writeEncoded(res, 200, listJsonBytes(this.listHead(target, outcome), outcome.items), format);
+      return;
+    }
     writeBody(res, 200, this.viewOfList(target, outcome, format, params), format);
   }
 
@@ -353,13 +359,18 @@ export class ResourceRouter {
     return partialObjectMetadataOf(object, view.apiVersion);
   }
 
-  private viewOfList(target: Target, outcome: ListOutcome, format: OutputFormat, params: URLSearchParams): unknown {
+  private listHead(target: Target, outcome: ListOutcome) {
     // The interface promises `continue` on every list, empty on the last chunk.
     const meta: { resourceVersion: string; continue: string; remainingItemCount?: number } = {
       resourceVersion: outcome.resourceVersion,
       continue: outcome.continue ?? '',
     };
     if (outcome.remainingItemCount !== undefined) meta.remainingItemCount = outcome.remainingItemCount;
+    return { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: meta };
+  }
+
+  private viewOfList(target: Target, outcome: ListOutcome, format: OutputFormat, params: URLSearchParams): unknown {
+    const { metadata: meta } = this.listHead(target, outcome);
     const view = format.view;
     if (view?.as === 'Table') return tableOf(target.def, outcome.items, view.apiVersion, parseIncludeObject(params), meta);
     if (view !== undefined) return partialObjectMetadataListOf(outcome.items, view.apiVersion, meta);

@@ -20,7 +20,7 @@ export interface WatchSource {
   allowBookmarks: boolean;
   deadline?: number;
   /** Gives an object the version, apiVersion and kind of the endpoint (a copy when they differ); a CRD's conversion webhook may fail it. */
-  typed: (object: ApiObject) => Promise<ApiObject>;
+  typed: (object: ApiObject) => ApiObject | Promise<ApiObject>;
 }
 
 /**
@@ -50,10 +50,8 @@ async function watchCache(source: WatchSource, cacher: Cacher<ApiObject>): Promi
     deadline: source.deadline,
   });
   const bookmark = bookmarkObject(source.def);
-  const map = async (event: CacheWatchEvent<ApiObject>): Promise<ResourceWatchEvent> =>
-    event.type === 'BOOKMARK'
-      ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) }
-      : { type: event.type, object: await source.typed(event.object) };
+  const map = (event: CacheWatchEvent<ApiObject>): Mapped =>
+    event.type === 'BOOKMARK' ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) } : withObject(event.type, source.typed(event.object));
   return adapt(
     watcher,
     (event) => map(event),
@@ -71,7 +69,7 @@ async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
   const filter = source.selection.filter;
   const bookmark = bookmarkObject(source.def);
   const endBookmark = semantics.initialEventsEndBookmark && source.allowBookmarks;
-  const map = async (event: StorageWatchEvent<ApiObject>): Promise<ResourceWatchEvent | undefined> => {
+  const map = (event: StorageWatchEvent<ApiObject>): Mapped => {
     if (event.type === 'PROGRESS') {
       if (event.initialEventsEnd) {
         return endBookmark
@@ -81,7 +79,7 @@ async function watchStorage(source: WatchSource): Promise<ResourceWatch> {
       return source.allowBookmarks ? { type: 'BOOKMARK', object: bookmark({ resourceVersion: String(event.revision) }) } : undefined;
     }
     const type = filter === undefined ? event.type : filteredType(event, filter);
-    return type === undefined ? undefined : { type, object: await source.typed(event.object) };
+    return type === undefined ? undefined : withObject(type, source.typed(event.object));
   };
   return adapt(watcher, map, () => watcher.stop(), source);
 }
@@ -100,23 +98,63 @@ function filteredType(event: ChangeEvent<ApiObject>, filter: (object: ApiObject)
   return undefined;
 }
 
-function adapt<E>(events: AsyncIterable<E>, map: (event: E) => Promise<ResourceWatchEvent | undefined>, stop: () => void, source: WatchSource): ResourceWatch {
-  async function* iterate(): AsyncGenerator<ResourceWatchEvent> {
-    try {
-      for await (const event of events) {
-        const out = await map(event);
-        if (out !== undefined) yield out;
+/** A watch event as the HTTP layer sends it, none (filtered out), or, for a converted kind, the promise of one. */
+type Mapped = ResourceWatchEvent | undefined | Promise<ResourceWatchEvent | undefined>;
+
+/**
+ * The watch as the HTTP layer reads it: `map` applied to each event. A plain iterator rather than an
+ * async generator, since every hop costs once per event and watcher.
+ */
+function adapt<E>(events: AsyncIterable<E>, map: (event: E) => Mapped, stop: () => void, source: WatchSource): ResourceWatch {
+  const iterate = (): AsyncIterator<ResourceWatchEvent> => {
+    const inner = events[Symbol.asyncIterator]();
+    let over = false;
+    const finish = (): IteratorReturnResult<undefined> => {
+      if (!over) {
+        over = true;
+        stop();
       }
-    } catch (error) {
-      // History lost while catching up is the client's to know (it lists again), as is an object the
-      // conversion webhook could not convert (Kubernetes ends the watch with that error); anything else ends quietly.
-      if (isStorageError(error, 'Expired')) yield { type: 'ERROR', object: statusOf(error, source) };
-      else if (isStatusError(error)) yield { type: 'ERROR', object: error.status };
-    } finally {
-      stop();
-    }
-  }
+      return { done: true, value: undefined };
+    };
+    return {
+      async next(): Promise<IteratorResult<ResourceWatchEvent>> {
+        while (!over) {
+          let result: IteratorResult<E>;
+          try {
+            result = await inner.next();
+          } catch (error) {
+            finish();
+            // History lost while catching up is the client's to know (it lists again); anything else ends quietly.
+            if (isStorageError(error, 'Expired')) return { done: false, value: { type: 'ERROR', object: statusOf(error, source) } };
+            break;
+          }
+          if (result.done) break;
+          let out: ResourceWatchEvent | undefined;
+          try {
+            // Only a conversion webhook makes the mapping asynchronous; other kinds skip the promise hop.
+            const mapped = map(result.value);
+            out = mapped instanceof Promise ? await mapped : mapped;
+          } catch (error) {
+            finish();
+            // An object the conversion webhook could not convert ends the watch with that error, as Kubernetes does.
+            if (isStatusError(error)) return { done: false, value: { type: 'ERROR', object: error.status } };
+            break;
+          }
+          if (out !== undefined) return { done: false, value: out };
+        }
+        return finish();
+      },
+      async return(): Promise<IteratorResult<ResourceWatchEvent>> {
+        await inner.return?.();
+        return finish();
+      },
+    };
+  };
   return { [Symbol.asyncIterator]: iterate, stop };
+}
+
+function withObject(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: ApiObject | Promise<ApiObject>): Mapped {
+  return object instanceof Promise ? object.then((o) => ({ type, object: o })) : { type, object };
 }
 
 function errorWatch(status: Status): ResourceWatch {

@@ -1,4 +1,4 @@
-import { Inject, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { HealthRegistry } from '../health/health-registry';
 import { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import { MetricsService } from '../metrics/metrics.service';
@@ -6,15 +6,13 @@ import { ResourceRegistries } from './registries';
 import { ResourcesRuntime, type ResourcesDependencies } from './resources-runtime';
 
 /**
- * Hangs the resource layer on the serving shell: one middleware in front of every route answers
- * resource paths and passes everything else on (health, metrics, version, discovery). Middleware
- * rather than a wildcard controller keeps Nest's routing and its per-request wrapping out of the way.
- * Exports ResourceRegistries (and the runtime) for the modules that need them (custom resources).
+ * Provides the resource layer to the serving shell. Its router is not a Nest route or middleware: the
+ * shell hands it every resource request straight after the filters (see startApiServer), so no
+ * framework machinery runs per resource request. Exports ResourceRegistries (and the runtime) for the
+ * modules that need them (custom resources).
  */
 @Module({})
-export class ResourcesModule implements NestModule {
-  constructor(@Inject(ResourcesRuntime) private readonly runtime: ResourcesRuntime) {}
-
+export class ResourcesModule {
   static forRoot(deps: ResourcesDependencies): DynamicModule {
     return {
       module: ResourcesModule,
@@ -29,9 +27,5 @@ export class ResourcesModule implements NestModule {
       ],
       exports: [ResourcesRuntime, ResourceRegistries],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(this.runtime.router.handle).forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { encodeEnvelope, encodeObjectEnvelope, type Status } from '@svc/machinery';
 import { stringify as toYaml } from 'yaml';
+import { jsonLine } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 
 /** `299 - "<text>"`, the Warning header value Kubernetes sends (text quoted and escaped). */
@@ -53,14 +54,20 @@ export function encodeBody(body: unknown, format: OutputFormat): Buffer | string
     case 'yaml':
       return toYaml(body);
     default:
-      return format.pretty ? `${JSON.stringify(body, null, 2)}\n` : `${JSON.stringify(body)}\n`;
+      // Shared cache objects carry their bytes already.
+      return format.pretty ? `${JSON.stringify(body, null, 2)}\n` : jsonLine(body);
   }
 }
 
 /** Writes a whole response: status code, Content-Type, warnings and the encoded body. */
 export function writeBody(res: ServerResponse, code: number, body: unknown, format: OutputFormat, warnings: readonly string[] = []): void {
   if (res.headersSent || res.writableEnded) return;
-  const encoded = encodeBody(body, format);
+  writeEncoded(res, code, encodeBody(body, format), format, warnings);
+}
+
+/** Writes a whole response whose body is already encoded in `format`. */
+export function writeEncoded(res: ServerResponse, code: number, encoded: Buffer | string, format: OutputFormat, warnings: readonly string[] = []): void {
+  if (res.headersSent || res.writableEnded) return;
   addWarnings(res, warnings);
   res.statusCode = code;
   res.setHeader('Content-Type', format.encoding === 'json' && format.view === undefined ? 'application/json' : format.contentType);

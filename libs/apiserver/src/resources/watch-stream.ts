@@ -1,4 +1,6 @@
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { watchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import type { ResourceWatch, ResourceWatchEvent } from './registry-types';
 import { addWarnings, protobufWatchFrame } from './response-writer';
@@ -17,22 +19,11 @@ export interface WatchStreamOptions {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-// Objects from the watch cache are shared by every watcher and frozen: their JSON is made once.
-const jsonOfObject = new WeakMap<object, string>();
-
-function objectJson(object: unknown): string {
-  if (typeof object !== 'object' || object === null || !Object.isFrozen(object)) return JSON.stringify(object);
-  let text = jsonOfObject.get(object);
-  if (text === undefined) {
-    text = JSON.stringify(object);
-    jsonOfObject.set(object, text);
-  }
-  return text;
-}
-
 /**
  * Streams a watch as chunked `{"type":..,"object":..}\n` documents (or length-prefixed protobuf
- * frames), one write per event so each reaches the client at once. It ends cleanly, with no error
+ * frames). An event of a shared cache object is encoded once for all its watchers: each writes the
+ * same framed bytes straight to its socket, and the events of one dispatch go out in one TLS write
+ * (the socket is corked until the tick ends). It ends cleanly, with no error
  * event, when its time is up, the client goes away, the server stops, or the watch ends; a client
  * too slow to take the stream holds up only itself (the watch cuts it off).
  */
@@ -44,6 +35,8 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
   res.setHeader('Content-Type', format.streamContentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
+  // Decided once: a response that owns its connection keeps it to the end.
+  const socket = protobuf ? undefined : directSocket(res);
 
   let ended = false;
   const stop = (): void => {
@@ -62,8 +55,14 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
     for await (const event of watch) {
       if (ended) break;
       const shown = options.view ? options.view(event) : event.object;
-      const chunk = protobuf ? protobufWatchFrame({ type: event.type, object: shown }) : `{"type":"${event.type}","object":${objectJson(shown)}}\n`;
-      if (!res.write(chunk)) await drained(res);
+      if (protobuf) {
+        if (!res.write(protobufWatchFrame({ type: event.type, object: shown }))) await drained(res);
+        continue;
+      }
+      const frame = watchFrame(event.type, shown);
+      if (socket === undefined || socket.destroyed) {
+        if (!res.write(frame.document)) await drained(res);
+      } else if (!writeCorked(socket, frame.chunk)) await socketDrained(socket, res);
     }
   } finally {
     stop();
@@ -84,6 +83,50 @@ function drained(res: ServerResponse): Promise<void> {
       resolve();
     };
     res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+interface OutgoingInternals {
+  chunkedEncoding?: boolean;
+  _hasBody?: boolean;
+}
+
+/**
+ * The socket an event's chunk-framed bytes can go to directly: the response streams chunked, owns the
+ * connection now, and nothing wraps its writes (the audit filter records through `write`).
+ */
+function directSocket(res: ServerResponse): Socket | undefined {
+  const internals = res as ServerResponse & OutgoingInternals;
+  if (internals.chunkedEncoding !== true || internals._hasBody === false || res.write !== ServerResponse.prototype.write) return undefined;
+  const socket = res.socket;
+  if (socket === null || (socket as Socket & { _httpMessage?: unknown })._httpMessage !== res) return undefined;
+  return socket;
+}
+
+function uncork(socket: Socket): void {
+  socket.uncork();
+}
+
+/** Writes with the socket corked to the end of the tick, so one dispatch's events leave in one write. */
+function writeCorked(socket: Socket, bytes: Buffer): boolean {
+  if (socket.writableCorked === 0) {
+    socket.cork();
+    process.nextTick(uncork, socket);
+  }
+  return socket.write(bytes);
+}
+
+/** Resolves once the socket can take more, or the response is gone. */
+function socketDrained(socket: Socket, res: ServerResponse): Promise<void> {
+  if (socket.destroyed || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    socket.once('drain', done);
     res.once('close', done);
   });
 }
