@@ -5,6 +5,10 @@ import type { ResourceRegistries } from '../resources/registries';
 import { RequestAuthenticator, type Authenticator } from './authenticator';
 import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
 import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';
+import { NodeAuthorizer } from './node/node-authorizer';
+import { NodeGraph } from './node/node-graph';
+import { NodeGraphPopulator } from './node/node-graph-populator';
+import { WebhookAuthorizer, type WebhookAuthorizerOptions, type WebhookModeOptions } from './webhook/webhook-authorizer';
 import type { TokenAuthenticator } from './token-authenticator';
 import { BearerTokenAuthenticator } from './token-authenticator';
 import { TokenFileAuthenticator } from './token-file-authenticator';
@@ -38,6 +42,8 @@ export interface AuthenticationOptions {
 /** What callers may do: `--authorization-mode` in order (default AlwaysAllow). */
 export interface AuthorizationOptions {
   modes?: readonly AuthorizationMode[];
+  /** The Webhook mode's settings (`--authorization-webhook-*`); required when Webhook is a mode. */
+  webhook?: WebhookModeOptions;
 }
 
 /** Authentication and authorization as built from the options, for the handler chain and the review APIs. */
@@ -52,6 +58,8 @@ export interface Security {
   rbac?: RbacAuthorizer;
   /** The service account token issuer, when configured. */
   serviceAccountTokens?: ServiceAccountTokens;
+  /** The pods-to-objects graph the Node mode asks, when Node is a mode: started and stopped with the server. */
+  nodeGraph?: NodeGraphPopulator;
 }
 
 /**
@@ -63,6 +71,8 @@ export function buildSecurity(
   authorization: AuthorizationOptions,
   registries: ResourceRegistries,
   ownClientCaPem?: string,
+  /** The Webhook mode's settings with its connection file read (see loadWebhookAuthorizerOptions). */
+  webhook?: WebhookAuthorizerOptions,
 ): Security {
   const authenticators: Authenticator[] = [];
   const bundles: string[] = [];
@@ -88,6 +98,7 @@ export function buildSecurity(
   const modes = authorization.modes ?? ['AlwaysAllow'];
   const authorizers: Authorizer[] = [];
   let rbac: RbacAuthorizer | undefined;
+  let nodeGraph: NodeGraphPopulator | undefined;
   if (!(modes.length === 1 && modes[0] === 'AlwaysAllow')) authorizers.push(privilegedGroups);
   for (const mode of modes) {
     switch (mode) {
@@ -101,6 +112,17 @@ export function buildSecurity(
         rbac = new RbacAuthorizer(registryPolicySource(registries));
         authorizers.push(rbac);
         break;
+      case 'Node': {
+        const graph = new NodeGraph();
+        const populator = new NodeGraphPopulator(registries, graph);
+        nodeGraph = populator;
+        authorizers.push(new NodeAuthorizer(graph, () => populator.hasSynced));
+        break;
+      }
+      case 'Webhook':
+        if (webhook === undefined) throw new Error('--authorization-mode Webhook requires --authorization-webhook-config-file');
+        authorizers.push(new WebhookAuthorizer(webhook));
+        break;
       default:
         throw new Error(`--authorization-mode ${mode} is not supported by this server`);
     }
@@ -113,6 +135,7 @@ export function buildSecurity(
     clientCas,
     rbac,
     serviceAccountTokens,
+    nodeGraph,
   };
 }
 
