@@ -1,4 +1,5 @@
 import { builtinScheme, type ApiObject } from '@svc/api';
+import type { OwnerReference } from '@svc/machinery';
 import type { AuthorizationAttributes, Authorizer } from '../auth/authorizer';
 import type { AdmissionAttributes } from './admission';
 import { ownerReferencesPermissionEnforcement } from './owner-references-permission';
@@ -20,7 +21,7 @@ function authorizer(allowed: string[], asked: AuthorizationAttributes[] = []): A
 }
 
 const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u1' };
-const cm = (refs: unknown[]): ApiObject => ({ metadata: { name: 'c', namespace: 'team', ownerReferences: refs } });
+const cm = (refs: OwnerReference[]): ApiObject => ({ metadata: { name: 'c', namespace: 'team', ownerReferences: refs } });
 
 function run(allowed: string[], object: ApiObject, oldObject?: ApiObject, asked?: AuthorizationAttributes[]): Promise<void> {
   const plugin = ownerReferencesPermissionEnforcement({ authorizer: () => authorizer(allowed, asked), scheme });
