@@ -93,5 +93,5 @@ function refused(a: AdmissionAttributes, name: string, message: string) {
 
 function ownerReferencesOf(object: AdmissionAttributes['object']): OwnerReference[] {
   const refs = object?.metadata?.ownerReferences;
-  return Array.isArray(refs) ? (refs.filter((r) => typeof r === 'object' && r !== null) as OwnerReference[]) : [];
+  return Array.isArray(refs) ? refs.filter((r) => typeof r === 'object' && r !== null) : [];
 }

@@ -88,7 +88,7 @@ export class NodeGraphPopulator {
           if (this.stopped) break;
           if (event.type === 'ERROR') break;
           if (event.type === 'BOOKMARK') {
-            const annotations = (event.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+            const annotations = event.object.metadata?.annotations;
             if (!live && annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
               live = true;
               delivered = true;

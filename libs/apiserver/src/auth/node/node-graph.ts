@@ -36,7 +36,7 @@ export class NodeGraph {
     this.pods.set(key, { node, refs: [...refs] });
     for (const ref of refs) {
       let nodes = this.reached.get(ref);
-      if (nodes === undefined) this.reached.set(ref, (nodes = new Map()));
+      if (nodes === undefined) this.reached.set(ref, (nodes = new Map<string, number>()));
       nodes.set(node, (nodes.get(node) ?? 0) + 1);
     }
   }
