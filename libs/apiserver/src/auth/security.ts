@@ -165,13 +165,19 @@ function registryPolicySource(registries: ResourceRegistries): PolicySource {
     if (found === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
     return found;
   };
-  const cachers = () =>
-    Object.values(RBAC_RESOURCES).map((resource) => {
+  // Asked on every request: once all four caches exist they are kept rather than looked up again.
+  let found: ReadonlyArray<ReturnType<typeof registries.cachers.cacherFor>> | undefined;
+  const cachers = () => {
+    if (found !== undefined) return found;
+    const all = Object.values(RBAC_RESOURCES).map((resource) => {
       const definition = registries.scheme.byResource({ group: RBAC_GROUP, version: 'v1', resource });
       if (definition === undefined) return undefined;
       const stored = storedDefinition(definition);
       return registries.cachers.cacherFor(stored.group, stored.resource);
     });
+    if (all.every((c) => c !== undefined)) found = all;
+    return all;
+  };
   return {
     version: () => {
       const all = cachers();
