@@ -3,7 +3,7 @@
 // `npm start`: the whole control plane on one machine, on the embedded store, with its state under
 // ./.data (or $SVC_DATA). Runs the API server, waits until it is ready, then runs the controller
 // manager and the scheduler against it. Extra arguments are passed to the API server.
-// Secure by default: RBAC; the written connection file authenticates as an administrator (a client
+// Secure by default: Node and RBAC authorization; the written connection file authenticates as an administrator (a client
 // certificate in system:masters); the controller manager and the scheduler each get a connection file
 // of their own identity (system:kube-controller-manager, system:kube-scheduler), bound to their roles;
 // service account tokens are signed with a key generated on first start.
@@ -198,7 +198,7 @@ function startControlPlane() {
     `--cert-dir=${certDir}`,
     `--svcconfig-out=${svcconfig}`,
     '--nodeagent-preferred-address-types=InternalIP',
-    '--authorization-mode=RBAC',
+    '--authorization-mode=Node,RBAC',
     `--service-account-signing-key-file=${serviceAccountKey}`,
     `--service-account-key-file=${serviceAccountKey}`,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',

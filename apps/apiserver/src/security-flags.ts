@@ -2,7 +2,7 @@ import type { ApiServerFlags } from '@svc/options';
 import type { ApiServerOptions, OidcOptions, RequestHeaderOptions } from '@svc/apiserver';
 
 /** Modes `--authorization-mode` accepts that this server implements. */
-const IMPLEMENTED_MODES = new Set(['AlwaysAllow', 'AlwaysDeny', 'RBAC']);
+const IMPLEMENTED_MODES = new Set(['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 'Webhook']);
 
 /**
  * The authentication and authorization flags as options. A flag this server does not implement yet
@@ -29,7 +29,7 @@ export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptio
   }
   for (const mode of o.authorizationMode) {
     if (!IMPLEMENTED_MODES.has(mode))
-      throw new Error(`--authorization-mode ${mode} is not supported by this server yet (supported: AlwaysAllow, AlwaysDeny, RBAC)`);
+      throw new Error(`--authorization-mode ${mode} is not supported by this server yet (supported: ${[...IMPLEMENTED_MODES].join(', ')})`);
   }
   const oidc = oidcOptionsFromFlags(o);
   const requestHeader = requestHeaderOptionsFromFlags(o);
@@ -53,7 +53,17 @@ export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptio
           }
         : undefined,
     },
-    authorization: { modes: o.authorizationMode },
+    authorization: {
+      modes: o.authorizationMode,
+      webhook: o.authorizationWebhookConfigFile
+        ? {
+            configFile: o.authorizationWebhookConfigFile,
+            version: o.authorizationWebhookVersion,
+            authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtl,
+            unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtl,
+          }
+        : undefined,
+    },
   };
 }
 

@@ -14,6 +14,9 @@ import { ensureClientCa, issueClientCertificate } from './auth/client-certificat
 import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
 import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
 import { rbacEscalationCheck } from './auth/rbac/escalation-check';
+import type { AdmissionPlugin } from './admission/admission';
+import { loadWebhookAuthorizerOptions } from './auth/webhook/webhook-authorizer';
+import { ownerReferencesPermissionEnforcement } from './admission/owner-references-permission';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -75,7 +78,17 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   // The escalation check is built before the authorizers it asks, which need the registries.
   const built: { security?: Security } = {};
   const rbacEnabled = options.authorization?.modes?.includes('RBAC') === true;
-  const escalation = rbacEnabled ? [rbacEscalationCheck({ authorizer: () => built.security?.authorizer, rbac: () => built.security?.rbac })] : [];
+  const escalation: AdmissionPlugin[] = rbacEnabled
+    ? [rbacEscalationCheck({ authorizer: () => built.security?.authorizer, rbac: () => built.security?.rbac })]
+    : [];
+  // OwnerReferencesPermissionEnforcement asks the authorizers too, so it is built here as well.
+  const enabled = new Set(options.resources?.enableAdmissionPlugins ?? []);
+  if (
+    enabled.has('OwnerReferencesPermissionEnforcement') &&
+    !(options.resources?.disableAdmissionPlugins ?? []).includes('OwnerReferencesPermissionEnforcement')
+  ) {
+    escalation.push(ownerReferencesPermissionEnforcement({ authorizer: () => built.security?.authorizer, scheme }));
+  }
   const resourcesOptions: ResourcesOptions = {
     ...DEFAULT_RESOURCES_OPTIONS,
     ...options.resources,
@@ -89,7 +102,9 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions, writeHooks: services.writeHooks });
   const authentication = options.authentication ?? {};
   const ownClientCa = authentication.selfIssuedClients ? await ensureClientCa(serving.certDir) : undefined;
-  const security = buildSecurity(authentication, options.authorization ?? {}, registries, ownClientCa?.certPem);
+  const webhook = options.authorization?.webhook ? await loadWebhookAuthorizerOptions(options.authorization.webhook) : undefined;
+  const security = buildSecurity(authentication, options.authorization ?? {}, registries, ownClientCa?.certPem, webhook);
+  security.nodeGraph?.start();
   built.security = security;
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   const server = await startApiServer(
@@ -129,6 +144,12 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
       if (clusterRoles === undefined || clusterRoleBindings === undefined) throw new Error('RBAC needs rbac.authorization.k8s.io/v1 to be served');
       return ensureBootstrapPolicy(clusterRoles, clusterRoleBindings);
     });
+  }
+  const nodeGraph = security.nodeGraph;
+  if (nodeGraph !== undefined) {
+    // As Kubernetes' node authorizer waits for its informers: the server is ready once the graph is.
+    server.health.addPostStartHook('authorization/node-graph', () => nodeGraph.whenSynced());
+    server.lifecycle.onStopped(() => nodeGraph.stop());
   }
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));

@@ -40,4 +40,18 @@ export type { RequestHeaderOptions } from './auth/request-header-authenticator';
 export type { TokenWebhookOptions } from './auth/token-webhook-authenticator';
 export { CLIENT_CA_CERT_FILE, CLIENT_CA_KEY_FILE, ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from './auth/client-certificates';
 export type { CertificateAuthority, IssuedCertificate } from './auth/client-certificates';
-export { BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_CLUSTER_ROLE_BINDINGS } from './auth/rbac/bootstrap-policy';
+export {
+  BOOTSTRAP_CLUSTER_ROLES,
+  BOOTSTRAP_CLUSTER_ROLE_BINDINGS,
+  bootstrapClusterRoleBindingObjects,
+  bootstrapClusterRoleObjects,
+} from './auth/rbac/bootstrap-policy';
+// The authorizers themselves, for embedding them and for measuring them apart from HTTP.
+export { UnionAuthorizer, privilegedGroups } from './auth/authorizer';
+export type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision } from './auth/authorizer';
+export { RbacAuthorizer } from './auth/rbac/rbac-authorizer';
+export type { PolicyObjects, PolicySource } from './auth/rbac/rbac-authorizer';
+export { NodeAuthorizer } from './auth/node/node-authorizer';
+export { NodeGraph } from './auth/node/node-graph';
+export { WebhookAuthorizer } from './auth/webhook/webhook-authorizer';
+export type { WebhookAuthorizerOptions, WebhookModeOptions } from './auth/webhook/webhook-authorizer';

@@ -5,6 +5,7 @@ import { alwaysDeny } from './always';
 import type { AdmissionConfigurations } from './configuration-source';
 import { validatingAdmissionPolicy } from './validating-admission-policy';
 import { defaultTolerationSeconds } from './default-toleration-seconds';
+import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission } from './priority';
 import { serviceAccountAdmission, type ServiceAccountLookup } from './service-account';
@@ -50,6 +51,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
       unreachableSeconds: deps.flags?.defaultUnreachableTolerationSeconds,
     }),
   TaintNodesByCondition: () => taintNodesByCondition(),
+  NodeRestriction: () => nodeRestriction(),
 };
 
 /** The admission chain the flags ask for: the defaults plus enabled plugins minus disabled ones, in run order. */

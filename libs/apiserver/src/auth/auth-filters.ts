@@ -85,6 +85,7 @@ export function withAuthorization(authorizer: UnionAuthorizer): Handler {
     Promise.resolve(authorizer.authorize(attributes)).then(
       (result) => {
         if (result.decision === 'allow') return next();
+        if (result.decision === 'noOpinion' && result.error !== undefined) return writeStatus(res, internalErrorStatus(result.error));
         writeStatus(res, forbiddenStatus(attributes, result.reason));
       },
       () => writeStatus(res, internalErrorStatus('the request could not be authorized')),

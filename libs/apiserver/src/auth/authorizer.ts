@@ -22,6 +22,11 @@ export interface AuthorizationResult {
   decision: Decision;
   /** Why, for the denial message and the review APIs; may be empty. */
   reason: string;
+  /**
+   * The mode could not decide (a webhook that failed). Without a later allow the request then fails
+   * with an internal error rather than a 403, as Kubernetes answers it.
+   */
+  error?: string;
 }
 
 export interface Authorizer {
@@ -78,12 +83,16 @@ export class UnionAuthorizer implements Authorizer {
 
   async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
     const reasons: string[] = [];
+    const errors: string[] = [];
     for (const authorizer of this.authorizers) {
       const result = await authorizer.authorize(attributes);
       if (result.decision !== 'noOpinion') return result;
       if (result.reason !== '') reasons.push(result.reason);
+      if (result.error !== undefined) errors.push(result.error);
     }
-    return { decision: 'noOpinion', reason: reasons.join(', ') };
+    return errors.length > 0
+      ? { decision: 'noOpinion', reason: reasons.join(', '), error: errors.join(', ') }
+      : { decision: 'noOpinion', reason: reasons.join(', ') };
   }
 
   /** The rules each mode grants the user in `namespace`, for SelfSubjectRulesReview. */

@@ -176,6 +176,7 @@ async function accessReview(body: Record<string, unknown>, user: UserInfo, names
   const status: Record<string, unknown> = { allowed: result.decision === 'allow' };
   if (result.decision === 'deny') status.denied = true;
   if (result.reason !== '') status.reason = result.reason;
+  if (result.error !== undefined) status.evaluationError = result.error;
   return { status };
 }
 

@@ -5,6 +5,10 @@ import type { ResourceRegistries } from '../resources/registries';
 import { RequestAuthenticator, type Authenticator } from './authenticator';
 import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
 import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';
+import { NodeAuthorizer } from './node/node-authorizer';
+import { NodeGraph } from './node/node-graph';
+import { NodeGraphPopulator } from './node/node-graph-populator';
+import { WebhookAuthorizer, type WebhookAuthorizerOptions, type WebhookModeOptions } from './webhook/webhook-authorizer';
 import type { TokenAuthenticator } from './token-authenticator';
 import { BearerTokenAuthenticator } from './token-authenticator';
 import { TokenFileAuthenticator } from './token-file-authenticator';
@@ -47,6 +51,8 @@ export interface AuthenticationOptions {
 /** What callers may do: `--authorization-mode` in order (default AlwaysAllow). */
 export interface AuthorizationOptions {
   modes?: readonly AuthorizationMode[];
+  /** The Webhook mode's settings (`--authorization-webhook-*`); required when Webhook is a mode. */
+  webhook?: WebhookModeOptions;
 }
 
 /** Authentication and authorization as built from the options, for the handler chain and the review APIs. */
@@ -61,6 +67,8 @@ export interface Security {
   rbac?: RbacAuthorizer;
   /** The service account token issuer, when configured. */
   serviceAccountTokens?: ServiceAccountTokens;
+  /** The pods-to-objects graph the Node mode asks, when Node is a mode: started and stopped with the server. */
+  nodeGraph?: NodeGraphPopulator;
 }
 
 /**
@@ -72,6 +80,8 @@ export function buildSecurity(
   authorization: AuthorizationOptions,
   registries: ResourceRegistries,
   ownClientCaPem?: string,
+  /** The Webhook mode's settings with its connection file read (see loadWebhookAuthorizerOptions). */
+  webhook?: WebhookAuthorizerOptions,
 ): Security {
   // Kubernetes' order: front proxy, client certificates, then bearer tokens (file, service accounts, OIDC, webhook).
   const authenticators: Authenticator[] = [];
@@ -107,6 +117,7 @@ export function buildSecurity(
   const modes = authorization.modes ?? ['AlwaysAllow'];
   const authorizers: Authorizer[] = [];
   let rbac: RbacAuthorizer | undefined;
+  let nodeGraph: NodeGraphPopulator | undefined;
   if (!(modes.length === 1 && modes[0] === 'AlwaysAllow')) authorizers.push(privilegedGroups);
   for (const mode of modes) {
     switch (mode) {
@@ -120,6 +131,17 @@ export function buildSecurity(
         rbac = new RbacAuthorizer(registryPolicySource(registries));
         authorizers.push(rbac);
         break;
+      case 'Node': {
+        const graph = new NodeGraph();
+        const populator = new NodeGraphPopulator(registries, graph);
+        nodeGraph = populator;
+        authorizers.push(new NodeAuthorizer(graph, () => populator.hasSynced));
+        break;
+      }
+      case 'Webhook':
+        if (webhook === undefined) throw new Error('--authorization-mode Webhook requires --authorization-webhook-config-file');
+        authorizers.push(new WebhookAuthorizer(webhook));
+        break;
       default:
         throw new Error(`--authorization-mode ${mode} is not supported by this server`);
     }
@@ -132,6 +154,7 @@ export function buildSecurity(
     clientCas,
     rbac,
     serviceAccountTokens,
+    nodeGraph,
   };
 }
 
@@ -173,13 +196,19 @@ function registryPolicySource(registries: ResourceRegistries): PolicySource {
     if (found === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
     return found;
   };
-  const cachers = () =>
-    Object.values(RBAC_RESOURCES).map((resource) => {
+  // Asked on every request: once all four caches exist they are kept rather than looked up again.
+  let found: ReadonlyArray<ReturnType<typeof registries.cachers.cacherFor>> | undefined;
+  const cachers = () => {
+    if (found !== undefined) return found;
+    const all = Object.values(RBAC_RESOURCES).map((resource) => {
       const definition = registries.scheme.byResource({ group: RBAC_GROUP, version: 'v1', resource });
       if (definition === undefined) return undefined;
       const stored = storedDefinition(definition);
       return registries.cachers.cacherFor(stored.group, stored.resource);
     });
+    if (all.every((c) => c !== undefined)) found = all;
+    return all;
+  };
   return {
     version: () => {
       const all = cachers();

@@ -170,7 +170,8 @@ const SCHEDULER_RULES: PolicyRule[] = [
   rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
 ];
 
-const NODE_RULES: PolicyRule[] = [
+/** What a node agent needs (the `system:node` role); the Node authorizer grants it, scoped to the node's own objects. */
+export const NODE_RULES: readonly PolicyRule[] = [
   rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
   rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews', 'subjectaccessreviews']),
   rule(READ, [''], ['services']),
@@ -216,7 +217,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
   },
   { name: 'system:kube-controller-manager', rules: CONTROLLER_MANAGER_RULES },
   { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
-  { name: 'system:node', rules: NODE_RULES },
+  { name: 'system:node', rules: [...NODE_RULES] },
   {
     name: 'system:service-account-issuer-discovery',
     rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])],
@@ -235,9 +236,9 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBindi
   { name: 'system:monitoring', role: 'system:monitoring', subjects: [{ kind: 'Group', name: 'system:monitoring' }] },
   { name: 'system:kube-controller-manager', role: 'system:kube-controller-manager', subjects: [{ kind: 'User', name: 'system:kube-controller-manager' }] },
   { name: 'system:kube-scheduler', role: 'system:kube-scheduler', subjects: [{ kind: 'User', name: 'system:kube-scheduler' }] },
-  // Kubernetes leaves this binding without subjects and lets the Node authorizer decide; here the node
-  // agents' group holds the role, so a node agent works under RBAC alone.
-  { name: 'system:node', role: 'system:node', subjects: [{ kind: 'Group', name: 'system:nodes' }] },
+  // As in Kubernetes, the binding has no subjects: node agents are authorized by the Node mode, which
+  // scopes them to their own pods' objects (`--authorization-mode=Node,RBAC`).
+  { name: 'system:node', role: 'system:node', subjects: [] },
   { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [AUTHENTICATED] },
   ...CONTROLLER_ROLES.map(({ account }) => ({
     name: controllerRoleName(account),

@@ -1,0 +1,205 @@
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { parseConnectionFile, type ClientConfig } from '@svc/client';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
+
+export interface WebhookAuthorizerOptions {
+  /** From the kubeconfig-format `--authorization-webhook-config-file`: the first cluster is the webhook, the user its credentials. */
+  client: ClientConfig;
+  /** `--authorization-webhook-version`: the SubjectAccessReview version exchanged. */
+  version: 'v1' | 'v1beta1';
+  /** `--authorization-webhook-cache-authorized-ttl` in ms; 0 caches nothing. */
+  authorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl` in ms; 0 caches nothing. */
+  unauthorizedTtlMs: number;
+  /** One attempt's deadline (Kubernetes' 30 s). */
+  timeoutMs?: number;
+  /** Waits between failed attempts (Kubernetes' webhook backoff: 0.5 s growing by 1.5, 5 attempts). */
+  retryDelaysMs?: readonly number[];
+}
+
+/** The Webhook mode as the flags give it: the connection file still to be read. */
+export interface WebhookModeOptions extends Omit<WebhookAuthorizerOptions, 'client'> {
+  /** `--authorization-webhook-config-file`. */
+  configFile: string;
+}
+
+/** Reads the kubeconfig-format connection file of the Webhook mode; a bad one is refused naming the flag. */
+export async function loadWebhookAuthorizerOptions(mode: WebhookModeOptions): Promise<WebhookAuthorizerOptions> {
+  const { configFile, ...rest } = mode;
+  let text: string;
+  try {
+    text = await readFile(configFile, 'utf8');
+  } catch (error) {
+    throw new Error(`--authorization-webhook-config-file: cannot read ${configFile}: ${(error as Error).message}`);
+  }
+  let client: ClientConfig;
+  try {
+    client = await parseConnectionFile(text, configFile);
+    const url = new URL(client.server);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`server ${client.server} is not an http(s) URL`);
+  } catch (error) {
+    throw new Error(`--authorization-webhook-config-file ${configFile}: ${(error as Error).message}`);
+  }
+  return { ...rest, client };
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_RETRY_DELAYS_MS = [500, 750, 1125, 1688];
+/** The largest answer read; a longer one is a failed call. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Kubernetes' webhook authorizer cache holds this many answers. */
+const MAX_CACHED = 10_000;
+
+interface Answer {
+  result: AuthorizationResult;
+  expires: number;
+}
+
+class WebhookCallFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Kubernetes' Webhook authorization mode: each request is described in a SubjectAccessReview POSTed
+ * to the configured service. `allowed` allows, `denied` denies (no later mode is asked), neither is no
+ * opinion. Answers are cached by review for the authorized or unauthorized TTL. A webhook that cannot
+ * be reached or answers nonsense, after its retries, has no opinion and reports the error: a later mode
+ * may still allow, else the request fails with an internal error, as Kubernetes answers it.
+ */
+export class WebhookAuthorizer implements Authorizer {
+  readonly name = 'Webhook';
+  private readonly cache = new Map<string, Answer>();
+  private readonly url: URL;
+
+  constructor(
+    private readonly options: WebhookAuthorizerOptions,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.url = new URL(options.client.server);
+  }
+
+  async authorize(a: AuthorizationAttributes): Promise<AuthorizationResult> {
+    const review = this.review(a);
+    const key = JSON.stringify(review.spec);
+    const cached = this.cache.get(key);
+    if (cached !== undefined) {
+      if (cached.expires > this.now()) return cached.result;
+      this.cache.delete(key);
+    }
+    let status: Record<string, unknown>;
+    try {
+      status = await this.post(review);
+    } catch (error) {
+      return { decision: 'noOpinion', reason: '', error: `webhook authorizer: ${(error as Error).message}` };
+    }
+    const reason = typeof status.reason === 'string' ? status.reason : '';
+    const result: AuthorizationResult =
+      status.allowed === true ? { decision: 'allow', reason } : status.denied === true ? { decision: 'deny', reason } : { decision: 'noOpinion', reason };
+    const ttl = result.decision === 'allow' ? this.options.authorizedTtlMs : this.options.unauthorizedTtlMs;
+    if (ttl > 0) {
+      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(key, { result, expires: this.now() + ttl });
+    }
+    return result;
+  }
+
+  /** The SubjectAccessReview for the attributes, in the configured version's shape. */
+  review(a: AuthorizationAttributes): { apiVersion: string; kind: string; spec: Record<string, unknown> } {
+    const spec: Record<string, unknown> = { user: a.user.name };
+    if (a.user.uid !== undefined) spec.uid = a.user.uid;
+    // v1beta1 called the groups `group`.
+    spec[this.options.version === 'v1' ? 'groups' : 'group'] = [...a.user.groups];
+    if (a.user.extra !== undefined) spec.extra = Object.fromEntries(Object.entries(a.user.extra).map(([k, v]) => [k, [...v]]));
+    if (a.isResourceRequest) {
+      spec.resourceAttributes = {
+        namespace: a.namespace,
+        verb: a.verb,
+        group: a.apiGroup,
+        version: a.apiVersion,
+        resource: a.resource,
+        subresource: a.subresource,
+        name: a.name,
+      };
+    } else {
+      spec.nonResourceAttributes = { path: a.path, verb: a.verb };
+    }
+    return { apiVersion: `authorization.k8s.io/${this.options.version}`, kind: 'SubjectAccessReview', spec };
+  }
+
+  private async post(review: unknown): Promise<Record<string, unknown>> {
+    const body = Buffer.from(JSON.stringify(review));
+    const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.attempt(body);
+      } catch (error) {
+        const retryable = error instanceof WebhookCallFailure ? error.retryable : true;
+        if (!retryable || attempt >= delays.length) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
+      }
+    }
+  }
+
+  private attempt(body: Buffer): Promise<Record<string, unknown>> {
+    const client = this.options.client;
+    const headers: Record<string, string | number> = { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': body.length };
+    if (client.token) headers.Authorization = `Bearer ${client.token}`;
+    const send = this.url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        this.url,
+        {
+          method: 'POST',
+          headers,
+          timeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          ca: client.ca,
+          cert: client.clientCert,
+          key: client.clientKey,
+          rejectUnauthorized: !client.insecureSkipTlsVerify,
+          servername: client.tlsServerName,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_RESPONSE_BYTES) {
+              res.destroy();
+              reject(new WebhookCallFailure(`the answer is larger than ${MAX_RESPONSE_BYTES} bytes`, false));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('error', (error) => reject(new WebhookCallFailure(error.message, true)));
+          res.on('end', () => {
+            const code = res.statusCode ?? 0;
+            if (code === 429 || code >= 500) return reject(new WebhookCallFailure(`the webhook answered ${code}`, true));
+            if (code < 200 || code > 299) return reject(new WebhookCallFailure(`the webhook answered ${code}`, false));
+            const text = Buffer.concat(chunks);
+            try {
+              if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw new Error('the answer is nested too deeply');
+              const answer = JSON.parse(text.toString('utf8')) as unknown;
+              const status = typeof answer === 'object' && answer !== null ? (answer as { status?: unknown }).status : undefined;
+              if (typeof status !== 'object' || status === null || Array.isArray(status))
+                throw new Error('the answer is not a SubjectAccessReview with a status');
+              resolve(status as Record<string, unknown>);
+            } catch (error) {
+              reject(new WebhookCallFailure(`cannot read the answer: ${(error as Error).message}`, false));
+            }
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('the webhook did not answer in time')));
+      req.on('error', (error) => reject(new WebhookCallFailure(error.message, true)));
+      req.end(body);
+    });
+  }
+}
