@@ -167,7 +167,7 @@ export class HealthRegistry {
    * server that has just become ready has them: an embedder (the test environment) waits on it.
    */
   async postStartHooksSettled(): Promise<void> {
-    await Promise.all([...this.postStartHooks.values()].map((s) => s.running));
+    await Promise.all([...this.postStartHooks.values()].flatMap((s) => (s.running === undefined ? [] : [s.running])));
   }
 
   private runHook(state: PostStartState): Promise<void> {
