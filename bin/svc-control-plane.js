@@ -224,7 +224,12 @@ function startControlPlane() {
         () => {
           // Each controller acts as its own ServiceAccount with only its role; the root CA publisher
           // hands out the CA of the manager's connection file, the one the API server is served with.
-          run('svc-controller-manager', [`--svcconfig=${identities.controllerManager.path}`, '--secure-port=0', '--use-service-account-credentials', ...nodeIpamArgs]);
+          run('svc-controller-manager', [
+            `--svcconfig=${identities.controllerManager.path}`,
+            '--secure-port=0',
+            '--use-service-account-credentials',
+            ...nodeIpamArgs,
+          ]);
           // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
           run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
           startNodeAgent();
