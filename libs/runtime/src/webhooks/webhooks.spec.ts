@@ -65,8 +65,15 @@ describe('admission webhooks from decorated methods', () => {
       expect(widget.spec.color).toBe('blue');
       return widget;
     }, 10_000);
-    const denied = await client.create({ metadata: { name: 'big' }, spec: { size: 11 } }).catch((error: unknown) => error);
-    expect(isForbidden(denied)).toBe(true);
+    // The two configurations are read apart: the validating one may take effect a moment after the mutating one.
+    const denied = await eventually(async () => {
+      const error = await client.create({ metadata: { generateName: 'big-' }, spec: { size: 11 } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isForbidden(error)).toBe(true);
+      return error;
+    }, 10_000);
     expect((denied as Error).message).toContain('size 11 is over 10');
     const shrunk = await client.update({ ...created, spec: { ...created.spec, size: 1 } }).catch((error: unknown) => error);
     expect((shrunk as Error).message).toContain('a widget never shrinks');
