@@ -21,7 +21,7 @@ export {
   type AuthDecision,
   type DelegatedAuthFlags,
   type DelegatedAuthOptions,
-  type RequestUser,
+  type DelegatedUser,
 } from './manager/delegated-auth';
 export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';

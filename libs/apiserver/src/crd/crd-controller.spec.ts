@@ -62,6 +62,14 @@ describe('CrdController', () => {
     return c;
   };
   const read = (name: string) => storage.get<CustomResourceDefinition>(crdKey(name));
+  /**
+   * The store acknowledges a write once it is committed, which may be after the controller's initial
+   * list has run: the definition then reaches the controller through its watch, a moment later.
+   * Waits until the controller has taken it up (its finalizer is on the stored definition).
+   */
+  const guarded = async (name: string): Promise<void> => {
+    await waitFor(`${name} guarded by the controller`, async () => (await read(name)).metadata?.finalizers?.includes(CRD_FINALIZER) === true);
+  };
   const condition = async (name: string, type: string) => findCondition((await read(name)).status?.conditions, type);
   const markDeleted = (name: string) =>
     storage.guaranteedUpdate<CustomResourceDefinition>(crdKey(name), (c) => ({
@@ -214,6 +222,7 @@ describe('CrdController', () => {
     const controller = start(scheme, { cleaner, retryDelayMs: 150 });
     await storage.create(crdKey('widgets.example.com'), definition('widgets', 'Widget'));
     await controller.synced;
+    await guarded('widgets.example.com');
     await markDeleted('widgets.example.com');
     await waitFor('pending', async () => (await condition('widgets.example.com', 'Terminating'))?.reason === 'InstanceDeletionPending');
     expect(await condition('widgets.example.com', 'Established')).toMatchObject({ status: 'False', reason: 'Terminating' });
@@ -233,6 +242,7 @@ describe('CrdController', () => {
     const def = definition('widgets', 'Widget');
     await storage.create(crdKey('widgets.example.com'), { ...def, metadata: { ...def.metadata, finalizers: ['example.com/keep'] } });
     await controller.synced;
+    await guarded('widgets.example.com');
     await markDeleted('widgets.example.com');
     await waitFor('own finalizer removed', async () => !(await read('widgets.example.com')).metadata?.finalizers?.includes(CRD_FINALIZER));
     const stored = await read('widgets.example.com');
@@ -278,6 +288,7 @@ describe('CrdController', () => {
     const first = start(scheme);
     await storage.create(crdKey('widgets.example.com'), definition('widgets', 'Widget'));
     await first.synced;
+    await guarded('widgets.example.com');
     await first.stop();
     expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })).toBeDefined();
     // Removed behind its back, finalizer and all.

@@ -4,7 +4,7 @@ import { Client, clientConfigFromOptions } from '@svc/client';
 import { errorMessage } from '@svc/machinery';
 
 /** Who made a request, as a TokenReview tells it. */
-export interface RequestUser {
+export interface DelegatedUser {
   username: string;
   uid?: string;
   groups: string[];
@@ -12,7 +12,7 @@ export interface RequestUser {
 }
 
 /** What a component's HTTPS endpoint answers a request: served, or refused with a Status. */
-export type AuthDecision = { allowed: true; user: RequestUser } | { allowed: false; code: 401 | 403 | 500; reason: string; message: string };
+export type AuthDecision = { allowed: true; user: DelegatedUser } | { allowed: false; code: 401 | 403 | 500; reason: string; message: string };
 
 export interface DelegatedAuthOptions {
   /** Asks TokenReviews of the bearer tokens; absent: every request is anonymous, its token unread. */
@@ -23,7 +23,7 @@ export interface DelegatedAuthOptions {
   alwaysAllowPaths: readonly string[];
 }
 
-export const ANONYMOUS: RequestUser = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export const ANONYMOUS: DelegatedUser = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /** Answers kept at most; beyond it the oldest go first. */
 const CACHE_ENTRIES = 1024;
@@ -68,7 +68,7 @@ interface SubjectAccessReviewAnswer {
  * Answers are kept for the cache TTLs, as the webhook authenticator and authorizer keep them.
  */
 export class DelegatedAuth {
-  private readonly users = new TtlCache<RequestUser | null>();
+  private readonly users = new TtlCache<DelegatedUser | null>();
   private readonly decisions = new TtlCache<{ allowed: boolean; reason: string }>();
 
   constructor(private readonly options: DelegatedAuthOptions) {}
@@ -92,7 +92,7 @@ export class DelegatedAuth {
   }
 
   /** The caller, anonymous without a token; undefined for a token the server does not accept. */
-  private async authenticate(req: IncomingMessage): Promise<RequestUser | undefined> {
+  private async authenticate(req: IncomingMessage): Promise<DelegatedUser | undefined> {
     const authentication = this.options.authentication;
     const header = req.headers.authorization;
     const token = typeof header === 'string' && /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '').trim() : '';
@@ -100,7 +100,7 @@ export class DelegatedAuth {
     const key = createHash('sha256').update(token).digest('hex');
     const cached = this.users.get(key);
     if (cached !== undefined) return cached ?? undefined;
-    let user: RequestUser | null = null;
+    let user: DelegatedUser | null = null;
     try {
       const answer = await authentication.client.rest.request<TokenReviewAnswer>({
         method: 'POST',
@@ -121,7 +121,7 @@ export class DelegatedAuth {
 
   private async authorize(
     authorization: NonNullable<DelegatedAuthOptions['authorization']>,
-    user: RequestUser,
+    user: DelegatedUser,
     path: string,
     verb: string,
   ): Promise<{ allowed: boolean; reason: string }> {
