@@ -87,6 +87,17 @@ export class DependencyGraph {
     return new Map([...this.monitors].map(([id, m]) => [id, m.resource]));
   }
 
+  /**
+   * A monitored cache of `resource`'s type has its first list: the deletion of any of its objects
+   * from then on reaches the graph.
+   */
+  observes(resource: ServedResource): boolean {
+    for (const m of this.monitors.values()) {
+      if (m.resource.resource === resource.resource && sameGroup(m.resource.group, resource.group)) return m.informer.hasSynced();
+    }
+    return false;
+  }
+
   /** Every monitored cache has its first list: the graph knows every object (as of then). */
   synced(): boolean {
     return [...this.monitors.values()].every((m) => m.informer.hasSynced());

@@ -18,6 +18,11 @@ import type { SyncGate } from './sync-gate';
 
 /** How soon an owner waiting for the collector is looked at again while some monitored cache has not synced. */
 const UNSYNCED_RETRY_MS = 1_000;
+/**
+ * How soon a dependent is looked at again when one of its owners was found only by asking the API
+ * server, its type not (yet) watched: the graph would not see that owner's deletion.
+ */
+const UNOBSERVED_OWNER_RETRY_MS = 2_000;
 /** Attempts at a conditional write that lost a race (re-read in between), as client-go's RetryOnConflict. */
 const WRITE_ATTEMPTS = 5;
 
@@ -33,6 +38,8 @@ interface Classified {
   dangling: OwnerReference[];
   /** Owners being deleted in the foreground, waiting for their dependents. */
   waiting: OwnerReference[];
+  /** Some owner was found live, and no synced cache of its type would show its deletion. */
+  unobserved: boolean;
 }
 
 /**
@@ -82,7 +89,7 @@ export class GarbageCollectorReconciler implements Reconcile {
       return;
     }
     if (ownerReferencesOf(obj).length === 0) return;
-    await this.attemptToDelete(node);
+    return this.attemptToDelete(node);
   }
 
   private async processDeletingDependents(owner: GraphNode): Promise<void> {
@@ -102,7 +109,7 @@ export class GarbageCollectorReconciler implements Reconcile {
     }
   }
 
-  private async attemptToDelete(node: GraphNode): Promise<void> {
+  private async attemptToDelete(node: GraphNode): Promise<Result | void> {
     const latest = await this.getLive(node);
     // Gone, or already on its way out (the cache lags): its own change brings it back if needed.
     if (!latest || isBeingDeleted(latest)) return;
@@ -114,16 +121,19 @@ export class GarbageCollectorReconciler implements Reconcile {
       await this.reportInvalidNamespace(node, classified.ref);
       return;
     }
-    const { solid, dangling, waiting } = classified;
+    const { solid, dangling, waiting, unobserved } = classified;
     if (solid.length > 0) {
-      if (dangling.length === 0 && waiting.length === 0) return;
+      // An owner whose type the graph does not watch yet (a custom resource whose definition has
+      // just been made) could go unnoticed: the dependent checks on it until the graph sees it.
+      const recheck = unobserved ? { requeueAfter: UNOBSERVED_OWNER_RETRY_MS } : undefined;
+      if (dangling.length === 0 && waiting.length === 0) return recheck;
       // References to owners deleting in the foreground go too, or those owners would wait forever.
       await this.removeOwnerReferences(
         node,
         [...dangling, ...waiting].map((r) => r.uid),
         latest,
       );
-      return;
+      return recheck;
     }
     const dependents = this.graph.dependents(uidOf(latest));
     if (waiting.length > 0 && dependents.length > 0) {
@@ -143,7 +153,7 @@ export class GarbageCollectorReconciler implements Reconcile {
   }
 
   private async classify(node: GraphNode, dependent: ApiObject, refs: readonly OwnerReference[]): Promise<Classified | InvalidOwnerReference> {
-    const out: Classified = { solid: [], dangling: [], waiting: [] };
+    const out: Classified = { solid: [], dangling: [], waiting: [], unobserved: false };
     const namespace = dependent.metadata?.namespace || undefined;
     for (const ref of refs) {
       const resource = this.graph.resourceFor(ref.apiVersion, ref.kind);
@@ -153,7 +163,10 @@ export class GarbageCollectorReconciler implements Reconcile {
       const owner = await this.lookUpOwner(node, ref, resource, namespace);
       if (!owner) out.dangling.push(ref);
       else if (isDeletingDependents(owner)) out.waiting.push(ref);
-      else out.solid.push(ref);
+      else {
+        out.solid.push(ref);
+        if (!this.graph.ownerInCache(ref, namespace) && !this.graph.observes(resource)) out.unobserved = true;
+      }
     }
     return out;
   }

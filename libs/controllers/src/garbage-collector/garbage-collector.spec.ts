@@ -232,6 +232,27 @@ describe('the garbage collector', () => {
     expect((await env.client.namespaces.get('gc-invalid-ref')).metadata?.deletionTimestamp).toBeUndefined();
   });
 
+  it('collects the dependent of an owner whose type it does not watch (events), once that owner is gone', async () => {
+    // Events are never monitored, as in Kubernetes: the owner's deletion reaches no cache, so the
+    // dependent keeps checking on an owner it found only by asking the API server. The same holds
+    // for a custom resource type between its definition and its monitor's first list.
+    const events = env.client.dynamic({ group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' }).inNamespace(ns);
+    const event = await events.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'unwatched-owner' },
+      involvedObject: { kind: 'ConfigMap', name: 'x', namespace: ns },
+      reason: 'Test',
+      message: 'an owner nobody watches',
+    });
+    await createConfigMap('owned-by-event', [refTo({ apiVersion: 'v1', kind: 'Event', ...event })]);
+    // The collector has looked at it and found its owner.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await configMaps.get('owned-by-event');
+    await events.delete('unwatched-owner');
+    await eventually(() => expectGone(configMaps, 'owned-by-event'), WAIT_MS);
+  });
+
   describe('with a custom resource type created while it runs', () => {
     const crd: CustomResourceDefinition = {
       apiVersion: 'apiextensions.svc.io/v1',
