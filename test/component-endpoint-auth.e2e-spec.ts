@@ -2,12 +2,14 @@
 // components do: a bearer token is checked with a TokenReview and each path outside
 // --authorization-always-allow-paths with a SubjectAccessReview, both asked of the API server through
 // --authentication-svcconfig and --authorization-svcconfig. /metrics is for whoever RBAC allows.
+// Client certificates (--client-ca-file) and a front proxy (--requestheader-*) authenticate too; what
+// the flags leave out is read from the ConfigMap the API server publishes, unless lookup is skipped.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeIdentityConnectionFile } from '@svc/apiserver';
+import { ensureClientCa, issueClientCertificate, writeIdentityConnectionFile, type CertificateAuthority } from '@svc/apiserver';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 import type { ComponentProcess } from './support/component-process';
 import { startControllerManagerProcess } from './support/controller-manager-process';
@@ -25,6 +27,25 @@ async function call(component: string, path: string, token?: string): Promise<{ 
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   const res = await httpsFetch(`https://127.0.0.1:${components[component].port}${path}`, { agent: insecure, headers });
   return { status: res.status, body: res.body };
+}
+
+/** A call with a client certificate issued by `ca` for `user` in `groups`, with extra headers. */
+async function callAs(
+  component: string,
+  path: string,
+  ca: Pick<CertificateAuthority, 'certPem' | 'keyPem'>,
+  user: string,
+  groups: string[] = [],
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  const issued = await issueClientCertificate(ca, user, groups);
+  const agent = new Agent({ rejectUnauthorized: false, cert: issued.certPem, key: issued.keyPem });
+  try {
+    const res = await httpsFetch(`https://127.0.0.1:${components[component].port}${path}`, { agent, headers });
+    return { status: res.status, body: res.body };
+  } finally {
+    agent.destroy();
+  }
 }
 
 beforeAll(async () => {
@@ -96,5 +117,81 @@ describe.each(['cm', 'scheduler'])('the %s endpoint', (component) => {
     expect((await call(component, '/livez')).status).toBe(200);
     // Not on the list: asked of the API server, and bob holds no rule for it.
     expect((await call(component, '/healthz/ping', 'bob-token')).status).toBe(403);
+  });
+});
+
+describe('client certificates and a front proxy', () => {
+  let userCa: CertificateAuthority;
+  let proxyCa: CertificateAuthority;
+  let strangerCa: CertificateAuthority;
+
+  beforeAll(async () => {
+    [userCa, proxyCa, strangerCa] = await Promise.all(['user-ca', 'proxy-ca', 'stranger-ca'].map((name) => ensureClientCa(join(dir, name))));
+    components.flags = await startControllerManagerProcess(
+      server,
+      [
+        `--svcconfig=${join(dir, 'cm.svcconfig')}`,
+        `--authorization-svcconfig=${join(dir, 'cm.svcconfig')}`,
+        `--client-ca-file=${userCa.certFile}`,
+        `--requestheader-client-ca-file=${proxyCa.certFile}`,
+        '--requestheader-allowed-names=front-proxy',
+        '--authentication-skip-lookup',
+        '--controllers=serviceaccount',
+      ],
+      60_000,
+    );
+  }, 90_000);
+
+  it('--client-ca-file: a certificate it issued is its CommonName in its Organizations; any other is 401', async () => {
+    expect((await callAs('flags', '/metrics', userCa, 'carol', ['system:monitoring'])).status).toBe(200);
+    const carol = await callAs('flags', '/metrics', userCa, 'carol');
+    expect(carol.status).toBe(403);
+    expect(JSON.parse(carol.body).message).toMatch(/^forbidden: User "carol" cannot get path "\/metrics"/);
+    expect((await callAs('flags', '/healthz', strangerCa, 'carol', ['system:monitoring'])).status).toBe(401);
+    // No token reviews without --authentication-svcconfig: a bearer token is not read, the caller is anonymous.
+    expect((await call('flags', '/metrics', 'prometheus-token')).status).toBe(403);
+  });
+
+  it('--requestheader-*: an allowed proxy names the caller in headers; another CommonName, or no proxy, does not', async () => {
+    const asDave = { 'X-Remote-User': 'dave', 'X-Remote-Group': 'system:monitoring' };
+    expect((await callAs('flags', '/metrics', proxyCa, 'front-proxy', [], asDave)).status).toBe(200);
+    const bob = await callAs('flags', '/metrics', proxyCa, 'front-proxy', [], { 'X-Remote-User': 'bob' });
+    expect(bob.status).toBe(403);
+    expect(JSON.parse(bob.body).message).toMatch(/^forbidden: User "bob" cannot get path "\/metrics"/);
+    expect((await callAs('flags', '/metrics', proxyCa, 'another-proxy', [], asDave)).status).toBe(401);
+    // A client certificate of the user CA cannot assert someone else.
+    expect((await callAs('flags', '/metrics', userCa, 'carol', [], asDave)).status).toBe(403);
+  });
+
+  it('without the flags, the CAs the API server publishes are read (the server issues the caller here)', async () => {
+    const serverCa = await ensureClientCa(join(server.dir, 'certs'));
+    expect((await callAs('cm', '/metrics', serverCa, 'erin', ['system:monitoring'])).status).toBe(200);
+    expect((await callAs('cm', '/metrics', strangerCa, 'erin', ['system:monitoring'])).status).toBe(401);
+  });
+
+  it('a lookup that fails stops the process unless --authentication-tolerate-lookup-failure', async () => {
+    // bob may not read the published ConfigMap.
+    const bobFile = join(dir, 'bob.svcconfig');
+    await writeIdentityConnectionFile({ connectionFile: server.kubeconfig, certDir: join(server.dir, 'certs'), path: bobFile, user: 'bob' });
+    const failed = await startControllerManagerProcess(
+      server,
+      [`--svcconfig=${bobFile}`, `--authentication-svcconfig=${bobFile}`, '--controllers=serviceaccount'],
+      60_000,
+    ).then(
+      (c) => c.stop().then(() => 'started'),
+      (error: unknown) => String(error),
+    );
+    expect(failed).toContain('unable to load configmap svc-system/extension-apiserver-authentication');
+    components.tolerant = await startControllerManagerProcess(
+      server,
+      [
+        `--svcconfig=${join(dir, 'cm.svcconfig')}`,
+        `--authentication-svcconfig=${bobFile}`,
+        '--authentication-tolerate-lookup-failure',
+        '--controllers=serviceaccount',
+      ],
+      60_000,
+    );
+    expect((await call('tolerant', '/healthz')).status).toBe(200);
   });
 });

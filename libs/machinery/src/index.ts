@@ -24,3 +24,7 @@ export * from './apply';
 export { jsonClone, jsonEqual, jsonEqualExcept } from './json-equal';
 export { jsonNestingDepth, MAX_NESTING_DEPTH, SERVER_NESTING_DEPTH, valueNestingDepth, yamlNestingBound } from './nesting-depth';
 export { errorMessage } from './error-message';
+export * from './auth/user-info';
+export * from './auth/authenticator';
+export * from './auth/x509-authenticator';
+export * from './auth/request-header-authenticator';

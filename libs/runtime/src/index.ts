@@ -17,11 +17,13 @@ export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manag
 export {
   DelegatedAuth,
   delegatedAuthFromFlags,
-  ANONYMOUS,
+  AUTHENTICATION_INFO_NAME,
+  AUTHENTICATION_INFO_NAMESPACE,
+  type AccessAttributes,
+  type AccessDescriber,
   type AuthDecision,
   type DelegatedAuthFlags,
   type DelegatedAuthOptions,
-  type DelegatedUser,
 } from './manager/delegated-auth';
 export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';

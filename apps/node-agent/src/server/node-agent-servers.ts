@@ -3,12 +3,13 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Client } from '@svc/client';
-import { errorMessage } from '@svc/machinery';
+import { errorMessage, parseCertificateBundle } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
+import { DelegatedAuth } from '@svc/runtime';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
 import { NodeAgentHandlers } from './node-agent-handlers';
-import { RequestAuth } from './request-auth';
+import { nodeAccess } from './node-access';
 import { servingPair } from './serving-pair';
 
 export interface ServerSettings {
@@ -70,15 +71,20 @@ export async function startNodeAgentServers(
     const authn = config.authentication ?? {};
     const authz = config.authorization ?? {};
     const clientCA = authn.x509?.clientCAFile ? readFileSync(authn.x509.clientCAFile, 'utf8') : undefined;
-    const auth = new RequestAuth(client, {
-      x509: clientCA !== undefined,
-      webhookAuthentication: authn.webhook?.enabled ?? true,
-      webhookAuthenticationTtlMs: parseDuration(authn.webhook?.cacheTTL ?? '2m'),
+    const auth = new DelegatedAuth({
+      clientCertificateAuthorities: clientCA !== undefined ? parseCertificateBundle(clientCA, authn.x509?.clientCAFile ?? '') : undefined,
+      tokenReview: (authn.webhook?.enabled ?? true) ? { client, cacheTtlMs: parseDuration(authn.webhook?.cacheTTL ?? '2m') } : undefined,
       anonymous: authn.anonymous?.enabled ?? false,
-      mode: authz.mode ?? 'Webhook',
-      authorizedTtlMs: parseDuration(authz.webhook?.cacheAuthorizedTTL ?? '5m'),
-      unauthorizedTtlMs: parseDuration(authz.webhook?.cacheUnauthorizedTTL ?? '30s'),
-      nodeName: settings.nodeName,
+      authorization:
+        (authz.mode ?? 'Webhook') === 'AlwaysAllow'
+          ? 'AlwaysAllow'
+          : {
+              client,
+              allowedTtlMs: parseDuration(authz.webhook?.cacheAuthorizedTTL ?? '5m'),
+              deniedTtlMs: parseDuration(authz.webhook?.cacheUnauthorizedTTL ?? '30s'),
+            },
+      alwaysAllowPaths: [],
+      access: nodeAccess(settings.nodeName),
     });
     const server = createHttpsServer({
       cert: pair.cert,
@@ -92,9 +98,9 @@ export async function startNodeAgentServers(
     const guarded = async (req: IncomingMessage, reject: (code: number, message: string) => void): Promise<boolean> => {
       const path = new URL(req.url ?? '/', 'https://node').pathname;
       if (path === '/healthz') return true;
-      const outcome = await auth.check(req, path);
-      if (!outcome.ok) reject(outcome.code, outcome.message);
-      return outcome.ok;
+      const decision = await auth.check(req, path);
+      if (!decision.allowed) reject(decision.code, decision.message);
+      return decision.allowed;
     };
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       void (async () => {

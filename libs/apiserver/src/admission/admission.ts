@@ -1,5 +1,5 @@
 import type { ApiObject, KindDefinition } from '@svc/api';
-import type { UserInfo } from '../auth/user-info';
+import type { UserInfo } from '@svc/machinery';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

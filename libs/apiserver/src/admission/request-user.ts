@@ -1,4 +1,4 @@
-import { ANONYMOUS_USER } from '../auth/user-info';
+import { ANONYMOUS_USER } from '@svc/machinery';
 import type { AdmissionAttributes } from './admission';
 
 /** The `userInfo` of an AdmissionReview and of a policy's `request`: the caller, or the anonymous user. */

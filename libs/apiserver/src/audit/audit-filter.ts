@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { ANONYMOUS_USER, type UserInfo } from '../auth/user-info';
+import { ANONYMOUS_USER, type UserInfo } from '@svc/machinery';
 import { requestContext, type RequestContext } from '../request/request-context';
 import { internalErrorStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';

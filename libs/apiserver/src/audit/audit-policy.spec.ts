@@ -1,4 +1,4 @@
-import { ANONYMOUS_USER } from '../auth/user-info';
+import { ANONYMOUS_USER } from '@svc/machinery';
 import { requestInfo } from '../request/request-info';
 import { evaluatePolicy, parseAuditPolicy } from './audit-policy';
 

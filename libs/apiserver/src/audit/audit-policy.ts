@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { UserInfo } from '../auth/user-info';
+import type { UserInfo } from '@svc/machinery';
 import type { RequestInfo } from '../request/request-info';
 import { AUDIT_LEVELS, AUDIT_STAGES, type AuditLevel, type AuditStage } from './audit-event';
 

@@ -3,11 +3,11 @@ import { badRequestStatus, internalErrorStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import { requestContext } from '../request/request-context';
 import type { RequestInfo } from '../request/request-info';
-import type { RequestAuthenticator } from './authenticator';
+import type { RequestAuthenticator } from '@svc/machinery';
 import type { AuthorizationAttributes, UnionAuthorizer } from './authorizer';
 import { forbiddenStatus, unauthorizedStatus } from './forbidden';
 import { impersonationRequest, impersonatedUser, MAX_IMPERSONATION_VALUES } from './impersonation';
-import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import { ANONYMOUS_USER, type UserInfo } from '@svc/machinery';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 

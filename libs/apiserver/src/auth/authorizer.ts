@@ -1,4 +1,4 @@
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '@svc/machinery';
 
 /** What is asked of the authorizers (Kubernetes' authorizer.Attributes). */
 export interface AuthorizationAttributes {

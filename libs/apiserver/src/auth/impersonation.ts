@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './authenticator';
+import { AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from '@svc/machinery';
 import type { AuthorizationAttributes, UnionAuthorizer } from './authorizer';
-import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import { ANONYMOUS_USER, type UserInfo } from '@svc/machinery';
 
 /** Most groups plus extra values one request may impersonate. */
 export const MAX_IMPERSONATION_VALUES = 100;

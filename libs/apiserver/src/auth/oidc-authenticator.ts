@@ -1,8 +1,8 @@
 import { compactVerify, decodeJwt, type JWTPayload } from 'jose';
-import type { AuthenticationOutcome } from './authenticator';
+import type { AuthenticationOutcome } from '@svc/machinery';
 import { IssuerKeys, type IssuerKeysOptions } from './issuer-keys';
 import type { TokenAuthenticator } from './token-authenticator';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '@svc/machinery';
 
 /** The `--oidc-*` flags. */
 export interface OidcOptions {

@@ -9,8 +9,8 @@ import { methodNotAllowedStatus, internalErrorStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import type { AuthorizationAttributes, NonResourceRule, ResourceRule, UnionAuthorizer } from './authorizer';
 import type { TokenAuthenticator } from './token-authenticator';
-import { withAuthenticatedGroup } from './authenticator';
-import { ANONYMOUS_USER, type UserInfo } from './user-info';
+import { withAuthenticatedGroup } from '@svc/machinery';
+import { ANONYMOUS_USER, type UserInfo } from '@svc/machinery';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 

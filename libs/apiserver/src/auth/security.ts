@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { storedDefinition } from '@svc/api';
 import type { X509Certificate } from 'node:crypto';
 import type { ResourceRegistries } from '../resources/registries';
-import { RequestAuthenticator, type Authenticator } from './authenticator';
+import { RequestAuthenticator, type Authenticator } from '@svc/machinery';
 import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
 import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';
 import { NodeAuthorizer } from './node/node-authorizer';
@@ -14,9 +14,9 @@ import { BearerTokenAuthenticator } from './token-authenticator';
 import { TokenFileAuthenticator } from './token-file-authenticator';
 import { ServiceAccountTokens, type ObjectUidLookup, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { isStatusError } from '@svc/machinery';
-import { parseCertificateBundle, X509Authenticator } from './x509-authenticator';
+import { parseCertificateBundle, X509Authenticator } from '@svc/machinery';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator';
-import { RequestHeaderAuthenticator, type RequestHeaderOptions } from './request-header-authenticator';
+import { RequestHeaderAuthenticator, type RequestHeaderOptions } from '@svc/machinery';
 import { TokenWebhookAuthenticator, type TokenWebhookOptions } from './token-webhook-authenticator';
 
 /** The authorization modes this server implements (spec 2's `--authorization-mode` values). */

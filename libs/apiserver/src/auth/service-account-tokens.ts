@@ -1,9 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeJwt, decodeProtectedHeader, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
-import type { AuthenticationOutcome } from './authenticator';
+import type { AuthenticationOutcome } from '@svc/machinery';
 import type { TokenAuthenticator } from './token-authenticator';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '@svc/machinery';
 
 /** Longest token read as a JWT: far above any service account token, far below anything costly to decode. */
 export const MAX_JWT_LENGTH = 8 * 1024;

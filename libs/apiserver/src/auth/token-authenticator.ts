@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator, AuthenticationOutcome } from './authenticator';
+import type { Authenticator, AuthenticationOutcome } from '@svc/machinery';
 import { bearerToken } from './bearer-token';
 
 /** An authenticator of bearer tokens (a static file, service account JWTs, OIDC). */

@@ -1,5 +1,5 @@
 import { parseTokenFile, TokenFileAuthenticator } from './token-file-authenticator';
-import { parseDistinguishedName } from './x509-authenticator';
+import { parseDistinguishedName } from '@svc/machinery';
 
 describe('the static token file', () => {
   it("reads Kubernetes' CSV: token, user, uid and quoted groups", () => {

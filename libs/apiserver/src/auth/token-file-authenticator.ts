@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { AuthenticationOutcome } from './authenticator';
+import type { AuthenticationOutcome } from '@svc/machinery';
 import type { TokenAuthenticator } from './token-authenticator';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '@svc/machinery';
 
 /**
  * `--token-auth-file`: Kubernetes' CSV of `token,user,uid[,"group1,group2"]`, read once at start.

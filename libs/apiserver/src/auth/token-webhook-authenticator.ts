@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ClientConfig } from '@svc/client';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
-import type { AuthenticationOutcome } from './authenticator';
+import type { AuthenticationOutcome } from '@svc/machinery';
 import type { TokenAuthenticator } from './token-authenticator';
 
 /** `--authentication-token-webhook-*`. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type RequestInfo, requestInfo } from './request-info';
 import { isLongRunning, isMutating } from './request-classification';
-import type { UserInfo } from '../auth/user-info';
+import type { UserInfo } from '@svc/machinery';
 
 /** What the handler chain learned about a request, for the handlers behind it. */
 export interface RequestContext {

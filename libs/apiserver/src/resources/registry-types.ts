@@ -2,7 +2,7 @@ import type { ApiObject, KindDefinition, PropagationPolicy, Scheme } from '@svc/
 import type { Status } from '@svc/machinery';
 import type { Storage } from '@svc/storage';
 import type { AdmissionChain, ServiceResolver } from '../admission';
-import type { UserInfo } from '../auth/user-info';
+import type { UserInfo } from '@svc/machinery';
 import type { CacherPool } from './cacher-pool';
 import type { FieldValidation } from './field-validation';
 

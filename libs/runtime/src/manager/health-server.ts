@@ -43,7 +43,14 @@ export class HealthServer {
 
   async start(): Promise<number> {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
-    const server = this.options.tls ? createHttpsServer(this.options.tls, handler) : createHttpServer(handler);
+    // Client certificates are asked for, naming the CAs that are read, when the endpoint reads them;
+    // one that does not verify is refused by the authenticator (401), not by the handshake.
+    const authorities = this.options.auth?.clientCertificateAuthorities;
+    const tls =
+      this.options.tls && authorities
+        ? { ...this.options.tls, requestCert: true, rejectUnauthorized: false, ca: authorities.map((c) => c.toString()) }
+        : this.options.tls;
+    const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

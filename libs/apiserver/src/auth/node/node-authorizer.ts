@@ -2,7 +2,7 @@ import { sameGroup } from '@svc/machinery';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
 import { NODE_RULES } from '../rbac/bootstrap-policy';
 import { ruleAllows } from '../rbac/policy-rules';
-import type { UserInfo } from '../user-info';
+import type { UserInfo } from '@svc/machinery';
 import type { NodeGraph, NodeReachableKind } from './node-graph';
 
 export const NODES_GROUP = 'system:nodes';

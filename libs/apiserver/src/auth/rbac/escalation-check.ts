@@ -2,7 +2,7 @@ import type { PolicyRule } from '@svc/api';
 import { newForbidden, sameGroup, type StatusError } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission/admission';
 import { SYSTEM_MASTERS_GROUP, type AuthorizationAttributes, type Authorizer } from '../authorizer';
-import type { UserInfo } from '../user-info';
+import type { UserInfo } from '@svc/machinery';
 import { covers, rulesOf } from './policy-rules';
 import type { RbacAuthorizer } from './rbac-authorizer';
 

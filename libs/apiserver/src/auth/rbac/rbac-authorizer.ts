@@ -1,6 +1,6 @@
 import type { PolicyRule } from '@svc/api';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver } from '../authorizer';
-import type { UserInfo } from '../user-info';
+import type { UserInfo } from '@svc/machinery';
 import { ruleAllows, rulesOf } from './policy-rules';
 
 /** The stored RBAC objects, as plain data. */
