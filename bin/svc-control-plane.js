@@ -4,8 +4,9 @@
 // ./.data (or $SVC_DATA). Runs the API server, waits until it is ready, then runs the controller
 // manager and the scheduler against it. Extra arguments are passed to the API server.
 // Secure by default: Node and RBAC authorization; the written connection file authenticates as an administrator (a client
-// certificate in system:masters); the controller manager and the scheduler each get a connection file
-// of their own identity (system:kube-controller-manager, system:kube-scheduler), bound to their roles;
+// certificate in system:masters); the controller manager, the scheduler and the node agent each get a
+// connection file of their own identity (system:kube-controller-manager, system:kube-scheduler,
+// system:node:<host>), bound to their roles;
 // service account tokens are signed with a key generated on first start.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -15,9 +16,13 @@ const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.d
 const port = process.env.SVC_PORT || '6443';
 const svcconfig = path.join(root, 'svcconfig');
 const certDir = path.join(root, 'certs');
+// The node agent's Node is named after this machine, as a kubelet's is; it acts as that node only
+// (system:node:<name> in system:nodes), so the Node authorizer and NodeRestriction hold it to its pods.
+const nodeName = require('node:os').hostname().toLowerCase();
 const identities = {
   controllerManager: { path: path.join(root, 'controller-manager.svcconfig'), user: 'system:kube-controller-manager' },
   scheduler: { path: path.join(root, 'scheduler.svcconfig'), user: 'system:kube-scheduler' },
+  nodeAgent: { path: path.join(root, 'node-agent.svcconfig'), user: `system:node:${nodeName}`, groups: ['system:nodes'] },
 };
 const children = [];
 let stopping = false;
@@ -76,7 +81,8 @@ function startNodeAgent() {
   );
   run('svc-node-agent', [
     `--config=${config}`,
-    `--svcconfig=${svcconfig}`,
+    `--svcconfig=${identities.nodeAgent.path}`,
+    `--hostname-override=${nodeName}`,
     `--container-runtime-endpoint=${runtimeEndpoint}`,
     `--root-dir=${path.join(dir, 'root')}`,
     `--cert-dir=${path.join(dir, 'pki')}`,
@@ -212,7 +218,7 @@ function startControlPlane() {
   async function writeIdentities() {
     const { writeIdentityConnectionFile } = require(distApiServer);
     for (const identity of Object.values(identities)) {
-      await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user });
+      await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user, groups: identity.groups });
     }
   }
 

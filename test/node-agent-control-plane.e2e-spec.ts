@@ -89,4 +89,21 @@ describeWithRuntime('npm start: a node agent behind authentication and authoriza
     expect(await agentStatus('/pods')).toBe(401);
     await kubectl(['delete', 'pod', 'hello', '--wait=true'], env(), 60_000);
   }, 150_000);
+
+  it('runs the agent as its node (system:node:<host>), held by the Node authorizer to what its pods need', async () => {
+    const node = hostname().toLowerCase();
+    const asAgent = { ...env(), KUBECONFIG: join(dir, 'data', 'node-agent.svcconfig') };
+    const whoami = JSON.parse((await kubectl(['auth', 'whoami', '-o', 'json'], asAgent)).stdout) as { status: { userInfo: { username: string; groups: string[] } } };
+    expect(whoami.status.userInfo.username).toBe(`system:node:${node}`);
+    expect(whoami.status.userInfo.groups).toContain('system:nodes');
+    await kubectl(['create', 'secret', 'generic', 'not-for-nodes', '--from-literal=k=v'], env());
+    const refused = await kubectl(['get', 'secret', 'not-for-nodes'], asAgent).then(
+      () => '',
+      (error: unknown) => String(error),
+    );
+    expect(refused).toContain('Forbidden');
+    expect(JSON.parse((await kubectl(['get', 'node', node, '-o', 'json'], env())).stdout).status.conditions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'Ready', status: 'True' })]),
+    );
+  }, 60_000);
 });

@@ -147,13 +147,25 @@ describe('ImageManager', () => {
     expect(service.maxActive()).toBe(3);
   });
 
-  it('registryPullQPS and registryBurst space the pulls out', async () => {
+  it('registryPullQPS and registryBurst: a pull over the rate fails with ErrImagePull (pull QPS exceeded) and backs off', async () => {
     const service = fakeImageService();
-    const images = new ImageManager(service.cri, { serialize: false, qps: 2, burst: 2, clock: clock }, noCredentials, () => undefined);
+    const events: string[] = [];
+    const images = new ImageManager(service.cri, { serialize: false, qps: 2, burst: 2, clock: clock }, noCredentials, (_p, _t, reason, message) =>
+      events.push(`${reason}: ${message}`),
+    );
     const p = pod('many', ['a:1', 'b:1', 'c:1', 'd:1']);
-    for (const c of p.spec.containers) await images.ensure(p, c, sandbox);
-    // Two at once (the burst), then one every half second (2 per second).
-    expect(service.calls.map((c) => c.at)).toEqual([0, 0, 500, 1000]);
-    expect(clock.sleeps).toEqual([500, 500]);
+    const [a, b, c, d] = p.spec.containers;
+    // Two at once (the burst); the third is refused, not queued.
+    await images.ensure(p, a, sandbox);
+    await images.ensure(p, b, sandbox);
+    const refused = await images.ensure(p, c, sandbox).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ImagePullError);
+    expect(refused).toMatchObject({ reason: 'ErrImagePull', message: 'Failed to pull image "c:1": pull QPS exceeded' });
+    expect(events).toContain('Failed: Failed to pull image "c:1": pull QPS exceeded');
+    expect(await images.ensure(p, c, sandbox).catch((e: unknown) => e)).toMatchObject({ reason: 'ImagePullBackOff' });
+    // Half a second later (2 per second) another pull gets a token.
+    clock.time += 500;
+    await images.ensure(p, d, sandbox);
+    expect(service.calls.map((call) => call.image)).toEqual(['a:1', 'b:1', 'd:1']);
   });
 });

@@ -19,10 +19,10 @@ export class ImagePullError extends Error {
 export interface ImageManagerOptions {
   /** `serializeImagePulls`: one pull at a time. */
   serialize: boolean;
-  /** `registryPullQPS` (0: no limit) and `registryBurst`. */
+  /** `registryPullQPS` (0: no limit) and `registryBurst`: a pull beyond them fails with `pull QPS exceeded`. */
   qps: number;
   burst: number;
-  /** What the pull limiter waits on (tests substitute a manual one). */
+  /** What the pull limiter reads the time from (tests substitute a manual one). */
   clock?: Clock;
 }
 
@@ -93,7 +93,8 @@ export class ImageManager {
 
   private async pull(pod: Pod, image: string, sandboxConfig: PodSandboxConfig): Promise<string> {
     const run = async (): Promise<string> => {
-      await this.limiter?.wait();
+      // As the kubelet: a pull over the rate fails at once (and backs off), it does not queue.
+      if (this.limiter && !this.limiter.tryAccept()) throw new Error('pull QPS exceeded');
       this.onEvent(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
       const started = Date.now();
       const auths = await this.credentials(image, pod);
