@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,17 +64,9 @@ beforeAll(async () => {
   const userCa = await ensureClientCa(join(dir, 'user-ca'));
   userCaFile = userCa.certFile;
   await writeFile(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice,"devs,qa"\nbob-token,bob,uid-bob\n');
-  const saKey = join(dir, 'sa.key');
-  await writeFile(saKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   server = await startApiServerProcess({
-    args: [
-      '--authorization-mode=RBAC',
-      `--token-auth-file=${join(dir, 'tokens.csv')}`,
-      `--client-ca-file=${userCaFile}`,
-      `--service-account-signing-key-file=${saKey}`,
-      `--service-account-key-file=${saKey}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    ],
+    serviceAccountTokens: true,
+    args: ['--authorization-mode=RBAC', `--token-auth-file=${join(dir, 'tokens.csv')}`, `--client-ca-file=${userCaFile}`],
   });
   await writeFile(join(dir, 'serving-ca.crt'), server.ca);
   const carol = await issueClientCertificate(userCa, 'carol', ['team-a']);

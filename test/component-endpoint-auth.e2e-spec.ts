@@ -4,7 +4,6 @@
 // --authentication-svcconfig and --authorization-svcconfig. /metrics is for whoever RBAC allows.
 // Client certificates (--client-ca-file) and a front proxy (--requestheader-*) authenticate too; what
 // the flags leave out is read from the ConfigMap the API server publishes, unless lookup is skipped.
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -50,17 +49,10 @@ async function callAs(
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-endpoint-auth-e2e-'));
-  const saKey = join(dir, 'sa.key');
-  await writeFile(saKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   await writeFile(join(dir, 'tokens.csv'), 'prometheus-token,prometheus,uid-prom,system:monitoring\nbob-token,bob,uid-bob\n');
   server = await startApiServerProcess({
-    args: [
-      '--authorization-mode=RBAC',
-      `--token-auth-file=${join(dir, 'tokens.csv')}`,
-      `--service-account-signing-key-file=${saKey}`,
-      `--service-account-key-file=${saKey}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    ],
+    serviceAccountTokens: true,
+    args: ['--authorization-mode=RBAC', `--token-auth-file=${join(dir, 'tokens.csv')}`],
   });
   const certDir = join(server.dir, 'certs');
   const identities = { cm: join(dir, 'cm.svcconfig'), scheduler: join(dir, 'scheduler.svcconfig') };

@@ -1,7 +1,6 @@
 // The controller manager under RBAC with --use-service-account-credentials: each controller acts as
 // its own ServiceAccount in svc-system with its bootstrap role (the audit log names who did what), and
 // the serviceaccount and root CA publisher controllers fill every namespace.
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,19 +49,11 @@ const account = (name: string) => `system:serviceaccount:svc-system:${name}`;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-identities-e2e-'));
-  const saKey = join(dir, 'sa.key');
-  await writeFile(saKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   await writeFile(join(dir, 'audit-policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n  - level: Metadata\n');
   auditLog = join(dir, 'audit.log');
   server = await startApiServerProcess({
-    args: [
-      '--authorization-mode=RBAC',
-      `--service-account-signing-key-file=${saKey}`,
-      `--service-account-key-file=${saKey}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
-      `--audit-log-path=${auditLog}`,
-    ],
+    serviceAccountTokens: true,
+    args: ['--authorization-mode=RBAC', `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${auditLog}`],
   });
   await writeFile(join(dir, 'root-ca.crt'), server.ca);
   const identity = join(dir, 'controller-manager.svcconfig');

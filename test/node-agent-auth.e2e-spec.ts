@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { request as httpsRequest } from 'node:https';
@@ -51,8 +50,6 @@ describeWithRuntime('node agent: projected service account tokens, and an authen
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-node-agent-auth-e2e-'));
-    const saKey = join(dir, 'sa.key');
-    await writeFile(saKey, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     // The CA node agents trust for client certificates, and the API server's certificate from it.
     const ca = await ensureClientCa(join(dir, 'agent-client-ca'));
     agentCa = ca;
@@ -60,11 +57,9 @@ describeWithRuntime('node agent: projected service account tokens, and an authen
     await writeFile(join(dir, 'apiserver-nodeagent.crt'), apiserverCert.certPem);
     await writeFile(join(dir, 'apiserver-nodeagent.key'), apiserverCert.keyPem, { mode: 0o600 });
     cluster = await startNodeCluster({
+      serviceAccountTokens: true,
       apiserverArgs: [
         '--authorization-mode=RBAC',
-        `--service-account-signing-key-file=${saKey}`,
-        `--service-account-key-file=${saKey}`,
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--nodeagent-client-certificate=${join(dir, 'apiserver-nodeagent.crt')}`,
         `--nodeagent-client-key=${join(dir, 'apiserver-nodeagent.key')}`,
       ],

@@ -26,6 +26,8 @@ export interface NodeCluster {
 
 export interface NodeClusterOptions {
   apiserverArgs?: string[];
+  /** The API server issues service account tokens (a signing key made in its directory). */
+  serviceAccountTokens?: boolean;
   agent?: Partial<StartNodeAgentOptions>;
   /** Runs while the agent starts (before it is ready): an administrator creating the Node of a `registerNode: false` agent. */
   whileAgentStarts?: (apiserver: ApiServerProcess) => Promise<void>;
@@ -35,7 +37,10 @@ export interface NodeClusterOptions {
 export async function startNodeCluster(options: NodeClusterOptions = {}): Promise<NodeCluster> {
   const [containerd, apiserver] = await Promise.all([
     startContainerd(),
-    startApiServerProcess({ args: ['--nodeagent-preferred-address-types=InternalIP', ...(options.apiserverArgs ?? [])] }),
+    startApiServerProcess({
+      serviceAccountTokens: options.serviceAccountTokens,
+      args: ['--nodeagent-preferred-address-types=InternalIP', ...(options.apiserverArgs ?? [])],
+    }),
   ]);
   let agent: NodeAgentProcess;
   try {
