@@ -52,12 +52,15 @@ function pod(name: string, node: string, secret: string): Record<string, unknown
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-authz-node-e2e-'));
   server = await startApiServerProcess({
+    serviceAccountTokens: true,
     args: ['--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement'],
   });
   await identity('n1', 'system:node:n1', ['system:nodes']);
   await identity('n2', 'system:node:n2', ['system:nodes']);
   await identity('dev', 'dev', []);
   await kubectl('admin', 'create', 'namespace', 'team');
+  // No controller manager runs here to make it.
+  await kubectl('admin', 'create', 'serviceaccount', 'default', '-n', 'team');
   // Kubernetes makes this namespace at start; this server does not (yet).
   await kubectl('admin', 'create', 'namespace', 'kube-node-lease');
   await kubectl('admin', 'create', 'secret', 'generic', 'mine', '--from-literal=k=v1', '-n', 'team');
@@ -130,6 +133,23 @@ describe('NodeRestriction', () => {
     expect(foreign.stderr).toContain('leases.coordination.k8s.io "n2" is forbidden: can only access node lease with the same name as the requesting node');
     const normal = await apply('n1', 'pod-n1', pod('sneaky', 'n1', 'theirs'));
     expect(normal.stderr).toContain('can only create mirror pods');
+  });
+
+  it('lets a node request a service account token only bound to one of its own pods, by uid', async () => {
+    const created = await apply('admin', 'api', pod('api', 'n2', 'mine'));
+    if (created.code !== 0) throw new Error(created.stderr);
+    const uid = (name: string) => kubectl('admin', 'get', 'pod', name, '-n', 'team', '-o', 'jsonpath={.metadata.uid}');
+    const token = (...flags: string[]) => ['create', 'token', 'default', '-n', 'team', ...flags];
+    const web = ['--bound-object-kind=Pod', '--bound-object-name=web'];
+    expect(await kubectl('n1', ...token(...web, `--bound-object-uid=${await uid('web')}`))).toMatch(/^ey/);
+    expect((await kubectlFails('n1', ...token())).stderr).toContain('node requested token not bound to a pod');
+    expect((await kubectlFails('n1', ...token(...web, '--bound-object-uid=0b5e4c1e-0000-4000-8000-000000000000'))).stderr).toContain(
+      'does not match the UID in record',
+    );
+    const elsewhere = await kubectlFails('n1', ...token('--bound-object-kind=Pod', '--bound-object-name=api', `--bound-object-uid=${await uid('api')}`));
+    expect(elsewhere.stderr).toContain('node requested token bound to a pod scheduled on a different node');
+    // Anyone else is not held to it.
+    expect(await kubectl('admin', ...token())).toMatch(/^ey/);
   });
 });
 

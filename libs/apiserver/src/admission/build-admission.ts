@@ -8,7 +8,7 @@ import { defaultTolerationSeconds } from './default-toleration-seconds';
 import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission } from './priority';
-import { serviceAccountAdmission, type ServiceAccountLookup } from './service-account';
+import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
 
 export interface AdmissionFlags {
@@ -26,6 +26,8 @@ export interface AdmissionDependencies {
   namespaces: NamespaceLookup;
   /** The ServiceAccount plugin's lookup; without it only named accounts' defaulting happens. */
   serviceAccounts?: ServiceAccountLookup;
+  /** NodeRestriction's lookup of the pod a node's token request is bound to; without it such requests are refused. */
+  pods?: CoreObjectLookup;
   /** The server issues service account tokens, so the ServiceAccount plugin mounts them into pods. */
   mountServiceAccountTokens?: boolean;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
@@ -51,7 +53,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
       unreachableSeconds: deps.flags?.defaultUnreachableTolerationSeconds,
     }),
   TaintNodesByCondition: () => taintNodesByCondition(),
-  NodeRestriction: () => nodeRestriction(),
+  NodeRestriction: (deps) => nodeRestriction(deps.pods),
 };
 
 /** The admission chain the flags ask for: the defaults plus enabled plugins minus disabled ones, in run order. */

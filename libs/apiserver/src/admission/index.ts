@@ -7,7 +7,14 @@ export { IMMORTAL_NAMESPACES, NAMESPACE_TERMINATING_CAUSE, namespaceExists, name
 export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
 export { priorityAdmission, SYSTEM_PRIORITY_CLASSES } from './priority';
-export { DEFAULT_SERVICE_ACCOUNT, serviceAccountAdmission, storedServiceAccountLookup, type ServiceAccountLookup } from './service-account';
+export {
+  DEFAULT_SERVICE_ACCOUNT,
+  serviceAccountAdmission,
+  storedCoreObjectLookup,
+  storedServiceAccountLookup,
+  type CoreObjectLookup,
+  type ServiceAccountLookup,
+} from './service-account';
 export { mutatingAdmissionWebhook, validatingAdmissionWebhook, admissionReview, MAX_WEBHOOK_PATCH_BYTES } from './admission-webhooks';
 export type { WebhookDependencies } from './admission-webhooks';
 export { validatingAdmissionPolicy } from './validating-admission-policy';

@@ -1,8 +1,9 @@
 import type { ApiObject } from '@svc/api';
-import { newForbidden, sameGroup } from '@svc/machinery';
+import { newForbidden, newNotFound, sameGroup } from '@svc/machinery';
 import { NODE_LEASE_NAMESPACE, nodeNameOf } from '../auth/node/node-authorizer';
 import { podReferences } from '../auth/node/node-graph';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+import type { CoreObjectLookup } from './service-account';
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 /** Labels under this prefix are for administrators to place workloads on trusted nodes: a node never sets them. */
@@ -26,13 +27,14 @@ const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io']
 /**
  * Kubernetes' NodeRestriction admission plugin: a node agent (`system:node:<name>` in `system:nodes`)
  * may write only its own Node (not its taints on update, not restricted labels), its own Lease in
- * kube-node-lease, mirror pods bound to itself, and the status of and deletion of pods bound to it.
- * Everyone else passes untouched. It complements the Node authorizer, which cannot see request bodies.
+ * kube-node-lease, mirror pods bound to itself, and the status of and deletion of pods bound to it;
+ * the service account tokens it requests must be bound to a pod bound to it. Everyone else passes
+ * untouched. It complements the Node authorizer, which cannot see request bodies.
  */
-export function nodeRestriction(): AdmissionPlugin {
+export function nodeRestriction(pods?: CoreObjectLookup): AdmissionPlugin {
   return {
     name: 'NodeRestriction',
-    validate(a: AdmissionAttributes): void {
+    validate(a: AdmissionAttributes): void | Promise<void> {
       const user = a.user;
       if (user === undefined) return;
       const node = nodeNameOf(user);
@@ -43,6 +45,7 @@ export function nodeRestriction(): AdmissionPlugin {
       if (sameGroup(group, '') && resource === 'pods') return admitPod(node, a);
       if (sameGroup(group, '') && resource === 'nodes') return admitNode(node, a);
       if (sameGroup(group, 'coordination.k8s.io') && resource === 'leases') return admitLease(node, a);
+      if (sameGroup(group, '') && resource === 'serviceaccounts') return admitServiceAccountToken(node, a, pods);
     },
   };
 }
@@ -139,4 +142,24 @@ function admitLease(node: string, a: AdmissionAttributes): void {
   if (a.namespace !== NODE_LEASE_NAMESPACE) throw forbidden(a, `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
   const name = a.operation === 'CREATE' ? (a.object?.metadata?.name ?? a.name) : a.name;
   if (name !== node) throw forbidden(a, 'can only access node lease with the same name as the requesting node');
+}
+
+/** A token a node requests must be bound to a pod, by uid, that is bound to that node. */
+async function admitServiceAccountToken(node: string, a: AdmissionAttributes, pods: CoreObjectLookup | undefined): Promise<void> {
+  if (a.operation !== 'CREATE' || a.subresource !== 'token') return;
+  const spec = (a.object?.spec ?? {}) as { boundObjectRef?: { apiVersion?: unknown; kind?: unknown; name?: unknown; uid?: unknown } | null };
+  const ref = spec.boundObjectRef;
+  if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || typeof ref.name !== 'string' || ref.name === '') {
+    throw forbidden(a, 'node requested token not bound to a pod');
+  }
+  if (typeof ref.uid !== 'string' || ref.uid === '') throw forbidden(a, 'node requested token with a pod binding without a uid');
+  const pod = pods ? await pods(a.namespace, ref.name) : undefined;
+  if (pod === undefined) throw newNotFound({ group: '', resource: 'pods' }, ref.name);
+  if (pod.metadata?.uid !== ref.uid) {
+    throw forbidden(
+      a,
+      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+    );
+  }
+  if (nodeNameOfPod(pod) !== node) throw forbidden(a, 'node requested token bound to a pod scheduled on a different node');
 }

@@ -19,19 +19,25 @@ export const API_ACCESS_TOKEN_EXPIRATION_SECONDS = 3607;
 /** The characters Kubernetes draws generated names from: no vowels, no look-alikes. */
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** Reads a ServiceAccount; undefined when there is none. */
-export type ServiceAccountLookup = (namespace: string, name: string) => Promise<ApiObject | undefined>;
+/** Reads an object of a core (group "") resource; undefined when there is none. */
+export type CoreObjectLookup = (namespace: string, name: string) => Promise<ApiObject | undefined>;
+export type ServiceAccountLookup = CoreObjectLookup;
 
-/** Reads ServiceAccounts straight from storage (one just created is seen at once). */
-export function storedServiceAccountLookup(storage: Storage, storePrefix: string): ServiceAccountLookup {
+/** Reads objects of the core `resource` straight from storage (one just created is seen at once). */
+export function storedCoreObjectLookup(storage: Storage, storePrefix: string, resource: string): CoreObjectLookup {
   return async (namespace, name) => {
     try {
-      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, group: '', resource: 'serviceaccounts', namespace, name }));
+      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, group: '', resource, namespace, name }));
     } catch (error) {
       if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
       throw error;
     }
   };
+}
+
+/** Reads ServiceAccounts straight from storage. */
+export function storedServiceAccountLookup(storage: Storage, storePrefix: string): ServiceAccountLookup {
+  return storedCoreObjectLookup(storage, storePrefix, 'serviceaccounts');
 }
 
 /**

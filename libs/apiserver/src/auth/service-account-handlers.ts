@@ -84,7 +84,21 @@ async function tokenRequest(
     }
     const audiences = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === 'string') : [];
     if (audiences.length > 100) throw invalid('spec.audiences', audiences.length, 'may not name more than 100 audiences');
-    const account = await registry(registries, 'serviceaccounts').get(namespace, name);
+    const accounts = registry(registries, 'serviceaccounts');
+    // Admission sees the TokenRequest as Kubernetes' does (NodeRestriction holds a node to its pods' tokens).
+    const admitted = {
+      operation: 'CREATE' as const,
+      definition: accounts.definition,
+      namespace,
+      name,
+      subresource: 'token',
+      object: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name, namespace }, spec },
+      dryRun: false,
+      user: requestContext(req).user,
+    };
+    await registries.context.admission.admit(admitted);
+    await registries.context.admission.validate(admitted);
+    const account = await accounts.get(namespace, name);
     let bound: BoundObject | undefined;
     const ref = spec.boundObjectRef as { kind?: unknown; name?: unknown; uid?: unknown } | undefined;
     if (ref !== undefined && ref !== null) {

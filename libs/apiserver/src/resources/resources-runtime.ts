@@ -8,6 +8,7 @@ import {
   endpointsServiceResolver,
   storedAdmissionConfigurations,
   storedNamespaceLookup,
+  storedCoreObjectLookup,
   storedServiceAccountLookup,
   type AdmissionPlugin,
 } from '../admission';
@@ -99,6 +100,7 @@ export function createResourceRegistries(
   const chain = buildAdmissionChain(options, {
     namespaces: storedNamespaceLookup(storage, options.storePrefix),
     serviceAccounts: storedServiceAccountLookup(storage, options.storePrefix),
+    pods: storedCoreObjectLookup(storage, options.storePrefix, 'pods'),
     mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
     configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
   });
