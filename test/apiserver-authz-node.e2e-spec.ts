@@ -61,8 +61,6 @@ beforeAll(async () => {
   await kubectl('admin', 'create', 'namespace', 'team');
   // No controller manager runs here to make it.
   await kubectl('admin', 'create', 'serviceaccount', 'default', '-n', 'team');
-  // Kubernetes makes this namespace at start; this server does not (yet).
-  await kubectl('admin', 'create', 'namespace', 'kube-node-lease');
   await kubectl('admin', 'create', 'secret', 'generic', 'mine', '--from-literal=k=v1', '-n', 'team');
   await kubectl('admin', 'create', 'secret', 'generic', 'theirs', '--from-literal=k=v2', '-n', 'team');
   for (const [name, node, secret] of [
@@ -124,7 +122,7 @@ describe('NodeRestriction', () => {
     const lease = (name: string) => ({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name, namespace: 'kube-node-lease' },
+      metadata: { name, namespace: 'svc-node-lease' },
       spec: { holderIdentity: name },
     });
     const own = await apply('n1', 'lease-n1', lease('n1'));

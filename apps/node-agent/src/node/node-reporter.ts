@@ -1,4 +1,4 @@
-import type { Lease, Node, Taint } from '@svc/api';
+import { NODE_LEASE_NAMESPACE, type Lease, type Node, type Taint } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
 import type { CriClient } from '@svc/cri';
 import { errorMessage, isConflict, isNotFound, isAlreadyExists } from '@svc/machinery';
@@ -8,7 +8,6 @@ import { nodeStatus, statusSignature, type NodeStatus } from './node-status';
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const LABEL_OS = 'kubernetes.io/os';
 export const LABEL_ARCH = 'kubernetes.io/arch';
-export const NODE_LEASE_NAMESPACE = 'svc-node-lease';
 
 export interface NodeReporterOptions {
   nodeName: string;

@@ -84,11 +84,11 @@ describe('NodeRestriction', () => {
     });
   });
 
-  it('lets a node write only its own Lease in kube-node-lease', async () => {
-    const lease = (name: string): ApiObject => ({ metadata: { name, namespace: 'kube-node-lease' } });
-    await expect(check('leases', { namespace: 'kube-node-lease', name: 'n1', object: lease('n1') }, 'coordination.k8s.io')).resolves.toBeUndefined();
+  it('lets a node write only its own Lease in svc-node-lease', async () => {
+    const lease = (name: string): ApiObject => ({ metadata: { name, namespace: 'svc-node-lease' } });
+    await expect(check('leases', { namespace: 'svc-node-lease', name: 'n1', object: lease('n1') }, 'coordination.k8s.io')).resolves.toBeUndefined();
     await expect(
-      check('leases', { operation: 'CREATE', namespace: 'kube-node-lease', name: '', object: lease('n2') }, 'coordination.k8s.io'),
+      check('leases', { operation: 'CREATE', namespace: 'svc-node-lease', name: '', object: lease('n2') }, 'coordination.k8s.io'),
     ).rejects.toMatchObject({
       message: expect.stringContaining('can only access node lease with the same name as the requesting node'),
     });

@@ -1,6 +1,6 @@
-import type { ApiObject } from '@svc/api';
+import { NODE_LEASE_NAMESPACE, type ApiObject } from '@svc/api';
 import { newForbidden, newNotFound, sameGroup } from '@svc/machinery';
-import { NODE_LEASE_NAMESPACE, nodeNameOf } from '../auth/node/node-authorizer';
+import { nodeNameOf } from '../auth/node/node-authorizer';
 import { podReferences } from '../auth/node/node-graph';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import type { CoreObjectLookup } from './service-account';
@@ -27,7 +27,7 @@ const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io']
 /**
  * Kubernetes' NodeRestriction admission plugin: a node agent (`system:node:<name>` in `system:nodes`)
  * may write only its own Node (not its taints on update, not restricted labels), its own Lease in
- * kube-node-lease, mirror pods bound to itself, and the status of and deletion of pods bound to it;
+ * svc-node-lease, mirror pods bound to itself, and the status of and deletion of pods bound to it;
  * the service account tokens it requests must be bound to a pod bound to it. Everyone else passes
  * untouched. It complements the Node authorizer, which cannot see request bodies.
  */

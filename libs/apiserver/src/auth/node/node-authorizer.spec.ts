@@ -124,8 +124,8 @@ describe('NodeAuthorizer', () => {
     expect(node('create', 'n1')).toBe('allow');
     const lease = (verb: string, namespace: string, name: string) =>
       authorizer.authorize(attrs({ apiGroup: 'coordination.k8s.io', resource: 'leases', verb, namespace, name })).decision;
-    expect(lease('update', 'kube-node-lease', 'n1')).toBe('allow');
-    expect(lease('update', 'kube-node-lease', 'n2')).toBe('noOpinion');
+    expect(lease('update', 'svc-node-lease', 'n1')).toBe('allow');
+    expect(lease('update', 'svc-node-lease', 'n2')).toBe('noOpinion');
     expect(lease('get', 'default', 'n1')).toBe('noOpinion');
   });
 

@@ -1,3 +1,4 @@
+import { NODE_LEASE_NAMESPACE } from '@svc/api';
 import { sameGroup } from '@svc/machinery';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
 import { NODE_RULES } from '../rbac/bootstrap-policy';
@@ -8,7 +9,6 @@ import type { NodeGraph, NodeReachableKind } from './node-graph';
 export const NODES_GROUP = 'system:nodes';
 const NODE_USER_PREFIX = 'system:node:';
 /** Where node agents keep their heartbeat Leases. */
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 const NO_OPINION: AuthorizationResult = { decision: 'noOpinion', reason: '' };
 const ALLOW: AuthorizationResult = { decision: 'allow', reason: '' };
@@ -97,7 +97,7 @@ function ownNode(node: string, a: AuthorizationAttributes): AuthorizationResult 
   return ruleAllowed(a) ? ALLOW : NO_OPINION;
 }
 
-/** Kubernetes' authorizeLease: only in kube-node-lease, and only the node's own (creation is checked by NodeRestriction). */
+/** Kubernetes' authorizeLease: only in the node lease namespace (svc-node-lease), and only the node's own (creation is checked by NodeRestriction). */
 function ownLease(node: string, a: AuthorizationAttributes): AuthorizationResult {
   if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return noOpinion(`can only get, create, update, patch, or delete a node lease`);
   if (a.namespace !== NODE_LEASE_NAMESPACE) return noOpinion(`can only access leases in the ${NODE_LEASE_NAMESPACE} namespace`);
