@@ -86,6 +86,8 @@ describe('the extension-apiserver-authentication ConfigMap', () => {
     expect(JSON.parse(data['requestheader-username-headers'])).toEqual(['X-Remote-User']);
     expect(JSON.parse(data['requestheader-group-headers'])).toEqual(['X-Remote-Group']);
     expect(JSON.parse(data['requestheader-extra-headers-prefix'])).toEqual(['X-Remote-Extra-']);
+    const readyz = await httpsCall(server.url, server.ca, 'GET', '/readyz?verbose', {});
+    expect(readyz.body.raw).toContain('[+]poststarthook/start-cluster-authentication-info-controller ok');
   });
 
   it('comes back when it is deleted, and gets its content back when it is edited', async () => {
