@@ -1,4 +1,4 @@
-import type { LoggerService, LogLevel } from '@nestjs/common';
+import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import type { Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
 import type { AuditOptions } from './audit/audit-runtime';
@@ -12,6 +12,7 @@ import { serviceWriteHooks, ServicesModule, type ServicesOptions } from './servi
 import { startApiServer, type ApiServerHandle } from './start-api-server';
 import { ensureClientCa, issueClientCertificate } from './auth/client-certificates';
 import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
+import { AUTHENTICATION_INFO_POST_START_HOOK, AuthenticationInfoController } from './auth/authentication-info/authentication-info-controller';
 import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
 import { rbacEscalationCheck } from './auth/rbac/escalation-check';
 import type { AdmissionPlugin } from './admission/admission';
@@ -139,11 +140,26 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   );
   if (security.rbac !== undefined) {
     server.health.addPostStartHook('rbac/bootstrap-roles', () => {
-      const clusterRoles = registries.forResource('rbac.authorization.k8s.io', 'v1', 'clusterroles');
-      const clusterRoleBindings = registries.forResource('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
-      if (clusterRoles === undefined || clusterRoleBindings === undefined) throw new Error('RBAC needs rbac.authorization.k8s.io/v1 to be served');
-      return ensureBootstrapPolicy(clusterRoles, clusterRoleBindings);
+      const rbac = (resource: string) => registries.forResource('rbac.authorization.k8s.io', 'v1', resource);
+      const [clusterRoles, clusterRoleBindings, roles, roleBindings] = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(rbac);
+      const namespaces = registries.forResource('', 'v1', 'namespaces');
+      if (clusterRoles === undefined || clusterRoleBindings === undefined || roles === undefined || roleBindings === undefined || namespaces === undefined) {
+        throw new Error('RBAC needs rbac.authorization.k8s.io/v1 and namespaces to be served');
+      }
+      return ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, roles, roleBindings, namespaces });
     });
+  }
+  const configMaps = registries.forResource('', 'v1', 'configmaps');
+  if (configMaps !== undefined) {
+    const logger = new Logger('AuthenticationInfo');
+    const controller = new AuthenticationInfoController({
+      configMaps,
+      namespaces: registries.forResource('', 'v1', 'namespaces'),
+      required: security.authenticationInfo,
+      log: (message) => logger.warn(message),
+    });
+    server.lifecycle.onStopped(() => controller.stop());
+    server.health.addPostStartHook(AUTHENTICATION_INFO_POST_START_HOOK, () => controller.start());
   }
   const nodeGraph = security.nodeGraph;
   if (nodeGraph !== undefined) {

@@ -18,6 +18,7 @@ import { parseCertificateBundle, X509Authenticator } from '@svc/machinery';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator';
 import { RequestHeaderAuthenticator, type RequestHeaderOptions } from '@svc/machinery';
 import { TokenWebhookAuthenticator, type TokenWebhookOptions } from './token-webhook-authenticator';
+import type { ClusterAuthenticationInfo } from './authentication-info/cluster-authentication-info';
 
 /** The authorization modes this server implements (spec 2's `--authorization-mode` values). */
 export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Node' | 'Webhook' | 'ABAC';
@@ -63,6 +64,8 @@ export interface Security {
   /** PEM of the client CA bundles (client certificates and the front proxy's) the TLS server asks clients for certificates against. */
   clientCaPem?: string;
   clientCas: readonly X509Certificate[];
+  /** What the server publishes of its client authentication (the `extension-apiserver-authentication` ConfigMap). */
+  authenticationInfo: ClusterAuthenticationInfo;
   /** The RBAC authorizer, when RBAC is a mode (bootstrap policy, escalation checks). */
   rbac?: RbacAuthorizer;
   /** The service account token issuer, when configured. */
@@ -91,10 +94,18 @@ export function buildSecurity(
   const pemOf = (list: string[]) => (list.length > 0 ? `${list.join('\n')}\n` : undefined);
   const clientCas: X509Certificate[] = bundles.length > 0 ? parseCertificateBundle(pemOf(bundles)!, 'client CA bundle') : [];
   const tlsBundles = [...bundles];
+  const authenticationInfo: ClusterAuthenticationInfo = { clientCaPem: pemOf(bundles) };
   if (authentication.requestHeader) {
     const { clientCaFile, ...headers } = authentication.requestHeader;
     const pem = readCaFile('--requestheader-client-ca-file', clientCaFile);
     tlsBundles.push(pem);
+    authenticationInfo.requestHeader = {
+      caPem: pemOf([pem])!,
+      allowedNames: [...(headers.allowedNames ?? [])],
+      usernameHeaders: [...headers.usernameHeaders],
+      groupHeaders: [...(headers.groupHeaders ?? [])],
+      extraHeadersPrefix: [...(headers.extraHeadersPrefix ?? [])],
+    };
     authenticators.push(new RequestHeaderAuthenticator(parseCertificateBundle(pem, clientCaFile), headers));
   }
   const clientCaPem = pemOf(tlsBundles);
@@ -152,6 +163,7 @@ export function buildSecurity(
     tokenAuthenticators,
     clientCaPem,
     clientCas,
+    authenticationInfo,
     rbac,
     serviceAccountTokens,
     nodeGraph,

@@ -26,7 +26,8 @@ export async function ensureBootstrapNamespaces(namespaces: ResourceRegistry, na
   }
 }
 
-async function ensureNamespace(namespaces: ResourceRegistry, name: string): Promise<void> {
+/** Creates one namespace unless it exists (one made meanwhile by another writer is as good). */
+export async function ensureNamespace(namespaces: ResourceRegistry, name: string): Promise<void> {
   try {
     await namespaces.get('', name);
     return;

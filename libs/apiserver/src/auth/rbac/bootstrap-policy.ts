@@ -1,4 +1,5 @@
 import type { PolicyRule } from '@svc/api';
+import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '../authentication-info/cluster-authentication-info';
 import { CONTROLLER_ACCOUNT_NAMESPACE, CONTROLLER_ROLES, controllerRoleName } from './bootstrap-controller-policy';
 
 /**
@@ -39,6 +40,18 @@ export interface BootstrapClusterRoleBinding {
   name: string;
   role: string;
   subjects: Array<{ kind: 'User' | 'Group' | 'ServiceAccount'; name: string; namespace?: string }>;
+}
+
+/** A bootstrap Role: a ClusterRole's shape, in one namespace. */
+export interface BootstrapRole {
+  namespace: string;
+  name: string;
+  rules: PolicyRule[];
+}
+
+/** A bootstrap RoleBinding, to a Role of its own namespace. */
+export interface BootstrapRoleBinding extends BootstrapClusterRoleBinding {
+  namespace: string;
 }
 
 const AGGREGATE_TO_VIEW: PolicyRule[] = [
@@ -247,6 +260,30 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBindi
   })),
 ];
 
+const AUTHENTICATION_READER = 'extension-apiserver-authentication-reader';
+
+/**
+ * Kubernetes' namespaced bootstrap roles that this cluster's components need. Its leader-locking
+ * roles are left out: the controller manager's and the scheduler's cluster roles already grant what
+ * their leases (and the controller manager's other lock kinds) need.
+ */
+export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
+  // Components doing delegated authentication read the client CAs and front-proxy settings here.
+  { namespace: AUTHENTICATION_INFO_NAMESPACE, name: AUTHENTICATION_READER, rules: [rule(READ, [''], ['configmaps'], [AUTHENTICATION_INFO_CONFIGMAP])] },
+];
+
+export const BOOTSTRAP_ROLE_BINDINGS: readonly BootstrapRoleBinding[] = [
+  {
+    namespace: AUTHENTICATION_INFO_NAMESPACE,
+    name: `system::${AUTHENTICATION_READER}`,
+    role: AUTHENTICATION_READER,
+    subjects: [
+      { kind: 'User', name: 'system:kube-controller-manager' },
+      { kind: 'User', name: 'system:kube-scheduler' },
+    ],
+  },
+];
+
 /** The ClusterRole objects, aggregated roles' rules filled in as Kubernetes' aggregation controller leaves them. */
 export function bootstrapClusterRoleObjects(): Array<Record<string, unknown>> {
   return BOOTSTRAP_CLUSTER_ROLES.map((role) => {
@@ -273,11 +310,31 @@ function aggregatedRules(label: string, seen = new Set<string>()): PolicyRule[] 
 }
 
 export function bootstrapClusterRoleBindingObjects(): Array<Record<string, unknown>> {
-  return BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((binding) => ({
+  return BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((binding) => bindingObject('ClusterRoleBinding', 'ClusterRole', binding));
+}
+
+/** The Role objects, each with its namespace in its metadata. */
+export function bootstrapRoleObjects(): Array<Record<string, unknown>> {
+  return BOOTSTRAP_ROLES.map((role) => ({
     apiVersion: `${RBAC_API_GROUP}/v1`,
-    kind: 'ClusterRoleBinding',
-    metadata: { name: binding.name, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
-    roleRef: { apiGroup: RBAC_API_GROUP, kind: 'ClusterRole', name: binding.role },
-    subjects: binding.subjects.map((s) => (s.kind === 'ServiceAccount' ? { ...s } : { ...s, apiGroup: RBAC_API_GROUP })),
+    kind: 'Role',
+    metadata: { name: role.name, namespace: role.namespace, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    rules: role.rules,
   }));
+}
+
+export function bootstrapRoleBindingObjects(): Array<Record<string, unknown>> {
+  return BOOTSTRAP_ROLE_BINDINGS.map((binding) => bindingObject('RoleBinding', 'Role', binding, binding.namespace));
+}
+
+function bindingObject(kind: string, roleKind: string, binding: BootstrapClusterRoleBinding, namespace?: string): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { name: binding.name };
+  if (namespace !== undefined) metadata.namespace = namespace;
+  return {
+    apiVersion: `${RBAC_API_GROUP}/v1`,
+    kind,
+    metadata: { ...metadata, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    roleRef: { apiGroup: RBAC_API_GROUP, kind: roleKind, name: binding.role },
+    subjects: binding.subjects.map((s) => (s.kind === 'ServiceAccount' ? { ...s } : { ...s, apiGroup: RBAC_API_GROUP })),
+  };
 }
