@@ -50,7 +50,6 @@ export {
   bootstrapRoleBindingObjects,
   bootstrapRoleObjects,
 } from './auth/rbac/bootstrap-policy';
-export { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_KEYS, AUTHENTICATION_INFO_NAMESPACE } from './auth/authentication-info/cluster-authentication-info';
 export type { ClusterAuthenticationInfo, RequestHeaderAuthenticationInfo } from './auth/authentication-info/cluster-authentication-info';
 // The authorizers themselves, for embedding them and for measuring them apart from HTTP.
 export { UnionAuthorizer, privilegedGroups } from './auth/authorizer';

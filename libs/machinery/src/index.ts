@@ -28,3 +28,4 @@ export * from './auth/user-info';
 export * from './auth/authenticator';
 export * from './auth/x509-authenticator';
 export * from './auth/request-header-authenticator';
+export * from './auth/authentication-info';

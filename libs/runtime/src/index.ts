@@ -17,8 +17,6 @@ export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manag
 export {
   DelegatedAuth,
   delegatedAuthFromFlags,
-  AUTHENTICATION_INFO_NAME,
-  AUTHENTICATION_INFO_NAMESPACE,
   type AccessAttributes,
   type AccessDescriber,
   type AuthDecision,

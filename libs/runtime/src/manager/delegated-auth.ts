@@ -3,6 +3,9 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Client, clientConfigFromOptions } from '@svc/client';
 import {
+  AUTHENTICATION_INFO_CONFIGMAP,
+  AUTHENTICATION_INFO_KEYS as KEYS,
+  AUTHENTICATION_INFO_NAMESPACE,
   errorMessage,
   isNotFound,
   parseCertificateBundle,
@@ -222,10 +225,6 @@ export interface DelegatedAuthFlags {
   authenticationTolerateLookupFailure?: boolean;
 }
 
-/** The namespace and name of the ConfigMap in which the API server publishes how it authenticates clients. */
-export const AUTHENTICATION_INFO_NAMESPACE = 'svc-system';
-export const AUTHENTICATION_INFO_NAME = 'extension-apiserver-authentication';
-
 /** What the API server published: PEM bundles and header lists, as Kubernetes' keys hold them. */
 interface PublishedAuthentication {
   clientCa?: string;
@@ -248,19 +247,19 @@ function jsonList(data: Record<string, string>, key: string): string[] | undefin
 async function lookUpPublishedAuthentication(client: Client): Promise<PublishedAuthentication | undefined> {
   let data: Record<string, string>;
   try {
-    data = (await client.configMaps.get(AUTHENTICATION_INFO_NAME, { namespace: AUTHENTICATION_INFO_NAMESPACE })).data ?? {};
+    data = (await client.configMaps.get(AUTHENTICATION_INFO_CONFIGMAP, { namespace: AUTHENTICATION_INFO_NAMESPACE })).data ?? {};
   } catch (error) {
     // As in Kubernetes: no ConfigMap means a server that delegates nothing, not a failure.
     if (isNotFound(error)) return undefined;
     throw error;
   }
   return {
-    clientCa: data['client-ca-file'] || undefined,
-    requestHeaderCa: data['requestheader-client-ca-file'] || undefined,
-    allowedNames: jsonList(data, 'requestheader-allowed-names'),
-    usernameHeaders: jsonList(data, 'requestheader-username-headers'),
-    groupHeaders: jsonList(data, 'requestheader-group-headers'),
-    extraHeadersPrefix: jsonList(data, 'requestheader-extra-headers-prefix'),
+    clientCa: data[KEYS.clientCa] || undefined,
+    requestHeaderCa: data[KEYS.requestHeaderClientCa] || undefined,
+    allowedNames: jsonList(data, KEYS.requestHeaderAllowedNames),
+    usernameHeaders: jsonList(data, KEYS.requestHeaderUsernameHeaders),
+    groupHeaders: jsonList(data, KEYS.requestHeaderGroupHeaders),
+    extraHeadersPrefix: jsonList(data, KEYS.requestHeaderExtraHeadersPrefix),
   };
 }
 
@@ -300,7 +299,7 @@ export async function delegatedAuthFromFlags(
     extraHeadersPrefix: o.requestheaderExtraHeadersPrefix ?? ['x-remote-extra-'],
   };
   if (tokenClient && !o.authenticationSkipLookup && (!clientCas || !requestHeaderCas)) {
-    const source = `configmap ${AUTHENTICATION_INFO_NAMESPACE}/${AUTHENTICATION_INFO_NAME}`;
+    const source = `configmap ${AUTHENTICATION_INFO_NAMESPACE}/${AUTHENTICATION_INFO_CONFIGMAP}`;
     try {
       const published = await lookUpPublishedAuthentication(tokenClient);
       if (published?.clientCa && !clientCas) clientCas = parseCertificateBundle(published.clientCa, `${source} key client-ca-file`);

@@ -6,13 +6,8 @@ import { eventually } from '@svc/runtime/testing';
 import { registryFixture, type RegistryFixture } from '../../resources/testing/registry-fixture';
 import { ensureClientCa } from '../client-certificates';
 import { AuthenticationInfoController } from './authentication-info-controller';
-import {
-  AUTHENTICATION_INFO_CONFIGMAP,
-  AUTHENTICATION_INFO_NAMESPACE,
-  combineAuthenticationInfo,
-  parseAuthenticationInfoData,
-  type ClusterAuthenticationInfo,
-} from './cluster-authentication-info';
+import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '@svc/machinery';
+import { combineAuthenticationInfo, parseAuthenticationInfoData, type ClusterAuthenticationInfo } from './cluster-authentication-info';
 
 const NS = AUTHENTICATION_INFO_NAMESPACE;
 const NAME = AUTHENTICATION_INFO_CONFIGMAP;

@@ -3,14 +3,8 @@ import { errorMessage, isStatusError, jsonEqual } from '@svc/machinery';
 import { ensureNamespace, SERVER_FIELD_MANAGER } from '../../resources/bootstrap-namespaces';
 import type { ResourceRegistry } from '../../resources/registry';
 import type { ResourceWatch } from '../../resources/registry-types';
-import {
-  AUTHENTICATION_INFO_CONFIGMAP,
-  AUTHENTICATION_INFO_NAMESPACE,
-  authenticationInfoData,
-  combineAuthenticationInfo,
-  parseAuthenticationInfoData,
-  type ClusterAuthenticationInfo,
-} from './cluster-authentication-info';
+import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '@svc/machinery';
+import { authenticationInfoData, combineAuthenticationInfo, parseAuthenticationInfoData, type ClusterAuthenticationInfo } from './cluster-authentication-info';
 
 /** Kubernetes' name for the post-start hook that starts this controller. */
 export const AUTHENTICATION_INFO_POST_START_HOOK = 'start-cluster-authentication-info-controller';

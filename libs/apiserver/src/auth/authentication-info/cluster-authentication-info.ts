@@ -1,18 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-
-/** Where the API server publishes how it authenticates clients (Kubernetes: kube-system). */
-export const AUTHENTICATION_INFO_NAMESPACE = 'svc-system';
-export const AUTHENTICATION_INFO_CONFIGMAP = 'extension-apiserver-authentication';
-
-/** The ConfigMap's keys, Kubernetes' names: components read them with delegated authentication. */
-export const AUTHENTICATION_INFO_KEYS = {
-  clientCa: 'client-ca-file',
-  requestHeaderClientCa: 'requestheader-client-ca-file',
-  requestHeaderAllowedNames: 'requestheader-allowed-names',
-  requestHeaderUsernameHeaders: 'requestheader-username-headers',
-  requestHeaderGroupHeaders: 'requestheader-group-headers',
-  requestHeaderExtraHeadersPrefix: 'requestheader-extra-headers-prefix',
-} as const;
+import { AUTHENTICATION_INFO_KEYS } from '@svc/machinery';
 
 /** The front proxy's settings as published: its CA bundle and the `--requestheader-*` lists. */
 export interface RequestHeaderAuthenticationInfo {

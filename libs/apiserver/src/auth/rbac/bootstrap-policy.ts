@@ -1,5 +1,5 @@
 import type { PolicyRule } from '@svc/api';
-import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '../authentication-info/cluster-authentication-info';
+import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '@svc/machinery';
 import { CONTROLLER_ACCOUNT_NAMESPACE, CONTROLLER_ROLES, controllerRoleName } from './bootstrap-controller-policy';
 
 /**
