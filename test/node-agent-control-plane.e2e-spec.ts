@@ -93,7 +93,9 @@ describeWithRuntime('npm start: a node agent behind authentication and authoriza
   it('runs the agent as its node (system:node:<host>), held by the Node authorizer to what its pods need', async () => {
     const node = hostname().toLowerCase();
     const asAgent = { ...env(), KUBECONFIG: join(dir, 'data', 'node-agent.svcconfig') };
-    const whoami = JSON.parse((await kubectl(['auth', 'whoami', '-o', 'json'], asAgent)).stdout) as { status: { userInfo: { username: string; groups: string[] } } };
+    const whoami = JSON.parse((await kubectl(['auth', 'whoami', '-o', 'json'], asAgent)).stdout) as {
+      status: { userInfo: { username: string; groups: string[] } };
+    };
     expect(whoami.status.userInfo.username).toBe(`system:node:${node}`);
     expect(whoami.status.userInfo.groups).toContain('system:nodes');
     await kubectl(['create', 'secret', 'generic', 'not-for-nodes', '--from-literal=k=v'], env());
