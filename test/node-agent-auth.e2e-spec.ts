@@ -70,22 +70,14 @@ describeWithRuntime('node agent: projected service account tokens, and an authen
         },
       },
     });
-    // What Kubernetes' system:kubelet-api-admin role gives the API server's node agent client.
-    await cluster.apply(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: 'node-agent-api-admin' },
-        rules: [{ apiGroups: [''], resources: ['nodes/proxy', 'nodes/log', 'nodes/stats', 'nodes/metrics'], verbs: ['*'] }],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'apiserver-node-agent-client' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'node-agent-api-admin' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: APISERVER_USER }],
-      },
-    );
+    // The bootstrap role Kubernetes gives the API server's node agent client.
+    await cluster.apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'apiserver-node-agent-client' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:kubelet-api-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: APISERVER_USER }],
+    });
     await kubectl(['create', 'serviceaccount', 'robot'], env());
     await kubectl(['create', 'configmap', 'settings', '--from-literal=mode=fast'], env());
     await kubectl(['create', 'secret', 'generic', 'creds', '--from-literal=password=s3cret'], env());
@@ -147,7 +139,7 @@ describeWithRuntime('node agent: projected service account tokens, and an authen
       15_000,
       500,
     );
-    await kubectl(['create', 'clusterrolebinding', 'apiserver-node-agent-client', '--clusterrole=node-agent-api-admin', `--user=${APISERVER_USER}`], env());
+    await kubectl(['create', 'clusterrolebinding', 'apiserver-node-agent-client', '--clusterrole=system:kubelet-api-admin', `--user=${APISERVER_USER}`], env());
     await eventually(async () => expect(await exec('holder', 'echo again')).toBe('again\n'), 15_000, 500);
   }, 60_000);
 

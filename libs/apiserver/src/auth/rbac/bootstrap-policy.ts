@@ -231,6 +231,15 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
   { name: 'system:kube-controller-manager', rules: CONTROLLER_MANAGER_RULES },
   { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
   { name: 'system:node', rules: [...NODE_RULES] },
+  // What the API server's client certificate for node agents needs (kubeadm binds it to that identity).
+  {
+    name: 'system:kubelet-api-admin',
+    rules: [
+      rule(['get', 'list', 'watch'], [''], ['nodes']),
+      rule(['proxy'], [''], ['nodes']),
+      rule(['*'], [''], ['nodes/proxy', 'nodes/metrics', 'nodes/stats', 'nodes/log']),
+    ],
+  },
   {
     name: 'system:service-account-issuer-discovery',
     rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])],
