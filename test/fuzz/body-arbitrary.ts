@@ -162,7 +162,13 @@ export function identityChangeArbitrary(resource: ResourceModel): fc.Arbitrary<{
       field: fc.constantFrom(...fields),
       value: fc.constantFrom('fz-other', 'Other', 'v9', 'apps/v1', 'default', ''),
     })
-    .filter(({ field, value }) => (field === 'metadata.name' || value !== '') && !(field === 'apiVersion' && value === resource.apiVersion));
+    .filter(
+      ({ field, value }) =>
+        (field === 'metadata.name' || value !== '') &&
+        !(field === 'apiVersion' && value === resource.apiVersion) &&
+        // The request itself may be in `default`: naming it again would change nothing.
+        !(field === 'metadata.namespace' && value === 'default'),
+    );
 }
 
 export function setPath(object: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
