@@ -30,4 +30,14 @@ describe('unsupportedFlagProblem', () => {
     expect(unsupportedFlagProblem(parse(['--cert-dir=/tmp/x']))).toMatch(/^--cert-dir is not supported by this controller manager yet/);
     expect(unsupportedFlagProblem(parse(['--enable-leader-migration']))).toMatch(/^--enable-leader-migration is not supported/);
   });
+
+  it('accepts --cloud-provider=external, under which no cloud loop runs in Kubernetes either', () => {
+    expect(unsupportedFlagProblem(parse(['--cloud-provider=external']))).toBeUndefined();
+    expect(unsupportedFlagProblem(parse(['--cloud-provider=gce']))).toMatch(/^--cloud-provider is not supported: .*cloud provider/);
+  });
+
+  it('refuses serving and metrics flags the runtime does not honour', () => {
+    expect(unsupportedFlagProblem(parse(['--tls-min-version=VersionTLS13']))).toMatch(/^--tls-min-version is not supported by this process yet/);
+    expect(unsupportedFlagProblem(parse(['--disabled-metrics=a_metric']))).toMatch(/^--disabled-metrics is not supported/);
+  });
 });
