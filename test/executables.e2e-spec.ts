@@ -100,6 +100,13 @@ describe('flag validation before anything starts', () => {
     ['svc-controller-manager', ['--controllers=deployment,nosuch'], '"--controllers"'],
     ['svc-controller-manager', ['--attach-detach-reconcile-sync-period=500ms'], '"--attach-detach-reconcile-sync-period"'],
     ['svc-controller-manager', ['--pod-eviction-timeout=1m'], '--default-unreachable-toleration-seconds'],
+    [
+      'svc-controller-manager',
+      ['--horizontal-pod-autoscaler-sync-period=30s'],
+      '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
+    ],
+    ['svc-controller-manager', ['--cluster-signing-duration=24h'], '--cluster-signing-duration is not supported'],
+    ['svc-scheduler', ['--cert-dir=/tmp/svc-scheduler-certs'], '--cert-dir is not supported by this scheduler yet'],
     ['svc-scheduler', ['--pod-initial-backoff-seconds=30'], '"--pod-max-backoff-seconds"'],
     ['svc-scheduler', ['--leader-elect-resource-lock=configmapsleases'], '"--leader-elect-resource-lock"'],
   ])('%s %s', (name, args, message) => {

@@ -8,6 +8,7 @@ import { ControllerManagerModule, selectControllers, type BuiltInController } fr
 import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
 import { ServiceAccountCredentials } from './service-account-credentials';
 import { servingPair } from './serving-pair';
+import { unsupportedFlagProblem } from './unsupported-flags';
 
 async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {
   return {
@@ -54,6 +55,11 @@ async function controllerIdentities(
 
 async function main(): Promise<void> {
   const options = parseOrExit(parseControllerManagerOptions, process.argv.slice(2));
+  const unsupported = unsupportedFlagProblem(options);
+  if (unsupported !== undefined) {
+    process.stderr.write(`svc-controller-manager: ${unsupported}\n`);
+    process.exit(2);
+  }
   const controllers = selectControllers(options);
   const concurrency = Object.assign({}, ...controllers.map((c) => c.concurrency(options))) as Record<string, number>;
   const runtime = await runtimeOptions(options, concurrency);

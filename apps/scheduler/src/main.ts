@@ -5,6 +5,7 @@ import { clientConfigFromOptions } from '@svc/client';
 import { parseOrExit, parseSchedulerOptions, type SchedulerOptions } from '@svc/options';
 import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
 import { SchedulerModule } from './scheduler.module';
+import { unsupportedFlagProblem } from './unsupported-flags';
 
 async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions> {
   return {
@@ -24,6 +25,11 @@ async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions
 
 async function main(): Promise<void> {
   const options = parseOrExit(parseSchedulerOptions, process.argv.slice(2));
+  const unsupported = unsupportedFlagProblem(options);
+  if (unsupported !== undefined) {
+    process.stderr.write(`svc-scheduler: ${unsupported}\n`);
+    process.exit(2);
+  }
   const app = await NestFactory.createApplicationContext(SchedulerModule.forRoot(options, await runtimeOptions(options)), {
     logger: ['error', 'warn'],
     abortOnError: false,

@@ -17,6 +17,7 @@ export { readCsvRecord } from './flags/csv-record';
 
 // Declaring and parsing a process's flag set.
 export { camelCase, flag, type CamelCase, type CheckResult, type FlagAction, type FlagDef } from './flag-set/flag';
+export { refusedFlagProblem, type RefusedFlag } from './flag-set/refused-flags';
 export {
   defineFlagSet,
   flagTable,

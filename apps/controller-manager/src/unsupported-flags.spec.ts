@@ -1,0 +1,43 @@
+import { parseControllerManagerOptions, type ControllerManagerOptions } from '@svc/options';
+import { unsupportedFlagProblem } from './unsupported-flags';
+
+function parse(argv: string[]): ControllerManagerOptions {
+  const outcome = parseControllerManagerOptions(argv);
+  if (outcome.action !== 'run') throw new Error('expected options');
+  return outcome.options;
+}
+
+describe('unsupportedFlagProblem', () => {
+  it('accepts no flags at all', () => {
+    expect(unsupportedFlagProblem(parse([]))).toBeUndefined();
+  });
+
+  it('accepts an explicit default of a flag whose feature is missing', () => {
+    expect(unsupportedFlagProblem(parse(['--horizontal-pod-autoscaler-sync-period=15s', '--cidr-allocator-type=RangeAllocator']))).toBeUndefined();
+  });
+
+  it('refuses another value, naming the flag and the reason', () => {
+    expect(unsupportedFlagProblem(parse(['--horizontal-pod-autoscaler-sync-period=30s']))).toBe(
+      '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
+    );
+    expect(unsupportedFlagProblem(parse(['--resource-quota-sync-period=1m']))).toMatch(/^--resource-quota-sync-period is not supported/);
+    expect(unsupportedFlagProblem(parse(['--cluster-signing-nodeagent-client-cert-file=/x', '--cluster-signing-nodeagent-client-key-file=/y']))).toMatch(
+      /^--cluster-signing-nodeagent-client-cert-file is not supported/,
+    );
+  });
+
+  it('refuses a flag without default once given', () => {
+    expect(unsupportedFlagProblem(parse(['--cert-dir=/tmp/x']))).toMatch(/^--cert-dir is not supported by this controller manager yet/);
+    expect(unsupportedFlagProblem(parse(['--enable-leader-migration']))).toMatch(/^--enable-leader-migration is not supported/);
+  });
+
+  it('accepts --cloud-provider=external, under which no cloud loop runs in Kubernetes either', () => {
+    expect(unsupportedFlagProblem(parse(['--cloud-provider=external']))).toBeUndefined();
+    expect(unsupportedFlagProblem(parse(['--cloud-provider=gce']))).toMatch(/^--cloud-provider is not supported: .*cloud provider/);
+  });
+
+  it('refuses serving and metrics flags the runtime does not honour', () => {
+    expect(unsupportedFlagProblem(parse(['--tls-min-version=VersionTLS13']))).toMatch(/^--tls-min-version is not supported by this process yet/);
+    expect(unsupportedFlagProblem(parse(['--disabled-metrics=a_metric']))).toMatch(/^--disabled-metrics is not supported/);
+  });
+});

@@ -1,0 +1,22 @@
+import type { RefusedFlag } from '@svc/options';
+
+const YET = (what: string): string => `is not supported by this process yet: ${what}`;
+
+/**
+ * Serving, logging and metrics flags that a component (controller manager, scheduler) takes from the
+ * shared tables but whose effect the runtime's manager does not have; each process refuses a value
+ * other than the default.
+ */
+export const UNSUPPORTED_COMPONENT_FLAGS: readonly RefusedFlag[] = [
+  { flag: 'permit-address-sharing', reason: YET('the secure port is bound without SO_REUSEADDR') },
+  { flag: 'permit-port-sharing', reason: YET('the secure port is bound without SO_REUSEPORT') },
+  { flag: 'http2-max-streams-per-connection', reason: YET('the secure port serves HTTP/1.1') },
+  { flag: 'tls-cipher-suites', reason: YET('the secure port uses the default cipher suites') },
+  { flag: 'tls-min-version', reason: YET('the secure port uses the default minimum TLS version') },
+  { flag: 'tls-sni-cert-key', reason: YET('the secure port serves one certificate') },
+  { flag: 'contention-profiling', reason: 'no profiling endpoint is served' },
+  { flag: 'vmodule', reason: YET('verbosity is set for the whole process with --v') },
+  { flag: 'allow-metric-labels', reason: YET('metric labels are not filtered') },
+  { flag: 'disabled-metrics', reason: YET('metrics cannot be disabled') },
+  { flag: 'show-hidden-metrics-for-version', reason: YET('no metric is hidden') },
+];
