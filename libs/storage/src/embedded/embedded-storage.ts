@@ -28,6 +28,11 @@ import { SCHEMA_SQL, SCHEMA_VERSION, SQL } from './schema';
 
 export const EMBEDDED_DATABASE_FILE = 'store.sqlite';
 
+/** What one compaction batch may hold the event loop for; batches shrink or grow to keep to it. */
+const COMPACTION_BATCH_BUDGET_MS = 10;
+/** Revisions in the first batch of a compaction, before its time is known. */
+const COMPACTION_FIRST_BATCH = 50;
+
 export interface EmbeddedStorageOptions {
   /** Directory of the store's files (`--data-dir`); created if missing. */
   dataDir: string;
@@ -35,7 +40,7 @@ export interface EmbeddedStorageOptions {
   compactionIntervalMs: number;
   tooLargeWaitMs?: number;
   watchBufferLimit?: number;
-  /** Revisions compacted per transaction, so compaction never holds the writer for long. */
+  /** Revisions compacted per transaction at most (fewer when they are large: each batch keeps to about 10 ms). */
   compactionBatchSize?: number;
 }
 
@@ -344,10 +349,17 @@ export class EmbeddedStorage implements Storage {
   async compact(revision: number): Promise<void> {
     this.assertOpen();
     const target = Math.min(revision, this.revision);
+    // Revisions differ in size by six orders of magnitude (a 1.5 MB object or a lease renewal): the
+    // batch follows the time each one took, so one never holds the event loop much past its budget.
+    let batch = Math.min(this.compactionBatchSize, COMPACTION_FIRST_BATCH);
     while (!this.closed && this.compacted < target) {
-      const to = Math.min(this.compacted + this.compactionBatchSize, target);
+      const to = Math.min(this.compacted + batch, target);
+      const started = performance.now();
       this.run(() => this.compactBatch(this.compacted, to));
+      const took = performance.now() - started;
       this.compacted = to;
+      const next = took > 0 ? Math.floor((batch * COMPACTION_BATCH_BUDGET_MS) / took) : batch * 2;
+      batch = Math.max(1, Math.min(this.compactionBatchSize, next, batch * 2));
       // Let writers and readers in between batches.
       if (to < target) await new Promise<void>((resolve) => setImmediate(resolve));
     }
