@@ -79,14 +79,16 @@ class ServicesLifecycle implements OnModuleInit {
         endpointReconcilerType: this.options.endpointReconcilerType,
       });
       this.lifecycle.onStopped(() => controller.stop());
-      // The namespace comes from another post-start hook: wait for it a while.
-      for (let attempt = 1; ; attempt++) {
+      // The namespace comes from another post-start hook, usually within milliseconds: look again
+      // soon, then less often, for up to 15 s.
+      const deadline = Date.now() + 15_000;
+      for (let delay = 10; ; delay = Math.min(delay * 2, 500)) {
         try {
           await controller.start();
           return;
         } catch (error) {
-          if (attempt >= 30) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          if (Date.now() + delay > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, delay));
         }
       }
     });
