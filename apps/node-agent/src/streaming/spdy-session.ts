@@ -74,8 +74,13 @@ export class SpdySession extends EventEmitter {
     super();
     this.nextId = isClient ? 1 : 2;
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('close', () => this.shutdown());
-    socket.on('error', () => this.shutdown());
+    // Frames already received are handled first (headers inflate asynchronously, so the frames behind
+    // them wait in the receive queue): a peer that writes its last output and closes loses nothing.
+    const afterReceived = () => {
+      this.receiveQueue = this.receiveQueue.then(() => this.shutdown());
+    };
+    socket.on('close', afterReceived);
+    socket.on('error', afterReceived);
   }
 
   /** Opens a stream with these headers; resolves once the peer replies. */
