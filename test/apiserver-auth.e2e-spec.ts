@@ -3,12 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { stringify } from 'yaml';
-import { ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from '@svc/apiserver';
+import { ensureClientCa, issueClientCertificate } from '@svc/apiserver';
 import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
-import { kubectl as kubectlOrFail, type KubectlResult, runKubectl } from './support/kubectl-run';
+import { KubectlIdentities } from './support/kubectl-identities';
+import { runKubectl } from './support/kubectl-run';
 
 // Authentication and RBAC as users meet them: the real svc-apiserver process with RBAC, a static
 // token file and a client CA, driven by kubectl and curl.
@@ -18,21 +18,10 @@ const run = promisify(execFile);
 let server: ApiServerProcess;
 let dir: string;
 let userCaFile: string;
-const kubeconfigs: Record<string, string> = {};
-
-function env(who: string): Record<string, string> {
-  return { KUBECONFIG: kubeconfigs[who] ?? server.kubeconfig, HOME: server.dir };
-}
-
-async function kubectl(who: string, ...args: string[]): Promise<string> {
-  return (await kubectlOrFail(args, env(who))).stdout;
-}
-
-async function kubectlFails(who: string, ...args: string[]): Promise<KubectlResult> {
-  const res = await runKubectl(args, env(who));
-  if (res.code === 0) throw new Error(`kubectl ${args.join(' ')} as ${who} succeeded but should have failed:\n${res.stdout}`);
-  return res;
-}
+let as: KubectlIdentities;
+const env = (who: string) => as.env(who);
+const kubectl = (who: string, ...args: string[]) => as.run(who, ...args);
+const kubectlFails = (who: string, ...args: string[]) => as.fails(who, ...args);
 
 /** curl, as a script would call the server: the status code and the body. */
 async function curl(path: string, ...args: string[]): Promise<{ code: number; body: Record<string, unknown> }> {
@@ -46,17 +35,6 @@ async function curl(path: string, ...args: string[]): Promise<{ code: number; bo
     body = { text };
   }
   return { code: Number(stdout.slice(at + 1)), body };
-}
-
-function kubeconfig(user: Record<string, string>): string {
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.ca).toString('base64') } }],
-    users: [{ name: 'u', user }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'c',
-  });
 }
 
 beforeAll(async () => {
@@ -80,10 +58,8 @@ beforeAll(async () => {
     forged: { token: 'not-a-token' },
     carol: { 'client-certificate-data': Buffer.from(carol.certPem).toString('base64'), 'client-key-data': Buffer.from(carol.keyPem).toString('base64') },
   };
-  for (const [name, user] of Object.entries(users)) {
-    kubeconfigs[name] = join(dir, `${name}.kubeconfig`);
-    await writeFile(kubeconfigs[name], kubeconfig(user), { mode: 0o600 });
-  }
+  as = new KubectlIdentities(server, dir);
+  for (const [name, user] of Object.entries(users)) await as.withUser(name, user);
   await kubectl('admin', 'create', 'namespace', 'team');
   await kubectl('admin', 'create', 'rolebinding', 'alice-view', '--clusterrole=view', '--user=alice', '-n', 'team');
   await kubectl('admin', 'create', 'rolebinding', 'bob-admin', '--clusterrole=admin', '--user=bob', '-n', 'team');
@@ -138,8 +114,7 @@ describe('service account tokens', () => {
     await kubectl('admin', 'run', 'worker', '--image=nginx', '--overrides={"spec":{"serviceAccountName":"robot"}}', '-n', 'team');
     const token = (await kubectl('admin', 'create', 'token', 'robot', '--bound-object-kind=Pod', '--bound-object-name=worker', '-n', 'team')).trim();
     expect(token.split('.')).toHaveLength(3);
-    kubeconfigs.robot = join(dir, 'robot.kubeconfig');
-    await writeFile(kubeconfigs.robot, kubeconfig({ token }), { mode: 0o600 });
+    await as.withUser('robot', { token });
     const who = await kubectl('robot', 'auth', 'whoami');
     expect(who).toMatch(/Username\s+system:serviceaccount:team:robot/);
     expect(who).toMatch(/Groups\s+\[system:serviceaccounts system:serviceaccounts:team system:authenticated\]/);
@@ -203,14 +178,7 @@ describe('built-in controllers under RBAC', () => {
   });
 
   it('run with the controller manager identity and its bootstrap role', async () => {
-    const identity = join(dir, 'controller-manager.svcconfig');
-    await writeIdentityConnectionFile({
-      connectionFile: server.kubeconfig,
-      certDir: join(server.dir, 'certs'),
-      path: identity,
-      user: 'system:kube-controller-manager',
-    });
-    kubeconfigs.manager = identity;
+    const identity = await as.withCertificate('manager', 'system:kube-controller-manager');
     expect(await kubectl('manager', 'auth', 'whoami')).toMatch(/Username\s+system:kube-controller-manager/);
     manager = await startControllerManagerProcess(server, [`--svcconfig=${identity}`], 60_000);
     await kubectl('admin', 'create', 'deployment', 'web', '--image=nginx', '--replicas=2', '-n', 'team');

@@ -2,10 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { writeIdentityConnectionFile } from '@svc/apiserver';
 import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
-import { kubectl as kubectlOrFail, type KubectlResult, runKubectl } from './support/kubectl-run';
+import { type KubectlResult, runKubectl } from './support/kubectl-run';
+import { KubectlIdentities } from './support/kubectl-identities';
 
 // The Node authorization mode and the NodeRestriction and OwnerReferencesPermissionEnforcement
 // admission plugins as a node agent meets them: the real svc-apiserver with `Node,RBAC`, node
@@ -13,21 +13,10 @@ import { kubectl as kubectlOrFail, type KubectlResult, runKubectl } from './supp
 
 let server: ApiServerProcess;
 let dir: string;
-const kubeconfigs: Record<string, string> = {};
-
-function env(who: string): Record<string, string> {
-  return { KUBECONFIG: kubeconfigs[who] ?? server.kubeconfig, HOME: server.dir };
-}
-
-async function kubectl(who: string, ...args: string[]): Promise<string> {
-  return (await kubectlOrFail(args, env(who))).stdout;
-}
-
-async function kubectlFails(who: string, ...args: string[]): Promise<KubectlResult> {
-  const res = await runKubectl(args, env(who));
-  if (res.code === 0) throw new Error(`kubectl ${args.join(' ')} as ${who} succeeded but should have failed:\n${res.stdout}`);
-  return res;
-}
+let as: KubectlIdentities;
+const env = (who: string) => as.env(who);
+const kubectl = (who: string, ...args: string[]) => as.run(who, ...args);
+const kubectlFails = (who: string, ...args: string[]) => as.fails(who, ...args);
 
 async function apply(who: string, name: string, object: Record<string, unknown>): Promise<KubectlResult> {
   const file = join(dir, `${name}.yaml`);
@@ -36,8 +25,7 @@ async function apply(who: string, name: string, object: Record<string, unknown>)
 }
 
 async function identity(who: string, user: string, groups: string[]): Promise<void> {
-  kubeconfigs[who] = join(dir, `${who}.svcconfig`);
-  await writeIdentityConnectionFile({ connectionFile: server.kubeconfig, certDir: join(server.dir, 'certs'), path: kubeconfigs[who], user, groups });
+  await as.withCertificate(who, user, groups);
 }
 
 function pod(name: string, node: string, secret: string): Record<string, unknown> {
@@ -55,6 +43,7 @@ beforeAll(async () => {
     serviceAccountTokens: true,
     args: ['--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement'],
   });
+  as = new KubectlIdentities(server, dir);
   await identity('n1', 'system:node:n1', ['system:nodes']);
   await identity('n2', 'system:node:n2', ['system:nodes']);
   await identity('dev', 'dev', []);

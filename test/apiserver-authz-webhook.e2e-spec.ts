@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { ensureServingCertificates } from '@svc/apiserver';
 import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
-import { kubectl as kubectlOrFail, type KubectlResult, runKubectl } from './support/kubectl-run';
+import { KubectlIdentities } from './support/kubectl-identities';
 
 // The Webhook authorization mode: svc-apiserver with `Webhook,RBAC` asks a SubjectAccessReview
 // service this test serves on loopback over HTTPS, then RBAC when the webhook has no opinion.
@@ -17,21 +17,9 @@ let webhook: Server;
 let dir: string;
 let failing = false;
 const reviews: Array<{ authorization?: string; review: { apiVersion?: string; spec?: Record<string, unknown> } }> = [];
-const kubeconfigs: Record<string, string> = {};
-
-function env(who: string): Record<string, string> {
-  return { KUBECONFIG: kubeconfigs[who] ?? server.kubeconfig, HOME: server.dir };
-}
-
-async function kubectl(who: string, ...args: string[]): Promise<string> {
-  return (await kubectlOrFail(args, env(who))).stdout;
-}
-
-async function kubectlFails(who: string, ...args: string[]): Promise<KubectlResult> {
-  const res = await runKubectl(args, env(who));
-  if (res.code === 0) throw new Error(`kubectl ${args.join(' ')} as ${who} succeeded but should have failed:\n${res.stdout}`);
-  return res;
-}
+let as: KubectlIdentities;
+const kubectl = (who: string, ...args: string[]) => as.run(who, ...args);
+const kubectlFails = (who: string, ...args: string[]) => as.fails(who, ...args);
 
 /** The test's policy: wh-allowed may do anything, wh-denied nothing; everyone else is left to RBAC. */
 function decide(user: unknown): Record<string, unknown> {
@@ -83,21 +71,8 @@ beforeAll(async () => {
       `--token-auth-file=${join(dir, 'tokens.csv')}`,
     ],
   });
-  for (const user of users) {
-    kubeconfigs[user] = join(dir, `${user}.kubeconfig`);
-    await writeFile(
-      kubeconfigs[user],
-      stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.ca).toString('base64') } }],
-        users: [{ name: 'u', user: { token: `${user}-token` } }],
-        contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-        'current-context': 'c',
-      }),
-      { mode: 0o600 },
-    );
-  }
+  as = new KubectlIdentities(server, dir);
+  for (const user of users) await as.withUser(user, { token: `${user}-token` });
 }, 90_000);
 
 afterAll(async () => {
