@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { exportJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { stringify } from 'yaml';
 import { ensureServingCertificates } from '@svc/apiserver';
 import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
+import { KubectlIdentities } from './support/kubectl-identities';
 import { kubectl, runKubectl } from './support/kubectl-run';
 
 // OIDC as a user meets it: an identity provider the test serves itself on loopback (HTTPS with a CA of
@@ -109,19 +109,8 @@ beforeAll(async () => {
     ],
   });
   await writeFile(join(dir, 'serving-ca.crt'), server.ca);
-  kubeconfigFile = join(dir, 'token.kubeconfig');
-  await writeFile(
-    kubeconfigFile,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.ca).toString('base64') } }],
-      users: [{ name: 'u', user: {} }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }),
-    { mode: 0o600 },
-  );
+  // No credential of its own: each call brings its token.
+  kubeconfigFile = await new KubectlIdentities(server, dir).withUser('token', {});
   await kubectl(['create', 'clusterrolebinding', 'oidc-devs-view', '--clusterrole=view', '--group=oidc:devs'], server.kubectlEnv);
 }, 90_000);
 

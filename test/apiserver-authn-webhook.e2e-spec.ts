@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { ensureServingCertificates } from '@svc/apiserver';
 import { httpsCall } from '@svc/apiserver/testing';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
+import { KubectlIdentities } from './support/kubectl-identities';
 import { runKubectl } from './support/kubectl-run';
 
 // The token webhook as an operator configures it: a kubeconfig-format file naming a TokenReview endpoint
@@ -67,17 +68,8 @@ beforeAll(async () => {
       '--authentication-token-webhook-cache-ttl=1m',
     ],
   });
-  await writeFile(
-    join(dir, 'token.kubeconfig'),
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.ca).toString('base64') } }],
-      users: [{ name: 'u', user: {} }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }),
-  );
+  // No credential of its own: each call brings its token.
+  await new KubectlIdentities(server, dir).withUser('token', {});
 }, 90_000);
 
 afterAll(async () => {
