@@ -76,6 +76,29 @@ describe('jsonPatch', () => {
     expect(index.kind).toBe('Invalid');
   });
 
+  it('answers a move or copy from a missing path as Invalid, naming the operation that failed', () => {
+    for (const from of ['/metadata/annotations', '/metadata/finalizers/7', '/metadata/finalizers/x', '/metadata/name/more', '/metadata/toString']) {
+      const error = refusal(() =>
+        jsonPatch(pod(), [
+          { op: 'add', path: '/metadata/labels/tier', value: 'a' },
+          { op: 'copy', from, path: '/metadata/labels/copied' },
+        ]),
+      );
+      expect(error.kind).toBe('Invalid');
+      expect(error.message).toBe(`JSON patch operation 1 (copy /metadata/labels/copied) failed: the "from" path does not exist in the object`);
+    }
+    expect(refusal(() => jsonPatch(pod(), [{ op: 'move', from: '/spec/volumes', path: '/spec/v' }])).message).toContain('the "from" path does not exist');
+  });
+
+  it('copies and moves from escaped keys and array elements', () => {
+    const original: JsonObject = { metadata: { name: 'p', annotations: { 'a/b~c': 'v' } }, spec: { list: [{ x: 1 }, { x: 2 }] } };
+    const result = jsonPatch(original, [
+      { op: 'copy', from: '/metadata/annotations/a~1b~0c', path: '/metadata/annotations/copied' },
+      { op: 'move', from: '/spec/list/1', path: '/spec/moved' },
+    ]);
+    expect(result).toEqual({ metadata: { name: 'p', annotations: { 'a/b~c': 'v', copied: 'v' } }, spec: { list: [{ x: 1 }], moved: { x: 2 } } });
+  });
+
   it('answers a malformed patch document as BadRequest', () => {
     expect(refusal(() => jsonPatch(pod(), { op: 'add' })).kind).toBe('BadRequest');
     expect(refusal(() => jsonPatch(pod(), ['add'])).kind).toBe('BadRequest');

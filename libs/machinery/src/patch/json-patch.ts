@@ -1,5 +1,5 @@
 import { errorMessage } from '../error-message';
-import { JsonPatchError, Operation, applyOperation, getValueByPointer } from 'fast-json-patch';
+import { JsonPatchError, Operation, Validator, applyOperation, getValueByPointer, validator } from 'fast-json-patch';
 import { cloneJson, toPlainJson } from './json-tree';
 import { JsonObject, JsonValue, isJsonObject } from './json-value';
 import { PatchError, badRequest, invalid, tooLarge } from './patch-error';
@@ -55,10 +55,10 @@ export function jsonPatch(original: JsonObject, patch: unknown, options: JsonPat
           throw invalid(`Unable to copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${copyLimit}`);
         }
       }
-      document = applyOperation(document, operation, true, true, true, index).newDocument;
+      document = applyOperation(document, operation, checkOperation, true, true, index).newDocument;
     } catch (error) {
       if (error instanceof PatchError) throw error;
-      throw translate(error, operations);
+      throw translate(error, operations, index);
     }
   }
   if (!isJsonObject(document)) {
@@ -94,6 +94,38 @@ function jsonSizeWithin(value: JsonValue | undefined, budget: number): number {
   return size;
 }
 
+/**
+ * The library's checks, except where `move` and `copy` look for their source: the library replays a
+ * read of `from` on a deep copy of the whole document, once per operation, so ten copies of a small
+ * value into a megabyte object cloned ten megabytes. The same question is answered by walking the pointer.
+ */
+const checkOperation: Validator<JsonValue> = (operation, index, document, existingPath) => {
+  if (operation.op !== 'move' && operation.op !== 'copy') return validator(operation, index, document, existingPath);
+  validator(operation, index);
+  if (!pointerResolves(document, operation.from)) {
+    throw new JsonPatchError('Cannot perform the operation from a path that does not exist', 'OPERATION_FROM_UNRESOLVABLE', index, operation, document);
+  }
+};
+
+/** Whether every step of a JSON pointer names a member or element that is present. */
+function pointerResolves(document: JsonValue, pointer: string): boolean {
+  if (pointer === '') return true;
+  let node: JsonValue | undefined = document;
+  const steps = pointer.split('/');
+  for (let i = 1; i < steps.length; i++) {
+    if (node === null || typeof node !== 'object') return false;
+    const step = steps[i].replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(step)) return false;
+      node = node[Number(step)];
+    } else {
+      node = Object.prototype.hasOwnProperty.call(node, step) ? node[step] : undefined;
+    }
+    if (node === undefined) return false;
+  }
+  return true;
+}
+
 function checkOperations(patch: unknown): Operation[] {
   if (!Array.isArray(patch)) {
     throw badRequest('a JSON patch must be a JSON array of operations');
@@ -119,9 +151,9 @@ function checkOperations(patch: unknown): Operation[] {
   return toPlainJson(cloneJson(patch, 'the JSON patch')) as unknown as Operation[];
 }
 
-function translate(error: unknown, operations: Operation[]): PatchError {
+// The library's own index is 0 for every failure its checks find, so the caller says which operation failed.
+function translate(error: unknown, operations: Operation[], index: number): PatchError {
   if (error instanceof JsonPatchError) {
-    const index = error.index ?? -1;
     const operation = operations[index];
     const where = operation ? `operation ${index} (${operation.op} ${operation.path})` : 'an operation';
     const message = `JSON patch ${where} failed: ${describe(error.name)}`;
