@@ -109,6 +109,11 @@ export class FuzzHttp {
         },
       );
       const timer = setTimeout(() => {
+        // Timers run before pending I/O: when this thread was busy past the deadline (parsing a large
+        // answer), a stream that ended in time is read only after this. Judge once that I/O is in.
+        setImmediate(() => cutAtDeadline());
+      }, deadlineMs);
+      const cutAtDeadline = () => {
         finish(true);
         req.destroy();
         if (!settled) {
@@ -123,7 +128,7 @@ export class FuzzHttp {
             abort: () => undefined,
           });
         }
-      }, deadlineMs);
+      };
       req.on('error', (error: NodeJS.ErrnoException) => {
         finish(false, error.message);
         if (!settled) {

@@ -15,6 +15,8 @@ const https = require('node:https');
 const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: workerData.ca });
 let stopped = false;
 parentPort.on('message', (message) => {
+  // Messages on one port arrive in order: once this reply is read, every sample before it has been.
+  if (message === 'sync') parentPort.postMessage({ type: 'synced' });
   if (message === 'stop') {
     stopped = true;
     agent.destroy();
@@ -54,12 +56,14 @@ export class ReadyzProbe {
   private inFlightSince: number | undefined;
   private readonly totals = { count: 0, maxMs: 0, over1s: 0 };
   private readonly waiters = new Set<() => void>();
+  private synced = 0;
 
   constructor(url: string, ca: string, intervalMs = 100, timeoutMs = 10_000) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { url, ca, intervalMs, timeoutMs } });
     this.worker.unref();
     this.worker.on('message', (message: { type: string; start?: number; sample?: ProbeSample }) => {
-      if (message.type === 'start') this.inFlightSince = message.start;
+      if (message.type === 'synced') this.synced++;
+      else if (message.type === 'start') this.inFlightSince = message.start;
       else if (message.sample) {
         this.inFlightSince = undefined;
         this.samples.push(message.sample);
@@ -78,8 +82,11 @@ export class ReadyzProbe {
    * for until it answers or the limit passes (then it counts as too slow).
    */
   async violations(from: number, to: number, limitMs: number): Promise<string[]> {
-    // Let queued worker messages in before looking.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Read every sample the worker has sent before looking: when this thread was busy (parsing a large
+    // answer), samples wait in the port, and a probe answered long ago would look unanswered.
+    const target = this.synced + 1;
+    this.worker.postMessage('sync');
+    await this.waitUntil(() => this.synced >= target, 5_000);
     const since = this.inFlightSince;
     if (since !== undefined && since <= to) {
       await this.waitUntil(() => this.inFlightSince !== since, Math.max(0, since + limitMs + 50 - Date.now()));
