@@ -6,6 +6,7 @@
 // the flags leave out is read from the ConfigMap the API server publishes, unless lookup is skipped.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureClientCa, issueClientCertificate, writeIdentityConnectionFile, type CertificateAuthority } from '@svc/apiserver';
@@ -61,7 +62,7 @@ beforeAll(async () => {
   const delegated = (file: string) => [`--svcconfig=${file}`, `--authentication-svcconfig=${file}`, `--authorization-svcconfig=${file}`];
   [components.cm, components.scheduler] = await Promise.all([
     startControllerManagerProcess(server, [...delegated(identities.cm), '--controllers=serviceaccount'], 60_000),
-    startSchedulerProcess(server, delegated(identities.scheduler), 60_000),
+    startSchedulerProcess(server, [...delegated(identities.scheduler), '--tls-min-version=VersionTLS13'], 60_000),
   ]);
   // A ServiceAccount given the monitoring role, with a token from the TokenRequest API.
   const env = server.kubectlEnv;
@@ -112,6 +113,30 @@ describe.each(['cm', 'scheduler'])('the %s endpoint', (component) => {
   });
 });
 
+function handshake(component: string, maxVersion?: 'TLSv1.2', ciphers?: string): Promise<{ protocol: string | null; cipher: string }> {
+  return new Promise((resolve, reject) => {
+    const options = {
+      host: '127.0.0.1',
+      port: components[component].port,
+      rejectUnauthorized: false,
+      ...(maxVersion ? { maxVersion } : {}),
+      ...(ciphers ? { ciphers } : {}),
+    };
+    const socket = tlsConnect(options, () => {
+      const result = { protocol: socket.getProtocol(), cipher: socket.getCipher().name };
+      socket.end();
+      resolve(result);
+    });
+    socket.on('error', reject);
+  });
+}
+
+it('--tls-min-version: the scheduler started with VersionTLS13 refuses a TLS 1.2 client', async () => {
+  await expect(handshake('scheduler', 'TLSv1.2')).rejects.toThrow();
+  await expect(handshake('scheduler')).resolves.toMatchObject({ protocol: 'TLSv1.3' });
+  await expect(handshake('cm', 'TLSv1.2')).resolves.toMatchObject({ protocol: 'TLSv1.2' });
+});
+
 describe('client certificates and a front proxy', () => {
   let userCa: CertificateAuthority;
   let proxyCa: CertificateAuthority;
@@ -128,11 +153,20 @@ describe('client certificates and a front proxy', () => {
         `--requestheader-client-ca-file=${proxyCa.certFile}`,
         '--requestheader-allowed-names=front-proxy',
         '--authentication-skip-lookup',
+        '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
         '--controllers=serviceaccount',
       ],
       60_000,
     );
   }, 90_000);
+
+  it('--tls-cipher-suites: a TLS 1.2 client gets a listed suite; TLS 1.3 stays on, as in Go', async () => {
+    expect((await handshake('flags', 'TLSv1.2')).cipher).toMatch(/^ECDHE-(RSA|ECDSA)-AES128-GCM-SHA256$/);
+    const unlisted = 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES256-GCM-SHA384';
+    await expect(handshake('flags', 'TLSv1.2', unlisted)).rejects.toThrow();
+    expect((await handshake('cm', 'TLSv1.2', unlisted)).cipher).toMatch(/AES256-GCM-SHA384$/);
+    expect((await handshake('flags')).protocol).toBe('TLSv1.3');
+  });
 
   it('--client-ca-file: a certificate it issued is its CommonName in its Organizations; any other is 401', async () => {
     expect((await callAs('flags', '/metrics', userCa, 'carol', ['system:monitoring'])).status).toBe(200);

@@ -49,6 +49,11 @@ describe('node agent: configuration files', () => {
     ['a field that must be greater than another', { ...header, imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60 }, /imageGCLowThresholdPercent/],
     ['a field that needs a feature gate', { ...header, cpuManagerPolicy: 'static' }, /cpuManagerPolicy.*CPUManager/],
     ['a setting whose behaviour the agent lacks', { ...header, evictionHard: { 'memory.available': '1Gi' } }, /evictionHard: Unsupported value.*eviction/],
+    [
+      'a cipher suite name Go does not know',
+      { ...header, tlsCipherSuites: ['TLS_AES_128_GCM_SHA256', 'ECDHE-RSA-AES128-SHA'] },
+      /tlsCipherSuites\[1\]: Unsupported value: "ECDHE-RSA-AES128-SHA"/,
+    ],
     ['a wrong kind', { ...header, kind: 'KubeletConfiguration' }, /kind: must be "NodeAgentConfiguration"/],
   ];
 

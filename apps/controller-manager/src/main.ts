@@ -2,7 +2,7 @@ import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Client, clientConfigFromOptions, type ClientConfig } from '@svc/client';
-import { parseControllerManagerOptions, parseOrExit, type ControllerManagerOptions } from '@svc/options';
+import { parseControllerManagerOptions, parseOrExit, tlsServerOptions, type ControllerManagerOptions } from '@svc/options';
 import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
 import { ControllerManagerModule, selectControllers, type BuiltInController } from '@svc/controllers';
 import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
@@ -15,7 +15,10 @@ async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<s
     clientConfig: await clientConfigFromOptions(o),
     // Tokens checked by TokenReview, paths by SubjectAccessReview (--authentication-svcconfig,
     // --authorization-svcconfig); without an authorizer only the always-allowed paths are served.
-    http: o.securePort === 0 ? undefined : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o), auth: await delegatedAuthFromFlags(o) },
+    http:
+      o.securePort === 0
+        ? undefined
+        : { port: o.securePort, host: o.bindAddress, tls: { ...(await servingPair(o)), ...tlsServerOptions(o) }, auth: await delegatedAuthFromFlags(o) },
     leaderElection: leaderElectionConfigFromFlags(o),
     concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },

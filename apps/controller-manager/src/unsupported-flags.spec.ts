@@ -36,8 +36,12 @@ describe('unsupportedFlagProblem', () => {
     expect(unsupportedFlagProblem(parse(['--cloud-provider=gce']))).toMatch(/^--cloud-provider is not supported: .*cloud provider/);
   });
 
+  it('takes the TLS version floor and cipher suites of the secure port', () => {
+    expect(unsupportedFlagProblem(parse(['--tls-min-version=VersionTLS13', '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256']))).toBeUndefined();
+  });
+
   it('refuses serving and metrics flags the runtime does not honour', () => {
-    expect(unsupportedFlagProblem(parse(['--tls-min-version=VersionTLS13']))).toMatch(/^--tls-min-version is not supported by this process yet/);
+    expect(unsupportedFlagProblem(parse(['--tls-sni-cert-key=a.crt,a.key']))).toMatch(/^--tls-sni-cert-key is not supported by this process yet/);
     expect(unsupportedFlagProblem(parse(['--disabled-metrics=a_metric']))).toMatch(/^--disabled-metrics is not supported/);
   });
 });

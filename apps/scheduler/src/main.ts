@@ -2,7 +2,7 @@ import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
-import { parseOrExit, parseSchedulerOptions, type SchedulerOptions } from '@svc/options';
+import { parseOrExit, parseSchedulerOptions, tlsServerOptions, type SchedulerOptions } from '@svc/options';
 import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
 import { SchedulerModule } from './scheduler.module';
 import { unsupportedFlagProblem } from './unsupported-flags';
@@ -15,7 +15,12 @@ async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions
     http:
       o.securePort === 0
         ? undefined
-        : { port: o.securePort, host: o.bindAddress, tls: await servingPair(o, 'svc-scheduler'), auth: await delegatedAuthFromFlags(o) },
+        : {
+            port: o.securePort,
+            host: o.bindAddress,
+            tls: { ...(await servingPair(o, 'svc-scheduler')), ...tlsServerOptions(o) },
+            auth: await delegatedAuthFromFlags(o),
+          },
     leaderElection: leaderElectionConfigFromFlags(o),
     // Like kube-scheduler, wait for the informers as long as it takes the API server to come up.
     cacheSyncTimeoutMs: 10 * 60_000,

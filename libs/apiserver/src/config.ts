@@ -35,7 +35,7 @@ export interface ApiServerServingConfig {
   tlsPrivateKeyFile?: string;
   /** `--tls-min-version`. */
   tlsMinVersion?: TlsVersionName;
-  /** `--tls-cipher-suites`, Go/IANA names; unknown names are skipped with a warning. */
+  /** `--tls-cipher-suites`, Go/IANA names (the flag refuses names it does not know). */
   tlsCipherSuites?: readonly string[];
   /** `--advertise-address`: added to the generated certificate's names. */
   advertiseAddress?: string;

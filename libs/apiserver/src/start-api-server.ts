@@ -6,6 +6,7 @@ import type { Server } from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { tlsServerOptions } from '@svc/options';
 import { ApiServerModule } from './api-server.module';
 import { createAuditRuntime, type AuditOptions } from './audit/audit-runtime';
 import type { ApiServerServingConfig } from './config';
@@ -19,7 +20,6 @@ import { ResourcesRuntime } from './resources/resources-runtime';
 import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
 import { answerClientErrors, refusePlainHttp } from './serving/connection-guards';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
-import { tlsServerOptions } from './serving/tls-options';
 import { internalErrorStatus } from './status/status';
 import { StatusExceptionFilter } from './status/status-exception.filter';
 import { writeStatus } from './status/write-status';
@@ -83,9 +83,7 @@ export async function startApiServer(
   const logger = serverLogger(options.logger);
   const certificates = await ensureServingCertificates(config);
   if (certificates.generated) logger.log(`Generated self-signed serving certificate in ${config.certDir}`);
-  const tls = tlsServerOptions(config, (message) => {
-    logger.warn(message);
-  });
+  const tls = tlsServerOptions(config);
 
   const health = new HealthRegistry({ livezGracePeriodMs: config.livezGracePeriodMs });
   const metrics = new MetricsService();

@@ -47,6 +47,7 @@ export {
 } from './sets/admission-plugins';
 export { DISABLED_BY_DEFAULT_CONTROLLERS, KNOWN_CONTROLLERS, enabledControllers, type ControllerName } from './sets/controllers';
 export { TLS_CIPHER_SUITES, TLS_VERSIONS, type TlsVersionName } from './sets/tls-cipher-suites';
+export { tlsServerOptions, type TlsServerOptions } from './sets/tls-server-options';
 export {
   API_SERVER_FLAGS,
   AUTHORIZATION_MODES,

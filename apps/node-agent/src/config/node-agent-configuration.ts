@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { compileKind, defineKind, fieldErrors, ListAtomic, Quantity, StringMap, TaintSchema, type ApiObject, type FieldError } from '@svc/api';
-import { parseDuration } from '@svc/options';
+import { parseDuration, TLS_CIPHER_SUITES, TLS_VERSIONS } from '@svc/options';
 import { Bool, Duration, Enum, I32, I64, Str, typeMeta } from './config-schema';
 
 export const CONFIG_GROUP = 'nodeagent.config.svc.io';
@@ -249,9 +249,12 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
   }
   if (logging?.vmodule?.length && logging.format === 'json') invalid('logging.vmodule', '', 'is only supported with the text format');
   if (logging?.options && !gate(c, 'LoggingAlphaOptions')) invalid('logging.options', '', 'needs the LoggingAlphaOptions feature gate');
-  if (c.tlsMinVersion && !['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'].includes(c.tlsMinVersion)) {
-    errors.push(fieldErrors.notSupported('tlsMinVersion', c.tlsMinVersion, ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']));
+  if (c.tlsMinVersion && !Object.hasOwn(TLS_VERSIONS, c.tlsMinVersion)) {
+    errors.push(fieldErrors.notSupported('tlsMinVersion', c.tlsMinVersion, Object.keys(TLS_VERSIONS)));
   }
+  (c.tlsCipherSuites ?? []).forEach((suite, i) => {
+    if (!Object.hasOwn(TLS_CIPHER_SUITES, suite)) errors.push(fieldErrors.notSupported(`tlsCipherSuites[${i}]`, suite, Object.keys(TLS_CIPHER_SUITES)));
+  });
   if (Boolean(c.tlsCertFile) !== Boolean(c.tlsPrivateKeyFile))
     invalid('tlsCertFile', c.tlsCertFile ?? '', 'tlsCertFile and tlsPrivateKeyFile must be given together');
   return errors;

@@ -4,7 +4,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { Duplex } from 'node:stream';
 import type { Client } from '@svc/client';
 import { errorMessage, parseCertificateBundle } from '@svc/machinery';
-import { parseDuration } from '@svc/options';
+import { parseDuration, tlsServerOptions, type TlsVersionName } from '@svc/options';
 import { DelegatedAuth } from '@svc/runtime';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
@@ -25,13 +25,6 @@ export interface NodeAgentServers {
   healthzPort?: number;
   close(): Promise<void>;
 }
-
-const TLS_VERSIONS: Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'> = {
-  VersionTLS10: 'TLSv1',
-  VersionTLS11: 'TLSv1.1',
-  VersionTLS12: 'TLSv1.2',
-  VersionTLS13: 'TLSv1.3',
-};
 
 function listen(server: HttpServer | HttpsServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -92,8 +85,9 @@ export async function startNodeAgentServers(
       ca: clientCA,
       requestCert: clientCA !== undefined,
       rejectUnauthorized: false,
-      minVersion: config.tlsMinVersion ? TLS_VERSIONS[config.tlsMinVersion] : 'TLSv1.2',
-      ...(config.tlsCipherSuites?.length ? { ciphers: config.tlsCipherSuites.join(':') } : {}),
+      minVersion: 'TLSv1.2',
+      // The file's names were checked when it was read (Go's names, mapped to OpenSSL's here).
+      ...tlsServerOptions({ tlsMinVersion: config.tlsMinVersion as TlsVersionName | undefined, tlsCipherSuites: config.tlsCipherSuites }),
     });
     const guarded = async (req: IncomingMessage, reject: (code: number, message: string) => void): Promise<boolean> => {
       const path = new URL(req.url ?? '/', 'https://node').pathname;

@@ -1,6 +1,7 @@
 import { errorMessage } from '@svc/machinery';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { TlsServerOptions } from '@svc/options';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { isPathAllowed, type DelegatedAuth } from './delegated-auth';
@@ -14,8 +15,8 @@ export interface HealthServerOptions {
   port: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** Serve HTTPS with this PEM pair. */
-  tls?: { cert: string; key: string };
+  /** Serve HTTPS with this PEM pair, and the protocol floor and suites of `--tls-min-version`/`--tls-cipher-suites`. */
+  tls?: { cert: string; key: string } & TlsServerOptions;
   registry: Registry;
   healthz: Record<string, ProbeCheck>;
   readyz: Record<string, ProbeCheck>;

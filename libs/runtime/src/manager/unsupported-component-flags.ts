@@ -11,8 +11,6 @@ export const UNSUPPORTED_COMPONENT_FLAGS: readonly RefusedFlag[] = [
   { flag: 'permit-address-sharing', reason: YET('the secure port is bound without SO_REUSEADDR') },
   { flag: 'permit-port-sharing', reason: YET('the secure port is bound without SO_REUSEPORT') },
   { flag: 'http2-max-streams-per-connection', reason: YET('the secure port serves HTTP/1.1') },
-  { flag: 'tls-cipher-suites', reason: YET('the secure port uses the default cipher suites') },
-  { flag: 'tls-min-version', reason: YET('the secure port uses the default minimum TLS version') },
   { flag: 'tls-sni-cert-key', reason: YET('the secure port serves one certificate') },
   { flag: 'contention-profiling', reason: 'no profiling endpoint is served' },
   { flag: 'vmodule', reason: YET('verbosity is set for the whole process with --v') },

@@ -1,4 +1,4 @@
-import { knownCipherSuiteNames, tlsServerOptions } from './tls-options';
+import { tlsServerOptions } from './tls-server-options';
 
 describe('tlsServerOptions', () => {
   it('leaves Node defaults alone when nothing is asked', () => {
@@ -31,17 +31,7 @@ describe('tlsServerOptions', () => {
     );
   });
 
-  it('skips unknown names with a warning, and falls back to the defaults when none is known', () => {
-    const warnings: string[] = [];
-    const options = tlsServerOptions({ tlsCipherSuites: ['TLS_BOGUS', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'] }, (m) => warnings.push(m));
-    expect(options.ciphers?.startsWith('ECDHE-RSA-AES128-GCM-SHA256:')).toBe(true);
-    expect(warnings).toEqual(['ignoring unknown TLS cipher suite TLS_BOGUS']);
-    const none = tlsServerOptions({ tlsCipherSuites: ['NOPE'] }, (m) => warnings.push(m));
-    expect(none.ciphers).toBeUndefined();
-    expect(warnings[warnings.length - 1]).toMatch(/using the default suites/);
-  });
-
-  it('knows the common Go names', () => {
-    expect(knownCipherSuiteNames()).toEqual(expect.arrayContaining(['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_AES_128_GCM_SHA256']));
+  it('refuses a name it cannot map: the flag and file readers check names first', () => {
+    expect(() => tlsServerOptions({ tlsCipherSuites: ['TLS_BOGUS'] })).toThrow('unknown TLS cipher suite TLS_BOGUS');
   });
 });
