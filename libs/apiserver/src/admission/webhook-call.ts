@@ -1,6 +1,5 @@
-import { request as httpsRequest } from 'node:https';
 import type { WebhookClientConfig } from '@svc/api';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import { postJson } from '../webhook-client/post-json';
 import type { ResolvedService, ServiceResolver } from './service-resolver';
 
 /** The largest webhook response read; a longer one is a failed call. */
@@ -56,59 +55,18 @@ export async function callWebhook(config: WebhookClientConfig, body: unknown, ti
   return postReview(target, servername, config, body, Math.max(1, deadline - Date.now()), post);
 }
 
-function postReview(url: URL, servername: string | undefined, config: WebhookClientConfig, body: unknown, timeoutMs: number, post: string): Promise<unknown> {
-  const payload = Buffer.from(JSON.stringify(body));
+async function postReview(
+  url: URL,
+  servername: string | undefined,
+  config: WebhookClientConfig,
+  body: unknown,
+  timeoutMs: number,
+  post: string,
+): Promise<unknown> {
   const ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const finish = (error: Error | undefined, value?: unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error) {
-        req.destroy();
-        reject(new WebhookCallError(`failed to call webhook: ${post}: ${error.message}`));
-      } else resolve(value);
-    };
-    const req = httpsRequest(
-      url,
-      {
-        method: 'POST',
-        ca,
-        servername,
-        agent: false,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_WEBHOOK_RESPONSE_BYTES) finish(new Error(`response body larger than ${MAX_WEBHOOK_RESPONSE_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on('error', (error) => finish(error));
-        res.on('end', () => {
-          if (settled) return;
-          const text = Buffer.concat(chunks);
-          if (res.statusCode !== 200) {
-            finish(new Error(`the server responded with status ${res.statusCode ?? 0}`));
-            return;
-          }
-          if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) {
-            finish(new Error('response nests deeper than the limit'));
-            return;
-          }
-          try {
-            finish(undefined, JSON.parse(text.toString('utf8')));
-          } catch {
-            finish(new Error('response is not JSON'));
-          }
-        });
-      },
-    );
-    const timer = setTimeout(() => finish(new Error('context deadline exceeded')), timeoutMs);
-    req.on('error', (error) => finish(error));
-    req.end(payload);
-  });
+  try {
+    return await postJson({ url, ca, servername }, body, { timeoutMs, maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES });
+  } catch (error) {
+    throw new WebhookCallError(`failed to call webhook: ${post}: ${(error as Error).message}`);
+  }
 }

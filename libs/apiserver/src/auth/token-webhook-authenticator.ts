@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { ClientConfig } from '@svc/client';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import { postJson } from '../webhook-client/post-json';
 import type { AuthenticationOutcome } from '@svc/machinery';
 import type { TokenAuthenticator } from './token-authenticator';
 
@@ -72,51 +70,20 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     const apiVersion = `authentication.k8s.io/${this.options.version}`;
     const spec: Record<string, unknown> = { token };
     if (audiences.length > 0) spec.audiences = audiences;
-    const payload = Buffer.from(JSON.stringify({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec }));
     const client = this.options.client;
-    const headers: Record<string, string | number> = { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length };
-    if (client.token) headers.Authorization = `Bearer ${client.token}`;
-    const send = this.url.protocol === 'http:' ? httpRequest : httpsRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        this.url,
-        {
-          method: 'POST',
-          headers,
-          agent: false,
-          timeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          ca: client.ca,
-          cert: client.clientCert,
-          key: client.clientKey,
-          rejectUnauthorized: !client.insecureSkipTlsVerify,
-          servername: client.tlsServerName,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_TOKEN_REVIEW_RESPONSE_BYTES) req.destroy(new Error(`answer larger than ${MAX_TOKEN_REVIEW_RESPONSE_BYTES} bytes`));
-            else chunks.push(chunk);
-          });
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status > 299) return reject(new Error(`the webhook answered ${status}`));
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) return reject(new Error('answer nested too deeply'));
-            try {
-              resolve(JSON.parse(text));
-            } catch {
-              reject(new Error('answer is not JSON'));
-            }
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('the webhook did not answer in time')));
-      req.on('error', reject);
-      req.end(payload);
-    });
+    return postJson(
+      {
+        url: this.url,
+        ca: client.ca,
+        cert: client.clientCert,
+        key: client.clientKey,
+        servername: client.tlsServerName,
+        insecureSkipTlsVerify: client.insecureSkipTlsVerify,
+        bearerToken: client.token,
+      },
+      { apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec },
+      { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: MAX_TOKEN_REVIEW_RESPONSE_BYTES },
+    );
   }
 }
 

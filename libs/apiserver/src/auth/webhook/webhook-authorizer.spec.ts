@@ -103,7 +103,7 @@ describe('WebhookAuthorizer', () => {
     expect(failed).toMatchObject({ decision: 'noOpinion', error: expect.stringContaining('the webhook answered 500') });
     expect(received).toHaveLength(3);
     answer = () => ({ code: 200, body: 'not json' });
-    expect((await authorizer().authorize(attrs)).error).toContain('cannot read the answer');
+    expect((await authorizer().authorize(attrs)).error).toContain('the answer is not JSON');
     const unreachable = new WebhookAuthorizer({
       client: { server: 'http://127.0.0.1:1/' },
       version: 'v1',

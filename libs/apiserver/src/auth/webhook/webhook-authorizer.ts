@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { parseConnectionFile, type ClientConfig } from '@svc/client';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import { JsonPostError, postJson } from '../../webhook-client/post-json';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
 
 export interface WebhookAuthorizerOptions {
@@ -56,15 +54,6 @@ const MAX_CACHED = 10_000;
 interface Answer {
   result: AuthorizationResult;
   expires: number;
-}
-
-class WebhookCallFailure extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -135,71 +124,37 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   private async post(review: unknown): Promise<Record<string, unknown>> {
-    const body = Buffer.from(JSON.stringify(review));
     const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.attempt(body);
+        return await this.attempt(review);
       } catch (error) {
-        const retryable = error instanceof WebhookCallFailure ? error.retryable : true;
+        const retryable = error instanceof JsonPostError ? error.retryable : true;
         if (!retryable || attempt >= delays.length) throw error;
         await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
       }
     }
   }
 
-  private attempt(body: Buffer): Promise<Record<string, unknown>> {
+  private async attempt(review: unknown): Promise<Record<string, unknown>> {
     const client = this.options.client;
-    const headers: Record<string, string | number> = { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': body.length };
-    if (client.token) headers.Authorization = `Bearer ${client.token}`;
-    const send = this.url.protocol === 'http:' ? httpRequest : httpsRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        this.url,
-        {
-          method: 'POST',
-          headers,
-          timeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          ca: client.ca,
-          cert: client.clientCert,
-          key: client.clientKey,
-          rejectUnauthorized: !client.insecureSkipTlsVerify,
-          servername: client.tlsServerName,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let read = 0;
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_RESPONSE_BYTES) {
-              res.destroy();
-              reject(new WebhookCallFailure(`the answer is larger than ${MAX_RESPONSE_BYTES} bytes`, false));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('error', (error) => reject(new WebhookCallFailure(error.message, true)));
-          res.on('end', () => {
-            const code = res.statusCode ?? 0;
-            if (code === 429 || code >= 500) return reject(new WebhookCallFailure(`the webhook answered ${code}`, true));
-            if (code < 200 || code > 299) return reject(new WebhookCallFailure(`the webhook answered ${code}`, false));
-            const text = Buffer.concat(chunks);
-            try {
-              if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw new Error('the answer is nested too deeply');
-              const answer = JSON.parse(text.toString('utf8')) as unknown;
-              const status = typeof answer === 'object' && answer !== null ? (answer as { status?: unknown }).status : undefined;
-              if (typeof status !== 'object' || status === null || Array.isArray(status))
-                throw new Error('the answer is not a SubjectAccessReview with a status');
-              resolve(status as Record<string, unknown>);
-            } catch (error) {
-              reject(new WebhookCallFailure(`cannot read the answer: ${(error as Error).message}`, false));
-            }
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('the webhook did not answer in time')));
-      req.on('error', (error) => reject(new WebhookCallFailure(error.message, true)));
-      req.end(body);
-    });
+    const answer = await postJson(
+      {
+        url: this.url,
+        ca: client.ca,
+        cert: client.clientCert,
+        key: client.clientKey,
+        servername: client.tlsServerName,
+        insecureSkipTlsVerify: client.insecureSkipTlsVerify,
+        bearerToken: client.token,
+      },
+      review,
+      { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES },
+    );
+    const status = typeof answer === 'object' && answer !== null ? (answer as { status?: unknown }).status : undefined;
+    if (typeof status !== 'object' || status === null || Array.isArray(status)) {
+      throw new JsonPostError('the answer is not a SubjectAccessReview with a status', false);
+    }
+    return status as Record<string, unknown>;
   }
 }
