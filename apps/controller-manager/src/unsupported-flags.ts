@@ -26,7 +26,6 @@ const UNSUPPORTED: readonly RefusedFlag[] = [
   { flag: 'service-cluster-ip-range', reason: 'is not supported by this controller manager yet: node CIDRs are not kept apart from a service range' },
   { flag: 'controller-start-interval', reason: 'is not supported by this controller manager yet: its controllers start together' },
   ...refuse(NO_MIGRATION, 'enable-leader-migration', 'leader-migration-config'),
-  { flag: 'cert-dir', reason: 'is not supported by this controller manager yet: a self-signed serving pair is kept in memory' },
   ...refuse(NO_VOLUMES, 'attach-detach-reconcile-sync-period', 'disable-attach-detach-reconcile-sync', 'concurrent-ephemeralvolume-syncs'),
   ...refuse(NO_VOLUMES, 'enable-dynamic-provisioning', 'enable-hostpath-provisioner', 'flex-volume-plugin-dir', 'pvclaimbinder-sync-period'),
   ...refuse(NO_VOLUMES, 'pv-recycler-increment-timeout-nfs', 'pv-recycler-minimum-timeout-hostpath', 'pv-recycler-minimum-timeout-nfs'),

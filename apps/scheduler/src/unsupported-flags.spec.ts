@@ -13,10 +13,8 @@ describe('unsupportedFlagProblem (scheduler)', () => {
     expect(unsupportedFlagProblem(parse(['--permit-port-sharing=false', '--profiling=true']))).toBeUndefined();
   });
 
-  it('refuses --cert-dir and serving flags it would ignore, naming them', () => {
-    expect(unsupportedFlagProblem(parse(['--cert-dir=/tmp/x']))).toBe(
-      '--cert-dir is not supported by this scheduler yet: a self-signed serving pair is kept in memory',
-    );
+  it('takes --cert-dir, and refuses serving flags it would ignore, naming them', () => {
+    expect(unsupportedFlagProblem(parse(['--cert-dir=/tmp/x']))).toBeUndefined();
     expect(unsupportedFlagProblem(parse(['--permit-port-sharing']))).toMatch(/^--permit-port-sharing is not supported/);
   });
 });

@@ -2,10 +2,7 @@ import { refusedFlagProblem, SCHEDULER_FLAGS, type RefusedFlag, type SchedulerOp
 import { UNSUPPORTED_COMPONENT_FLAGS } from '@svc/runtime';
 
 /** Flags of the table (spec 2) whose effect this scheduler lacks: a value other than the default is refused. */
-const UNSUPPORTED: readonly RefusedFlag[] = [
-  { flag: 'cert-dir', reason: 'is not supported by this scheduler yet: a self-signed serving pair is kept in memory' },
-  ...UNSUPPORTED_COMPONENT_FLAGS,
-];
+const UNSUPPORTED: readonly RefusedFlag[] = [...UNSUPPORTED_COMPONENT_FLAGS];
 
 /** The first flag given a value this scheduler would ignore, as the one line to print; undefined when none. */
 export function unsupportedFlagProblem(options: SchedulerOptions): string | undefined {

@@ -240,7 +240,11 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
       title: 'Secure serving',
       flags: [
         ...SHARED_SERVING_FLAGS,
-        flag({ name: 'cert-dir', type: string, help: 'TLS certificate directory' }),
+        flag({
+          name: 'cert-dir',
+          type: string,
+          help: 'directory of the self-signed serving pair (`svc-controller-manager.crt`/`.key`) when no pair is given; empty keeps it in memory',
+        }),
         flag({ name: 'secure-port', type: int, default: 10257, help: 'HTTPS port; 0 disables HTTPS', check: between(0, 65535) }),
       ],
     },

@@ -97,7 +97,11 @@ export const SCHEDULER_FLAGS = flagTable({
       title: 'Secure serving',
       flags: [
         ...SHARED_SERVING_FLAGS,
-        flag({ name: 'cert-dir', type: string, help: 'TLS certificate directory; ignored (the self-signed pair is kept in memory) when no pair is given' }),
+        flag({
+          name: 'cert-dir',
+          type: string,
+          help: 'directory of the self-signed serving pair (`svc-scheduler.crt`/`.key`) when no pair is given; empty keeps it in memory',
+        }),
         flag({
           name: 'secure-port',
           type: int,
