@@ -69,6 +69,8 @@ beforeAll(async () => {
   await kubectl(['create', 'serviceaccount', 'scraper'], env);
   await kubectl(['create', 'clusterrolebinding', 'scraper-monitoring', '--clusterrole=system:monitoring', '--serviceaccount=default:scraper'], env);
   accountToken = (await kubectl(['create', 'token', 'scraper'], env)).stdout.trim();
+  await kubectl(['create', 'clusterrole', 'profiler', '--verb=get', '--non-resource-url=/debug/*'], env);
+  await kubectl(['create', 'clusterrolebinding', 'bob-profiler', '--clusterrole=profiler', '--user=bob'], env);
 }, 150_000);
 
 afterAll(async () => {
@@ -102,6 +104,14 @@ describe.each(['cm', 'scheduler'])('the %s endpoint', (component) => {
       expect(forged.status).toBe(401);
       expect(JSON.parse(forged.body)).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
     }
+  });
+
+  it('serves /debug/pprof/ (--profiling, on by default) to callers allowed the path, and forbids it to others', async () => {
+    expect((await call(component, '/debug/pprof/', 'prometheus-token')).status).toBe(403);
+    const index = await call(component, '/debug/pprof/', 'bob-token');
+    expect(index.status).toBe(200);
+    expect(index.body).toContain('profile');
+    expect((await call(component, '/debug/pprof/profile?seconds=0', 'bob-token')).status).toBe(400);
   });
 
   it('serves the always-allowed health paths to anyone', async () => {

@@ -18,6 +18,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       tlsCertFile: o.tlsCertFile,
       tlsPrivateKeyFile: o.tlsPrivateKeyFile,
       tlsMinVersion: o.tlsMinVersion,
+      profiling: o.profiling,
       tlsCipherSuites: o.tlsCipherSuites,
       advertiseAddress: o.advertiseAddress,
       svcconfigOut: o.svcconfigOut || join(o.certDir, 'svcconfig'),

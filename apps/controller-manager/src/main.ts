@@ -18,7 +18,13 @@ async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<s
     http:
       o.securePort === 0
         ? undefined
-        : { port: o.securePort, host: o.bindAddress, tls: { ...(await servingPair(o)), ...tlsServerOptions(o) }, auth: await delegatedAuthFromFlags(o) },
+        : {
+            port: o.securePort,
+            host: o.bindAddress,
+            tls: { ...(await servingPair(o)), ...tlsServerOptions(o) },
+            auth: await delegatedAuthFromFlags(o),
+            profiling: o.profiling,
+          },
     leaderElection: leaderElectionConfigFromFlags(o),
     concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },

@@ -20,6 +20,7 @@ async function runtimeOptions(o: SchedulerOptions): Promise<RuntimeModuleOptions
             host: o.bindAddress,
             tls: { ...(await servingPair(o, 'svc-scheduler')), ...tlsServerOptions(o) },
             auth: await delegatedAuthFromFlags(o),
+            profiling: o.profiling,
           },
     leaderElection: leaderElectionConfigFromFlags(o),
     // Like kube-scheduler, wait for the informers as long as it takes the API server to come up.

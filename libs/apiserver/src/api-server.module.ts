@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ProfilingController } from './debug/profiling.controller';
 import { HealthController } from './health/health.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { type ServingCore, ServingCoreModule } from './serving-core.module';
@@ -11,7 +12,7 @@ export class ApiServerModule {
     return {
       module: ApiServerModule,
       imports: [ServingCoreModule.forRoot(core), ...extraModules],
-      controllers: [HealthController, MetricsController, VersionController],
+      controllers: [HealthController, MetricsController, VersionController, ProfilingController],
     };
   }
 }

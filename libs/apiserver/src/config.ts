@@ -33,6 +33,8 @@ export interface ApiServerServingConfig {
   tlsCertFile?: string;
   /** `--tls-private-key-file` (PEM). */
   tlsPrivateKeyFile?: string;
+  /** `--profiling`: serve `/debug/pprof/`. */
+  profiling?: boolean;
   /** `--tls-min-version`. */
   tlsMinVersion?: TlsVersionName;
   /** `--tls-cipher-suites`, Go/IANA names (the flag refuses names it does not know). */

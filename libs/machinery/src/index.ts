@@ -20,6 +20,7 @@ export * from './resource-version';
 export * from './resource-version-match';
 export * from './patch';
 export * from './protobuf';
+export * from './profiling';
 export * from './apply';
 export { jsonClone, jsonEqual, jsonEqualExcept } from './json-equal';
 export { jsonNestingDepth, MAX_NESTING_DEPTH, SERVER_NESTING_DEPTH, valueNestingDepth, yamlNestingBound } from './nesting-depth';

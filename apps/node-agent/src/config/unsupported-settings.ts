@@ -56,7 +56,6 @@ export const UNSUPPORTED_SETTINGS: Readonly<Record<string, string>> = {
   shutdownGracePeriodCriticalPods: 'graceful node shutdown is not supported',
   shutdownGracePeriodByPodPriority: 'graceful node shutdown is not supported',
   reservedMemory: 'there is no memory manager',
-  enableProfilingHandler: 'there is no /debug/pprof/ handler',
   seccompDefault: 'the RuntimeDefault seccomp profile is not applied by default',
   memoryThrottlingFactor: 'memory QoS is not supported',
   tracing: 'tracing is not supported',

@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Client } from '@svc/client';
-import { errorMessage, parseCertificateBundle } from '@svc/machinery';
+import { errorMessage, parseCertificateBundle, ProcessProfiler } from '@svc/machinery';
 import { parseDuration, tlsServerOptions, type TlsVersionName } from '@svc/options';
 import { DelegatedAuth } from '@svc/runtime';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
@@ -96,10 +96,13 @@ export async function startNodeAgentServers(
       if (!decision.allowed) reject(decision.code, decision.message);
       return decision.allowed;
     };
+    // `/debug/pprof/` (enableProfilingHandler, on by default as in the kubelet), authorized as nodes/proxy.
+    const profiler = (config.enableProfilingHandler ?? true) ? new ProcessProfiler() : undefined;
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       void (async () => {
         try {
           if (!(await guarded(req, (code, message) => handlers.fail(res, code, message)))) return;
+          if (profiler && /^\/debug\/pprof(\/|$)/.test(new URL(req.url ?? '/', 'https://node').pathname)) return await serveProfile(profiler, req, res);
           await handlers.handle(req, res);
         } catch (error) {
           handlers.fail(res, 500, errorMessage(error));
@@ -118,6 +121,7 @@ export async function startNodeAgentServers(
     });
     result.port = await listen(server, config.port ?? 10250, config.address ?? '0.0.0.0');
     closers.push(closeServer(server));
+    if (profiler) closers.push(async () => profiler.close());
   }
   if ((config.healthzPort ?? 10248) > 0) {
     const health = createHttpServer((req, res) => {
@@ -129,6 +133,13 @@ export async function startNodeAgentServers(
     closers.push(closeServer(health));
   }
   return result;
+}
+
+async function serveProfile(profiler: ProcessProfiler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'https://node');
+  const answer = await profiler.answer(url.pathname, url.searchParams);
+  res.writeHead(answer.status, { 'Content-Type': answer.contentType, 'X-Content-Type-Options': 'nosniff' });
+  res.end(answer.body);
 }
 
 export function rejectUpgrade(socket: Duplex, code: number, message: string): void {

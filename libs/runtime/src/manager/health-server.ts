@@ -1,4 +1,4 @@
-import { errorMessage } from '@svc/machinery';
+import { errorMessage, ProcessProfiler } from '@svc/machinery';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TlsServerOptions } from '@svc/options';
@@ -31,6 +31,8 @@ export interface HealthServerOptions {
    * allowed paths); takes the place of `alwaysAllowPaths` when set. Refusals are Status bodies.
    */
   auth?: DelegatedAuth;
+  /** Serve `/debug/pprof/` (CPU and heap profiles in pprof's format), as `--profiling` asks. */
+  profiling?: boolean;
 }
 
 /**
@@ -39,8 +41,11 @@ export interface HealthServerOptions {
  */
 export class HealthServer {
   private server: Server | undefined;
+  private readonly profiler: ProcessProfiler | undefined;
 
-  constructor(private readonly options: HealthServerOptions) {}
+  constructor(private readonly options: HealthServerOptions) {
+    this.profiler = options.profiling ? new ProcessProfiler() : undefined;
+  }
 
   async start(): Promise<number> {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
@@ -62,6 +67,7 @@ export class HealthServer {
 
   async stop(): Promise<void> {
     const server = this.server;
+    this.profiler?.close();
     if (!server) return;
     this.server = undefined;
     await new Promise<void>((resolve) => {
@@ -94,6 +100,12 @@ export class HealthServer {
       } else if (allowed && !isPathAllowed(url.pathname, allowed)) {
         res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
         res.end(`forbidden: User "system:anonymous" cannot get path "${url.pathname}"\n`);
+        return;
+      }
+      if (this.profiler && (url.pathname === '/debug/pprof' || url.pathname.startsWith('/debug/pprof/'))) {
+        const answer = await this.profiler.answer(url.pathname, url.searchParams);
+        res.writeHead(answer.status, { 'Content-Type': answer.contentType, 'X-Content-Type-Options': 'nosniff' });
+        res.end(answer.body);
         return;
       }
       if (url.pathname === '/metrics') {

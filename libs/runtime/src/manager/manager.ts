@@ -16,8 +16,7 @@ import { admissionHooksOf } from '../webhooks/admission-decorators';
 import { WebhookServer, type ManagerWebhookOptions } from '../webhooks/webhook-server';
 import { convertingSources, installCustomResources, type CustomResourceSource } from '../resources/install-resources';
 import type { Reconcile } from '../reconcile/reconcile';
-import { HealthServer, type ProbeCheck } from './health-server';
-import type { DelegatedAuth } from './delegated-auth';
+import { HealthServer, type HealthServerOptions, type ProbeCheck } from './health-server';
 
 export interface ManagerOptions {
   clientConfig: ClientConfig;
@@ -27,9 +26,9 @@ export interface ManagerOptions {
    * Health, readiness and metrics endpoint; none when absent. Port 0 picks a free one.
    * `alwaysAllowPaths` limits it to those paths (others get 403; see HealthServerOptions); `auth`
    * decides instead as Kubernetes' components do (TokenReview and SubjectAccessReview), and is closed
-   * with the manager.
+   * with the manager. `profiling` serves `/debug/pprof/` there too (`--profiling`).
    */
-  http?: { port: number; host?: string; tls?: { cert: string; key: string }; alwaysAllowPaths?: readonly string[]; auth?: DelegatedAuth };
+  http?: Pick<HealthServerOptions, 'port' | 'host' | 'tls' | 'alwaysAllowPaths' | 'auth' | 'profiling'>;
   /**
    * Leader election; off when absent or `leaderElect` is false. It runs on a client of its own
    * (`clientConfig`, by default the manager's with `/leader-election` added to its user agent): its
