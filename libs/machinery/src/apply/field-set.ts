@@ -171,12 +171,23 @@ export class FieldSet {
       const pe = parsePathElementKey(key);
       const inner = value[key];
       if (!isJsonObject(inner)) throw new Error(`fieldsV1 entry ${JSON.stringify(key)} must be an object`);
-      const keys = Object.keys(inner);
-      if (keys.length === 0 || keys.includes('.')) this.members.set(pathElementKey(pe), pe);
-      if (keys.some((k) => k !== '.')) {
+      // A field's key is already in its one spelling; keys and values are spelled anew (member order).
+      const canonical = pe.kind === 'field' ? key : pathElementKey(pe);
+      // Most entries of a wide map are leaves (`{}`): tell leaf, member and parent apart without a key array each.
+      let leaf = true;
+      let dot = false;
+      let below = false;
+      for (const k in inner) {
+        leaf = false;
+        if (k === '.') dot = true;
+        else below = true;
+        if (dot && below) break;
+      }
+      if (leaf || dot) this.members.set(canonical, pe);
+      if (below) {
         const child = new FieldSet();
         child.read(inner, depth + 1);
-        this.putChild(pathElementKey(pe), pe, child);
+        this.putChild(canonical, pe, child);
       }
     }
   }
