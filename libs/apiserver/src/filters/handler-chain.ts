@@ -36,16 +36,30 @@ function underAny(path: string, prefixes: string[]): boolean {
   return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
-/** Runs once when the exchange is over, whether the response finished or the connection dropped. */
+const doneCallbacks = new WeakMap<ServerResponse, Array<() => void>>();
+
+/**
+ * Runs once when the exchange is over, whether the response finished or the connection dropped. Every
+ * filter's callback of one response hangs on one pair of listeners, in the order they were added.
+ */
 function onDone(res: ServerResponse, done: () => void): void {
+  const known = doneCallbacks.get(res);
+  if (known !== undefined) {
+    known.push(done);
+    return;
+  }
+  const callbacks = [done];
+  doneCallbacks.set(res, callbacks);
   let called = false;
-  const once = () => {
+  const once = (): void => {
     if (called) return;
     called = true;
-    done();
+    res.off('finish', once);
+    res.off('close', once);
+    for (const callback of callbacks) callback();
   };
-  res.once('finish', once);
-  res.once('close', once);
+  res.on('finish', once);
+  res.on('close', once);
 }
 
 /**

@@ -60,14 +60,18 @@ const parsedUrls = new WeakMap<object, { target: string; url: RequestUrl }>();
 export function attachRequestContext(req: IncomingMessage): RequestContext {
   const url = requestUrl(req);
   const info = requestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-  const controller = new AbortController();
+  // Most requests end without anyone listening to their signal: the controller is made on first use
+  // (an AbortController and its signal cost more than the rest of the context).
+  let controller: AbortController | undefined;
   const context: RequestContext = {
     info,
     longRunning: isLongRunning(info),
     mutating: isMutating(info),
     startedAt: process.hrtime.bigint(),
-    signal: controller.signal,
-    abort: (reason: unknown) => controller.abort(reason),
+    get signal(): AbortSignal {
+      return (controller ??= new AbortController()).signal;
+    },
+    abort: (reason: unknown) => (controller ??= new AbortController()).abort(reason),
   };
   contexts.set(req, context);
   return context;
