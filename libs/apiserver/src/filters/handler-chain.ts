@@ -36,20 +36,21 @@ function underAny(path: string, prefixes: string[]): boolean {
   return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
-const doneCallbacks = new WeakMap<ServerResponse, Array<() => void>>();
+const DONE_CALLBACKS = Symbol('doneCallbacks');
 
 /**
  * Runs once when the exchange is over, whether the response finished or the connection dropped. Every
  * filter's callback of one response hangs on one pair of listeners, in the order they were added.
  */
 function onDone(res: ServerResponse, done: () => void): void {
-  const known = doneCallbacks.get(res);
+  const carrier = res as ServerResponse & { [DONE_CALLBACKS]?: Array<() => void> };
+  const known = carrier[DONE_CALLBACKS];
   if (known !== undefined) {
     known.push(done);
     return;
   }
   const callbacks = [done];
-  doneCallbacks.set(res, callbacks);
+  carrier[DONE_CALLBACKS] = callbacks;
   let called = false;
   const once = (): void => {
     if (called) return;

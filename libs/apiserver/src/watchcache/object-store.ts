@@ -51,7 +51,8 @@ export class ObjectStore<T extends StoredObject> {
   list(prefix: string, filter?: (object: T) => boolean): Array<{ key: string; object: T }> {
     const entries = this.entries;
     const out: Array<{ key: string; object: T }> = [];
-    for (let i = lowerBound(entries, prefix); i < entries.length && entries[i].key.startsWith(prefix); i++) {
+    const from = lowerBound(entries, prefix);
+    for (let i = from, end = prefixEnd(entries, prefix, from); i < end; i++) {
       const { key, object } = entries[i];
       if (filter === undefined || filter(object)) out.push({ key, object });
     }
@@ -62,7 +63,8 @@ export class ObjectStore<T extends StoredObject> {
   objects(prefix: string, filter?: (object: T) => boolean): T[] {
     const entries = this.entries;
     const out: T[] = [];
-    for (let i = lowerBound(entries, prefix); i < entries.length && entries[i].key.startsWith(prefix); i++) {
+    const from = lowerBound(entries, prefix);
+    for (let i = from, end = prefixEnd(entries, prefix, from); i < end; i++) {
       const object = entries[i].object;
       if (filter === undefined || filter(object)) out.push(object);
     }
@@ -77,12 +79,14 @@ export class ObjectStore<T extends StoredObject> {
     const entries = this.entries;
     const items: T[] = [];
     let lastKey = '';
-    for (let i = lowerBound(entries, prefix); i < entries.length && entries[i].key.startsWith(prefix); i++) {
+    const from = lowerBound(entries, prefix);
+    const end = prefixEnd(entries, prefix, from);
+    for (let i = from; i < end; i++) {
       const object = entries[i].object;
       if (filter !== undefined && !filter(object)) continue;
       if (items.length === limit) {
         // One more match: the page is full and more follow.
-        return { items, lastKey, more: true, remaining: filter === undefined ? prefixEnd(entries, prefix, i) - i : undefined };
+        return { items, lastKey, more: true, remaining: filter === undefined ? end - i : undefined };
       }
       items.push(object);
       lastKey = entries[i].key;
@@ -116,7 +120,10 @@ function lowerBound<T>(entries: ReadonlyArray<Entry<T>>, target: string): number
   return lo;
 }
 
-/** The index after the last key starting with `prefix`, searching from `from` (whose key starts with it). */
+/**
+ * The index after the last key starting with `prefix`, searching from `from` (the first such key, if
+ * any): keys with a prefix are contiguous, so a binary search replaces a string test per entry.
+ */
 function prefixEnd<T>(entries: ReadonlyArray<Entry<T>>, prefix: string, from: number): number {
   let lo = from;
   let hi = entries.length;
