@@ -67,7 +67,11 @@ function frameOf(type: string, object: unknown): WatchFrame {
  * copied once into a buffer of the exact size (no view or part per item: a list of 10,000 items made
  * 20,000 small objects before).
  */
-export function listJsonBytes(head: { kind: string; apiVersion: string; metadata: unknown }, items: readonly unknown[]): Buffer {
+export function listJsonBytes(
+  head: { kind: string; apiVersion: string; metadata: unknown },
+  items: readonly unknown[],
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Buffer {
   const start = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
   const lines: Buffer[] = new Array<Buffer>(items.length);
   let size = Buffer.byteLength(start) + Math.max(0, items.length - 1) + LIST_END.length;
@@ -76,7 +80,7 @@ export function listJsonBytes(head: { kind: string; apiVersion: string; metadata
     lines[i] = line;
     size += line.length - 1;
   }
-  const out = Buffer.allocUnsafe(size);
+  const out = allocate(size);
   let at = out.write(start, 0);
   for (let i = 0; i < lines.length; i++) {
     if (i > 0) out[at++] = COMMA;
