@@ -1,9 +1,12 @@
 import type { ServerResponse } from 'node:http';
 
 const MIB = 1024 * 1024;
+const KIB = 1024;
+// The free list is searched whole on every allocation.
+const MAX_FREE_BUFFERS = 64;
 
 /**
- * Reusable memory for large response bodies (a whole list of thousands of objects: megabytes). A fresh
+ * Reusable memory for large response bodies (a list of hundreds or thousands of objects). A fresh
  * buffer of that size costs a page fault per 4 KiB on first write and adds to the external memory that
  * drives full garbage collections; a list of 10,000 ConfigMaps (13 MB) spent more time on those than
  * on copying its items. A buffer goes back to the pool only once its response has finished, that is
@@ -18,7 +21,7 @@ export class LargeBodyPool {
    * @param maxPooledBytes at most this much memory waits in the pool; larger buffers are never kept.
    */
   constructor(
-    private readonly minBytes = MIB,
+    private readonly minBytes = 128 * KIB,
     private readonly maxPooledBytes = 64 * MIB,
   ) {}
 
@@ -36,7 +39,8 @@ export class LargeBodyPool {
       return Buffer.from(memory, 0, size);
     }
     // Rounded up, so that a list grown by a few objects still fits the same memory next time.
-    return Buffer.from(new ArrayBuffer(Math.ceil((size * 1.125) / MIB) * MIB), 0, size);
+    const unit = size < MIB ? 64 * KIB : MIB;
+    return Buffer.from(new ArrayBuffer(Math.ceil((size * 1.125) / unit) * unit), 0, size);
   };
 
   /** Gives `body`'s memory back once `res` has finished writing it. */
@@ -45,7 +49,7 @@ export class LargeBodyPool {
     const memory = body.buffer;
     if (!(memory instanceof ArrayBuffer) || memory.byteLength > this.maxPooledBytes) return;
     res.once('finish', () => {
-      if (this.freeBytes + memory.byteLength > this.maxPooledBytes) return;
+      if (this.freeBytes + memory.byteLength > this.maxPooledBytes || this.free.length >= MAX_FREE_BUFFERS) return;
       this.free.push(memory);
       this.freeBytes += memory.byteLength;
     });
