@@ -70,7 +70,7 @@ function frameOf(type: string, object: unknown): WatchFrame {
 export function listJsonBytes(
   head: { kind: string; apiVersion: string; metadata: unknown },
   items: readonly unknown[],
-  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+  allocate: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
 ): Buffer {
   const start = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
   const lines: Buffer[] = new Array<Buffer>(items.length);
