@@ -53,4 +53,33 @@ describe.each([
     expectStatus(await writer.delete(paths.configMap(ns, 'c')), 200);
     expectStatus(await reader.get(paths.configMap(ns, 'c')), 404);
   });
+
+  it('page lists: the first page shows the latest write, and later pages continue its snapshot', async () => {
+    const ns = 'consistent-pages';
+    await createNamespace(writer, ns);
+    for (let i = 0; i < 7; i++) await create<ConfigMap>(writer, paths.configMaps(ns), configMap(`p${i}`));
+    for (let round = 0; round < 10; round++) {
+      await create<ConfigMap>(writer, paths.configMaps(ns), configMap(`q${round}`));
+      const first = await reader.get<List<ConfigMap>>(`${paths.configMaps(ns)}?limit=3`);
+      expectStatus(first, 200);
+      const snapshot = first.body.metadata?.resourceVersion;
+      // Writes between pages are not part of the list the first page began.
+      expectStatus(await writer.delete(paths.configMap(ns, 'p5')), 200);
+      await create<ConfigMap>(writer, paths.configMaps(ns), configMap(`p5`));
+      const names = first.body.items.map((item) => item.metadata?.name);
+      expect(first.body.metadata?.remainingItemCount).toBe(7 + round + 1 - 3);
+      let token = first.body.metadata?.continue;
+      while (token) {
+        const page = await reader.get<List<ConfigMap>>(`${paths.configMaps(ns)}?limit=3&continue=${encodeURIComponent(token)}`);
+        expectStatus(page, 200);
+        expect(page.body.metadata?.resourceVersion).toBe(snapshot);
+        names.push(...page.body.items.map((item) => item.metadata?.name));
+        token = page.body.metadata?.continue;
+      }
+      const exact = await reader.get<List<ConfigMap>>(`${paths.configMaps(ns)}?resourceVersion=${snapshot}&resourceVersionMatch=Exact`);
+      expectStatus(exact, 200);
+      expect(names).toEqual(exact.body.items.map((item) => item.metadata?.name));
+      expect(names).toContain(`q${round}`);
+    }
+  });
 });

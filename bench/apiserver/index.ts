@@ -166,7 +166,8 @@ function printRatios(rows: readonly Row[]): void {
 
 /**
  * LIST of a namespace of many 1 KiB ConfigMaps, whole from the watch cache (rv=0) and its first page
- * (limit, no resourceVersion: from the store), beside the bare handler writing the same bytes; the
+ * (limit, no resourceVersion: most recent, from the watch cache once it has caught up with the store),
+ * beside the bare handler writing the same bytes; the
  * latency is the client's time to the last byte on loopback. Then watches of the same namespace from
  * rv=0, timed to the last ADDED event of the initial state.
  */

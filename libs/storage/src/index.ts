@@ -19,6 +19,7 @@ export type {
   Watcher,
 } from './storage';
 export { StorageError, isStorageError } from './storage-error';
+export { encodeContinue } from './continue-token';
 export { MAX_STORED_OBJECT_BYTES } from './stored-value';
 export type { StorageErrorCode } from './storage-error';
 export { CORE_GROUP_SEGMENT, objectStorageKey, prefixKey, prefixRange } from './keys';

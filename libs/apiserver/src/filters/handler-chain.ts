@@ -36,16 +36,31 @@ function underAny(path: string, prefixes: string[]): boolean {
   return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
-/** Runs once when the exchange is over, whether the response finished or the connection dropped. */
+const DONE_CALLBACKS = Symbol('doneCallbacks');
+
+/**
+ * Runs once when the exchange is over, whether the response finished or the connection dropped. Every
+ * filter's callback of one response hangs on one pair of listeners, in the order they were added.
+ */
 function onDone(res: ServerResponse, done: () => void): void {
+  const carrier = res as ServerResponse & { [DONE_CALLBACKS]?: Array<() => void> };
+  const known = carrier[DONE_CALLBACKS];
+  if (known !== undefined) {
+    known.push(done);
+    return;
+  }
+  const callbacks = [done];
+  carrier[DONE_CALLBACKS] = callbacks;
   let called = false;
-  const once = () => {
+  const once = (): void => {
     if (called) return;
     called = true;
-    done();
+    res.off('finish', once);
+    res.off('close', once);
+    for (const callback of callbacks) callback();
   };
-  res.once('finish', once);
-  res.once('close', once);
+  res.on('finish', once);
+  res.on('close', once);
 }
 
 /**

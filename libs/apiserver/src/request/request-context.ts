@@ -31,7 +31,15 @@ export interface RequestContext {
   abort(reason: unknown): void;
 }
 
-const contexts = new WeakMap<IncomingMessage, RequestContext>();
+// The context and the split URL ride on the request object itself: a WeakMap entry per request costs
+// more (ephemerons are extra work for every garbage collection) and the request dies with them anyway.
+const CONTEXT = Symbol('requestContext');
+const PARSED_URL = Symbol('parsedUrl');
+
+interface Carrier {
+  [CONTEXT]?: RequestContext;
+  [PARSED_URL]?: { target: string; url: RequestUrl };
+}
 
 /**
  * The path and query of a request target, split by hand: WHATWG URL parsing would read a target
@@ -40,12 +48,12 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>();
 export function requestUrl(req: Pick<IncomingMessage, 'url'>): RequestUrl {
   const target = req.url ?? '/';
   // Every filter and the handler ask; the target is split once per request (again only if it changed).
-  const known = parsedUrls.get(req);
+  const known = (req as Carrier)[PARSED_URL];
   if (known !== undefined && known.target === target) return known.url;
   const queryAt = target.indexOf('?');
   const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
   const url = { pathname: pathname === '' ? '/' : pathname, searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)) };
-  parsedUrls.set(req, { target, url });
+  (req as Carrier)[PARSED_URL] = { target, url };
   return url;
 }
 
@@ -55,30 +63,32 @@ export interface RequestUrl {
   searchParams: URLSearchParams;
 }
 
-const parsedUrls = new WeakMap<object, { target: string; url: RequestUrl }>();
-
 export function attachRequestContext(req: IncomingMessage): RequestContext {
   const url = requestUrl(req);
   const info = requestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-  const controller = new AbortController();
+  // Most requests end without anyone listening to their signal: the controller is made on first use
+  // (an AbortController and its signal cost more than the rest of the context).
+  let controller: AbortController | undefined;
   const context: RequestContext = {
     info,
     longRunning: isLongRunning(info),
     mutating: isMutating(info),
     startedAt: process.hrtime.bigint(),
-    signal: controller.signal,
-    abort: (reason: unknown) => controller.abort(reason),
+    get signal(): AbortSignal {
+      return (controller ??= new AbortController()).signal;
+    },
+    abort: (reason: unknown) => (controller ??= new AbortController()).abort(reason),
   };
-  contexts.set(req, context);
+  (req as Carrier)[CONTEXT] = context;
   return context;
 }
 
 /** The context the handler chain attached, without making one. */
 export function existingRequestContext(req: IncomingMessage): RequestContext | undefined {
-  return contexts.get(req);
+  return (req as Carrier)[CONTEXT];
 }
 
 /** The context the handler chain attached; one is made on the spot for a request that bypassed the chain. */
 export function requestContext(req: IncomingMessage): RequestContext {
-  return contexts.get(req) ?? attachRequestContext(req);
+  return (req as Carrier)[CONTEXT] ?? attachRequestContext(req);
 }

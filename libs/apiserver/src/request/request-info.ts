@@ -133,11 +133,20 @@ function hasEmptySegment(path: string): boolean {
 
 // Segments are decoded one by one (Kubernetes reads the decoded path); an encoded slash stays inside its segment.
 function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === SLASH) start++;
+  while (end > start && path.charCodeAt(end - 1) === SLASH) end--;
+  if (start === end) return [];
+  const segments = path.slice(start, end).split('/');
+  // Most paths have nothing to decode.
+  return path.includes('%') ? segments.map(decodeSegment) : segments;
 }
 
+const SLASH = 0x2f;
+
 function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

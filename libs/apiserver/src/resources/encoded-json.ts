@@ -63,19 +63,34 @@ function frameOf(type: string, object: unknown): WatchFrame {
 
 /**
  * A list's JSON, `{"kind":..,"apiVersion":..,"metadata":..,"items":[..]}\n`, the same bytes
- * `JSON.stringify` writes, made of the items' own encodings (shared ones are not encoded again).
+ * `JSON.stringify` writes, made of the items' own encodings (shared ones are not encoded again),
+ * copied once into a buffer of the exact size (no view or part per item: a list of 10,000 items made
+ * 20,000 small objects before).
  */
-export function listJsonBytes(head: { kind: string; apiVersion: string; metadata: unknown }, items: readonly unknown[]): Buffer {
-  const parts: Buffer[] = [
-    Buffer.from(`{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`),
-  ];
+export function listJsonBytes(
+  head: { kind: string; apiVersion: string; metadata: unknown },
+  items: readonly unknown[],
+  allocate: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
+): Buffer {
+  const start = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
+  const lines: Buffer[] = new Array<Buffer>(items.length);
+  let size = Buffer.byteLength(start) + Math.max(0, items.length - 1) + LIST_END.length;
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(jsonBytes(items[i]));
+    const line = jsonLine(items[i]);
+    lines[i] = line;
+    size += line.length - 1;
   }
-  parts.push(LIST_END);
-  return Buffer.concat(parts);
+  const out = allocate(size);
+  let at = out.write(start, 0);
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) out[at++] = COMMA;
+    const line = lines[i];
+    // The line without its newline.
+    at += line.copy(out, at, 0, line.length - 1);
+  }
+  LIST_END.copy(out, at);
+  return out;
 }
 
-const COMMA = Buffer.from(',');
+const COMMA = 0x2c;
 const LIST_END = Buffer.from(']}\n');

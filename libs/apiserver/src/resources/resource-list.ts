@@ -24,10 +24,13 @@ export interface ListSource {
 const MAX_READS_PER_PAGE = 16;
 
 /**
- * Reads a list as the resourceVersion tables say. "Any" (`0`) and "Not older than" without a limit are
- * answered by the watch cache when the resource has one (a limit is then ignored for `0`, as
- * Kubernetes' cache does); "Most recent", "Exact", paged lists and continue tokens go to storage, whose
- * pages are one consistent snapshot. A selector over a paged list reads on until `limit` items match.
+ * Reads a list as the resourceVersion tables say. "Any" (`0`) and "Not older than" are answered by the
+ * watch cache when the resource has one (a limit is ignored for `0`, as Kubernetes' cache does), and so
+ * is "Most recent" once the cache has caught up with the store (ConsistentListFromCache). The first
+ * page of a paged list comes from the cache too, with the store's own continue token at the cache's
+ * revision, as Kubernetes serves paged lists from cache snapshots; "Exact" and continue tokens go to
+ * storage, whose pages at the token's revision continue that same snapshot. A selector over a paged
+ * list reads on until `limit` items match.
  */
 export async function readList(source: ListSource): Promise<ListOutcome> {
   const { semantics, selection } = source;
@@ -43,6 +46,25 @@ export async function readList(source: ListSource): Promise<ListOutcome> {
       filter: selection.filter,
     });
     return { items: listed.items, resourceVersion: String(listed.revision) };
+  }
+  const pageable = source.limit > 0 && ((semantics.mode === 'MostRecent' && source.consistentFromCache === true) || semantics.mode === 'NotOlderThan');
+  const pageCacher = pageable ? source.cacher() : undefined;
+  if (pageCacher !== undefined) {
+    const page = await pageCacher.listPage({
+      keyPrefix: source.prefix,
+      limit: source.limit,
+      minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,
+      consistent: semantics.mode === 'MostRecent',
+      filter: selection.filter,
+    });
+    if (page !== undefined) {
+      const outcome: ListOutcome = { items: page.items, resourceVersion: String(page.revision) };
+      if (page.continue !== undefined) {
+        outcome.continue = page.continue;
+        if (!selection.selective && page.remainingItemCount !== undefined) outcome.remainingItemCount = page.remainingItemCount;
+      }
+      return outcome;
+    }
   }
   const options: ListOptions = {};
   switch (semantics.mode) {

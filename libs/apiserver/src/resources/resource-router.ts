@@ -25,6 +25,7 @@ import { toStatusError } from './status-mapping';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
 import { streamWatch } from './watch-stream';
 import { listJsonBytes } from './encoded-json';
+import { LargeBodyPool } from './large-body-pool';
 
 export interface ResourceRouterOptions {
   scheme: Scheme;
@@ -63,6 +64,7 @@ const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
 export class ResourceRouter {
   /** Deprecation of each definition, worked out once (null: not deprecated). */
   private readonly deprecations = new WeakMap<KindDefinition, { warning: string; removedRelease?: string } | null>();
+  private readonly largeBodies = new LargeBodyPool();
 
   constructor(private readonly options: ResourceRouterOptions) {}
 
@@ -205,7 +207,9 @@ export class ResourceRouter {
     const outcome = await target.registry.list(target.namespace, query);
     if (format.encoding === 'json' && format.view === undefined && !format.pretty) {
       // The items' own bytes, shared with every other read and watch of them.
-      writeEncoded(res, 200, listJsonBytes(this.listHead(target, outcome), outcome.items), format);
+      const body = listJsonBytes(this.listHead(target, outcome), outcome.items, this.largeBodies.allocate);
+      writeEncoded(res, 200, body, format);
+      this.largeBodies.releaseAfter(res, body);
       return;
     }
     writeBody(res, 200, this.viewOfList(target, outcome, format, params), format);

@@ -48,6 +48,41 @@ describe('Cacher reads', () => {
     expect(spy.calls.get('get')).toBeUndefined();
   });
 
+  test("a page from memory carries the store's token: the store's next pages continue the same snapshot", async () => {
+    const { store, spy, cacher } = await setup();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await store.create(keyOf(name, 'ns1'), configMap(name, { app: name < 'c' ? 'web' : 'db' }, 'ns1'));
+    await store.create(keyOf('z', 'ns2'), configMap('z', {}, 'ns2'));
+
+    const first = await cacher.listPage({ keyPrefix: nsPrefix('ns1'), limit: 2, consistent: true });
+    expect(first?.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    expect(first?.revision).toBe(await store.currentRevision());
+    expect(first?.remainingItemCount).toBe(3);
+    // Writes after the first page are not part of the list it began.
+    await store.create(keyOf('bb', 'ns1'), configMap('bb', {}, 'ns1'));
+    await store.delete(keyOf('d', 'ns1'));
+    const rest = await store.list<TestObject>(nsPrefix('ns1'), { continue: first?.continue });
+    expect(rest.items.map((o) => o.metadata.name)).toEqual(['c', 'd', 'e']);
+    expect(rest.revision).toBe(first?.revision);
+
+    const last = await cacher.listPage({ keyPrefix: nsPrefix('ns1'), limit: 10, consistent: true });
+    expect(last?.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'bb', 'c', 'e']);
+    expect(last?.continue).toBeUndefined();
+    // With a filter the page holds `limit` matches; what follows is not counted.
+    const db = await cacher.listPage({ keyPrefix: nsPrefix('ns1'), limit: 1, filter: (o) => o.metadata.labels?.app === 'db' });
+    expect(db?.items.map((o) => o.metadata.name)).toEqual(['c']);
+    expect(db?.continue).toBeDefined();
+    expect(db?.remainingItemCount).toBeUndefined();
+    const exactlyFull = await cacher.listPage({ keyPrefix: nsPrefix('ns1'), limit: 2, filter: (o) => o.metadata.labels?.app === 'web' });
+    expect(exactlyFull?.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
+    expect(exactlyFull?.continue).toBeUndefined();
+    expect(spy.calls.get('list')).toBeUndefined();
+  });
+
+  test('a page is not served from a cache that is not ready', async () => {
+    const { cacher } = await setup({}, false);
+    await expect(cacher.listPage({ limit: 1, consistent: true })).resolves.toBeUndefined();
+  });
+
   test('"not older than" and "most recent" reads wait for the cache to reach the revision', async () => {
     const { store, spy, cacher } = await setup();
     for (let i = 0; i < 5; i++) {

@@ -1,5 +1,14 @@
 import { errorMessage } from '@svc/machinery';
-import { StorageError, isStorageError, type ChangeEvent, type Storage, type StoredObject, type StorageWatchEvent, type Watcher } from '@svc/storage';
+import {
+  StorageError,
+  encodeContinue,
+  isStorageError,
+  type ChangeEvent,
+  type Storage,
+  type StoredObject,
+  type StorageWatchEvent,
+  type Watcher,
+} from '@svc/storage';
 import type { CacheEntry, CacheWatchEvent } from './cache-events';
 import { CacheWatcherChannel, type CacheWatcher } from './cache-watcher';
 import { deepFreeze } from './deep-freeze';
@@ -81,6 +90,18 @@ export interface CacheListResult<T extends StoredObject> {
   items: T[];
   /** The revision the list reflects. */
   revision: number;
+}
+
+export interface CachePageOptions<T extends StoredObject> extends CacheListOptions<T> {
+  /** At most this many items (at least 1). */
+  limit: number;
+}
+
+export interface CachePageResult<T extends StoredObject> extends CacheListResult<T> {
+  /** Present when more items follow: the store's own token for the next page, at `revision`. */
+  continue?: string;
+  /** Items after this page, for a page without filter. */
+  remainingItemCount?: number;
 }
 
 export interface CacheWatchOptions<T extends StoredObject> {
@@ -276,12 +297,33 @@ export class Cacher<T extends StoredObject> {
     this.checkKey(keyPrefix, 'keyPrefix');
     const target = await this.readTarget(options);
     if (await this.servable(target)) {
-      return { items: this.store.list(keyPrefix, options.filter).map((item) => item.object), revision: this.cacheRevision };
+      return { items: this.store.objects(keyPrefix, options.filter), revision: this.cacheRevision };
     }
     const listed = await this.storage.list<T>(keyPrefix, { revision: target, match: 'NotOlderThan' });
     const items = options.filter === undefined ? listed.items : listed.items.filter(options.filter);
     for (const item of items) deepFreeze(item);
     return { items, revision: listed.revision };
+  }
+
+  /**
+   * The first page of a list, from memory, or undefined when the cache cannot answer at the revision
+   * asked for (not ready, or not caught up within `waitMs`): the caller then pages through the store.
+   * The cache holds the store's state at `cacheRevision` exactly, so the store reads the following
+   * pages at that revision from the token, and all pages form one consistent snapshot.
+   */
+  async listPage(options: CachePageOptions<T>): Promise<CachePageResult<T> | undefined> {
+    const keyPrefix = options.keyPrefix ?? this.prefix;
+    this.checkKey(keyPrefix, 'keyPrefix');
+    const target = await this.readTarget(options);
+    if (!(await this.servable(target))) return undefined;
+    const revision = this.cacheRevision;
+    const page = this.store.page(keyPrefix, Math.max(1, options.limit), options.filter);
+    const result: CachePageResult<T> = { items: page.items, revision };
+    if (page.more) {
+      result.continue = encodeContinue({ revision, after: page.lastKey.slice(keyPrefix.length) });
+      if (page.remaining !== undefined) result.remainingItemCount = page.remaining;
+    }
+    return result;
   }
 
   /**
