@@ -20,6 +20,15 @@ export interface WatchStreamOptions {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * How many bytes a watch may have waiting on its socket before it waits for the socket to drain. Far
+ * above the socket's own mark (16 KiB): a watch's initial state, thousands of events ready at once, then
+ * leaves in writes of about this size instead of one per 16 KiB, each a TLS write and a trip through
+ * the event loop. The waiting bytes are mostly frames shared with the other watchers and the cache, and
+ * a client that does not read still holds up only itself: its events wait in the watch's bounded queue.
+ */
+const WATCH_WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
  * Streams a watch as chunked `{"type":..,"object":..}\n` documents (or length-prefixed protobuf
  * frames). An event of a shared cache object is encoded once for all its watchers: each writes the
  * same framed bytes straight to its socket, and the events of one dispatch go out in one TLS write
@@ -62,7 +71,7 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
       const frame = watchFrame(event.type, shown);
       if (socket === undefined || socket.destroyed) {
         if (!res.write(frame.document)) await drained(res);
-      } else if (!writeCorked(socket, frame.chunk)) await socketDrained(socket, res);
+      } else if (!writeCorked(socket, frame.chunk) && socket.writableLength >= WATCH_WRITE_BATCH_BYTES) await socketDrained(socket, res);
     }
   } finally {
     stop();
