@@ -132,8 +132,8 @@ export type ResourceWatchEvent =
 export interface ResourceWatch extends AsyncIterable<ResourceWatchEvent> {
   stop(): void;
   /**
-   * Where offered (a watch of the cache with no conversion): the next live events go to `consumer`
-   * synchronously as they are dispatched, while nothing is queued, instead of waking a pull. Arm it
+   * Where offered (a watch of the cache with no conversion): the events that wait go to `consumer` at
+   * once, and the next live events synchronously as they are dispatched, instead of waking a pull. Arm it
    * only with no event in hand: each event the iteration returns disarms it, and so does the
    * consumer answering false (it cannot take more now); events then arrive through the iteration, in order.
    */

@@ -16,8 +16,9 @@ export interface CacheWatcher<T extends StoredObject> extends AsyncIterable<Cach
   /** Ends the watch; queued events are dropped. Idempotent. */
   stop(): void;
   /**
-   * Hands the next live events to `consumer` as the cacher dispatches them, while nothing waits in
-   * the queue, instead of waking a pull: a pull costs several promise hops per event and watcher.
+   * Hands the events that wait (initial state, replay, queue) to `consumer` at once, and then the next
+   * live events as the cacher dispatches them, instead of waking a pull: a pull costs several promise
+   * hops per event and watcher.
    * Call it only with nothing in hand: every event a pull returns disarms it (the consumer is busy
    * with that one), and so does the consumer answering false (it cannot take more now); events then
    * queue and are pulled as before, in order. The consumer must not throw.
@@ -136,7 +137,13 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   }
 
   deliverDirectly(consumer: DirectConsumer<T>): void {
-    if (!this.isOver) this.direct = consumer;
+    if (this.isOver) return;
+    // What already waits (initial state, replay, backlog) goes first, in one synchronous run while the
+    // consumer takes it: a watch's initial state then costs no promise per event either.
+    for (let event = this.nextReady(); event !== undefined; event = this.nextReady()) {
+      if (!consumer(event)) return;
+    }
+    this.direct = consumer;
   }
 
   stop(): void {
@@ -166,24 +173,29 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   private async pull(): Promise<IteratorResult<CacheWatchEvent<T>>> {
     for (;;) {
       if (this.finished) return { done: true, value: undefined };
-      if (this.initialIndex < this.initial.length) {
-        const event = this.initial[this.initialIndex++];
-        if (this.initialIndex === this.initial.length) this.initial = [];
-        return this.handOut(event);
-      }
-      while (this.replayIndex < this.replay.length) {
-        const event = filteredEvent(this.replay[this.replayIndex++], this.filter);
-        if (this.replayIndex === this.replay.length) this.replay = [];
-        if (event !== undefined) return this.handOut(event);
-      }
-      const queued = this.queue.shift();
-      if (queued !== undefined) return this.handOut(queued);
+      const ready = this.nextReady();
+      if (ready !== undefined) return this.handOut(ready);
       if (this.failure !== undefined) {
         this.finished = true;
         throw this.failure;
       }
       await this.queue.waitForMore();
     }
+  }
+
+  /** The next event that waits: initial, then replayed (through the filter), then queued. */
+  private nextReady(): CacheWatchEvent<T> | undefined {
+    if (this.initialIndex < this.initial.length) {
+      const event = this.initial[this.initialIndex++];
+      if (this.initialIndex === this.initial.length) this.initial = [];
+      return event;
+    }
+    while (this.replayIndex < this.replay.length) {
+      const event = filteredEvent(this.replay[this.replayIndex++], this.filter);
+      if (this.replayIndex === this.replay.length) this.replay = [];
+      if (event !== undefined) return event;
+    }
+    return this.queue.shift();
   }
 
   /** The consumer is busy with `event` until it arms direct delivery again: later events queue behind it. */

@@ -251,27 +251,29 @@ describe('Cacher watches', () => {
     await caughtUp(cacher, store);
     expect(direct).toEqual([...written.slice(0, 2), written[3]]);
 
-    // Once the consumer says it is full, events queue; armed again while one waits in the queue, later ones queue behind it.
+    // Once the consumer says it is full, events queue for the iteration; armed again, it takes what waits first, then live events.
     watcher.deliverDirectly((event) => direct.push(event.revision) < 0);
     written.push(await update(5), await update(6));
     await caughtUp(cacher, store);
+    expect(direct).toEqual([...written.slice(0, 2), written[3], written[4]]);
     watcher.deliverDirectly((event) => direct.push(event.revision) > 0);
+    expect(direct).toEqual([...written.slice(0, 2), ...written.slice(3, 6)]);
     written.push(await update(7));
     await caughtUp(cacher, store);
-    expect(direct).toEqual([...written.slice(0, 2), written[3], written[4]]);
-    expect((await collect(watcher, (events) => events.length >= 2)).map((e) => e.revision)).toEqual(written.slice(5, 7));
+    expect(direct).toEqual([...written.slice(0, 2), ...written.slice(3, 7)]);
 
-    // An event the iteration returns disarms it: the consumer is busy with that one.
-    written.push(await update(8));
-    await caughtUp(cacher, store);
-    expect((await collect(watcher, (events) => events.length >= 1)).map((e) => e.revision)).toEqual([written[7]]);
-    expect(direct).toHaveLength(4);
+    // A watch's initial state goes to the consumer as it is armed.
+    const withState = await cacher.watch({});
+    const initial: string[] = [];
+    withState.deliverDirectly((event) => initial.push(`${event.type}@${event.revision}`) > 0);
+    expect(initial).toEqual([`ADDED@${written[6]}`]);
+    withState.stop();
 
     // A stopped watch delivers nothing more.
     watcher.deliverDirectly((event) => direct.push(event.revision) > 0);
     watcher.stop();
-    await update(9);
+    await update(8);
     await caughtUp(cacher, store);
-    expect(direct).toHaveLength(4);
+    expect(direct).toHaveLength(6);
   });
 });
