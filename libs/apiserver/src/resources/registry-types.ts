@@ -131,4 +131,11 @@ export type ResourceWatchEvent =
 /** One client's watch: pull events with `for await`; `stop()` ends it. */
 export interface ResourceWatch extends AsyncIterable<ResourceWatchEvent> {
   stop(): void;
+  /**
+   * Where offered (a watch of the cache with no conversion): the events that wait go to `consumer` at
+   * once, and the next live events synchronously as they are dispatched, instead of waking a pull. Arm it
+   * only with no event in hand: each event the iteration returns disarms it, and so does the
+   * consumer answering false (it cannot take more now); events then arrive through the iteration, in order.
+   */
+  deliverDirectly?(consumer: (event: ResourceWatchEvent) => boolean): void;
 }

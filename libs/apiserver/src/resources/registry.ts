@@ -261,6 +261,7 @@ export class ResourceRegistry {
         allowBookmarks: query.allowWatchBookmarks === true,
         deadline: query.deadline,
         typed: (object) => this.served(object),
+        typedIsSync: this.converter === undefined,
       });
     } catch (error) {
       throw toStatusError(error, this.groupResource);

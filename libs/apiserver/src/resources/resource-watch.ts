@@ -21,6 +21,8 @@ export interface WatchSource {
   deadline?: number;
   /** Gives an object the version, apiVersion and kind of the endpoint (a copy when they differ); a CRD's conversion webhook may fail it. */
   typed: (object: ApiObject) => ApiObject | Promise<ApiObject>;
+  /** `typed` never returns a promise (no conversion webhook): events can then be delivered synchronously. */
+  typedIsSync?: boolean;
 }
 
 /**
@@ -52,12 +54,17 @@ async function watchCache(source: WatchSource, cacher: Cacher<ApiObject>): Promi
   const bookmark = bookmarkObject(source.def);
   const map = (event: CacheWatchEvent<ApiObject>): Mapped =>
     event.type === 'BOOKMARK' ? { type: 'BOOKMARK', object: bookmark(bookmarkMetadata(event)) } : withObject(event.type, source.typed(event.object));
-  return adapt(
+  const watch = adapt(
     watcher,
     (event) => map(event),
     () => watcher.stop(),
     source,
   );
+  if (source.typedIsSync === true) {
+    // `map` is synchronous here: `typed` is, and bookmarks are made on the spot.
+    watch.deliverDirectly = (consumer) => watcher.deliverDirectly((event) => consumer(map(event) as ResourceWatchEvent));
+  }
+  return watch;
 }
 
 async function watchStorage(source: WatchSource): Promise<ResourceWatch> {

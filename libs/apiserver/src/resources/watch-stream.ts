@@ -20,10 +20,20 @@ export interface WatchStreamOptions {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * How many bytes a watch may have waiting on its socket before it waits for the socket to drain. Far
+ * above the socket's own mark (16 KiB): a watch's initial state, thousands of events ready at once, then
+ * leaves in writes of about this size instead of one per 16 KiB, each a TLS write and a trip through
+ * the event loop. The waiting bytes are mostly frames shared with the other watchers and the cache, and
+ * a client that does not read still holds up only itself: its events wait in the watch's bounded queue.
+ */
+const WATCH_WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
  * Streams a watch as chunked `{"type":..,"object":..}\n` documents (or length-prefixed protobuf
  * frames). An event of a shared cache object is encoded once for all its watchers: each writes the
  * same framed bytes straight to its socket, and the events of one dispatch go out in one TLS write
- * (the socket is corked until the tick ends). It ends cleanly, with no error
+ * (the socket is corked until the tick ends). A live event of a watch with nothing queued is written
+ * during the cache's dispatch itself, without the promise hops of a pull. It ends cleanly, with no error
  * event, when its time is up, the client goes away, the server stops, or the watch ends; a client
  * too slow to take the stream holds up only itself (the watch cuts it off).
  */
@@ -51,9 +61,25 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
   res.once('close', stop);
   if (options.stopSignal.aborted) stop();
 
+  // Live events of a plain JSON watch are written as the cache dispatches them, while the watch has
+  // nothing else waiting; the loop below takes the rest (initial events, a backlog) in order.
+  const direct = socket !== undefined && options.view === undefined ? watch.deliverDirectly?.bind(watch) : undefined;
+  const take = (event: ResourceWatchEvent): boolean => {
+    if (ended || socket === undefined || socket.destroyed) return false;
+    return writeCorked(socket, watchFrame(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
+  };
+  const events = watch[Symbol.asyncIterator]();
+  let done = false;
   try {
-    for await (const event of watch) {
+    while (!ended) {
+      direct?.(take);
+      const next = await events.next();
+      if (next.done === true) {
+        done = true;
+        break;
+      }
       if (ended) break;
+      const event = next.value;
       const shown = options.view ? options.view(event) : event.object;
       if (protobuf) {
         if (!res.write(protobufWatchFrame({ type: event.type, object: shown }))) await drained(res);
@@ -62,10 +88,12 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
       const frame = watchFrame(event.type, shown);
       if (socket === undefined || socket.destroyed) {
         if (!res.write(frame.document)) await drained(res);
-      } else if (!writeCorked(socket, frame.chunk)) await socketDrained(socket, res);
+      } else if (!writeCorked(socket, frame.chunk) && socket.writableLength >= WATCH_WRITE_BATCH_BYTES) await socketDrained(socket, res);
     }
   } finally {
     stop();
+    // As `for await` does when a loop is left early.
+    if (!done) await events.return?.();
     clearTimeout(timer);
     options.stopSignal.removeEventListener('abort', onAbort);
     res.off('close', stop);
@@ -104,15 +132,20 @@ function directSocket(res: ServerResponse): Socket | undefined {
   return socket;
 }
 
-function uncork(socket: Socket): void {
-  socket.uncork();
+// Sockets corked in this tick: one tick callback uncorks them all, not one callback per socket.
+let corked: Socket[] = [];
+
+function uncorkAll(): void {
+  const sockets = corked;
+  corked = [];
+  for (const socket of sockets) socket.uncork();
 }
 
 /** Writes with the socket corked to the end of the tick, so one dispatch's events leave in one write. */
 function writeCorked(socket: Socket, bytes: Buffer): boolean {
   if (socket.writableCorked === 0) {
     socket.cork();
-    process.nextTick(uncork, socket);
+    if (corked.push(socket) === 1) process.nextTick(uncorkAll);
   }
   return socket.write(bytes);
 }

@@ -15,9 +15,21 @@ import { filteredEvent, type CacheEntry, type CacheWatchEvent } from './cache-ev
 export interface CacheWatcher<T extends StoredObject> extends AsyncIterable<CacheWatchEvent<T>> {
   /** Ends the watch; queued events are dropped. Idempotent. */
   stop(): void;
+  /**
+   * Hands the events that wait (initial state, replay, queue) to `consumer` at once, and then the next
+   * live events as the cacher dispatches them, instead of waking a pull: a pull costs several promise
+   * hops per event and watcher.
+   * Call it only with nothing in hand: every event a pull returns disarms it (the consumer is busy
+   * with that one), and so does the consumer answering false (it cannot take more now); events then
+   * queue and are pulled as before, in order. The consumer must not throw.
+   */
+  deliverDirectly(consumer: DirectConsumer<T>): void;
   /** Resolves when the watch has ended, with the terminal error if there was one. */
   readonly ended: Promise<StorageError | undefined>;
 }
+
+/** Takes one live event synchronously; false when it cannot take another now. */
+export type DirectConsumer<T extends StoredObject> = (event: CacheWatchEvent<T>) => boolean;
 
 export interface CacheWatcherInit<T extends StoredObject> {
   keyPrefix: string;
@@ -57,6 +69,7 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   private replay: Array<CacheEntry<T>>;
   private replayIndex = 0;
   private readonly queue = new PullQueue<CacheWatchEvent<T>>();
+  private direct: DirectConsumer<T> | undefined;
   /** Revision of the newest change or bookmark queued. */
   private cursor: number;
   private failure: StorageError | undefined;
@@ -118,13 +131,25 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   fail(error: StorageError): void {
     if (this.isOver) return;
     this.failure = error;
+    this.direct = undefined;
     this.end(error);
     this.queue.wakeUp();
+  }
+
+  deliverDirectly(consumer: DirectConsumer<T>): void {
+    if (this.isOver) return;
+    // What already waits (initial state, replay, backlog) goes first, in one synchronous run while the
+    // consumer takes it: a watch's initial state then costs no promise per event either.
+    for (let event = this.nextReady(); event !== undefined; event = this.nextReady()) {
+      if (!consumer(event)) return;
+    }
+    this.direct = consumer;
   }
 
   stop(): void {
     if (this.finished) return;
     this.finished = true;
+    this.direct = undefined;
     this.initial = [];
     this.replay = [];
     this.queue.clear();
@@ -148,18 +173,8 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
   private async pull(): Promise<IteratorResult<CacheWatchEvent<T>>> {
     for (;;) {
       if (this.finished) return { done: true, value: undefined };
-      if (this.initialIndex < this.initial.length) {
-        const event = this.initial[this.initialIndex++];
-        if (this.initialIndex === this.initial.length) this.initial = [];
-        return { done: false, value: event };
-      }
-      while (this.replayIndex < this.replay.length) {
-        const event = filteredEvent(this.replay[this.replayIndex++], this.filter);
-        if (this.replayIndex === this.replay.length) this.replay = [];
-        if (event !== undefined) return { done: false, value: event };
-      }
-      const queued = this.queue.shift();
-      if (queued !== undefined) return { done: false, value: queued };
+      const ready = this.nextReady();
+      if (ready !== undefined) return this.handOut(ready);
       if (this.failure !== undefined) {
         this.finished = true;
         throw this.failure;
@@ -168,7 +183,33 @@ export class CacheWatcherChannel<T extends StoredObject> implements CacheWatcher
     }
   }
 
+  /** The next event that waits: initial, then replayed (through the filter), then queued. */
+  private nextReady(): CacheWatchEvent<T> | undefined {
+    if (this.initialIndex < this.initial.length) {
+      const event = this.initial[this.initialIndex++];
+      if (this.initialIndex === this.initial.length) this.initial = [];
+      return event;
+    }
+    while (this.replayIndex < this.replay.length) {
+      const event = filteredEvent(this.replay[this.replayIndex++], this.filter);
+      if (this.replayIndex === this.replay.length) this.replay = [];
+      if (event !== undefined) return event;
+    }
+    return this.queue.shift();
+  }
+
+  /** The consumer is busy with `event` until it arms direct delivery again: later events queue behind it. */
+  private handOut(event: CacheWatchEvent<T>): IteratorResult<CacheWatchEvent<T>> {
+    this.direct = undefined;
+    return { done: false, value: event };
+  }
+
   private enqueue(event: CacheWatchEvent<T>): void {
+    const direct = this.direct;
+    if (direct !== undefined && this.queue.length === 0 && this.initial.length === 0 && this.replay.length === 0) {
+      if (!direct(event)) this.direct = undefined;
+      return;
+    }
     this.queue.push(event);
   }
 

@@ -230,4 +230,50 @@ describe('Cacher watches', () => {
     for (const w of watchers) w.stop();
     expect(cacher.size().watchers).toBe(0);
   });
+  test('direct delivery: live events go to the consumer while nothing is queued, and everything else through the iteration, in order', async () => {
+    const { store, cacher } = await setup();
+    const start = rv(await store.create(keyOf('a'), configMap('a')));
+    const watcher = await cacher.watch({ fromRevision: start });
+    const update = async (i: number): Promise<number> =>
+      rv(await store.guaranteedUpdate<TestObject>(keyOf('a'), (cur) => ({ ...(cur as TestObject), data: { i: String(i) } })));
+    const direct: number[] = [];
+
+    // The consumer takes two events and then says it is full: the third waits for a pull.
+    watcher.deliverDirectly((event) => direct.push(event.revision) < 2);
+    const written = [await update(1), await update(2), await update(3)];
+    await caughtUp(cacher, store);
+    expect(direct).toEqual(written.slice(0, 2));
+    expect((await collect(watcher, (events) => events.length >= 1)).map((e) => e.revision)).toEqual([written[2]]);
+
+    // Armed again with nothing in hand: the next live event goes straight to the consumer.
+    watcher.deliverDirectly((event) => direct.push(event.revision) > 0);
+    written.push(await update(4));
+    await caughtUp(cacher, store);
+    expect(direct).toEqual([...written.slice(0, 2), written[3]]);
+
+    // Once the consumer says it is full, events queue for the iteration; armed again, it takes what waits first, then live events.
+    watcher.deliverDirectly((event) => direct.push(event.revision) < 0);
+    written.push(await update(5), await update(6));
+    await caughtUp(cacher, store);
+    expect(direct).toEqual([...written.slice(0, 2), written[3], written[4]]);
+    watcher.deliverDirectly((event) => direct.push(event.revision) > 0);
+    expect(direct).toEqual([...written.slice(0, 2), ...written.slice(3, 6)]);
+    written.push(await update(7));
+    await caughtUp(cacher, store);
+    expect(direct).toEqual([...written.slice(0, 2), ...written.slice(3, 7)]);
+
+    // A watch's initial state goes to the consumer as it is armed.
+    const withState = await cacher.watch({});
+    const initial: string[] = [];
+    withState.deliverDirectly((event) => initial.push(`${event.type}@${event.revision}`) > 0);
+    expect(initial).toEqual([`ADDED@${written[6]}`]);
+    withState.stop();
+
+    // A stopped watch delivers nothing more.
+    watcher.deliverDirectly((event) => direct.push(event.revision) > 0);
+    watcher.stop();
+    await update(8);
+    await caughtUp(cacher, store);
+    expect(direct).toHaveLength(6);
+  });
 });
