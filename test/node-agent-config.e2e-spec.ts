@@ -50,6 +50,7 @@ describe('node agent: configuration files', () => {
     ['a field that needs a feature gate', { ...header, cpuManagerPolicy: 'static' }, /cpuManagerPolicy.*CPUManager/],
     ['a setting whose behaviour the agent lacks', { ...header, evictionHard: { 'memory.available': '1Gi' } }, /evictionHard: Unsupported value.*eviction/],
     ['a wrong kind', { ...header, kind: 'KubeletConfiguration' }, /kind: must be "NodeAgentConfiguration"/],
+    ['a cipher suite not named as Go names it', { ...header, tlsCipherSuites: ['ECDHE-RSA-AES128-GCM-SHA256'] }, /tlsCipherSuites\[0\].*cipher suite/],
   ];
 
   // Two agents at a time (one per core): each reads its file and exits before it reaches anything else.

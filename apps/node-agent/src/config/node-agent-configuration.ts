@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { compileKind, defineKind, fieldErrors, ListAtomic, Quantity, StringMap, TaintSchema, type ApiObject, type FieldError } from '@svc/api';
-import { parseDuration } from '@svc/options';
+import { parseDuration, TLS_CIPHER_SUITES } from '@svc/options';
 import { Bool, Duration, Enum, I32, I64, Str, typeMeta } from './config-schema';
 
 export const CONFIG_GROUP = 'nodeagent.config.svc.io';
@@ -252,6 +252,10 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
   if (c.tlsMinVersion && !['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'].includes(c.tlsMinVersion)) {
     errors.push(fieldErrors.notSupported('tlsMinVersion', c.tlsMinVersion, ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']));
   }
+  // The names are Go's; a name OpenSSL cannot be given refuses the start, as the kubelet's does.
+  (c.tlsCipherSuites ?? []).forEach((name, i) => {
+    if (TLS_CIPHER_SUITES[name] === undefined) invalid(`tlsCipherSuites[${i}]`, name, 'unknown or unsupported TLS cipher suite');
+  });
   if (Boolean(c.tlsCertFile) !== Boolean(c.tlsPrivateKeyFile))
     invalid('tlsCertFile', c.tlsCertFile ?? '', 'tlsCertFile and tlsPrivateKeyFile must be given together');
   return errors;

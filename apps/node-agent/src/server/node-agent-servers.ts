@@ -11,6 +11,7 @@ import type { NodeAgent } from '../node-agent';
 import { NodeAgentHandlers } from './node-agent-handlers';
 import { nodeAccess } from './node-access';
 import { servingPair } from './serving-pair';
+import { opensslCiphers } from './tls-ciphers';
 
 export interface ServerSettings {
   certDir: string;
@@ -93,7 +94,7 @@ export async function startNodeAgentServers(
       requestCert: clientCA !== undefined,
       rejectUnauthorized: false,
       minVersion: config.tlsMinVersion ? TLS_VERSIONS[config.tlsMinVersion] : 'TLSv1.2',
-      ...(config.tlsCipherSuites?.length ? { ciphers: config.tlsCipherSuites.join(':') } : {}),
+      ...(config.tlsCipherSuites?.length ? { ciphers: opensslCiphers(config.tlsCipherSuites), honorCipherOrder: true } : {}),
     });
     const guarded = async (req: IncomingMessage, reject: (code: number, message: string) => void): Promise<boolean> => {
       const path = new URL(req.url ?? '/', 'https://node').pathname;
