@@ -72,15 +72,18 @@ export class PodWorker {
   /** Containers to restart at the next sync, with why (a failed liveness probe). */
   private readonly unhealthy = new Map<string, { message: string; grace?: number }>();
   private lastStatus = '';
-  /** The runtime signature of the pod at the worker's last look, and a relist's that came during a sync. */
+  /** The runtime signature of the pod at the worker's last look. */
   private seen?: string;
-  private relisted?: string;
   /**
    * Whether this sync changed the runtime in ways it did not note in its observation: the status is
    * then computed from a fresh look. Starting containers is noted (their status is read once started),
    * so a pod that just started writes its status without listing the runtime again.
    */
   private stale = false;
+  /** Until the pod first runs (a pod the agent adopts running is not starting): its steps are start-up metrics. */
+  private starting = true;
+  private readonly seenAt = performance.now();
+  private firstSync = true;
   private terminated = false;
   private stopped = false;
   /** Resolves once the pod's containers and sandbox are gone (after deletion). */
@@ -119,15 +122,12 @@ export class PodWorker {
   /**
    * The runtime relist's view of the pod's sandboxes and containers. A sync follows only when it
    * differs from what the worker itself saw last: the containers a sync just started show up in the
-   * next relist, and syncing again for them would only repeat its runtime calls. During a sync the
-   * comparison waits for the sync's end, when the worker has looked at the runtime again.
+   * next relist, and syncing again for them would only repeat its runtime calls. A relist during a
+   * sync is passed over: it may be older than the sync's own look (a container created, not yet
+   * started), and a change it holds persists, so the next relist, a second later, still finds it.
    */
   runtimeChanged(signature: string): void {
-    if (this.running) {
-      this.relisted = signature;
-      return;
-    }
-    if (signature !== this.seen) this.requestSync();
+    if (!this.running && signature !== this.seen) this.requestSync();
   }
 
   /** The pod was removed from the API without the agent's final delete: stop everything. */
@@ -185,8 +185,6 @@ export class PodWorker {
           process.stderr.write(`svc-node-agent: pod ${this.pod.metadata?.namespace}/${this.pod.metadata?.name}: ${errorMessage(error)}\n`);
           this.requestSync(RETRY_MS);
         }
-        if (this.relisted !== undefined && this.relisted !== this.seen) this.again = true;
-        this.relisted = undefined;
       } while (this.again && !this.stopped);
     } finally {
       this.running = false;
@@ -245,7 +243,10 @@ export class PodWorker {
     const phase = pod.status?.phase;
     if (this.terminated || pod.metadata?.deletionTimestamp) return this.terminate();
     this.stale = false;
+    this.runtime.startMetrics.syncs.inc();
     let observed = await this.observe();
+    if (this.firstSync && observed.sandboxId) this.starting = false;
+    this.firstSync = false;
     if (phase === 'Succeeded' || phase === 'Failed') {
       // A finished pod keeps its containers (for logs) but runs nothing, its sandbox included.
       await this.stopAll(observed, 0, false);
@@ -281,7 +282,7 @@ export class PodWorker {
     await mkdir(config.logDirectory ?? '', { recursive: true });
     let id: string;
     try {
-      id = await cri.runPodSandbox(config);
+      id = await this.runtime.startMetrics.step(this.starting, 'sandbox', () => cri.runPodSandbox(config));
     } catch (error) {
       this.runtime.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(error)}`);
       for (const c of pod.spec?.containers ?? []) this.waiting.set(c.name, { reason: 'ContainerCreating', message: errorMessage(error) });
@@ -412,7 +413,7 @@ export class PodWorker {
     const runtime = this.runtime;
     let imageRef: string;
     try {
-      imageRef = await runtime.images.ensure(pod, container, observed.sandboxConfig!);
+      imageRef = await runtime.startMetrics.step(this.starting, 'image', () => runtime.images.ensure(pod, container, observed.sandboxConfig!));
     } catch (error) {
       if (!(error instanceof ImagePullError)) throw error;
       const message = error.reason === 'ImagePullBackOff' ? `Back-off pulling image "${container.image}"` : error.message;
@@ -437,7 +438,9 @@ export class PodWorker {
         type,
         resources: runtime.resources(),
       });
-      id = await runtime.cri.createContainer(observed.sandboxId!, config, observed.sandboxConfig!);
+      id = await runtime.startMetrics.step(this.starting, 'container_create', () =>
+        runtime.cri.createContainer(observed.sandboxId!, config, observed.sandboxConfig!),
+      );
     } catch (error) {
       if (error instanceof ContainerConfigError) {
         this.waiting.set(container.name, { reason: 'CreateContainerConfigError', message: error.message });
@@ -454,7 +457,7 @@ export class PodWorker {
     this.sandboxOfContainer.set(id, observed.sandboxId!);
     runtime.event(pod, 'Normal', 'Created', `Created container ${container.name}`);
     try {
-      await runtime.cri.startContainer(id);
+      await runtime.startMetrics.step(this.starting, 'container_start', () => runtime.cri.startContainer(id));
     } catch (error) {
       this.stale = true;
       this.waiting.set(container.name, { reason: 'RunContainerError', message: errorMessage(error) });
@@ -640,8 +643,12 @@ export class PodWorker {
     });
     const text = JSON.stringify({ ...status, conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })) });
     if (text === this.lastStatus) return;
-    await this.runtime.writeStatus(pod, status);
+    await this.runtime.startMetrics.step(this.starting, 'status_write', () => this.runtime.writeStatus(pod, status));
     this.lastStatus = text;
+    if (this.starting && status.phase !== 'Pending') {
+      this.starting = false;
+      if (status.phase === 'Running') this.runtime.startMetrics.podStart.observe((performance.now() - this.seenAt) / 1000);
+    }
     // Keep the written status so that the next computation carries its transition times and start time.
     this.pod = { ...this.pod, status };
   }
