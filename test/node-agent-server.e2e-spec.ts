@@ -85,6 +85,10 @@ describeWithRuntime('node agent: its servers, DNS and registration settings', ()
     expect(metrics.status).toBe(200);
     expect(metrics.type).toMatch(/^text\/plain/);
     expect(metrics.body).toMatch(/^# HELP /m);
+    // Where start-up time goes: the pod's start as a whole, its steps, and the runtime calls by operation.
+    expect(metrics.body).toMatch(/^nodeagent_pod_start_duration_seconds_count [1-9]/m);
+    expect(metrics.body).toMatch(/^nodeagent_pod_start_step_duration_seconds_count\{step="sandbox"\} [1-9]/m);
+    expect(metrics.body).toMatch(/^nodeagent_runtime_operations_duration_seconds_count\{operation_type="RunPodSandbox"\} [1-9]/m);
     expect((await get(true, cluster.agent.port, '/nowhere')).status).toBe(404);
   });
 

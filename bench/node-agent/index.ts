@@ -9,6 +9,7 @@ import { processCpuMicros, startNodeChild, type Child } from '../apiserver/child
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { summarize } from '../apiserver/stats';
 import { positiveFromEnv } from '../support/env-number';
+import { probeGet } from '../support/probe-get';
 
 /**
  * Pod startup on one node, in one run, against one private containerd:
@@ -16,7 +17,8 @@ import { positiveFromEnv } from '../support/env-number';
  *   CreateContainer, StartContainer each), the time from the start to each container running.
  * - Node agent: the same number of pods created at once through the API server, bound to the node,
  *   and the time from each create to the pod reported Running (status polled every POLL_MS); the
- *   agent's CPU seconds and peak resident memory over the phase.
+ *   agent's CPU seconds and peak resident memory over the phase, and from its /metrics where the time
+ *   went: the mean of each start-up step, and its CRI calls by operation beside the direct path's 3.
  * Kubernetes' pod startup SLO (image present) is 5 s at p99; the goal is that, and at most 1.5x direct.
  */
 const PODS = positiveFromEnv('NODE_AGENT_BENCH_PODS', 50);
@@ -76,15 +78,56 @@ async function directStart(containerd: ContainerdProcess, logRoot: string): Prom
   return { latencies, wallMs };
 }
 
-async function startAgent(dir: string, server: RunningServer, containerd: ContainerdProcess, nodeName: string): Promise<Child> {
+/** `name{labels}` -> value of every sample of the agent's `/metrics`. */
+async function scrapeAgent(port: number): Promise<Map<string, number>> {
+  const samples = new Map<string, number>();
+  const { status, body } = await probeGet(port, '/metrics');
+  if (status !== 200) throw new Error(`the node agent's /metrics answered ${status}`);
+  for (const line of body.split('\n')) {
+    const match = /^(\S+)\s+(\S+)$/.exec(line);
+    if (match && !line.startsWith('#')) samples.set(match[1], Number(match[2]));
+  }
+  return samples;
+}
+
+/** Where the agent's time went over the phase, from its metrics before and after. */
+function reportAgentMetrics(before: Map<string, number>, after: Map<string, number>): void {
+  const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const labelled = (prefix: string, label: string) =>
+    [...after.keys()].flatMap((key) => {
+      const match = new RegExp(`^${prefix}_count\\{${label}="([^"]+)"\\}$`).exec(key);
+      return match ? [match[1]] : [];
+    });
+  const steps = labelled('nodeagent_pod_start_step_duration_seconds', 'step').map((step) => {
+    const key = (suffix: string) => `nodeagent_pod_start_step_duration_seconds_${suffix}{step="${step}"}`;
+    return `${step} ${ms((delta(key('sum')) / Math.max(1, delta(key('count')))) * 1000)}`;
+  });
+  const podStart = delta('nodeagent_pod_start_duration_seconds_sum') / Math.max(1, delta('nodeagent_pod_start_duration_seconds_count'));
+  console.log(`agent, mean per pod: seen -> Running written ${ms(podStart * 1000)}; steps: ${steps.join(', ')}`);
+  const calls = labelled('nodeagent_runtime_operations_duration_seconds', 'operation_type')
+    .map((op) => {
+      const key = (suffix: string) => `nodeagent_runtime_operations_duration_seconds_${suffix}{operation_type="${op}"}`;
+      return { op, count: delta(key('count')), mean: (delta(key('sum')) / Math.max(1, delta(key('count')))) * 1000 };
+    })
+    .filter((c) => c.count > 0)
+    .sort((a, b) => b.count - a.count);
+  const total = calls.reduce((sum, c) => sum + c.count, 0);
+  console.log(
+    `agent CRI calls: ${total} (${(total / PODS).toFixed(1)} per pod; direct makes 3), ${delta('nodeagent_pod_syncs_total') / PODS} syncs per pod: ` +
+      calls.map((c) => `${c.op} ${c.count} (mean ${ms(c.mean)})`).join(', '),
+  );
+}
+
+async function startAgent(dir: string, server: RunningServer, containerd: ContainerdProcess, nodeName: string): Promise<{ child: Child; port: number }> {
   const config = join(dir, 'agent.yaml');
+  const port = await freePort();
   writeFileSync(
     config,
     JSON.stringify({
       apiVersion: 'nodeagent.config.svc.io/v1beta1',
       kind: 'NodeAgentConfiguration',
       address: '127.0.0.1',
-      port: await freePort(),
+      port,
       healthzPort: await freePort(),
       authorization: { mode: 'AlwaysAllow' },
       authentication: { anonymous: { enabled: true } },
@@ -112,14 +155,19 @@ async function startAgent(dir: string, server: RunningServer, containerd: Contai
     if (Date.now() > deadline) throw new Error(`the node agent was not ready in time:\n${child.output()}`);
     await sleep(100);
   }
-  return child;
+  return { child, port };
 }
 
 /** Creates PODS pods at once, bound to the node; ms from each create to the pod reported Running. */
-async function agentStart(client: Client, nodeName: string, agent: Child): Promise<{ latencies: number[]; wallMs: number; cpuSeconds: number }> {
+async function agentStart(
+  client: Client,
+  nodeName: string,
+  agent: Child,
+): Promise<{ latencies: number[]; createLatencies: number[]; wallMs: number; cpuSeconds: number }> {
   const cpuBefore = processCpuMicros(agent.pid) ?? 0;
   const createdAt = new Map<string, number>();
   const runningAt = new Map<string, number>();
+  const createLatencies: number[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: PODS }, async (_, i) => {
@@ -132,6 +180,7 @@ async function agentStart(client: Client, nodeName: string, agent: Child): Promi
       };
       createdAt.set(name, performance.now());
       await client.pods.create(pod, { namespace: NAMESPACE });
+      createLatencies.push(performance.now() - createdAt.get(name)!);
     }),
   );
   const deadline = Date.now() + TIMEOUT_MS;
@@ -147,7 +196,7 @@ async function agentStart(client: Client, nodeName: string, agent: Child): Promi
   }
   const wallMs = performance.now() - started;
   const cpuSeconds = ((processCpuMicros(agent.pid) ?? 0) - cpuBefore) / 1e6;
-  return { latencies: [...runningAt].map(([name, at]) => at - createdAt.get(name)!), wallMs, cpuSeconds };
+  return { latencies: [...runningAt].map(([name, at]) => at - createdAt.get(name)!), createLatencies, wallMs, cpuSeconds };
 }
 
 const ms = (value: number) => `${Math.round(value)} ms`;
@@ -170,12 +219,18 @@ export async function run(): Promise<void> {
     const direct = await directStart(containerd, join(dir, 'direct-logs'));
     const d = summarize(direct.latencies);
     console.log(`direct through CRI:   start -> running  p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  all ${ms(direct.wallMs)}`);
-    agent = await startAgent(dir, server, containerd, nodeName);
+    const started = await startAgent(dir, server, containerd, nodeName);
+    agent = started.child;
     const client = new Client({ ...(await loadClientConfig({ svcconfig: join(dir, 'svcconfig') })), qps: -1 });
+    const metricsBefore = await scrapeAgent(started.port);
     const through = await agentStart(client, nodeName, agent);
+    const metricsAfter = await scrapeAgent(started.port);
     const a = summarize(through.latencies);
     console.log(`through the agent:    created -> Running p50 ${ms(a.p50)}  p99 ${ms(a.p99)}  all ${ms(through.wallMs)}`);
     console.log(`agent: ${through.cpuSeconds.toFixed(2)} CPU s over the phase, peak RSS ${peakRssMiB(agent.pid).toFixed(0)} MiB`);
+    const c = summarize(through.createLatencies);
+    console.log(`API server: pod create answered p50 ${ms(c.p50)}  p99 ${ms(c.p99)} (the agent sees a pod once it is stored)`);
+    reportAgentMetrics(metricsBefore, metricsAfter);
     console.log(`p99 ratio agent/direct ${(a.p99 / d.p99).toFixed(2)} (goal <= 1.5); p99 under 5 s: ${a.p99 < 5_000 ? 'yes' : 'no'}`);
     await client.pods.deleteCollection({ namespace: NAMESPACE, labelSelector: 'bench=node-agent', gracePeriodSeconds: 0 }).catch(() => undefined);
     const deadline = Date.now() + 60_000;

@@ -8,6 +8,7 @@ import { ConfigFileError, defaultNodeAgentConfiguration, loadCredentialProviderC
 import type { CredentialProviderConfig } from './config/credential-provider-config';
 import { credentialLookup } from './images/credentials';
 import { defaultNodeIP, hostInfo, swapOn } from './node/host-facts';
+import { PodStartMetrics } from './pods/pod-start-metrics';
 import { NodeAgent } from './node-agent';
 import { startNodeAgentServers } from './server/node-agent-servers';
 
@@ -48,7 +49,11 @@ async function main(): Promise<void> {
     svcApiBurst: flags.svcApiBurst ?? config.svcAPIBurst ?? 10,
     svcApiContentType: config.contentType,
   });
-  const cri = new CriClient(flags.containerRuntimeEndpoint, { timeoutMs: parseDuration(config.runtimeRequestTimeout ?? '2m') });
+  const startMetrics = new PodStartMetrics();
+  const cri = new CriClient(flags.containerRuntimeEndpoint, {
+    timeoutMs: parseDuration(config.runtimeRequestTimeout ?? '2m'),
+    onCall: (method, seconds, failed) => startMetrics.runtimeCall(method, seconds, failed),
+  });
   try {
     const version = await cri.version();
     log(`container runtime ${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion}) at ${flags.containerRuntimeEndpoint}`);
@@ -66,6 +71,7 @@ async function main(): Promise<void> {
     agentVersion: `v1.25.0+svc.${productVersion()}`,
     port: config.port ?? 10250,
     credentials: credentialLookup(client, providers, flags.imageCredentialProviderBinDir ?? ''),
+    startMetrics,
     log,
   };
   const agent = new NodeAgent(client, cri, settings);

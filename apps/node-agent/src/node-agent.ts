@@ -15,6 +15,7 @@ import { NodeReporter } from './node/node-reporter';
 import { ConfigObjects } from './pods/config-objects';
 import { CrashBackoff } from './pods/crash-backoff';
 import { PodManager } from './pods/pod-manager';
+import type { PodStartMetrics } from './pods/pod-start-metrics';
 import type { PodEventType, PodRuntime } from './pods/pod-runtime';
 import { ProbeManager } from './pods/probe-manager';
 import { isMirrorPod, isStaticPod } from './static/static-pod-files';
@@ -31,6 +32,8 @@ export interface NodeAgentSettings {
   /** The port the server actually listens on (reported in the Node's daemon endpoints). */
   port: number;
   credentials: CredentialLookup;
+  /** Where pod start-up time goes (the CRI client reports its calls to it too). */
+  startMetrics: PodStartMetrics;
   log: (message: string) => void;
 }
 
@@ -48,6 +51,7 @@ export class NodeAgent {
   private nodeUid?: string;
   readonly podLogRoot: string;
   readonly staticPods?: StaticPodSource;
+  readonly startMetrics: PodStartMetrics;
 
   constructor(
     private readonly client: Client,
@@ -55,6 +59,7 @@ export class NodeAgent {
     private readonly settings: NodeAgentSettings,
   ) {
     const config = settings.config;
+    this.startMetrics = settings.startMetrics;
     this.podLogRoot = join(settings.rootDir, 'pod-logs');
     this.recorder = new EventRecorder(client, { component: 'svc-node-agent', host: settings.nodeName, onError: () => undefined });
     if ((config.eventRecordQPS ?? 5) > 0) this.eventLimiter = new TokenBucket(config.eventRecordQPS ?? 5, Math.max(1, config.eventBurst ?? 10));
@@ -118,6 +123,7 @@ export class NodeAgent {
       objects: this.objects,
       probes: this.probes,
       crashBackoff: new CrashBackoff(),
+      startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),

@@ -25,6 +25,8 @@ export const CRI_API_VERSION = 'v1';
 export interface CriClientOptions {
   /** Deadline of every call but pulls and streaming set-ups (the node agent's `runtimeRequestTimeout`). */
   timeoutMs: number;
+  /** Told of every finished call: the method, its duration and whether it failed (for metrics). */
+  onCall?: (method: string, seconds: number, failed: boolean) => void;
 }
 
 /** A failed CRI call: the gRPC status code's name (`NOT_FOUND`, `UNAVAILABLE`, ...) and the runtime's message. */
@@ -84,6 +86,8 @@ export class CriClient {
     const { request: requestType, response: responseType } = methodMessages(method);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const message = requestType.fromObject(request);
+    const started = performance.now();
+    const onCall = this.options.onCall;
     return new Promise<T>((resolve, reject) => {
       this.client.makeUnaryRequest(
         `/runtime.v1.${service}/${method}`,
@@ -93,6 +97,7 @@ export class CriClient {
         new Metadata(),
         timeoutMs > 0 ? { deadline: Date.now() + timeoutMs } : {},
         (error: ServiceError | null, response?: object) => {
+          onCall?.(method, (performance.now() - started) / 1000, error !== null);
           if (error) reject(new CriError(method, STATUS_NAMES.get(error.code) ?? String(error.code), error.details || error.message));
           else resolve(response as T);
         },

@@ -3,7 +3,7 @@ import type { CriClient } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from './runtime-labels';
 import type { PodRuntime } from './pod-runtime';
-import { PodWorker } from './pod-worker';
+import { PodWorker, runtimeSignature } from './pod-worker';
 
 /** How often the runtime is listed for changes (Kubernetes' PLEG relists every second). */
 const RELIST_MS = 1_000;
@@ -17,7 +17,6 @@ export class PodManager {
   private readonly workers = new Map<string, PodWorker>();
   private relistTimer?: NodeJS.Timeout;
   private resyncTimer?: NodeJS.Timeout;
-  private lastStates = new Map<string, string>();
   private stopped = false;
   private housekeepingAllowed = false;
 
@@ -86,19 +85,13 @@ export class PodManager {
   private async relist(): Promise<void> {
     const containers = await this.cri.listContainers({ labelSelector: { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE } });
     const sandboxes = await this.cri.listPodSandbox({ labelSelector: { [LABEL_MANAGED_BY]: MANAGED_BY_VALUE } });
-    const states = new Map<string, string[]>();
-    for (const c of containers) {
-      const uid = c.labels?.[LABEL_POD_UID] ?? '';
-      states.set(uid, [...(states.get(uid) ?? []), `${c.id}:${c.state}`]);
+    const states = new Map<string, { id: string; state: string }[]>();
+    for (const item of [...containers, ...sandboxes]) {
+      const uid = item.labels?.[LABEL_POD_UID] ?? '';
+      states.set(uid, [...(states.get(uid) ?? []), item]);
     }
-    for (const s of sandboxes) {
-      const uid = s.labels?.[LABEL_POD_UID] ?? '';
-      states.set(uid, [...(states.get(uid) ?? []), `${s.id}:${s.state}`]);
-    }
-    const next = new Map([...states].map(([uid, list]) => [uid, list.sort().join(',')]));
-    for (const [uid, signature] of next) if (this.lastStates.get(uid) !== signature) this.workers.get(uid)?.requestSync();
-    for (const uid of this.lastStates.keys()) if (!next.has(uid)) this.workers.get(uid)?.requestSync();
-    this.lastStates = next;
+    // Each worker compares with what it saw itself, so its own starts and stops wake it no second time.
+    for (const [uid, worker] of this.workers) worker.runtimeChanged(runtimeSignature(states.get(uid) ?? []));
     if (!this.housekeepingAllowed) return;
     // Sandboxes of pods this node does not have (deleted while the agent was down) go.
     for (const sandbox of sandboxes) {

@@ -6,6 +6,7 @@ import type { ConfigObjects } from './config-objects';
 import type { ResourceOptions } from './container-resources';
 import type { CrashBackoff } from './crash-backoff';
 import type { PodFacts } from './environment';
+import type { PodStartMetrics } from './pod-start-metrics';
 import type { ProbeManager } from './probe-manager';
 import type { SandboxSettings } from './sandbox-config';
 
@@ -24,6 +25,7 @@ export interface PodRuntime {
   objects: ConfigObjects;
   probes: ProbeManager;
   crashBackoff: CrashBackoff;
+  startMetrics: PodStartMetrics;
   event(pod: Pod, type: PodEventType, reason: string, message: string): void;
   /** Writes the pod's status to the API (its mirror pod's, for a static pod). */
   writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void>;

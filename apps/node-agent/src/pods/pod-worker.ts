@@ -1,7 +1,7 @@
 import { readFile, writeFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod, PodStatus } from '@svc/api';
-import { isCriNotFound, type RuntimeContainerStatus, type PodSandboxConfig } from '@svc/cri';
+import { isCriNotFound, type PodSandbox, type PodSandboxStatus, type RuntimeContainerStatus, type PodSandboxConfig } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { ImagePullError } from '../images/image-manager';
 import { podDirectory, VolumeError } from '../volumes/volume-manager';
@@ -20,6 +20,8 @@ const MIN_GRACE_SECONDS = 2;
 const RETRY_MS = 2_000;
 
 interface Observed {
+  /** Every sandbox of the pod, newest first. */
+  sandboxes: PodSandbox[];
   sandboxId?: string;
   sandboxConfig?: PodSandboxConfig;
   podIPs: string[];
@@ -29,6 +31,25 @@ interface Observed {
 
 function byNewest(a: { createdAt: number }, b: { createdAt: number }): number {
   return b.createdAt - a.createdAt;
+}
+
+/** The pod's runtime state as a relist sees it: each sandbox and container with its state. */
+export function runtimeSignature(items: readonly { id: string; state: string }[]): string {
+  return items
+    .map((item) => `${item.id}:${item.state}`)
+    .sort()
+    .join(',');
+}
+
+/** What of a pod a sync acts on: a change elsewhere (status, resourceVersion, managed fields) needs no sync. */
+function syncedFields(pod: Pod): string {
+  const m = pod.metadata;
+  return JSON.stringify([m?.labels, m?.annotations, m?.deletionTimestamp, m?.deletionGracePeriodSeconds, pod.spec]);
+}
+
+/** A finished phase set from outside (the agent's own write may not have come back yet) stops the pod's containers. */
+function finished(pod: Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 }
 
 function shouldRestart(policy: string, exitCode: number): boolean {
@@ -51,6 +72,18 @@ export class PodWorker {
   /** Containers to restart at the next sync, with why (a failed liveness probe). */
   private readonly unhealthy = new Map<string, { message: string; grace?: number }>();
   private lastStatus = '';
+  /** The runtime signature of the pod at the worker's last look. */
+  private seen?: string;
+  /**
+   * Whether this sync changed the runtime in ways it did not note in its observation: the status is
+   * then computed from a fresh look. Starting containers is noted (their status is read once started),
+   * so a pod that just started writes its status without listing the runtime again.
+   */
+  private stale = false;
+  /** Until the pod first runs (a pod the agent adopts running is not starting): its steps are start-up metrics. */
+  private starting = true;
+  private readonly seenAt = performance.now();
+  private firstSync = true;
   private terminated = false;
   private stopped = false;
   /** Resolves once the pod's containers and sandbox are gone (after deletion). */
@@ -75,9 +108,26 @@ export class PodWorker {
     return this.pod;
   }
 
+  /**
+   * A newer version of the pod from its source. As the kubelet's pod config does, a change of status
+   * alone (most often the agent's own write coming back) only replaces the object: a sync would find
+   * nothing to do and cost a round of runtime calls while other pods are starting.
+   */
   update(pod: Pod): void {
+    const needsSync = syncedFields(pod) !== syncedFields(this.pod) || finished(pod) !== finished(this.pod);
     this.pod = pod;
-    this.requestSync();
+    if (needsSync) this.requestSync();
+  }
+
+  /**
+   * The runtime relist's view of the pod's sandboxes and containers. A sync follows only when it
+   * differs from what the worker itself saw last: the containers a sync just started show up in the
+   * next relist, and syncing again for them would only repeat its runtime calls. A relist during a
+   * sync is passed over: it may be older than the sync's own look (a container created, not yet
+   * started), and a change it holds persists, so the next relist, a second later, still finds it.
+   */
+  runtimeChanged(signature: string): void {
+    if (!this.running && signature !== this.seen) this.requestSync();
   }
 
   /** The pod was removed from the API without the agent's final delete: stop everything. */
@@ -146,6 +196,9 @@ export class PodWorker {
     const sandboxes = (await cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: this.uid } })).sort(byNewest);
     const ready = sandboxes.find((s) => s.state === 'SANDBOX_READY');
     const list = await cri.listContainers({ labelSelector: { [LABEL_POD_UID]: this.uid } });
+    this.seen = runtimeSignature([...sandboxes, ...list]);
+    // ListContainers says which sandbox each container belongs to; ContainerStatus does not.
+    for (const c of list) this.sandboxOfContainer.set(c.id, c.podSandboxId);
     const containers: RuntimeContainerStatus[] = [];
     for (const c of list) {
       try {
@@ -155,14 +208,23 @@ export class PodWorker {
       }
     }
     containers.sort(byNewest);
-    const observed: Observed = { podIPs: [], containers };
-    if (ready) {
-      observed.sandboxId = ready.id;
-      const status = await cri.podSandboxStatus(ready.id).catch(() => undefined);
-      if (status?.network?.ip) observed.podIPs = [status.network.ip, ...(status.network.additionalIps ?? []).map((a) => a.ip)];
-      observed.sandboxConfig = sandboxConfig(this.pod, ready.metadata?.attempt ?? 0, this.runtime.sandbox);
-    }
+    const observed: Observed = { sandboxes, podIPs: [], containers };
+    if (ready) await this.useSandbox(observed, ready.id, ready.metadata?.attempt ?? 0);
     return observed;
+  }
+
+  /** Makes the sandbox the one containers start in: its IPs (from the runtime) and config. */
+  private async useSandbox(observed: Observed, id: string, attempt: number): Promise<PodSandboxStatus | undefined> {
+    observed.sandboxId = id;
+    const status = await this.runtime.cri.podSandboxStatus(id).catch(() => undefined);
+    if (status?.network?.ip) observed.podIPs = [status.network.ip, ...(status.network.additionalIps ?? []).map((a) => a.ip)];
+    observed.sandboxConfig = sandboxConfig(this.pod, attempt, this.runtime.sandbox);
+    return status;
+  }
+
+  /** The observation, kept up to date by the sync itself, is what the worker has seen of the runtime. */
+  private noteSeen(observed: Observed): void {
+    this.seen = runtimeSignature([...observed.sandboxes, ...observed.containers]);
   }
 
   private containersOf(observed: Observed, name: string, sandboxId?: string): RuntimeContainerStatus[] {
@@ -180,8 +242,11 @@ export class PodWorker {
     const pod = this.pod;
     const phase = pod.status?.phase;
     if (this.terminated || pod.metadata?.deletionTimestamp) return this.terminate();
+    this.stale = false;
+    this.runtime.startMetrics.syncs.inc();
     let observed = await this.observe();
-    await this.learnSandboxes(observed);
+    if (this.firstSync && observed.sandboxId) this.starting = false;
+    this.firstSync = false;
     if (phase === 'Succeeded' || phase === 'Failed') {
       // A finished pod keeps its containers (for logs) but runs nothing, its sandbox included.
       await this.stopAll(observed, 0, false);
@@ -194,15 +259,8 @@ export class PodWorker {
     }
     const ok = await this.prepare(observed);
     if (ok) await this.syncContainers(observed);
-    await this.writeStatus(await this.observe().then(async (o) => (await this.learnSandboxes(o), o)));
+    await this.writeStatus(this.stale ? await this.observe() : observed);
     await this.cleanupExited(observed);
-  }
-
-  /** Notes which sandbox each container belongs to (ListContainers says it; RuntimeContainerStatus does not). */
-  private async learnSandboxes(observed: Observed): Promise<void> {
-    const missing = observed.containers.filter((c) => !this.sandboxOfContainer.has(c.id));
-    if (missing.length === 0) return;
-    for (const c of await this.runtime.cri.listContainers({ labelSelector: { [LABEL_POD_UID]: this.uid } })) this.sandboxOfContainer.set(c.id, c.podSandboxId);
   }
 
   private async createSandbox(observed: Observed): Promise<Observed> {
@@ -210,16 +268,21 @@ export class PodWorker {
     const pod = this.pod;
     // Whatever ran in an earlier sandbox stops: a pod has one sandbox at a time.
     await this.stopAll(observed, 0, true);
-    const previous = await cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: this.uid } });
+    const previous = observed.sandboxes;
     const attempt = previous.reduce((max, s) => Math.max(max, (s.metadata?.attempt ?? 0) + 1), 0);
+    const removed = new Set<string>();
     for (const old of previous) {
       await cri.stopPodSandbox(old.id).catch(() => undefined);
-      await cri.removePodSandbox(old.id).catch(() => undefined);
+      await cri.removePodSandbox(old.id).then(
+        () => removed.add(old.id),
+        () => undefined,
+      );
     }
     const config = sandboxConfig(pod, attempt, this.runtime.sandbox);
     await mkdir(config.logDirectory ?? '', { recursive: true });
+    let id: string;
     try {
-      await cri.runPodSandbox(config);
+      id = await this.runtime.startMetrics.step(this.starting, 'sandbox', () => cri.runPodSandbox(config));
     } catch (error) {
       this.runtime.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(error)}`);
       for (const c of pod.spec?.containers ?? []) this.waiting.set(c.name, { reason: 'ContainerCreating', message: errorMessage(error) });
@@ -227,8 +290,14 @@ export class PodWorker {
       this.requestSync(RETRY_MS);
       return observed;
     }
-    const fresh = await this.observe();
-    await this.learnSandboxes(fresh);
+    // The old sandboxes and their containers are gone (RemovePodSandbox removes them) and the new one
+    // holds none yet: what is left to learn is its IPs.
+    const fresh: Observed = { sandboxes: [], podIPs: [], containers: [] };
+    const status = await this.useSandbox(fresh, id, attempt);
+    if (status && previous.every((s) => removed.has(s.id))) {
+      fresh.sandboxes.push(status);
+      this.noteSeen(fresh);
+    } else this.stale = true;
     return fresh;
   }
 
@@ -303,6 +372,7 @@ export class PodWorker {
         continue;
       }
       if (latest.state === 'CONTAINER_CREATED') {
+        this.stale = true;
         await this.runtime.cri.startContainer(latest.id).catch(() => undefined);
         continue;
       }
@@ -343,7 +413,7 @@ export class PodWorker {
     const runtime = this.runtime;
     let imageRef: string;
     try {
-      imageRef = await runtime.images.ensure(pod, container, observed.sandboxConfig!);
+      imageRef = await runtime.startMetrics.step(this.starting, 'image', () => runtime.images.ensure(pod, container, observed.sandboxConfig!));
     } catch (error) {
       if (!(error instanceof ImagePullError)) throw error;
       const message = error.reason === 'ImagePullBackOff' ? `Back-off pulling image "${container.image}"` : error.message;
@@ -368,7 +438,9 @@ export class PodWorker {
         type,
         resources: runtime.resources(),
       });
-      id = await runtime.cri.createContainer(observed.sandboxId!, config, observed.sandboxConfig!);
+      id = await runtime.startMetrics.step(this.starting, 'container_create', () =>
+        runtime.cri.createContainer(observed.sandboxId!, config, observed.sandboxConfig!),
+      );
     } catch (error) {
       if (error instanceof ContainerConfigError) {
         this.waiting.set(container.name, { reason: 'CreateContainerConfigError', message: error.message });
@@ -376,6 +448,7 @@ export class PodWorker {
         this.requestSync(RETRY_MS);
         return;
       }
+      this.stale = true;
       this.waiting.set(container.name, { reason: 'CreateContainerError', message: errorMessage(error) });
       runtime.event(pod, 'Warning', 'Failed', `Error: ${errorMessage(error)}`);
       this.requestSync(RETRY_MS);
@@ -384,8 +457,9 @@ export class PodWorker {
     this.sandboxOfContainer.set(id, observed.sandboxId!);
     runtime.event(pod, 'Normal', 'Created', `Created container ${container.name}`);
     try {
-      await runtime.cri.startContainer(id);
+      await runtime.startMetrics.step(this.starting, 'container_start', () => runtime.cri.startContainer(id));
     } catch (error) {
+      this.stale = true;
       this.waiting.set(container.name, { reason: 'RunContainerError', message: errorMessage(error) });
       runtime.event(pod, 'Warning', 'Failed', `Error: ${errorMessage(error)}`);
       this.requestSync(RETRY_MS);
@@ -401,10 +475,15 @@ export class PodWorker {
         await runtime.cri.stopContainer(id, MIN_GRACE_SECONDS).catch(() => undefined);
       }
     }
-    if (type === 'regular') {
-      const status = await runtime.cri.containerStatus(id).catch(() => undefined);
-      if (status) this.ensureProbes(container, status, observed);
+    const status = await runtime.cri.containerStatus(id).catch(() => undefined);
+    if (!status) {
+      this.stale = true;
+      return;
     }
+    // The newest container of its name: the status written after this sync shows it.
+    observed.containers.unshift(status);
+    this.noteSeen(observed);
+    if (type === 'regular') this.ensureProbes(container, status, observed);
   }
 
   private ensureProbes(container: Container, status: RuntimeContainerStatus, observed: Observed): void {
@@ -449,6 +528,7 @@ export class PodWorker {
   /** preStop, then stop within what is left of the grace period. */
   private async killContainer(container: Container | undefined, status: RuntimeContainerStatus, graceSeconds: number): Promise<void> {
     const runtime = this.runtime;
+    this.stale = true;
     runtime.probes.remove(status.id);
     const started = Date.now();
     const preStop = container?.lifecycle?.preStop;
@@ -563,8 +643,12 @@ export class PodWorker {
     });
     const text = JSON.stringify({ ...status, conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })) });
     if (text === this.lastStatus) return;
-    await this.runtime.writeStatus(pod, status);
+    await this.runtime.startMetrics.step(this.starting, 'status_write', () => this.runtime.writeStatus(pod, status));
     this.lastStatus = text;
+    if (this.starting && status.phase !== 'Pending') {
+      this.starting = false;
+      if (status.phase === 'Running') this.runtime.startMetrics.podStart.observe((performance.now() - this.seenAt) / 1000);
+    }
     // Keep the written status so that the next computation carries its transition times and start time.
     this.pod = { ...this.pod, status };
   }

@@ -8,6 +8,7 @@ export class NodeAgentMetrics {
   constructor(agent: NodeAgent) {
     collectDefaultMetrics({ register: this.registry });
     const registry = this.registry;
+    for (const metric of agent.startMetrics.all()) registry.registerMetric(metric);
     new Gauge({
       name: 'nodeagent_running_pods',
       help: 'Number of pods the node agent runs',
