@@ -61,6 +61,17 @@ describe('mergePatch', () => {
     expect((result.a as JsonObject).c).not.toBe(patch.a.c);
   });
 
+  it('keeps "__proto__" as data, shares nothing with the object, and refuses what JSON cannot carry', () => {
+    const original = JSON.parse('{"__proto__":{"x":1},"keep":{"deep":[1]},"a":{"b":1}}') as JsonObject;
+    const result = mergePatch(original, JSON.parse('{"a":{"__proto__":{"y":2}},"n":{"__proto__":null}}'));
+    expect(JSON.stringify(result)).toBe('{"__proto__":{"x":1},"keep":{"deep":[1]},"a":{"b":1,"__proto__":{"y":2}},"n":{}}');
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(result.keep).not.toBe(original.keep);
+    expect(refusal(() => mergePatch({}, { a: Number.NaN })).kind).toBe('BadRequest');
+    expect(refusal(() => mergePatch({}, { a: () => 1 })).kind).toBe('BadRequest');
+  });
+
   it('resets managedFields the way the specification describes', () => {
     const live: JsonObject = { metadata: { name: 'p', managedFields: [{ manager: 'kubectl' }] } };
     expect(mergePatch(live, { metadata: { managedFields: [{}] } })).toEqual({ metadata: { name: 'p', managedFields: [{}] } });
