@@ -552,6 +552,25 @@ describe('found by fuzzing', () => {
     expectStatus(await client.patch(paths.configMap(ns, 'held'), MERGE_PATCH, { metadata: { finalizers: null } }), 200);
   });
 
+  it('answers a CRD whose schema names a property with null with a 400 naming it, not 500', async () => {
+    const body = {
+      apiVersion: 'apiextensions.svc.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'nulls.fuzz.example.com' },
+      spec: {
+        group: 'fuzz.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'nulls', singular: 'null', kind: 'Null', listKind: 'NullList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: null } } } }],
+      },
+    };
+    for (const group of ['apiextensions.svc.io', 'apiextensions.k8s.io']) {
+      const res = await client.post(`/apis/${group}/v1/customresourcedefinitions`, body);
+      expectFailure(res, 400, 'BadRequest');
+      expect(statusOf(res.text).message).toContain('properties[spec]: Invalid value: null: must be an object');
+    }
+  });
+
   it('refuses an applied configuration whose name is empty', async () => {
     const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ""\ndata:\n  a: b\n';
     expect((await client.patch(paths.configMap(ns, 'applied'), APPLY_PATCH, body, { fieldManager: 'x' })).status).toBe(400);

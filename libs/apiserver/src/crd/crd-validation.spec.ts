@@ -63,6 +63,11 @@ describe('structural schemas', () => {
     ).toEqual([]);
   });
 
+  it('reports a property that is no schema (null) instead of walking it (found by fuzzing: a 500)', () => {
+    const schema = { type: 'object', properties: { spec: null, status: { type: 'object', 'x-svc-validations': [{ rule: 'self.replicas >= 0' }] } } };
+    expect(at(validateCustomResourceDefinition(crd({ schema })))).toEqual([`${path}.properties[spec]: FieldValueTypeInvalid`]);
+  });
+
   it('wants a type on every node except int-or-string and preserved ones', () => {
     expect(at(structuralSchemaErrors({ type: 'object', properties: { spec: { properties: { a: { type: 'string' } } }, n: {} } }, path))).toEqual([
       `${path}.properties[spec].type: FieldValueRequired`,

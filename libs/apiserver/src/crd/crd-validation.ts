@@ -93,8 +93,13 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
     const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
     // Real manifests spell the markers `x-kubernetes-*`: they are read as the specification's `x-svc-*`.
     if (isRecord(schema)) {
-      errors.push(...structuralSchemaErrors(withSvcMarkers(schema), `${at}.schema.openAPIV3Schema`));
-      errors.push(...validationRuleErrors(customResourceSchema(schema), `${at}.schema.openAPIV3Schema`, markerSpelling(schema)));
+      const structural = structuralSchemaErrors(withSvcMarkers(schema), `${at}.schema.openAPIV3Schema`);
+      errors.push(...structural);
+      // As in Kubernetes, rules are compiled against a structural schema only: a node that is no schema
+      // at all (`properties: {spec: null}`) is reported above, not walked by the rule compiler.
+      if (structural.length === 0) {
+        errors.push(...validationRuleErrors(customResourceSchema(schema), `${at}.schema.openAPIV3Schema`, markerSpelling(schema)));
+      }
     }
     const scale = isRecord(v.subresources) && isRecord(v.subresources.scale) ? v.subresources.scale : undefined;
     if (scale) {
