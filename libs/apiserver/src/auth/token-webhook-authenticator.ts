@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClientConfig } from '@svc/client';
-import { postJson } from '../webhook-client/post-json';
+import { kubeconfigTarget, postJson } from '../webhook-client/post-json';
 import type { AuthenticationOutcome } from '@svc/machinery';
 import type { TokenAuthenticator } from './token-authenticator';
 
@@ -70,17 +70,8 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     const apiVersion = `authentication.k8s.io/${this.options.version}`;
     const spec: Record<string, unknown> = { token };
     if (audiences.length > 0) spec.audiences = audiences;
-    const client = this.options.client;
     return postJson(
-      {
-        url: this.url,
-        ca: client.ca,
-        cert: client.clientCert,
-        key: client.clientKey,
-        servername: client.tlsServerName,
-        insecureSkipTlsVerify: client.insecureSkipTlsVerify,
-        bearerToken: client.token,
-      },
+      kubeconfigTarget(this.url, this.options.client),
       { apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec },
       { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: MAX_TOKEN_REVIEW_RESPONSE_BYTES },
     );

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { ClientConfig } from '@svc/client';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 
 /** Where a review goes and how the connection is made (a webhook's kubeconfig or its clientConfig). */
@@ -13,6 +14,19 @@ export interface JsonPostTarget {
   servername?: string;
   insecureSkipTlsVerify?: boolean;
   bearerToken?: string;
+}
+
+/** The target a kubeconfig-format webhook file describes: its server, roots, client credentials and token. */
+export function kubeconfigTarget(url: URL, client: ClientConfig): JsonPostTarget {
+  return {
+    url,
+    ca: client.ca,
+    cert: client.clientCert,
+    key: client.clientKey,
+    servername: client.tlsServerName,
+    insecureSkipTlsVerify: client.insecureSkipTlsVerify,
+    bearerToken: client.token,
+  };
 }
 
 export interface JsonPostLimits {

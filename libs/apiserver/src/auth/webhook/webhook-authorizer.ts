@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseConnectionFile, type ClientConfig } from '@svc/client';
-import { JsonPostError, postJson } from '../../webhook-client/post-json';
+import { JsonPostError, kubeconfigTarget, postJson } from '../../webhook-client/post-json';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
 
 export interface WebhookAuthorizerOptions {
@@ -137,20 +137,10 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   private async attempt(review: unknown): Promise<Record<string, unknown>> {
-    const client = this.options.client;
-    const answer = await postJson(
-      {
-        url: this.url,
-        ca: client.ca,
-        cert: client.clientCert,
-        key: client.clientKey,
-        servername: client.tlsServerName,
-        insecureSkipTlsVerify: client.insecureSkipTlsVerify,
-        bearerToken: client.token,
-      },
-      review,
-      { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES },
-    );
+    const answer = await postJson(kubeconfigTarget(this.url, this.options.client), review, {
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+    });
     const status = typeof answer === 'object' && answer !== null ? (answer as { status?: unknown }).status : undefined;
     if (typeof status !== 'object' || status === null || Array.isArray(status)) {
       throw new JsonPostError('the answer is not a SubjectAccessReview with a status', false);
