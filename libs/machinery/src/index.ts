@@ -30,3 +30,4 @@ export * from './auth/authenticator';
 export * from './auth/x509-authenticator';
 export * from './auth/request-header-authenticator';
 export * from './auth/authentication-info';
+export { spliceDuplex } from './net/splice-duplex';

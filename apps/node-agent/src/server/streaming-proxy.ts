@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Pod } from '@svc/api';
-import { errorMessage } from '@svc/machinery';
+import { errorMessage, spliceDuplex } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
@@ -124,17 +124,8 @@ export class StreamingProxy {
       return;
     }
     this.idle(upstream.socket);
-    upstream.socket.pipe(socket);
-    socket.pipe(upstream.socket);
+    spliceDuplex(upstream.socket, socket);
     upstream.socket.resume();
-    const destroy = () => {
-      upstream.socket.destroy();
-      socket.destroy();
-    };
-    upstream.socket.on('close', destroy);
-    socket.on('close', destroy);
-    upstream.socket.on('error', destroy);
-    socket.on('error', destroy);
   }
 
   private accept(req: IncomingMessage, socket: Duplex, head: Buffer, protocol?: string): Promise<WebSocket> {

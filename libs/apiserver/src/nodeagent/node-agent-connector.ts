@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { ConnectLocation } from '@svc/api';
-import { failureStatus, StatusError, StatusReasons } from '@svc/machinery';
+import { failureStatus, spliceDuplex, StatusError, StatusReasons } from '@svc/machinery';
 
 /** `--nodeagent-*` of spec 2: how the API server reaches node agents. */
 export interface NodeAgentConnectionOptions {
@@ -168,15 +168,6 @@ export class NodeAgentConnector {
     }
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (head.length > 0) upstream.write(head);
-    upstream.pipe(socket);
-    socket.pipe(upstream);
-    const destroy = () => {
-      upstream.destroy();
-      socket.destroy();
-    };
-    upstream.on('close', destroy);
-    socket.on('close', destroy);
-    upstream.on('error', destroy);
-    socket.on('error', destroy);
+    spliceDuplex(upstream, socket);
   }
 }
