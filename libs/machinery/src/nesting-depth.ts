@@ -212,17 +212,21 @@ export function valueNestingDepth(value: unknown, limit = MAX_NESTING_DEPTH): nu
   const known = new Map<object, number>();
   const onPath = new Set<object>();
   // Post-order walk: a frame is finished once all its children are known.
-  const stack: Array<{ node: object; children: unknown[]; next: number; deepest: number }> = [];
+  // An object's children are reached through its keys: Object.values on an object of 100,000 keys
+  // (held by V8 as a dictionary) costs about three times as much as the keys and a lookup each.
+  const stack: Array<{ node: object; keys: string[] | undefined; count: number; next: number; deepest: number }> = [];
   const enter = (node: object): void => {
     onPath.add(node);
-    stack.push({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, deepest: 0 });
+    const keys = Array.isArray(node) ? undefined : Object.keys(node);
+    stack.push({ node, keys, count: keys === undefined ? (node as unknown[]).length : keys.length, next: 0, deepest: 0 });
   };
   enter(value);
   while (stack.length > 0) {
     if (stack.length > limit) return limit + 1;
     const frame = stack[stack.length - 1];
-    if (frame.next < frame.children.length) {
-      const child = frame.children[frame.next++];
+    if (frame.next < frame.count) {
+      const index = frame.next++;
+      const child = frame.keys === undefined ? (frame.node as unknown[])[index] : (frame.node as Record<string, unknown>)[frame.keys[index]];
       if (typeof child !== 'object' || child === null) continue;
       const depth = known.get(child);
       if (depth !== undefined) {

@@ -28,7 +28,8 @@ export function walkUnknownFields(value: unknown, schema: JsonSchema | undefined
           visit(v[key], child.schema, joinField(path, key));
           break;
         case 'map':
-          visit(v[key], child.schema, joinKey(path, key));
+          // A map of scalars (a ConfigMap's data) has nothing below it to check: no path is built.
+          if (typeof v[key] === 'object' && v[key] !== null) visit(v[key], child.schema, joinKey(path, key));
           break;
         case 'preserved':
           break;

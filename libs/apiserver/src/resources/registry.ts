@@ -409,7 +409,7 @@ export class ResourceRegistry {
       }
       // The patched document must still be this object: a patch that drops or renames its metadata
       // (`{"metadata":null}`, `{"$patch":"delete"}`) would otherwise strip labels and finalizers.
-      this.checkPatchedIdentity(patched, name);
+      this.checkPatchedIdentity(patched, name, mediaType === 'application/json-patch+json');
       w.subject = patched;
       await w.slice.yieldIfSpent();
       if (onScale) return { kind: 'update', object: await this.prepareUpdate(current, this.scaledObject(current, patched), w), current };
@@ -897,13 +897,15 @@ export class ResourceRegistry {
   }
 
   /** Kubernetes' checkName after a patch: the result is an object whose name is exactly the URL's. */
-  private checkPatchedIdentity(patched: unknown, name: string): asserts patched is ApiObject {
+  private checkPatchedIdentity(patched: unknown, name: string, jsonPatch: boolean): asserts patched is ApiObject {
     const object = this.objectOf(patched);
     const given = object.metadata?.name;
     if (given !== name) throw nameMismatch(typeof given === 'string' ? given : '', name);
-    // A JSON patch can put a value anywhere: the result may nest deeper than any body could. The
-    // server's own managedFields, which follow the object's fields a few levels further down, are not counted.
-    if (valueNestingDepth({ ...object, metadata: { ...object.metadata, managedFields: undefined } }) > MAX_NESTING_DEPTH) {
+    // A JSON patch can put a value anywhere: the result may nest deeper than any body could. A merge
+    // or strategic merge result takes each value whole from the object or the patch, both already
+    // bounded, so it nests no deeper than they do. The server's own managedFields, which follow the
+    // object's fields a few levels further down, are not counted.
+    if (jsonPatch && valueNestingDepth({ ...object, metadata: { ...object.metadata, managedFields: undefined } }) > MAX_NESTING_DEPTH) {
       throw newInvalid({ group: this.definition.group, kind: this.definition.kind }, name, [
         fieldInvalid('', '', `the patched object nests more than ${MAX_NESTING_DEPTH} levels deep`),
       ]);

@@ -23,7 +23,7 @@ function merged(target: JsonValue | undefined, patch: JsonObject): JsonObject {
   if (isJsonObject(target)) {
     for (const key of Object.keys(target)) {
       const change = hasKey(patch, key) ? patch[key] : undefined;
-      if (change === undefined) setMember(result, key, structuredClone(target[key]));
+      if (change === undefined) setMember(result, key, copied(target[key]));
       else if (change !== null) setMember(result, key, mergedValue(target[key], change));
     }
   }
@@ -35,7 +35,12 @@ function merged(target: JsonValue | undefined, patch: JsonObject): JsonObject {
 }
 
 function mergedValue(target: JsonValue | undefined, patch: JsonValue): JsonValue {
-  return isJsonObject(patch) ? merged(target, patch) : structuredClone(patch);
+  return isJsonObject(patch) ? merged(target, patch) : copied(patch);
+}
+
+/** A copy of a JSON value; strings, numbers and booleans are immutable and are shared as they are. */
+function copied(value: JsonValue): JsonValue {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 /** Sets a member, keeping a "__proto__" key as data rather than a change of prototype. */
