@@ -254,6 +254,24 @@ describe('CrdController', () => {
     });
   });
 
+  it('takes away a terminating definition left stored without finalizers (its delete lost a race with another write)', async () => {
+    const scheme = builtinScheme();
+    const controller = start(scheme);
+    await storage.create(crdKey('widgets.example.com'), definition('widgets', 'Widget'));
+    await controller.synced;
+    await guarded('widgets.example.com');
+    // The state the controller's own finalizer removal leaves when the delete right after it meets a Conflict.
+    await storage.guaranteedUpdate<CustomResourceDefinition>(crdKey('widgets.example.com'), (c) => ({
+      ...c!,
+      metadata: { ...c!.metadata, deletionTimestamp: '2026-01-02T03:04:05Z', finalizers: [] },
+    }));
+    await waitFor(
+      'definition removed',
+      async () => !(await storage.count(prefixKey({ prefix: PREFIX, group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' }))),
+    );
+    expect(scheme.byResource({ group: 'example.com', version: 'v1', resource: 'widgets' })).toBeUndefined();
+  });
+
   it('lets a second server on the same store pick definitions up through its own watch, in agreement', async () => {
     const first = builtinScheme();
     const second = builtinScheme();

@@ -353,6 +353,9 @@ export class CrdController {
     const kinds = this.installed.get(name)?.kinds ?? (servable(accepted) ? kindsFromCrd(withNames(crd, accepted)) : []);
     if (!crd.metadata?.finalizers?.includes(CRD_FINALIZER)) {
       this.uninstall(name);
+      // Our finalizer was removed earlier but the delete that followed lost a race with another write
+      // (a Conflict): with no finalizer left, nothing else would ever take the definition away.
+      await this.deleteIfFinalized(name, crd);
       return;
     }
     this.serveWhileTerminating(name, kinds);
@@ -388,14 +391,20 @@ export class CrdController {
       };
     });
     this.uninstall(name);
-    // With its last finalizer gone a terminating object leaves the store, as the generic delete path would do.
-    if (done && done.metadata?.deletionTimestamp && !done.metadata.finalizers?.length) {
-      try {
-        await this.storage.delete(this.key(name), { preconditions: { uid: done.metadata.uid, resourceVersion: done.metadata.resourceVersion } });
-      } catch (error) {
-        if (isStorageError(error, 'Conflict')) this.enqueue(name);
-        else if (!isStorageError(error, 'KeyNotFound') && !isStorageError(error, 'InvalidPrecondition')) throw error;
-      }
+    if (done) await this.deleteIfFinalized(name, done);
+  }
+
+  /**
+   * With its last finalizer gone a terminating definition leaves the store, as the generic delete path
+   * would do. A write between our read and the delete (a Conflict) brings it back through the queue.
+   */
+  private async deleteIfFinalized(name: string, crd: Crd): Promise<void> {
+    if (!crd.metadata?.deletionTimestamp || (crd.metadata.finalizers?.length ?? 0) > 0) return;
+    try {
+      await this.storage.delete(this.key(name), { preconditions: { uid: crd.metadata.uid, resourceVersion: crd.metadata.resourceVersion } });
+    } catch (error) {
+      if (isStorageError(error, 'Conflict')) this.enqueue(name);
+      else if (!isStorageError(error, 'KeyNotFound') && !isStorageError(error, 'InvalidPrecondition')) throw error;
     }
   }
 
