@@ -59,7 +59,9 @@ describeWithRuntime('CRI client against a containerd the test starts', () => {
     await containerd.cri.startContainer(id);
     const deadline = Date.now() + 10_000;
     let log = '';
-    while (!log.includes('\n', log.indexOf('hello world')) && Date.now() < deadline) {
+    // Both lines: the first alone may be in the log before the second is written.
+    const complete = (text: string) => /^\S+ stdout F hello world$/m.test(text) && /^\S+ stdout F one$/m.test(text);
+    while (!complete(log) && Date.now() < deadline) {
       log = await readFile(join(logs, 'one', 'main', '0.log'), 'utf8').catch(() => '');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
