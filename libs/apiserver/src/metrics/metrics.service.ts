@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { RequestInfo } from '../request/request-info';
 import { metricScope, metricVerb } from '../request/request-classification';
+import { RequestSeries } from './request-series';
 
 /** What a request was besides its RequestInfo, for the labels Kubernetes derives from the raw request. */
 export interface RequestObservation {
@@ -38,7 +39,8 @@ export const API_SERVER_COMPONENT = 'apiserver';
 // Kubernetes' buckets for apiserver_request_duration_seconds.
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
-const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+/** The labels of a request, exposed in this order (the objects requestLabels builds keep it). */
+type RequestLabelName = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component';
 
 /**
  * The API server's Prometheus metrics under Kubernetes' names, in a registry of its own so that
@@ -47,8 +49,7 @@ const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subr
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
-  private readonly requestTotal: Counter<(typeof REQUEST_LABELS)[number] | 'code'>;
-  private readonly requestDuration: Histogram<(typeof REQUEST_LABELS)[number]>;
+  private readonly requests: RequestSeries;
   private readonly inflight: Gauge<'request_kind'>;
   private readonly longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
   private readonly storageObjects: Gauge<'resource'>;
@@ -56,19 +57,18 @@ export class MetricsService {
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.requestTotal = new Counter({
-      name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: [...REQUEST_LABELS, 'code'],
-      registers,
-    });
-    this.requestDuration = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: [...REQUEST_LABELS],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.requests = new RequestSeries(
+      this.registry,
+      {
+        name: 'apiserver_request_total',
+        help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      },
+      {
+        name: 'apiserver_request_duration_seconds',
+        help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+        buckets: DURATION_BUCKETS,
+      },
+    );
     this.inflight = new Gauge({
       name: 'apiserver_current_inflight_requests',
       help: 'Number of requests currently being served, by kind (readOnly or mutating).',
@@ -100,9 +100,7 @@ export class MetricsService {
 
   /** Counts a finished request and records its latency. The handler chain calls this for every request. */
   observeRequest(info: RequestInfo, code: number, seconds: number, observation: RequestObservation = {}): void {
-    const labels = requestLabels(info, observation);
-    this.requestTotal.inc({ ...labels, code: String(code) });
-    this.requestDuration.observe(labels, seconds);
+    this.requests.observe(requestLabels(info, observation), code, seconds);
   }
 
   setInflight(kind: InflightKind, count: number): void {
@@ -143,9 +141,9 @@ export class MetricsService {
 }
 
 /** The labels Kubernetes gives a request: the path as subresource and no component for non-resource paths. */
-export function requestLabels(info: RequestInfo, observation: RequestObservation = {}): Record<(typeof REQUEST_LABELS)[number], string> {
+export function requestLabels(info: RequestInfo, observation: RequestObservation = {}): Record<RequestLabelName, string> {
   const verb = metricVerb(info, observation.contentType);
-  const dryRun = [...new Set(observation.dryRun ?? [])].sort().join(',');
+  const dryRun = observation.dryRun?.length ? [...new Set(observation.dryRun)].sort().join(',') : '';
   if (observation.unmatched) {
     return { verb, dry_run: dryRun, group: '', version: '', resource: '', subresource: '', scope: '', component: '' };
   }
