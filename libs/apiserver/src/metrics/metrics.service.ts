@@ -50,7 +50,8 @@ type RequestLabelName = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 
 export class MetricsService {
   readonly registry = new Registry();
   private readonly requests: RequestSeries;
-  private readonly inflight: Gauge<'request_kind'>;
+  /** Requests in flight by kind, set on every request and read into the gauge when scraped. */
+  private readonly inflightCounts: Record<InflightKind, number> = { readOnly: 0, mutating: 0 };
   private readonly longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
   private readonly storageObjects: Gauge<'resource'>;
   private readonly deprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
@@ -69,14 +70,17 @@ export class MetricsService {
         buckets: DURATION_BUCKETS,
       },
     );
-    this.inflight = new Gauge({
+    const inflightCounts = this.inflightCounts;
+    new Gauge({
       name: 'apiserver_current_inflight_requests',
       help: 'Number of requests currently being served, by kind (readOnly or mutating).',
       labelNames: ['request_kind'],
       registers,
+      collect() {
+        this.set({ request_kind: 'readOnly' }, inflightCounts.readOnly);
+        this.set({ request_kind: 'mutating' }, inflightCounts.mutating);
+      },
     });
-    this.inflight.set({ request_kind: 'readOnly' }, 0);
-    this.inflight.set({ request_kind: 'mutating' }, 0);
     this.longRunning = new Gauge({
       name: 'apiserver_longrunning_requests',
       help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
@@ -104,7 +108,7 @@ export class MetricsService {
   }
 
   setInflight(kind: InflightKind, count: number): void {
-    this.inflight.set({ request_kind: kind }, count);
+    this.inflightCounts[kind] = count;
   }
 
   /** Number of objects of a resource (`pods`, `deployments.apps`) in the store. */
