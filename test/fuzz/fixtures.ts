@@ -251,20 +251,45 @@ export class Fixtures {
     const path = this.pathOf(fixture);
     if (fixture.resource.resource === 'customresourcedefinitions') {
       // The CRD goes once its objects are gone, and objects holding a finalizer never go by themselves.
+      const refused: string[] = [];
       const list = await this.http().send({ method: 'GET', target: `/apis/${CUSTOM_GROUP}/v1/${CUSTOM_RESOURCE}`, headers: JSON_HEADERS }, 30_000);
       if (list.status === 200) {
         const items = (JSON.parse(list.body.toString('utf8')) as { items: Array<{ metadata: { name: string; namespace: string } }> }).items;
-        for (const item of items)
-          await this.stripFinalizers(`/apis/${CUSTOM_GROUP}/v1/namespaces/${item.metadata.namespace}/${CUSTOM_RESOURCE}/${item.metadata.name}`);
+        for (const item of items) {
+          const status = await this.stripFinalizers(`/apis/${CUSTOM_GROUP}/v1/namespaces/${item.metadata.namespace}/${CUSTOM_RESOURCE}/${item.metadata.name}`);
+          if (status !== 200 && status !== 404) refused.push(`${item.metadata.namespace}/${item.metadata.name}: ${status}`);
+        }
       }
-      // A delete with propagationPolicy Orphan or Foreground leaves a finalizer that only the garbage
-      // collector removes, and no controller runs beside the fuzzed server. The CRD's own cleanup
-      // finalizer stays: the server removes it once the objects are gone.
-      await this.stripGarbageCollectorFinalizers(path);
-    } else {
-      await this.stripFinalizers(path);
+      // Finalizers an input put on the CRD (or a delete with propagationPolicy Orphan or Foreground, which
+      // only the garbage collector removes: no controller runs beside the fuzzed server) would keep it
+      // for ever. The server's own cleanup finalizer stays: it removes it once the objects are gone.
+      await this.stripForeignFinalizers(path);
+      try {
+        await this.waitFor(path, (status) => status === 404, 20_000);
+      } catch (error) {
+        throw new Error(
+          `${(error as Error).message}; ${await this.whyStillThere(path)}${refused.length ? `; objects whose finalizers could not be removed: ${refused.join(', ')}` : ''}`,
+        );
+      }
+      return;
     }
+    await this.stripFinalizers(path);
     await this.waitFor(path, (status) => status === 404, 20_000);
+  }
+
+  /** What keeps a terminating CRD: its finalizers and its Terminating condition, for the harness log. */
+  private async whyStillThere(path: string): Promise<string> {
+    const answer = await this.http().send({ method: 'GET', target: path, headers: JSON_HEADERS }, 30_000);
+    if (answer.status !== 200) return `it now answers ${answer.status}`;
+    const crd = JSON.parse(answer.body.toString('utf8')) as {
+      metadata?: { finalizers?: string[]; deletionTimestamp?: string };
+      status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+    };
+    const terminating = crd.status?.conditions?.find((c) => c.type === 'Terminating');
+    return (
+      `finalizers ${JSON.stringify(crd.metadata?.finalizers ?? [])}, deletionTimestamp ${crd.metadata?.deletionTimestamp ?? 'unset'}, ` +
+      `Terminating ${terminating ? `${terminating.status} ${terminating.reason ?? ''}: ${terminating.message ?? ''}` : 'absent'}`
+    );
   }
 
   private async stillTerminating(fixture: Fixture): Promise<boolean> {
@@ -273,11 +298,11 @@ export class Fixtures {
     return (JSON.parse(answer.body.toString('utf8')) as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp !== undefined;
   }
 
-  private async stripGarbageCollectorFinalizers(path: string): Promise<void> {
+  private async stripForeignFinalizers(path: string): Promise<void> {
     const answer = await this.http().send({ method: 'GET', target: path, headers: JSON_HEADERS }, 30_000);
     if (answer.status !== 200) return;
     const finalizers = (JSON.parse(answer.body.toString('utf8')) as { metadata?: { finalizers?: string[] } }).metadata?.finalizers ?? [];
-    const kept = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+    const kept = finalizers.filter((f) => f.startsWith('customresourcecleanup.'));
     if (kept.length === finalizers.length) return;
     await this.http().send(
       {
@@ -290,11 +315,13 @@ export class Fixtures {
     );
   }
 
-  private async stripFinalizers(path: string): Promise<void> {
-    await this.http().send(
+  /** Removes every finalizer of an object; the answer's status. */
+  private async stripFinalizers(path: string): Promise<number> {
+    const answer = await this.http().send(
       { method: 'PATCH', target: path, headers: [['Content-Type', 'application/merge-patch+json']], body: Buffer.from('{"metadata":{"finalizers":null}}') },
       30_000,
     );
+    return answer.status;
   }
 
   private async create(fixture: Fixture): Promise<void> {
