@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureServingCertificates } from '@svc/apiserver';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
-import { KUBECTL, kubectl, runKubectl } from './support/kubectl-run';
+import { ApiClient } from './support/api-client';
+import { kubectl, runKubectl } from './support/kubectl-run';
 
 /**
  * `--nodeagent-certificate-authority`: the API server verifies a node agent's serving certificate
@@ -43,34 +43,17 @@ describe('API server: --nodeagent-certificate-authority', () => {
   async function serverTrusting(ca: string): Promise<ApiServerProcess> {
     const server = await startApiServerProcess({ args: [`--nodeagent-certificate-authority=${ca}`] });
     servers.push(server);
-    const env = server.kubectlEnv;
-    const node = {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: 'standin' },
-      status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agentPort } } },
-    };
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'p', namespace: 'default' },
-      spec: { nodeName: 'standin', containers: [{ name: 'c', image: 'busybox' }] },
-    };
-    await createObject(server, node);
-    await kubectl(['patch', 'node', 'standin', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: node.status })], env);
-    await createObject(server, pod);
+    const client = new ApiClient(server.url, server.ca);
+    try {
+      expect((await client.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'standin' } })).status).toBe(201);
+      const status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agentPort } } };
+      expect((await client.patch('/api/v1/nodes/standin/status', 'application/merge-patch+json', { status })).status).toBe(200);
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'standin', containers: [{ name: 'c', image: 'busybox' }] } };
+      expect((await client.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+    } finally {
+      client.close();
+    }
     return server;
-  }
-
-  /** `kubectl create -f -` of one object. */
-  async function createObject(server: ApiServerProcess, object: unknown): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(KUBECTL, ['create', '-f', '-'], { env: { ...process.env, ...server.kubectlEnv } });
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(stderr))));
-      child.stdin.end(JSON.stringify(object));
-    });
   }
 
   it('reaches an agent whose serving certificate chains to the given CA', async () => {

@@ -65,41 +65,41 @@ export class RequestSeries {
     series.sum += seconds;
   }
 
-  private metric(values: () => { forString: ExportedValue[]; splayed: ExportedValue[] }, meta: { name: string; help: string }, type: ExportedMetric['type']) {
+  private metric(values: () => ExportedValue[], meta: { name: string; help: string }, type: ExportedMetric['type']) {
     const exported = (list: ExportedValue[]): ExportedMetric => ({ name: meta.name, help: meta.help, type, values: list, aggregator: 'sum' });
     return {
       name: meta.name,
       help: meta.help,
       type,
       aggregator: 'sum' as const,
-      getForPromString: async () => exported(values().forString),
-      get: async () => exported(values().splayed),
+      getForPromString: async () => exported(values()),
+      // The JSON form carries a series' labels on each value, as prom-client's get() does.
+      get: async () => exported(values().map((v) => ({ labels: { ...v.sharedLabels, ...v.labels }, value: v.value, metricName: v.metricName }))),
       reset: () => this.series.clear(),
     };
   }
 
-  private counterValues(): { forString: ExportedValue[]; splayed: ExportedValue[] } {
+  private counterValues(): ExportedValue[] {
     const out: ExportedValue[] = [];
     for (const series of this.series.values()) {
       for (const [code, value] of series.codes) out.push({ labels: { ...series.labels, code }, value });
     }
-    return { forString: out, splayed: out };
+    return out;
   }
 
-  private histogramValues(): { forString: ExportedValue[]; splayed: ExportedValue[] } {
-    const forString: ExportedValue[] = [];
-    const bucketName = `${this.histogram.name}_bucket`;
+  private histogramValues(): ExportedValue[] {
+    const out: ExportedValue[] = [];
+    const { name, buckets } = this.histogram;
     for (const series of this.series.values()) {
       let cumulative = 0;
-      this.histogram.buckets.forEach((bound, i) => {
+      buckets.forEach((bound, i) => {
         cumulative += series.buckets[i];
-        forString.push({ labels: { le: bound }, sharedLabels: series.labels, value: cumulative, metricName: bucketName });
+        out.push({ labels: { le: bound }, sharedLabels: series.labels, value: cumulative, metricName: `${name}_bucket` });
       });
-      forString.push({ labels: { le: '+Inf' }, sharedLabels: series.labels, value: series.count, metricName: bucketName });
-      forString.push({ labels: {}, sharedLabels: series.labels, value: series.sum, metricName: `${this.histogram.name}_sum` });
-      forString.push({ labels: {}, sharedLabels: series.labels, value: series.count, metricName: `${this.histogram.name}_count` });
+      out.push({ labels: { le: '+Inf' }, sharedLabels: series.labels, value: series.count, metricName: `${name}_bucket` });
+      out.push({ labels: {}, sharedLabels: series.labels, value: series.sum, metricName: `${name}_sum` });
+      out.push({ labels: {}, sharedLabels: series.labels, value: series.count, metricName: `${name}_count` });
     }
-    const splayed = forString.map((v) => ({ labels: { ...v.sharedLabels, ...v.labels }, value: v.value, metricName: v.metricName }));
-    return { forString, splayed };
+    return out;
   }
 }
