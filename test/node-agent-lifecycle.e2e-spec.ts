@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { localRuntimeUnavailable } from '@svc/cri/testing';
@@ -259,7 +260,7 @@ describeWithRuntime('node agent: restarts, probes, init containers, volumes, env
     expect(await exec('limited', 'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d" " -f1 /sys/fs/cgroup/cpu.max')).toBe('50000\n');
   }, 60_000);
 
-  it('runs preStop and sends SIGTERM within the grace period on delete, then removes the pod and its sandbox', async () => {
+  it('runs preStop and sends SIGTERM within the grace period on delete, then removes the pod, its sandbox and its cgroup', async () => {
     const hostDir = join(cluster.agent.dir, 'termination');
     await import('node:fs/promises').then((fs) => fs.mkdir(hostDir, { recursive: true }));
     await cluster.apply(
@@ -280,10 +281,16 @@ describeWithRuntime('node agent: restarts, probes, init containers, volumes, env
     );
     await eventually(async () => expect((await status('graceful')).phase).toBe('Running'), 30_000, 250);
     const uid = (await cluster.getPod('graceful')).metadata.uid;
+    // The pod's cgroup (BestEffort: below kubepods/besteffort), in the v1 memory hierarchy or the v2 tree.
+    const podCgroup = ['/sys/fs/cgroup/memory', '/sys/fs/cgroup']
+      .map((root) => join(root, 'kubepods/besteffort', `pod${uid}`))
+      .find((path) => existsSync(path));
+    expect(podCgroup).toBeDefined();
     const started = Date.now();
     await kubectl(['delete', 'pod', 'graceful', '--wait=true'], env(), 40_000);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(await readFile(join(hostDir, 'log'), 'utf8')).toBe('started\nprestop\nsigterm\nexiting\n');
     expect(await cluster.containerd.cri.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': uid } })).toEqual([]);
+    await eventually(async () => expect(existsSync(podCgroup!)).toBe(false), 20_000, 250);
   }, 60_000);
 });

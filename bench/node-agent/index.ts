@@ -10,13 +10,15 @@ import { freePort, startApiServer, type RunningServer } from '../apiserver/serve
 import { summarize } from '../apiserver/stats';
 import { positiveFromEnv } from '../support/env-number';
 import { probeGet } from '../support/probe-get';
+import { settle } from '../support/settle';
 
 /**
  * Pod startup on one node, in one run, against one private containerd:
  * - Direct: PODS pods started straight through CRI from this process, all at once (RunPodSandbox,
  *   CreateContainer, StartContainer each), the time from the start to each container running.
  * - Node agent: the same number of pods created at once through the API server, bound to the node,
- *   and the time from each create to the pod reported Running (status polled every POLL_MS); the
+ *   and the time from each create request, and from its answer, to the pod reported Running (status
+ *   polled every POLL_MS; the SLO counts from the pod's creation, which the answer follows); the
  *   agent's CPU seconds and peak resident memory over the phase, and from its /metrics where the time
  *   went: the mean of each start-up step, and its CRI calls by operation beside the direct path's 3.
  * Kubernetes' pod startup SLO (image present) is 5 s at p99; the goal is that, and at most 1.5x direct.
@@ -163,9 +165,10 @@ async function agentStart(
   client: Client,
   nodeName: string,
   agent: Child,
-): Promise<{ latencies: number[]; createLatencies: number[]; wallMs: number; cpuSeconds: number }> {
+): Promise<{ latencies: number[]; sinceStored: number[]; createLatencies: number[]; wallMs: number; cpuSeconds: number }> {
   const cpuBefore = processCpuMicros(agent.pid) ?? 0;
   const createdAt = new Map<string, number>();
+  const storedAt = new Map<string, number>();
   const runningAt = new Map<string, number>();
   const createLatencies: number[] = [];
   const started = performance.now();
@@ -180,7 +183,8 @@ async function agentStart(
       };
       createdAt.set(name, performance.now());
       await client.pods.create(pod, { namespace: NAMESPACE });
-      createLatencies.push(performance.now() - createdAt.get(name)!);
+      storedAt.set(name, performance.now());
+      createLatencies.push(storedAt.get(name)! - createdAt.get(name)!);
     }),
   );
   const deadline = Date.now() + TIMEOUT_MS;
@@ -196,7 +200,13 @@ async function agentStart(
   }
   const wallMs = performance.now() - started;
   const cpuSeconds = ((processCpuMicros(agent.pid) ?? 0) - cpuBefore) / 1e6;
-  return { latencies: [...runningAt].map(([name, at]) => at - createdAt.get(name)!), createLatencies, wallMs, cpuSeconds };
+  return {
+    latencies: [...runningAt].map(([name, at]) => at - createdAt.get(name)!),
+    sinceStored: [...runningAt].map(([name, at]) => at - storedAt.get(name)!),
+    createLatencies,
+    wallMs,
+    cpuSeconds,
+  };
 }
 
 const ms = (value: number) => `${Math.round(value)} ms`;
@@ -216,25 +226,40 @@ export async function run(): Promise<void> {
     [containerd, server] = await Promise.all([startContainerd(), startApiServer(dir, ['--nodeagent-preferred-address-types=InternalIP'])]);
     console.log(`${PODS} pods on one node; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)} at the start`);
     await containerd.cri.updateRuntimeConfig('10.254.0.0/24');
+    // Each phase starts on a quiet machine: not while the server starts or the kernel still tears down
+    // the direct phase's namespaces and mounts.
+    await settle();
     const direct = await directStart(containerd, join(dir, 'direct-logs'));
     const d = summarize(direct.latencies);
     console.log(`direct through CRI:   start -> running  p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  all ${ms(direct.wallMs)}`);
     const started = await startAgent(dir, server, containerd, nodeName);
     agent = started.child;
     const client = new Client({ ...(await loadClientConfig({ svcconfig: join(dir, 'svcconfig') })), qps: -1 });
+    await settle();
     const metricsBefore = await scrapeAgent(started.port);
     const through = await agentStart(client, nodeName, agent);
     const metricsAfter = await scrapeAgent(started.port);
     const a = summarize(through.latencies);
     console.log(`through the agent:    created -> Running p50 ${ms(a.p50)}  p99 ${ms(a.p99)}  all ${ms(through.wallMs)}`);
+    const s = summarize(through.sinceStored);
+    console.log(`  from the create's answer (the pod stored, where the SLO starts) p50 ${ms(s.p50)}  p99 ${ms(s.p99)}`);
     console.log(`agent: ${through.cpuSeconds.toFixed(2)} CPU s over the phase, peak RSS ${peakRssMiB(agent.pid).toFixed(0)} MiB`);
     const c = summarize(through.createLatencies);
     console.log(`API server: pod create answered p50 ${ms(c.p50)}  p99 ${ms(c.p99)} (the agent sees a pod once it is stored)`);
     reportAgentMetrics(metricsBefore, metricsAfter);
-    console.log(`p99 ratio agent/direct ${(a.p99 / d.p99).toFixed(2)} (goal <= 1.5); p99 under 5 s: ${a.p99 < 5_000 ? 'yes' : 'no'}`);
+    console.log(
+      `p99 ratio agent/direct ${(a.p99 / d.p99).toFixed(2)} (goal <= 1.5); p99 under 5 s: ${a.p99 < 5_000 ? 'yes' : 'no'} ` +
+        `(from the answer: ${s.p99 < 5_000 ? 'yes' : 'no'}; the direct path alone: ${d.p99 < 5_000 ? 'yes' : 'no'})`,
+    );
     await client.pods.deleteCollection({ namespace: NAMESPACE, labelSelector: 'bench=node-agent', gracePeriodSeconds: 0 }).catch(() => undefined);
+    // A grace period of 0 removes the pods from the API at once; wait for the agent to remove their
+    // sandboxes (and with them their cgroups) too, rather than leave that to containerd's stop.
     const deadline = Date.now() + 60_000;
-    while ((await client.pods.list({ namespace: NAMESPACE })).items.length > 0 && Date.now() < deadline) await sleep(250);
+    const cri = containerd.cri;
+    const remaining = async () =>
+      (await client.pods.list({ namespace: NAMESPACE })).items.length +
+      (await cri.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.namespace': NAMESPACE } })).length;
+    while ((await remaining()) > 0 && Date.now() < deadline) await sleep(250);
   } finally {
     await agent?.stop();
     await containerd?.stop();

@@ -64,9 +64,14 @@ export function linuxResources(pod: Pod, container: Container, options: Resource
 
 /** The pod's cgroup below the QoS hierarchy (`cgroupsPerQOS`): `<root>/kubepods[/burstable|/besteffort]/pod<uid>`. */
 export function podCgroupParent(pod: Pod, cgroupRoot: string, perQos: boolean): string {
-  const root = cgroupRoot === '' || cgroupRoot === '/' ? '' : cgroupRoot.replace(/\/$/, '');
   if (!perQos) return '';
   const qos = qosClassOf(pod);
   const tier = qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`;
-  return `${root}/kubepods${tier}/pod${pod.metadata?.uid ?? ''}`;
+  return `${kubepodsCgroup(cgroupRoot)}${tier}/pod${pod.metadata?.uid ?? ''}`;
+}
+
+/** The cgroup all pods sit below: `<cgroupRoot>/kubepods`. */
+export function kubepodsCgroup(cgroupRoot: string): string {
+  const root = cgroupRoot === '' || cgroupRoot === '/' ? '' : cgroupRoot.replace(/\/$/, '');
+  return `${root}/kubepods`;
 }

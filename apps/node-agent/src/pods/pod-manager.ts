@@ -2,6 +2,7 @@ import type { Pod } from '@svc/api';
 import type { CriClient } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from './runtime-labels';
+import { removePodCgroups } from './pod-cgroups';
 import type { PodRuntime } from './pod-runtime';
 import { PodWorker, runtimeSignature } from './pod-worker';
 
@@ -103,6 +104,7 @@ export class PodManager {
       }
       await this.cri.stopPodSandbox(sandbox.id).catch(() => undefined);
       await this.cri.removePodSandbox(sandbox.id).catch(() => undefined);
+      void removePodCgroups(uid, this.runtime.sandbox.cgroupRoot, this.runtime.sandbox.cgroupsPerQOS);
       await this.runtime.volumes.tearDown(uid).catch(() => undefined);
     }
   }

@@ -10,6 +10,7 @@ import { ContainerConfigError, containerEnvironment } from './environment';
 import type { ContainerFacts } from './pod-status';
 import { computePodStatus } from './pod-status';
 import type { PodRuntime } from './pod-runtime';
+import { removePodCgroups } from './pod-cgroups';
 import { runHandler } from './probe-runner';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, ANNOTATION_CONTAINER_HASH, containerHash, podLogDirectoryName } from './runtime-labels';
 import { podHostname, sandboxConfig } from './sandbox-config';
@@ -579,6 +580,8 @@ export class PodWorker {
       await runtime.cri.stopPodSandbox(s.id).catch(() => undefined);
       await runtime.cri.removePodSandbox(s.id).catch(() => undefined);
     }
+    // In the background: the last processes may take a moment to leave, and the final delete need not wait.
+    void removePodCgroups(this.uid, runtime.sandbox.cgroupRoot, runtime.sandbox.cgroupsPerQOS);
     await runtime.volumes.tearDown(this.uid);
     await runtime.objects.release(this.uid);
     runtime.images.forgetPod(this.uid);
