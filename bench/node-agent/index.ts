@@ -209,6 +209,19 @@ async function agentStart(
   };
 }
 
+/**
+ * Creates and deletes PODS pods bound to no node (nothing runs them), so that the phase meets a
+ * server that has served pods before, as a running cluster's has, and the client's connections are open.
+ */
+async function warmUp(client: Client): Promise<void> {
+  const namespace = 'bench-warm-up';
+  await client.namespaces.create({ metadata: { name: namespace } });
+  const names = Array.from({ length: PODS }, (_, i) => `warm-up-${i}`);
+  const container = { name: 'main', image: BUSYBOX_IMAGE };
+  await Promise.all(names.map((name) => client.pods.create({ metadata: { name }, spec: { containers: [container] } }, { namespace })));
+  await Promise.all(names.map((name) => client.pods.delete(name, { namespace, gracePeriodSeconds: 0 })));
+}
+
 const ms = (value: number) => `${Math.round(value)} ms`;
 
 export async function run(): Promise<void> {
@@ -235,6 +248,7 @@ export async function run(): Promise<void> {
     const started = await startAgent(dir, server, containerd, nodeName);
     agent = started.child;
     const client = new Client({ ...(await loadClientConfig({ svcconfig: join(dir, 'svcconfig') })), qps: -1 });
+    await warmUp(client);
     await settle();
     const metricsBefore = await scrapeAgent(started.port);
     const through = await agentStart(client, nodeName, agent);
