@@ -177,6 +177,7 @@ describeWithRuntime('node agent: projected service account tokens, and an authen
     const denied = await agentGet('/pods', bearer);
     expect(denied.status).toBe(403);
     expect(denied.body).toContain('user=system:serviceaccount:default:robot, verb=get, resource=nodes, subresource=proxy');
+    expect((await agentGet('/debug/pprof/', bearer)).status).toBe(403);
     // A certificate from the agent's client CA names its user; one from another CA names nobody.
     const carol = await issueClientCertificate(agentCa, 'carol', ['team-a']);
     expect((await agentGet('/pods', {}, { cert: carol.certPem, key: carol.keyPem })).status).toBe(403);
@@ -188,6 +189,14 @@ describeWithRuntime('node agent: projected service account tokens, and an authen
     await eventually(async () => expect((await agentGet('/pods', bearer)).status).toBe(200), 15_000, 500);
     expect(JSON.parse((await agentGet('/pods', bearer)).body).kind).toBe('PodList');
     await eventually(async () => expect((await agentGet('/pods', {}, { cert: carol.certPem, key: carol.keyPem })).status).toBe(200), 15_000, 500);
+    // The profiler (enableProfilingHandler, on by default) is nodes/proxy too.
+    const index = await agentGet('/debug/pprof/', bearer);
+    expect(index.status).toBe(200);
+    expect(index.body).toMatch(/profile/);
+    const cpu = await agentGet('/debug/pprof/profile?seconds=1', bearer);
+    expect(cpu.status).toBe(200);
+    expect(cpu.body.length).toBeGreaterThan(0);
+    expect((await agentGet('/debug/pprof/profile?seconds=0', bearer)).status).toBe(400);
     // /metrics is nodes/metrics, which the role does not give.
     expect((await agentGet('/metrics', bearer)).status).toBe(403);
   }, 60_000);
