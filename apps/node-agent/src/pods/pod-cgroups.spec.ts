@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cgroupMountPoints, removePodCgroups } from './pod-cgroups';
+import { cgroupMountPoints, removeOrphanedPodCgroups, removePodCgroups } from './pod-cgroups';
 
 describe('pod cgroups', () => {
   it('finds every cgroup hierarchy mounted at its root in mountinfo', () => {
@@ -46,6 +46,29 @@ describe('pod cgroups', () => {
       rmSync(join(busy, 'cgroup.procs'));
       expect(await removePodCgroups('A', '/agent/', true, { mountinfoPath: mountinfo, retryDelaysMs: [] })).toBe(true);
       expect(existsSync(join(cpu, 'agent/kubepods/burstable/podA'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes orphaned pod cgroups old enough and unused, and leaves known, young and busy ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pod-cgroups-'));
+    try {
+      const memory = join(dir, 'memory');
+      const mountinfo = join(dir, 'mountinfo');
+      writeFileSync(mountinfo, `1 0 0:1 / ${memory} rw - cgroup cgroup rw,memory\n`);
+      const kubepods = join(memory, 'kubepods');
+      const orphan = join(kubepods, 'besteffort/podgone');
+      const guaranteedOrphan = join(kubepods, 'podgone2');
+      const known = join(kubepods, 'besteffort/podrunning');
+      const inUse = join(kubepods, 'burstable/podother/container');
+      for (const path of [orphan, guaranteedOrphan, known, inUse]) mkdirSync(path, { recursive: true });
+      // Directories made just now are too young; seen from two minutes later they are old enough.
+      expect(await removeOrphanedPodCgroups(new Set(['running']), '', true, { mountinfoPath: mountinfo })).toBe(0);
+      const later = Date.now() + 120_000;
+      expect(await removeOrphanedPodCgroups(new Set(['running']), '', true, { mountinfoPath: mountinfo, now: later })).toBe(2);
+      expect([orphan, guaranteedOrphan].map((path) => existsSync(path))).toEqual([false, false]);
+      expect([known, inUse, join(kubepods, 'besteffort'), join(kubepods, 'burstable')].map((path) => existsSync(path))).toEqual([true, true, true, true]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-import { readdir, readFile, rmdir } from 'node:fs/promises';
+import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kubepodsCgroup } from './container-resources';
 
@@ -72,4 +72,47 @@ export async function removePodCgroups(
     if (remaining.length === 0) return true;
   }
   return false;
+}
+
+const POD_CGROUP = /^pod([0-9a-zA-Z-]+)$/;
+
+/**
+ * Removes the pod cgroups below `kubepods` that belong to none of the `known` pods (those the node
+ * runs or still has sandboxes of), hold no process and no cgroup of their own, and are at least
+ * `minAgeMs` old: what an agent stopped in the middle of a pod's teardown, or a runtime that lost
+ * its sandboxes, left behind (the kubelet's cleanup of orphaned pod cgroups). Resolves how many went.
+ */
+export async function removeOrphanedPodCgroups(
+  known: ReadonlySet<string>,
+  cgroupRoot: string,
+  perQos: boolean,
+  options: { mountinfoPath?: string; minAgeMs?: number; now?: number } = {},
+): Promise<number> {
+  if (!perQos) return 0;
+  const mountinfo = await readFile(options.mountinfoPath ?? '/proc/self/mountinfo', 'utf8').catch(() => '');
+  const kubepods = kubepodsCgroup(cgroupRoot);
+  const oldest = (options.now ?? Date.now()) - (options.minAgeMs ?? 60_000);
+  let removed = 0;
+  for (const mount of cgroupMountPoints(mountinfo)) {
+    for (const tier of QOS_TIERS) {
+      const parent = join(mount, `${kubepods}${tier}`);
+      const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        const uid = POD_CGROUP.exec(entry.name)?.[1];
+        if (!entry.isDirectory() || uid === undefined || known.has(uid)) continue;
+        const path = join(parent, entry.name);
+        const info = await stat(path).catch(() => undefined);
+        if (!info || info.mtimeMs > oldest) continue;
+        // Only the pod's own directory: one with a cgroup below it (a container) is in use, and rmdir refuses it.
+        if (
+          await rmdir(path).then(
+            () => true,
+            () => false,
+          )
+        )
+          removed++;
+      }
+    }
+  }
+  return removed;
 }

@@ -2,17 +2,20 @@ import type { Pod } from '@svc/api';
 import type { CriClient } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from './runtime-labels';
-import { removePodCgroups } from './pod-cgroups';
+import { removeOrphanedPodCgroups, removePodCgroups } from './pod-cgroups';
 import type { PodRuntime } from './pod-runtime';
 import { PodWorker, runtimeSignature } from './pod-worker';
 
 /** How often the runtime is listed for changes (Kubernetes' PLEG relists every second). */
 const RELIST_MS = 1_000;
+/** How often pod cgroups that belong to no pod are looked for (Kubernetes' housekeeping does it every 2 s; this is cheaper). */
+const ORPHANED_CGROUPS_MS = 60_000;
 
 /**
  * The pods this node runs, one worker each. Pods come from the API (bound to the node) and from
  * static pod files; a relist of the runtime every second wakes the worker of a pod whose containers
- * changed state; housekeeping removes sandboxes of pods the node no longer has.
+ * changed state; housekeeping removes sandboxes of pods the node no longer has, and pod cgroups left
+ * by pods it no longer has.
  */
 export class PodManager {
   private readonly workers = new Map<string, PodWorker>();
@@ -20,6 +23,7 @@ export class PodManager {
   private resyncTimer?: NodeJS.Timeout;
   private stopped = false;
   private housekeepingAllowed = false;
+  private orphanedCgroupsAt = 0;
 
   constructor(
     private readonly cri: CriClient,
@@ -106,6 +110,11 @@ export class PodManager {
       await this.cri.removePodSandbox(sandbox.id).catch(() => undefined);
       void removePodCgroups(uid, this.runtime.sandbox.cgroupRoot, this.runtime.sandbox.cgroupsPerQOS);
       await this.runtime.volumes.tearDown(uid).catch(() => undefined);
+    }
+    if (Date.now() - this.orphanedCgroupsAt >= ORPHANED_CGROUPS_MS) {
+      this.orphanedCgroupsAt = Date.now();
+      const known = new Set([...this.workers.keys(), ...sandboxes.map((s) => s.labels?.[LABEL_POD_UID] ?? '')]);
+      void removeOrphanedPodCgroups(known, this.runtime.sandbox.cgroupRoot, this.runtime.sandbox.cgroupsPerQOS).catch(() => undefined);
     }
   }
 
