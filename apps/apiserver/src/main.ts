@@ -7,6 +7,7 @@ import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
 import { createStorage, type Storage } from '@svc/storage';
 import { auditOptionsFromFlags, encryptionFromFlags, tokenWebhookFromFlags } from './security-config';
 import { securityOptionsFromFlags } from './security-flags';
+import { unsupportedFlagProblem } from './unsupported-flags';
 
 /** Maps the parsed flags onto the API server's options. */
 export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
@@ -79,6 +80,11 @@ async function openStorage(o: ApiServerFlags): Promise<Storage> {
 
 async function main(): Promise<void> {
   const flags = parseOrExit(parseApiServerOptions, process.argv.slice(2));
+  const unsupported = unsupportedFlagProblem(flags);
+  if (unsupported !== undefined) {
+    process.stderr.write(`svc-apiserver: ${unsupported}\n`);
+    process.exit(2);
+  }
   let audit: Awaited<ReturnType<typeof auditOptionsFromFlags>>;
   let encryption: ReturnType<typeof encryptionFromFlags>;
   let tokenWebhook: Awaited<ReturnType<typeof tokenWebhookFromFlags>>;

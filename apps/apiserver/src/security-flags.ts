@@ -49,6 +49,7 @@ export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptio
             issuers,
             audiences: o.apiAudiences ?? [],
             maxExpirationSeconds: o.serviceAccountMaxTokenExpiration ? Math.floor(o.serviceAccountMaxTokenExpiration / 1000) : undefined,
+            extendExpiration: o.serviceAccountExtendTokenExpiration,
             jwksUri: o.serviceAccountJwksUri || undefined,
           }
         : undefined,

@@ -1,5 +1,11 @@
-import { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, refusedFlagProblem, type ControllerManagerOptions, type RefusedFlag } from '@svc/options';
-import { UNSUPPORTED_COMPONENT_FLAGS } from '@svc/runtime';
+import {
+  CLUSTER_SIGNERS,
+  CONTROLLER_MANAGER_FLAGS,
+  refusedFlagProblem,
+  UNSUPPORTED_SHARED_FLAGS,
+  type ControllerManagerOptions,
+  type RefusedFlag,
+} from '@svc/options';
 
 const NO_CLOUD = 'this controller manager runs no cloud provider integration';
 const NO_VOLUMES = 'this controller manager runs no volume controllers';
@@ -41,7 +47,7 @@ const UNSUPPORTED: readonly RefusedFlag[] = [
   { flag: 'concurrent-service-syncs', reason: 'this controller manager runs no service (load balancer) controller' },
   { flag: 'concurrent-statefulset-syncs', reason: 'this controller manager runs no statefulset controller' },
   { flag: 'concurrent-ttl-after-finished-syncs', reason: 'this controller manager runs no TTL-after-finished controller' },
-  ...UNSUPPORTED_COMPONENT_FLAGS,
+  ...UNSUPPORTED_SHARED_FLAGS,
 ];
 
 /** The first flag given a value this controller manager would ignore, as the one line to print; undefined when none. */

@@ -1,8 +1,7 @@
-import { refusedFlagProblem, SCHEDULER_FLAGS, type RefusedFlag, type SchedulerOptions } from '@svc/options';
-import { UNSUPPORTED_COMPONENT_FLAGS } from '@svc/runtime';
+import { refusedFlagProblem, SCHEDULER_FLAGS, UNSUPPORTED_SHARED_FLAGS, type RefusedFlag, type SchedulerOptions } from '@svc/options';
 
 /** Flags of the table (spec 2) whose effect this scheduler lacks: a value other than the default is refused. */
-const UNSUPPORTED: readonly RefusedFlag[] = [...UNSUPPORTED_COMPONENT_FLAGS];
+const UNSUPPORTED: readonly RefusedFlag[] = [...UNSUPPORTED_SHARED_FLAGS];
 
 /** The first flag given a value this scheduler would ignore, as the one line to print; undefined when none. */
 export function unsupportedFlagProblem(options: SchedulerOptions): string | undefined {

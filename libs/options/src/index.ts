@@ -18,6 +18,7 @@ export { readCsvRecord } from './flags/csv-record';
 // Declaring and parsing a process's flag set.
 export { camelCase, flag, type CamelCase, type CheckResult, type FlagAction, type FlagDef } from './flag-set/flag';
 export { refusedFlagProblem, type RefusedFlag } from './flag-set/refused-flags';
+export { UNSUPPORTED_SHARED_FLAGS } from './flag-set/unsupported-shared-flags';
 export {
   defineFlagSet,
   flagTable,

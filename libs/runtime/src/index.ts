@@ -27,7 +27,6 @@ export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
 export { servingPair, type TlsPair } from './manager/serving-pair';
-export { UNSUPPORTED_COMPONENT_FLAGS } from './manager/unsupported-component-flags';
 export * from './manager/runtime.module';
 export type { MetaObject } from './helpers/object-shape';
 export * from './helpers/finalizers';

@@ -56,6 +56,32 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
 };
 
+/**
+ * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
+ * kinds this server does not serve (LimitRange, ResourceQuota, PersistentVolumeClaim, StorageClass,
+ * CertificateSigningRequest, Ingress), so nothing reaches them. OwnerReferencesPermissionEnforcement
+ * is built beside the chain, with the authorizer.
+ */
+const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<AdmissionPluginName>([
+  'AlwaysAdmit',
+  'OwnerReferencesPermissionEnforcement',
+  'LimitRanger',
+  'ResourceQuota',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'PersistentVolumeClaimResize',
+  'PersistentVolumeLabel',
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+]);
+
+/** Of `names`, those this server neither implements nor honours without code: enabling one would do nothing. */
+export function unimplementedAdmissionPlugins(names: readonly AdmissionPluginName[]): AdmissionPluginName[] {
+  return names.filter((name) => IMPLEMENTED[name] === undefined && !HONOURED_WITHOUT_CODE.has(name));
+}
+
 /** The admission chain the flags ask for: the defaults plus enabled plugins minus disabled ones, in run order. */
 export function buildAdmissionChain(flags: AdmissionFlags, deps: AdmissionDependencies): AdmissionChain {
   const plugins: AdmissionPlugin[] = [];

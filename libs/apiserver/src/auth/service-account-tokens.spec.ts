@@ -6,6 +6,7 @@ import { decodeJwt } from 'jose';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '../testing';
 import { httpsCall, type HttpsAnswer } from '../testing/https-call';
+import { EXTENDED_TOKEN_SECONDS, ServiceAccountTokens } from './service-account-tokens';
 
 const ISSUER = 'https://svc.example.test';
 
@@ -109,3 +110,54 @@ function call(
 ): Promise<HttpsAnswer> {
   return httpsCall(env.url, env.clientConfig.ca!, method, path, headers, body, identity);
 }
+
+describe('service account token extension (--service-account-extend-token-expiration)', () => {
+  let dir: string;
+  let keyFile: string;
+  const NOW = 1_800_000_000_000;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-sa-extend-'));
+    keyFile = join(dir, 'sa.key');
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const tokens = (extendExpiration: boolean) =>
+    new ServiceAccountTokens(
+      { signingKeyFile: keyFile, issuers: [ISSUER], extendExpiration },
+      async () => 'uid',
+      () => NOW,
+    );
+  const request = (overrides: Partial<Parameters<ServiceAccountTokens['issue']>[0]> = {}) => ({
+    namespace: 'apps',
+    serviceAccount: { name: 'robot', uid: 'sa-uid' },
+    expirationSeconds: 3607,
+    bound: { kind: 'Pod' as const, name: 'p', uid: 'pod-uid' },
+    ...overrides,
+  });
+  const lifetime = (token: string) => {
+    const claims = decodeJwt(token);
+    return { seconds: claims.exp! - claims.iat!, warnafter: (claims['kubernetes.io'] as { warnafter?: number }).warnafter };
+  };
+
+  it("keeps a pod's 3607 s API server token valid for a year, with warnafter at the time asked, and reports the time asked", async () => {
+    const issued = await tokens(true).issue(request());
+    const iat = NOW / 1000;
+    expect(lifetime(issued.token)).toEqual({ seconds: EXTENDED_TOKEN_SECONDS, warnafter: iat + 3607 });
+    expect(issued.expiresAt.getTime()).toBe(NOW + 3607 * 1000);
+  });
+
+  it('extends nothing else: off, another lifetime, another audience, a Secret or no bound object', async () => {
+    const plain = { seconds: 3607, warnafter: undefined };
+    expect(lifetime((await tokens(false).issue(request())).token)).toEqual(plain);
+    expect(lifetime((await tokens(true).issue(request({ expirationSeconds: 3600 }))).token)).toEqual({ seconds: 3600, warnafter: undefined });
+    expect(lifetime((await tokens(true).issue(request({ audiences: ['vault'] }))).token)).toEqual(plain);
+    expect(lifetime((await tokens(true).issue(request({ bound: { kind: 'Secret', name: 's', uid: 's-uid' } }))).token)).toEqual(plain);
+    expect(lifetime((await tokens(true).issue(request({ bound: undefined }))).token)).toEqual(plain);
+  });
+});

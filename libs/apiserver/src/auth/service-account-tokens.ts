@@ -2,6 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, randomUUID, type KeyObje
 import { readFileSync } from 'node:fs';
 import { decodeJwt, decodeProtectedHeader, exportJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
 import type { AuthenticationOutcome } from '@svc/machinery';
+import { API_ACCESS_TOKEN_EXPIRATION_SECONDS } from '../admission/service-account';
 import type { TokenAuthenticator } from './token-authenticator';
 import type { UserInfo } from '@svc/machinery';
 
@@ -24,7 +25,16 @@ export interface ServiceAccountTokenOptions {
   maxExpirationSeconds?: number;
   /** `--service-account-jwks-uri`: what the discovery document names as the key set. */
   jwksUri?: string;
+  /**
+   * `--service-account-extend-token-expiration` (on by default): a token for the API server bound to a
+   * pod and asked for 3607 s (the `kube-api-access` volume's) stays valid a year, with a `warnafter` claim
+   * at the time asked, so that agents that refresh late do not break their pods.
+   */
+  extendExpiration?: boolean;
 }
+
+/** The lifetime a pod-bound token of the `kube-api-access` volume is extended to: one year, as Kubernetes does. */
+export const EXTENDED_TOKEN_SECONDS = 365 * 24 * 60 * 60;
 
 /** An object a token is bound to: invalid once it is gone or replaced (another uid). */
 export interface BoundObject {
@@ -41,6 +51,8 @@ interface ServiceAccountClaims {
   serviceaccount?: { name?: string; uid?: string };
   pod?: { name?: string; uid?: string };
   secret?: { name?: string; uid?: string };
+  /** Seconds since the epoch after which an extended token counts as stale. */
+  warnafter?: number;
 }
 
 const SIGNING_ALGORITHMS = ['RS256', 'ES256'];
@@ -100,11 +112,13 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     bound?: BoundObject;
   }): Promise<{ token: string; expiresAt: Date }> {
     const issuedAt = Math.floor(this.now() / 1000);
-    const expiresAt = issuedAt + request.expirationSeconds;
+    const audiences = request.audiences && request.audiences.length > 0 ? [...request.audiences] : [...this.audiences];
+    const extended = this.extends(request.expirationSeconds, audiences, request.bound);
+    const expiresAt = issuedAt + (extended ? EXTENDED_TOKEN_SECONDS : request.expirationSeconds);
     const claims: ServiceAccountClaims = { namespace: request.namespace, serviceaccount: request.serviceAccount };
+    if (extended) claims.warnafter = issuedAt + request.expirationSeconds;
     if (request.bound?.kind === 'Pod') claims.pod = { name: request.bound.name, uid: request.bound.uid };
     if (request.bound?.kind === 'Secret') claims.secret = { name: request.bound.name, uid: request.bound.uid };
-    const audiences = request.audiences && request.audiences.length > 0 ? [...request.audiences] : [...this.audiences];
     const token = await new SignJWT({ 'kubernetes.io': claims })
       .setProtectedHeader({ alg: this.algorithm, kid: this.signingKid })
       .setIssuer(this.issuer)
@@ -115,7 +129,19 @@ export class ServiceAccountTokens implements TokenAuthenticator {
       .setExpirationTime(expiresAt)
       .setJti(randomUUID())
       .sign(this.signingKey);
-    return { token, expiresAt: new Date(expiresAt * 1000) };
+    // What the caller asked for is what it is told, as Kubernetes does: it refreshes on that schedule.
+    return { token, expiresAt: new Date((issuedAt + request.expirationSeconds) * 1000) };
+  }
+
+  /** Whether a token is extended (see extendExpiration): bound to a pod, asked for 3607 s, for this API server's audiences only. */
+  private extends(expirationSeconds: number, audiences: readonly string[], bound: BoundObject | undefined): boolean {
+    return (
+      this.options.extendExpiration === true &&
+      bound?.kind === 'Pod' &&
+      expirationSeconds === API_ACCESS_TOKEN_EXPIRATION_SECONDS &&
+      audiences.length === this.audiences.length &&
+      audiences.every((audience) => this.audiences.includes(audience))
+    );
   }
 
   async authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthenticationOutcome> {
