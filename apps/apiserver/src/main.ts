@@ -51,6 +51,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       },
       defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds,
       defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds,
+      allowPrivileged: o.allowPrivileged,
     },
     runtimeConfig: o.runtimeConfig ?? {},
     services: {

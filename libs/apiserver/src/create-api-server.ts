@@ -18,6 +18,7 @@ import { rbacEscalationCheck } from './auth/rbac/escalation-check';
 import type { AdmissionPlugin } from './admission/admission';
 import { loadWebhookAuthorizerOptions } from './auth/webhook/webhook-authorizer';
 import { ownerReferencesPermissionEnforcement } from './admission/owner-references-permission';
+import { privilegedContainersDenied } from './admission/privileged-containers';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -90,6 +91,8 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   ) {
     escalation.push(ownerReferencesPermissionEnforcement({ authorizer: () => built.security?.authorizer, scheme }));
   }
+  // `--allow-privileged=false`, Kubernetes' validation of privileged containers, whatever the plugins.
+  if (options.resources?.allowPrivileged !== true) escalation.push(privilegedContainersDenied());
   const resourcesOptions: ResourcesOptions = {
     ...DEFAULT_RESOURCES_OPTIONS,
     ...options.resources,

@@ -55,6 +55,8 @@ export interface ResourcesOptions {
   defaultNotReadyTolerationSeconds?: number;
   /** `--default-unreachable-toleration-seconds`. */
   defaultUnreachableTolerationSeconds?: number;
+  /** `--allow-privileged`: without it (the default) pods and pod templates with a privileged container are invalid. */
+  allowPrivileged?: boolean;
   /** `--min-request-timeout`, in seconds. */
   minRequestTimeoutSeconds: number;
   /** Largest request body read. */
