@@ -52,6 +52,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds,
       defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds,
       allowPrivileged: o.allowPrivileged,
+      eventTtlMs: o.eventTtl,
     },
     runtimeConfig: o.runtimeConfig ?? {},
     services: {

@@ -19,6 +19,7 @@ import type { AdmissionPlugin } from './admission/admission';
 import { loadWebhookAuthorizerOptions } from './auth/webhook/webhook-authorizer';
 import { ownerReferencesPermissionEnforcement } from './admission/owner-references-permission';
 import { privilegedContainersDenied } from './admission/privileged-containers';
+import { EventExpiry } from './events/event-expiry';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -163,6 +164,13 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     });
     server.lifecycle.onStopped(() => controller.stop());
     server.health.addPostStartHook(AUTHENTICATION_INFO_POST_START_HOOK, () => controller.start());
+  }
+  const events = registries.forResource('', 'v1', 'events');
+  if (events !== undefined) {
+    const logger = new Logger('EventExpiry');
+    const expiry = new EventExpiry({ events, ttlMs: options.resources?.eventTtlMs ?? 3_600_000, log: (message) => logger.warn(message) });
+    server.lifecycle.onStopped(() => expiry.stop());
+    server.health.addPostStartHook('start-event-expiry', () => expiry.start());
   }
   const nodeGraph = security.nodeGraph;
   if (nodeGraph !== undefined) {

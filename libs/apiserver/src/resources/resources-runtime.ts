@@ -57,6 +57,8 @@ export interface ResourcesOptions {
   defaultUnreachableTolerationSeconds?: number;
   /** `--allow-privileged`: without it (the default) pods and pod templates with a privileged container are invalid. */
   allowPrivileged?: boolean;
+  /** `--event-ttl`, in ms (an hour when absent; 0 keeps Events for ever). */
+  eventTtlMs?: number;
   /** `--min-request-timeout`, in seconds. */
   minRequestTimeoutSeconds: number;
   /** Largest request body read. */
