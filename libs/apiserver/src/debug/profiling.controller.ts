@@ -19,7 +19,7 @@ export class ProfilingController implements OnModuleDestroy {
     this.profiler = config.profiling ? new ProcessProfiler() : undefined;
   }
 
-  @Get(['debug/pprof', 'debug/pprof/*'])
+  @Get(['debug/pprof', 'debug/pprof/{*path}'])
   async profile(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     if (!this.profiler) return writeStatus(res, notFoundStatus());
     const url = new URL(req.url ?? '/', 'https://server');
