@@ -1,0 +1,35 @@
+import { startTestEnvironment, type TestEnvironment } from '../testing';
+import { httpsCall } from '../testing/https-call';
+
+describe('RuntimeClass admission (on by default)', () => {
+  let env: TestEnvironment;
+
+  beforeAll(async () => {
+    env = await startTestEnvironment();
+  });
+
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  const createPod = (name: string, spec: Record<string, unknown>) =>
+    httpsCall(
+      env.url,
+      env.clientConfig.ca!,
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      {},
+      { metadata: { name }, spec },
+      {
+        cert: env.clientConfig.clientCert!,
+        key: env.clientConfig.clientKey!,
+      },
+    );
+
+  it('refuses a pod naming a RuntimeClass, as none exists here, and takes one naming none', async () => {
+    const refused = await createPod('sandboxed', { runtimeClassName: 'gvisor', containers: [{ name: 'c', image: 'busybox' }] });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('pods "sandboxed" is forbidden: pod rejected: RuntimeClass "gvisor" not found');
+    expect((await createPod('plain', { containers: [{ name: 'c', image: 'busybox' }] })).status).toBe(201);
+  });
+});
