@@ -8,6 +8,7 @@ import { defaultTolerationSeconds } from './default-toleration-seconds';
 import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission } from './priority';
+import { podSecurityAdmission } from './pod-security';
 import { runtimeClassAdmission } from './runtime-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
@@ -56,6 +57,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   TaintNodesByCondition: () => taintNodesByCondition(),
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
   RuntimeClass: () => runtimeClassAdmission(),
+  PodSecurity: (deps) => podSecurityAdmission(deps.namespaces),
 };
 
 /**

@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 
-/** An answer as the auth specs read it: the status and the JSON body (or `{ raw }` when not JSON). */
+/** An answer as the auth specs read it: the status, the JSON body (or `{ raw }` when not JSON) and the headers. */
 export interface HttpsAnswer {
   status: number;
   body: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
 }
 
 /**
@@ -35,7 +37,7 @@ export function httpsCall(
           } catch {
             parsed = { raw };
           }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
+          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
         });
       },
     );

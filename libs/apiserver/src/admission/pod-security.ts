@@ -1,0 +1,249 @@
+import { fieldInvalid, fieldNotSupported, newForbidden, newInvalid, sameGroup, type FieldError } from '@svc/machinery';
+import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+import type { NamespaceLookup } from './namespace-lifecycle';
+
+/** The Pod Security Standards' levels, from least to most restricted. */
+export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
+const LEVELS: readonly PodSecurityLevel[] = ['privileged', 'baseline', 'restricted'];
+const LABEL = 'pod-security.kubernetes.io/';
+
+type Obj = Record<string, unknown>;
+const obj = (value: unknown): Obj | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined);
+const list = (value: unknown): Obj[] => (Array.isArray(value) ? value.map((v) => obj(v) ?? {}) : []);
+const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
+const quote = (value: string): string => JSON.stringify(value);
+const joinQuoted = (values: readonly string[]): string => values.map(quote).join(', ');
+
+/** Capabilities a container may add at baseline: the container runtime's default set. */
+const BASELINE_CAPABILITIES = new Set([
+  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
+]); // prettier-ignore
+/** Namespaced sysctls allowed at baseline (Kubernetes' safe set). */
+const SAFE_SYSCTLS = new Set([
+  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes',
+]); // prettier-ignore
+const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
+/** Volume types allowed at restricted. */
+const RESTRICTED_VOLUMES = new Set(['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret']);
+
+interface NamedContainer {
+  name: string;
+  securityContext: Obj;
+  spec: Obj;
+}
+
+function containersOf(spec: Obj): NamedContainer[] {
+  return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((key) =>
+    list(spec[key]).map((c) => ({ name: str(c.name), securityContext: obj(c.securityContext) ?? {}, spec: c })),
+  );
+}
+
+/** Names as the standard's messages list them: `container "a"`, `containers "a", "b"`. */
+function containerNames(names: readonly string[]): string {
+  return `${names.length === 1 ? 'container' : 'containers'} ${joinQuoted(names)}`;
+}
+
+/** The baseline checks of the Pod Security Standards: what a pod spec and its metadata violate. */
+function baselineViolations(spec: Obj, annotations: Obj): string[] {
+  const out: string[] = [];
+  const containers = containersOf(spec);
+  const podContext = obj(spec.securityContext) ?? {};
+  const hostNamespaces = ['hostNetwork', 'hostPID', 'hostIPC'].filter((key) => spec[key] === true);
+  if (hostNamespaces.length > 0) out.push(`host namespaces (${hostNamespaces.map((key) => `${key}=true`).join(', ')})`);
+  const privileged = containers.filter((c) => c.securityContext.privileged === true).map((c) => c.name);
+  if (privileged.length > 0) out.push(`privileged (${containerNames(privileged)} must not set securityContext.privileged=true)`);
+  const added = containers.flatMap((c) => {
+    const extra = (Array.isArray(obj(c.securityContext.capabilities)?.add) ? (obj(c.securityContext.capabilities)!.add as unknown[]) : [])
+      .map(String)
+      .filter((cap) => !BASELINE_CAPABILITIES.has(cap));
+    return extra.length > 0 ? [`container ${quote(c.name)} must not include ${joinQuoted(extra)} in securityContext.capabilities.add`] : [];
+  });
+  if (added.length > 0) out.push(`non-default capabilities (${added.join('; ')})`);
+  const hostPaths = list(spec.volumes)
+    .filter((v) => v.hostPath !== undefined)
+    .map((v) => str(v.name));
+  if (hostPaths.length > 0) out.push(`hostPath volumes (${hostPaths.length === 1 ? 'volume' : 'volumes'} ${joinQuoted(hostPaths)})`);
+  const hostPorts = containers.flatMap((c) => {
+    const ports = list(c.spec.ports)
+      .map((p) => p.hostPort)
+      .filter((p) => typeof p === 'number' && p !== 0);
+    return ports.length > 0 ? [`${containerNames([c.name])} uses ${ports.length === 1 ? 'hostPort' : 'hostPorts'} ${ports.join(', ')}`] : [];
+  });
+  if (hostPorts.length > 0) out.push(`hostPort (${hostPorts.join('; ')})`);
+  const appArmor = [
+    ...Object.entries(annotations)
+      .filter(
+        ([key, value]) =>
+          key.startsWith('container.apparmor.security.beta.kubernetes.io/') && value !== 'runtime/default' && !String(value).startsWith('localhost/'),
+      )
+      .map(([key, value]) => `${key}=${quote(String(value))}`),
+    ...[podContext, ...containers.map((c) => c.securityContext)]
+      .filter((context) => obj(context.appArmorProfile)?.type === 'Unconfined')
+      .map(() => 'securityContext.appArmorProfile.type="Unconfined"'),
+  ];
+  if (appArmor.length > 0) out.push(`forbidden AppArmor profile (${appArmor.join(', ')})`);
+  const seLinux = [podContext, ...containers.map((c) => c.securityContext)].some((context) => {
+    const options = obj(context.seLinuxOptions);
+    return options !== undefined && (!SELINUX_TYPES.has(str(options.type)) || (options.user ?? '') !== '' || (options.role ?? '') !== '');
+  });
+  if (seLinux) out.push('seLinuxOptions (the type must be one of container_t, container_init_t, container_kvm_t, and user and role must not be set)');
+  const procMount = containers.filter((c) => c.securityContext.procMount !== undefined && c.securityContext.procMount !== 'Default').map((c) => c.name);
+  if (procMount.length > 0) out.push(`procMount (${containerNames(procMount)} must not set securityContext.procMount to "Unmasked")`);
+  const unconfined = [
+    ...(obj(podContext.seccompProfile)?.type === 'Unconfined' ? ['pod'] : []),
+    ...containers.filter((c) => obj(c.securityContext.seccompProfile)?.type === 'Unconfined').map((c) => `container ${quote(c.name)}`),
+  ];
+  if (unconfined.length > 0) out.push(`seccompProfile (${unconfined.join(', ')} must not set securityContext.seccompProfile.type to "Unconfined")`);
+  const sysctls = list(podContext.sysctls)
+    .map((s) => str(s.name))
+    .filter((name) => !SAFE_SYSCTLS.has(name));
+  if (sysctls.length > 0) out.push(`forbidden sysctls (${sysctls.join(', ')})`);
+  return out;
+}
+
+/** The restricted checks, beyond baseline's. */
+function restrictedViolations(spec: Obj): string[] {
+  const out: string[] = [];
+  const containers = containersOf(spec);
+  const podContext = obj(spec.securityContext) ?? {};
+  const volumes = list(spec.volumes).flatMap((v) => {
+    const type = Object.keys(v).find((key) => key !== 'name');
+    return type !== undefined && !RESTRICTED_VOLUMES.has(type) ? [`volume ${quote(str(v.name))} uses restricted volume type ${quote(type)}`] : [];
+  });
+  if (volumes.length > 0) out.push(`restricted volume types (${volumes.join('; ')})`);
+  const escalation = containers.filter((c) => c.securityContext.allowPrivilegeEscalation !== false).map((c) => c.name);
+  if (escalation.length > 0)
+    out.push(`allowPrivilegeEscalation != false (${containerNames(escalation)} must set securityContext.allowPrivilegeEscalation=false)`);
+  const podNonRoot = podContext.runAsNonRoot === true;
+  const nonRoot = containers
+    .filter((c) => c.securityContext.runAsNonRoot === false || (!podNonRoot && c.securityContext.runAsNonRoot !== true))
+    .map((c) => c.name);
+  if (podContext.runAsNonRoot === false || nonRoot.length > 0) {
+    out.push(
+      `runAsNonRoot != true (pod or ${containerNames(nonRoot.length > 0 ? nonRoot : containers.map((c) => c.name))} must set securityContext.runAsNonRoot=true)`,
+    );
+  }
+  const root = [
+    ...(podContext.runAsUser === 0 ? ['pod'] : []),
+    ...containers.filter((c) => c.securityContext.runAsUser === 0).map((c) => `container ${quote(c.name)}`),
+  ];
+  if (root.length > 0) out.push(`runAsUser=0 (${root.join(', ')} must not set runAsUser=0)`);
+  const confined = (context: Obj) => ['RuntimeDefault', 'Localhost'].includes(str(obj(context.seccompProfile)?.type));
+  const podConfined = confined(podContext);
+  const unconfined = containers
+    .filter((c) => (obj(c.securityContext.seccompProfile)?.type === undefined ? !podConfined : !confined(c.securityContext)))
+    .map((c) => c.name);
+  if (unconfined.length > 0) {
+    out.push(`seccompProfile (pod or ${containerNames(unconfined)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`);
+  }
+  const capabilities = containers.flatMap((c) => {
+    const caps = obj(c.securityContext.capabilities) ?? {};
+    const drop = Array.isArray(caps.drop) ? caps.drop.map(String) : [];
+    const add = (Array.isArray(caps.add) ? caps.add.map(String) : []).filter((cap) => cap !== 'NET_BIND_SERVICE');
+    return [
+      ...(drop.includes('ALL') ? [] : [`container ${quote(c.name)} must set securityContext.capabilities.drop=["ALL"]`]),
+      ...(add.length > 0 ? [`container ${quote(c.name)} must not include ${joinQuoted(add)} in securityContext.capabilities.add`] : []),
+    ];
+  });
+  if (capabilities.length > 0) out.push(`unrestricted capabilities (${capabilities.join('; ')})`);
+  return out;
+}
+
+/** What a pod spec violates at `level` (nothing at privileged). */
+export function podSecurityViolations(level: PodSecurityLevel, spec: Obj, annotations: Obj = {}): string[] {
+  if (level === 'privileged') return [];
+  const baseline = baselineViolations(spec, annotations);
+  return level === 'baseline' ? baseline : [...baseline, ...restrictedViolations(spec)];
+}
+
+/** Where each served kind that holds a pod spec keeps it (pods are enforced; templates only warned about). */
+const TEMPLATES: ReadonlyArray<{ group: string; resource: string }> = [
+  { group: '', resource: 'replicationcontrollers' },
+  { group: 'apps', resource: 'replicasets' },
+  { group: 'apps', resource: 'deployments' },
+];
+
+/**
+ * A namespace's level for `mode` (`enforce`, `warn`), with the version it names; privileged when
+ * unset, and restricted:latest when the label is not a level, as Kubernetes evaluates a bad policy.
+ */
+function levelOf(labels: Obj, mode: 'enforce' | 'warn'): { level: PodSecurityLevel; version: string } {
+  const value = labels[`${LABEL}${mode}`];
+  const version = typeof labels[`${LABEL}${mode}-version`] === 'string' ? String(labels[`${LABEL}${mode}-version`]) : 'latest';
+  if (value === undefined) return { level: 'privileged', version };
+  return LEVELS.includes(value as PodSecurityLevel) ? { level: value as PodSecurityLevel, version } : { level: 'restricted', version: 'latest' };
+}
+
+const VERSION = /^(latest|v1\.(0|[1-9][0-9]*))$/;
+
+/** The pod-security labels of a namespace that are not valid, as field errors. */
+function namespaceLabelErrors(labels: Obj): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const mode of ['enforce', 'warn', 'audit']) {
+    const level = labels[`${LABEL}${mode}`];
+    if (level !== undefined && !LEVELS.includes(level as PodSecurityLevel)) {
+      errors.push(fieldNotSupported(`metadata.labels[${LABEL}${mode}]`, level, LEVELS));
+    }
+    const version = labels[`${LABEL}${mode}-version`];
+    if (version !== undefined && !VERSION.test(str(version))) {
+      errors.push(fieldInvalid(`metadata.labels[${LABEL}${mode}-version]`, version, 'must be "latest" or "v1.x"'));
+    }
+  }
+  return errors;
+}
+
+/**
+ * Kubernetes' PodSecurity admission plugin (on by default) with its default configuration (every
+ * mode privileged unless a namespace label says otherwise, no exemptions): a pod created, or updated
+ * in its spec, in a namespace labelled `pod-security.kubernetes.io/enforce: baseline|restricted` is
+ * refused when it violates that level; `.../warn` adds a Warning for pods and for the pod templates
+ * of Deployments, ReplicaSets and ReplicationControllers (templates are never refused). Every version
+ * label is evaluated as `latest`'s checks.
+ */
+export function podSecurityAdmission(namespaces: NamespaceLookup): AdmissionPlugin {
+  return {
+    name: 'PodSecurity',
+    async validate(a: AdmissionAttributes): Promise<void> {
+      if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
+      if (a.definition.resource === 'namespaces' && sameGroup(a.definition.group, '') && a.subresource === '') {
+        const errors = namespaceLabelErrors(obj(a.object?.metadata?.labels) ?? {});
+        if (errors.length > 0) throw newInvalid({ group: '', kind: 'Namespace' }, a.name, errors);
+        return;
+      }
+      if (a.namespace === '') return;
+      const isPod = a.definition.resource === 'pods' && sameGroup(a.definition.group, '');
+      if (isPod ? a.subresource !== '' && a.subresource !== 'ephemeralcontainers' : a.subresource !== '') return;
+      const template = TEMPLATES.some((t) => t.resource === a.definition.resource && sameGroup(a.definition.group, t.group));
+      if (!isPod && !template) return;
+      const spec = isPod ? obj(a.object?.spec) : obj(obj(obj(a.object?.spec)?.template)?.spec);
+      if (spec === undefined) return;
+      // An update that leaves the spec as it was (labels, annotations, status) is not evaluated again.
+      const oldSpec = isPod ? a.oldObject?.spec : obj(obj(a.oldObject?.spec)?.template)?.spec;
+      if (a.operation === 'UPDATE' && JSON.stringify(oldSpec) === JSON.stringify(spec)) return;
+      const labels = obj((await namespaces(a.namespace))?.metadata?.labels) ?? {};
+      const annotations = obj(isPod ? a.object?.metadata?.annotations : obj(obj(a.object?.spec)?.template)?.metadata) ?? {};
+      const podAnnotations = isPod ? annotations : (obj(annotations.annotations) ?? {});
+      const enforce = levelOf(labels, 'enforce');
+      if (isPod) {
+        const violations = podSecurityViolations(enforce.level, spec, podAnnotations);
+        if (violations.length > 0) {
+          throw newForbidden(
+            { group: '', resource: 'pods' },
+            a.name || a.object?.metadata?.generateName || '',
+            `violates PodSecurity "${enforce.level}:${enforce.version}": ${violations.join(', ')}`,
+          );
+        }
+      }
+      // A workload's template is checked against the enforce level too, as a warning: its pods would be refused.
+      const warnings = isPod ? [levelOf(labels, 'warn')] : [enforce, levelOf(labels, 'warn')];
+      const seen = new Set<string>();
+      for (const { level, version } of warnings) {
+        const violations = podSecurityViolations(level, spec, podAnnotations);
+        const warning = `would violate PodSecurity "${level}:${version}": ${violations.join(', ')}`;
+        if (violations.length > 0 && !seen.has(warning)) a.warnings?.push(warning);
+        seen.add(warning);
+      }
+    },
+  };
+}
