@@ -25,14 +25,32 @@ async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
 describe('buildAdmissionChain', () => {
   it('runs the default plugins it implements, in Kubernetes order', async () => {
     const chain = buildAdmissionChain({}, { namespaces: lookup });
-    expect(chain.names()).toEqual(['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass']);
+    expect(chain.names()).toEqual([
+      'NamespaceLifecycle',
+      'ServiceAccount',
+      'TaintNodesByCondition',
+      'PodSecurity',
+      'Priority',
+      'DefaultTolerationSeconds',
+      'RuntimeClass',
+    ]);
     expect(await codeOf(chain.admit(create('live')))).toBeUndefined();
     expect(await codeOf(chain.admit(create('missing')))).toBe(404);
   });
 
   it('honours --disable-admission-plugins and --enable-admission-plugins', async () => {
     const off = buildAdmissionChain(
-      { disableAdmissionPlugins: ['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass'] },
+      {
+        disableAdmissionPlugins: [
+          'NamespaceLifecycle',
+          'ServiceAccount',
+          'TaintNodesByCondition',
+          'PodSecurity',
+          'Priority',
+          'DefaultTolerationSeconds',
+          'RuntimeClass',
+        ],
+      },
       { namespaces: lookup },
     );
     expect(off.names()).toEqual([]);
