@@ -65,13 +65,11 @@ export function linuxResources(pod: Pod, container: Container, options: Resource
 /** The pod's cgroup below the QoS hierarchy (`cgroupsPerQOS`): `<root>/kubepods[/burstable|/besteffort]/pod<uid>`. */
 export function podCgroupParent(pod: Pod, cgroupRoot: string, perQos: boolean): string {
   if (!perQos) return '';
-  const qos = qosClassOf(pod);
-  const tier = qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`;
-  return `${kubepodsCgroup(cgroupRoot)}${tier}/pod${pod.metadata?.uid ?? ''}`;
+  return `${qosCgroup(cgroupRoot, qosClassOf(pod))}/pod${pod.metadata?.uid ?? ''}`;
 }
 
-/** The cgroup all pods sit below: `<cgroupRoot>/kubepods`. */
-export function kubepodsCgroup(cgroupRoot: string): string {
+/** The cgroup the pods of a QoS class sit below: `<cgroupRoot>/kubepods`, and `/burstable` or `/besteffort` below it. */
+export function qosCgroup(cgroupRoot: string, qos: QosClass): string {
   const root = cgroupRoot === '' || cgroupRoot === '/' ? '' : cgroupRoot.replace(/\/$/, '');
-  return `${root}/kubepods`;
+  return `${root}/kubepods${qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`}`;
 }

@@ -1,9 +1,10 @@
 import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { kubepodsCgroup } from './container-resources';
+import { qosCgroup } from './container-resources';
+import type { QosClass } from './qos';
 
-/** The QoS tiers a pod's cgroup may sit in below `kubepods` (Guaranteed pods sit in it directly). */
-const QOS_TIERS = ['', '/burstable', '/besteffort'] as const;
+/** Every QoS class: a pod's cgroup is looked for below each, so that one whose class is not known any more is found too. */
+const QOS_CLASSES: readonly QosClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
 
 /** Undoes mountinfo's octal escapes (`\040` for a space). */
 function unescapeMountPath(path: string): string {
@@ -62,8 +63,7 @@ export async function removePodCgroups(
 ): Promise<boolean> {
   if (!perQos || uid === '' || uid.includes('/')) return true;
   const mountinfo = await readFile(options.mountinfoPath ?? '/proc/self/mountinfo', 'utf8').catch(() => '');
-  const kubepods = kubepodsCgroup(cgroupRoot);
-  const paths = cgroupMountPoints(mountinfo).flatMap((mount) => QOS_TIERS.map((tier) => join(mount, `${kubepods}${tier}/pod${uid}`)));
+  const paths = cgroupMountPoints(mountinfo).flatMap((mount) => QOS_CLASSES.map((qos) => join(mount, qosCgroup(cgroupRoot, qos), `pod${uid}`)));
   let remaining = paths;
   for (const delay of [0, ...(options.retryDelaysMs ?? RETRY_DELAYS_MS)]) {
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay).unref());
@@ -90,12 +90,11 @@ export async function removeOrphanedPodCgroups(
 ): Promise<number> {
   if (!perQos) return 0;
   const mountinfo = await readFile(options.mountinfoPath ?? '/proc/self/mountinfo', 'utf8').catch(() => '');
-  const kubepods = kubepodsCgroup(cgroupRoot);
   const oldest = (options.now ?? Date.now()) - (options.minAgeMs ?? 60_000);
   let removed = 0;
   for (const mount of cgroupMountPoints(mountinfo)) {
-    for (const tier of QOS_TIERS) {
-      const parent = join(mount, `${kubepods}${tier}`);
+    for (const qos of QOS_CLASSES) {
+      const parent = join(mount, qosCgroup(cgroupRoot, qos));
       const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
       for (const entry of entries) {
         const uid = POD_CGROUP.exec(entry.name)?.[1];

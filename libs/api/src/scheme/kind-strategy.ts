@@ -105,6 +105,12 @@ export interface KindStrategy {
   onDeletionMarked?(object: ApiObject): void;
   /** Subresources served beyond status and scale, by name. */
   subresources?: Readonly<Record<string, ExtraSubresource>>;
+  /**
+   * Where an object of the kind holds a pod spec: the pod's own (`template` false) or the template
+   * its pods are made from (`template` true, the spec at `path` and the template's metadata beside it).
+   * Admission checks of pod specs (privileged containers, Pod Security) read this.
+   */
+  podSpec?: { readonly path: readonly string[]; readonly template: boolean };
   /** Subresources that connect to the node agent of the object's node, by name. */
   connect?: Readonly<Record<string, ConnectSubresource>>;
 }

@@ -1,5 +1,6 @@
 import { builtinScheme, type ApiObject } from '@svc/api';
 import { isStatusError } from '@svc/machinery';
+import type { AdmissionPluginName } from '@svc/options';
 import type { AdmissionAttributes } from './admission';
 import { buildAdmissionChain } from './build-admission';
 
@@ -22,18 +23,21 @@ async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
   }
 }
 
+/** The default plugins this server implements, in Kubernetes' order. */
+const DEFAULT_IMPLEMENTED: AdmissionPluginName[] = [
+  'NamespaceLifecycle',
+  'ServiceAccount',
+  'TaintNodesByCondition',
+  'PodSecurity',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'RuntimeClass',
+];
+
 describe('buildAdmissionChain', () => {
   it('runs the default plugins it implements, in Kubernetes order', async () => {
     const chain = buildAdmissionChain({}, { namespaces: lookup });
-    expect(chain.names()).toEqual([
-      'NamespaceLifecycle',
-      'ServiceAccount',
-      'TaintNodesByCondition',
-      'PodSecurity',
-      'Priority',
-      'DefaultTolerationSeconds',
-      'RuntimeClass',
-    ]);
+    expect(chain.names()).toEqual(DEFAULT_IMPLEMENTED);
     expect(await codeOf(chain.admit(create('live')))).toBeUndefined();
     expect(await codeOf(chain.admit(create('missing')))).toBe(404);
   });
@@ -41,15 +45,7 @@ describe('buildAdmissionChain', () => {
   it('honours --disable-admission-plugins and --enable-admission-plugins', async () => {
     const off = buildAdmissionChain(
       {
-        disableAdmissionPlugins: [
-          'NamespaceLifecycle',
-          'ServiceAccount',
-          'TaintNodesByCondition',
-          'PodSecurity',
-          'Priority',
-          'DefaultTolerationSeconds',
-          'RuntimeClass',
-        ],
+        disableAdmissionPlugins: DEFAULT_IMPLEMENTED,
       },
       { namespaces: lookup },
     );

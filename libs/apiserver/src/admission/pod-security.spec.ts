@@ -1,5 +1,5 @@
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-import { httpsCall, type HttpsAnswer } from '../testing/https-call';
+import { adminCall, type HttpsAnswer } from '../testing/https-call';
 import { podSecurityViolations } from './pod-security';
 
 const restrictedContext = {
@@ -76,8 +76,7 @@ describe('PodSecurity admission (on by default)', () => {
     await env?.stop();
   });
 
-  const admin = (method: string, path: string, body: unknown): Promise<HttpsAnswer> =>
-    httpsCall(env.url, env.clientConfig.ca!, method, path, {}, body, { cert: env.clientConfig.clientCert!, key: env.clientConfig.clientKey! });
+  const admin = (method: string, path: string, body: unknown): Promise<HttpsAnswer> => adminCall(env, method, path, body);
   const namespace = (name: string, labels: Record<string, string>) => admin('POST', '/api/v1/namespaces', { metadata: { name, labels } });
   const pod = (ns: string, name: string, securityContext: unknown = {}) =>
     admin('POST', `/api/v1/namespaces/${ns}/pods`, { metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox', securityContext }] } });

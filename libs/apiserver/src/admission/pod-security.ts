@@ -1,6 +1,7 @@
-import { fieldInvalid, fieldNotSupported, newForbidden, newInvalid, sameGroup, type FieldError } from '@svc/machinery';
+import { fieldInvalid, fieldNotSupported, isJsonObject, newForbidden, newInvalid, sameGroup, type FieldError } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import type { NamespaceLookup } from './namespace-lifecycle';
+import { heldPodSpec } from './pod-admission';
 
 /** The Pod Security Standards' levels, from least to most restricted. */
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
@@ -8,7 +9,7 @@ const LEVELS: readonly PodSecurityLevel[] = ['privileged', 'baseline', 'restrict
 const LABEL = 'pod-security.kubernetes.io/';
 
 type Obj = Record<string, unknown>;
-const obj = (value: unknown): Obj | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined);
+const obj = (value: unknown): Obj | undefined => (isJsonObject(value) ? value : undefined);
 const list = (value: unknown): Obj[] => (Array.isArray(value) ? value.map((v) => obj(v) ?? {}) : []);
 const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
 const quote = (value: string): string => JSON.stringify(value);
@@ -157,13 +158,6 @@ export function podSecurityViolations(level: PodSecurityLevel, spec: Obj, annota
   return level === 'baseline' ? baseline : [...baseline, ...restrictedViolations(spec)];
 }
 
-/** Where each served kind that holds a pod spec keeps it (pods are enforced; templates only warned about). */
-const TEMPLATES: ReadonlyArray<{ group: string; resource: string }> = [
-  { group: '', resource: 'replicationcontrollers' },
-  { group: 'apps', resource: 'replicasets' },
-  { group: 'apps', resource: 'deployments' },
-];
-
 /**
  * A namespace's level for `mode` (`enforce`, `warn`), with the version it names; privileged when
  * unset, and restricted:latest when the label is not a level, as Kubernetes evaluates a bad policy.
@@ -198,7 +192,7 @@ function namespaceLabelErrors(labels: Obj): FieldError[] {
  * mode privileged unless a namespace label says otherwise, no exemptions): a pod created, or updated
  * in its spec, in a namespace labelled `pod-security.kubernetes.io/enforce: baseline|restricted` is
  * refused when it violates that level; `.../warn` adds a Warning for pods and for the pod templates
- * of Deployments, ReplicaSets and ReplicationControllers (templates are never refused). Every version
+ * of workloads (kinds whose strategy names a template; templates are never refused). Every version
  * label is evaluated as `latest`'s checks.
  */
 export function podSecurityAdmission(namespaces: NamespaceLookup): AdmissionPlugin {
@@ -211,35 +205,29 @@ export function podSecurityAdmission(namespaces: NamespaceLookup): AdmissionPlug
         if (errors.length > 0) throw newInvalid({ group: '', kind: 'Namespace' }, a.name, errors);
         return;
       }
-      if (a.namespace === '') return;
-      const isPod = a.definition.resource === 'pods' && sameGroup(a.definition.group, '');
-      if (isPod ? a.subresource !== '' && a.subresource !== 'ephemeralcontainers' : a.subresource !== '') return;
-      const template = TEMPLATES.some((t) => t.resource === a.definition.resource && sameGroup(a.definition.group, t.group));
-      if (!isPod && !template) return;
-      const spec = isPod ? obj(a.object?.spec) : obj(obj(obj(a.object?.spec)?.template)?.spec);
-      if (spec === undefined) return;
+      if (a.namespace === '' || (a.subresource !== '' && a.subresource !== 'ephemeralcontainers')) return;
+      const held = heldPodSpec(a.definition, a.object);
+      if (held === undefined) return;
       // An update that leaves the spec as it was (labels, annotations, status) is not evaluated again.
-      const oldSpec = isPod ? a.oldObject?.spec : obj(obj(a.oldObject?.spec)?.template)?.spec;
-      if (a.operation === 'UPDATE' && JSON.stringify(oldSpec) === JSON.stringify(spec)) return;
+      if (a.operation === 'UPDATE' && JSON.stringify(heldPodSpec(a.definition, a.oldObject)?.spec) === JSON.stringify(held.spec)) return;
       const labels = obj((await namespaces(a.namespace))?.metadata?.labels) ?? {};
-      const annotations = obj(isPod ? a.object?.metadata?.annotations : obj(obj(a.object?.spec)?.template)?.metadata) ?? {};
-      const podAnnotations = isPod ? annotations : (obj(annotations.annotations) ?? {});
+      const { spec, annotations, template } = held;
       const enforce = levelOf(labels, 'enforce');
-      if (isPod) {
-        const violations = podSecurityViolations(enforce.level, spec, podAnnotations);
+      if (!template) {
+        const violations = podSecurityViolations(enforce.level, spec, annotations);
         if (violations.length > 0) {
           throw newForbidden(
-            { group: '', resource: 'pods' },
+            { group: a.definition.group, resource: a.definition.resource },
             a.name || a.object?.metadata?.generateName || '',
             `violates PodSecurity "${enforce.level}:${enforce.version}": ${violations.join(', ')}`,
           );
         }
       }
       // A workload's template is checked against the enforce level too, as a warning: its pods would be refused.
-      const warnings = isPod ? [levelOf(labels, 'warn')] : [enforce, levelOf(labels, 'warn')];
+      const warnings = template ? [enforce, levelOf(labels, 'warn')] : [levelOf(labels, 'warn')];
       const seen = new Set<string>();
       for (const { level, version } of warnings) {
-        const violations = podSecurityViolations(level, spec, podAnnotations);
+        const violations = podSecurityViolations(level, spec, annotations);
         const warning = `would violate PodSecurity "${level}:${version}": ${violations.join(', ')}`;
         if (violations.length > 0 && !seen.has(warning)) a.warnings?.push(warning);
         seen.add(warning);

@@ -1,5 +1,6 @@
+import { builtinScheme } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-import { httpsCall, type HttpsAnswer } from '../testing/https-call';
+import { adminCall, type HttpsAnswer } from '../testing/https-call';
 import type { AdmissionAttributes } from './admission';
 import { privilegedContainersDenied } from './privileged-containers';
 
@@ -16,9 +17,7 @@ describe('privileged containers (--allow-privileged, off by default)', () => {
     await env?.stop();
   });
 
-  function create(path: string, body: unknown): Promise<HttpsAnswer> {
-    return httpsCall(env.url, env.clientConfig.ca!, 'POST', path, {}, body, { cert: env.clientConfig.clientCert!, key: env.clientConfig.clientKey! });
-  }
+  const create = (path: string, body: unknown): Promise<HttpsAnswer> => adminCall(env, 'POST', path, body);
 
   const podSpec = (containers: unknown[], initContainers: unknown[] = []) => ({ containers, initContainers });
 
@@ -54,7 +53,7 @@ describe('privileged containers (--allow-privileged, off by default)', () => {
 
   it('checks creates and updates of the object and its ephemeral containers, never its status', () => {
     const pod = { metadata: { name: 'root' }, spec: podSpec([{ name: 'b', image: 'busybox', securityContext: privileged }]) };
-    const definition = { group: '', kind: 'Pod', resource: 'pods' } as AdmissionAttributes['definition'];
+    const definition = builtinScheme().byResource({ group: '', version: 'v1', resource: 'pods' })!;
     const attributes: AdmissionAttributes = {
       operation: 'CREATE',
       definition,

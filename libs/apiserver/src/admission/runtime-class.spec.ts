@@ -1,5 +1,5 @@
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-import { httpsCall } from '../testing/https-call';
+import { adminCall } from '../testing/https-call';
 
 describe('RuntimeClass admission (on by default)', () => {
   let env: TestEnvironment;
@@ -12,19 +12,7 @@ describe('RuntimeClass admission (on by default)', () => {
     await env?.stop();
   });
 
-  const createPod = (name: string, spec: Record<string, unknown>) =>
-    httpsCall(
-      env.url,
-      env.clientConfig.ca!,
-      'POST',
-      '/api/v1/namespaces/default/pods',
-      {},
-      { metadata: { name }, spec },
-      {
-        cert: env.clientConfig.clientCert!,
-        key: env.clientConfig.clientKey!,
-      },
-    );
+  const createPod = (name: string, spec: Record<string, unknown>) => adminCall(env, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name }, spec });
 
   it('refuses a pod naming a RuntimeClass, as none exists here, and takes one naming none', async () => {
     const refused = await createPod('sandboxed', { runtimeClassName: 'gvisor', containers: [{ name: 'c', image: 'busybox' }] });

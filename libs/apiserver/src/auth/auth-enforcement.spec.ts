@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-import { httpsCall, type HttpsAnswer } from '../testing/https-call';
+import { adminCall, httpsCall, type HttpsAnswer } from '../testing/https-call';
 
 const RBAC = 'apis/rbac.authorization.k8s.io/v1';
 
@@ -174,8 +174,3 @@ describe('authentication and RBAC, in-process', () => {
     }
   });
 });
-
-function adminCall(env: TestEnvironment, method: string, path: string, body: unknown): Promise<HttpsAnswer> {
-  const c = env.clientConfig;
-  return httpsCall(env.url, c.ca!, method, path, {}, body, { cert: c.clientCert!, key: c.clientKey! });
-}

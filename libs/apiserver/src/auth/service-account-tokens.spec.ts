@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '../testing';
-import { httpsCall, type HttpsAnswer } from '../testing/https-call';
+import { adminCall, httpsCall, type HttpsAnswer } from '../testing/https-call';
 import { EXTENDED_TOKEN_SECONDS, ServiceAccountTokens } from './service-account-tokens';
 
 const ISSUER = 'https://svc.example.test';
@@ -35,7 +35,7 @@ describe('service account tokens, in-process', () => {
   });
 
   function admin(method: string, path: string, body?: unknown): Promise<HttpsAnswer> {
-    return call(env, method, path, {}, body, { cert: env.clientConfig.clientCert!, key: env.clientConfig.clientKey! });
+    return adminCall(env, method, path, body);
   }
 
   async function requestToken(spec: Record<string, unknown>): Promise<HttpsAnswer> {

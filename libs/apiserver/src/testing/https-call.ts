@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
+import type { TestEnvironment } from './test-environment';
 
 /** An answer as the auth specs read it: the status, the JSON body (or `{ raw }` when not JSON) and the headers. */
 export interface HttpsAnswer {
@@ -44,4 +45,10 @@ export function httpsCall(
     req.on('error', reject);
     req.end(text);
   });
+}
+
+/** One request to a test environment as its administrator (its client certificate). */
+export function adminCall(env: TestEnvironment, method: string, path: string, body?: unknown): Promise<HttpsAnswer> {
+  const c = env.clientConfig;
+  return httpsCall(env.url, c.ca!, method, path, {}, body, { cert: c.clientCert!, key: c.clientKey! });
 }

@@ -65,6 +65,7 @@ export const deploymentDefinition = defineKind({
   strategy: {
     validateUpdate: immutableSelector,
     statusWritableMetadata: ['annotations'],
+    podSpec: { path: ['spec', 'template', 'spec'], template: true },
     prepareForCreate(deployment) {
       deployment.status = {};
     },

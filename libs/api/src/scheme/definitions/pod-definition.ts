@@ -120,6 +120,7 @@ function readinessGates(pod: Pod): string {
  */
 export const podStrategy: KindStrategy = {
   tracksGeneration: false,
+  podSpec: { path: ['spec'], template: false },
   prepareForCreate(pod) {
     pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },

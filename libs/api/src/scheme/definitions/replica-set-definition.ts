@@ -19,6 +19,7 @@ export const replicaSetDefinition = defineKind({
   // rsStrategy.PrepareForCreate starts with an empty status; `replicas` has no omitempty: `status: {replicas: 0}`.
   strategy: {
     validateUpdate: immutableSelector,
+    podSpec: { path: ['spec', 'template', 'spec'], template: true },
     prepareForCreate(rs) {
       rs.status = { replicas: 0 };
     },

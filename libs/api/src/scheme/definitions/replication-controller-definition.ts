@@ -62,6 +62,7 @@ export const replicationControllerDefinition = defineKind({
   // rcStrategy: generation kept, and a new controller starts with an empty status (`replicas` is always serialized).
   strategy: {
     returnDeletedObject: false,
+    podSpec: { path: ['spec', 'template', 'spec'], template: true },
     prepareForCreate(rc) {
       rc.status = { replicas: 0 };
     },
