@@ -19,8 +19,11 @@ import { positiveFromEnv } from '../support/env-number';
  * - GET one ConfigMap and LIST a namespace of ConfigMaps (rv unset: read from the store; rv=0: from the
  *   watch cache) against a bare Node HTTPS handler in its own process serving the very bytes the
  *   server returned, with the same certificate, driven by the same client code;
- * - POST creates against the embedded storage backend's own `create` at the same concurrency;
- * - how long one update takes to reach many watchers, one update at a time.
+ * - POST creates against the embedded storage backend's own `create` at the same concurrency, and
+ *   against the bare handler parsing each body and creating it in a store of its own (the floor of any
+ *   server over this store);
+ * - how long one update takes to reach many watchers, one update at a time, from the API server and
+ *   from the bare handler writing each update to every watch.
  * Both servers are child processes on loopback; the client is this process. Counts and durations are
  * fixed (environment variables below override them), and every child is stopped on the way out.
  */
@@ -128,8 +131,8 @@ function printTable(rows: readonly Row[]): void {
   for (const row of cells) console.log(line(row));
 }
 
-function printFanout(fanout: FanoutResult): void {
-  console.log(`watch fan-out: ${WATCHERS} watches opened in ${fanout.openSeconds.toFixed(1)} s, ${UPDATES} updates sent one at a time`);
+function printFanout(side: string, fanout: FanoutResult): void {
+  console.log(`watch fan-out, ${side}: ${WATCHERS} watches opened in ${fanout.openSeconds.toFixed(1)} s, ${UPDATES} updates sent one at a time`);
   console.log(`  update sent -> last watcher received   p50 ${fixed(fanout.last.p50, 2)} ms   p99 ${fixed(fanout.last.p99, 2)} ms`);
   console.log(`  update sent -> each watcher received   p50 ${fixed(fanout.each.p50, 2)} ms   p99 ${fixed(fanout.each.p99, 2)} ms`);
   console.log(
@@ -159,7 +162,10 @@ function printRatios(rows: readonly Row[]): void {
       ratios.push([`${what} server CPU per request, svc / bare https`, ours.cpuMicrosPerOperation / bare.cpuMicrosPerOperation]);
     }
   }
-  ratios.push(['CREATE req/s, svc / storage backend', find('CREATE', 'svc').perSecond / find('CREATE', 'embedded store').perSecond]);
+  const storeCreates = find('CREATE', 'embedded store').perSecond;
+  ratios.push(['CREATE req/s, svc / storage backend', find('CREATE', 'svc').perSecond / storeCreates]);
+  // What any server over this store reaches: the least per create (parse, store, answer) over the same TLS.
+  ratios.push(['CREATE req/s, bare https + store / storage backend', find('CREATE', 'bare https + store').perSecond / storeCreates]);
   const width = Math.max(...ratios.map(([label]) => label.length));
   for (const [label, value] of ratios) console.log(`${label.padEnd(width)}  ${value.toFixed(2)}`);
 }
@@ -273,6 +279,7 @@ export async function run(): Promise<void> {
         [getPath, join(bodies, 'get.json')],
         [listPath, join(bodies, 'list.json')],
       ]),
+      join(dir, 'bare-store'),
     );
     servers.push(bare);
 
@@ -298,8 +305,12 @@ export async function run(): Promise<void> {
     const template = (await postConfigMap(agent, api.target, CREATE_NAMESPACE, 'c-0-00-000', 0)) as StoredTemplate;
     const store = await openStoreCreates(join(dir, 'store'), CREATE_NAMESPACE, template, CONNECTIONS);
     try {
-      const [ourCreate, storeCreate] = await interleave([creates(api, CREATE_NAMESPACE), store.side], timing);
-      rows.push({ what: 'CREATE', side: 'svc', result: ourCreate }, { what: 'CREATE', side: 'embedded store', result: storeCreate });
+      const [ourCreate, storeCreate, bareCreate] = await interleave([creates(api, CREATE_NAMESPACE), store.side, creates(bare, CREATE_NAMESPACE)], timing);
+      rows.push(
+        { what: 'CREATE', side: 'svc', result: ourCreate },
+        { what: 'CREATE', side: 'embedded store', result: storeCreate },
+        { what: 'CREATE', side: 'bare https + store', result: bareCreate },
+      );
     } finally {
       await store.close();
     }
@@ -318,7 +329,17 @@ export async function run(): Promise<void> {
       serverCpuMicros: () => processCpuMicros(api.child.pid),
     });
 
-    printFanout(fanout);
+    printFanout('svc', fanout);
+    // The same watches and updates against the bare handler, which writes each update's body to every
+    // watch as one pre-framed chunk: the least one process can do per change.
+    const bareFanout = await watchFanout(bare.target, collectionPath(WATCH_NAMESPACE), objectPath(WATCH_NAMESPACE, watchedName), watched, {
+      watchers: WATCHERS,
+      updates: UPDATES,
+      openConcurrency: 50,
+      stepTimeoutMs: 30_000,
+      serverCpuMicros: () => processCpuMicros(bare.child.pid),
+    });
+    printFanout('bare https', bareFanout);
 
     await largeListRows(agent, api, dir, timing, servers);
     console.log(`after the run: ${machine()}`);

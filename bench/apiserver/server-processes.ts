@@ -96,13 +96,21 @@ export async function startApiServer(dir: string, extraFlags: readonly string[] 
   }
 }
 
-/** Starts the bare HTTPS handler with the API server's own certificate, serving `routes` (path -> body file). */
-export async function startBareServer(certDir: string, ca: string, routes: ReadonlyMap<string, string>): Promise<RunningServer> {
+/**
+ * Starts the bare HTTPS handler with the API server's own certificate, serving `routes` (path -> body
+ * file), watches, and with `storeDir` creates into an embedded store of its own there (see bare-server.ts).
+ */
+export async function startBareServer(certDir: string, ca: string, routes: ReadonlyMap<string, string>, storeDir?: string): Promise<RunningServer> {
   let announce: (port: number) => void = () => undefined;
   const announced = new Promise<number>((resolve) => (announce = resolve));
   const child = startNodeChild(
     BARE_SERVER_ENTRY,
-    [join(certDir, SERVING_CERT_FILE), join(certDir, SERVING_KEY_FILE), ...[...routes].map(([path, file]) => `${path}=${file}`)],
+    [
+      join(certDir, SERVING_CERT_FILE),
+      join(certDir, SERVING_KEY_FILE),
+      ...(storeDir ? [`--store=${storeDir}`] : []),
+      ...[...routes].map(([path, file]) => `${path}=${file}`),
+    ],
     (line) => {
       const match = /^listening (\d+)$/.exec(line.trim());
       if (match) announce(Number(match[1]));

@@ -32,6 +32,28 @@ const PHASE_TIMEOUT_MS = positiveFromEnv('CONTROLLERS_BENCH_TIMEOUT_SECONDS', 60
 const NAMESPACE = 'bench-controllers';
 const CONTROLLER_MANAGER_ENTRY = join(__dirname, '..', '..', 'apps', 'controller-manager', 'src', 'main.js');
 
+const WRITE_VERBS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'DELETECOLLECTION']);
+
+/** The API server's write requests so far (apiserver_request_total of the write verbs), per resource and subresource. */
+async function serverWrites(client: Client): Promise<Map<string, number>> {
+  const body = await client.rest.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+  const counts = new Map<string, number>();
+  for (const line of body.split('\n')) {
+    const m = /^apiserver_request_total\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m) continue;
+    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(m[1])?.[1] ?? '';
+    if (!WRITE_VERBS.has(label('verb')) || label('dry_run') !== '') continue;
+    const what = label('subresource') ? `${label('resource')}/${label('subresource')}` : label('resource');
+    counts.set(what, (counts.get(what) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+
+const difference = (after: Map<string, number>, before: Map<string, number>): Map<string, number> =>
+  new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
+
+const total = (counts: Map<string, number>): number => [...counts.values()].reduce((a, b) => a + b, 0);
+
 /** controller_runtime_reconcile_total summed per controller. */
 async function reconcileCounts(port: number): Promise<Map<string, number>> {
   const { body } = await probeGet(port, '/metrics');
@@ -61,20 +83,23 @@ interface Phase {
   name: string;
   ms: number;
   reconciles: Map<string, number>;
+  /** Write requests the API server answered during the phase, per resource (the simulated node agent's included). */
+  writes: Map<string, number>;
   cmCpuMs: number;
   serverCpuMs: number;
 }
 
-async function measure(name: string, server: RunningServer, cm: Child, cmPort: number, work: () => Promise<void>): Promise<Phase> {
+async function measure(name: string, server: RunningServer, cm: Child, cmPort: number, client: Client, work: () => Promise<void>): Promise<Phase> {
   const before = await reconcileCounts(cmPort);
+  const writesBefore = await serverWrites(client);
   const cpu0 = [processCpuMicros(cm.pid) ?? 0, processCpuMicros(server.child.pid) ?? 0];
   const started = performance.now();
   await work();
   const ms = performance.now() - started;
   const cpu1 = [processCpuMicros(cm.pid) ?? 0, processCpuMicros(server.child.pid) ?? 0];
   const after = await reconcileCounts(cmPort);
-  const reconciles = new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
-  return { name, ms, reconciles, cmCpuMs: (cpu1[0] - cpu0[0]) / 1000, serverCpuMs: (cpu1[1] - cpu0[1]) / 1000 };
+  const writes = difference(await serverWrites(client), writesBefore);
+  return { name, ms, reconciles: difference(after, before), writes, cmCpuMs: (cpu1[0] - cpu0[0]) / 1000, serverCpuMs: (cpu1[1] - cpu0[1]) / 1000 };
 }
 
 function deploymentDone(d: Deployment | undefined, image: string): boolean {
@@ -135,7 +160,7 @@ export async function run(): Promise<void> {
 
     const deployments = client.deployments.inNamespace(NAMESPACE);
     const get = () => deployments.get('web');
-    const toPods = await measure('deployment to pods', server, cm, cmPort, async () => {
+    const toPods = await measure('deployment to pods', server, cm, cmPort, client, async () => {
       await deployments.create({
         metadata: { name: 'web' },
         spec: { replicas: REPLICAS, selector: { matchLabels: { app: 'bench' } }, template: podTemplate('nginx') },
@@ -145,15 +170,15 @@ export async function run(): Promise<void> {
     const podCount = (await pods.list({ labelSelector: 'app=bench' })).items.length;
 
     simulator = await PodReadinessSimulator.start(client, { namespace: NAMESPACE, concurrency: CONCURRENCY });
-    const toAvailable = await measure('pods ready to Available', server, cm, cmPort, async () => {
+    const toAvailable = await measure('pods ready to Available', server, cm, cmPort, client, async () => {
       await until('deployment available', async () => deploymentDone(await get(), 'nginx'), 200);
     });
-    const rollout = await measure('rollout of a new image', server, cm, cmPort, async () => {
+    const rollout = await measure('rollout of a new image', server, cm, cmPort, client, async () => {
       await deployments.patch('web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } } }, 'strategic');
       await until('rollout complete', async () => deploymentDone(await get(), 'nginx:2'), 200);
     });
 
-    const small = await measure(`${SMALL} deployments of 1 replica`, server, cm, cmPort, async () => {
+    const small = await measure(`${SMALL} deployments of 1 replica`, server, cm, cmPort, client, async () => {
       const many = client!.deployments.inNamespace(NAMESPACE);
       await atConcurrency(SMALL, CONCURRENCY, async (i) => {
         await many.create({
@@ -198,6 +223,17 @@ export async function run(): Promise<void> {
       );
     }
     console.log(`simulated node agent status writes: ${simulator.written}`);
+    // What a phase costs the API server in writes, beside the reference's one create per pod: with every
+    // write about as dear as a pod create, the ratio above cannot pass one over the writes per pod.
+    const perPod = (phase: Phase): number => (phase === small ? SMALL : phase === rollout ? REPLICAS * 2 : REPLICAS);
+    for (const phase of [toPods, toAvailable, rollout, small]) {
+      const byResource = [...phase.writes]
+        .sort(([, a], [, b]) => b - a)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      const per = phase === toAvailable ? '' : ` (${(total(phase.writes) / perPod(phase)).toFixed(1)} per pod)`;
+      console.log(`server writes, ${phase.name}: ${total(phase.writes)}${per}: ${byResource}`);
+    }
     console.log(`controller manager resident memory at the end: ${memoryMiB(cm.pid)} MiB (${REPLICAS + SMALL} pods, ${SMALL + 1} deployments cached)`);
     console.log(
       'pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).',
