@@ -170,6 +170,26 @@ describe('audit log (--audit-policy-file, --audit-log-path)', () => {
     expect(linesOf('probe-1')).toEqual([]);
   });
 
+  it('annotates events with the authorization decision and with PodSecurity’s enforced level and audit violations', async () => {
+    const labels = { 'pod-security.kubernetes.io/audit': 'restricted' };
+    expect((await call('POST', '/api/v1/namespaces', { metadata: { name: 'psa-audit', labels } })).status).toBe(201);
+    const pod = { metadata: { name: 'plain' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    expect((await call('POST', '/api/v1/namespaces/psa-audit/pods', pod, { 'Audit-ID': 'psa-1' })).status).toBe(201);
+    await eventually(async () => {
+      const complete = linesOf('psa-1').find((l) => l.stage === 'ResponseComplete');
+      expect(complete?.annotations).toEqual({
+        'authorization.k8s.io/decision': 'allow',
+        'authorization.k8s.io/reason': '',
+        'pod-security.kubernetes.io/enforce-policy': 'privileged:latest',
+        'pod-security.kubernetes.io/audit-violations': expect.stringMatching(
+          /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false \(container "c" must set/,
+        ),
+      });
+    });
+    // The pod was admitted: the audit level records, it never refuses.
+    expect((await call('GET', '/api/v1/namespaces/psa-audit/pods/plain')).status).toBe(200);
+  });
+
   it('writes ResponseStarted for a watch', async () => {
     const watch = await call('GET', '/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1', undefined, { 'Audit-ID': 'watch-1' });
     expect(watch.status).toBe(200);

@@ -125,6 +125,18 @@ describe('admission webhooks', () => {
     expect(object.data).toEqual({ a: '2', b: 'b' });
   });
 
+  it('records each webhook’s audit annotations under its name, leaving out keys that make no qualified name', async () => {
+    handlers.set('/audit', (review, respond) => respond(answer(review.request.uid, { auditAnnotations: { checked: 'yes', 'not a key': 'x', count: 3 } })));
+    const audited = attributes({ metadata: { name: 'x' } }, { auditAnnotations: {} });
+    await validating(hook('policy.example.com', '/audit')).validate!(audited);
+    await mutating(hook('defaults.example.com', '/audit')).admit!(audited);
+    expect(audited.auditAnnotations).toEqual({ 'policy.example.com/checked': 'yes', 'defaults.example.com/checked': 'yes' });
+    // A request that is not audited gathers nothing.
+    const plain = attributes({ metadata: { name: 'x' } });
+    await validating(hook('policy.example.com', '/audit')).validate!(plain);
+    expect(plain.auditAnnotations).toBeUndefined();
+  });
+
   it('refuses a patch that changes the name, and one that is not JSONPatch', async () => {
     handlers.set('/rename', (review, respond) =>
       respond(answer(review.request.uid, { patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/metadata/name', value: 'y' }]) })),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '@svc/api';
-import { failureStatus, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
+import { failureStatus, isQualifiedName, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
 import { requestUser } from './request-user';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
@@ -15,6 +15,9 @@ export const MAX_WEBHOOK_PATCH_BYTES = 3 * 1024 * 1024;
 /** Warnings taken from one webhook answer, and the length each is cut to. */
 const MAX_WARNINGS = 32;
 const MAX_WARNING_LENGTH = 512;
+// A webhook's audit annotations kept per call, and the length kept of each value (the audit truncating backend bounds whole events).
+const MAX_AUDIT_ANNOTATIONS = 32;
+const MAX_AUDIT_ANNOTATION_LENGTH = 4096;
 
 /** Objects that configure admission are not sent to webhooks, so that a broken webhook can always be removed. */
 function isAdmissionConfiguration(attributes: AdmissionAttributes): boolean {
@@ -130,6 +133,20 @@ function takeWarnings(response: AdmissionResponse, attributes: AdmissionAttribut
   }
 }
 
+/**
+ * A webhook's audit annotations go into the request's audit events under `<webhook name>/<key>`, as
+ * Kubernetes records them; a key that does not make a qualified name that way, or a value that is not
+ * a string, is left out.
+ */
+function takeAuditAnnotations(webhookName: string, response: AdmissionResponse, attributes: AdmissionAttributes): void {
+  const given = response.auditAnnotations;
+  if (attributes.auditAnnotations === undefined || given === null || typeof given !== 'object') return;
+  for (const [key, value] of Object.entries(given).slice(0, MAX_AUDIT_ANNOTATIONS)) {
+    const name = `${webhookName}/${key}`;
+    if (typeof value === 'string' && isQualifiedName(name).length === 0) attributes.auditAnnotations[name] = value.slice(0, MAX_AUDIT_ANNOTATION_LENGTH);
+  }
+}
+
 /** Replaces the content of `target` with `source`, keeping the object the registry holds. */
 function replaceContent(target: ApiObject, source: ApiObject): void {
   for (const key of Object.keys(target)) delete target[key];
@@ -195,6 +212,7 @@ export function mutatingAdmissionWebhook(deps: WebhookDependencies): AdmissionPl
         const response = await invoke(webhook, attributes, deps.services);
         if (response === undefined) return;
         takeWarnings(response, attributes);
+        takeAuditAnnotations(webhook.name, response, attributes);
         if (!response.allowed) throw deniedError(webhook.name, response.status);
         applyPatch(webhook, response, attributes);
       };
@@ -231,6 +249,7 @@ export function validatingAdmissionWebhook(deps: WebhookDependencies): Admission
         const response = outcome.value;
         if (response === undefined) continue;
         takeWarnings(response, attributes);
+        takeAuditAnnotations(matching[i].name, response, attributes);
         if (!response.allowed) throw deniedError(matching[i].name, response.status);
       }
     },

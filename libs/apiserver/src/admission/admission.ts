@@ -22,6 +22,8 @@ export interface AdmissionAttributes {
   warnings?: string[];
   /** The caller, once authentication hands it to admission; absent means anonymous. */
   user?: UserInfo;
+  /** Where a plugin records annotations for the request's audit events; absent when the request is not audited. */
+  auditAnnotations?: Record<string, string>;
 }
 
 /**

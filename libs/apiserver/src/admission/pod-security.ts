@@ -159,10 +159,10 @@ export function podSecurityViolations(level: PodSecurityLevel, spec: Obj, annota
 }
 
 /**
- * A namespace's level for `mode` (`enforce`, `warn`), with the version it names; privileged when
+ * A namespace's level for `mode` (`enforce`, `warn`, `audit`), with the version it names; privileged when
  * unset, and restricted:latest when the label is not a level, as Kubernetes evaluates a bad policy.
  */
-function levelOf(labels: Obj, mode: 'enforce' | 'warn'): { level: PodSecurityLevel; version: string } {
+function levelOf(labels: Obj, mode: 'enforce' | 'warn' | 'audit'): { level: PodSecurityLevel; version: string } {
   const value = labels[`${LABEL}${mode}`];
   const version = typeof labels[`${LABEL}${mode}-version`] === 'string' ? String(labels[`${LABEL}${mode}-version`]) : 'latest';
   if (value === undefined) return { level: 'privileged', version };
@@ -192,8 +192,10 @@ function namespaceLabelErrors(labels: Obj): FieldError[] {
  * mode privileged unless a namespace label says otherwise, no exemptions): a pod created, or updated
  * in its spec, in a namespace labelled `pod-security.kubernetes.io/enforce: baseline|restricted` is
  * refused when it violates that level; `.../warn` adds a Warning for pods and for the pod templates
- * of workloads (kinds whose strategy names a template; templates are never refused). Every version
- * label is evaluated as `latest`'s checks.
+ * of workloads (kinds whose strategy names a template; templates are never refused); `.../audit` adds
+ * the `pod-security.kubernetes.io/audit-violations` annotation to the request's audit events, beside
+ * `pod-security.kubernetes.io/enforce-policy` (the level a pod was held to). Every version label is
+ * evaluated as `latest`'s checks.
  */
 export function podSecurityAdmission(namespaces: NamespaceLookup): AdmissionPlugin {
   return {
@@ -213,6 +215,14 @@ export function podSecurityAdmission(namespaces: NamespaceLookup): AdmissionPlug
       const labels = obj((await namespaces(a.namespace))?.metadata?.labels) ?? {};
       const { spec, annotations, template } = held;
       const enforce = levelOf(labels, 'enforce');
+      const audit = levelOf(labels, 'audit');
+      if (a.auditAnnotations !== undefined) {
+        if (!template) a.auditAnnotations[`${LABEL}enforce-policy`] = `${enforce.level}:${enforce.version}`;
+        const violations = podSecurityViolations(audit.level, spec, annotations);
+        if (violations.length > 0) {
+          a.auditAnnotations[`${LABEL}audit-violations`] = `would violate PodSecurity "${audit.level}:${audit.version}": ${violations.join(', ')}`;
+        }
+      }
       if (!template) {
         const violations = podSecurityViolations(enforce.level, spec, annotations);
         if (violations.length > 0) {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequestStatus, internalErrorStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
-import { requestContext } from '../request/request-context';
+import { auditAnnotationsOf, requestContext, type RequestContext } from '../request/request-context';
 import type { RequestInfo } from '../request/request-info';
 import type { RequestAuthenticator } from '@svc/machinery';
 import type { AuthorizationAttributes, UnionAuthorizer } from './authorizer';
@@ -79,16 +79,31 @@ export { MAX_IMPERSONATION_VALUES };
 /** Kubernetes' WithAuthorization: the configured modes decide, or 403 with Kubernetes' message. */
 export function withAuthorization(authorizer: UnionAuthorizer): Handler {
   return (req, res, next) => {
-    if (authorizer.trivial) return next();
+    if (authorizer.trivial) {
+      annotateDecision(requestContext(req), 'allow', '');
+      return next();
+    }
     const context = requestContext(req);
     const attributes = requestAttributes(context.info, context.user ?? ANONYMOUS_USER);
     Promise.resolve(authorizer.authorize(attributes)).then(
       (result) => {
-        if (result.decision === 'allow') return next();
+        if (result.decision === 'allow') {
+          annotateDecision(context, 'allow', result.reason);
+          return next();
+        }
         if (result.decision === 'noOpinion' && result.error !== undefined) return writeStatus(res, internalErrorStatus(result.error));
+        annotateDecision(context, 'forbid', result.reason);
         writeStatus(res, forbiddenStatus(attributes, result.reason));
       },
       () => writeStatus(res, internalErrorStatus('the request could not be authorized')),
     );
   };
+}
+
+/** Kubernetes' audit annotations of the authorization decision, on every audited request that reached it. */
+function annotateDecision(context: RequestContext, decision: 'allow' | 'forbid', reason: string): void {
+  const annotations = auditAnnotationsOf(context);
+  if (annotations === undefined) return;
+  annotations['authorization.k8s.io/decision'] = decision;
+  annotations['authorization.k8s.io/reason'] = reason;
 }

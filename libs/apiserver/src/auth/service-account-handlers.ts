@@ -4,7 +4,7 @@ import { decodeObjectBody } from '../resources/body-decoder';
 import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from '../resources/media-types';
 import type { ResourceRegistries } from '../resources/registries';
 import { readBody } from '../request/read-body';
-import { requestContext } from '../request/request-context';
+import { auditAnnotationsOf, requestContext } from '../request/request-context';
 import { internalErrorStatus, methodNotAllowedStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import { decodeReviewProtobuf } from './review-protobuf';
@@ -95,6 +95,7 @@ async function tokenRequest(
       object: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name, namespace }, spec },
       dryRun: false,
       user: requestContext(req).user,
+      auditAnnotations: auditAnnotationsOf(requestContext(req)),
     };
     await registries.context.admission.admit(admitted);
     await registries.context.admission.validate(admitted);

@@ -92,3 +92,11 @@ export function existingRequestContext(req: IncomingMessage): RequestContext | u
 export function requestContext(req: IncomingMessage): RequestContext {
   return (req as Carrier)[CONTEXT] ?? attachRequestContext(req);
 }
+
+/**
+ * Where the handlers record annotations for the request's audit events, or undefined when the request
+ * is not audited (nothing is gathered for events no one writes).
+ */
+export function auditAnnotationsOf(context: RequestContext): Record<string, string> | undefined {
+  return context.audit === undefined ? undefined : (context.auditAnnotations ??= {});
+}

@@ -62,6 +62,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** The caller, for admission (undefined for the server's own writes). */
   user?: UserInfo;
+  /** Where admission records the request's audit annotations (undefined when it is not audited). */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface PatchOptions extends WriteOptions {

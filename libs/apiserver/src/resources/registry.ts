@@ -563,6 +563,7 @@ export class ResourceRegistry {
           oldObject: served,
           dryRun: options.dryRun === true,
           user: options.user,
+          auditAnnotations: options.auditAnnotations,
         };
         await this.context.admission.admit(attributes);
         await this.context.admission.validate(attributes);
@@ -840,6 +841,7 @@ export class ResourceRegistry {
       dryRun: w.options.dryRun === true,
       warnings: w.warnings,
       user: w.options.user,
+      auditAnnotations: w.options.auditAnnotations,
     };
   }
 

@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
 import { apiVersionOf, deprecatedApiWarning, findDeprecatedApiVersion, removedApiMessage, type ApiObject, type KindDefinition, type Scheme } from '@svc/api';
-import { failureStatus, isValidPathSegmentName, StatusError, StatusReasons, type Status } from '@svc/machinery';
+import { failureStatus, isValidPathSegmentName, StatusError, StatusReasons, type Status, type UserInfo } from '@svc/machinery';
 import { isTimedOutResponse } from '../filters/handler-chain';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import { longRunningLabelsOf, type MetricsService } from '../metrics/metrics.service';
 import { readBody } from '../request/read-body';
 import { isUpgrade, takeUpgrade } from '../request/upgrade';
 import type { NodeAgentConnector } from '../nodeagent/node-agent-connector';
-import { requestContext, requestUrl, type RequestContext } from '../request/request-context';
+import { auditAnnotationsOf, requestContext, requestUrl, type RequestContext } from '../request/request-context';
 import type { RequestInfo } from '../request/request-info';
 import { watchTimeoutSeconds } from '../request/request-timeout';
 import { decodeObjectBody } from './body-decoder';
@@ -313,7 +313,7 @@ export class ResourceRouter {
 
   private async delete(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const { request, dryRun } = await this.deleteOptions(req);
-    const result = await target.registry.delete(target.namespace, target.name, request, { dryRun, user: requestContext(req).user });
+    const result = await target.registry.delete(target.namespace, target.name, request, { dryRun, ...this.caller(req) });
     const code = !result.removed && request.orphanDependents === false ? 202 : 200;
     // Kubernetes' ReturnDeletedObject: some kinds answer with the removed object, the others with a Success Status.
     if (!result.removed || target.def.strategy.returnDeletedObject === true) {
@@ -334,7 +334,7 @@ export class ResourceRouter {
     const params = requestUrl(req).searchParams;
     const query = parseListQuery(params);
     const { request, dryRun } = await this.deleteOptions(req);
-    const items = await target.registry.deleteCollection(target.namespace, query, request, { dryRun, user: requestContext(req).user });
+    const items = await target.registry.deleteCollection(target.namespace, query, request, { dryRun, ...this.caller(req) });
     writeBody(res, 200, { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: {}, items }, format);
   }
 
@@ -345,7 +345,13 @@ export class ResourceRouter {
   }
 
   private writeOptions(req: IncomingMessage, kind: OptionsKind, apply = false) {
-    return { ...parseWriteOptions(requestUrl(req).searchParams, req.headers['user-agent'], kind, apply), user: requestContext(req).user };
+    return { ...parseWriteOptions(requestUrl(req).searchParams, req.headers['user-agent'], kind, apply), ...this.caller(req) };
+  }
+
+  /** Who writes, for admission, and where admission's audit annotations go. */
+  private caller(req: IncomingMessage): { user: UserInfo | undefined; auditAnnotations: Record<string, string> | undefined } {
+    const context = requestContext(req);
+    return { user: context.user, auditAnnotations: auditAnnotationsOf(context) };
   }
 
   private written(res: ServerResponse, result: WriteResult, format: OutputFormat, code: number): void {
