@@ -8,7 +8,7 @@ import { defaultTolerationSeconds } from './default-toleration-seconds';
 import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission } from './priority';
-import { podSecurityAdmission } from './pod-security';
+import { podSecurityAdmission, type NamespacePods } from './pod-security';
 import { runtimeClassAdmission } from './runtime-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
@@ -30,6 +30,8 @@ export interface AdmissionDependencies {
   serviceAccounts?: ServiceAccountLookup;
   /** NodeRestriction's lookup of the pod a node's token request is bound to; without it such requests are refused. */
   pods?: CoreObjectLookup;
+  /** PodSecurity's read of a namespace's pods, to warn of those a new enforce level would refuse. */
+  namespacePods?: NamespacePods;
   /** The server issues service account tokens, so the ServiceAccount plugin mounts them into pods. */
   mountServiceAccountTokens?: boolean;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
@@ -57,7 +59,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   TaintNodesByCondition: () => taintNodesByCondition(),
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
   RuntimeClass: () => runtimeClassAdmission(),
-  PodSecurity: (deps) => podSecurityAdmission(deps.namespaces),
+  PodSecurity: (deps) => podSecurityAdmission({ namespaces: deps.namespaces, namespacePods: deps.namespacePods }),
 };
 
 /**

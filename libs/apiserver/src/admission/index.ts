@@ -28,3 +28,5 @@ export { MAX_POLICY_PARAMS, storedParams } from './policy-params';
 export type { ParamQuery, ParamSource } from './policy-params';
 export { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS } from './default-toleration-seconds';
 export { taintNodesByCondition } from './taint-nodes-by-condition';
+export { storedNamespacePods } from './pod-security';
+export type { NamespacePods } from './pod-security';

@@ -104,6 +104,31 @@ describe('PodSecurity admission (on by default)', () => {
     expect(String(deployment.headers.warning)).toContain('would violate PodSecurity \\"restricted:latest\\": host namespaces (hostNetwork=true)');
   });
 
+  it('warns which existing pods a stricter enforce level would refuse, grouped by what they violate', async () => {
+    expect((await namespace('relabel', {})).status).toBe(201);
+    const create = (name: string, spec: Record<string, unknown>) =>
+      admin('POST', '/api/v1/namespaces/relabel/pods', { metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } });
+    for (const name of ['web-b', 'web-a', 'web-c']) expect((await create(name, { hostNetwork: true })).status).toBe(201);
+    expect((await create('mount', { volumes: [{ name: 'root', hostPath: { path: '/' } }] })).status).toBe(201);
+    expect((await create('plain', {})).status).toBe(201);
+    const label = (labels: Record<string, string | null>) =>
+      adminCall(env, 'PATCH', '/api/v1/namespaces/relabel', { metadata: { labels } }, { 'Content-Type': 'application/merge-patch+json' });
+
+    const stricter = await label({ 'pod-security.kubernetes.io/enforce': 'baseline' });
+    expect(stricter.status).toBe(200);
+    const warning = String(stricter.headers.warning);
+    expect(warning).toContain('existing pods in namespace \\"relabel\\" violate the new PodSecurity enforce level \\"baseline:latest\\"');
+    expect(warning).toContain('web-a (and 2 other pods): host namespaces');
+    expect(warning).toContain('mount: hostPath volumes');
+    expect(warning).not.toContain('plain');
+    // The level is set whatever the pods: enforcement is for pods created from now on.
+    expect(stricter.body.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'baseline' });
+
+    // The same level again, or a laxer one, is not checked.
+    expect((await label({ 'pod-security.kubernetes.io/enforce': 'baseline', other: 'x' })).headers.warning).toBeUndefined();
+    expect((await label({ 'pod-security.kubernetes.io/enforce': 'privileged' })).headers.warning).toBeUndefined();
+  });
+
   it('refuses a namespace label that is not a level or a version', async () => {
     const bad = await namespace('typo', { 'pod-security.kubernetes.io/enforce': 'strict', 'pod-security.kubernetes.io/warn-version': 'v2' });
     expect(bad.status).toBe(422);

@@ -2,6 +2,8 @@ import { fieldInvalid, fieldNotSupported, isJsonObject, newForbidden, newInvalid
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import type { NamespaceLookup } from './namespace-lifecycle';
 import { heldPodSpec } from './pod-admission';
+import type { ApiObject } from '@svc/api';
+import { prefixKey, type Storage } from '@svc/storage';
 
 /** The Pod Security Standards' levels, from least to most restricted. */
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
@@ -158,11 +160,13 @@ export function podSecurityViolations(level: PodSecurityLevel, spec: Obj, annota
   return level === 'baseline' ? baseline : [...baseline, ...restrictedViolations(spec)];
 }
 
+type LevelVersion = { level: PodSecurityLevel; version: string };
+
 /**
  * A namespace's level for `mode` (`enforce`, `warn`, `audit`), with the version it names; privileged when
  * unset, and restricted:latest when the label is not a level, as Kubernetes evaluates a bad policy.
  */
-function levelOf(labels: Obj, mode: 'enforce' | 'warn' | 'audit'): { level: PodSecurityLevel; version: string } {
+function levelOf(labels: Obj, mode: 'enforce' | 'warn' | 'audit'): LevelVersion {
   const value = labels[`${LABEL}${mode}`];
   const version = typeof labels[`${LABEL}${mode}-version`] === 'string' ? String(labels[`${LABEL}${mode}-version`]) : 'latest';
   if (value === undefined) return { level: 'privileged', version };
@@ -187,6 +191,67 @@ function namespaceLabelErrors(labels: Obj): FieldError[] {
   return errors;
 }
 
+/** A namespace's pods, at most `limit` of them in name order, and how many it holds in all. */
+export type NamespacePods = (namespace: string, limit: number) => Promise<{ pods: Obj[]; total: number }>;
+
+/** Reads a namespace's pods straight from storage. */
+export function storedNamespacePods(storage: Storage, storePrefix: string): NamespacePods {
+  return async (namespace, limit) => {
+    const prefix = prefixKey({ prefix: storePrefix, group: '', resource: 'pods', namespace });
+    const [page, total] = await Promise.all([storage.list<ApiObject>(prefix, { limit }), storage.count(prefix)]);
+    return { pods: page.items, total: Math.max(total, page.items.length) };
+  };
+}
+
+export interface PodSecurityDependencies {
+  namespaces: NamespaceLookup;
+  /** Without it, a namespace given a stricter enforce level gets no warnings about its pods. */
+  namespacePods?: NamespacePods;
+}
+
+/** Pods checked against a namespace's new enforce level, as Kubernetes checks at most. */
+const MAX_PODS_CHECKED = 3000;
+
+/**
+ * Whether a namespace's pods are checked against its new enforce level: when the level is not
+ * privileged and is stricter than before, or names another version.
+ */
+function isStricter(next: LevelVersion, previous: LevelVersion): boolean {
+  if (next.level === 'privileged' || (next.level === previous.level && next.version === previous.version)) return false;
+  return next.version !== previous.version || LEVELS.indexOf(next.level) > LEVELS.indexOf(previous.level);
+}
+
+/**
+ * Kubernetes' warnings when a namespace's enforce level changes: which existing pods it would refuse,
+ * pods with the same violations together under the first name (`web-1 (and 2 other pods): hostPath
+ * volumes`), in sorted order, after a line saying the namespace has such pods.
+ */
+function existingPodWarnings(namespace: string, enforce: LevelVersion, found: { pods: Obj[]; total: number }): string[] {
+  const groups = new Map<string, { first: string; count: number }>();
+  for (const pod of found.pods) {
+    const violations = podSecurityViolations(enforce.level, obj(pod.spec) ?? {}, obj(obj(pod.metadata)?.annotations) ?? {});
+    if (violations.length === 0) continue;
+    // Pods are grouped by what they violate, without the details (container names differ from pod to pod).
+    const reasons = violations.map((v) => (v.includes(' (') ? v.slice(0, v.indexOf(' (')) : v)).join(', ');
+    const name = str(obj(pod.metadata)?.name);
+    const group = groups.get(reasons);
+    if (group === undefined) groups.set(reasons, { first: name, count: 1 });
+    else {
+      group.count++;
+      if (name < group.first) group.first = name;
+    }
+  }
+  const warnings: string[] = [];
+  if (found.pods.length < found.total) {
+    warnings.push(`new PodSecurity enforce level only checked against the first ${found.pods.length} of ${found.total} existing pods`);
+  }
+  if (groups.size === 0) return warnings;
+  warnings.push(`existing pods in namespace ${quote(namespace)} violate the new PodSecurity enforce level ${quote(`${enforce.level}:${enforce.version}`)}`);
+  const others = (count: number): string => (count === 1 ? '' : count === 2 ? ' (and 1 other pod)' : ` (and ${count - 1} other pods)`);
+  const podWarnings = [...groups].map(([reasons, { first, count }]) => `${first}${others(count)}: ${reasons}`);
+  return [...warnings, ...podWarnings.sort()];
+}
+
 /**
  * Kubernetes' PodSecurity admission plugin (on by default) with its default configuration (every
  * mode privileged unless a namespace label says otherwise, no exemptions): a pod created, or updated
@@ -195,16 +260,26 @@ function namespaceLabelErrors(labels: Obj): FieldError[] {
  * of workloads (kinds whose strategy names a template; templates are never refused); `.../audit` adds
  * the `pod-security.kubernetes.io/audit-violations` annotation to the request's audit events, beside
  * `pod-security.kubernetes.io/enforce-policy` (the level a pod was held to). Every version label is
- * evaluated as `latest`'s checks.
+ * evaluated as `latest`'s checks. A namespace given a stricter enforce level is not refused, but the
+ * answer warns which of its pods that level would refuse (what `kubectl label --dry-run=server`
+ * shows before a level is set).
  */
-export function podSecurityAdmission(namespaces: NamespaceLookup): AdmissionPlugin {
+export function podSecurityAdmission(deps: PodSecurityDependencies): AdmissionPlugin {
+  const { namespaces } = deps;
   return {
     name: 'PodSecurity',
     async validate(a: AdmissionAttributes): Promise<void> {
       if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
       if (a.definition.resource === 'namespaces' && sameGroup(a.definition.group, '') && a.subresource === '') {
-        const errors = namespaceLabelErrors(obj(a.object?.metadata?.labels) ?? {});
+        const labels = obj(a.object?.metadata?.labels) ?? {};
+        const errors = namespaceLabelErrors(labels);
         if (errors.length > 0) throw newInvalid({ group: '', kind: 'Namespace' }, a.name, errors);
+        if (a.operation === 'UPDATE' && deps.namespacePods !== undefined) {
+          const enforce = levelOf(labels, 'enforce');
+          if (isStricter(enforce, levelOf(obj(a.oldObject?.metadata?.labels) ?? {}, 'enforce'))) {
+            a.warnings?.push(...existingPodWarnings(a.name, enforce, await deps.namespacePods(a.name, MAX_PODS_CHECKED)));
+          }
+        }
         return;
       }
       if (a.namespace === '' || (a.subresource !== '' && a.subresource !== 'ephemeralcontainers')) return;

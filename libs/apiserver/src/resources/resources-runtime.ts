@@ -9,6 +9,7 @@ import {
   storedAdmissionConfigurations,
   storedNamespaceLookup,
   storedCoreObjectLookup,
+  storedNamespacePods,
   storedServiceAccountLookup,
   type AdmissionPlugin,
 } from '../admission';
@@ -105,6 +106,7 @@ export function createResourceRegistries(
     namespaces: storedNamespaceLookup(storage, options.storePrefix),
     serviceAccounts: storedServiceAccountLookup(storage, options.storePrefix),
     pods: storedCoreObjectLookup(storage, options.storePrefix, 'pods'),
+    namespacePods: storedNamespacePods(storage, options.storePrefix),
     mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
     configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
   });

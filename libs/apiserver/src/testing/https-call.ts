@@ -26,7 +26,7 @@ export function httpsCall(
     const text = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
       `${url}${path}`,
-      { method, ca, agent: false, headers: { ...headers, ...(text ? { 'Content-Type': 'application/json' } : {}) }, ...identity },
+      { method, ca, agent: false, headers: { ...(text ? { 'Content-Type': 'application/json' } : {}), ...headers }, ...identity },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -48,7 +48,7 @@ export function httpsCall(
 }
 
 /** One request to a test environment as its administrator (its client certificate). */
-export function adminCall(env: TestEnvironment, method: string, path: string, body?: unknown): Promise<HttpsAnswer> {
+export function adminCall(env: TestEnvironment, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpsAnswer> {
   const c = env.clientConfig;
-  return httpsCall(env.url, c.ca!, method, path, {}, body, { cert: c.clientCert!, key: c.clientKey! });
+  return httpsCall(env.url, c.ca!, method, path, headers, body, { cert: c.clientCert!, key: c.clientKey! });
 }
