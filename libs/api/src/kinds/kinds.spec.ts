@@ -14,6 +14,7 @@ import {
   endpointsDefinition,
   eventDefinition,
   leaseDefinition,
+  podDisruptionBudgetDefinition,
   endpointSliceDefinition,
   mutatingWebhookConfigurationDefinition,
   namespaceDefinition,
@@ -374,6 +375,24 @@ status: { loadBalancer: {} }
           availableReplicas: 2,
           observedGeneration: 1,
           conditions: [{ type: 'ReplicaFailure', status: 'False' }],
+        },
+      },
+    ],
+    [
+      podDisruptionBudgetDefinition,
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: { minAvailable: '50%', selector: { matchLabels: { app: 'web' } }, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+        status: {
+          observedGeneration: 1,
+          disruptedPods: { 'web-1': '2024-01-01T00:00:00Z' },
+          disruptionsAllowed: 1,
+          currentHealthy: 3,
+          desiredHealthy: 2,
+          expectedPods: 3,
+          conditions: [{ type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }],
         },
       },
     ],
@@ -748,6 +767,10 @@ describe('built-in kinds', () => {
     expect(fields(check(endpointsDefinition, { metadata: { name: 'e' }, subsets: [{ addresses: [{}], ports: [{ port: 0 }] }] }).errors)).toEqual([
       'subsets[0].addresses[0].ip FieldValueRequired',
       'subsets[0].ports[0].port FieldValueInvalid',
+    ]);
+    expect(fields(check(podDisruptionBudgetDefinition, { metadata: { name: 'p' }, spec: { minAvailable: 1, maxUnavailable: '120%' } }).errors)).toEqual([
+      'spec FieldValueInvalid',
+      'spec.maxUnavailable FieldValueInvalid',
     ]);
     expect(fields(check(leaseDefinition, { metadata: { name: 'l' }, spec: { leaseDurationSeconds: 0, renewTime: 'now' } }).errors)).toEqual([
       'spec.leaseDurationSeconds FieldValueInvalid',

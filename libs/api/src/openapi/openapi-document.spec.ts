@@ -307,6 +307,7 @@ describe('OpenAPI v3 documents', () => {
       'apis/apps/v1',
       'apis/coordination.svc.io/v1',
       'apis/discovery.svc.io/v1',
+      'apis/policy/v1',
       'apis/rbac.authorization.svc.io/v1',
       'apis/admissionregistration.k8s.io/v1',
       'apis/apiextensions.k8s.io/v1',

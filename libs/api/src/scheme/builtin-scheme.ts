@@ -14,6 +14,7 @@ import { leaseDefinition } from './definitions/lease-definition';
 import { namespaceDefinition } from './definitions/namespace-definition';
 import { nodeDefinition } from './definitions/node-definition';
 import { podDefinition } from './definitions/pod-definition';
+import { podDisruptionBudgetDefinition } from './definitions/pod-disruption-budget-definition';
 import { replicaSetDefinition } from './definitions/replica-set-definition';
 import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
@@ -36,6 +37,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   replicationControllerDefinition,
   replicaSetDefinition,
   deploymentDefinition,
+  podDisruptionBudgetDefinition,
   leaseDefinition,
   endpointSliceDefinition,
   customResourceDefinitionDefinition,

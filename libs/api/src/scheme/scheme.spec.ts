@@ -87,6 +87,7 @@ describe('scheme', () => {
     );
     expect(facts).toEqual({
       Pod: [true, false, 'status'],
+      PodDisruptionBudget: [true, false, 'status'],
       Service: [true, true, 'status'],
       Endpoints: [true, true, ''],
       ConfigMap: [true, false, ''],
@@ -127,6 +128,7 @@ describe('scheme', () => {
       ['apps', 'apps/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
       ['discovery.svc.io', 'discovery.svc.io/v1'],
+      ['policy', 'policy/v1'],
       ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
       // The Kubernetes names of the specification's groups, after all of them.
       ['admissionregistration.k8s.io', 'admissionregistration.k8s.io/v1'],
@@ -442,6 +444,7 @@ describe('OpenAPI', () => {
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
       'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },
+      'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
       'apis/rbac.authorization.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.svc.io/v1' },
       'apis/admissionregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },

@@ -4,7 +4,7 @@ import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind, isRecord } from './define-kind';
 import { defaultPodSpec, validatePodSpec } from './pod-spec-rules';
-import { containerCells, selectorCell, validateSelectorAndTemplate, immutableSelector } from './workload-rules';
+import { containerCells, percentValue, selectorCell, validateSelectorAndTemplate, immutableSelector } from './workload-rules';
 
 function defaultStrategy(obj: ApiObject): void {
   const spec = obj.spec;
@@ -23,10 +23,6 @@ function isZero(value: unknown): boolean {
   return value === 0 || value === '0%';
 }
 
-function percent(value: unknown): number | undefined {
-  return typeof value === 'string' && /^[0-9]+%$/.test(value) ? Number(value.slice(0, -1)) : undefined;
-}
-
 function validateStrategy(obj: ApiObject): FieldError[] {
   const errors: FieldError[] = [];
   const spec = obj.spec;
@@ -40,7 +36,7 @@ function validateStrategy(obj: ApiObject): FieldError[] {
     if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge)) {
       errors.push(fieldErrors.invalid('spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
     }
-    const p = percent(ru.maxUnavailable);
+    const p = percentValue(ru.maxUnavailable);
     if (p !== undefined && p > 100) {
       errors.push(fieldErrors.invalid('spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'must not be greater than 100%'));
     }

@@ -38,7 +38,7 @@ describe('kind strategies', () => {
       BUILTIN_KINDS.filter((d) => d.strategy.prepareForCreate !== undefined)
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['CustomResourceDefinition', 'Deployment', 'Namespace', 'Pod', 'ReplicaSet', 'ReplicationController', 'Service']);
+    ).toEqual(['CustomResourceDefinition', 'Deployment', 'Namespace', 'Pod', 'PodDisruptionBudget', 'ReplicaSet', 'ReplicationController', 'Service']);
   });
 
   const selector = (app: string) => ({ spec: { selector: { matchLabels: { app } } } });

@@ -57,3 +57,8 @@ export function immutableSelector(object: ApiObject, current: ApiObject): FieldE
   const oldSelector = isRecord(current.spec) ? current.spec.selector : undefined;
   return jsonEqual(selector, oldSelector) ? [] : [fieldErrors.invalid('spec.selector', selector, 'field is immutable')];
 }
+
+/** The number of a percentage in an int-or-string field (`"25%"` -> 25); undefined for an integer or anything else. */
+export function percentValue(value: unknown): number | undefined {
+  return typeof value === 'string' && /^[0-9]+%$/.test(value) ? Number(value.slice(0, -1)) : undefined;
+}
