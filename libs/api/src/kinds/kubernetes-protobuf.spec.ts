@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { protobufKinds, protobufMessageType, type JsonSchema } from '@svc/machinery';
 import type { Field, Type } from 'protobufjs';
+import { DeleteOptionsSchema } from '../meta/delete-options';
 import { StatusSchema } from '../meta/status';
+import { EvictionSchema } from './policy/pod-disruption-budget';
 import { builtinScheme } from '../scheme/builtin-scheme';
 
 /**
@@ -39,6 +41,7 @@ const KNOWN_GAPS: readonly string[] = [
   'Pod.status',
   'Deployment.status',
   'ReplicaSet.status',
+  'PodDisruptionBudget.status',
   ...[
     'affinity',
     'dnsConfig',
@@ -158,7 +161,10 @@ function checkMessage(message: Type, schema: JsonSchema, path: string, walk: Wal
 }
 
 function schemaOf(apiVersion: string, kind: string): JsonSchema {
+  // Bodies that are not stored kinds: the options of a delete and the body of a pod's eviction.
   if (kind === 'Status') return StatusSchema;
+  if (kind === 'DeleteOptions') return DeleteOptionsSchema;
+  if (kind === 'Eviction') return EvictionSchema;
   const def = builtinScheme().byApiVersionKind(apiVersion, kind);
   if (!def) throw new Error(`no kind ${kind} in ${apiVersion}`);
   return def.schema;

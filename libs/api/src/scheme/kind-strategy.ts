@@ -2,10 +2,35 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from '../schema/field-error';
 import type { ApiObject, GroupVersionKind } from './kind-definition';
 
+/** How a subresource that acts beyond its own object deletes that object (Kubernetes' DeleteOptions). */
+export interface SubresourceDelete {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  /** A dry run of the delete alone (the request's own dry run applies anyway). */
+  dryRun?: boolean;
+}
+
 /**
- * A POST to a subresource whose body is an object of another kind, applied to the stored object
- * (Kubernetes' `pods/binding`: a create of a Binding that sets the pod's node). The answer is a
- * Success Status (201).
+ * What a subresource that acts beyond its own object may do, on behalf of the request (its dry run
+ * and caller included): a pod's eviction reads and charges disruption budgets, then deletes the pod.
+ */
+export interface SubresourceOperations {
+  readonly now: Date;
+  readonly dryRun: boolean;
+  /** The objects of a served resource in a namespace, most recent; none when the resource is not served. */
+  list(group: string, version: string, resource: string, namespace: string): Promise<ApiObject[]>;
+  /** Writes an object's status through its status subresource, with its resourceVersion as precondition (409 when it moved). */
+  updateStatus(group: string, version: string, resource: string, object: ApiObject): Promise<ApiObject>;
+  /** Deletes the subresource's own object, as a DELETE of it with these options would. */
+  deleteSelf(options: SubresourceDelete): Promise<void>;
+}
+
+/**
+ * A POST to a subresource whose body is an object of another kind (the answer is a Success Status,
+ * 201), either applied to the stored object (Kubernetes' `pods/binding`: a Binding sets the pod's
+ * node) or performed with the server's operations (`pods/eviction`: an Eviction deletes the pod
+ * if its disruption budget allows).
  */
 export interface SubresourceCreate {
   /** The kind of the body (and of the subresource in discovery and OpenAPI). */
@@ -18,7 +43,9 @@ export interface SubresourceCreate {
    * The object the create leaves: a changed copy of `current`. Throws a StatusError when the stored
    * object cannot take it (a pod already bound: 409 Conflict).
    */
-  apply(body: ApiObject, current: ApiObject, context: { now: Date }): ApiObject;
+  apply?(body: ApiObject, current: ApiObject, context: { now: Date }): ApiObject;
+  /** What the create does instead, given the stored object; throws a StatusError to refuse. */
+  perform?(body: ApiObject, current: ApiObject, operations: SubresourceOperations): Promise<void>;
 }
 
 /**

@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { apiVersionOf, compileKind, ScaleSchema, storedDefinition, type ApiObject, type CompiledKind, type KindDefinition, type Scale } from '@svc/api';
+import {
+  apiVersionOf,
+  compileKind,
+  ScaleSchema,
+  storedDefinition,
+  type ApiObject,
+  type CompiledKind,
+  type KindDefinition,
+  type Scale,
+  type SubresourceOperations,
+} from '@svc/api';
 import {
   acceptedPatchMediaTypes,
   applyNonApplyPatch,
@@ -72,6 +82,11 @@ export const APPLY_PATCH_MEDIA_TYPE = 'application/apply-patch+yaml';
 const GENERATE_NAME_ATTEMPTS = 8;
 /** Read-modify-write rounds lost to concurrent writers before a write gives up with 409 Conflict. */
 const WRITE_ATTEMPTS = 16;
+
+/** The registries of other served resources, for a subresource create that acts on them (an eviction charges a disruption budget). */
+export type PeerRegistries = (group: string, version: string, resource: string) => ResourceRegistry | undefined;
+
+const inNamespace = (object: ApiObject): string => object.metadata?.namespace ?? '';
 
 /** The subresources a registry writes through: the object itself, `status`, `scale`, or one the kind's strategy serves. */
 export type WriteTarget = string;
@@ -471,7 +486,14 @@ export class ResourceRegistry {
    * against the subresource's kind, the path's name and namespace and its own rules, then applied to
    * the stored object by the kind's strategy, with the read version as precondition.
    */
-  async createSubresource(namespace: string, name: string, subresource: string, input: ObjectInput, options: WriteOptions = {}): Promise<WriteResult> {
+  async createSubresource(
+    namespace: string,
+    name: string,
+    subresource: string,
+    input: ObjectInput,
+    options: WriteOptions = {},
+    peers: PeerRegistries = () => undefined,
+  ): Promise<WriteResult> {
     const create = this.definition.strategy.subresources?.[subresource]?.create;
     if (create === undefined) throw newNotFound(this.groupResource, name);
     const body = this.objectOf(input.value);
@@ -489,13 +511,48 @@ export class ResourceRegistry {
     const w = this.writeContext(namespace, name, subresource, options);
     await this.context.admission.admit(this.attributes('CREATE', w, body));
     await this.context.admission.validate(this.attributes('CREATE', w, body));
+    if (create.perform) {
+      const current = await this.readCurrent(this.key(namespace, name), name);
+      if (current === null) throw newNotFound(this.groupResource, name);
+      await create.perform(body, await this.inVersion(current, this.storedApiVersion), this.operations(namespace, name, options, w, peers));
+      return { object: current, warnings: w.warnings, created: true };
+    }
+    const apply = create.apply;
+    if (apply === undefined) throw newNotFound(this.groupResource, name);
     return this.writeLoop(w, async (current) => {
       if (current === null) throw newNotFound(this.groupResource, name);
-      const next = create.apply(body, current, { now: w.now });
+      const next = apply(body, current, { now: w.now });
       bumpGeneration(this.definition, next, current);
       this.validate(next, [], w);
       return { kind: 'update', object: next, current };
     });
+  }
+
+  /** The operations a performed subresource create may use, with the request's caller and dry run. */
+  private operations(namespace: string, name: string, options: WriteOptions, w: WriteContext, peers: PeerRegistries): SubresourceOperations {
+    const peer = (group: string, version: string, resource: string): ResourceRegistry => {
+      const registry = peers(group, version, resource);
+      if (registry === undefined) throw newNotFound({ group, resource }, '');
+      return registry;
+    };
+    const dryRun = options.dryRun === true;
+    return {
+      now: w.now,
+      dryRun,
+      list: async (group, version, resource, inNamespace) => {
+        if (peers(group, version, resource) === undefined) return [];
+        return [...(await peer(group, version, resource).list(inNamespace)).items];
+      },
+      updateStatus: async (group, version, resource, object) => {
+        // Listed objects are the watch cache's, frozen: the update works on a copy.
+        const value = jsonClone(object);
+        const written = await peer(group, version, resource).update(inNamespace(object), object.metadata?.name ?? '', { value }, { dryRun }, 'status');
+        return written.object;
+      },
+      deleteSelf: async ({ dryRun: dryDelete, ...request }) => {
+        await this.delete(namespace, name, request, { ...options, dryRun: dryRun || dryDelete === true });
+      },
+    };
   }
 
   // ---- scale ----

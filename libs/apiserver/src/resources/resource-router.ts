@@ -274,7 +274,8 @@ export class ResourceRouter {
   private async createSubresource(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const options = this.writeOptions(req, 'CreateOptions');
     const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
-    const result = await target.registry.createSubresource(target.namespace, target.name, target.subresource, input, options);
+    const peers = (group: string, version: string, resource: string) => this.options.registries.forResource(group, version, resource);
+    const result = await target.registry.createSubresource(target.namespace, target.name, target.subresource, input, options, peers);
     // Kubernetes answers such a create with a Success Status, not the object it changed.
     const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
     writeBody(res, 201, status, format, result.warnings);

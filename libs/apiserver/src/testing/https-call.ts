@@ -23,10 +23,21 @@ export function httpsCall(
   identity?: { cert: string; key: string },
 ): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
+    // A Buffer goes as it is (a protobuf body); anything else as JSON.
+    const text = body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body);
     const req = request(
       `${url}${path}`,
-      { method, ca, agent: false, headers: { ...(text ? { 'Content-Type': 'application/json' } : {}), ...headers }, ...identity },
+      {
+        method,
+        ca,
+        agent: false,
+        headers: {
+          // Node sends no length of its own for a DELETE's body.
+          ...(text ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) } : {}),
+          ...headers,
+        },
+        ...identity,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -2,7 +2,7 @@ import { parse, type Root } from 'protobufjs';
 
 /**
  * The protobuf messages of the built-in kinds Kubernetes clients send as envelope payloads, with the
- * field numbers and wire types of Kubernetes' generated.proto files (meta/v1, util/intstr, core/v1, apps/v1, rbac/v1).
+ * field numbers and wire types of Kubernetes' generated.proto files (meta/v1, util/intstr, core/v1, apps/v1, rbac/v1, policy/v1).
  * Only the messages these kinds need are declared. The numbers are Kubernetes' and cannot be derived
  * from the kinds' schemas; libs/api/src/kinds/kubernetes-protobuf.spec.ts checks every field against
  * Kubernetes' messages and against the kinds' schemas, and lists the schema fields not carried yet.
@@ -115,6 +115,19 @@ message Status {
   optional string reason = 4;
   optional StatusDetails details = 5 [(ptr) = true];
   optional int32 code = 6;
+}
+
+message Preconditions {
+  optional string uid = 1 [(ptr) = true];
+  optional string resourceVersion = 2 [(ptr) = true];
+}
+
+message DeleteOptions {
+  optional int64 gracePeriodSeconds = 1 [(ptr) = true];
+  optional Preconditions preconditions = 2 [(ptr) = true];
+  optional bool orphanDependents = 3 [(ptr) = true];
+  optional string propagationPolicy = 4 [(ptr) = true];
+  repeated string dryRun = 5;
 }
 
 // util/intstr
@@ -447,6 +460,25 @@ message ClusterRoleBinding {
   optional ObjectMeta metadata = 1;
   repeated Subject subjects = 2;
   optional RoleRef roleRef = 3;
+}
+
+// policy/v1
+
+message Eviction {
+  optional ObjectMeta metadata = 1;
+  optional DeleteOptions deleteOptions = 2 [(ptr) = true];
+}
+
+message PodDisruptionBudgetSpec {
+  optional IntOrString minAvailable = 1 [(ptr) = true];
+  optional LabelSelector selector = 2 [(ptr) = true];
+  optional IntOrString maxUnavailable = 3 [(ptr) = true];
+  optional string unhealthyPodEvictionPolicy = 4 [(ptr) = true];
+}
+
+message PodDisruptionBudget {
+  optional ObjectMeta metadata = 1;
+  optional PodDisruptionBudgetSpec spec = 2;
 }
 `;
 

@@ -27,7 +27,14 @@ const KINDS: ReadonlyArray<ProtobufKind & { message: string }> = [
   { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRole', message: 'ClusterRole' },
   { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'RoleBinding', message: 'RoleBinding' },
   { apiVersion: 'rbac.authorization.svc.io/v1', kind: 'ClusterRoleBinding', message: 'ClusterRoleBinding' },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', message: 'PodDisruptionBudget' },
+  { apiVersion: 'policy/v1', kind: 'Eviction', message: 'Eviction' },
+  // A delete's body; meta/v1's, which clients send under the group version of the resource deleted.
+  { apiVersion: 'v1', kind: 'DeleteOptions', message: 'DeleteOptions' },
 ];
+
+/** Kinds every group version carries (meta/v1's options): found by kind whatever the apiVersion says. */
+const KINDS_OF_EVERY_VERSION: ReadonlySet<string> = new Set(['DeleteOptions']);
 
 const messageTypes = new Map<string, Type>(
   KINDS.map((entry) => [keyOf(entry.apiVersion, entry.kind), kubernetesRoot.lookupType(`${KUBERNETES_PACKAGE}.${entry.message}`)]),
@@ -39,7 +46,7 @@ function keyOf(apiVersion: string, kind: string): string {
 }
 
 function messageTypeFor(apiVersion: string, kind: string): Type {
-  const type = messageTypes.get(keyOf(apiVersion, kind));
+  const type = messageTypes.get(keyOf(KINDS_OF_EVERY_VERSION.has(kind) ? 'v1' : apiVersion, kind));
   if (!type) {
     throw new EnvelopeError(
       `protobuf payloads of kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} are not supported; send application/json`,

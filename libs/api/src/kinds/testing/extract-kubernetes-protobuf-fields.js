@@ -15,7 +15,7 @@ if (!apiDir || !machineryDir) {
   process.exit(2);
 }
 
-// Searched in this order; a message name found in two of them is an error.
+// Searched in this order: a name in two of them (core/v1 keeps an old Preconditions) is meta/v1's.
 const PROTO_FILES = [
   [machineryDir, 'pkg/apis/meta/v1/generated.proto'],
   [machineryDir, 'pkg/util/intstr/generated.proto'],
@@ -23,6 +23,7 @@ const PROTO_FILES = [
   [apiDir, 'core/v1/generated.proto'],
   [apiDir, 'apps/v1/generated.proto'],
   [apiDir, 'rbac/v1/generated.proto'],
+  [apiDir, 'policy/v1/generated.proto'],
 ];
 
 const table = readFileSync(join(__dirname, '../../../../machinery/src/protobuf/kubernetes-schema.ts'), 'utf8');
@@ -46,7 +47,7 @@ const sources = PROTO_FILES.map(([dir, file]) => ({ file, messages: messagesOf(d
 const messages = {};
 for (const name of wanted) {
   const hits = sources.filter((s) => s.messages.has(name));
-  if (hits.length !== 1) throw new Error(`message ${name} is in ${hits.length} of the proto files`);
+  if (hits.length === 0) throw new Error(`message ${name} is in none of the proto files`);
   const message = hits[0].messages.get(name);
   const fields = {};
   for (const field of message.fieldsArray) {

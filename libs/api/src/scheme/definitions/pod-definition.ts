@@ -5,6 +5,7 @@ import { ageColumn, column, nameColumn } from '../table';
 import type { KindStrategy } from '../kind-strategy';
 import { as, defineKind } from './define-kind';
 import { podBinding } from './pod-binding';
+import { podEviction } from './pod-eviction';
 import { podQosClass } from './pod-qos';
 import { POD_CONNECT_SUBRESOURCES } from './pod-connect';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
@@ -132,7 +133,7 @@ export const podStrategy: KindStrategy = {
     if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
     return Math.max(0, requestedSeconds ?? spec.terminationGracePeriodSeconds ?? 30);
   },
-  subresources: { binding: { create: podBinding } },
+  subresources: { binding: { create: podBinding }, eviction: { create: podEviction } },
 };
 
 export const podDefinition = defineKind({
