@@ -517,11 +517,10 @@ export class ResourceRegistry {
       await create.perform(body, await this.inVersion(current, this.storedApiVersion), this.operations(namespace, name, options, w, peers));
       return { object: current, warnings: w.warnings, created: true };
     }
-    const apply = create.apply;
-    if (apply === undefined) throw newNotFound(this.groupResource, name);
+    if (create.apply === undefined) throw newNotFound(this.groupResource, name);
     return this.writeLoop(w, async (current) => {
       if (current === null) throw newNotFound(this.groupResource, name);
-      const next = apply(body, current, { now: w.now });
+      const next = create.apply!(body, current, { now: w.now });
       bumpGeneration(this.definition, next, current);
       this.validate(next, [], w);
       return { kind: 'update', object: next, current };

@@ -25,7 +25,7 @@ function validateEviction(body: ApiObject): FieldError[] {
     errors.push(fieldErrors.invalid('deleteOptions.gracePeriodSeconds', grace, 'must be greater than or equal to 0'));
   }
   const policy = options.propagationPolicy;
-  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy as string)) {
+  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
     errors.push(fieldErrors.notSupported('deleteOptions.propagationPolicy', policy, ['Foreground', 'Background', 'Orphan']));
   }
   const dryRun = options.dryRun as unknown;
