@@ -122,7 +122,7 @@ describe('PodSecurity admission (on by default)', () => {
     expect(warning).toContain('mount: hostPath volumes');
     expect(warning).not.toContain('plain');
     // The level is set whatever the pods: enforcement is for pods created from now on.
-    expect(stricter.body.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'baseline' });
+    expect((stricter.body.metadata as { labels?: unknown }).labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'baseline' });
 
     // The same level again, or a laxer one, is not checked.
     expect((await label({ 'pod-security.kubernetes.io/enforce': 'baseline', other: 'x' })).headers.warning).toBeUndefined();
