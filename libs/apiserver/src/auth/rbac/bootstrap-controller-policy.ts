@@ -96,6 +96,16 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
     account: 'pod-garbage-collector',
     rules: [rule(['list', 'watch', 'delete'], [''], ['pods']), rule(READ, [''], ['nodes']), rule(['patch'], [''], ['pods/status'])],
   },
+  {
+    account: 'disruption-controller',
+    rules: [
+      rule(READ, ['apps', 'extensions'], ['deployments', 'replicasets']),
+      rule(READ, [''], ['replicationcontrollers', 'pods']),
+      rule(READ, ['policy'], ['poddisruptionbudgets']),
+      rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+      EVENTS,
+    ],
+  },
   { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
   { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
 ];
