@@ -219,6 +219,30 @@ describe('the disruption controller', () => {
     await eventually(async () => expect((await warnings(ns, 'NotDeleted'))[0]).toBe(`Pod was expected by PDB ${ns}/web to be deleted but it wasn't`));
   }, 60_000);
 
+  it("sets back a DisruptionTarget condition left True two minutes on a pod that was not deleted, but not the node agent's", async () => {
+    const ns = await freshNamespace();
+    const mark = async (name: string, reason: string, sinceMs: number) => {
+      await env.client.pods.create({ metadata: { name, namespace: ns }, spec: TEMPLATE.spec });
+      await env.client.pods.patchStatus(
+        name,
+        { status: { conditions: [{ type: 'DisruptionTarget', status: 'True', reason, message: 'm', lastTransitionTime: metaTime(Date.now() - sinceMs) }] } },
+        'merge',
+        { namespace: ns },
+      );
+    };
+    const condition = async (name: string) =>
+      (await env.client.pods.get(name, { namespace: ns })).status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+    await mark('stale', 'EvictionByEvictionAPI', 125_000);
+    // Stale in about 10 s, without any other change to wake it.
+    await mark('soon', 'EvictionByEvictionAPI', 110_000);
+    await mark('kubelet', 'TerminationByKubelet', 125_000);
+    await eventually(async () => expect(await condition('stale')).toMatchObject({ status: 'False' }));
+    expect((await condition('stale'))?.reason).toBeUndefined();
+    expect(await condition('soon')).toMatchObject({ status: 'True' });
+    await eventually(async () => expect(await condition('soon')).toMatchObject({ status: 'False' }), 30_000);
+    expect(await condition('kubelet')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
+  }, 45_000);
+
   it('does not write the status again when nothing in it changed', async () => {
     const ns = await freshNamespace();
     await createPod(ns, 'a');

@@ -1,7 +1,7 @@
 import type { Deployment, OwnerReference, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import type { Lister } from '@svc/informers';
-import { errorMessage, isConflict, isNotFound, LabelQuery } from '@svc/machinery';
+import { errorMessage, groupOfApiVersion, isConflict, isNotFound, LabelQuery } from '@svc/machinery';
 import { EventRecorder, Manager, Reconciler, type MetaObject, type Reconcile, type Request, type Result } from '@svc/runtime';
 import {
   countHealthyPods,
@@ -33,14 +33,8 @@ function budgetSelector(budget: PodDisruptionBudget): LabelQuery {
   return query;
 }
 
-/** The group of an ownerReference's apiVersion (`apps/v1` -> `apps`, `v1` -> ``). */
-function groupOf(ref: OwnerReference): string {
-  const slash = ref.apiVersion.indexOf('/');
-  return slash < 0 ? '' : ref.apiVersion.slice(0, slash);
-}
-
 function isKind(ref: OwnerReference, kind: string, groups: readonly string[]): boolean {
-  return ref.kind === kind && groups.includes(groupOf(ref));
+  return ref.kind === kind && groups.includes(groupOfApiVersion(ref.apiVersion));
 }
 
 const APPS = ['apps', 'extensions'];
