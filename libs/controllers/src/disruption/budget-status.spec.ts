@@ -33,34 +33,40 @@ function budget(spec: PodDisruptionBudget['spec'], status?: PodDisruptionBudget[
 }
 
 /** Every ReplicaSet named `rs-N` has N replicas. */
-const scales: ScaleFinder = (ref) => (ref.name.startsWith('rs-') ? { uid: ref.uid, replicas: Number(ref.name.slice(3)) } : undefined);
+const scales: ScaleFinder = async (ref) => (ref.name.startsWith('rs-') ? { uid: ref.uid, replicas: Number(ref.name.slice(3)) } : undefined);
 
 describe('expectedPodCount', () => {
   const pods = [pod('a', { owner: 'rs-4' }), pod('b', { owner: 'rs-4' }), pod('c', { owner: 'rs-3' })];
 
-  it('counts the selected pods for an integer minAvailable, and it is the desired count', () => {
-    expect(expectedPodCount(budget({ minAvailable: 2 }), [...pods, pod('bare')], scales)).toEqual({ expectedPods: 4, desiredHealthy: 2, unmanagedPods: [] });
+  it('counts the selected pods for an integer minAvailable, and it is the desired count', async () => {
+    expect(await expectedPodCount(budget({ minAvailable: 2 }), [...pods, pod('bare')], scales)).toEqual({
+      expectedPods: 4,
+      desiredHealthy: 2,
+      unmanagedPods: [],
+    });
   });
 
-  it("sums the distinct controllers' scales for a percentage or maxUnavailable, rounding percentages up", () => {
-    expect(expectedPodCount(budget({ minAvailable: '50%' }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 4 });
-    expect(expectedPodCount(budget({ maxUnavailable: 1 }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 6 });
+  it("sums the distinct controllers' scales for a percentage or maxUnavailable, rounding percentages up", async () => {
+    expect(await expectedPodCount(budget({ minAvailable: '50%' }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 4 });
+    expect(await expectedPodCount(budget({ maxUnavailable: 1 }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 6 });
     // 30% of 7 is 2.1, rounded up to 3 unavailable.
-    expect(expectedPodCount(budget({ maxUnavailable: '30%' }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 4 });
-    expect(expectedPodCount(budget({ maxUnavailable: 10 }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 0 });
+    expect(await expectedPodCount(budget({ maxUnavailable: '30%' }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 4 });
+    expect(await expectedPodCount(budget({ maxUnavailable: 10 }), pods, scales)).toMatchObject({ expectedPods: 7, desiredHealthy: 0 });
   });
 
-  it('sets pods without a controller aside, and fails naming a pod whose controller is not found', () => {
-    expect(expectedPodCount(budget({ maxUnavailable: 1 }), [...pods, pod('bare')], scales)).toEqual({
+  it('sets pods without a controller aside, and fails naming a pod whose controller is not found', async () => {
+    expect(await expectedPodCount(budget({ maxUnavailable: 1 }), [...pods, pod('bare')], scales)).toEqual({
       expectedPods: 7,
       desiredHealthy: 6,
       unmanagedPods: ['bare'],
     });
-    expect(() => expectedPodCount(budget({ maxUnavailable: 1 }), [pod('lost', { owner: 'gone' })], scales)).toThrow('found no controllers for pod "lost"');
+    await expect(expectedPodCount(budget({ maxUnavailable: 1 }), [pod('lost', { owner: 'gone' })], scales)).rejects.toThrow(
+      'found no controllers for pod "lost"',
+    );
   });
 
-  it('expects nothing when neither bound is set', () => {
-    expect(expectedPodCount(budget({}), pods, scales)).toEqual({ expectedPods: 0, desiredHealthy: 0, unmanagedPods: [] });
+  it('expects nothing when neither bound is set', async () => {
+    expect(await expectedPodCount(budget({}), pods, scales)).toEqual({ expectedPods: 0, desiredHealthy: 0, unmanagedPods: [] });
   });
 });
 

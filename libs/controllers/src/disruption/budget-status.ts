@@ -4,6 +4,7 @@ import {
   PDB_SUFFICIENT_PODS,
   PDB_SYNC_FAILED,
   type Condition,
+  type OwnerReference,
   type Pod,
   type PodDisruptionBudget,
 } from '@svc/api';
@@ -27,7 +28,7 @@ export interface ControllerScale {
 }
 
 /** Finds the scale of the controller a pod's controller reference names; undefined when none of the known kinds has it. */
-export type ScaleFinder = (ref: NonNullable<NonNullable<Pod['metadata']>['ownerReferences']>[number], namespace: string) => ControllerScale | undefined;
+export type ScaleFinder = (ref: OwnerReference, namespace: string) => Promise<ControllerScale | undefined>;
 
 export interface ExpectedCount {
   expectedPods: number;
@@ -45,7 +46,7 @@ function controllerRef(pod: Pod) {
  * getExpectedScale). A pod whose controller none of the known kinds finds fails the sync, with a
  * message naming the pod; a pod without a controller is only set aside as unmanaged.
  */
-export function expectedScale(pods: readonly Pod[], findScale: ScaleFinder): { expected: number; unmanagedPods: string[] } {
+export async function expectedScale(pods: readonly Pod[], findScale: ScaleFinder): Promise<{ expected: number; unmanagedPods: string[] }> {
   const scales = new Map<string, number>();
   const unmanagedPods: string[] = [];
   for (const pod of pods) {
@@ -55,7 +56,7 @@ export function expectedScale(pods: readonly Pod[], findScale: ScaleFinder): { e
       continue;
     }
     if (scales.has(ref.uid)) continue;
-    const found = findScale(ref, pod.metadata?.namespace ?? '');
+    const found = await findScale(ref, pod.metadata?.namespace ?? '');
     if (!found) throw new Error(`found no controllers for pod ${JSON.stringify(pod.metadata?.name ?? '')}`);
     scales.set(found.uid, found.replicas);
   }
@@ -70,16 +71,16 @@ export function expectedScale(pods: readonly Pod[], findScale: ScaleFinder): { e
  * maxUnavailable, count the controllers' desired scales, percentages rounded up. With neither
  * bound set both are 0, which allows no disruption (expectedPods must be positive).
  */
-export function expectedPodCount(budget: PodDisruptionBudget, pods: readonly Pod[], findScale: ScaleFinder): ExpectedCount {
+export async function expectedPodCount(budget: PodDisruptionBudget, pods: readonly Pod[], findScale: ScaleFinder): Promise<ExpectedCount> {
   const { minAvailable, maxUnavailable } = budget.spec ?? {};
   if (maxUnavailable !== undefined) {
-    const { expected, unmanagedPods } = expectedScale(pods, findScale);
+    const { expected, unmanagedPods } = await expectedScale(pods, findScale);
     const unavailable = valueFromIntOrPercent(maxUnavailable, expected, true);
     return { expectedPods: expected, desiredHealthy: Math.max(0, expected - unavailable), unmanagedPods };
   }
   if (typeof minAvailable === 'number') return { expectedPods: pods.length, desiredHealthy: minAvailable, unmanagedPods: [] };
   if (typeof minAvailable === 'string') {
-    const { expected, unmanagedPods } = expectedScale(pods, findScale);
+    const { expected, unmanagedPods } = await expectedScale(pods, findScale);
     return { expectedPods: expected, desiredHealthy: valueFromIntOrPercent(minAvailable, expected, true), unmanagedPods };
   }
   return { expectedPods: 0, desiredHealthy: 0, unmanagedPods: [] };

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Deployment, OwnerReference, Pod, PodDisruptionBudget, ReplicaSet } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
+import { BUILTIN_RESOURCES } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
 import { CONTROLLER_METRIC_NAMES } from '@svc/runtime';
 import { eventually } from '@svc/runtime/testing';
@@ -159,6 +160,55 @@ describe('the disruption controller', () => {
     );
     await eventually(async () =>
       expect((await getBudget(ns, 'max')).status).toMatchObject({ expectedPods: 5, desiredHealthy: 3, currentHealthy: 5, disruptionsAllowed: 2 }),
+    );
+  }, 30_000);
+
+  it('reads the scale of a controller of another kind, a custom resource included, and fails safe on one without a scale', async () => {
+    const ns = await freshNamespace();
+    const crds = env.client.resource(BUILTIN_RESOURCES.customResourceDefinitions);
+    const version = (name: string, scale: boolean) => ({
+      name,
+      served: true,
+      storage: true,
+      schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      ...(scale ? { subresources: { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } } } : {}),
+    });
+    for (const [plural, kind, scale] of [
+      ['flocks', 'Flock', true],
+      ['herds', 'Herd', false],
+    ] as const) {
+      await crds.create({
+        metadata: { name: `${plural}.pdb.example.com` },
+        spec: {
+          group: 'pdb.example.com',
+          scope: 'Namespaced',
+          names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+          versions: [version('v1', scale)],
+        },
+      });
+      await eventually(async () =>
+        expect((await crds.get(`${plural}.pdb.example.com`)).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')).toBe(true),
+      );
+    }
+    const flocks = env.client.dynamic({ group: 'pdb.example.com', version: 'v1', resource: 'flocks', namespaced: true, kind: 'Flock' });
+    const flock = await flocks.create(
+      { apiVersion: 'pdb.example.com/v1', kind: 'Flock', metadata: { name: 'f', namespace: ns }, spec: { replicas: 4 } },
+      { namespace: ns },
+    );
+    for (const name of ['a', 'b']) await createPod(ns, name, { owners: controlledBy({ ...flock, apiVersion: 'pdb.example.com/v1', kind: 'Flock' }) });
+    await createBudget(ns, 'web', { maxUnavailable: '25%' });
+    await eventually(async () =>
+      expect((await getBudget(ns, 'web')).status).toMatchObject({ expectedPods: 4, desiredHealthy: 3, currentHealthy: 2, disruptionsAllowed: 0 }),
+    );
+
+    const herds = env.client.dynamic({ group: 'pdb.example.com', version: 'v1', resource: 'herds', namespaced: true, kind: 'Herd' });
+    const herd = await herds.create({ apiVersion: 'pdb.example.com/v1', kind: 'Herd', metadata: { name: 'h', namespace: ns } }, { namespace: ns });
+    await createPod(ns, 'c', { owners: controlledBy({ ...herd, apiVersion: 'pdb.example.com/v1', kind: 'Herd' }) });
+    await eventually(async () =>
+      expect((await getBudget(ns, 'web')).status?.conditions?.[0]).toMatchObject({
+        reason: 'SyncFailed',
+        message: 'herds.pdb.example.com does not implement the scale subresource',
+      }),
     );
   }, 30_000);
 

@@ -13,6 +13,7 @@ import {
   type ControllerScale,
 } from './budget-status';
 import { PodDisruptionChanged } from './pod-disruption-changes';
+import { ScaleResolver } from './scale-resolver';
 
 const COMPONENT = 'controllermanager';
 
@@ -67,6 +68,7 @@ export class DisruptionReconciler implements Reconcile {
   private readonly replicationControllers: Lister<ReplicationController>;
   private readonly budgetClient: ResourceClient<PodDisruptionBudget>;
   private readonly events: EventRecorder;
+  private readonly scales: ScaleResolver;
 
   constructor(manager: Manager, client: Client) {
     this.budgets = manager.informerFor(BUILTIN_RESOURCES.podDisruptionBudgets).lister();
@@ -76,6 +78,7 @@ export class DisruptionReconciler implements Reconcile {
     this.replicationControllers = manager.informerFor(BUILTIN_RESOURCES.replicationControllers).lister();
     this.budgetClient = client.podDisruptionBudgets;
     this.events = new EventRecorder(client, { component: COMPONENT });
+    this.scales = new ScaleResolver(client);
   }
 
   /** The budgets of the pod's namespace whose selector matches it. */
@@ -112,7 +115,7 @@ export class DisruptionReconciler implements Reconcile {
 
     let counts;
     try {
-      counts = expectedPodCount(budget, pods, (ref, ns) => this.findScale(ref, ns));
+      counts = await expectedPodCount(budget, pods, (ref, ns) => this.findScale(ref, ns));
     } catch (error) {
       await this.events.warning(
         this.subject(budget),
@@ -172,9 +175,10 @@ export class DisruptionReconciler implements Reconcile {
   /**
    * The desired scale of the controller a pod's controller reference names (Kubernetes' finders):
    * a ReplicaSet's own replicas, or its Deployment's when a Deployment controls it; a
-   * ReplicationController's replicas. Each object must be the one named (same uid).
+   * ReplicationController's replicas (each read from the caches and the very object named, same
+   * uid); else the `scale` of any other kind that has one, custom resources included.
    */
-  private findScale(ref: OwnerReference, namespace: string): ControllerScale | undefined {
+  private async findScale(ref: OwnerReference, namespace: string): Promise<ControllerScale | undefined> {
     if (isKind(ref, 'ReplicaSet', APPS)) {
       const rs = this.replicaSets.namespace(namespace).get(ref.name);
       if (!rs || rs.metadata?.uid !== ref.uid) return undefined;
@@ -190,6 +194,6 @@ export class DisruptionReconciler implements Reconcile {
       if (!rc || rc.metadata?.uid !== ref.uid) return undefined;
       return { uid: ref.uid, replicas: rc.spec?.replicas ?? 1 };
     }
-    return undefined;
+    return this.scales.find(ref, namespace);
   }
 }

@@ -103,6 +103,8 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
       rule(READ, [''], ['replicationcontrollers', 'pods']),
       rule(READ, ['policy'], ['poddisruptionbudgets']),
       rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+      // The desired scale of pods' controllers of other kinds, custom ones included.
+      rule(['get'], ['*'], ['*/scale']),
       // A pod's DisruptionTarget condition left True by a disruption that did not happen is set back.
       rule(['patch', 'update'], [''], ['pods/status']),
       EVENTS,
