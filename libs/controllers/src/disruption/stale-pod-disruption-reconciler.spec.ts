@@ -4,7 +4,10 @@ import { STALE_POD_DISRUPTION_TIMEOUT_MS, staleDisruptionCondition } from './sta
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function pod(rv: string, changes: { labels?: Record<string, string>; ready?: boolean; phase?: string; deleting?: boolean; owner?: string } = {}): Pod {
+function pod(
+  rv: string,
+  changes: { labels?: Record<string, string>; ready?: boolean; phase?: NonNullable<Pod['status']>['phase']; deleting?: boolean; owner?: string } = {},
+): Pod {
   return {
     metadata: {
       name: 'p',
