@@ -10,6 +10,7 @@ export const CONTROLLER_SERVICE_ACCOUNT_NAMESPACE = 'svc-system';
  */
 export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>> = {
   deployment: 'deployment-controller',
+  disruption: 'disruption-controller',
   endpoints: 'endpoint-controller',
   endpointslice: 'endpointslice-controller',
   garbagecollector: 'generic-garbage-collector',

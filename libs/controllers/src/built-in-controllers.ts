@@ -1,6 +1,7 @@
 import { enabledControllers, type ControllerManagerOptions } from '@svc/options';
 import type { BuiltInController } from './built-in-controller';
 import { deploymentController } from './deployment';
+import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
 import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
@@ -27,6 +28,7 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
   podGcController,
   serviceAccountController,
   rootCaCertPublisherController,
+  disruptionController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -3,6 +3,7 @@ export { BUILT_IN_CONTROLLERS, selectControllers } from './built-in-controllers'
 export { ControllerManagerModule } from './controller-manager.module';
 export { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from './controller-manager-options';
 export { deploymentController } from './deployment';
+export { disruptionController } from './disruption';
 export { endpointsController } from './endpoints';
 export { endpointSliceController } from './endpointslice';
 export { garbageCollectorController } from './garbage-collector';

@@ -96,6 +96,20 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
     account: 'pod-garbage-collector',
     rules: [rule(['list', 'watch', 'delete'], [''], ['pods']), rule(READ, [''], ['nodes']), rule(['patch'], [''], ['pods/status'])],
   },
+  {
+    account: 'disruption-controller',
+    rules: [
+      rule(READ, ['apps', 'extensions'], ['deployments', 'replicasets']),
+      rule(READ, [''], ['replicationcontrollers', 'pods']),
+      rule(READ, ['policy'], ['poddisruptionbudgets']),
+      rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+      // The desired scale of pods' controllers of other kinds, custom ones included.
+      rule(['get'], ['*'], ['*/scale']),
+      // A pod's DisruptionTarget condition left True by a disruption that did not happen is set back.
+      rule(['patch', 'update'], [''], ['pods/status']),
+      EVENTS,
+    ],
+  },
   { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
   { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
 ];

@@ -1,0 +1,17 @@
+import type { BuiltInController } from '../built-in-controller';
+import { DisruptionReconciler } from './disruption-reconciler';
+import { StalePodDisruptionReconciler } from './stale-pod-disruption-reconciler';
+
+export { DisruptionReconciler } from './disruption-reconciler';
+export { DELETION_TIMEOUT_MS } from './budget-status';
+export { StalePodDisruptionReconciler, STALE_POD_DISRUPTION_TIMEOUT_MS } from './stale-pod-disruption-reconciler';
+
+/**
+ * Keeps each PodDisruptionBudget's status (disruptions allowed now) from the pods it selects, and
+ * sets back a pod's stale DisruptionTarget condition; one worker each, as in Kubernetes.
+ */
+export const disruptionController: BuiltInController = {
+  name: 'disruption',
+  providers: [DisruptionReconciler, StalePodDisruptionReconciler],
+  concurrency: () => ({}),
+};
