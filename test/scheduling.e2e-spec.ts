@@ -147,6 +147,58 @@ describe('placing pods', () => {
   });
 });
 
+describe('kubectl drain', () => {
+  const isReady = (pod: Pod): boolean => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+  it('cordons the node and evicts its pods no faster than their PodDisruptionBudget allows, while the Deployment replaces them elsewhere', async () => {
+    const ns = await namespace('drain');
+    await kubectl('create', 'deployment', 'web', '--image=nginx', '--replicas=4', '-n', ns);
+    await kubectl('rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s');
+    await kubectl('create', 'pdb', 'web', '--selector=app=web', '--min-available=3', '-n', ns);
+    // The disruption controller counts the four ready pods against the three the budget keeps.
+    await eventually(async () => {
+      const status = JSON.parse(await kubectl('get', 'pdb', 'web', '-n', ns, '-o', 'jsonpath={.status}')) as Record<string, number>;
+      expect(status).toMatchObject({ expectedPods: 4, currentHealthy: 4, desiredHealthy: 3, disruptionsAllowed: 1 });
+    }, 30_000);
+    const onNode = [...(await placement(ns))].filter(([, node]) => node === 'node-a').map(([name]) => name);
+    expect(onNode.length).toBeGreaterThan(0);
+
+    // Every change to the namespace's pods is checked: never fewer than three ready pods that are not going away.
+    const list = await client.pods.list({ namespace: ns });
+    const current = new Map(list.items.map((p) => [p.metadata!.name!, p]));
+    const violations: string[] = [];
+    const watch = await client.pods.watch({ namespace: ns, resourceVersion: list.metadata?.resourceVersion });
+    const watching = (async () => {
+      for await (const event of watch) {
+        if (event.type === 'BOOKMARK') continue;
+        if (event.type === 'DELETED') current.delete(event.object.metadata!.name!);
+        else current.set(event.object.metadata!.name!, event.object);
+        const serving = [...current.values()].filter((p) => isReady(p) && !p.metadata?.deletionTimestamp).length;
+        if (serving < 3) violations.push(`${serving} ready pods after ${event.type} ${event.object.metadata!.name!}`);
+      }
+    })();
+    try {
+      // Only this deployment's pods: the bare pods earlier tests left on the node would need --force.
+      const drained = await runKubectlOrFail(['drain', 'node-a', '--pod-selector=app=web', '--timeout=90s'], apiserver.kubectlEnv, 120_000);
+      expect(drained.stdout).toContain('node/node-a drained');
+      for (const name of onNode) expect(drained.stdout).toContain(`pod/${name} evicted`);
+      // kubectl evicts the node's pods at once: past the first, the budget answers 429 and kubectl asks again.
+      if (onNode.length > 1) expect(drained.stderr).toContain("Cannot evict pod as it would violate the pod's disruption budget.");
+      expect(violations).toEqual([]);
+      expect(await kubectl('get', 'node', 'node-a', '-o', 'jsonpath={.spec.unschedulable}')).toBe('true');
+      await eventually(async () => {
+        const after = await placement(ns);
+        expect([...after.values()].filter((node) => node === 'node-a')).toEqual([]);
+        expect((await pods(ns)).filter((p) => isReady(p) && !p.metadata?.deletionTimestamp)).toHaveLength(4);
+      }, 30_000);
+    } finally {
+      watch.stop();
+      await watching.catch(() => undefined);
+      await kubectl('uncordon', 'node-a');
+    }
+  });
+});
+
 describe('a node that stops renewing', () => {
   it('turns Unknown, is tainted unreachable, loses its pods after their tolerationSeconds, and the Deployment replaces them on healthy nodes', async () => {
     const ns = await namespace('failover');
