@@ -18,6 +18,8 @@ export interface SubresourceDelete {
 export interface SubresourceOperations {
   readonly now: Date;
   readonly dryRun: boolean;
+  /** An object of a served resource, most recent; 404 when it is absent. */
+  get(group: string, version: string, resource: string, namespace: string, name: string): Promise<ApiObject>;
   /** The objects of a served resource in a namespace, most recent; none when the resource is not served. */
   list(group: string, version: string, resource: string, namespace: string): Promise<ApiObject[]>;
   /** Writes an object's status through its status subresource, with its resourceVersion as precondition (409 when it moved). */

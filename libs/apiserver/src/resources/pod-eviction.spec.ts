@@ -86,6 +86,11 @@ describe('pods/eviction', () => {
     await budget('web', 'web', { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 });
     await evict('web-1');
     expect(await gone('web-1')).toBe(true);
+    // Terminating on its node for its grace period, the pod says why it goes.
+    const going = await pods().get('web-1');
+    expect(going.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }),
+    );
     const charged = await budgets().get('web');
     expect(charged.status).toMatchObject({ disruptionsAllowed: 0, disruptedPods: { 'web-1': expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) } });
 
@@ -125,6 +130,7 @@ describe('pods/eviction', () => {
     await evict('dry-1', { dryRun: ['All'] });
     await pods().createSubresource('dry-1', 'eviction', eviction('dry-1'), { dryRun: true });
     expect((await pods().get('dry-1')).metadata?.deletionTimestamp).toBeUndefined();
+    expect((await pods().get('dry-1')).status?.conditions?.map((c) => c.type)).not.toContain('DisruptionTarget');
     expect((await budgets().get('dry')).status?.disruptionsAllowed).toBe(1);
   });
 

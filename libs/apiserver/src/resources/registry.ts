@@ -538,6 +538,7 @@ export class ResourceRegistry {
     return {
       now: w.now,
       dryRun,
+      get: (group, version, resource, inNamespace, objectName) => peer(group, version, resource).get(inNamespace, objectName),
       list: async (group, version, resource, inNamespace) => {
         if (peers(group, version, resource) === undefined) return [];
         return [...(await peer(group, version, resource).list(inNamespace)).items];

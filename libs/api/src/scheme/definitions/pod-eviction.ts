@@ -1,4 +1,4 @@
-import { isConflict, LabelQuery, newInternalError, newForbidden, newTooManyRequests, type StatusError } from '@svc/machinery';
+import { isConflict, LabelQuery, newConflict, newInternalError, newForbidden, newTooManyRequests, type StatusError } from '@svc/machinery';
 import { EvictionSchema, type Eviction, type PodDisruptionBudget } from '../../kinds/policy/pod-disruption-budget';
 import type { Pod } from '../../kinds/core/pod';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
@@ -13,6 +13,10 @@ const MAX_DISRUPTED_PODS = 2000;
 const PDB = ['policy', 'v1', 'poddisruptionbudgets'] as const;
 /** Reads and charges of a budget another eviction raced, before the eviction gives up with the 409. */
 const CHARGE_ATTEMPTS = 5;
+/** The condition an evicted pod carries while it goes (Kubernetes' PodDisruptionConditions, on since 1.26). */
+const DISRUPTION_TARGET = 'DisruptionTarget';
+const EVICTION_REASON = 'EvictionByEvictionAPI';
+const EVICTION_MESSAGE = 'Eviction API: evicting';
 
 /** The Eviction's DeleteOptions, typed as the pod's delete takes them. */
 function validateEviction(body: ApiObject): FieldError[] {
@@ -83,7 +87,7 @@ async function evictPod(body: ApiObject, current: ApiObject, operations: Subreso
   };
   const phase = pod.status?.phase;
   if (pod.metadata?.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending') {
-    return operations.deleteSelf(requested);
+    return markAndDelete(pod, requested, operations);
   }
   // The pod deleted is the pod the budget was checked for: a change in between makes the delete a 409 Conflict.
   const atVersion: SubresourceDelete = { ...requested, preconditions: requested.preconditions ?? { resourceVersion: pod.metadata?.resourceVersion } };
@@ -93,8 +97,59 @@ async function evictPod(body: ApiObject, current: ApiObject, operations: Subreso
       throw error;
     });
     if (outcome === 'again') continue;
-    return operations.deleteSelf(outcome === 'no budget' ? requested : atVersion);
+    return markAndDelete(pod, outcome === 'no budget' ? requested : atVersion, operations);
   }
+}
+
+/**
+ * Kubernetes' addConditionAndDeletePod: the pod first says why it goes (`DisruptionTarget=True`,
+ * EvictionByEvictionAPI), on its latest version if the delete's preconditions still hold for it,
+ * then is deleted; a resourceVersion precondition moves to the version that write made.
+ */
+async function markAndDelete(pod: Pod, options: SubresourceDelete, operations: SubresourceOperations): Promise<void> {
+  if (options.dryRun || pod.metadata?.deletionTimestamp) return operations.deleteSelf(options);
+  const namespace = pod.metadata?.namespace ?? '';
+  const name = pod.metadata?.name ?? '';
+  for (let attempt = 1, latest = pod; ; attempt++) {
+    const wanted = options.preconditions;
+    if (wanted?.uid && wanted.uid !== latest.metadata?.uid) {
+      throw newConflict(POD_EVICTION, name, `Precondition failed: UID in precondition: ${wanted.uid}, UID in object meta: ${latest.metadata?.uid ?? ''}`);
+    }
+    if (wanted?.resourceVersion && wanted.resourceVersion !== latest.metadata?.resourceVersion) {
+      throw newConflict(
+        POD_EVICTION,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${wanted.resourceVersion}, ResourceVersion in object meta: ${latest.metadata?.resourceVersion ?? ''}`,
+      );
+    }
+    const marked = withDisruptionTarget(latest, operations.now);
+    if (marked === undefined) return operations.deleteSelf(options);
+    try {
+      const written = await operations.updateStatus('', 'v1', 'pods', marked);
+      const moved = wanted?.resourceVersion ? { ...options, preconditions: { ...wanted, resourceVersion: written.metadata?.resourceVersion } } : options;
+      return await operations.deleteSelf(moved);
+    } catch (error) {
+      // The pod changed since it was read (its node agent wrote its status): mark the latest version.
+      if (!isConflict(error) || attempt >= CHARGE_ATTEMPTS) throw error;
+      latest = as<Pod>(await operations.get('', 'v1', 'pods', namespace, name));
+    }
+  }
+}
+
+/** The pod with `DisruptionTarget=True` (EvictionByEvictionAPI), or undefined when it says so already. */
+function withDisruptionTarget(pod: Pod, now: Date): Pod | undefined {
+  const conditions = pod.status?.conditions ?? [];
+  const existing = conditions.find((c) => c.type === DISRUPTION_TARGET);
+  if (existing?.status === 'True' && existing.reason === EVICTION_REASON && existing.message === EVICTION_MESSAGE) return undefined;
+  const condition = {
+    type: DISRUPTION_TARGET,
+    status: 'True' as const,
+    reason: EVICTION_REASON,
+    message: EVICTION_MESSAGE,
+    lastTransitionTime: existing?.status === 'True' && existing.lastTransitionTime ? existing.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  const next = existing ? conditions.map((c) => (c === existing ? condition : c)) : [...conditions, condition];
+  return { ...pod, status: { ...pod.status, conditions: next } };
 }
 
 /**
