@@ -96,7 +96,11 @@ describe('authentication and RBAC, in-process', () => {
         apiVersion: 'authorization.k8s.io/v1',
         spec: { resourceAttributes: { namespace, verb, resource: 'pods' } },
       });
-    expect(((await ssar('team', 'list')).body.status as { allowed: boolean }).allowed).toBe(true);
+    // The reason names what granted it, in Kubernetes' words (audit logs carry it too).
+    expect((await ssar('team', 'list')).body.status).toEqual({
+      allowed: true,
+      reason: 'RBAC: allowed by RoleBinding "alice-view/team" of ClusterRole "view" to User "alice"',
+    });
     expect(((await ssar('default', 'list')).body.status as { allowed: boolean }).allowed).toBe(false);
     expect(((await ssar('team', 'delete')).body.status as { allowed: boolean }).allowed).toBe(false);
     const rules = await call('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', asAlice, { spec: { namespace: 'team' } });

@@ -35,6 +35,13 @@ interface Meta {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
 }
 
+/** The rules a user holds in a namespace, each with the binding that grants it (`grants[i]` for `rules[i]`). */
+interface HeldRules {
+  rules: PolicyRule[];
+  grants: string[];
+  errors: string[];
+}
+
 /** The objects indexed for lookups, built once per version of the source. */
 class PolicyIndex {
   readonly clusterRoles = new Map<string, unknown>();
@@ -43,7 +50,7 @@ class PolicyIndex {
   readonly bindingsByNamespace = new Map<string, Binding[]>();
   private readonly aggregated = new Map<string, PolicyRule[]>();
   // Rules per user (and namespace) already gathered; cleared with the index when anything changes.
-  readonly memo = new Map<string, { rules: PolicyRule[]; errors: string[] }>();
+  readonly memo = new Map<string, HeldRules>();
 
   constructor(objects: PolicyObjects) {
     for (const role of objects.clusterRoles) {
@@ -96,8 +103,8 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
 
   async authorize(a: AuthorizationAttributes): Promise<AuthorizationResult> {
     const index = await this.current();
-    const { rules, errors } = this.userRules(index, a.user, a.namespace);
-    for (const rule of rules) if (ruleAllows(a, rule)) return { decision: 'allow', reason: '' };
+    const { rules, grants, errors } = this.userRules(index, a.user, a.namespace);
+    for (let i = 0; i < rules.length; i++) if (ruleAllows(a, rules[i])) return { decision: 'allow', reason: `RBAC: allowed by ${grants[i]}` };
     return { decision: 'noOpinion', reason: errors.length > 0 ? `RBAC: ${errors.join(', ')}` : '' };
   }
 
@@ -133,21 +140,30 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     return { resourceRules, nonResourceRules, incomplete: errors.length > 0, evaluationError: errors.length > 0 ? errors.join(', ') : undefined };
   }
 
-  private userRules(index: PolicyIndex, user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+  private userRules(index: PolicyIndex, user: UserInfo, namespace: string): HeldRules {
     const key = `${namespace}\u0000${user.name}\u0000${user.groups.join('\u0000')}`;
     const memoized = index.memo.get(key);
     if (memoized) return memoized;
     const rules: PolicyRule[] = [];
+    const grants: string[] = [];
     const errors: string[] = [];
     for (const binding of index.clusterBindings) {
-      if (!binding.subjects.some((s) => appliesTo(s, user, ''))) continue;
+      const subject = binding.subjects.find((s) => appliesTo(s, user, ''));
+      if (subject === undefined) continue;
       const held = binding.roleRef.kind === 'ClusterRole' ? index.clusterRoleRules(binding.roleRef.name) : undefined;
       if (held === undefined) errors.push(`clusterrole.rbac.authorization.k8s.io ${JSON.stringify(binding.roleRef.name)} not found`);
-      else for (const rule of held) rules.push(rule);
+      else {
+        const grant = describeGrant('ClusterRoleBinding', binding.name, binding, subject, '');
+        for (const rule of held) {
+          rules.push(rule);
+          grants.push(grant);
+        }
+      }
     }
     if (namespace !== '') {
       for (const binding of index.bindingsByNamespace.get(namespace) ?? []) {
-        if (!binding.subjects.some((s) => appliesTo(s, user, namespace))) continue;
+        const subject = binding.subjects.find((s) => appliesTo(s, user, namespace));
+        if (subject === undefined) continue;
         let held: PolicyRule[] | undefined;
         if (binding.roleRef.kind === 'ClusterRole') held = index.clusterRoleRules(binding.roleRef.name);
         else if (binding.roleRef.kind === 'Role') {
@@ -156,10 +172,16 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
         }
         if (held === undefined)
           errors.push(`${binding.roleRef.kind.toLowerCase()}.rbac.authorization.k8s.io ${JSON.stringify(binding.roleRef.name)} not found`);
-        else for (const rule of held) rules.push(rule);
+        else {
+          const grant = describeGrant('RoleBinding', `${binding.name}/${binding.namespace}`, binding, subject, binding.namespace);
+          for (const rule of held) {
+            rules.push(rule);
+            grants.push(grant);
+          }
+        }
       }
     }
-    const result = { rules, errors };
+    const result = { rules, grants, errors };
     // Bounded: a flood of distinct users may not grow the memo without limit.
     if (index.memo.size >= 10_000) index.memo.clear();
     index.memo.set(key, result);
@@ -192,6 +214,15 @@ function toBinding(object: unknown): Binding | undefined {
   if (name === undefined || typeof roleRef?.kind !== 'string' || typeof roleRef.name !== 'string') return undefined;
   const subjects = Array.isArray(o.subjects) ? (o.subjects.filter((s) => typeof s === 'object' && s !== null) as Subject[]) : [];
   return { namespace: o.metadata?.namespace ?? '', name, subjects, roleRef: { kind: roleRef.kind, name: roleRef.name } };
+}
+
+/**
+ * What granted a rule, in Kubernetes' words for an authorization's reason:
+ * `ClusterRoleBinding "admins" of ClusterRole "admin" to Group "ops"`, `RoleBinding "rb/ns" of ...`.
+ */
+function describeGrant(kind: string, name: string, binding: Binding, subject: Subject, bindingNamespace: string): string {
+  const who = subject.kind === 'ServiceAccount' ? `${subject.name ?? ''}/${subject.namespace || bindingNamespace}` : (subject.name ?? '');
+  return `${kind} ${JSON.stringify(name)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${subject.kind ?? ''} ${JSON.stringify(who)}`;
 }
 
 /** Kubernetes' appliesToUser: a User by name, a Group by membership, a ServiceAccount by its user name. */
