@@ -127,6 +127,17 @@ describe('ResourceRouter over HTTPS', () => {
       reason: 'NotFound',
       message: 'the server could not find the requested resource',
     });
+    // With Kubernetes' empty details, which kubectl reads without a nil check (kubectl debug panicked without them).
+    expect((await call('PATCH', '/api/v1/namespaces/default/pods/x/nothing', { body: {} })).json).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server could not find the requested resource',
+      reason: 'NotFound',
+      details: {},
+      code: 404,
+    });
     const removed = await call('GET', '/apis/apps/v1beta1/namespaces/default/deployments');
     expect(removed.json).toMatchObject({ code: 404, message: expect.stringContaining('use apps/v1') });
     expect((await call('POST', '/api/v1/namespaces/default/configmaps/x', { body: {} })).json).toMatchObject({ code: 405, reason: 'MethodNotAllowed' });

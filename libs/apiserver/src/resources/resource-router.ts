@@ -22,6 +22,7 @@ import { mediaTypeOf } from './media-types';
 import { warningsOfRefusal } from '../admission';
 import { addWarnings, writeBody, writeEncoded, writeStatusBody } from './response-writer';
 import { toStatusError } from './status-mapping';
+import { withEmptyDetails } from '../status/status';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
 import { streamWatch } from './watch-stream';
 import { listJsonBytes } from './encoded-json';
@@ -403,10 +404,13 @@ export class ResourceRouter {
   }
 }
 
+// Kubernetes' generic answers carry an empty `details`; kubectl reads it without a nil check (debug panicked on a 404 without).
 function notFound(message: string): StatusError {
-  return new StatusError(failureStatus(404, StatusReasons.NotFound, message, {}));
+  return new StatusError(withEmptyDetails(failureStatus(404, StatusReasons.NotFound, message)));
 }
 
 function methodNotAllowed(): StatusError {
-  return new StatusError(failureStatus(405, StatusReasons.MethodNotAllowed, 'the server does not allow this method on the requested resource', {}));
+  return new StatusError(
+    withEmptyDetails(failureStatus(405, StatusReasons.MethodNotAllowed, 'the server does not allow this method on the requested resource')),
+  );
 }

@@ -8,8 +8,10 @@ export type { Status, StatusDetails, StatusReason } from '@svc/machinery';
 
 // The texts below are Kubernetes' own, so clients and people see what they know. Its generic server
 // responses also carry an empty `details` object, which machinery's constructors leave out.
-function withEmptyDetails(status: Status): Status {
-  return { ...status, details: status.details ?? {} };
+export function withEmptyDetails(status: Status): Status {
+  // In Kubernetes' field order: details before code.
+  const { code, ...rest } = status;
+  return { ...rest, details: status.details ?? {}, code };
 }
 
 export function notFoundStatus(): Status {
