@@ -39,10 +39,11 @@ export function prepareForCreate(def: KindDefinition, obj: ApiObject, context: {
 }
 
 /**
- * Errors of an update against the stored object that no schema can state: immutable uid, a deletion
- * mark set by hand, finalizers added to an object being deleted, and the kind's own (immutable fields).
+ * Errors of an update's metadata against the stored object that no schema can state: immutable uid, a
+ * deletion mark set by hand, finalizers added to an object being deleted. (The kind's own rules run
+ * on the defaulted object, in the registry.)
  */
-export function validateUpdate(def: KindDefinition, obj: ApiObject, current: ApiObject): FieldError[] {
+export function validateUpdate(obj: ApiObject, current: ApiObject): FieldError[] {
   const errors: FieldError[] = [];
   const meta = obj.metadata ?? {};
   const old = current.metadata ?? {};
@@ -62,7 +63,6 @@ export function validateUpdate(def: KindDefinition, obj: ApiObject, current: Api
       );
     }
   }
-  for (const error of def.strategy.validateUpdate?.(obj, current) ?? []) errors.push(error);
   return errors;
 }
 

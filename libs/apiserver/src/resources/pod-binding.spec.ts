@@ -34,6 +34,16 @@ async function failure(promise: Promise<unknown>): Promise<Status> {
 }
 
 describe('pods/binding', () => {
+  it('is the only way to a node: an update of the pod that sets its node is refused, as any spec change but images', async () => {
+    await pod('rebind');
+    const refused = await failure(pods().patch('rebind', { spec: { nodeName: 'n9' } }, 'merge'));
+    expect(refused).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(refused.message).toContain('spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`');
+    const reimaged = await pods().patch('rebind', { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }, 'strategic');
+    expect(reimaged.spec.containers[0].image).toBe('nginx:2');
+    expect(reimaged.spec.nodeName).toBeUndefined();
+  });
+
   it('binds an unbound pod: nodeName, the annotations and PodScheduled=True; the answer is a Success Status', async () => {
     await pod('a');
     const answer = await pods().createSubresource('a', 'binding', binding('a', 'n1', { metadata: { name: 'a', annotations: { 'scheduled-by': 'test' } } }));

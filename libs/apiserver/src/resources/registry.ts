@@ -769,7 +769,7 @@ export class ResourceRegistry {
     let next: ApiObject;
     switch (w.subresource) {
       case '':
-        for (const error of validateUpdate(this.definition, incoming, current)) errors.push(error);
+        for (const error of validateUpdate(incoming, current)) errors.push(error);
         next = incoming;
         prepareForUpdate(this.definition, next, current);
         break;
@@ -790,6 +790,9 @@ export class ResourceRegistry {
       }
     }
     this.compiled.default(next);
+    // The kind's own rules compare the object as it will be stored, defaults applied, as Kubernetes
+    // validates an update after decoding it (a client that leaves out a defaulted field changes nothing).
+    if (w.subresource === '') for (const error of this.definition.strategy.validateUpdate?.(next, current) ?? []) errors.push(error);
     await w.slice.yieldIfSpent();
     if (!w.applied) this.setManagedFields(current, next, w);
     await w.slice.yieldIfSpent();

@@ -9,6 +9,7 @@ import { podEviction } from './pod-eviction';
 import { podQosClass } from './pod-qos';
 import { POD_CONNECT_SUBRESOURCES } from './pod-connect';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
+import { validatePodUpdate } from './pod-update-rules';
 
 /** Reason Kubernetes' node controller puts on pods of an unreachable node. */
 const NODE_LOST_REASON = 'NodeLost';
@@ -125,6 +126,7 @@ export const podStrategy: KindStrategy = {
   prepareForCreate(pod) {
     pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },
+  validateUpdate: validatePodUpdate,
   returnDeletedObject: true,
   connect: POD_CONNECT_SUBRESOURCES,
   deletionGracePeriodSeconds(pod, requestedSeconds) {
