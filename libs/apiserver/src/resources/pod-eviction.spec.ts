@@ -51,6 +51,15 @@ async function failure(promise: Promise<unknown>): Promise<Status> {
   return error.status;
 }
 
+/** A request with a protobuf body, as Kubernetes clients send one, as the administrator. */
+function protobufCall(method: string, path: string, body: Buffer) {
+  const c = env.clientConfig;
+  return httpsCall(env.url, c.ca!, method, path, { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/json' }, body, {
+    cert: c.clientCert!,
+    key: c.clientKey!,
+  });
+}
+
 const gone = async (name: string): Promise<boolean> =>
   (
     await pods()
@@ -148,31 +157,14 @@ describe('pods/eviction', () => {
   it('takes an Eviction, and a delete’s options, as Kubernetes clients send them: in protobuf', async () => {
     await runningPod('proto', 'proto');
     const body = Buffer.from(encodeProtobufObject({ ...eviction('proto', { gracePeriodSeconds: 0 }) }));
-    const c = env.clientConfig;
-    const answer = await httpsCall(
-      env.url,
-      c.ca!,
-      'POST',
-      '/api/v1/namespaces/default/pods/proto/eviction',
-      { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/json' },
-      body,
-      { cert: c.clientCert!, key: c.clientKey! },
-    );
+    const answer = await protobufCall('POST', '/api/v1/namespaces/default/pods/proto/eviction', body);
     expect(answer.status).toBe(201);
     expect(await gone('proto')).toBe(true);
 
     // kubectl drain --disable-eviction deletes instead, with its DeleteOptions in protobuf too.
     await runningPod('proto-2', 'proto-2');
     const options = Buffer.from(encodeProtobufObject({ apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 }));
-    const deleted = await httpsCall(
-      env.url,
-      c.ca!,
-      'DELETE',
-      '/api/v1/namespaces/default/pods/proto-2',
-      { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/json' },
-      options,
-      { cert: c.clientCert!, key: c.clientKey! },
-    );
+    const deleted = await protobufCall('DELETE', '/api/v1/namespaces/default/pods/proto-2', options);
     expect(deleted.status).toBe(200);
     expect(
       (

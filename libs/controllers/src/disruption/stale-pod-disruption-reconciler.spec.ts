@@ -1,26 +1,6 @@
 import type { Pod } from '@svc/api';
 import { STALE_POD_DISRUPTION_TIMEOUT_MS, staleDisruptionCondition } from './stale-pod-disruption-reconciler';
-
-const NOW = Date.parse('2026-01-01T12:00:00Z');
-const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-function pod(
-  rv: string,
-  changes: { labels?: Record<string, string>; ready?: boolean; phase?: NonNullable<Pod['status']>['phase']; deleting?: boolean; owner?: string } = {},
-): Pod {
-  return {
-    metadata: {
-      name: 'p',
-      namespace: 'ns',
-      resourceVersion: rv,
-      labels: changes.labels ?? { app: 'web' },
-      ...(changes.owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: changes.owner, uid: changes.owner, controller: true }] } : {}),
-      ...(changes.deleting ? { deletionTimestamp: at(NOW) } : {}),
-    },
-    spec: { containers: [{ name: 'c', image: 'nginx' }] },
-    status: { phase: changes.phase ?? 'Running', conditions: [{ type: 'Ready', status: changes.ready === false ? 'False' : 'True' }] },
-  };
-}
+import { at, NOW, pod } from './pod-fixture';
 
 describe('staleDisruptionCondition', () => {
   const marked = (reason: string, sinceMs: number, changes: Parameters<typeof pod>[1] = {}): Pod => {
