@@ -10,7 +10,16 @@ function launch(app) {
     process.stderr.write(`svc-${app}: ${entry} is missing; run "npm install" (or "npm run build") first\n`);
     process.exit(1);
   }
+  stopWithLauncher();
   require(entry);
+}
+
+// A child of `npm start`'s launcher holds an IPC channel to it (and nothing else uses it): when the
+// channel closes, the launcher is gone, however it went, and the child stops as on SIGTERM.
+function stopWithLauncher() {
+  if (!process.channel) return;
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
 module.exports = { launch };

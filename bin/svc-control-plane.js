@@ -24,12 +24,15 @@ const identities = {
   scheduler: { path: path.join(root, 'scheduler.svcconfig'), user: 'system:kube-scheduler' },
   nodeAgent: { path: path.join(root, 'node-agent.svcconfig'), user: `system:node:${nodeName}`, groups: ['system:nodes'] },
 };
-const children = [];
+// The API server goes last: the controller manager, the scheduler and the node agent stop first, so
+// that they release their leases (a restart then leads at once instead of waiting for them to expire).
+const children = { components: [], apiServer: [] };
 let stopping = false;
 
 function run(name, args) {
-  const child = spawn(process.execPath, [path.join(__dirname, name + '.js'), ...args], { stdio: 'inherit' });
-  children.push(child);
+  // The IPC channel is how a child knows the launcher is gone, even after a SIGKILL (bin/launch.js).
+  const child = spawn(process.execPath, [path.join(__dirname, name + '.js'), ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  (name === 'svc-apiserver' ? children.apiServer : children.components).push(child);
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal || code}); stopping the control plane`);
@@ -39,15 +42,46 @@ function run(name, args) {
   return child;
 }
 
-function stop(code) {
-  stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 200).unref();
-  Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.on('exit', r)) : null))).then(() => process.exit(code));
+const COMPONENT_STOP_SECONDS = 20;
+const API_SERVER_STOP_SECONDS = 70;
+
+// Sends SIGTERM and waits for the exit; SIGKILL after the deadline.
+function stopAll(list, seconds) {
+  const running = list.filter((c) => c.exitCode === null && c.signalCode === null);
+  return Promise.all(
+    running.map(
+      (child) =>
+        new Promise((resolve) => {
+          const kill = setTimeout(() => child.kill('SIGKILL'), seconds * 1000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+function stop(code) {
+  if (stopping) {
+    // A second signal: stop at once.
+    for (const child of [...children.components, ...children.apiServer]) child.kill('SIGKILL');
+    process.exit(code);
+  }
+  stopping = true;
+  stopAll(children.components, COMPONENT_STOP_SECONDS)
+    .then(() => stopAll(children.apiServer, API_SERVER_STOP_SECONDS))
+    .then(() => process.exit(code));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
+// npm (or a shell) that is itself killed does not pass the signal on: the launcher then finds itself
+// handed to another parent, and stops as if told to.
+const parentAtStart = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentAtStart) stop(0);
+}, 500).unref();
 
 // The node agent: started when a container runtime socket is there ($SVC_CONTAINER_RUNTIME_ENDPOINT,
 // else containerd's), serving on loopback; the controller manager gives its Node a pod CIDR.
