@@ -72,18 +72,32 @@ export * from './scheme/versions';
 export * from './scheme/removed-versions';
 export { kindFromCrd, kindsFromCrd } from './scheme/kind-from-crd';
 export { customResourceSchema, withSvcMarkers } from './scheme/crd-schema';
-export { celToJson, compileCel, MAX_EXPRESSION_LENGTH, type CelOutcome, type CelProgram } from './cel/cel-environment';
+export { celToJson, compileCel, MAX_EXPRESSION_LENGTH, type CelCostedOutcome, type CelOutcome, type CelProgram } from './cel/cel-environment';
 export {
   costExceededMessage,
+  declaredSizes,
   estimateCost,
+  estimateCostRange,
   PER_CALL_COST_LIMIT,
   RUNTIME_COST_BUDGET,
-  shapeOfValue,
+  RUNTIME_MATCH_CONDITIONS_BUDGET,
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
-  type CelShape,
+  type Range as CelCostRange,
+  type SizeEstimator,
 } from './cel/cel-cost';
-export { markerSpelling, shapeOfSchema, validationRuleErrors, ValidationRuleSet, VALIDATIONS_MARKER, type ValidationRuleSpec } from './cel/validation-rules';
+export { COST_LIMIT_EXCEEDED } from './cel/cel-runtime-cost';
+export { DECL, escapeCelName, schemaDeclType, type CelDeclType } from './cel/cel-decl-type';
+export {
+  checkValidationRules,
+  markerSpelling,
+  validationRuleErrors,
+  ValidationRuleSet,
+  VALIDATIONS_MARKER,
+  type RuleCheckOptions,
+  type RuleCostEstimate,
+  type ValidationRuleSpec,
+} from './cel/validation-rules';
 export { buildTable, columnsOf, DEFAULT_COLUMNS, type BuildTableOptions, type IncludeObject } from './scheme/table';
 export { humanDuration, timestampSince } from './scheme/human-duration';
 export { evaluateJsonPath, jsonPathValue, parseJsonPath, type JsonPathStep } from './scheme/json-path';

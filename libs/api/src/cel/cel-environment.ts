@@ -17,6 +17,7 @@ import {
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from 're2js';
 import { kubernetesValueLibraries } from './cel-kubernetes-libraries';
+import { CelCostLimitExceeded, evaluateWithCost } from './cel-runtime-cost';
 
 /** The longest expression accepted, as Kubernetes' limit on a rule's source. */
 export const MAX_EXPRESSION_LENGTH = 10 * 1024;
@@ -137,6 +138,9 @@ function tooDeep(error: unknown): boolean {
   return error instanceof RangeError;
 }
 
+/** Names CEL declares itself: the types (`type(x) == int`) and the root of `google.protobuf.Duration`. */
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google', 'optional']);
+
 /** The variables an expression may name; others fail to compile. */
 export type CelVariables = readonly string[];
 
@@ -147,9 +151,15 @@ export interface CelProgram {
   /** Names of the variables the expression refers to (`oldSelf` makes a rule a transition rule). */
   readonly references: ReadonlySet<string>;
   evaluate(bindings: Record<string, unknown>): CelOutcome;
+  /**
+   * Evaluates with cel-go's runtime cost tracking: the outcome carries the actual cost of what was
+   * evaluated; past `limit` the evaluation stops with `operation cancelled: actual cost limit exceeded`.
+   */
+  evaluateWithCost(bindings: Record<string, unknown>, limit: number): CelCostedOutcome;
 }
 
 export type CelOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+export type CelCostedOutcome = CelOutcome & { cost: number; limitExceeded?: boolean };
 
 /** The CEL environment Kubernetes gives rules: the standard library, the strings extension, lists and regex. */
 function environment(): CelEnv {
@@ -222,9 +232,11 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
     }
   });
   for (const name of references) {
-    if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@')) throw new Error(`compilation failed: undeclared reference to '${name}'`);
+    if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@') && !TYPE_NAMES.has(name))
+      throw new Error(`compilation failed: undeclared reference to '${name}'`);
   }
   shared ??= environment();
+  const env = shared;
   let run: ReturnType<typeof plan>;
   try {
     run = plan(shared, parsed);
@@ -242,6 +254,16 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
         return { ok: true, value };
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+    },
+    evaluateWithCost(bindings, limit) {
+      try {
+        const { value, cost } = evaluateWithCost(env, parsed.expr, bindings, limit);
+        if (isCelError(value)) return { ok: false, error: value.message, cost };
+        return { ok: true, value, cost };
+      } catch (error) {
+        if (error instanceof CelCostLimitExceeded) return { ok: false, error: error.message, cost: limit + 1, limitExceeded: true };
+        return { ok: false, error: error instanceof Error ? error.message : String(error), cost: 0 };
       }
     },
   };

@@ -3,15 +3,15 @@ import type { JsonSchema } from '../schema/json-schema';
 import { compileCel, type CelProgram } from './cel-environment';
 import {
   costExceededMessage,
+  declaredSizes,
   estimateCost,
   PER_CALL_COST_LIMIT,
   RUNTIME_COST_BUDGET,
-  shapeOfValue,
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
-  unboundedSize,
-  type CelShape,
+  U64_MAX,
 } from './cel-cost';
+import { DECL, schemaDeclType, unboundedCardinality } from './cel-decl-type';
 
 /**
  * `x-svc-validations` (Kubernetes' `x-kubernetes-validations`): CEL rules on the nodes of a custom
@@ -100,49 +100,15 @@ function appendPath(base: string, parts: readonly PathPart[]): string {
   return out;
 }
 
-/** The estimator's view of a schema node: its bounds, or what one request can hold where none is stated. */
-export function shapeOfSchema(schema: JsonSchema, depth = 0): CelShape {
-  if (depth > 100 || schema['x-svc-int-or-string'] === true) return { type: 'dyn', maxSize: unboundedSize('string') };
-  switch (schema.type) {
-    case 'string':
-      return { type: 'string', maxSize: typeof schema.maxLength === 'number' ? schema.maxLength : unboundedSize('integer') };
-    case 'integer':
-    case 'number':
-    case 'boolean':
-      return { type: schema.type, maxSize: 1 };
-    case 'array': {
-      const items = isRecord(schema.items) ? shapeOfSchema(schema.items, depth + 1) : { type: 'dyn' as const, maxSize: unboundedSize('integer') };
-      return { type: 'list', maxSize: typeof schema.maxItems === 'number' ? schema.maxItems : unboundedSize(items.type), items };
-    }
-    default: {
-      if (isRecord(schema.additionalProperties)) {
-        const items = shapeOfSchema(schema.additionalProperties, depth + 1);
-        return { type: 'map', maxSize: typeof schema.maxProperties === 'number' ? schema.maxProperties : unboundedSize(items.type), items };
-      }
-      if (schema.properties === undefined && schema['x-svc-preserve-unknown-fields'] === true) return { type: 'dyn', maxSize: unboundedSize('integer') };
-      const properties: Record<string, CelShape> = {};
-      for (const [k, v] of Object.entries(schema.properties ?? {})) properties[k] = shapeOfSchema(v, depth + 1);
-      return { type: 'object', maxSize: Object.keys(properties).length, properties };
-    }
-  }
-}
-
-/** The metadata a root rule sees, as in Kubernetes: only name and generateName. */
-function rootShape(schema: JsonSchema): CelShape {
-  const shape = shapeOfSchema(schema);
-  if (shape.type === 'object') {
-    const name: CelShape = { type: 'string', maxSize: 253 };
-    shape.properties = { ...shape.properties, metadata: { type: 'object', maxSize: 2, properties: { name, generateName: name } } };
-  }
-  return shape;
-}
-
 interface CheckContext {
   errors: FieldError[];
-  total: number;
-  totalPath: string;
+  total: bigint;
+  /** The rules that add at least 1% of the CRD's budget, most expensive first (at most four). */
+  mostExpensive: Array<{ path: string; cost: bigint }>;
   /** The spelling of the marker in the CRD as written, for the paths of errors. */
   marker: string;
+  /** An update that leaves the version's schema as it was: its rules are not held to the per-expression limit. */
+  suppressPerExpressionCost: boolean;
 }
 
 /** The marker name a schema as written uses: Kubernetes' spelling when only that one appears. */
@@ -151,15 +117,61 @@ export function markerSpelling(schema: unknown): string {
   return text.includes('"x-kubernetes-validations"') && !text.includes(`"${VALIDATIONS_MARKER}"`) ? 'x-kubernetes-validations' : VALIDATIONS_MARKER;
 }
 
+export interface RuleCheckOptions {
+  /** The spelling of the marker in the CRD as written (`x-kubernetes-validations`), for error paths. */
+  marker?: string;
+  /** Skip the per-expression limit, as Kubernetes does on an update that leaves the version's schema unchanged. */
+  suppressPerExpressionCost?: boolean;
+}
+
+/** One rule's estimate, as Kubernetes computes it when the CRD is written. */
+export interface RuleCostEstimate {
+  /** The path of the rule (`...x-kubernetes-validations[0].rule`). */
+  path: string;
+  rule: string;
+  /** The estimated cost of one evaluation (cel-go's EstimateCost maximum). */
+  cost: bigint;
+  /** How many times it can run in one object: the product of its ancestors' maxItems/maxProperties, or what a request holds. */
+  cardinality: bigint;
+  /** cost × cardinality: what is held to the per-rule limit and added to the CRD's total. */
+  expressionCost: bigint;
+  /** The messageExpression's estimated cost, if the rule has one (not multiplied, as in Kubernetes). */
+  messageExpressionCost?: bigint;
+}
+
+const ONE_PERCENT_OF_CRD_LIMIT = BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT / 100);
+
+function multiplyWithOverflowGuard(cost: bigint, cardinality: bigint): bigint {
+  if (cost === 0n) return 0n;
+  const product = cost * cardinality;
+  return product > U64_MAX ? U64_MAX : product;
+}
+
 /**
  * The errors of a CRD version's rules, at `path` (`spec.versions[0].schema.openAPIV3Schema`): rules that
  * do not compile, unknown reasons, bad field paths, `oldSelf` where nothing correlates, and rules whose
  * estimated cost is over Kubernetes' per-rule budget or whose sum is over the budget of the schema.
+ * `schema` is the version's openAPIV3Schema as written (markers spelled `x-svc-`).
  */
-export function validationRuleErrors(schema: JsonSchema, path: string, marker: string = VALIDATIONS_MARKER): FieldError[] {
-  const context: CheckContext = { errors: [], total: 0, totalPath: path, marker };
-  checkNode(schema, path, context, { root: true, correlatable: true, cardinality: 1, depth: 0 });
-  if (context.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+export function validationRuleErrors(schema: JsonSchema, path: string, options: RuleCheckOptions = {}): FieldError[] {
+  return checkValidationRules(schema, path, options).errors;
+}
+
+/** The errors of validationRuleErrors, and each rule's estimated cost. */
+export function checkValidationRules(schema: JsonSchema, path: string, options: RuleCheckOptions = {}): { errors: FieldError[]; costs: RuleCostEstimate[] } {
+  const context: CheckContext = {
+    errors: [],
+    total: 0n,
+    mostExpensive: [],
+    marker: options.marker ?? VALIDATIONS_MARKER,
+    suppressPerExpressionCost: options.suppressPerExpressionCost === true,
+  };
+  const costs: RuleCostEstimate[] = [];
+  checkNode(schema, path, context, costs, { root: true, correlatable: true, cardinality: 1n, depth: 0 });
+  if (context.total > BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT)) {
+    for (const expensive of context.mostExpensive) {
+      context.errors.push(fieldForbidden(expensive.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    }
     context.errors.push(
       fieldForbidden(
         path,
@@ -167,23 +179,40 @@ export function validationRuleErrors(schema: JsonSchema, path: string, marker: s
       ),
     );
   }
-  return context.errors;
+  return { errors: context.errors, costs };
+}
+
+function observeCost(context: CheckContext, path: string, cost: bigint): void {
+  context.total = context.total + cost > U64_MAX ? U64_MAX : context.total + cost;
+  if (cost < ONE_PERCENT_OF_CRD_LIMIT) return;
+  context.mostExpensive.push({ path, cost });
+  context.mostExpensive.sort((a, b) => (a.cost > b.cost ? -1 : a.cost < b.cost ? 1 : 0));
+  if (context.mostExpensive.length > 4) context.mostExpensive.length = 4;
 }
 
 interface Position {
   root: boolean;
   correlatable: boolean;
-  cardinality: number;
+  /** The product of the ancestors' maxItems/maxProperties; undefined where one of them is unbounded. */
+  cardinality: bigint | undefined;
   depth: number;
 }
 
-function checkNode(schema: unknown, path: string, context: CheckContext, at: Position): void {
+/** The factor by which a node multiplies its children's cardinality (Kubernetes' extractMaxElements); undefined when unbounded. */
+function maxElements(schema: JsonSchema): bigint | undefined {
+  const bound = (n: unknown) => (typeof n === 'number' ? BigInt(Math.max(0, Math.floor(n))) : undefined);
+  if (schema.type === 'object') return schema.additionalProperties !== undefined ? bound(schema.maxProperties) : 1n;
+  if (schema.type === 'array') return bound(schema.maxItems);
+  return 1n;
+}
+
+function checkNode(schema: unknown, path: string, context: CheckContext, costs: RuleCostEstimate[], at: Position): void {
   if (!isRecord(schema) || at.depth > 200) return;
   const node = schema as JsonSchema;
   const rules = rulesOf(node);
   if (rules.length > MAX_RULES_PER_NODE)
     context.errors.push(fieldInvalid(`${path}.${context.marker}`, rules.length, `must have at most ${MAX_RULES_PER_NODE} rules`));
-  const shape = at.root ? rootShape(node) : shapeOfSchema(node);
+  const declType = rules.length > 0 ? schemaDeclType(node, at.root || node['x-svc-embedded-resource'] === true) : undefined;
   rules.slice(0, MAX_RULES_PER_NODE).forEach((raw, i) => {
     const at2 = `${path}.${context.marker}[${i}]`;
     if (!isRecord(raw) || typeof raw.rule !== 'string') {
@@ -195,38 +224,37 @@ function checkNode(schema: unknown, path: string, context: CheckContext, at: Pos
     if (compiled.transition && !at.correlatable) {
       context.errors.push(fieldInvalid(`${at2}.rule`, raw.rule, 'oldSelf cannot be used on the uncorrelatable portion of the schema within ' + path));
     }
-    const cost = estimateCost(compiled.program, { self: shape, oldSelf: shape });
-    if (cost > STATIC_ESTIMATED_COST_LIMIT) {
-      context.errors.push(fieldForbidden(`${at2}.rule`, costExceededMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+    if (declType === undefined) return;
+    const variables = { self: declType, oldSelf: compiled.spec.optionalOldSelf === true ? DECL.optional(declType) : declType };
+    const sizes = declaredSizes(declType);
+    const cost = estimateCost(compiled.program, variables, sizes);
+    const cardinality = at.cardinality ?? BigInt(unboundedCardinality(declType));
+    const expressionCost = multiplyWithOverflowGuard(cost, cardinality);
+    if (!context.suppressPerExpressionCost && expressionCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
+      context.errors.push(fieldForbidden(`${at2}.rule`, costExceededMessage('estimated rule cost', expressionCost, STATIC_ESTIMATED_COST_LIMIT)));
     }
-    let total = cost;
+    observeCost(context, `${at2}.rule`, expressionCost);
+    const estimate: RuleCostEstimate = { path: `${at2}.rule`, rule: compiled.spec.rule, cost, cardinality, expressionCost };
     if (compiled.message) {
-      const messageCost = estimateCost(compiled.message, { self: shape, oldSelf: shape });
-      if (messageCost > STATIC_ESTIMATED_COST_LIMIT) {
+      const messageCost = estimateCost(compiled.message, variables, sizes);
+      estimate.messageExpressionCost = messageCost;
+      if (!context.suppressPerExpressionCost && messageCost > BigInt(STATIC_ESTIMATED_COST_LIMIT)) {
         context.errors.push(
           fieldForbidden(`${at2}.messageExpression`, costExceededMessage('estimated messageExpression cost', messageCost, STATIC_ESTIMATED_COST_LIMIT)),
         );
       }
-      total += messageCost;
+      observeCost(context, `${at2}.messageExpression`, messageCost);
     }
-    const before = context.total;
-    context.total += total * at.cardinality;
-    if (before <= STATIC_ESTIMATED_CRD_COST_LIMIT && context.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
-      context.errors.push(
-        fieldForbidden(`${at2}.rule`, 'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema'),
-      );
-    }
+    costs.push(estimate);
   });
-  const next = { ...at, root: false, depth: at.depth + 1 };
-  for (const [key, child] of Object.entries(node.properties ?? {})) checkNode(child, `${path}.properties[${key}]`, context, next);
-  if (isRecord(node.additionalProperties)) {
-    const size = shapeOfSchema(node).maxSize;
-    checkNode(node.additionalProperties, `${path}.additionalProperties`, context, { ...next, cardinality: at.cardinality * size });
-  }
+  const factor = maxElements(node);
+  const childCardinality = at.cardinality === undefined || factor === undefined ? undefined : multiplyWithOverflowGuard(at.cardinality, factor);
+  const next: Position = { ...at, root: false, depth: at.depth + 1, cardinality: childCardinality };
+  for (const [key, child] of Object.entries(node.properties ?? {})) checkNode(child, `${path}.properties[${key}]`, context, costs, next);
+  if (isRecord(node.additionalProperties)) checkNode(node.additionalProperties, `${path}.additionalProperties`, context, costs, next);
   if (isRecord(node.items)) {
-    const size = shapeOfSchema(node).maxSize;
     const correlatable = at.correlatable && node['x-svc-list-type'] === 'map';
-    checkNode(node.items, `${path}.items`, context, { ...next, correlatable, cardinality: at.cardinality * size });
+    checkNode(node.items, `${path}.items`, context, costs, { ...next, correlatable });
   }
 }
 
@@ -386,29 +414,34 @@ export class ValidationRuleSet {
   private evaluate(node: RuleNode, value: unknown, old: unknown, hasOld: boolean, path: string, context: RunContext): void {
     let self: unknown;
     let oldSelf: unknown;
-    let shapes: Record<string, CelShape> | undefined;
     for (const rule of node.rules) {
       if (context.mode === 'create' ? rule.transition : !rule.transition || !hasOld) continue;
       self ??= toCel(value, node.schema);
       if (hasOld) oldSelf ??= toCel(old, node.schema);
-      shapes ??= { self: shapeOfValue(value), oldSelf: hasOld ? shapeOfValue(old) : shapeOfValue(undefined) };
       const bindings = hasOld ? { self, oldSelf } : { self };
-      // A bound from the actual sizes: a rule whose bound is over the per-call limit is not run at all.
-      const bound = estimateCost(rule.program, shapes) + (rule.message ? estimateCost(rule.message, shapes) : 0);
-      if (bound > PER_CALL_COST_LIMIT) {
-        context.errors.push(fieldInvalid(path, node.schemaType, `call cost exceeds limit for rule: ${rule.spec.rule}`));
-        continue;
-      }
-      context.remaining -= bound;
-      if (context.remaining < 0) {
+      // As Kubernetes: each evaluation is stopped past the per-call limit, and what it actually cost
+      // (only what ran: && and || short-circuit) is charged to the object's budget.
+      const outcome = rule.program.evaluateWithCost(bindings, PER_CALL_COST_LIMIT);
+      if (outcome.cost > context.remaining) {
         context.errors.push(
           fieldInvalid(path, node.schemaType, 'validation failed due to running out of cost budget, no further validation rules will be run'),
         );
         context.exhausted = true;
         return;
       }
-      const outcome = rule.program.evaluate(bindings);
+      context.remaining -= outcome.cost;
       if (!outcome.ok) {
+        if (outcome.limitExceeded) {
+          context.errors.push(
+            fieldInvalid(
+              path,
+              node.schemaType,
+              `'${outcome.error}': no further validation rules will be run due to call cost exceeds limit for rule: ${rule.spec.rule}`,
+            ),
+          );
+          context.exhausted = true;
+          return;
+        }
         context.errors.push(fieldInvalid(path, node.schemaType, `${outcome.error} evaluating rule: ${rule.spec.rule}`));
         continue;
       }
@@ -418,14 +451,15 @@ export class ValidationRuleSet {
         continue;
       }
       const at = appendPath(path, rule.fieldPath);
-      context.errors.push(errorFor(rule, at, node.schemaType, messageOf(rule, bindings)));
+      context.errors.push(errorFor(rule, at, node.schemaType, messageOf(rule, bindings, context)));
     }
   }
 }
 
-function messageOf(rule: CompiledRule, bindings: Record<string, unknown>): string {
+function messageOf(rule: CompiledRule, bindings: Record<string, unknown>, context: RunContext): string {
   if (rule.message) {
-    const outcome = rule.message.evaluate(bindings);
+    const outcome = rule.message.evaluateWithCost(bindings, Math.min(PER_CALL_COST_LIMIT, Math.max(0, context.remaining)));
+    context.remaining -= Math.min(outcome.cost, context.remaining);
     if (outcome.ok && typeof outcome.value === 'string' && outcome.value.trim() !== '' && !outcome.value.includes('\n')) {
       return outcome.value.length > MAX_MESSAGE_LENGTH ? outcome.value.slice(0, MAX_MESSAGE_LENGTH) : outcome.value;
     }

@@ -20,7 +20,7 @@ export interface CompiledKind {
    */
   default<T>(obj: T): T;
   /** Schema errors then cross-field errors; empty when valid. Never mutates. */
-  validate(obj: unknown): FieldError[];
+  validate(obj: unknown, current?: ApiObject): FieldError[];
   /** Paths (`spec.foo`, `spec.containers[0].bar`) of fields the schema does not declare. */
   unknownFields(obj: unknown): string[];
   /** Deletes undeclared fields IN PLACE and returns their paths. */
@@ -80,7 +80,8 @@ class Compiled implements CompiledKind {
     return obj;
   }
 
-  validate(obj: unknown): FieldError[] {
+  /** The schema's and the kind's errors of `obj`; `current` is the stored object on an update. */
+  validate(obj: unknown, current?: ApiObject): FieldError[] {
     this.validator ??= compileOnce(sharedValidator(), this.schema);
     const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema);
     if (!isObject(obj)) return errors;
@@ -91,7 +92,7 @@ class Compiled implements CompiledKind {
     for (const error of rules) errors.push(error);
     for (const rule of this.definition.validationRules) {
       try {
-        for (const error of rule(obj)) errors.push(error);
+        for (const error of rule(obj, current)) errors.push(error);
       } catch (error) {
         // The rules read typed fields. Kubernetes never runs them on a body that does not decode into
         // the kind; here a rule that trips over a mistyped field (an object where a list belongs) has

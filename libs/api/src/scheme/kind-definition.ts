@@ -53,7 +53,8 @@ export type FieldGetter = (obj: ApiObject) => string;
 export type DefaultHook = (obj: ApiObject) => void;
 
 /** A check across several fields; returns every failure. Receives data that may not match the schema. */
-export type ValidationRule = (obj: ApiObject) => FieldError[];
+/** A kind's rule over a whole object; on an update it also sees the stored object (`current`). */
+export type ValidationRule = (obj: ApiObject, current?: ApiObject) => FieldError[];
 
 export interface DeprecationInfo {
   deprecated: boolean;

@@ -1,4 +1,4 @@
-import { compileCel, estimateCost, PER_CALL_COST_LIMIT, RUNTIME_COST_BUDGET, shapeOfValue, type CelProgram, type CelShape } from '@svc/api';
+import { compileCel, PER_CALL_COST_LIMIT, RUNTIME_COST_BUDGET, RUNTIME_MATCH_CONDITIONS_BUDGET, type CelProgram } from '@svc/api';
 import { requestUser } from './request-user';
 import type { AdmissionAttributes } from './admission';
 import type { NamespaceLookup } from './namespace-lifecycle';
@@ -55,17 +55,21 @@ export function admissionRequest(attributes: AdmissionAttributes): Record<string
   };
 }
 
+/** What is left of a cost budget; shared by the evaluations it bounds. */
+interface CostBudget {
+  remaining: number;
+}
+
 /**
- * The values expressions of one request see, made once per request, and what is left of the request's
- * cost budget: each evaluation is first bounded by the sizes of these values (Kubernetes' per-call
- * limit) and charged to the budget, so that no expression can hold the server for long.
+ * The values expressions of one request see, made once per request, and the cost budget they draw
+ * on: as in Kubernetes, each evaluation is stopped past the per-call limit (1,000,000) and its actual
+ * cost (only what ran: `&&`, `||` and `?:` short-circuit) is charged to the budget of its binding
+ * (10,000,000), or of the match conditions (2,500,000).
  */
 export class AdmissionCelContext {
-  private remaining = RUNTIME_COST_BUDGET;
-
   private constructor(
     readonly bindings: Record<string, unknown>,
-    private readonly shapes: Record<string, CelShape>,
+    private readonly budget: CostBudget,
   ) {}
 
   static async of(attributes: AdmissionAttributes, namespaces: NamespaceLookup): Promise<AdmissionCelContext> {
@@ -75,22 +79,28 @@ export class AdmissionCelContext {
     const request = admissionRequest(attributes);
     return new AdmissionCelContext(
       { object: toCel(object), oldObject: toCel(oldObject), request: toCel(request), params: null, namespaceObject: toCel(namespaceObject), variables: {} },
-      { object: shapeOfValue(object), oldObject: shapeOfValue(oldObject), request: shapeOfValue(request), namespaceObject: shapeOfValue(namespaceObject) },
+      { remaining: RUNTIME_COST_BUDGET },
     );
+  }
+
+  /** The same values with a budget of their own: a binding's validations (10,000,000). */
+  forBinding(): AdmissionCelContext {
+    return new AdmissionCelContext(this.bindings, { remaining: RUNTIME_COST_BUDGET });
+  }
+
+  /** The same values with the budget of match conditions (2,500,000). */
+  forMatchConditions(): AdmissionCelContext {
+    return new AdmissionCelContext(this.bindings, { remaining: RUNTIME_MATCH_CONDITIONS_BUDGET });
   }
 
   /** With `params` set to this object (a binding's param), `variables` emptied. */
   withParams(params: unknown): AdmissionCelContext {
-    const next = new AdmissionCelContext({ ...this.bindings, params: toCel(params ?? null), variables: {} }, { ...this.shapes, params: shapeOfValue(params) });
-    next.remaining = this.remaining;
-    return next;
+    return new AdmissionCelContext({ ...this.bindings, params: toCel(params ?? null), variables: {} }, this.budget);
   }
 
   /** With `variables` set to these values (a policy's own). */
   withVariables(variables: Record<string, unknown>): AdmissionCelContext {
-    const next = new AdmissionCelContext({ ...this.bindings, variables }, { ...this.shapes, variables: shapeOfValue(variables) });
-    next.remaining = this.remaining;
-    return next;
+    return new AdmissionCelContext({ ...this.bindings, variables }, this.budget);
   }
 
   /** The value of `expression`, or why there is none. */
@@ -101,18 +111,21 @@ export class AdmissionCelContext {
     } catch (error) {
       return { ok: false, error: `compilation failed: ${(error as Error).message}` };
     }
-    const bound = estimateCost(program, this.shapes);
-    if (bound > PER_CALL_COST_LIMIT) return { ok: false, error: 'operation cancelled: actual cost limit exceeded' };
-    this.remaining -= bound;
-    if (this.remaining < 0) return { ok: false, error: 'validation failed due to running out of cost budget, no further validation rules will be run' };
-    return program.evaluate(this.bindings);
+    const outcome = program.evaluateWithCost(this.bindings, PER_CALL_COST_LIMIT);
+    if (outcome.cost > this.budget.remaining) {
+      this.budget.remaining = -1;
+      return { ok: false, error: 'validation failed due to running out of cost budget, no further validation rules will be run' };
+    }
+    this.budget.remaining -= outcome.cost;
+    return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.error };
   }
 }
 
 /** Whether every match condition holds; an error is returned for the failure policy to judge. */
 export function matchConditionsHold(context: AdmissionCelContext, conditions: readonly { name: string; expression: string }[] | undefined): boolean | string {
+  const bounded = context.forMatchConditions();
   for (const condition of conditions ?? []) {
-    const out = context.evaluate(condition.expression);
+    const out = bounded.evaluate(condition.expression);
     if (!out.ok) return `matchCondition '${condition.name}' resulted in error: ${out.error}`;
     if (out.value !== true) return false;
   }

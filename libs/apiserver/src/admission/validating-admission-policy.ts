@@ -115,8 +115,10 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
           if (typeof params === 'string') {
             if (!failOpen || params.startsWith(NO_PARAMS)) fail(params);
           } else {
+            // One budget for all the binding's evaluations, as Kubernetes' RuntimeCELCostBudget per binding.
+            const bindingContext = requestContext.forBinding();
             for (const param of params) {
-              const context = withVariables(requestContext.withParams(param), policy.spec.variables);
+              const context = withVariables(bindingContext.withParams(param), policy.spec.variables);
               for (const validation of policy.spec.validations ?? []) {
                 const outcome = check(context, validation.expression, validation.messageExpression, validation.message);
                 if ('error' in outcome) {

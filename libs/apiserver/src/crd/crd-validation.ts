@@ -1,6 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   customResourceDefinitionDefinition,
-  customResourceSchema,
   fieldErrors,
   markerSpelling,
   validationRuleErrors,
@@ -79,6 +79,10 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
       ),
     );
   }
+  const oldVersions = new Map<unknown, unknown>();
+  if (old && isRecord(old.spec)) {
+    for (const v of records(old.spec.versions)) oldVersions.set(v.name, isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined);
+  }
   versions.forEach((v, i) => {
     const at = `spec.versions[${i}]`;
     if (typeof v.name === 'string' && !DNS1035_LABEL.test(v.name)) {
@@ -98,7 +102,12 @@ export function validateCustomResourceDefinition(obj: ApiObject, old?: ApiObject
       // As in Kubernetes, rules are compiled against a structural schema only: a node that is no schema
       // at all (`properties: {spec: null}`) is reported above, not walked by the rule compiler.
       if (structural.length === 0) {
-        errors.push(...validationRuleErrors(customResourceSchema(schema), `${at}.schema.openAPIV3Schema`, markerSpelling(schema)));
+        // On an update that leaves this version's schema as it was, Kubernetes holds its rules to the
+        // per-CRD total only: a rule accepted once is not refused later for its own estimate.
+        const suppressPerExpressionCost = oldVersions.has(v.name) && isDeepStrictEqual(oldVersions.get(v.name), schema);
+        errors.push(
+          ...validationRuleErrors(withSvcMarkers(schema), `${at}.schema.openAPIV3Schema`, { marker: markerSpelling(schema), suppressPerExpressionCost }),
+        );
       }
     }
     const scale = isRecord(v.subresources) && isRecord(v.subresources.scale) ? v.subresources.scale : undefined;
@@ -187,8 +196,8 @@ function conversionErrors(conversion: unknown): FieldError[] {
   return errors;
 }
 
-/** The create-time form, as a KindDefinition validation rule. */
-export const customResourceDefinitionRule: ValidationRule = (obj) => validateCustomResourceDefinition(obj);
+/** As a KindDefinition validation rule: on an update it sees the stored CRD. */
+export const customResourceDefinitionRule: ValidationRule = (obj, current) => validateCustomResourceDefinition(obj, current);
 
 /**
  * Adds the rule to the CustomResourceDefinition kind of `scheme` (idempotent), so that the generic

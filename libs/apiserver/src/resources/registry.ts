@@ -841,7 +841,7 @@ export class ResourceRegistry {
    * body it cannot decode into the kind.
    */
   private validate(object: ApiObject, extra: FieldError[], w: WriteContext, current?: ApiObject): void {
-    const errors = [...extra, ...this.compiled.validate(object)];
+    const errors = [...extra, ...this.compiled.validate(object, current)];
     const name = object.metadata?.name ?? '';
     for (const message of name ? isValidPathSegmentName(name) : []) errors.push(fieldInvalid('metadata.name', name, message));
     if (errors.length === 0) {
