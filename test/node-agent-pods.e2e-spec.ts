@@ -1,3 +1,6 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { localRuntimeUnavailable, startContainerd, type ContainerdProcess } from '@svc/cri/testing';
 import { eventually } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
@@ -114,6 +117,47 @@ describeWithRuntime('node agent: pods run in containers', () => {
     expect(never.code).toBe(0);
     await eventually(async () => expect((await getPod('never')).status.containerStatuses[0].state.waiting.reason).toBe('ErrImageNeverPull'), 30_000, 250);
   }, 90_000);
+
+  it("reports an invalid image reference as InvalidImageName with the kubelet's message and an event, and never pulls it", async () => {
+    const cases = [
+      ['traversal', '../../../../etc/passwd', 'invalid reference format'],
+      ['upper', 'BusyBox:1.36', 'invalid reference format: repository name (library/BusyBox) must be lowercase'],
+      ['short-digest', `busybox@sha256:${'a'.repeat(40)}`, 'invalid checksum digest length'],
+      ['odd-digest', `busybox@sha256:${'G'.repeat(64)}`, 'invalid reference format'],
+    ] as const;
+    // kubectl run checks the reference itself; a manifest reaches the server as written.
+    const manifest = join(apiserver.dir, 'invalid-images.yaml');
+    const pods = cases.map(([name, image]) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { nodeName: agent.nodeName, containers: [{ name: 'c', image }] },
+    }));
+    await writeFile(manifest, pods.map((pod) => stringify(pod)).join('---\n'));
+    await kubectl(['create', '-f', manifest], env());
+    for (const [name, image, problem] of cases) {
+      const message = `Failed to apply default image tag "${image}": couldn't parse image reference "${image}": ${problem}`;
+      await eventually(
+        async () => expect((await getPod(name)).status?.containerStatuses?.[0]?.state?.waiting).toEqual({ reason: 'InvalidImageName', message }),
+        30_000,
+        250,
+      );
+      const events = JSON.parse((await kubectl(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'], env())).stdout);
+      expect(events.items).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'InspectFailed', message }));
+      expect(events.items.map((e: { reason: string }) => e.reason)).not.toContain('Pulling');
+    }
+    // A resync later it is still InvalidImageName, not a pull failure backing off.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    for (const [name] of cases) expect((await getPod(name)).status.containerStatuses[0].state.waiting.reason).toBe('InvalidImageName');
+  }, 90_000);
+
+  it('reports the version the API server reports as its kubeletVersion', async () => {
+    const server = JSON.parse((await kubectl(['version', '-o', 'json'], env())).stdout).serverVersion;
+    expect(server.gitVersion).toMatch(/^v1\.32\.\d+\+/);
+    const node = JSON.parse((await kubectl(['get', 'node', agent.nodeName, '-o', 'json'], env())).stdout);
+    expect(node.status.nodeInfo.kubeletVersion).toBe(server.gitVersion);
+    expect((await kubectl(['get', 'node', agent.nodeName, '--no-headers'], env())).stdout).toContain(server.gitVersion);
+  });
 
   it('deletes a pod only once its containers are gone, and leaves no sandbox in the runtime', async () => {
     const uid = (await getPod('hello')).metadata.uid;

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
+import { componentGitVersion } from '@svc/api';
 import { Client } from '@svc/client';
 import { CriClient } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     nodeName,
     nodeIPs: nodeIPs.length > 0 ? nodeIPs : [defaultNodeIP()],
     rootDir: flags.rootDir,
-    agentVersion: `v1.25.0+svc.${productVersion()}`,
+    agentVersion: componentGitVersion(productVersion()),
     port: config.port ?? 10250,
     credentials: credentialLookup(client, providers, flags.imageCredentialProviderBinDir ?? ''),
     startMetrics,

@@ -10,6 +10,7 @@ import { EventRecorder } from '@svc/runtime';
 import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from './config/node-agent-configuration';
 import { ImageManager, type CredentialLookup } from './images/image-manager';
+import { ContainerLogManager } from './logs/container-log-manager';
 import { memInfo } from './node/host-facts';
 import { NodeReporter } from './node/node-reporter';
 import { ConfigObjects } from './pods/config-objects';
@@ -52,6 +53,7 @@ export class NodeAgent {
   readonly podLogRoot: string;
   readonly staticPods?: StaticPodSource;
   readonly startMetrics: PodStartMetrics;
+  private readonly logs: ContainerLogManager;
 
   constructor(
     private readonly client: Client,
@@ -129,6 +131,16 @@ export class NodeAgent {
       finalDelete: (pod) => this.finalDelete(pod),
     };
     this.pods = new PodManager(cri, runtime, parseDuration(config.syncFrequency ?? '1m'));
+    this.logs = new ContainerLogManager(
+      cri,
+      {
+        maxSize: quantityValue(config.containerLogMaxSize ?? '10Mi') ?? 10 * 1024 * 1024,
+        maxFiles: config.containerLogMaxFiles ?? 5,
+        monitorIntervalMs: parseDuration(config.containerLogMonitorInterval ?? '10s'),
+        maxWorkers: config.containerLogMaxWorkers ?? 1,
+      },
+      settings.log,
+    );
     if (config.staticPodPath) {
       this.staticPods = new StaticPodSource(
         config.staticPodPath,
@@ -181,6 +193,7 @@ export class NodeAgent {
     // Static pods are known before housekeeping, which removes sandboxes of pods the node does not have.
     await this.staticPods?.load();
     this.pods.start();
+    this.logs.start();
     await this.reporter.start();
     const nodeName = this.settings.nodeName;
     const podScope = { fieldSelector: `spec.nodeName=${nodeName}` };
@@ -217,6 +230,7 @@ export class NodeAgent {
     this.reporter.stop();
     this.staticPods?.stop();
     this.pods.stop();
+    this.logs.stop();
     this.probes.stop();
     this.tokens.stop();
     await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.objects.stop()]);

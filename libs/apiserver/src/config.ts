@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CURRENT_RELEASE } from '@svc/api';
+import { componentGitVersion, CURRENT_RELEASE } from '@svc/api';
 import type { TlsVersionName } from '@svc/options';
 
 export type { TlsVersionName };
@@ -84,7 +84,7 @@ export function defaultVersionInfo(): ServerVersionInfo {
   return {
     major: REFERENCE_RELEASE.major,
     minor: REFERENCE_RELEASE.minor,
-    gitVersion: `v${REFERENCE_RELEASE.major}.${REFERENCE_RELEASE.minor}.0+svc.${packageVersion}`,
+    gitVersion: componentGitVersion(packageVersion),
     gitCommit: '',
     gitTreeState: '',
     buildDate: '1970-01-01T00:00:00Z',

@@ -31,3 +31,4 @@ export * from './auth/x509-authenticator';
 export * from './auth/request-header-authenticator';
 export * from './auth/authentication-info';
 export { spliceDuplex } from './net/splice-duplex';
+export * from './query-bool';

@@ -140,6 +140,9 @@ export const NodeAgentConfigurationSchema = Type.Object({
   memorySwap: Type.Optional(Type.Object({ swapBehavior: Type.Optional(Enum(['', 'LimitedSwap', 'UnlimitedSwap'] as const)) })),
   containerLogMaxSize: Type.Optional(Type.Unsafe<string>({ ...Quantity(), type: 'string', default: '10Mi' })),
   containerLogMaxFiles: Type.Optional(I32(5, { minimum: 2 })),
+  /** The kubelet's fields beside the two of spec 3: how often logs are checked, and how many containers are rotated at once. */
+  containerLogMonitorInterval: Type.Optional(Duration('10s')),
+  containerLogMaxWorkers: Type.Optional(I32(1, { minimum: 1 })),
   configMapAndSecretChangeDetectionStrategy: Type.Optional(Str('Watch')),
   systemReserved: Type.Optional(StringMap(Quantity())),
   svcReserved: Type.Optional(StringMap(Quantity())),
@@ -235,6 +238,8 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
   if (c.reservedSystemCPUs && (c.systemReservedCgroup || c.svcReservedCgroup)) {
     invalid('reservedSystemCPUs', c.reservedSystemCPUs, 'cannot be set together with systemReservedCgroup or svcReservedCgroup');
   }
+  if (c.containerLogMonitorInterval !== undefined && ms(c.containerLogMonitorInterval) < 3_000)
+    invalid('containerLogMonitorInterval', c.containerLogMonitorInterval, 'must be a positive time duration greater than or equal to 3s');
   if (c.nodeLeaseDurationSeconds !== undefined && c.nodeLeaseDurationSeconds <= 0)
     invalid('nodeLeaseDurationSeconds', c.nodeLeaseDurationSeconds, 'must be greater than 0');
   for (const field of ['systemReserved', 'svcReserved'] as const) {

@@ -2,8 +2,9 @@ import type { Container, Pod } from '@svc/api';
 import { defaultPullPolicy } from '@svc/api';
 import { TokenBucket, type Clock } from '@svc/client';
 import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
-import { errorMessage } from '@svc/machinery';
+import { errorMessage, goQuote } from '@svc/machinery';
 import { CrashBackoff } from '../pods/crash-backoff';
+import { imageReferenceProblem } from './image-reference';
 
 /** Why a container's image is not there: the waiting reason Kubernetes shows for it. */
 export class ImagePullError extends Error {
@@ -51,7 +52,13 @@ export class ImageManager {
   /** The image reference (id) to run, pulling per policy; throws ImagePullError when it cannot be had. */
   async ensure(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<string> {
     const image = container.image;
-    if (!image || /\s/.test(image)) throw new ImagePullError('InvalidImageName', `Failed to apply default image tag "${image}": invalid reference format`);
+    const problem = imageReferenceProblem(image ?? '');
+    if (problem !== undefined) {
+      // As the kubelet: never pulled nor backed off, reported until the pod's spec names a valid image.
+      const message = `Failed to apply default image tag ${goQuote(image ?? '')}: couldn't parse image reference ${goQuote(image ?? '')}: ${problem}`;
+      this.onEvent(pod, 'Warning', 'InspectFailed', message);
+      throw new ImagePullError('InvalidImageName', message);
+    }
     const policy = container.imagePullPolicy ?? defaultPullPolicy(image);
     const present = await this.cri.imageStatus(image);
     if (policy === 'Never') {

@@ -1,5 +1,6 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { Counter } from 'prom-client';
 
 /** What `/containerLogs` (and so `kubectl logs`) may ask for. */
 export interface LogOptions {
@@ -49,10 +50,70 @@ function takeRecords(buffer: string, pending: { entry?: LogLine }): { records: L
   return { records, rest: buffer.slice(start) };
 }
 
+/** Bytes read from container log files to answer `/containerLogs`, on `/metrics`: a tail reads only the end. */
+export const containerLogBytesRead = new Counter({
+  name: 'nodeagent_container_log_read_bytes_total',
+  help: 'Bytes the node agent read from container log files to serve logs',
+  registers: [],
+});
+
+const TAIL_BLOCK = 64 * 1024;
+/** A CRI line's head (`<RFC 3339 time> <stream> <tag> `) fits in this. */
+const HEAD_BYTES = 128;
+
+/** Whether a complete line ends a record (its tag is not P); undefined for a line that is no CRI line. */
+function endsRecord(head: Buffer): boolean | undefined {
+  const parsed = parseLogLine(head.toString('latin1'));
+  return parsed ? !parsed.partial : undefined;
+}
+
+/**
+ * Where the last `lines` records of a log start, found by reading blocks backwards from the end (as
+ * the kubelet's tail does), and where its complete lines end (a line being written is left out).
+ * A record is a run of P lines and the F line that ends it.
+ */
+export async function findTailStart(handle: FileHandle, size: number, lines: number): Promise<{ start: number; end: number }> {
+  let end = -1;
+  let records = 0;
+  // The bytes that follow the current block (the heads of lines that start near its end).
+  let after = Buffer.alloc(0);
+  let lineEnd = -1;
+  for (let blockEnd = size; blockEnd > 0;) {
+    const blockStart = Math.max(0, blockEnd - TAIL_BLOCK);
+    const block = Buffer.alloc(blockEnd - blockStart);
+    const { bytesRead } = await handle.read(block, 0, block.length, blockStart);
+    containerLogBytesRead.inc(bytesRead);
+    const data = Buffer.concat([block.subarray(0, bytesRead), after]);
+    for (let i = bytesRead - 1; i >= -1; i--) {
+      if (i >= 0 && data[i] !== 0x0a) continue;
+      if (i === -1 && blockStart > 0) break;
+      const newline = blockStart + i;
+      if (end < 0) {
+        if (i < 0) break;
+        // The last newline: what follows it is a line still being written.
+        end = newline + 1;
+        lineEnd = newline;
+        continue;
+      }
+      // The line from newline + 1 to lineEnd is complete.
+      if (endsRecord(data.subarray(i + 1, Math.min(i + 1 + HEAD_BYTES, data.length))) === true) {
+        records++;
+        if (records > lines) return { start: lineEnd + 1, end };
+      }
+      lineEnd = newline;
+    }
+    after = data.subarray(0, Math.min(HEAD_BYTES, data.length));
+    blockEnd = blockStart;
+  }
+  return { start: 0, end: Math.max(end, 0) };
+}
+
 /**
  * Streams a container's CRI log file as `kubectl logs` shows it: the text of each line (with its time
- * first when asked), the last `tailLines`, lines since a time, at most `limitBytes`; when following,
- * new lines as they are written until `stillRunning` says the container is done and the file is drained.
+ * first when asked), the last `tailLines` (found from the end of the file), lines since a time, at
+ * most `limitBytes`; when following, new lines as they are written until `stillRunning` says the
+ * container is done and the file is drained. A rotation (the file renamed and a new one opened by the
+ * runtime) is followed to the new file once the old one is drained.
  */
 export async function streamContainerLog(
   path: string,
@@ -97,25 +158,49 @@ export async function streamContainerLog(
       if (size === position) return [];
       const chunk = Buffer.alloc(Math.min(size - position, 4 * 1024 * 1024));
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+      containerLogBytesRead.inc(bytesRead);
       position += bytesRead;
       const taken = takeRecords(rest + chunk.subarray(0, bytesRead).toString('utf8'), pending);
       rest = taken.rest;
       return taken.records;
     };
-    let initial: LogLine[] = [];
-    for (;;) {
-      const more = await readMore();
-      if (more.length === 0) break;
-      initial = initial.concat(more);
-      if (options.tailLines !== undefined && initial.length > options.tailLines * 2) initial = initial.slice(-options.tailLines);
+    /** After a rotation the path names a new file: once the old one is drained, read that from its start. */
+    const rotated = async (): Promise<boolean> => {
+      const current = await stat(path).catch(() => undefined);
+      if (!current || current.ino === (await handle.stat()).ino) return false;
+      const next = await open(path, 'r').catch(() => undefined);
+      if (!next) return false;
+      await handle.close();
+      handle = next;
+      position = 0;
+      rest = '';
+      return true;
+    };
+    if (options.tailLines !== undefined) {
+      let initial: LogLine[] = [];
+      const size = (await handle.stat()).size;
+      const { start, end } = await findTailStart(handle, size, options.tailLines);
+      position = start;
+      // Only the tail's complete lines, at most the tail's bytes: the rest is left to following.
+      while (position < end) {
+        const more = await readMore();
+        initial = initial.concat(more);
+        if (more.length === 0 && position >= size) break;
+      }
+      for (const record of options.tailLines === 0 ? [] : initial.slice(-options.tailLines)) if (!write(record)) return;
+    } else {
+      for (;;) {
+        const more = await readMore();
+        if (more.length === 0) break;
+        for (const record of more) if (!write(record)) return;
+      }
     }
-    if (options.tailLines !== undefined) initial = options.tailLines === 0 ? [] : initial.slice(-options.tailLines);
-    for (const record of initial) if (!write(record)) return;
     if (!options.follow) return;
     while (!signal.aborted) {
       const more = await readMore();
       for (const record of more) if (!write(record)) return;
       if (more.length === 0) {
+        if (await rotated()) continue;
         if (!(await stillRunning())) {
           // One last read: lines written just before the exit.
           for (const record of await readMore()) if (!write(record)) return;

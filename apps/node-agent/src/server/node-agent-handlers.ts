@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pod } from '@svc/api';
+import { queryBool } from '@svc/machinery';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../pods/runtime-labels';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
@@ -22,11 +23,6 @@ function intParam(params: URLSearchParams, name: string): number | undefined {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new BadRequest(`${name}: must be a non-negative integer`);
   return n;
-}
-
-function boolParam(params: URLSearchParams, name: string): boolean {
-  const value = params.get(name);
-  return value !== null && value !== 'false' && value !== '0';
 }
 
 class BadRequest extends Error {}
@@ -122,16 +118,16 @@ export class NodeAgentHandlers {
     if (!pod) return this.fail(res, 404, `pod ${namespace}/${podName} not found on this node`);
     const known = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].some((c) => c.name === containerName);
     if (!known) return this.fail(res, 404, `container ${containerName} is not valid for pod ${podName}`);
-    const previous = boolParam(params, 'previous');
+    const previous = queryBool(params, 'previous');
     const sinceSeconds = intParam(params, 'sinceSeconds');
     const sinceTimeText = params.get('sinceTime');
     const sinceTime = sinceTimeText ? Date.parse(sinceTimeText) : sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : undefined;
     if (sinceTime !== undefined && Number.isNaN(sinceTime)) return this.fail(res, 400, 'sinceTime: must be an RFC 3339 time');
     const options: LogOptions = {
-      follow: boolParam(params, 'follow'),
+      follow: queryBool(params, 'follow'),
       tailLines: intParam(params, 'tailLines'),
       sinceTime,
-      timestamps: boolParam(params, 'timestamps'),
+      timestamps: queryBool(params, 'timestamps'),
       limitBytes: intParam(params, 'limitBytes'),
     };
     const cri = this.agent.cri;

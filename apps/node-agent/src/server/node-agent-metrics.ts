@@ -1,5 +1,6 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { NodeAgent } from '../node-agent';
+import { containerLogBytesRead } from './container-logs';
 
 /** `/metrics`: the agent's process metrics and what it runs, in the Prometheus text format. */
 export class NodeAgentMetrics {
@@ -9,6 +10,7 @@ export class NodeAgentMetrics {
     collectDefaultMetrics({ register: this.registry });
     const registry = this.registry;
     for (const metric of agent.startMetrics.all()) registry.registerMetric(metric);
+    registry.registerMetric(containerLogBytesRead);
     new Gauge({
       name: 'nodeagent_running_pods',
       help: 'Number of pods the node agent runs',

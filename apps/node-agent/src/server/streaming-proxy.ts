@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Pod } from '@svc/api';
-import { errorMessage, spliceDuplex } from '@svc/machinery';
+import { errorMessage, queryBool, spliceDuplex } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
@@ -26,11 +26,6 @@ function offered(req: IncomingMessage): string[] {
 
 function isWebSocket(req: IncomingMessage): boolean {
   return (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
-}
-
-function flag(params: URLSearchParams, name: string): boolean {
-  const value = params.get(name);
-  return value !== null && value !== 'false' && value !== '0';
 }
 
 /**
@@ -79,10 +74,10 @@ export class StreamingProxy {
   ): Promise<void> {
     const id = await this.runningContainer(pod, container);
     if (!id) return rejectUpgrade(socket, 400, `container ${container} is not running`);
-    const tty = flag(params, 'tty');
-    const stdin = flag(params, 'stdin') || flag(params, 'input');
-    const stdout = flag(params, 'stdout') || flag(params, 'output');
-    const stderr = !tty && (flag(params, 'stderr') || flag(params, 'error'));
+    const tty = queryBool(params, 'tty');
+    const stdin = queryBool(params, 'stdin') || queryBool(params, 'input');
+    const stdout = queryBool(params, 'stdout') || queryBool(params, 'output');
+    const stderr = !tty && (queryBool(params, 'stderr') || queryBool(params, 'error'));
     const command = params.getAll('command');
     if (kind === 'exec' && command.length === 0) return rejectUpgrade(socket, 400, 'you must specify at least one command for the container');
     if (!stdin && !stdout && !stderr) return rejectUpgrade(socket, 400, 'you must specify at least one of stdin, stdout, stderr');

@@ -44,6 +44,14 @@ export function compareVersions(a: string, b: string): number {
  */
 export const CURRENT_RELEASE = '1.32';
 
+/**
+ * The version every component reports (the API server's `/version` gitVersion, a Node's
+ * `nodeInfo.kubeletVersion`): the release served, tagged with this build's version as build metadata.
+ */
+export function componentGitVersion(buildVersion: string): string {
+  return `v${CURRENT_RELEASE}.0+svc.${buildVersion}`;
+}
+
 /** Compares `1.22`-style release strings numerically. */
 export function compareReleases(a: string, b: string): number {
   const pa = a.split('.').map(Number);

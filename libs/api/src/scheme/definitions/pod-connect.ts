@@ -1,4 +1,4 @@
-import { failureStatus, StatusError, StatusReasons } from '@svc/machinery';
+import { failureStatus, queryBool, StatusError, StatusReasons } from '@svc/machinery';
 import type { Pod } from '../../kinds/core/pod';
 import type { ApiObject } from '../kind-definition';
 import type { ConnectLocation, ConnectSubresource } from '../kind-strategy';
@@ -48,7 +48,24 @@ function segment(value: string | undefined): string {
 }
 
 const LOG_OPTIONS = ['follow', 'previous', 'timestamps', 'sinceSeconds', 'sinceTime', 'tailLines', 'limitBytes', 'insecureSkipTLSVerifyBackend'];
-const STREAM_OPTIONS = ['command', 'stdin', 'stdout', 'stderr', 'tty', 'input', 'output', 'error'];
+const STREAM_FLAGS = [
+  ['stdin', 'input'],
+  ['stdout', 'output'],
+  ['stderr', 'error'],
+  ['tty', 'tty'],
+] as const;
+
+/**
+ * The node agent's query of an exec or attach, as Kubernetes' streamParams writes it from the decoded
+ * options: each stream asked for as `1` (whatever spelling the client used: `True`, `true`, `1`, or
+ * the older `input`/`output`/`error`), the command's words in order.
+ */
+function streamQuery(query: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [name, legacy] of STREAM_FLAGS) if (queryBool(query, name) || queryBool(query, legacy)) out.append(name, '1');
+  for (const word of query.getAll('command')) out.append('command', word);
+  return out;
+}
 
 const log: ConnectSubresource = {
   methods: ['GET'],
@@ -70,7 +87,7 @@ function streaming(kind: 'exec' | 'attach'): ConnectSubresource {
       const container = containerOf(pod, query, false);
       if (kind === 'exec' && query.getAll('command').length === 0) throw badRequest('you must specify at least one command for the container');
       const path = `/${kind}/${segment(pod.metadata?.namespace)}/${segment(pod.metadata?.name)}/${segment(container)}`;
-      return { nodeName: nodeOf(pod), path, query: copy(query, STREAM_OPTIONS) };
+      return { nodeName: nodeOf(pod), path, query: streamQuery(query) };
     },
   };
 }
