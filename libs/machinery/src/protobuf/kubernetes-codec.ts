@@ -369,7 +369,7 @@ function writeSpecial(w: Writer, special: Special, value: unknown, path: string)
       tag(w, 1, 0);
       w.int64(isString ? 1 : 0);
       tag(w, 2, 0);
-      w.int32(isString || absent ? 0 : (value));
+      w.int32(isString || absent ? 0 : value);
       tag(w, 3, 2);
       w.string(isString ? value : '');
       return;
