@@ -1,225 +1,165 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { protobufKinds, protobufMessageType, type JsonSchema } from '@svc/machinery';
-import type { Field, Type } from 'protobufjs';
-import { DeleteOptionsSchema } from '../meta/delete-options';
-import { StatusSchema } from '../meta/status';
-import { EvictionSchema } from './policy/pod-disruption-budget';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  decodeEnvelope,
+  decodeKubernetesMessage,
+  decodeProtobufObject,
+  encodeEnvelope,
+  encodeKubernetesMessage,
+  encodeProtobufObject,
+  kubernetesGroupName,
+  kubernetesMessageNameFor,
+  kubernetesMessageSource,
+} from '@svc/machinery';
 import { builtinScheme } from '../scheme/builtin-scheme';
 
 /**
- * The protobuf table (libs/machinery/src/protobuf/kubernetes-schema.ts) is kept by hand: its field
- * numbers are Kubernetes' own, so it cannot be derived from the kinds' schemas. This checks it
- * against both sides instead:
- * - Kubernetes: every field of the table has the number, type and label of Kubernetes' message
- *   (testing/kubernetes-protobuf-fields.json, extracted from Kubernetes' generated.proto files by
- *   testing/extract-kubernetes-protobuf-fields.js);
- * - the kinds: every field a message carries exists in the kind's schema at that place with a
- *   compatible type, and every field of the kind's schema that Kubernetes' message carries is in the
- *   table, except the gaps listed below.
+ * The gate of the protobuf codec: for every kind the server serves (read from the scheme, so a kind
+ * added later is gated too), Kubernetes' own fully populated fixture of that kind must come out of
+ * the codec unchanged both ways: decoding its `.pb` gives its `.json`, encoding its `.json` gives
+ * its `.pb`, byte for byte. The fixtures are the `testdata/HEAD` objects of k8s.io/api at the tag the
+ * table was extracted from.
  */
+const FIXTURES = findFixtures('shared/reference/k8s-api-testdata-v0.32.9');
 
-interface UpstreamField {
-  id: number;
-  type: string;
-  rule: string;
+/** The fixtures sit beside the checkout (as the specification does), some levels above a worktree. */
+function findFixtures(relative: string): string {
+  for (let dir = join(__dirname, '../../../..'); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, relative))) return join(dir, relative);
+    if (dirname(dir) === dir) throw new Error(`no ${relative} above ${__dirname}`);
+  }
 }
 
-interface Upstream {
-  source: Record<string, string>;
-  messages: Record<string, { file: string; fields: Record<string, UpstreamField> }>;
-}
+/** Served kinds that have no fixture in k8s.io/api's testdata, each with the reason. */
+const WITHOUT_FIXTURE: Readonly<Record<string, string>> = {
+  'apiextensions.k8s.io/v1/CustomResourceDefinition':
+    "apiextensions is not in k8s.io/api (its fixtures are apiextensions-apiserver's); the CRD's JSONSchemaProps have no protobuf message in the table, so CRDs are read and answered as JSON",
+  'apiextensions.k8s.io/v1/CustomResourceDefinitionList': 'as CustomResourceDefinition',
+};
 
-const UPSTREAM = JSON.parse(readFileSync(join(__dirname, 'testing/kubernetes-protobuf-fields.json'), 'utf8')) as Upstream;
+/** Kubernetes' kinds every group version serves, whatever kinds it holds. */
+const META_KINDS = ['Status', 'DeleteOptions', 'WatchEvent'];
 
-/**
- * Fields of the kinds' schemas that Kubernetes' messages carry and the table does not (`Message.field`):
- * a protobuf body that holds them loses them. The table was written for the bodies kubectl's
- * generators send; each entry is a known gap, not a choice, and a closed gap must leave the list.
- */
-const KNOWN_GAPS: readonly string[] = [
-  'Pod.status',
-  'Deployment.status',
-  'ReplicaSet.status',
-  'PodDisruptionBudget.status',
-  ...[
-    'affinity',
-    'dnsConfig',
-    'ephemeralContainers',
-    'hostAliases',
-    'hostUsers',
-    'os',
-    'overhead',
-    'preemptionPolicy',
-    'readinessGates',
-    'resourceClaims',
-    'resources',
-    'runtimeClassName',
-    'schedulingGates',
-    'securityContext',
-    'serviceAccount',
-    'setHostnameAsFQDN',
-    'shareProcessNamespace',
-    'topologySpreadConstraints',
-    'volumes',
-  ].map((f) => `PodSpec.${f}`),
-  ...['envFrom', 'lifecycle', 'livenessProbe', 'readinessProbe', 'resizePolicy', 'restartPolicy', 'securityContext', 'startupProbe', 'volumeDevices'].map(
-    (f) => `Container.${f}`,
-  ),
-  'EnvVar.valueFrom',
-  'VolumeMount.mountPropagation',
-  'VolumeMount.recursiveReadOnly',
-  'VolumeMount.subPathExpr',
-  'ResourceRequirements.claims',
+/** Bodies the API server's authentication and authorization endpoints serve beside the scheme's kinds. */
+const REVIEW_KINDS: readonly ServedKind[] = [
+  ...['TokenRequest', 'TokenReview', 'SelfSubjectReview'].map((kind) => ({ group: 'authentication.k8s.io', version: 'v1', kind })),
+  ...['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'].map((kind) => ({
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind,
+  })),
 ];
 
-function typesOf(schema: JsonSchema): string[] {
-  if (schema.type === undefined) return [];
-  return Array.isArray(schema.type) ? schema.type : [schema.type];
+interface ServedKind {
+  group: string;
+  version: string;
+  kind: string;
 }
 
-/** Messages that stand for one JSON value rather than an object with the message's fields. */
-const VALUE_MESSAGES: Readonly<Record<string, (schema: JsonSchema) => boolean>> = {
-  Time: (s) => typesOf(s).includes('string') && s.format === 'date-time',
-  MicroTime: (s) => typesOf(s).includes('string') && s.format === 'date-time',
-  IntOrString: (s) => s['x-svc-int-or-string'] === true,
-  Quantity: (s) => typesOf(s).includes('string'),
-  FieldsV1: (s) => typesOf(s).includes('object'),
-};
-
-const SCALAR_TYPES: Readonly<Record<string, string>> = {
-  string: 'string',
-  bytes: 'string',
-  bool: 'boolean',
-  int32: 'integer',
-  int64: 'integer',
-};
-
-interface Walk {
-  /** Problems found: a field the schema lacks, a type that does not fit, a gap not listed. */
-  problems: string[];
-  /** `Message.field` of every gap found, with the first place a schema has the field. */
-  gaps: Map<string, string>;
-  /** `Message.field` of every field checked against a schema. */
-  checked: Set<string>;
-}
-
-/** Whether one value of `field` (one item, for a list or a map) fits `schema`; walks nested messages. */
-function checkValue(field: Field, schema: JsonSchema, path: string, walk: Walk): void {
-  const message = field.resolvedType as Type | null;
-  if (message === null) {
-    const want = SCALAR_TYPES[field.type];
-    if (!typesOf(schema).includes(want)) walk.problems.push(`${path}: ${field.type} in protobuf, ${JSON.stringify(schema.type)} in the schema`);
-    return;
-  }
-  const valueCheck = VALUE_MESSAGES[message.name];
-  if (valueCheck) {
-    if (!valueCheck(schema))
-      walk.problems.push(`${path}: ${message.name} in protobuf does not fit the schema ${JSON.stringify({ ...schema, properties: undefined })}`);
-    return;
-  }
-  if (!typesOf(schema).includes('object') || !schema.properties) {
-    walk.problems.push(`${path}: message ${message.name} in protobuf, no object with properties in the schema`);
-    return;
-  }
-  checkMessage(message, schema, path, walk);
-}
-
-function checkMessage(message: Type, schema: JsonSchema, path: string, walk: Walk): void {
-  const properties = schema.properties ?? {};
-  for (const field of message.fieldsArray) {
-    const fieldPath = `${path}.${field.name}`;
-    walk.checked.add(`${message.name}.${field.name}`);
-    const property = properties[field.name];
-    if (!property) {
-      walk.problems.push(`${fieldPath}: in the protobuf message ${message.name}, not in the schema`);
-      continue;
-    }
-    if (field.map) {
-      if (!typesOf(property).includes('object') || typeof property.additionalProperties !== 'object') {
-        walk.problems.push(`${fieldPath}: a map in protobuf, no additionalProperties map in the schema`);
-      } else {
-        checkValue(field, property.additionalProperties, `${fieldPath}{}`, walk);
-      }
-    } else if (field.repeated) {
-      if (!typesOf(property).includes('array') || !property.items) walk.problems.push(`${fieldPath}: repeated in protobuf, no array in the schema`);
-      else checkValue(field, property.items, `${fieldPath}[]`, walk);
-    } else {
-      checkValue(field, property, fieldPath, walk);
-    }
-  }
-  // The other direction: what Kubernetes' message carries and this schema has must be in the table.
-  const upstream = UPSTREAM.messages[message.name];
-  if (!upstream) {
-    walk.problems.push(`${path}: message ${message.name} is not in testing/kubernetes-protobuf-fields.json (run the extractor)`);
-    return;
-  }
-  for (const name of Object.keys(upstream.fields)) {
-    if (message.fields[name] || !properties[name]) continue;
-    if (!walk.gaps.has(`${message.name}.${name}`)) walk.gaps.set(`${message.name}.${name}`, `${path}.${name}`);
-  }
-}
-
-function schemaOf(apiVersion: string, kind: string): JsonSchema {
-  // Bodies that are not stored kinds: the options of a delete and the body of a pod's eviction.
-  if (kind === 'Status') return StatusSchema;
-  if (kind === 'DeleteOptions') return DeleteOptionsSchema;
-  if (kind === 'Eviction') return EvictionSchema;
-  const def = builtinScheme().byApiVersionKind(apiVersion, kind);
-  if (!def) throw new Error(`no kind ${kind} in ${apiVersion}`);
-  return def.schema;
-}
-
-/** Every message the table declares that the protobuf kinds reach, by name. */
-function reachableMessages(): Map<string, Type> {
-  const out = new Map<string, Type>();
-  const visit = (type: Type) => {
-    if (out.has(type.name)) return;
-    out.set(type.name, type);
-    for (const field of type.fieldsArray) if (field.resolvedType && 'fieldsArray' in field.resolvedType) visit(field.resolvedType);
+/** Every kind the scheme's built-in kinds are served with: the kinds, their lists, the bodies of their subresources. */
+function servedKinds(): ServedKind[] {
+  const out = new Map<string, ServedKind>();
+  const add = (group: string, version: string, kind: string) => {
+    const k8sGroup = kubernetesGroupName(group) ?? group;
+    out.set(`${k8sGroup}/${version}/${kind}`, { group: k8sGroup, version, kind });
   };
-  for (const { apiVersion, kind } of protobufKinds()) visit(protobufMessageType(apiVersion, kind));
-  return out;
+  for (const def of builtinScheme().all()) {
+    add(def.group, def.version, def.kind);
+    add(def.group, def.version, def.listKind);
+    for (const sub of Object.values(def.strategy.subresources ?? {})) {
+      if (sub.create) add(sub.create.kind.group, sub.create.kind.version, sub.create.kind.kind);
+    }
+    if (def.subresources.scale) add('autoscaling', 'v1', 'Scale');
+  }
+  for (const kind of META_KINDS) add('', 'v1', kind);
+  for (const { group, version, kind } of REVIEW_KINDS) add(group, version, kind);
+  return [...out.values()];
 }
 
-describe("the protobuf table of Kubernetes' messages", () => {
-  it('gives every field the number, type and label of Kubernetes’ own message', () => {
-    const problems: string[] = [];
-    for (const message of reachableMessages().values()) {
-      const upstream = UPSTREAM.messages[message.name];
-      if (!upstream) {
-        problems.push(`${message.name}: not in Kubernetes' proto files as extracted`);
-        continue;
-      }
-      for (const field of message.fieldsArray) {
-        const theirs = upstream.fields[field.name];
-        const rule = field.map ? `map<${(field as Field & { keyType: string }).keyType}>` : field.repeated ? 'repeated' : 'optional';
-        const ours = { id: field.id, type: field.type, rule };
-        if (!theirs) problems.push(`${message.name}.${field.name}: Kubernetes' message has no such field`);
-        else if (JSON.stringify(ours) !== JSON.stringify(theirs))
-          problems.push(`${message.name}.${field.name}: ${JSON.stringify(ours)} here, ${JSON.stringify(theirs)} in Kubernetes`);
-      }
-    }
-    expect(problems).toEqual([]);
-    expect(reachableMessages().size).toBeGreaterThan(40);
+function keyOf(k: ServedKind): string {
+  return `${k.group === '' ? '' : `${k.group}/`}${k.version}/${k.kind}`;
+}
+
+function fixtureBase(k: ServedKind): string {
+  return join(FIXTURES, `${k.group === '' ? 'core' : k.group}.${k.version}.${k.kind}`);
+}
+
+/** A list kind's fixture: Kubernetes keeps none, so the list of its kind's fixture stands for it. */
+function listFixture(k: ServedKind): { json: Record<string, unknown>; pb: Buffer } | undefined {
+  if (!k.kind.endsWith('List')) return undefined;
+  const item = { ...k, kind: k.kind.slice(0, -'List'.length) };
+  if (!existsSync(`${fixtureBase(item)}.json`)) return undefined;
+  return { json: JSON.parse(readFileSync(`${fixtureBase(item)}.json`, 'utf8')) as Record<string, unknown>, pb: readFileSync(`${fixtureBase(item)}.pb`) };
+}
+
+const served = servedKinds();
+const withFixture = served.filter((k) => existsSync(`${fixtureBase(k)}.pb`));
+const lists = served.filter((k) => !existsSync(`${fixtureBase(k)}.pb`) && listFixture(k) !== undefined);
+
+describe("the protobuf codec against Kubernetes' own fixtures", () => {
+  it('has a fixture for every served kind, or a reason why not', () => {
+    const missing = served.filter((k) => !existsSync(`${fixtureBase(k)}.pb`) && !listFixture(k) && WITHOUT_FIXTURE[keyOf(k)] === undefined).map(keyOf);
+    expect(missing).toEqual([]);
+    // A reason for a kind no longer served, or that has a fixture now, leaves the list.
+    const stale = Object.keys(WITHOUT_FIXTURE).filter((key) => !served.some((k) => keyOf(k) === key && !existsSync(`${fixtureBase(k)}.pb`)));
+    expect(stale).toEqual([]);
+    expect(withFixture.length).toBeGreaterThan(20);
   });
 
-  it("carries only fields of the kinds' schemas, with compatible types, and every schema field Kubernetes carries but the known gaps", () => {
-    const walk: Walk = { problems: [], gaps: new Map(), checked: new Set() };
-    for (const { apiVersion, kind } of protobufKinds()) checkMessage(protobufMessageType(apiVersion, kind), schemaOf(apiVersion, kind), kind, walk);
-    expect(walk.problems).toEqual([]);
-    const unlisted = [...walk.gaps].filter(([gap]) => !KNOWN_GAPS.includes(gap)).map(([gap, where]) => `${gap} (${where})`);
-    expect(unlisted).toEqual([]);
-    // A gap closed (or a field gone from the schema) leaves the list too.
-    expect(KNOWN_GAPS.filter((gap) => !walk.gaps.has(gap))).toEqual([]);
-    // Every field of every reachable message was checked against some kind's schema.
-    const unchecked = [...reachableMessages().values()]
-      .flatMap((m) => (VALUE_MESSAGES[m.name] ? [] : m.fieldsArray.map((f) => `${m.name}.${f.name}`)))
-      .filter((f) => !walk.checked.has(f));
-    expect(unchecked).toEqual([]);
+  it('was extracted from the release the fixtures come from', () => {
+    expect(kubernetesMessageSource()).toEqual({ 'k8s.io/api': 'v0.32.9', 'k8s.io/apimachinery': 'v0.32.9' });
   });
 
-  it('names the Kubernetes sources it was checked against', () => {
-    expect(Object.keys(UPSTREAM.source).sort()).toEqual(['k8s.io/api', 'k8s.io/apimachinery']);
+  describe.each(withFixture.map((k) => [keyOf(k), k] as const))('%s', (_key, k) => {
+    const json = JSON.parse(readFileSync(`${fixtureBase(k)}.json`, 'utf8')) as Record<string, unknown>;
+    const pb = readFileSync(`${fixtureBase(k)}.pb`);
+
+    it('has a message in the table', () => {
+      expect(message).not.toEqual('');
+    });
+
+    // A watch event's fixture carries no type meta (its envelope's is empty): it is read as the kind it is named for.
+    const typed = typeof json.kind === 'string';
+    const message = kubernetesMessageNameFor(typed ? String(json.apiVersion) : 'v1', k.kind) ?? '';
+
+    it('decodes the .pb to the .json', () => {
+      const envelope = decodeEnvelope(pb);
+      expect(typed ? decodeProtobufObject(envelope) : decodeKubernetesMessage(message, envelope.raw)).toEqual(json);
+    });
+
+    it('encodes the .json to the .pb, byte for byte', () => {
+      const bytes = typed ? encodeProtobufObject(json) : encodeEnvelope({ apiVersion: '', kind: '', raw: encodeKubernetesMessage(message, json) });
+      expect(Buffer.from(bytes).toString('hex')).toEqual(pb.toString('hex'));
+    });
+  });
+
+  describe.each(lists.map((k) => [keyOf(k), k] as const))('%s (two items of its kind’s fixture)', (_key, k) => {
+    const fixture = listFixture(k) as { json: Record<string, unknown>; pb: Buffer };
+
+    it('carries each item as the item kind’s own message, and reads back what it wrote', () => {
+      const { apiVersion, kind: _kind, ...item } = fixture.json;
+      const list = { apiVersion, kind: k.kind, metadata: { resourceVersion: '12', continue: 'next' }, items: [item, item] };
+      const bytes = encodeProtobufObject(list);
+      const itemMessage = decodeEnvelope(fixture.pb).raw;
+      const listMessage = decodeEnvelope(bytes).raw;
+      // ListMeta (field 1), then each item as field 2 holding exactly the item's message.
+      const expected = Buffer.concat([
+        Buffer.from([0x0a, 0x0c, 0x0a, 0x00, 0x12, 0x02, 0x31, 0x32, 0x1a, 0x04, 0x6e, 0x65, 0x78, 0x74]),
+        ...[itemMessage, itemMessage].map((m) => Buffer.concat([Buffer.from([0x12]), varint(m.length), Buffer.from(m)])),
+      ]);
+      expect(Buffer.from(listMessage).toString('hex')).toEqual(expected.toString('hex'));
+      expect(decodeProtobufObject(decodeEnvelope(bytes))).toEqual(list);
+    });
   });
 });
+
+function varint(value: number): Buffer {
+  const bytes: number[] = [];
+  let v = value;
+  while (v > 0x7f) {
+    bytes.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  bytes.push(v);
+  return Buffer.from(bytes);
+}

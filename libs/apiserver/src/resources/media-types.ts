@@ -2,10 +2,9 @@
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.svc.protobuf';
 
 /**
- * Kubernetes' name for the envelope. Its clients (kubectl, client-go) put their generated protobuf
- * messages in `raw`, which this server does not speak: a request body of that type is read only when
- * its envelope carries JSON (else 415, on which those clients retry in JSON), and responses are never
- * sent in it (those clients list JSON after it in Accept and get JSON).
+ * Kubernetes' protobuf: the envelope with the object's generated protobuf message in `raw`, as
+ * kubectl and client-go send it. Built-in kinds are read and answered in it (libs/machinery's codec,
+ * Kubernetes' messages field for field); custom resources are JSON only, as in Kubernetes.
  */
 export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 

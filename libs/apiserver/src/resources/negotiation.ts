@@ -1,7 +1,11 @@
 import { newNotAcceptable } from '@svc/machinery';
-import { parseAccept, PROTOBUF_MEDIA_TYPE, type MediaRange } from './media-types';
+import { KUBERNETES_PROTOBUF_MEDIA_TYPE, parseAccept, PROTOBUF_MEDIA_TYPE, type MediaRange } from './media-types';
 
-export type OutputEncoding = 'json' | 'yaml' | 'protobuf';
+/**
+ * `protobuf` is the product's envelope with the object's JSON inside; `kubernetes-protobuf` is
+ * Kubernetes' own: the object's generated protobuf message in the envelope, as client-go reads it.
+ */
+export type OutputEncoding = 'json' | 'yaml' | 'protobuf' | 'kubernetes-protobuf';
 
 /** The meta kinds a client may ask to see objects as, through `as=` in Accept. */
 export type OutputView = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
@@ -44,7 +48,7 @@ export function negotiateOutput(accept: string | undefined, target: NegotiationT
     const chosen = formatFor(range, target, pretty);
     if (chosen !== undefined) return chosen;
   }
-  throw newNotAcceptable(target.protobuf ? [JSON_TYPE, YAML_TYPE, PROTOBUF_MEDIA_TYPE] : [JSON_TYPE, YAML_TYPE]);
+  throw newNotAcceptable(target.protobuf ? [JSON_TYPE, YAML_TYPE, KUBERNETES_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE] : [JSON_TYPE, YAML_TYPE]);
 }
 
 /** The JSON format, for answers that cannot be negotiated (errors before negotiation). */
@@ -71,6 +75,9 @@ function formatFor(range: MediaRange, target: NegotiationTarget, pretty: boolean
   if (full === YAML_TYPE) {
     // YAML has no stream framing: watches answer in JSON, as Kubernetes does.
     return { encoding: target.verb === 'watch' ? 'json' : 'yaml', contentType: YAML_TYPE, streamContentType: JSON_TYPE, pretty };
+  }
+  if (full === KUBERNETES_PROTOBUF_MEDIA_TYPE && target.protobuf) {
+    return { encoding: 'kubernetes-protobuf', contentType: full, streamContentType: `${full};stream=watch`, pretty: false };
   }
   if (full === PROTOBUF_MEDIA_TYPE && target.protobuf) {
     return { encoding: 'protobuf', contentType: full, streamContentType: `${full};stream=watch`, pretty: false };

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { watchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import type { ResourceWatch, ResourceWatchEvent } from './registry-types';
-import { addWarnings, protobufWatchFrame } from './response-writer';
+import { addWarnings, kubernetesWatchFrame, protobufWatchFrame } from './response-writer';
 
 export interface WatchStreamOptions {
   watch: ResourceWatch;
@@ -39,7 +39,8 @@ const WATCH_WRITE_BATCH_BYTES = 1024 * 1024;
  */
 export async function streamWatch(res: ServerResponse, options: WatchStreamOptions): Promise<void> {
   const { watch, format } = options;
-  const protobuf = format.encoding === 'protobuf';
+  const protobuf = format.encoding === 'protobuf' || format.encoding === 'kubernetes-protobuf';
+  const protobufFrame = format.encoding === 'kubernetes-protobuf' ? kubernetesWatchFrame : protobufWatchFrame;
   addWarnings(res, options.warnings ?? []);
   res.statusCode = 200;
   res.setHeader('Content-Type', format.streamContentType);
@@ -82,7 +83,7 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
       const event = next.value;
       const shown = options.view ? options.view(event) : event.object;
       if (protobuf) {
-        if (!res.write(protobufWatchFrame({ type: event.type, object: shown }))) await drained(res);
+        if (!res.write(protobufFrame({ type: event.type, object: shown }))) await drained(res);
         continue;
       }
       const frame = watchFrame(event.type, shown);

@@ -102,7 +102,7 @@ describe('object envelope', () => {
   });
 
   it('refuses payloads it cannot read', () => {
-    const protobufPayload = encodeEnvelope({ apiVersion: 'v1', kind: 'Node', raw: new Uint8Array([0x0a, 0x00]) });
+    const protobufPayload = encodeEnvelope({ apiVersion: 'example.com/v1', kind: 'Widget', raw: new Uint8Array([0x0a, 0x00]) });
     const unsupported = envelopeError(() => decodeObjectEnvelope(protobufPayload));
     expect(unsupported.message).toContain('protobuf');
     expect(unsupported.kind).toBe('UnsupportedMediaType');

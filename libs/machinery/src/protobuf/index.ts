@@ -2,5 +2,16 @@ export type { Envelope, EnvelopeErrorKind, EnvelopeInput } from './envelope';
 export { ENVELOPE_MAGIC, EnvelopeError, PROTOBUF_MEDIA_TYPE, decodeEnvelope, encodeEnvelope, hasEnvelopePrefix } from './envelope';
 export type { EnvelopeObject } from './object-envelope';
 export { decodeObjectEnvelope, encodeObjectEnvelope } from './object-envelope';
+export type { KubernetesMessage } from './kubernetes-codec';
+export {
+  decodeKubernetesMessage,
+  encodeKubernetesMessage,
+  formatGoDuration,
+  kubernetesKinds,
+  kubernetesMessage,
+  kubernetesMessageNameFor,
+  kubernetesMessageSource,
+  parseGoDuration,
+} from './kubernetes-codec';
 export type { ProtobufKind } from './protobuf-object';
-export { decodeProtobufObject, encodeProtobufObject, protobufKinds, protobufMessageType } from './protobuf-object';
+export { decodeProtobufObject, encodeProtobufMessage, encodeProtobufObject, hasProtobufMessage, protobufKinds } from './protobuf-object';

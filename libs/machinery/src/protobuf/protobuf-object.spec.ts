@@ -234,8 +234,9 @@ describe('protobuf objects', () => {
       '2a00', // 5 uid ""
       '3200', // 6 resourceVersion ""
       '3800', // 7 generation 0
-      '4202', // 8 creationTimestamp, 2 bytes:
+      '4204', // 8 creationTimestamp, 4 bytes:
       '0864', // Time.seconds 100
+      '1000', // Time.nanos 0, always written (Timestamp's nanos is a Go value)
       '501e', // 10 deletionGracePeriodSeconds 30
     ].join('');
     const secret = [
@@ -257,12 +258,12 @@ describe('protobuf objects', () => {
   });
 
   it('refuses kinds it has no message for, as an unsupported media type', () => {
-    const node = encodeEnvelope({ apiVersion: 'v1', kind: 'Node', raw: new Uint8Array([0x0a, 0x00]) });
-    const error = envelopeError(() => decodeObjectEnvelope(node));
+    const widget = encodeEnvelope({ apiVersion: 'example.com/v1', kind: 'Widget', raw: new Uint8Array([0x0a, 0x00]) });
+    const error = envelopeError(() => decodeObjectEnvelope(widget));
     expect(error.kind).toBe('UnsupportedMediaType');
-    expect(error.message).toContain('Node');
-    expect(envelopeError(() => decodeProtobufObject(decodeEnvelope(node))).kind).toBe('UnsupportedMediaType');
-    expect(envelopeError(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'Node' })).kind).toBe('UnsupportedMediaType');
+    expect(error.message).toContain('Widget');
+    expect(envelopeError(() => decodeProtobufObject(decodeEnvelope(widget))).kind).toBe('UnsupportedMediaType');
+    expect(envelopeError(() => encodeProtobufObject({ apiVersion: 'example.com/v1', kind: 'Widget' })).kind).toBe('UnsupportedMediaType');
     const wrongGroup = encodeEnvelope({ apiVersion: 'example.com/v1', kind: 'Secret', raw: new Uint8Array(0) });
     expect(envelopeError(() => decodeObjectEnvelope(wrongGroup)).kind).toBe('UnsupportedMediaType');
   });
