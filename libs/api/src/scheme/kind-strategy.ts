@@ -142,4 +142,29 @@ export interface KindStrategy {
   podSpec?: { readonly path: readonly string[]; readonly template: boolean };
   /** Subresources that connect to the node agent of the object's node, by name. */
   connect?: Readonly<Record<string, ConnectSubresource>>;
+  /** The `proxy` subresource: where a request to `<name>[:<port>]/proxy/<path>` goes. */
+  proxy?: ProxySubresource;
+}
+
+/** Where a proxied request goes: a host and port of the object's, or the agent of a node. */
+export type ProxyTarget =
+  | { via: 'direct'; scheme: 'http' | 'https'; host: string; port?: number }
+  /**
+   * The node agent of `nodeName` over the API server's connection to it (its client certificate, its
+   * CA); with `port`, another port of the node's address, plainly.
+   */
+  | { via: 'nodeAgent'; nodeName: string; port?: number; scheme?: 'http' | 'https' };
+
+/** Reads an object of another kind in the same scope, for a proxy location (a Service's Endpoints, their pods). */
+export type ProxyLookup = (resource: 'pods' | 'endpoints' | 'nodes', namespace: string, name: string) => Promise<ApiObject>;
+
+/**
+ * Kubernetes' Redirector of a kind (ResourceLocation): the target of `pods/<id>/proxy`,
+ * `services/<id>/proxy` or `nodes/<id>/proxy`, where the id is `name`, `name:port` or
+ * `scheme:name:port`. It throws a StatusError (400, 503) when the id names no reachable target.
+ */
+export interface ProxySubresource {
+  /** The object's name within an id (what is read and authorized); undefined when the id is not well formed. */
+  nameOf(id: string): string | undefined;
+  location(object: ApiObject, id: string, lookup: ProxyLookup): Promise<ProxyTarget>;
 }

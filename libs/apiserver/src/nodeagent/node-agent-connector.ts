@@ -87,6 +87,12 @@ export class NodeAgentConnector {
     return { host, port };
   }
 
+  /** The agent's address and port, with the TLS settings every connection to it uses (a node proxy's). */
+  async endpoint(nodeName: string): Promise<{ host: string; port: number; tls: ConnectionOptions }> {
+    const target = await this.target(nodeName);
+    return { ...target, tls: this.tls };
+  }
+
   private url(location: ConnectLocation, target: { host: string; port: number }): URL {
     const host = isIP(target.host) === 6 ? `[${target.host}]` : target.host;
     const url = new URL(`https://${host}:${target.port}${location.path}`);

@@ -114,6 +114,9 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
 
   info.parts = parts;
   if (parts.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(info.verb)) info.subresource = parts[2];
+  // What follows a proxy subresource is the target's path: a trailing slash or an empty segment there
+  // is the target's business; the path up to the subresource must still be exact.
+  if (info.subresource === 'proxy' && !info.exact) info.exact = !hasEmptySegment(pathBefore(path, parts.length - 3));
   if (parts.length >= 2) info.name = parts[1];
   if (parts.length >= 1) info.resource = parts[0];
 
@@ -125,6 +128,14 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
+}
+
+/** The path without its last `count` segments (a trailing slash counted as none). */
+function pathBefore(path: string, count: number): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === SLASH) end--;
+  for (let i = 0; i < count; i++) end = path.lastIndexOf('/', end - 1);
+  return path.slice(0, Math.max(end, 0));
 }
 
 function hasEmptySegment(path: string): boolean {

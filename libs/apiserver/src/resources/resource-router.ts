@@ -1,6 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
-import { apiVersionOf, deprecatedApiWarning, findDeprecatedApiVersion, removedApiMessage, type ApiObject, type KindDefinition, type Scheme } from '@svc/api';
+import {
+  apiVersionOf,
+  deprecatedApiWarning,
+  type ProxyLookup,
+  findDeprecatedApiVersion,
+  removedApiMessage,
+  type ApiObject,
+  type KindDefinition,
+  type Scheme,
+} from '@svc/api';
 import { failureStatus, isValidPathSegmentName, StatusError, StatusReasons, type Status, type UserInfo } from '@svc/machinery';
 import { isTimedOutResponse } from '../filters/handler-chain';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
@@ -25,6 +34,7 @@ import { toStatusError } from './status-mapping';
 import { withEmptyDetails } from '../status/status';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
 import { streamWatch } from './watch-stream';
+import { proxiedPathOf, serveProxy } from './resource-proxy';
 import { listJsonBytes } from './encoded-json';
 import { LargeBodyPool } from './large-body-pool';
 
@@ -56,6 +66,9 @@ interface Target {
 }
 
 const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
+
+// Kubernetes' ProxyREST ConnectMethods.
+const PROXY_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /**
  * The one handler of every resource path (`/api/v1/...`, `/apis/<group>/<version>/...`) for every kind
@@ -108,7 +121,8 @@ export class ResourceRouter {
     }
     const name = info.parts[1] ?? '';
     const subresource = info.parts[2] ?? '';
-    if (info.parts.length > 3) throw notFound(NOT_FOUND_MESSAGE);
+    // Only a proxy names a path of its own after the subresource.
+    if (info.parts.length > 3 && !(subresource === 'proxy' && def.strategy.proxy)) throw notFound(NOT_FOUND_MESSAGE);
     let namespace = '';
     if (def.namespaced) {
       namespace = info.namespacedPath ? info.namespace : '';
@@ -182,6 +196,7 @@ export class ResourceRouter {
         if (method === 'PATCH') return this.patchScale(req, res, target, format);
         throw methodNotAllowed();
       default: {
+        if (subresource === 'proxy' && def.strategy.proxy) return this.proxy(req, res, target);
         if (def.strategy.connect?.[subresource] !== undefined) return this.connect(req, res, target);
         // A subresource of the kind's own: PUT of the object (a namespace's finalize), or POST of
         // another kind's body (a pod's binding).
@@ -261,6 +276,27 @@ export class ResourceRouter {
     }
     if (target.subresource !== 'log') throw new StatusError(failureStatus(400, StatusReasons.BadRequest, 'Upgrade request required', {}));
     await nodeAgents.stream(location, req, res);
+  }
+
+  /** `<resource>/<name>[:<port>]/proxy/<path>`: to the object's own address, or its node agent (Kubernetes' ProxyREST). */
+  private async proxy(req: IncomingMessage, res: ServerResponse, target: Target): Promise<void> {
+    const proxy = target.def.strategy.proxy!;
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (!PROXY_METHODS.has(method)) throw methodNotAllowed();
+    const name = proxy.nameOf(target.name);
+    if (name === undefined)
+      throw new StatusError(
+        failureStatus(400, StatusReasons.BadRequest, `invalid ${target.def.kind.toLowerCase()} request ${JSON.stringify(target.name)}`, {}),
+      );
+    const path = proxiedPathOf(requestUrl(req).pathname, target.def.resource, target.name);
+    const object = await target.registry.get(target.namespace, name, {});
+    const lookup: ProxyLookup = async (resource, namespace, objectName) => {
+      const registry = this.options.registries.forResource('', 'v1', resource);
+      if (registry === undefined) throw notFound(NOT_FOUND_MESSAGE);
+      return registry.get(namespace, objectName, {});
+    };
+    const location = await proxy.location(object, target.name, lookup);
+    await serveProxy(req, res, { target: location, path, nodeAgents: this.options.nodeAgents });
   }
 
   // ---- writes ----

@@ -3,6 +3,7 @@ import { encodeEnvelope, encodeKubernetesMessage, encodeObjectEnvelope, encodePr
 import { stringify as toYaml } from 'yaml';
 import { jsonLine } from './encoded-json';
 import type { OutputFormat } from './negotiation';
+import { endWithBody } from './response-compression';
 
 /** `299 - "<text>"`, the Warning header value Kubernetes sends (text quoted and escaped). */
 export function warningHeaderValue(text: string): string {
@@ -84,8 +85,7 @@ export function writeEncoded(res: ServerResponse, code: number, encoded: Buffer 
   addWarnings(res, warnings);
   res.statusCode = code;
   res.setHeader('Content-Type', format.encoding === 'json' && format.view === undefined ? 'application/json' : format.contentType);
-  res.setHeader('Content-Length', typeof encoded === 'string' ? Buffer.byteLength(encoded) : encoded.length);
-  res.end(encoded);
+  endWithBody(res, encoded);
 }
 
 /** Writes a Status error in the negotiated encoding (JSON for views), with its retry hint as Retry-After. */

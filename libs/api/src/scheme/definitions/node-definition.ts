@@ -3,6 +3,7 @@ import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
 import type { ApiObject } from '../kind-definition';
 import { as, defineKind, isRecord, records } from './define-kind';
+import { NODE_PROXY } from './proxy-locations';
 
 /** Role labels kubectl reads (`node-role.kubernetes.io/<role>`, `kubernetes.io/role`), and the specification's names of them. */
 const ROLE_LABEL_PREFIXES = ['node-role.kubernetes.io/', 'node-role.svc.io/'];
@@ -67,7 +68,7 @@ export const nodeDefinition = defineKind({
   schema: NodeSchema,
   fieldSelectors: { 'spec.unschedulable': (o) => String(as<Node>(o).spec?.unschedulable ?? false) },
   // A node agent registers its Node with the status it reports; Kubernetes' node strategy keeps no generation.
-  strategy: { resetStatusOnCreate: false, tracksGeneration: false },
+  strategy: { resetStatusOnCreate: false, tracksGeneration: false, proxy: NODE_PROXY },
   defaultHooks: [defaultNodeStatus],
   columns: [
     nameColumn(),

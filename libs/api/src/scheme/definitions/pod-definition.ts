@@ -10,6 +10,7 @@ import { podQosClass } from './pod-qos';
 import { POD_CONNECT_SUBRESOURCES } from './pod-connect';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 import { validatePodUpdate } from './pod-update-rules';
+import { POD_PROXY } from './proxy-locations';
 
 /** Reason Kubernetes' node controller puts on pods of an unreachable node. */
 const NODE_LOST_REASON = 'NodeLost';
@@ -129,6 +130,7 @@ export const podStrategy: KindStrategy = {
   validateUpdate: validatePodUpdate,
   returnDeletedObject: true,
   connect: POD_CONNECT_SUBRESOURCES,
+  proxy: POD_PROXY,
   deletionGracePeriodSeconds(pod, requestedSeconds) {
     const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
     const phase = (pod.status as { phase?: string } | undefined)?.phase;

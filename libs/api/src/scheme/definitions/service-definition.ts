@@ -3,6 +3,7 @@ import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind, formatLabels, isRecord, records } from './define-kind';
+import { SERVICE_PROXY } from './proxy-locations';
 
 function defaultService(obj: ApiObject): void {
   const spec = obj.spec;
@@ -93,6 +94,7 @@ export const serviceDefinition = defineKind({
   // Kubernetes' svcStrategy: no generation; a new Service's status is an empty load balancer status,
   // which the Go types always serialize (`status: {loadBalancer: {}}`).
   strategy: {
+    proxy: SERVICE_PROXY,
     returnDeletedObject: true,
     tracksGeneration: false,
     prepareForCreate(service) {
