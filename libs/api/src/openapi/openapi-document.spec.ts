@@ -20,6 +20,7 @@ function widgetCrd(extraVersion = false, extraField = false): CustomResourceDefi
             items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
           },
           extra: { type: 'object', 'x-svc-preserve-unknown-fields': true },
+          port: { 'x-svc-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
           ...(extraField ? { colour: { type: 'string' } } : {}),
         },
       },
@@ -152,7 +153,32 @@ describe('OpenAPI v3 documents', () => {
       'x-kubernetes-patch-strategy': 'retainKeys',
     });
     const rollingUpdate = apps.components.schemas['io.svc.api.apps.v1.DeploymentStrategy'].properties!.rollingUpdate;
-    expect(rollingUpdate.properties!.maxSurge['x-kubernetes-int-or-string']).toBe(true);
+    expect(collectRefs(rollingUpdate.properties!.maxSurge)).toEqual(['#/components/schemas/io.svc.apimachinery.pkg.util.intstr.IntOrString']);
+  });
+
+  it('never publishes a type array: quantities and int-or-strings are oneOf components, as in Kubernetes', () => {
+    const scheme = builtinScheme();
+    const typeArrays: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}[${i}]`));
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'type' && Array.isArray(v)) typeArrays.push(at);
+          if (k === 'x-kubernetes-int-or-string') typeArrays.push(`${at} (int-or-string marker on a built-in field)`);
+          walk(v, `${at}.${k}`);
+        }
+      }
+    };
+    for (const g of scheme.groups()) for (const v of g.versions) walk(openApiV3Document(scheme, g.name, v.version), `${g.name}/${v.version}`);
+    expect(typeArrays).toEqual([]);
+    const schemas = core.components.schemas;
+    expect(schemas['io.svc.apimachinery.pkg.api.resource.Quantity']).toMatchObject({ oneOf: [{ type: 'string' }, { type: 'number' }] });
+    expect(schemas['io.svc.apimachinery.pkg.util.intstr.IntOrString']).toMatchObject({
+      format: 'int-or-string',
+      oneOf: [{ type: 'integer' }, { type: 'string' }],
+    });
+    const resources = schemas['io.svc.api.core.v1.ResourceRequirements'].properties!;
+    expect(resources.limits.additionalProperties).toEqual({ $ref: '#/components/schemas/io.svc.apimachinery.pkg.api.resource.Quantity' });
   });
 
   it('names the structs kinds are made of, as Kubernetes names its types', () => {
@@ -288,6 +314,9 @@ describe('OpenAPI v3 documents', () => {
     expect(spec.ports).toMatchObject({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] });
     expect(spec.ports['x-svc-unique-map-keys']).toBeUndefined();
     expect(spec.extra['x-kubernetes-preserve-unknown-fields']).toBe(true);
+    // A CRD's int-or-string keeps its marker, as Kubernetes publishes custom resource schemas.
+    expect(spec.port['x-kubernetes-int-or-string']).toBe(true);
+    expect(spec.port.$ref).toBeUndefined();
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status',

@@ -71,8 +71,16 @@ function gvkExtensions(group: string, version: string, kind: string): Record<str
   return { 'x-kubernetes-group-version-kind': gvk, 'x-svc-group-version-kind': gvk.map((g) => ({ ...g })) };
 }
 
-function objectSchema(converter: OpenApiSchemaConverter, schema: JsonSchema, kind: string, group: string, version: string, objectMeta: boolean): JsonSchema {
-  const out = converter.convert(schema);
+function objectSchema(
+  converter: OpenApiSchemaConverter,
+  schema: JsonSchema,
+  kind: string,
+  group: string,
+  version: string,
+  objectMeta: boolean,
+  customResource = false,
+): JsonSchema {
+  const out = converter.convert(schema, { customResource });
   const props = { ...(out.properties ?? {}) };
   if (props.apiVersion) props.apiVersion = withDescription(props.apiVersion, API_VERSION_DESCRIPTION)!;
   if (props.kind) props.kind = withDescription(props.kind, KIND_DESCRIPTION)!;
@@ -88,7 +96,7 @@ function objectSchema(converter: OpenApiSchemaConverter, schema: JsonSchema, kin
 }
 
 function kindSchema(converter: OpenApiSchemaConverter, def: KindDefinition): JsonSchema {
-  return objectSchema(converter, def.schema, def.kind, def.group, def.version, true);
+  return objectSchema(converter, def.schema, def.kind, def.group, def.version, true, def.source.type === 'crd');
 }
 
 function listSchema(def: KindDefinition): JsonSchema {

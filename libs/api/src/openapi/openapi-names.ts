@@ -2,6 +2,8 @@
 
 export const META_SCHEMA_PREFIX = 'io.svc.apimachinery.pkg.apis.meta.v1';
 export const SCALE_SCHEMA_NAME = 'io.svc.api.autoscaling.v1.Scale';
+export const QUANTITY_SCHEMA_NAME = 'io.svc.apimachinery.pkg.api.resource.Quantity';
+export const INT_OR_STRING_SCHEMA_NAME = 'io.svc.apimachinery.pkg.util.intstr.IntOrString';
 
 /** `io.svc.api.apps.v1.Deployment` for product groups, reverse DNS (`com.example.v1.Widget`) for others. */
 export function openApiSchemaName(group: string, version: string, kind: string): string {

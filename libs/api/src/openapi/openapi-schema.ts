@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../schema/json-schema';
 import { namedStructs, type NamedStruct } from './named-structs';
+import { INT_OR_STRING_SCHEMA_NAME, QUANTITY_SCHEMA_NAME } from './openapi-names';
 
 /**
  * The schema of a kind as an OpenAPI 3.0 document carries it. The engine's dialect is JSON Schema
@@ -74,6 +75,38 @@ function finishNode(node: Record<string, unknown>): void {
 }
 
 /**
+ * The two scalar types of built-in kinds that take more than one JSON type. OpenAPI 3.0 has no type
+ * arrays (kubectl explain fails on one), so Kubernetes documents them as components with `oneOf`.
+ */
+export const SCALAR_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
+  [QUANTITY_SCHEMA_NAME]: {
+    description:
+      'A resource amount written as a decimal number with an optional suffix: a binary one (Ki, Mi, Gi, Ti, Pi, Ei), a decimal one (n, u, m, k, M, G, T, P, E) or an exponent (e3). `500m` CPU is half a core, `1Gi` of memory is 2^30 bytes. A plain JSON number is read the same way.',
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+  },
+  [INT_OR_STRING_SCHEMA_NAME]: {
+    description: 'A value that is either a whole number or a string; a port given as a number or by its name, a count given as a number or as a percentage such as `25%`.',
+    format: 'int-or-string',
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+  },
+};
+
+/** The scalar component a built-in node stands for, if any. */
+function scalarComponent(node: JsonSchema): string | undefined {
+  if (Array.isArray(node.type) && node.type.length === 2 && node.type.includes('string') && node.type.includes('number')) return QUANTITY_SCHEMA_NAME;
+  if (node['x-svc-int-or-string'] === true && node.type === undefined) return INT_OR_STRING_SCHEMA_NAME;
+  return undefined;
+}
+
+export interface ConvertOptions {
+  /**
+   * A custom resource's schema: int-or-string fields keep `x-kubernetes-int-or-string`, as Kubernetes
+   * publishes CRD schemas, rather than a reference to the IntOrString component.
+   */
+  customResource?: boolean;
+}
+
+/**
  * Converts schemas into one document: structs with a name (see named-structs) become
  * `components.schemas` entries referenced where they are used, the way Kubernetes documents
  * `DeploymentSpec` or `Container`, so that `kubectl explain` names the types it shows.
@@ -84,12 +117,22 @@ export class OpenApiSchemaConverter {
 
   constructor(private readonly named: ReadonlyMap<object, NamedStruct> = namedStructs()) {}
 
+  private customResource = false;
+
   /** A whole schema; its own root is written out even when it is a named struct. */
-  convert(schema: JsonSchema): JsonSchema {
-    return this.node(schema, true);
+  convert(schema: JsonSchema, options: ConvertOptions = {}): JsonSchema {
+    const previous = this.customResource;
+    this.customResource = options.customResource === true;
+    try {
+      return this.node(schema, true);
+    } finally {
+      this.customResource = previous;
+    }
   }
 
   private node(node: JsonSchema, root: boolean): JsonSchema {
+    const scalar = this.customResource ? undefined : scalarComponent(node);
+    if (scalar) return this.scalarReference(scalar, node);
     const named = !root && isRecord(node.properties) ? this.named.get(node.properties) : undefined;
     if (named) return this.reference(named, node);
     const out: Record<string, unknown> = {};
@@ -107,6 +150,15 @@ export class OpenApiSchemaConverter {
     }
     finishNode(out);
     return out;
+  }
+
+  /** `$ref` to a scalar component, the field's description and default beside it. */
+  private scalarReference(component: string, site: JsonSchema): JsonSchema {
+    this.components[component] ??= plain(SCALAR_COMPONENTS[component]);
+    const ref = { $ref: `#/components/schemas/${component}` };
+    const field: Record<string, unknown> = {};
+    for (const key of ['default', 'description', 'nullable'] as const) if (site[key] !== undefined) field[key] = plain(site[key]);
+    return Object.keys(field).length ? { allOf: [ref], ...field } : ref;
   }
 
   /** `$ref` to the struct's component (made on first use), keeping the field's own keywords beside it. */

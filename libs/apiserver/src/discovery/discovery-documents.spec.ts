@@ -81,18 +81,18 @@ describe('discovery documents', () => {
     const scheme = builtinScheme();
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
-      'admissionregistration.svc.io',
-      'apiextensions.svc.io',
       'apps',
-      'coordination.svc.io',
-      'discovery.svc.io',
       'policy',
-      'rbac.authorization.svc.io',
+      'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
-      'rbac.authorization.k8s.io',
+      'rbac.authorization.svc.io',
+      'admissionregistration.svc.io',
+      'apiextensions.svc.io',
+      'coordination.svc.io',
+      'discovery.svc.io',
     ]);
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     expect(apiGroupList(apis).groups.find((g) => g.name === 'example.com')).toEqual({
@@ -164,19 +164,19 @@ describe('discovery documents', () => {
     const named = aggregatedDiscovery(apis, 'apis', 'v2beta1');
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
-      'admissionregistration.svc.io',
-      'apiextensions.svc.io',
       'apps',
-      'coordination.svc.io',
-      'discovery.svc.io',
-      'example.com',
       'policy',
-      'rbac.authorization.svc.io',
+      'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
-      'rbac.authorization.k8s.io',
+      'rbac.authorization.svc.io',
+      'admissionregistration.svc.io',
+      'apiextensions.svc.io',
+      'coordination.svc.io',
+      'discovery.svc.io',
+      'example.com',
     ]);
     const apps = named.items.find((g) => g.metadata.name === 'apps')!;
     expect(apps.versions[0]).toMatchObject({ version: 'v1', freshness: 'Current' });
@@ -206,18 +206,18 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'policy',
+      'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'rbac.authorization.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'coordination.svc.io',
       'discovery.svc.io',
       'example.com',
-      'policy',
-      'rbac.authorization.svc.io',
-      'admissionregistration.k8s.io',
-      'apiextensions.k8s.io',
-      'coordination.k8s.io',
-      'discovery.k8s.io',
-      'rbac.authorization.k8s.io',
     ]);
     expect(apiResourceList(apis, 'apps', 'v1')).toBeUndefined();
     expect(aggregatedDiscovery(apis, 'apis', 'v2').items.map((g) => g.metadata.name)).not.toContain('apps');
@@ -232,16 +232,16 @@ describe('--runtime-config', () => {
     expect(removed.map((d) => d.kind)).toEqual(['Lease']);
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
-      'admissionregistration.svc.io',
-      'apiextensions.svc.io',
       'apps',
-      'discovery.svc.io',
       'policy',
-      'rbac.authorization.svc.io',
+      'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'discovery.k8s.io',
-      'rbac.authorization.k8s.io',
+      'rbac.authorization.svc.io',
+      'admissionregistration.svc.io',
+      'apiextensions.svc.io',
+      'discovery.svc.io',
     ]);
     // Either name of a group turns both off.
     const viaKubernetesName = builtinScheme();

@@ -1,5 +1,6 @@
 import { kubernetesGroupName, specGroupName } from '@svc/machinery';
 import { compareVersions, versionTrack, type ApiGroupInfo, type KindDefinition, type Scheme } from '@svc/api';
+import { compareGroupsForDiscovery } from './group-priority';
 
 /** `--runtime-config` as parsed: `key[=value]` pairs, a missing value already read as `true`. */
 export type RuntimeConfig = Readonly<Record<string, string>>;
@@ -57,14 +58,18 @@ export class ServedApis {
     return this.kinds(group, version).length > 0;
   }
 
-  /** Groups with their served versions (most preferred first), the core group first. */
+  /**
+   * Groups with their served versions (most preferred first), in Kubernetes' discovery order: the
+   * core group, Kubernetes' groups by their priority, the `*.svc.io` names of the same groups, then
+   * the groups of CustomResourceDefinitions by name.
+   */
   groups(): ApiGroupInfo[] {
     const out: ApiGroupInfo[] = [];
     for (const g of this.scheme.groups()) {
       const versions = g.versions.filter((v) => this.servesGroupVersion(g.name, v.version)).sort((a, b) => compareVersions(a.version, b.version));
       if (versions.length) out.push({ name: g.name, versions, preferredVersion: versions[0] });
     }
-    return out;
+    return out.sort((a, b) => compareGroupsForDiscovery(a.name, b.name));
   }
 
   group(name: string): ApiGroupInfo | undefined {
