@@ -1,4 +1,4 @@
-import { isGlobalUnicast, isProxyableIP, splitSchemeNamePort } from '@svc/api';
+import { isGlobalUnicast, splitSchemeNamePort } from '@svc/api';
 import { proxiedPathOf, rewriteLocation } from './resource-proxy';
 
 const prefix = '/api/v1/namespaces/default/services/web:80/proxy';
@@ -45,10 +45,8 @@ describe('proxy ids and addresses', () => {
     expect(splitSchemeNamePort('a:b:c:d')).toBeUndefined();
   });
 
-  it('proxies to global unicast pod IPs only, and to other node ports never on loopback or link-local', () => {
+  it('proxies to global unicast addresses only (pods and nodes)', () => {
     expect(['10.244.1.5', '192.0.2.2', '2001:db8::1'].every(isGlobalUnicast)).toBe(true);
     expect(['127.0.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1', '::1', 'fe80::1', 'not-an-ip', ''].some(isGlobalUnicast)).toBe(false);
-    expect(isProxyableIP('10.0.0.1')).toBe(true);
-    expect(['127.0.0.2', '169.254.169.254', '::1'].some(isProxyableIP)).toBe(false);
   });
 });
