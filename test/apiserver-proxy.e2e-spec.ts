@@ -14,8 +14,8 @@ import { KUBECTL, runKubectl } from './support/kubectl-run';
 
 // The proxy subresources of services, pods and nodes, through kubectl proxy as a user reaches them.
 // The "pod" is an HTTP server of this test on the host's own global address (Kubernetes proxies to
-// global unicast pod IPs only, never loopback); the "node agent" is an HTTPS server on loopback that
-// a Node object points at, reached over the API server's node agent connection.
+// global unicast addresses only, never loopback); the "node agent" is an HTTPS server on that address
+// too, which a Node object points at, reached over the API server's node agent connection.
 
 let server: ApiServerProcess;
 let client: ApiClient;
@@ -127,16 +127,23 @@ beforeAll(async () => {
     res.writeHead(404);
     res.end('not here');
   });
-  const agentPort = await listen(agent, '127.0.0.1');
+  const agentPort = await listen(agent, podIp);
 
   await createNamespace(client, ns);
   const node = await client.post('/api/v1/nodes', {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: 'proxy-node' },
-    status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agentPort } } },
+    status: { addresses: [{ type: 'InternalIP', address: podIp }], daemonEndpoints: { kubeletEndpoint: { Port: agentPort } } },
   });
   expectStatus(node, 201);
+  const local = await client.post('/api/v1/nodes', {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'local-node' },
+    status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agentPort } } },
+  });
+  expectStatus(local, 201);
   await create(client, `/api/v1/namespaces/${ns}/pods`, {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -372,10 +379,18 @@ describe('nodes/<name>/proxy', () => {
     expect(res.body).toContain('agent_up{path="/metrics?x=1"} 1');
   });
 
-  it('refuses another port of a loopback node address', async () => {
-    const res = await curl('/api/v1/nodes/proxy-node:22/proxy/');
-    expect(res.code).toBe('400');
-    expect(JSON.parse(res.body).message).toBe('address not allowed');
+  it("reaches another port of the node's address plainly", async () => {
+    const res = await curl(`/api/v1/nodes/proxy-node:${backendPort}/proxy/from-node`);
+    expect(res.code).toBe('200');
+    expect(JSON.parse(res.body)).toMatchObject({ url: '/from-node' });
+  });
+
+  it('refuses a node whose address is loopback, on its agent port or any other, as Kubernetes 1.32 does', async () => {
+    for (const id of ['local-node', 'local-node:22']) {
+      const res = await curl(`/api/v1/nodes/${id}/proxy/metrics`);
+      expect(res.code).toBe('400');
+      expect(JSON.parse(res.body).message).toBe('address not allowed');
+    }
   });
 });
 

@@ -115,7 +115,7 @@ export { deploymentDefinition } from './scheme/definitions/deployment-definition
 export { replicaSetDefinition } from './scheme/definitions/replica-set-definition';
 export { replicationControllerDefinition } from './scheme/definitions/replication-controller-definition';
 export { serviceDefinition } from './scheme/definitions/service-definition';
-export { isGlobalUnicast, isProxyableIP, splitSchemeNamePort } from './scheme/definitions/proxy-locations';
+export { isGlobalUnicast, splitSchemeNamePort } from './scheme/definitions/proxy-locations';
 export { endpointsDefinition, formatEndpoints } from './scheme/definitions/endpoints-definition';
 export { namespaceDefinition } from './scheme/definitions/namespace-definition';
 export { configMapDefinition } from './scheme/definitions/config-map-definition';

@@ -142,6 +142,11 @@ export interface KindStrategy {
   podSpec?: { readonly path: readonly string[]; readonly template: boolean };
   /** Subresources that connect to the node agent of the object's node, by name. */
   connect?: Readonly<Record<string, ConnectSubresource>>;
+  /**
+   * The name an object is stored under for a name a request gives, when a kind's objects answer to
+   * two names (a system namespace's Kubernetes name); the name itself when absent.
+   */
+  storedName?: (name: string) => string;
   /** The `proxy` subresource: where a request to `<name>[:<port>]/proxy/<path>` goes. */
   proxy?: ProxySubresource;
 }

@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import { storedNamespace, type ApiObject } from '@svc/api';
 import { newForbidden, newNotFound, StatusError } from '@svc/machinery';
 import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
@@ -6,7 +6,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 /** Reads a namespace by name; undefined when there is none. */
 export type NamespaceLookup = (name: string) => Promise<ApiObject | undefined>;
 
-/** The namespaces the system needs; deleting them is refused. */
+/** The namespaces the system needs; deleting them is refused (under their Kubernetes names too, the same namespaces). */
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'svc-system', 'svc-public'];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
@@ -15,7 +15,7 @@ const NAMESPACES = { group: '', resource: 'namespaces' };
 export function storedNamespaceLookup(storage: Storage, storePrefix: string): NamespaceLookup {
   return async (name: string) => {
     try {
-      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, ...NAMESPACES, name }));
+      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, ...NAMESPACES, name: storedNamespace(name) }));
     } catch (error) {
       // A name that cannot be a key (objectStorageKey throws a TypeError) names no namespace either.
       if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
@@ -54,7 +54,7 @@ export function namespaceLifecycle(lookup: NamespaceLookup): AdmissionPlugin {
     name: 'NamespaceLifecycle',
     async admit(attributes) {
       if (isNamespace(attributes)) {
-        if (attributes.operation === 'DELETE' && IMMORTAL_NAMESPACES.includes(attributes.name)) {
+        if (attributes.operation === 'DELETE' && IMMORTAL_NAMESPACES.includes(storedNamespace(attributes.name))) {
           throw newForbidden(NAMESPACES, attributes.name, 'this namespace may not be deleted');
         }
         return;

@@ -1,3 +1,4 @@
+import { KUBERNETES_SYSTEM_NAMESPACES, storedNamespace } from '@svc/api';
 import type { UserInfo } from '@svc/machinery';
 
 /** What is asked of the authorizers (Kubernetes' authorizer.Attributes). */
@@ -70,6 +71,17 @@ export const privilegedGroups: Authorizer = {
   authorize: (a) => ({ decision: a.user.groups.includes(SYSTEM_MASTERS_GROUP) ? 'allow' : 'noOpinion', reason: '' }),
 };
 
+/**
+ * Attributes that name a system namespace by its Kubernetes name (an access review's, say) as the
+ * namespace it is stored as, so that every mode sees one name. Request paths are mapped already.
+ */
+function withStoredNamespace(a: AuthorizationAttributes): AuthorizationAttributes {
+  const namespaced = KUBERNETES_SYSTEM_NAMESPACES.has(a.namespace);
+  const named = a.resource === 'namespaces' && a.apiGroup === '' && KUBERNETES_SYSTEM_NAMESPACES.has(a.name);
+  if (!namespaced && !named) return a;
+  return { ...a, namespace: storedNamespace(a.namespace), name: named ? storedNamespace(a.name) : a.name };
+}
+
 /** The configured modes in order: the first allow or deny decides; nobody deciding is a denial. */
 export class UnionAuthorizer implements Authorizer {
   readonly name = 'union';
@@ -81,7 +93,8 @@ export class UnionAuthorizer implements Authorizer {
     return this.authorizers.length > 0 && this.authorizers[0] === alwaysAllow;
   }
 
-  async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
+  async authorize(asked: AuthorizationAttributes): Promise<AuthorizationResult> {
+    const attributes = withStoredNamespace(asked);
     const reasons: string[] = [];
     const errors: string[] = [];
     for (const authorizer of this.authorizers) {
@@ -96,7 +109,8 @@ export class UnionAuthorizer implements Authorizer {
   }
 
   /** The rules each mode grants the user in `namespace`, for SelfSubjectRulesReview. */
-  async rulesFor(user: UserInfo, namespace: string): ReturnType<RuleResolver['rulesFor']> {
+  async rulesFor(user: UserInfo, asked: string): ReturnType<RuleResolver['rulesFor']> {
+    const namespace = storedNamespace(asked);
     const everything = {
       resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
       nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],

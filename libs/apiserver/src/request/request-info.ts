@@ -3,6 +3,8 @@
  * timeouts and the resource handlers all agree on what a path means.
  */
 
+import { storedNamespace } from '@svc/api';
+
 export type ResourceVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
 export interface RequestInfo {
@@ -30,6 +32,8 @@ export interface RequestInfo {
   exact: boolean;
   /** The path named the namespace before the resource (`namespaces/<ns>/<resource>...`). */
   namespacedPath: boolean;
+  /** The namespace as the path named it, when that was a system namespace's Kubernetes name (`namespace` is the stored one). */
+  requestedNamespace?: string;
 }
 
 /** Query values as Node's URLSearchParams or an Express-style parsed object. */
@@ -103,7 +107,11 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
 
   if (parts[0] === 'namespaces') {
     if (parts.length > 1) {
-      info.namespace = parts[1];
+      // A system namespace's Kubernetes name is the namespace of the spec's name, for every filter after this one.
+      const stored = storedNamespace(parts[1]);
+      if (stored !== parts[1]) info.requestedNamespace = parts[1];
+      parts[1] = stored;
+      info.namespace = stored;
       // `namespaces/<ns>/<resource>...` is a namespaced resource unless the third segment is a namespace subresource.
       if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) {
         parts = parts.slice(2);

@@ -4,6 +4,7 @@ import {
   compileKind,
   ScaleSchema,
   storedDefinition,
+  storedNamespace,
   type ApiObject,
   type CompiledKind,
   type KindDefinition,
@@ -179,6 +180,7 @@ export class ResourceRegistry {
   /** The storage key of one object; `namespace` is ignored for cluster-scoped kinds. */
   key(namespace: string, name: string): string {
     if (isValidPathSegmentName(name).length > 0 || name === '') throw newNotFound(this.groupResource, name);
+    name = this.definition.strategy.storedName?.(name) ?? name;
     return objectStorageKey({
       prefix: this.context.storePrefix,
       group: this.stored.group,
@@ -912,10 +914,17 @@ export class ResourceRegistry {
       throw newBadRequest(`the request body must be a ${this.definition.kind} object`);
     }
     const object = value as ApiObject;
-    if (object.metadata !== undefined && (typeof object.metadata !== 'object' || object.metadata === null || Array.isArray(object.metadata))) {
+    const meta = object.metadata;
+    if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
       throw newBadRequest(
         `${this.definition.kind} in version "${this.definition.version}" cannot be handled as a ${this.definition.kind}: metadata must be an object`,
       );
+    }
+    // A body may name a system namespace (or be one) by its Kubernetes name: it is the object stored under the spec's.
+    if (meta !== undefined) {
+      if (this.definition.namespaced && typeof meta.namespace === 'string') meta.namespace = storedNamespace(meta.namespace);
+      const storedName = this.definition.strategy.storedName;
+      if (storedName && typeof meta.name === 'string') meta.name = storedName(meta.name);
     }
     return object;
   }
@@ -953,7 +962,7 @@ export class ResourceRegistry {
   private checkNamespace(object: ApiObject, namespace: string): void {
     if (!this.definition.namespaced) return;
     const given = object.metadata?.namespace;
-    if (given && given !== namespace) {
+    if (given && given !== storedNamespace(namespace)) {
       throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
   }
@@ -1013,7 +1022,7 @@ export class ResourceRegistry {
   }
 
   private scope(namespace: string): string {
-    return this.definition.namespaced ? namespace : '';
+    return this.definition.namespaced ? storedNamespace(namespace) : '';
   }
 }
 

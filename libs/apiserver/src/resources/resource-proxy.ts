@@ -5,7 +5,7 @@ import { connect as netConnect, isIP } from 'node:net';
 import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
-import { isProxyableIP, type ProxyTarget } from '@svc/api';
+import { isGlobalUnicast, type ProxyTarget } from '@svc/api';
 import { failureStatus, spliceDuplex, StatusError, StatusReasons } from '@svc/machinery';
 import type { NodeAgentConnector } from '../nodeagent/node-agent-connector';
 import { takeUpgrade, isUpgrade } from '../request/upgrade';
@@ -190,16 +190,17 @@ async function endpointOf(target: ProxyTarget, nodeAgents: NodeAgentConnector | 
   }
   if (!nodeAgents) throw new StatusError(failureStatus(503, StatusReasons.ServiceUnavailable, 'this server has no connection to node agents', {}));
   const agent = await nodeAgents.endpoint(target.nodeName);
-  if (target.port === undefined) return { scheme: 'https', host: agent.host, port: agent.port, tls: agent.tls };
-  // Another port of the node: Kubernetes' IsProxyableHostname keeps it off loopback and link-local.
+  // Kubernetes' isProxyableHostname, for the agent's port as for any other: a Node whose address is
+  // loopback or link-local would otherwise point this server at its own local services.
   const addresses = isIP(agent.host)
     ? [agent.host]
     : await dnsLookup(agent.host, { all: true }).then(
         (all) => all.map((a) => a.address),
         () => [],
       );
-  if (addresses.length === 0) throw badRequest(`no addresses for hostname`);
-  if (!addresses.every(isProxyableIP)) throw badRequest('address not allowed');
+  if (addresses.length === 0) throw badRequest('no addresses for hostname');
+  if (!addresses.every(isGlobalUnicast)) throw badRequest('address not allowed');
+  if (target.port === undefined) return { scheme: 'https', host: agent.host, port: agent.port, tls: agent.tls };
   return { scheme: target.scheme ?? 'http', host: agent.host, port: target.port, tls: { rejectUnauthorized: false } };
 }
 

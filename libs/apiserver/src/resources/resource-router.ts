@@ -63,6 +63,11 @@ interface Target {
   /** The object name from the path (not from a field selector). */
   name: string;
   subresource: string;
+  /**
+   * The Kubernetes name of a system namespace the path used (`kube-system`): objects of `namespace`
+   * are answered under it, as kubectl and client-go expect what they read from a namespace to say it.
+   */
+  shownNamespace?: string;
 }
 
 const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';
@@ -132,7 +137,8 @@ export class ResourceRouter {
       // A cluster-scoped resource has no namespace in its path.
       throw notFound(NOT_FOUND_MESSAGE);
     }
-    return { info, def, registry: this.options.registries.forDefinition(def), namespace, name, subresource };
+    const shownNamespace = def.namespaced && info.namespacedPath ? info.requestedNamespace : undefined;
+    return { info, def, registry: this.options.registries.forDefinition(def), namespace, name, subresource, shownNamespace };
   }
 
   private warnIfDeprecated(target: Target, res: ServerResponse): void {
@@ -191,7 +197,7 @@ export class ResourceRouter {
         throw methodNotAllowed();
       case 'scale':
         if (!def.subresources.scale) throw notFound(NOT_FOUND_MESSAGE);
-        if (read) return writeBody(res, 200, await target.registry.getScale(namespace, name), format);
+        if (read) return writeBody(res, 200, shownIn(target, await target.registry.getScale(namespace, name)), format);
         if (method === 'PUT') return this.updateScale(req, res, target, format);
         if (method === 'PATCH') return this.patchScale(req, res, target, format);
         throw methodNotAllowed();
@@ -214,14 +220,15 @@ export class ResourceRouter {
   private async get(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const params = requestUrl(req).searchParams;
     const object = await target.registry.get(target.namespace, target.name, { resourceVersion: params.get('resourceVersion') ?? undefined });
-    writeBody(res, 200, this.viewOfObject(target, object, format, params), format);
+    writeBody(res, 200, this.viewOfObject(target, shownIn(target, object), format, params), format);
   }
 
   private async list(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const params = requestUrl(req).searchParams;
     const query = parseListQuery(params);
-    const outcome = await target.registry.list(target.namespace, query);
-    if (format.encoding === 'json' && format.view === undefined && !format.pretty) {
+    const listed = await target.registry.list(target.namespace, query);
+    const outcome = target.shownNamespace === undefined ? listed : { ...listed, items: listed.items.map((item) => shownIn(target, item)) };
+    if (format.encoding === 'json' && format.view === undefined && !format.pretty && target.shownNamespace === undefined) {
       // The items' own bytes, shared with every other read and watch of them.
       const body = listJsonBytes(this.listHead(target, outcome), outcome.items, this.largeBodies.allocate);
       writeEncoded(res, 200, body, format);
@@ -242,12 +249,13 @@ export class ResourceRouter {
     const view = format.view;
     const shown =
       view === undefined
-        ? undefined
+        ? target.shownNamespace === undefined
+          ? undefined
+          : (event: ResourceWatchEvent): unknown => (event.type === 'ERROR' || event.type === 'BOOKMARK' ? event.object : shownIn(target, event.object))
         : (event: ResourceWatchEvent): unknown => {
             if (event.type === 'ERROR' || event.type === 'BOOKMARK') return event.object;
-            return view.as === 'Table'
-              ? tableOf(target.def, [event.object], view.apiVersion, includeObject)
-              : partialObjectMetadataOf(event.object, view.apiVersion);
+            const object = shownIn(target, event.object);
+            return view.as === 'Table' ? tableOf(target.def, [object], view.apiVersion, includeObject) : partialObjectMetadataOf(object, view.apiVersion);
           };
     this.options.metrics.watchOpened(labels);
     try {
@@ -305,7 +313,7 @@ export class ResourceRouter {
     const options = this.writeOptions(req, 'CreateOptions');
     const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const result = await target.registry.create(target.namespace, input, options);
-    this.written(res, result, format, 201);
+    this.written(res, target, result, format, 201);
   }
 
   private async createSubresource(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
@@ -322,7 +330,7 @@ export class ResourceRouter {
     const options = this.writeOptions(req, 'UpdateOptions');
     const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const result = await target.registry.update(target.namespace, target.name, input, options, subresource);
-    this.written(res, result, format, result.created ? 201 : 200);
+    this.written(res, target, result, format, result.created ? 201 : 200);
   }
 
   private async patch(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat, subresource: WriteTarget): Promise<void> {
@@ -331,14 +339,14 @@ export class ResourceRouter {
     const options = this.writeOptions(req, 'PatchOptions', apply);
     const body = await readBody(req, this.options.maxRequestBodyBytes);
     const result = await target.registry.patch(target.namespace, target.name, contentType, body, options, subresource);
-    this.written(res, result, format, result.created ? 201 : 200);
+    this.written(res, target, result, format, result.created ? 201 : 200);
   }
 
   private async updateScale(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
     const options = this.writeOptions(req, 'UpdateOptions');
     const input = await decodeObjectBody(await readBody(req, this.options.maxRequestBodyBytes), req.headers['content-type']);
     const { scale, warnings } = await target.registry.updateScale(target.namespace, target.name, input, options);
-    writeBody(res, 200, scale, format, warnings);
+    writeBody(res, 200, shownIn(target, scale), format, warnings);
   }
 
   private async patchScale(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
@@ -346,7 +354,7 @@ export class ResourceRouter {
     const options = this.writeOptions(req, 'PatchOptions', mediaTypeOf(contentType ?? '') === APPLY_PATCH_MEDIA_TYPE);
     const body = await readBody(req, this.options.maxRequestBodyBytes);
     const { scale, warnings } = await target.registry.patchScale(target.namespace, target.name, contentType, body, options);
-    writeBody(res, 200, scale, format, warnings);
+    writeBody(res, 200, shownIn(target, scale), format, warnings);
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse, target: Target, format: OutputFormat): Promise<void> {
@@ -355,7 +363,7 @@ export class ResourceRouter {
     const code = !result.removed && request.orphanDependents === false ? 202 : 200;
     // Kubernetes' ReturnDeletedObject: some kinds answer with the removed object, the others with a Success Status.
     if (!result.removed || target.def.strategy.returnDeletedObject === true) {
-      writeBody(res, code, result.object, format);
+      writeBody(res, code, shownIn(target, result.object), format);
       return;
     }
     const status: Status = {
@@ -373,7 +381,12 @@ export class ResourceRouter {
     const query = parseListQuery(params);
     const { request, dryRun } = await this.deleteOptions(req);
     const items = await target.registry.deleteCollection(target.namespace, query, request, { dryRun, ...this.caller(req) });
-    writeBody(res, 200, { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: {}, items }, format);
+    writeBody(
+      res,
+      200,
+      { kind: target.def.listKind, apiVersion: apiVersionOf(target.def), metadata: {}, items: items.map((item) => shownIn(target, item)) },
+      format,
+    );
   }
 
   private async deleteOptions(req: IncomingMessage) {
@@ -392,8 +405,8 @@ export class ResourceRouter {
     return { user: context.user, auditAnnotations: auditAnnotationsOf(context) };
   }
 
-  private written(res: ServerResponse, result: WriteResult, format: OutputFormat, code: number): void {
-    writeBody(res, code, result.object, format, result.warnings);
+  private written(res: ServerResponse, target: Target, result: WriteResult, format: OutputFormat, code: number): void {
+    writeBody(res, code, shownIn(target, result.object), format, result.warnings);
   }
 
   // ---- views ----
@@ -438,6 +451,13 @@ export class ResourceRouter {
     addWarnings(res, warningsOfRefusal(error));
     writeStatusBody(res, status, format);
   }
+}
+
+/** The object as a request through a system namespace's Kubernetes name sees it: in that namespace (a copy; stored objects are shared). */
+function shownIn<T extends { metadata?: { namespace?: string } }>(target: Target, object: T): T {
+  const shown = target.shownNamespace;
+  if (shown === undefined || object.metadata?.namespace !== target.namespace) return object;
+  return { ...object, metadata: { ...object.metadata, namespace: shown } };
 }
 
 // Kubernetes' generic answers carry an empty `details`; kubectl reads it without a nil check (debug panicked on a 404 without).

@@ -1,4 +1,4 @@
-import type { ApiObject, KindDefinition } from '@svc/api';
+import { storedNamespace, type ApiObject, type KindDefinition } from '@svc/api';
 import { assertFieldsSupported, FieldQuery, LabelQuery } from '@svc/machinery';
 
 /** The objects a list, watch or deletecollection is about, from its selectors. */
@@ -17,7 +17,13 @@ export interface Selection {
  */
 export function selectionOf(def: KindDefinition, labelSelector?: string, fieldSelector?: string): Selection {
   const labels = LabelQuery.parse(labelSelector ?? '');
-  const fields = FieldQuery.parse(fieldSelector ?? '');
+  const storedName = def.strategy.storedName;
+  // `metadata.namespace=kube-system` selects what is stored in svc-system (and `metadata.name=kube-system` that namespace).
+  const fields = FieldQuery.parse(fieldSelector ?? '').transform((field, value) => {
+    if (field === 'metadata.namespace') return [field, storedNamespace(value)];
+    if (field === 'metadata.name' && storedName) return [field, storedName(value)];
+    return [field, value];
+  });
   assertFieldsSupported(fields, Object.keys(def.fieldSelectors));
   const selective = !labels.isEmpty() || !fields.isEmpty();
   if (!selective) return { labels, fields, filter: undefined, selective };

@@ -31,5 +31,28 @@ export const TAINT_NODE_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 /** The namespace node agents keep their heartbeat Leases in (Kubernetes' `kube-node-lease`). */
 export const NODE_LEASE_NAMESPACE = 'svc-node-lease';
 
+/**
+ * The system namespaces under Kubernetes' names: each is the same namespace as the spec's name it
+ * maps to. Objects are stored, listed and watched under the spec's name (what `metadata.namespace`
+ * says); a request may name either, in its path, its body, its field selectors and its RBAC.
+ */
+export const KUBERNETES_SYSTEM_NAMESPACES: ReadonlyMap<string, string> = new Map([
+  ['kube-system', 'svc-system'],
+  ['kube-public', 'svc-public'],
+  ['kube-node-lease', NODE_LEASE_NAMESPACE],
+]);
+
+/** The name a namespace is stored under: the spec's for a Kubernetes system namespace name, else itself. */
+export function storedNamespace(name: string): string {
+  return KUBERNETES_SYSTEM_NAMESPACES.get(name) ?? name;
+}
+
+/** A service account's user or group name (`system:serviceaccount(s):<ns>...`) with its namespace as stored. */
+export function storedServiceAccountIdentity(name: string): string {
+  const match = /^(system:serviceaccounts?:)([^:]+)(:.*)?$/.exec(name);
+  if (!match || !KUBERNETES_SYSTEM_NAMESPACES.has(match[2])) return name;
+  return `${match[1]}${storedNamespace(match[2])}${match[3] ?? ''}`;
+}
+
 /** The scheduler a pod names when it names none. */
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';

@@ -4,6 +4,7 @@ import type { KindStrategy } from '../kind-strategy';
 import { fieldErrors } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind, isRecord } from './define-kind';
+import { storedNamespace } from '../../kinds/core/well-known';
 
 function specOf(namespace: ApiObject): Record<string, unknown> {
   return isRecord(namespace.spec) ? namespace.spec : (namespace.spec = {});
@@ -32,6 +33,8 @@ function defaultNamespace(namespace: ApiObject): void {
 export const namespaceStrategy: KindStrategy = {
   // Kubernetes' namespace strategy keeps no generation.
   tracksGeneration: false,
+  // `kube-system` is `svc-system`, one object under the spec's name.
+  storedName: storedNamespace,
   prepareForCreate(namespace) {
     namespace.status = { phase: 'Active' };
     const spec = specOf(namespace);

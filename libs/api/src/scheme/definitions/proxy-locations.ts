@@ -49,23 +49,6 @@ export function isGlobalUnicast(address: string): boolean {
   return !NOT_GLOBAL_UNICAST.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-// Kubernetes' IsProxyableIP: never loopback, link-local or interface-local multicast.
-const NOT_PROXYABLE = new BlockList();
-NOT_PROXYABLE.addSubnet('127.0.0.0', 8);
-NOT_PROXYABLE.addSubnet('169.254.0.0', 16);
-NOT_PROXYABLE.addSubnet('224.0.0.0', 24);
-NOT_PROXYABLE.addAddress('::1', 'ipv6');
-NOT_PROXYABLE.addSubnet('fe80::', 10, 'ipv6');
-NOT_PROXYABLE.addSubnet('ff01::', 16, 'ipv6');
-NOT_PROXYABLE.addSubnet('ff02::', 16, 'ipv6');
-
-/** Whether an address may be the target of a node proxy on a port other than its agent's. */
-export function isProxyableIP(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !NOT_PROXYABLE.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
 function portNumber(port: string): number | undefined {
   if (port === '') return undefined;
   const n = Number(port);
@@ -160,7 +143,8 @@ export const SERVICE_PROXY: ProxySubresource = {
 
 /**
  * Kubernetes' node ResourceLocation: no port, or the agent's own, goes to the node agent over the API
- * server's connection to it; another port goes to that port of the node's address.
+ * server's connection to it; another port goes to that port of the node's address. Either way the
+ * address must be global unicast (checked where it is resolved).
  */
 export const NODE_PROXY: ProxySubresource = {
   nameOf,

@@ -1,4 +1,4 @@
-import type { PolicyRule } from '@svc/api';
+import { storedNamespace, type PolicyRule } from '@svc/api';
 import { sameGroup } from '@svc/machinery';
 import type { AuthorizationAttributes } from '../authorizer';
 
@@ -9,7 +9,11 @@ export function ruleAllows(a: Omit<AuthorizationAttributes, 'user'>, rule: Polic
   if (!verbMatches(rule, a.verb)) return false;
   if (a.isResourceRequest) {
     const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
-    return apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && resourceNameMatches(rule, a.name);
+    return (
+      apiGroupMatches(rule, a.apiGroup) &&
+      resourceMatches(rule, combined, a.subresource) &&
+      resourceNameMatches(rule, a.name, a.resource === 'namespaces' && a.apiGroup === '')
+    );
   }
   return nonResourceUrlMatches(rule, a.path);
 }
@@ -26,9 +30,10 @@ export function resourceMatches(rule: PolicyRule, combined: string, subresource:
   return (rule.resources ?? []).some((r) => r === ALL || r === combined || (subresource !== '' && r === `*/${subresource}`));
 }
 
-export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
+/** A namespace a rule names by its Kubernetes system name (`kube-system`) is the one stored under the spec's. */
+export function resourceNameMatches(rule: PolicyRule, name: string, namespaces = false): boolean {
   const names = rule.resourceNames ?? [];
-  return names.length === 0 || names.includes(name);
+  return names.length === 0 || names.includes(name) || (namespaces && names.some((n) => storedNamespace(n) === name));
 }
 
 export function nonResourceUrlMatches(rule: PolicyRule, path: string): boolean {

@@ -1,4 +1,4 @@
-import type { PolicyRule } from '@svc/api';
+import { storedNamespace, storedServiceAccountIdentity, type PolicyRule } from '@svc/api';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver } from '../authorizer';
 import type { UserInfo } from '@svc/machinery';
 import { ruleAllows, rulesOf } from './policy-rules';
@@ -230,11 +230,17 @@ export function appliesTo(subject: Subject, user: UserInfo, bindingNamespace: st
   switch (subject.kind) {
     case 'User':
       return subject.name === user.name;
-    case 'Group':
-      return subject.name !== undefined && user.groups.includes(subject.name);
+    case 'Group': {
+      if (subject.name === undefined) return false;
+      if (user.groups.includes(subject.name)) return true;
+      if (!subject.name.startsWith('system:serviceaccounts:')) return false;
+      // A service account group of a system namespace, under either of its names.
+      const group = storedServiceAccountIdentity(subject.name);
+      return user.groups.some((g) => storedServiceAccountIdentity(g) === group);
+    }
     case 'ServiceAccount': {
-      const namespace = subject.namespace || bindingNamespace;
-      return namespace !== '' && user.name === `system:serviceaccount:${namespace}:${subject.name}`;
+      const namespace = storedNamespace(subject.namespace || bindingNamespace);
+      return namespace !== '' && storedServiceAccountIdentity(user.name) === `system:serviceaccount:${namespace}:${subject.name}`;
     }
     default:
       return false;
