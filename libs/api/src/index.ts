@@ -116,3 +116,4 @@ export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBi
 
 // OpenAPI
 export * from './openapi/openapi-document';
+export { REVIEW_RESOURCES, type NonStoredResource } from './scheme/definitions/review-definitions';

@@ -1,4 +1,6 @@
 import * as crd from '../kinds/apiextensions/custom-resource-definition';
+import * as authnReviews from '../kinds/authentication/reviews';
+import * as authzReviews from '../kinds/authorization/reviews';
 import * as deployment from '../kinds/apps/deployment';
 import * as replicaSet from '../kinds/apps/replica-set';
 import * as lease from '../kinds/coordination/lease';
@@ -50,6 +52,8 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
   ['io.svc.api.apps.v1', [deployment, replicaSet]],
   ['io.svc.api.coordination.v1', [lease]],
   ['io.svc.api.apiextensions.v1', [crd]],
+  ['io.svc.api.authentication.v1', [authnReviews]],
+  ['io.svc.api.authorization.v1', [authzReviews]],
 ];
 
 function isStruct(value: unknown): value is JsonSchema & { properties: Record<string, JsonSchema> } {

@@ -10,11 +10,12 @@ import type { JsonSchema } from '../schema/json-schema';
 import type { KindDefinition } from '../scheme/kind-definition';
 import type { Scheme } from '../scheme/scheme';
 import { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
-import { kindPaths, type OpenApiPathItem } from './openapi-paths';
+import type { NonStoredResource } from '../scheme/definitions/review-definitions';
+import { kindPaths, nonStoredPaths, type OpenApiPathItem } from './openapi-paths';
 import { OpenApiSchemaConverter } from './openapi-schema';
 
 export { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
-export { kindPaths, operationGroupVersion, PATCH_CONTENT_TYPES, QUERY_PARAMETERS } from './openapi-paths';
+export { kindPaths, nonStoredPaths, operationGroupVersion, PATCH_CONTENT_TYPES, QUERY_PARAMETERS } from './openapi-paths';
 export type { OpenApiOperation, OpenApiParameter, OpenApiPathItem } from './openapi-paths';
 export { MIRRORED_MARKERS, OpenApiSchemaConverter, toOpenApiSchema } from './openapi-schema';
 export { namedStructs } from './named-structs';
@@ -37,6 +38,8 @@ export interface OpenApiDocumentOptions {
   title?: string;
   /** `info.version`, the server's version; the group version by default. */
   version?: string;
+  /** Resources answered without storage (reviews, component statuses); those of the group version are documented. */
+  nonStored?: readonly NonStoredResource[];
 }
 
 export interface OpenApiIndexOptions {
@@ -44,6 +47,8 @@ export interface OpenApiIndexOptions {
   include?: (group: string, version: string) => boolean;
   /** The content hash of each group version's document, keyed like the index (`apis/apps/v1`). */
   hashes?: Readonly<Record<string, string>>;
+  /** The group versions to index, when not those of the scheme (groups of resources the scheme does not hold). */
+  groups?: ReadonlyArray<{ name: string; versions: ReadonlyArray<{ version: string }> }>;
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -99,7 +104,7 @@ function kindSchema(converter: OpenApiSchemaConverter, def: KindDefinition): Jso
   return objectSchema(converter, def.schema, def.kind, def.group, def.version, true, def.source.type === 'crd');
 }
 
-function listSchema(def: KindDefinition): JsonSchema {
+function listSchema(def: Pick<KindDefinition, 'group' | 'version' | 'kind' | 'listKind' | 'resource'>): JsonSchema {
   return {
     description: `${def.listKind} is a list of ${def.kind}.`,
     type: 'object',
@@ -183,6 +188,14 @@ export function openApiV3Document(scheme: Scheme, group: string, version: string
       );
     }
   }
+  for (const res of options.nonStored ?? []) {
+    if (res.group !== group || res.version !== version) continue;
+    schemas[openApiSchemaName(group, version, res.kind)] = objectSchema(converter, res.schema, res.kind, group, version, true);
+    if (res.listKind !== undefined) {
+      schemas[openApiSchemaName(group, version, res.listKind)] = listSchema({ group, version, kind: res.kind, listKind: res.listKind, resource: res.resource });
+    }
+    Object.assign(paths, nonStoredPaths(res));
+  }
   // The structs the kinds are made of; a meta type already written above keeps its own entry.
   for (const [name, schema] of Object.entries(converter.components)) schemas[name] ??= schema;
   return {
@@ -202,7 +215,7 @@ export function openApiV3Hash(document: OpenApiDocument | string): string {
 /** The index served at `/openapi/v3`: one entry per served group version. */
 export function openApiV3Index(scheme: Scheme, options: OpenApiIndexOptions = {}): OpenApiIndex {
   const paths: OpenApiIndex['paths'] = {};
-  for (const g of scheme.groups()) {
+  for (const g of options.groups ?? scheme.groups()) {
     for (const v of g.versions) {
       if (options.include && !options.include(g.name, v.version)) continue;
       const p = groupVersionPath(g.name, v.version);
@@ -212,3 +225,7 @@ export function openApiV3Index(scheme: Scheme, options: OpenApiIndexOptions = {}
   }
   return { paths };
 }
+
+export { openApiV2Document, openApiV2Etag } from './openapi-v2';
+export type { SwaggerDocument } from './openapi-v2';
+export { encodeOpenApiV2Protobuf } from './openapi-v2-protobuf';

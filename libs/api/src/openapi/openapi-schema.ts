@@ -85,7 +85,8 @@ export const SCALAR_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
     oneOf: [{ type: 'string' }, { type: 'number' }],
   },
   [INT_OR_STRING_SCHEMA_NAME]: {
-    description: 'A value that is either a whole number or a string; a port given as a number or by its name, a count given as a number or as a percentage such as `25%`.',
+    description:
+      'A value that is either a whole number or a string; a port given as a number or by its name, a count given as a number or as a percentage such as `25%`.',
     format: 'int-or-string',
     oneOf: [{ type: 'integer' }, { type: 'string' }],
   },
