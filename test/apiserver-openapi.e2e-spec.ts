@@ -188,3 +188,40 @@ spec:
     expect(await kubectl('explain', 'tokenreview.spec')).toContain('token');
   });
 });
+
+describe('componentstatuses', () => {
+  it('shows the scheduler, the controller manager and the store as kubectl get cs does, with the deprecation warning', async () => {
+    const res = await run('get', 'cs');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('Warning: v1 ComponentStatus is deprecated in v1.19+');
+    const lines = res.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+STATUS\s+MESSAGE\s+ERROR$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(['controller-manager', 'etcd-0', 'scheduler']);
+    expect(lines.find((l) => l.startsWith('etcd-0'))).toMatch(/^etcd-0\s+Healthy\s+ok/);
+    // Nothing listens on the scheduler's default port here: Kubernetes' answer for a component it cannot reach.
+    const scheduler = JSON.parse(await kubectl('get', 'componentstatus', 'scheduler', '-o', 'json')) as Json;
+    expect(scheduler).toMatchObject({ kind: 'ComponentStatus', apiVersion: 'v1', metadata: { name: 'scheduler' } });
+    expect(scheduler.conditions[0].type).toBe('Healthy');
+    if (scheduler.conditions[0].status === 'False') {
+      expect(scheduler.conditions[0].error).toBe('Get "https://127.0.0.1:10259/healthz": dial tcp 127.0.0.1:10259: connect: connection refused');
+    }
+    const missing = await run('get', 'cs', 'nope');
+    expect(missing.stderr).toContain('componentstatuses "nope" not found');
+    const core = (await getJson('/api/v1')).resources as Json[];
+    expect(core.find((r) => r.name === 'componentstatuses')).toEqual({
+      name: 'componentstatuses',
+      singularName: 'componentstatus',
+      namespaced: false,
+      kind: 'ComponentStatus',
+      verbs: ['get', 'list'],
+      shortNames: ['cs'],
+    });
+    const post = await httpsFetch(`${server.url}/api/v1/componentstatuses`, {
+      ca: server.ca,
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(post.status).toBe(405);
+  });
+});

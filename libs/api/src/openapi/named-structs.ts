@@ -4,6 +4,7 @@ import * as authzReviews from '../kinds/authorization/reviews';
 import * as deployment from '../kinds/apps/deployment';
 import * as replicaSet from '../kinds/apps/replica-set';
 import * as lease from '../kinds/coordination/lease';
+import * as componentStatus from '../kinds/core/component-status';
 import * as configMap from '../kinds/core/config-map';
 import * as container from '../kinds/core/container';
 import * as endpoints from '../kinds/core/endpoints';
@@ -48,7 +49,10 @@ export interface NamedStruct {
 
 const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unknown>>]> = [
   [META_SCHEMA_PREFIX, [condition, deleteOptions, labelSelector, listMeta, managedFields, objectMeta, ownerReference, status, table, typeMeta, watchEvent]],
-  ['io.svc.api.core.v1', [objectReference, container, volume, podSpec, pod, namespace, service, endpoints, configMap, secret, event, node, serviceAccount]],
+  [
+    'io.svc.api.core.v1',
+    [objectReference, componentStatus, container, volume, podSpec, pod, namespace, service, endpoints, configMap, secret, event, node, serviceAccount],
+  ],
   ['io.svc.api.apps.v1', [deployment, replicaSet]],
   ['io.svc.api.coordination.v1', [lease]],
   ['io.svc.api.apiextensions.v1', [crd]],

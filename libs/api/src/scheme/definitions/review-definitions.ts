@@ -1,6 +1,7 @@
 import { specGroupName } from '@svc/machinery';
 import * as authn from '../../kinds/authentication/reviews';
 import * as authz from '../../kinds/authorization/reviews';
+import { ComponentStatusSchema } from '../../kinds/core/component-status';
 import type { JsonSchema } from '../../schema/json-schema';
 
 /**
@@ -58,3 +59,18 @@ export const REVIEW_RESOURCES: readonly NonStoredResource[] = [
   },
   { group: 'authorization.k8s.io', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false, schema: authz.SubjectAccessReviewSchema },
 ].flatMap((r) => bothNames({ ...r, version: 'v1', singular: r.resource.slice(0, -1), verbs: CREATE, schema: r.schema }));
+
+/** componentstatuses (v1): listed and read only, deprecated, answered by probing the components. */
+export const COMPONENT_STATUS_RESOURCE: NonStoredResource = {
+  group: '',
+  version: 'v1',
+  kind: 'ComponentStatus',
+  listKind: 'ComponentStatusList',
+  resource: 'componentstatuses',
+  singular: 'componentstatus',
+  namespaced: false,
+  verbs: ['get', 'list'],
+  shortNames: ['cs'],
+  schema: ComponentStatusSchema as unknown as JsonSchema,
+  deprecationWarning: 'v1 ComponentStatus is deprecated in v1.19+',
+};
