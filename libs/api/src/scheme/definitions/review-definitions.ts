@@ -71,6 +71,6 @@ export const COMPONENT_STATUS_RESOURCE: NonStoredResource = {
   namespaced: false,
   verbs: ['get', 'list'],
   shortNames: ['cs'],
-  schema: ComponentStatusSchema as unknown as JsonSchema,
+  schema: ComponentStatusSchema,
   deprecationWarning: 'v1 ComponentStatus is deprecated in v1.19+',
 };
