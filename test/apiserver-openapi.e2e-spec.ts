@@ -46,6 +46,22 @@ describe('kubectl explain', () => {
     expect(recursive).toMatch(/maxSurge\s+<IntOrString>/);
     expect(recursive).toMatch(/requests\s+<map\[string\]Quantity>/);
   });
+
+  it('describes the fields of the built-in kinds in its own words, never <no description>', async () => {
+    for (const path of [
+      'pod.spec',
+      'pod.spec.containers',
+      'pod.metadata',
+      'deployment.spec',
+      'deployment.spec.strategy',
+      'deployment.status',
+      'tokenreview.spec',
+    ]) {
+      const out = await kubectl('explain', path);
+      expect(out).not.toContain('<no description>');
+    }
+    expect(await kubectl('explain', 'pod.spec.containers.image')).toContain('The image to run');
+  });
 });
 
 describe('/openapi/v3 as Kubernetes serves it', () => {

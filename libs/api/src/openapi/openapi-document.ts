@@ -55,9 +55,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const metaRef = (name: string) => ref(`${META_SCHEMA_PREFIX}.${name}`);
 
 const API_VERSION_DESCRIPTION =
-  'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.';
-const KIND_DESCRIPTION =
-  'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.';
+  'The group and version of the schema this object is written in, such as `apps/v1`; the server converts between the versions it serves.';
+const KIND_DESCRIPTION = 'The kind of this object, in CamelCase, such as `Deployment`; the server may infer it from the URL. It cannot change.';
 
 function withDescription(schema: JsonSchema | undefined, description: string): JsonSchema | undefined {
   if (!schema || schema.description) return schema;
@@ -90,8 +89,12 @@ function objectSchema(
   if (props.apiVersion) props.apiVersion = withDescription(props.apiVersion, API_VERSION_DESCRIPTION)!;
   if (props.kind) props.kind = withDescription(props.kind, KIND_DESCRIPTION)!;
   if (props.metadata && objectMeta) props.metadata = metadataRef('ObjectMeta', "Standard object's metadata.");
-  if (props.spec) props.spec = withDescription(props.spec, `Specification of the desired behavior of the ${kind}.`)!;
-  if (props.status) props.status = withDescription(props.status, `Most recently observed status of the ${kind}. Populated by the system. Read-only.`)!;
+  if (props.spec) props.spec = withDescription(props.spec, `The desired state of the ${kind}, as its owner writes it.`)!;
+  if (props.status)
+    props.status = withDescription(
+      props.status,
+      `The state of the ${kind} as the system last observed it. Written by the server and controllers; read-only to others.`,
+    )!;
   return {
     ...out,
     description: out.description ?? `${kind} of ${group ? `${group}/${version}` : version}.`,
@@ -130,37 +133,37 @@ function metaSchemas(converter: OpenApiSchemaConverter): Record<string, JsonSche
   return {
     [`${META_SCHEMA_PREFIX}.ObjectMeta`]: {
       ...toOpenApiSchema(ObjectMetaSchema),
-      description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
+      description: 'Metadata every stored object has: its name, namespace, labels, annotations, owners and versions.',
     },
     [`${META_SCHEMA_PREFIX}.ListMeta`]: {
       ...toOpenApiSchema(ListMetaSchema),
-      description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
+      description: 'Metadata of a list: the version it was read at and the token for its next page.',
     },
     [`${META_SCHEMA_PREFIX}.Status`]: {
       ...withListMeta(StatusSchema),
-      description: 'Status is a return value for calls that do not return other objects.',
+      description: 'The answer of a call that returns no object: an error, or the outcome of a delete.',
       ...gvkExtensions('', 'v1', 'Status'),
     },
     [`${META_SCHEMA_PREFIX}.DeleteOptions`]: {
       ...toOpenApiSchema(DeleteOptionsSchema),
-      description: 'DeleteOptions may be provided when deleting an API object.',
+      description: 'How a delete is to be done: its grace period, preconditions and what becomes of dependents.',
     },
     [`${META_SCHEMA_PREFIX}.WatchEvent`]: {
       ...toOpenApiSchema(WatchEventSchema),
-      description: 'Event represents a single event to a watched resource.',
+      description: 'One change seen by a watch: its type and the object as it now is.',
     },
     [`${META_SCHEMA_PREFIX}.Table`]: {
       ...withListMeta(TableSchema),
-      description: 'Table is a tabular representation of a set of API resources.',
+      description: 'Objects shown as rows of named columns, as kubectl get prints them.',
       ...gvkExtensions('meta.svc.io', 'v1', 'Table'),
     },
     [`${META_SCHEMA_PREFIX}.Patch`]: {
       type: 'object',
-      description: 'Patch is provided to give a concrete name and type to the PATCH request body.',
+      description: 'The body of a PATCH: a JSON patch, a merge patch, a strategic merge patch or an apply configuration.',
     },
     [SCALE_SCHEMA_NAME]: {
       ...objectSchema(converter, ScaleSchema, 'Scale', 'autoscaling', 'v1', true),
-      description: 'Scale represents a scaling request for a resource.',
+      description: 'The desired and observed replica counts of a scalable resource, read and written through its scale subresource.',
     },
   };
 }

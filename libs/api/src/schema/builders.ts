@@ -89,3 +89,25 @@ export function Described<T extends TObject>(schema: T, fields: { readonly [K in
   if (description !== undefined) (schema as { description?: string }).description = description;
   return schema;
 }
+
+/**
+ * Describes fields by dotted path (`valueFrom.secretKeyRef.key`), through lists and maps to the
+ * structs inside them, for structs declared inline. Like {@link Described}, each field's schema is
+ * replaced by a copy carrying the text.
+ */
+export function describeFields(schema: TSchema, fields: Readonly<Record<string, string>>): void {
+  for (const [path, text] of Object.entries(fields)) {
+    const names = path.split('.');
+    let node = schema as Record<string, unknown>;
+    for (const [i, name] of names.entries()) {
+      while (node.properties === undefined && (node.items !== undefined || typeof node.additionalProperties === 'object')) {
+        node = (node.items ?? node.additionalProperties) as Record<string, unknown>;
+      }
+      const properties = node.properties as Record<string, Record<string, unknown>> | undefined;
+      const field = properties?.[name];
+      if (properties === undefined || field === undefined) throw new Error(`no field ${path} to describe`);
+      if (i === names.length - 1) properties[name] = { ...field, description: text };
+      else node = field;
+    }
+  }
+}
