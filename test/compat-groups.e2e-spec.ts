@@ -110,17 +110,17 @@ describe('one group under two names', () => {
     k8sWatch.close();
   });
 
-  it('lists both names in discovery, legacy and aggregated, and in OpenAPI, the specification names first', async () => {
+  it("lists both names in discovery, legacy and aggregated, and in OpenAPI, Kubernetes' names first", async () => {
     const groups = (await client.get<{ groups: Array<{ name: string }> }>('/apis')).body.groups.map((g) => g.name);
     for (const name of ['coordination', 'rbac.authorization', 'apiextensions']) {
       expect(groups).toContain(`${name}.svc.io`);
-      expect(groups.indexOf(`${name}.svc.io`)).toBeLessThan(groups.indexOf(`${name}.k8s.io`));
+      expect(groups.indexOf(`${name}.k8s.io`)).toBeLessThan(groups.indexOf(`${name}.svc.io`));
     }
     const aggregated = await client.get<{ items: Array<{ metadata: { name: string } }> }>('/apis', undefined, {
       Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
     });
     const names = aggregated.body.items.map((i) => i.metadata.name);
-    expect(names.indexOf('coordination.svc.io')).toBeLessThan(names.indexOf('coordination.k8s.io'));
+    expect(names.indexOf('coordination.k8s.io')).toBeLessThan(names.indexOf('coordination.svc.io'));
     const resources = await client.get<{ groupVersion: string; resources: Array<{ name: string }> }>('/apis/rbac.authorization.k8s.io/v1');
     expect(resources.body.groupVersion).toBe('rbac.authorization.k8s.io/v1');
     expect(resources.body.resources.map((r) => r.name)).toEqual(['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);

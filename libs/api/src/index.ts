@@ -131,3 +131,5 @@ export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBi
 
 // OpenAPI
 export * from './openapi/openapi-document';
+export { COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type NonStoredResource } from './scheme/definitions/review-definitions';
+export * from './kinds/core/component-status';

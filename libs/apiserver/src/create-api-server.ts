@@ -1,5 +1,5 @@
 import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
-import type { Scheme } from '@svc/api';
+import { COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
 import type { AuditOptions } from './audit/audit-runtime';
 import { servingConfig, type ApiServerServingConfig } from './config';
@@ -77,7 +77,8 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const serving = servingConfig(options.serving);
   const runtimeConfig = options.runtimeConfig ?? {};
   applyRuntimeConfig(scheme, runtimeConfig);
-  const servedApis = new ServedApis(scheme, runtimeConfig);
+  // The review APIs and component statuses are answered by handlers of their own and stored nowhere.
+  const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE]);
   // The escalation check is built before the authorizers it asks, which need the registries.
   const built: { security?: Security } = {};
   const rbacEnabled = options.authorization?.modes?.includes('RBAC') === true;
@@ -140,6 +141,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
       security,
       clientCredentials,
       registries,
+      componentStatuses: { storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) },
     },
   );
   if (security.rbac !== undefined) {

@@ -10,6 +10,7 @@ import { tlsServerOptions } from '@svc/options';
 import { ApiServerModule } from './api-server.module';
 import { createAuditRuntime, type AuditOptions } from './audit/audit-runtime';
 import type { ApiServerServingConfig } from './config';
+import type { ComponentStatusDependencies } from './health/component-statuses';
 import { composeChain, handlerChain } from './filters/handler-chain';
 import { HealthRegistry } from './health/health-registry';
 import { ServerLifecycle } from './lifecycle/server-lifecycle';
@@ -44,6 +45,8 @@ export interface StartApiServerOptions {
   registries?: ResourceRegistries;
   /** A client certificate and key for the written connection file (PEM), so that it authenticates. */
   clientCredentials?: { certPem: string; keyPem: string };
+  /** What `componentstatuses` probes; the resource is not served without it. */
+  componentStatuses?: ComponentStatusDependencies;
 }
 
 export interface ApiServerHandle {
@@ -100,7 +103,17 @@ export async function startApiServer(
   const expressApp = express();
   expressApp.disable('x-powered-by');
   expressApp.disable('etag');
-  const chain = composeChain(handlerChain({ config, metrics, lifecycle, audit, security: options.security, registries: options.registries }));
+  const chain = composeChain(
+    handlerChain({
+      config,
+      metrics,
+      lifecycle,
+      audit,
+      security: options.security,
+      registries: options.registries,
+      componentStatuses: options.componentStatuses,
+    }),
+  );
 
   const app = await NestFactory.create(
     ApiServerModule.forRoot({ config, health, metrics, lifecycle }, extraModules.map(asDynamicModule)),

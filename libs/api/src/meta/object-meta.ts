@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ObjectMeta } from '@svc/machinery';
-import { Int64, ListAtomic, ListMap, ListSet, StringMap, Time } from '../schema/builders';
+import { describeFields, Int64, ListAtomic, ListMap, ListSet, StringMap, Time } from '../schema/builders';
 import { ManagedFieldsEntrySchema } from './managed-fields-entry';
 import {
   ANNOTATION_KEY_PATTERN,
@@ -66,3 +66,27 @@ export const TemplateObjectMetaSchema = Type.Object({
   ...objectMetaProperties('dns1123-subdomain'),
   name: Type.Optional(Type.String()),
 });
+
+// What `kubectl explain` says of each field, in this project's words; every variant says the same.
+const OBJECT_META_FIELDS = {
+  name: "The object's name, unique among objects of its kind in its namespace. Set at creation (or made from generateName), it cannot change.",
+  generateName: 'A prefix the server makes a unique name from, when name is left out: it adds five random characters.',
+  namespace: 'The namespace the object lives in; empty for kinds that are cluster-wide. It cannot change.',
+  selfLink: 'Not filled in; kept for old clients.',
+  uid: 'A value the server gives the object at creation, unique in space and time; a deleted and recreated object gets another. Read-only.',
+  resourceVersion:
+    'The version of the object, changed by every write. Opaque to clients: send it back in an update to write only over the version read, or use it to watch from there.',
+  generation: "A number the server raises with every change to the object's desired state (spec). Read-only.",
+  creationTimestamp: 'When the object was created, in UTC. Read-only.',
+  deletionTimestamp: 'When the object is to be gone, set once its deletion is asked for; the object stays until its finalizers are removed. Read-only.',
+  deletionGracePeriodSeconds: 'How long the object has to end gracefully once deleted; set with deletionTimestamp. Read-only.',
+  labels: 'Key-value pairs that selectors (of services, workloads, kubectl -l) match objects by.',
+  annotations: 'Key-value pairs for tools and people, not matched by selectors; values may be large.',
+  ownerReferences: 'The objects this one belongs to. When every owner is gone, the garbage collector deletes it; a controller owner manages it.',
+  finalizers: 'Names of cleanups that must finish before the object is removed: a delete only sets deletionTimestamp until the list is empty.',
+  managedFields: 'Which manager (a client or controller) set which fields, and when; kept by the server for server-side apply.',
+};
+for (const variant of [...Object.values(OBJECT_META_BY_RULE), TemplateObjectMetaSchema]) {
+  describeFields(variant, OBJECT_META_FIELDS);
+  (variant as { description?: string }).description = 'Metadata every stored object has: its name, namespace, labels, annotations, owners and versions.';
+}

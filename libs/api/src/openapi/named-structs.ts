@@ -1,7 +1,10 @@
 import * as crd from '../kinds/apiextensions/custom-resource-definition';
+import * as authnReviews from '../kinds/authentication/reviews';
+import * as authzReviews from '../kinds/authorization/reviews';
 import * as deployment from '../kinds/apps/deployment';
 import * as replicaSet from '../kinds/apps/replica-set';
 import * as lease from '../kinds/coordination/lease';
+import * as componentStatus from '../kinds/core/component-status';
 import * as configMap from '../kinds/core/config-map';
 import * as container from '../kinds/core/container';
 import * as endpoints from '../kinds/core/endpoints';
@@ -46,10 +49,15 @@ export interface NamedStruct {
 
 const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unknown>>]> = [
   [META_SCHEMA_PREFIX, [condition, deleteOptions, labelSelector, listMeta, managedFields, objectMeta, ownerReference, status, table, typeMeta, watchEvent]],
-  ['io.svc.api.core.v1', [objectReference, container, volume, podSpec, pod, namespace, service, endpoints, configMap, secret, event, node, serviceAccount]],
+  [
+    'io.svc.api.core.v1',
+    [objectReference, componentStatus, container, volume, podSpec, pod, namespace, service, endpoints, configMap, secret, event, node, serviceAccount],
+  ],
   ['io.svc.api.apps.v1', [deployment, replicaSet]],
   ['io.svc.api.coordination.v1', [lease]],
   ['io.svc.api.apiextensions.v1', [crd]],
+  ['io.svc.api.authentication.v1', [authnReviews]],
+  ['io.svc.api.authorization.v1', [authzReviews]],
 ];
 
 function isStruct(value: unknown): value is JsonSchema & { properties: Record<string, JsonSchema> } {

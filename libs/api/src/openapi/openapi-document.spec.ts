@@ -185,15 +185,16 @@ describe('OpenAPI v3 documents', () => {
     const deployment = apps.components.schemas['io.svc.api.apps.v1.Deployment'];
     expect(deployment.properties!.spec).toEqual({
       allOf: [{ $ref: '#/components/schemas/io.svc.api.apps.v1.DeploymentSpec' }],
-      description: 'Specification of the desired behavior of the Deployment.',
+      description: 'The desired state of the Deployment, as its owner writes it.',
     });
     const spec = apps.components.schemas['io.svc.api.apps.v1.DeploymentSpec'];
-    expect(spec.properties!.selector).toEqual({ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.LabelSelector' });
-    expect(spec.properties!.template).toEqual({ $ref: '#/components/schemas/io.svc.api.core.v1.PodTemplateSpec' });
+    // A field that says something of its own wraps the reference, as Kubernetes does.
+    expect(spec.properties!.selector).toMatchObject({ allOf: [{ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.LabelSelector' }] });
+    expect(spec.properties!.template).toMatchObject({ allOf: [{ $ref: '#/components/schemas/io.svc.api.core.v1.PodTemplateSpec' }] });
     expect(spec.required).toEqual(['selector', 'template']);
     // Template metadata, whatever its name rule, is documented as the one ObjectMeta.
-    expect(apps.components.schemas['io.svc.api.core.v1.PodTemplateSpec'].properties!.metadata).toEqual({
-      $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    expect(apps.components.schemas['io.svc.api.core.v1.PodTemplateSpec'].properties!.metadata).toMatchObject({
+      allOf: [{ $ref: '#/components/schemas/io.svc.apimachinery.pkg.apis.meta.v1.ObjectMeta' }],
     });
     expect(Object.keys(apps.components.schemas)).toEqual(
       expect.arrayContaining([

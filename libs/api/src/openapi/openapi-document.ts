@@ -10,11 +10,12 @@ import type { JsonSchema } from '../schema/json-schema';
 import type { KindDefinition } from '../scheme/kind-definition';
 import type { Scheme } from '../scheme/scheme';
 import { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
-import { kindPaths, type OpenApiPathItem } from './openapi-paths';
+import type { NonStoredResource } from '../scheme/definitions/review-definitions';
+import { kindPaths, nonStoredPaths, type OpenApiPathItem } from './openapi-paths';
 import { OpenApiSchemaConverter } from './openapi-schema';
 
 export { groupVersionPath, META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
-export { kindPaths, operationGroupVersion, PATCH_CONTENT_TYPES, QUERY_PARAMETERS } from './openapi-paths';
+export { kindPaths, nonStoredPaths, operationGroupVersion, PATCH_CONTENT_TYPES, QUERY_PARAMETERS } from './openapi-paths';
 export type { OpenApiOperation, OpenApiParameter, OpenApiPathItem } from './openapi-paths';
 export { MIRRORED_MARKERS, OpenApiSchemaConverter, toOpenApiSchema } from './openapi-schema';
 export { namedStructs } from './named-structs';
@@ -37,6 +38,8 @@ export interface OpenApiDocumentOptions {
   title?: string;
   /** `info.version`, the server's version; the group version by default. */
   version?: string;
+  /** Resources answered without storage (reviews, component statuses); those of the group version are documented. */
+  nonStored?: readonly NonStoredResource[];
 }
 
 export interface OpenApiIndexOptions {
@@ -44,15 +47,16 @@ export interface OpenApiIndexOptions {
   include?: (group: string, version: string) => boolean;
   /** The content hash of each group version's document, keyed like the index (`apis/apps/v1`). */
   hashes?: Readonly<Record<string, string>>;
+  /** The group versions to index, when not those of the scheme (groups of resources the scheme does not hold). */
+  groups?: ReadonlyArray<{ name: string; versions: ReadonlyArray<{ version: string }> }>;
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const metaRef = (name: string) => ref(`${META_SCHEMA_PREFIX}.${name}`);
 
 const API_VERSION_DESCRIPTION =
-  'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.';
-const KIND_DESCRIPTION =
-  'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.';
+  'The group and version of the schema this object is written in, such as `apps/v1`; the server converts between the versions it serves.';
+const KIND_DESCRIPTION = 'The kind of this object, in CamelCase, such as `Deployment`; the server may infer it from the URL. It cannot change.';
 
 function withDescription(schema: JsonSchema | undefined, description: string): JsonSchema | undefined {
   if (!schema || schema.description) return schema;
@@ -85,8 +89,12 @@ function objectSchema(
   if (props.apiVersion) props.apiVersion = withDescription(props.apiVersion, API_VERSION_DESCRIPTION)!;
   if (props.kind) props.kind = withDescription(props.kind, KIND_DESCRIPTION)!;
   if (props.metadata && objectMeta) props.metadata = metadataRef('ObjectMeta', "Standard object's metadata.");
-  if (props.spec) props.spec = withDescription(props.spec, `Specification of the desired behavior of the ${kind}.`)!;
-  if (props.status) props.status = withDescription(props.status, `Most recently observed status of the ${kind}. Populated by the system. Read-only.`)!;
+  if (props.spec) props.spec = withDescription(props.spec, `The desired state of the ${kind}, as its owner writes it.`)!;
+  if (props.status)
+    props.status = withDescription(
+      props.status,
+      `The state of the ${kind} as the system last observed it. Written by the server and controllers; read-only to others.`,
+    )!;
   return {
     ...out,
     description: out.description ?? `${kind} of ${group ? `${group}/${version}` : version}.`,
@@ -99,7 +107,7 @@ function kindSchema(converter: OpenApiSchemaConverter, def: KindDefinition): Jso
   return objectSchema(converter, def.schema, def.kind, def.group, def.version, true, def.source.type === 'crd');
 }
 
-function listSchema(def: KindDefinition): JsonSchema {
+function listSchema(def: Pick<KindDefinition, 'group' | 'version' | 'kind' | 'listKind' | 'resource'>): JsonSchema {
   return {
     description: `${def.listKind} is a list of ${def.kind}.`,
     type: 'object',
@@ -125,37 +133,37 @@ function metaSchemas(converter: OpenApiSchemaConverter): Record<string, JsonSche
   return {
     [`${META_SCHEMA_PREFIX}.ObjectMeta`]: {
       ...toOpenApiSchema(ObjectMetaSchema),
-      description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
+      description: 'Metadata every stored object has: its name, namespace, labels, annotations, owners and versions.',
     },
     [`${META_SCHEMA_PREFIX}.ListMeta`]: {
       ...toOpenApiSchema(ListMetaSchema),
-      description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
+      description: 'Metadata of a list: the version it was read at and the token for its next page.',
     },
     [`${META_SCHEMA_PREFIX}.Status`]: {
       ...withListMeta(StatusSchema),
-      description: 'Status is a return value for calls that do not return other objects.',
+      description: 'The answer of a call that returns no object: an error, or the outcome of a delete.',
       ...gvkExtensions('', 'v1', 'Status'),
     },
     [`${META_SCHEMA_PREFIX}.DeleteOptions`]: {
       ...toOpenApiSchema(DeleteOptionsSchema),
-      description: 'DeleteOptions may be provided when deleting an API object.',
+      description: 'How a delete is to be done: its grace period, preconditions and what becomes of dependents.',
     },
     [`${META_SCHEMA_PREFIX}.WatchEvent`]: {
       ...toOpenApiSchema(WatchEventSchema),
-      description: 'Event represents a single event to a watched resource.',
+      description: 'One change seen by a watch: its type and the object as it now is.',
     },
     [`${META_SCHEMA_PREFIX}.Table`]: {
       ...withListMeta(TableSchema),
-      description: 'Table is a tabular representation of a set of API resources.',
+      description: 'Objects shown as rows of named columns, as kubectl get prints them.',
       ...gvkExtensions('meta.svc.io', 'v1', 'Table'),
     },
     [`${META_SCHEMA_PREFIX}.Patch`]: {
       type: 'object',
-      description: 'Patch is provided to give a concrete name and type to the PATCH request body.',
+      description: 'The body of a PATCH: a JSON patch, a merge patch, a strategic merge patch or an apply configuration.',
     },
     [SCALE_SCHEMA_NAME]: {
       ...objectSchema(converter, ScaleSchema, 'Scale', 'autoscaling', 'v1', true),
-      description: 'Scale represents a scaling request for a resource.',
+      description: 'The desired and observed replica counts of a scalable resource, read and written through its scale subresource.',
     },
   };
 }
@@ -183,6 +191,14 @@ export function openApiV3Document(scheme: Scheme, group: string, version: string
       );
     }
   }
+  for (const res of options.nonStored ?? []) {
+    if (res.group !== group || res.version !== version) continue;
+    schemas[openApiSchemaName(group, version, res.kind)] = objectSchema(converter, res.schema, res.kind, group, version, true);
+    if (res.listKind !== undefined) {
+      schemas[openApiSchemaName(group, version, res.listKind)] = listSchema({ group, version, kind: res.kind, listKind: res.listKind, resource: res.resource });
+    }
+    Object.assign(paths, nonStoredPaths(res));
+  }
   // The structs the kinds are made of; a meta type already written above keeps its own entry.
   for (const [name, schema] of Object.entries(converter.components)) schemas[name] ??= schema;
   return {
@@ -202,7 +218,7 @@ export function openApiV3Hash(document: OpenApiDocument | string): string {
 /** The index served at `/openapi/v3`: one entry per served group version. */
 export function openApiV3Index(scheme: Scheme, options: OpenApiIndexOptions = {}): OpenApiIndex {
   const paths: OpenApiIndex['paths'] = {};
-  for (const g of scheme.groups()) {
+  for (const g of options.groups ?? scheme.groups()) {
     for (const v of g.versions) {
       if (options.include && !options.include(g.name, v.version)) continue;
       const p = groupVersionPath(g.name, v.version);
@@ -212,3 +228,7 @@ export function openApiV3Index(scheme: Scheme, options: OpenApiIndexOptions = {}
   }
   return { paths };
 }
+
+export { openApiV2Document, openApiV2Etag } from './openapi-v2';
+export type { SwaggerDocument } from './openapi-v2';
+export { encodeOpenApiV2Protobuf } from './openapi-v2-protobuf';

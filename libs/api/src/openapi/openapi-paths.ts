@@ -1,3 +1,4 @@
+import type { NonStoredResource } from '../scheme/definitions/review-definitions';
 import { apiVersionOf, type KindDefinition } from '../scheme/kind-definition';
 import { META_SCHEMA_PREFIX, openApiSchemaName, SCALE_SCHEMA_NAME } from './openapi-names';
 
@@ -171,7 +172,10 @@ function operationTag(group: string, version: string): string {
   return `${groupPart[0].toLowerCase()}${groupPart.slice(1)}_${version}`;
 }
 
-function mediaTypes(def: KindDefinition, watch = false): string[] {
+/** What an operation needs to know of the kind it serves. */
+type OperationKind = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'source'>;
+
+function mediaTypes(def: OperationKind, watch = false): string[] {
   // Kinds from definitions have no protobuf encoding, as the specification says of extension types.
   const protobuf = def.source.type === 'builtin';
   const types = ['application/json', 'application/yaml', ...(protobuf ? ['application/vnd.svc.protobuf'] : [])];
@@ -185,7 +189,7 @@ function content(types: readonly string[], schema: object): { content: Record<st
 
 interface OperationSpec {
   verb: 'list' | 'create' | 'deletecollection' | 'read' | 'replace' | 'patch' | 'delete';
-  def: KindDefinition;
+  def: OperationKind;
   /** Operation-id suffix: `Status`, `Scale`, `Finalize`, `ForAllNamespaces`. */
   suffix?: string;
   namespaced: boolean;
@@ -369,6 +373,34 @@ export function kindPaths(def: KindDefinition): Record<string, OpenApiPathItem> 
         : {}),
       ...(sub.updateOf ? { put: op('replace', `replace ${name} of the specified ${def.kind}`, { suffix }) } : {}),
       parameters: [nameParam, ...scopeParams, pretty],
+    };
+  }
+  return paths;
+}
+
+/**
+ * The paths of a resource the server answers without storing it, with only the verbs it answers:
+ * a review's collection takes POST alone; component statuses are read and listed.
+ */
+export function nonStoredPaths(res: NonStoredResource): Record<string, OpenApiPathItem> {
+  const def: OperationKind = { group: res.group, version: res.version, kind: res.kind, source: { type: 'builtin' } };
+  const base = `/${res.group ? 'apis' : 'api'}/${apiVersionOf(res)}`;
+  const collection = res.namespaced ? `${base}/namespaces/{namespace}/${res.resource}` : `${base}/${res.resource}`;
+  const gvk = { group: res.group, version: res.version, kind: res.kind };
+  const schemaName = openApiSchemaName(res.group, res.version, res.kind);
+  const listSchemaName = res.listKind === undefined ? undefined : openApiSchemaName(res.group, res.version, res.listKind);
+  const scopeParams = res.namespaced ? [pathParameter('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  const op = (verb: OperationSpec['verb'], description: string) =>
+    operation({ verb, def, namespaced: res.namespaced, gvk, schemaName, listSchemaName, description });
+  const paths: Record<string, OpenApiPathItem> = {};
+  const collectionItem: OpenApiPathItem = {};
+  if (res.verbs.includes('list')) collectionItem.get = op('list', `list objects of kind ${res.kind}`);
+  if (res.verbs.includes('create')) collectionItem.post = op('create', `create a ${res.kind}`);
+  if (Object.keys(collectionItem).length) paths[collection] = { ...collectionItem, parameters: [...scopeParams, QUERY_PARAMETERS.pretty] };
+  if (res.verbs.includes('get')) {
+    paths[`${collection}/{name}`] = {
+      get: op('read', `read the specified ${res.kind}`),
+      parameters: [pathParameter('name', `name of the ${res.kind}`), ...scopeParams, QUERY_PARAMETERS.pretty],
     };
   }
   return paths;

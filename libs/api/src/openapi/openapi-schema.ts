@@ -85,7 +85,8 @@ export const SCALAR_COMPONENTS: Readonly<Record<string, JsonSchema>> = {
     oneOf: [{ type: 'string' }, { type: 'number' }],
   },
   [INT_OR_STRING_SCHEMA_NAME]: {
-    description: 'A value that is either a whole number or a string; a port given as a number or by its name, a count given as a number or as a percentage such as `25%`.',
+    description:
+      'A value that is either a whole number or a string; a port given as a number or by its name, a count given as a number or as a percentage such as `25%`.',
     format: 'int-or-string',
     oneOf: [{ type: 'integer' }, { type: 'string' }],
   },
@@ -170,7 +171,12 @@ export class OpenApiSchemaConverter {
     }
     const ref = { $ref: `#/components/schemas/${named.component}` };
     const field: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(site)) if (!INTERNAL_KEYWORDS.has(key) && isFieldKeyword(key, value, named.canonical)) field[key] = plain(value);
+    for (const [key, value] of Object.entries(site)) {
+      if (INTERNAL_KEYWORDS.has(key) || !isFieldKeyword(key, value, named.canonical)) continue;
+      // The struct's own description travels with every copy of it; it belongs to the component, not the field.
+      if (key === 'description' && value === named.canonical.description) continue;
+      field[key] = plain(value);
+    }
     if (!Object.keys(field).length) return ref;
     finishNode(field);
     // OpenAPI 3.0 ignores a $ref's siblings, hence Kubernetes' allOf wrapping.

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TArray, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TArray, type TObject, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
 /**
  * TypeBox helpers for the shapes Kubernetes types use. They emit plain JSON Schema (enum rather
@@ -72,3 +72,42 @@ export function ListAtomic<T extends TSchema>(item: T, options: SchemaOptions = 
 
 /** Options for a struct that apply treats as one value (Kubernetes' `+structType=atomic`). */
 export const ATOMIC: SchemaOptions = { 'x-svc-map-type': 'atomic' };
+
+/**
+ * Gives each field of a struct its description (and the struct one of its own), as `kubectl explain`
+ * shows them. Every field must be named: the compiler refuses a struct with a field left out. Each
+ * field's schema is replaced by a copy that carries the text, so a shared schema used by several
+ * fields is never changed; the struct keeps its `properties` object, which names it in OpenAPI.
+ */
+export function Described<T extends TObject>(schema: T, fields: { readonly [K in keyof T['properties']]: string }, description?: string): T {
+  const properties = schema.properties as Record<string, TSchema>;
+  for (const [name, text] of Object.entries<string>(fields)) {
+    const field = properties[name];
+    if (field === undefined) throw new Error(`no field ${name} to describe`);
+    properties[name] = { ...field, description: text };
+  }
+  if (description !== undefined) (schema as { description?: string }).description = description;
+  return schema;
+}
+
+/**
+ * Describes fields by dotted path (`valueFrom.secretKeyRef.key`), through lists and maps to the
+ * structs inside them, for structs declared inline. Like {@link Described}, each field's schema is
+ * replaced by a copy carrying the text.
+ */
+export function describeFields(schema: TSchema, fields: Readonly<Record<string, string>>): void {
+  for (const [path, text] of Object.entries(fields)) {
+    const names = path.split('.');
+    let node = schema as Record<string, unknown>;
+    for (const [i, name] of names.entries()) {
+      while (node.properties === undefined && (node.items !== undefined || typeof node.additionalProperties === 'object')) {
+        node = (node.items ?? node.additionalProperties) as Record<string, unknown>;
+      }
+      const properties = node.properties as Record<string, Record<string, unknown>> | undefined;
+      const field = properties?.[name];
+      if (properties === undefined || field === undefined) throw new Error(`no field ${path} to describe`);
+      if (i === names.length - 1) properties[name] = { ...field, description: text };
+      else node = field;
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { apiVersionOf, extraSubresourceVerbs, type KindDefinition } from '@svc/api';
+import { apiVersionOf, extraSubresourceVerbs, type KindDefinition, type NonStoredResource } from '@svc/api';
 import type { GroupVersionForDiscovery } from '@svc/machinery';
 import type { ServedApis } from './served-apis';
 
@@ -163,9 +163,33 @@ export function apiGroup(apis: ServedApis, name: string): ApiGroup | undefined {
   return g && { kind: 'APIGroup', apiVersion: 'v1', name: g.name, versions: g.versions, preferredVersion: g.preferredVersion };
 }
 
+/** A non-stored resource as the legacy list shows it: no storage version hash, only the verbs its handler answers. */
+function nonStoredResource(r: NonStoredResource): ApiResource {
+  return {
+    name: r.resource,
+    singularName: r.singular,
+    namespaced: r.namespaced,
+    kind: r.kind,
+    verbs: [...r.verbs],
+    ...(r.shortNames?.length ? { shortNames: [...r.shortNames] } : {}),
+  };
+}
+
+function nonStoredDiscovery(r: NonStoredResource): ApiResourceDiscovery {
+  return {
+    resource: r.resource,
+    responseKind: { group: r.group, version: r.version, kind: r.kind },
+    scope: r.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: r.singular,
+    verbs: [...r.verbs],
+    ...(r.shortNames?.length ? { shortNames: [...r.shortNames] } : {}),
+  };
+}
+
 export function apiResourceList(apis: ServedApis, group: string, version: string): ApiResourceList | undefined {
   const defs = apis.kinds(group, version);
-  if (!defs.length) return undefined;
+  const nonStored = apis.nonStored(group, version);
+  if (!defs.length && !nonStored.length) return undefined;
   const resources: ApiResource[] = [];
   for (const def of [...defs].sort(byName((d) => d.resource))) {
     resources.push({
@@ -190,6 +214,8 @@ export function apiResourceList(apis: ServedApis, group: string, version: string
       });
     }
   }
+  for (const r of nonStored) resources.push(nonStoredResource(r));
+  resources.sort(byName((r) => r.name));
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources };
 }
 
@@ -214,7 +240,9 @@ function groupDiscovery(apis: ServedApis, name: string): ApiGroupDiscovery | und
     metadata: name ? { name, creationTimestamp: null } : { creationTimestamp: null },
     versions: g.versions.map((v) => ({
       version: v.version,
-      resources: [...apis.kinds(name, v.version)].sort(byName((d) => d.resource)).map(resourceDiscovery),
+      resources: [...apis.kinds(name, v.version).map(resourceDiscovery), ...apis.nonStored(name, v.version).map(nonStoredDiscovery)].sort(
+        byName((r) => r.resource),
+      ),
       freshness: 'Current' as const,
     })),
   };

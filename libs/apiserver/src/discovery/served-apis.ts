@@ -1,5 +1,5 @@
 import { kubernetesGroupName, specGroupName } from '@svc/machinery';
-import { compareVersions, versionTrack, type ApiGroupInfo, type KindDefinition, type Scheme } from '@svc/api';
+import { compareVersions, versionTrack, type ApiGroupInfo, type KindDefinition, type NonStoredResource, type Scheme } from '@svc/api';
 import { compareGroupsForDiscovery } from './group-priority';
 
 /** `--runtime-config` as parsed: `key[=value]` pairs, a missing value already read as `true`. */
@@ -40,6 +40,8 @@ export class ServedApis {
   constructor(
     readonly scheme: Scheme,
     private readonly runtimeConfig: RuntimeConfig = {},
+    /** Resources answered by handlers of their own without storage (reviews, component statuses). */
+    readonly nonStoredResources: readonly NonStoredResource[] = [],
   ) {
     // Fail at start-up on a malformed value rather than on the first request.
     for (const key of Object.keys(runtimeConfig)) flag(runtimeConfig, key);
@@ -54,8 +56,15 @@ export class ServedApis {
     return this.scheme.resourcesIn(group, version).filter((d) => this.isEnabled(d) && d.terminating !== true);
   }
 
+  /** The non-stored resources of a group version that `--runtime-config` leaves on, by resource name. */
+  nonStored(group: string, version: string): NonStoredResource[] {
+    return this.nonStoredResources
+      .filter((r) => r.group === group && r.version === version && groupVersionEnabled(this.runtimeConfig, group, version))
+      .sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+  }
+
   servesGroupVersion(group: string, version: string): boolean {
-    return this.kinds(group, version).length > 0;
+    return this.kinds(group, version).length > 0 || this.nonStored(group, version).length > 0;
   }
 
   /**
@@ -65,7 +74,14 @@ export class ServedApis {
    */
   groups(): ApiGroupInfo[] {
     const out: ApiGroupInfo[] = [];
-    for (const g of this.scheme.groups()) {
+    const all = this.scheme.groups();
+    for (const r of this.nonStoredResources) {
+      const g = all.find((x) => x.name === r.group);
+      const gv = { groupVersion: r.group ? `${r.group}/${r.version}` : r.version, version: r.version };
+      if (!g) all.push({ name: r.group, versions: [gv], preferredVersion: gv });
+      else if (!g.versions.some((v) => v.version === r.version)) g.versions.push(gv);
+    }
+    for (const g of all) {
       const versions = g.versions.filter((v) => this.servesGroupVersion(g.name, v.version)).sort((a, b) => compareVersions(a.version, b.version));
       if (versions.length) out.push({ name: g.name, versions, preferredVersion: versions[0] });
     }

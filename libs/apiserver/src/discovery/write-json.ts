@@ -9,7 +9,7 @@ export interface WriteJsonOptions {
 }
 
 /** A strong entity tag over a response body. */
-export function bodyEtag(body: string): string {
+export function bodyEtag(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('hex')}"`;
 }
 
@@ -25,7 +25,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * Writes a JSON document with an `ETag`, answering 304 when the client already holds it: discovery
  * and OpenAPI documents are fetched often and change rarely (client-go's HTTP cache revalidates them).
  */
-export function writeJson(req: IncomingMessage, res: ServerResponse, body: string, options: WriteJsonOptions = {}): void {
+export function writeJson(req: IncomingMessage, res: ServerResponse, body: string | Buffer, options: WriteJsonOptions = {}): void {
   const etag = options.etag ?? bodyEtag(body);
   for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
   res.setHeader('ETag', etag);

@@ -9,6 +9,7 @@ import { requestEntityTooLargeStatus, StatusError, timeoutStatus, tooManyRequest
 import { writeStatus } from '../status/write-status';
 import { withAuthentication, withAuthorization, withImpersonation } from '../auth/auth-filters';
 import { withReviews } from '../auth/review-handlers';
+import { type ComponentStatusDependencies, withComponentStatuses } from '../health/component-statuses';
 import { withServiceAccountTokens } from '../auth/service-account-handlers';
 import type { ResourceRegistries } from '../resources/registries';
 import type { Security } from '../auth/security';
@@ -25,6 +26,8 @@ export interface HandlerChainDependencies {
   security?: Security;
   /** The registries TokenRequest reads service accounts and bound objects through. */
   registries?: ResourceRegistries;
+  /** What `componentstatuses` probes; the resource is not served without it. */
+  componentStatuses?: ComponentStatusDependencies;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -115,6 +118,7 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
           }),
         ]
       : []),
+    ...(deps.componentStatuses ? [withComponentStatuses(deps.componentStatuses)] : []),
     ...(security?.serviceAccountTokens && deps.registries
       ? [withServiceAccountTokens(security.serviceAccountTokens, deps.registries, deps.config.maxRequestBodyBytes)]
       : []),

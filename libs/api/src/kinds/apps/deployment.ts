@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, Int64, IntOrString, ListMap, StringEnum } from '../../schema/builders';
+import { describeFields, Int32, Int64, IntOrString, ListMap, StringEnum } from '../../schema/builders';
 import { kindConditionSchema, OptionalTime } from '../../meta/condition';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import { PERCENT_PATTERN } from '../../meta/names';
@@ -58,3 +58,38 @@ export const DeploymentSchema = Type.Object({
 });
 export type Deployment = Static<typeof DeploymentSchema>;
 export type DeploymentList = List<Deployment>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(DeploymentStrategySchema, {
+  type: 'RollingUpdate replaces pods a few at a time; Recreate stops them all before starting the new ones. RollingUpdate by default.',
+  rollingUpdate: 'How fast a RollingUpdate goes; only with that type.',
+  'rollingUpdate.maxUnavailable':
+    'How many pods may be missing from the desired count during the update, a number or a percentage rounded down; 25% by default.',
+  'rollingUpdate.maxSurge': 'How many pods may run beyond the desired count during the update, a number or a percentage rounded up; 25% by default.',
+});
+(DeploymentStrategySchema as { description?: string }).description = 'How a Deployment replaces old pods with new ones.';
+describeFields(DeploymentSpecSchema, {
+  replicas: 'How many pods to run; 1 by default. Left out, it stays as a HorizontalPodAutoscaler or `kubectl scale` set it.',
+  selector: "Which pods belong to the Deployment; it must match the template's labels and cannot change.",
+  template: 'The pods the Deployment runs. A change here starts a rollout.',
+  strategy: 'How old pods are replaced by new ones.',
+  minReadySeconds: 'How long a new pod must be ready, with no container crashing, before it counts as available; 0 by default.',
+  revisionHistoryLimit: 'How many old ReplicaSets are kept for rollbacks; 10 by default.',
+  paused: 'While true, changes to the template start no rollout.',
+  progressDeadlineSeconds:
+    'How long a rollout may go without progress before the Deployment reports it failed (Progressing=False, ProgressDeadlineExceeded); 600 by default.',
+});
+(DeploymentSpecSchema as { description?: string }).description = 'What a Deployment runs and how it rolls out changes.';
+describeFields(DeploymentStatusSchema, {
+  observedGeneration: 'The generation of the Deployment the controller last acted on.',
+  replicas: "How many pods the Deployment's ReplicaSets run, not counting those terminating.",
+  updatedReplicas: 'How many of them run the current template.',
+  readyReplicas: 'How many of them are ready.',
+  availableReplicas: 'How many of them have been ready for minReadySeconds.',
+  unavailableReplicas: 'How many more pods are needed to have the desired number available.',
+  terminatingReplicas: 'How many pods of the Deployment are terminating.',
+  conditions: 'Available and Progressing, with why.',
+  collisionCount: 'How many times the hash naming a new ReplicaSet collided with an existing one; it salts the next hash.',
+});
+(DeploymentStatusSchema as { description?: string }).description = 'What the deployment controller last observed of a Deployment.';
+(DeploymentSchema as { description?: string }).description = 'Runs a set of identical pods through ReplicaSets and rolls out changes to them step by step.';
