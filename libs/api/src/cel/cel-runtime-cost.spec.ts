@@ -135,7 +135,9 @@ describe('actual cost of CEL evaluations, against Kubernetes 1.32', () => {
   }
 
   it('has the global form of matches, costed as the method', () => {
-    expect(actualCost("matches(self.v, 'v1.[0-3].\\\\d+') == false", { v: 'v1.5.0' })).toBe(actualCost("self.v.matches('v1.[0-3].\\\\d+') == false", { v: 'v1.5.0' }));
+    expect(actualCost("matches(self.v, 'v1.[0-3].\\\\d+') == false", { v: 'v1.5.0' })).toBe(
+      actualCost("self.v.matches('v1.[0-3].\\\\d+') == false", { v: 'v1.5.0' }),
+    );
   });
 
   it('counts only the operands && and || evaluate, and stops at the per-call limit', () => {
