@@ -52,7 +52,11 @@ describe('admission: CEL rules, webhooks and policies', () => {
           type: 'object',
           'x-svc-validations': [
             { rule: 'self.minReplicas <= self.maxReplicas', message: 'minReplicas must not exceed maxReplicas', fieldPath: '.minReplicas' },
-            { rule: 'self.size >= oldSelf.size', messageExpression: '"size may not shrink from " + string(oldSelf.size)', reason: 'FieldValueForbidden' },
+            {
+              rule: 'self.size >= oldSelf.size', // As in Kubernetes, `"..." + string(n)` has no bounded size: its estimate is over the budget.
+              messageExpression: "'size may not shrink from %d'.format([oldSelf.size])",
+              reason: 'FieldValueForbidden',
+            },
           ],
           properties: {
             minReplicas: { type: 'integer' },
@@ -136,7 +140,8 @@ describe('admission: CEL rules, webhooks and policies', () => {
         {
           reason: 'FieldValueInvalid',
           field: 'spec.items',
-          message: 'Invalid value: "array": call cost exceeds limit for rule: self.all(x, self.exists(y, x == y))',
+          message:
+            'Invalid value: "array": \'operation cancelled: actual cost limit exceeded\': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.exists(y, x == y))',
         },
       ]);
     });

@@ -1,5 +1,6 @@
 import {
   celEnv,
+  celFunc,
   celMethod,
   CelScalar,
   isCelError,
@@ -114,6 +115,9 @@ const regexFunctions: CelFunc[] = [
   }),
 ];
 
+/** CEL's global form of matches, `matches(text, pattern)`, beside the method form the engine has. */
+const globalMatches: CelFunc = celFunc('matches', [STRING, STRING], BOOL, (text, pattern) => compilePattern(pattern).matcher(text).find());
+
 /** Kubernetes' CEL parser refuses expressions nested deeper than this (its recursion limit). */
 const MAX_NESTING = 250;
 
@@ -164,7 +168,7 @@ export type CelCostedOutcome = CelOutcome & { cost: number; limitExceeded?: bool
 /** The CEL environment Kubernetes gives rules: the standard library, the strings extension, lists and regex. */
 function environment(): CelEnv {
   return celEnv({
-    funcs: [...strings, ...listFunctions, ...regexFunctions, ...kubernetesValueLibraries],
+    funcs: [...strings, ...listFunctions, ...regexFunctions, globalMatches, ...kubernetesValueLibraries],
     re2: { compile: (pattern) => ({ test: (text) => compilePattern(pattern).matcher(text).find() }) },
   });
 }

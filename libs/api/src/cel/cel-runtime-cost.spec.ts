@@ -134,6 +134,12 @@ describe('actual cost of CEL evaluations, against Kubernetes 1.32', () => {
     });
   }
 
+  it('has the global form of matches, costed as the method', () => {
+    expect(actualCost("matches(self.v, 'v1.[0-3].\\\\d+') == false", { v: 'v1.5.0' })).toBe(
+      actualCost("self.v.matches('v1.[0-3].\\\\d+') == false", { v: 'v1.5.0' }),
+    );
+  });
+
   it('counts only the operands && and || evaluate, and stops at the per-call limit', () => {
     const rule = "self.group != 'gateway.networking.k8s.io' || self.names.all(a, self.names.all(b, a == b || a != b))";
     const names = Array.from({ length: 2000 }, (_, i) => `n${i}`);

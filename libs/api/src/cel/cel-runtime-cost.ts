@@ -339,8 +339,7 @@ class CostedEvaluation {
         if (!isConstLiteral(e)) this.charge(10);
         return this.compute(
           e,
-          () =>
-            ({ ...e, exprKind: { case: 'listExpr', value: { ...kind.value, elements: elements.map((x, i) => (isConst(x) ? x : ident(`@${i}`))) } } }),
+          () => ({ ...e, exprKind: { case: 'listExpr', value: { ...kind.value, elements: elements.map((x, i) => (isConst(x) ? x : ident(`@${i}`))) } } }),
           values,
         );
       }
@@ -363,21 +362,20 @@ class CostedEvaluation {
         if (!isConstLiteral(e)) this.charge(kind.value.messageName === '' ? 30 : 40);
         return this.compute(
           e,
-          () =>
-            ({
-              ...e,
-              exprKind: {
-                case: 'structExpr',
-                value: {
-                  ...kind.value,
-                  entries: entries.map((entry, i) => ({
-                    ...entry,
-                    keyKind: entry.keyKind.case === 'mapKey' && !isConst(entry.keyKind.value) ? { case: 'mapKey', value: ident(`@k${i}`) } : entry.keyKind,
-                    value: entry.value && !isConst(entry.value) ? ident(`@v${i}`) : entry.value,
-                  })),
-                },
+          () => ({
+            ...e,
+            exprKind: {
+              case: 'structExpr',
+              value: {
+                ...kind.value,
+                entries: entries.map((entry, i) => ({
+                  ...entry,
+                  keyKind: entry.keyKind.case === 'mapKey' && !isConst(entry.keyKind.value) ? { case: 'mapKey', value: ident(`@k${i}`) } : entry.keyKind,
+                  value: entry.value && !isConst(entry.value) ? ident(`@v${i}`) : entry.value,
+                })),
               },
-            }),
+            },
+          }),
           values,
         );
       }
