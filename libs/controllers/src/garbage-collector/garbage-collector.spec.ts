@@ -68,7 +68,7 @@ describe('the garbage collector', () => {
   it('monitors every listable, watchable, deletable type but events, with --concurrent-gc-syncs workers', () => {
     const gc = running.app.get(GarbageCollector);
     const names = gc.monitorNames();
-    expect(names).toEqual(expect.arrayContaining(['garbagecollector-leases.coordination.svc.io', 'garbagecollector-namespaces', 'garbagecollector-pods']));
+    expect(names).toEqual(expect.arrayContaining(['garbagecollector-leases.coordination.k8s.io', 'garbagecollector-namespaces', 'garbagecollector-pods']));
     expect(names).not.toContain('garbagecollector-events');
     const monitor = running.manager.getControllers().find((c) => c.name === 'garbagecollector-configmaps');
     expect(monitor?.concurrency).toBe(4);
