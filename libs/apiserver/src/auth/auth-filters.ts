@@ -37,6 +37,7 @@ export function requestAttributes(info: RequestInfo, user: UserInfo): Authorizat
     verb: info.verb,
     isResourceRequest: info.isResourceRequest,
     namespace: info.namespace,
+    ...(info.requestedNamespace !== undefined ? { requestedNamespace: info.requestedNamespace } : {}),
     apiGroup: info.group,
     apiVersion: info.version,
     resource: info.resource,

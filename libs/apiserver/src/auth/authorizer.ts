@@ -8,6 +8,8 @@ export interface AuthorizationAttributes {
   isResourceRequest: boolean;
   /** Resource requests. */
   namespace: string;
+  /** The other name of a system namespace (kube-system) when the request named it so: what a webhook is told. */
+  requestedNamespace?: string;
   apiGroup: string;
   apiVersion: string;
   resource: string;

@@ -6,7 +6,8 @@ export function forbiddenMessage(a: AuthorizationAttributes): string {
   const user = a.user.name;
   if (!a.isResourceRequest) return `User ${JSON.stringify(user)} cannot ${a.verb} path ${JSON.stringify(a.path)}`;
   const resource = a.subresource !== '' ? `${a.resource}/${a.subresource}` : a.resource;
-  const scope = a.namespace !== '' ? `in the namespace ${JSON.stringify(a.namespace)}` : 'at the cluster scope';
+  const namespace = a.requestedNamespace ?? a.namespace;
+  const scope = namespace !== '' ? `in the namespace ${JSON.stringify(namespace)}` : 'at the cluster scope';
   return `User ${JSON.stringify(user)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.apiGroup)} ${scope}`;
 }
 

@@ -100,11 +100,13 @@ describe('Kubernetes protobuf request bodies', () => {
         },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '50%' } },
       },
+      // A Deployment's status is a struct, never nil: Kubernetes' JSON of the decoded object has it too.
+      status: {},
     });
   });
 
   it('answers 415 for a kind it has no message for', async () => {
-    const body = envelope('v1', 'Node', Writer.create().finish());
+    const body = envelope('example.com/v1', 'Widget', Writer.create().finish());
     await expect(decodeObjectBody(body, 'application/vnd.kubernetes.protobuf')).rejects.toThrow(/unknown format/);
   });
 });

@@ -42,8 +42,8 @@ describe('decodeObjectBody', () => {
   });
 
   it('answers 415 to a protobuf message of a kind it cannot read, and 400 to a malformed one', async () => {
-    const node = encodeEnvelope({ apiVersion: 'v1', kind: 'Node', raw: Buffer.from([0x0a, 0x00]) });
-    expect(await statusOf(() => decodeObjectBody(Buffer.from(node), 'application/vnd.kubernetes.protobuf'))).toMatchObject({ code: 415 });
+    const widget = encodeEnvelope({ apiVersion: 'example.com/v1', kind: 'Widget', raw: Buffer.from([0x0a, 0x00]) });
+    expect(await statusOf(() => decodeObjectBody(Buffer.from(widget), 'application/vnd.kubernetes.protobuf'))).toMatchObject({ code: 415 });
     const cut = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMap', raw: Buffer.from([0x0a, 0x05, 0x61]) });
     expect(await statusOf(() => decodeObjectBody(Buffer.from(cut), 'application/vnd.kubernetes.protobuf'))).toMatchObject({ code: 400 });
   });

@@ -28,13 +28,13 @@ describe('negotiateOutput', () => {
     );
   });
 
-  it('serves the protobuf envelope for built-in kinds only, and JSON to Kubernetes protobuf clients', () => {
+  it('serves the protobuf envelope for built-in kinds only, and Kubernetes protobuf to Kubernetes protobuf clients', () => {
     expect(negotiateOutput('application/vnd.svc.protobuf', get, false)).toMatchObject({
       encoding: 'protobuf',
       streamContentType: 'application/vnd.svc.protobuf;stream=watch',
     });
     expect(negotiateOutput('application/vnd.svc.protobuf,application/json', { verb: 'get', protobuf: false }, false).encoding).toBe('json');
-    expect(negotiateOutput('application/vnd.kubernetes.protobuf,application/json', get, false).encoding).toBe('json');
+    expect(negotiateOutput('application/vnd.kubernetes.protobuf,application/json', get, false).encoding).toBe('kubernetes-protobuf');
   });
 
   it('honours q values', () => {

@@ -109,7 +109,7 @@ export class WebhookAuthorizer implements Authorizer {
     if (a.user.extra !== undefined) spec.extra = Object.fromEntries(Object.entries(a.user.extra).map(([k, v]) => [k, [...v]]));
     if (a.isResourceRequest) {
       spec.resourceAttributes = {
-        namespace: a.namespace,
+        namespace: a.requestedNamespace ?? a.namespace,
         verb: a.verb,
         group: a.apiGroup,
         version: a.apiVersion,
