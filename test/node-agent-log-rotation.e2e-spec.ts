@@ -44,6 +44,12 @@ describeWithRuntime('node agent: container log rotation (containerLogMaxSize, co
       // Until the oldest rotated files have been removed: more rotations seen than maxFiles - 1 can hold.
       for (;;) {
         const names = (await readdir(dir)).sort();
+        // A compression in flight (the `.tmp` being written, or the original beside its finished `.gz` for
+        // the moment before it is removed) is not a settled state: look again.
+        if (names.some((n) => n.endsWith('.tmp') || names.includes(`${n}.gz`))) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          continue;
+        }
         let total = 0;
         for (const name of names)
           total += await stat(join(dir, name)).then(
