@@ -221,6 +221,73 @@ describe('kubectl', () => {
     expect((await client.get<ConfigMap>(paths.configMap(ns, 'ssa'))).body.data).toEqual({ owner: 'second' });
   });
 
+  it('apply --server-side upgrades a Deployment applied client-side: the changed fields move to kubectl, no conflict', async () => {
+    const file = await manifest('upgrade.yaml', webManifest('registry.example/app:1.0', 1).replace('name: web\n', 'name: upgraded\n'));
+    expect(await kubectl('apply', '-f', file, '-n', ns)).toBe('deployment.apps/upgraded created\n');
+    await writeFile(file, webManifest('registry.example/app:2.0', 3).replace('name: web\n', 'name: upgraded\n'));
+    expect(await kubectl('diff', '--server-side', '-f', file, '-n', ns).catch((error: Error) => error.message)).toContain('+  replicas: 3');
+    expect(await kubectl('apply', '--server-side', '-f', file, '-n', ns)).toBe('deployment.apps/upgraded serverside-applied\n');
+    const dep = await client.get<Deployment>(paths.deployment(ns, 'upgraded'));
+    expect(dep.body.spec?.replicas).toBe(3);
+    const managers = (dep.body.metadata?.managedFields ?? []).map((e) => `${e.manager}/${e.operation}`);
+    expect(managers).toContain('kubectl/Apply');
+    expect(managers).not.toContain('kubectl-client-side-apply/Update');
+    // A second server-side apply of the same file is no conflict either, and changes nothing.
+    expect(await kubectl('apply', '--server-side', '-f', file, '-n', ns)).toBe('deployment.apps/upgraded serverside-applied\n');
+  });
+
+  it('apply --server-side keeps an empty object as a field of its own (a custom resource with `selfSigned: {}`)', async () => {
+    const crd = await manifest(
+      'issuers-crd.yaml',
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: issuers.kubectl-e2e.example
+spec:
+  group: kubectl-e2e.example
+  names: {kind: Issuer, plural: issuers, singular: issuer, listKind: IssuerList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            properties:
+              selfSigned: {type: object, properties: {crlDistributionPoints: {type: array, items: {type: string}}}}
+              ca: {type: object, properties: {secretName: {type: string}}}
+`,
+    );
+    await kubectl('apply', '--server-side', '-f', crd);
+    await kubectl('wait', '--for=condition=Established', 'crd/issuers.kubectl-e2e.example', '--timeout=20s');
+    const issuer = (name: string) => `apiVersion: kubectl-e2e.example/v1\nkind: Issuer\nmetadata:\n  name: ${name}\nspec:\n  selfSigned: {}\n`;
+    const managedFields = async (name: string) => {
+      const out = await kubectl('get', 'issuer', name, '-n', ns, '-o', 'json', '--show-managed-fields');
+      return ((JSON.parse(out) as { metadata: { managedFields?: ManagedFieldsEntry[] } }).metadata.managedFields ?? []).map((e) => ({
+        manager: e.manager,
+        operation: e.operation,
+        fieldsV1: e.fieldsV1,
+      }));
+    };
+    const serverSide = await manifest('issuer-ssa.yaml', issuer('ssa'));
+    for (let i = 0; i < 2; i++) {
+      expect(await kubectl('apply', '--server-side', '-f', serverSide, '-n', ns)).toBe('issuer.kubectl-e2e.example/ssa serverside-applied\n');
+      expect(await managedFields('ssa')).toEqual([{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:selfSigned': {} } } }]);
+    }
+    // Client-side first, then server-side: the migration keeps spec.selfSigned, and so does every later server-side apply.
+    const clientSide = await manifest('issuer-csa.yaml', issuer('csa'));
+    expect(await kubectl('apply', '-f', clientSide, '-n', ns)).toBe('issuer.kubectl-e2e.example/csa created\n');
+    for (let i = 0; i < 2; i++) {
+      expect(await kubectl('apply', '--server-side', '-f', clientSide, '-n', ns)).toBe('issuer.kubectl-e2e.example/csa serverside-applied\n');
+    }
+    expect(JSON.parse(await kubectl('get', 'issuer', 'csa', '-n', ns, '-o', 'json')).spec).toEqual({ selfSigned: {} });
+  });
+
   it('patch with the merge, strategic and json types', async () => {
     expect(await kubectl('patch', 'configmap', 'settings', '-n', ns, '--type', 'merge', '-p', '{"data":{"mode":"slow"}}')).toBe('configmap/settings patched\n');
     expect(
