@@ -32,7 +32,7 @@ describeFields(
 );
 describeFields(DeleteOptionsSchema, {
   apiVersion: 'The group and version of this schema, such as `v1`.',
-  kind: 'DeleteOptions.',
+  kind: 'Always `DeleteOptions`.',
   gracePeriodSeconds:
     "How long the object has to end gracefully before it is removed: 0 removes it at once; left out, the kind's own default applies (a pod's terminationGracePeriodSeconds).",
   preconditions: 'Conditions the object must meet for the delete to go ahead.',

@@ -57,7 +57,7 @@ describeFields(
 );
 describeFields(StatusSchema, {
   apiVersion: 'The version of this schema, `v1`.',
-  kind: 'Status.',
+  kind: 'Always `Status`.',
   status: 'Success or Failure.',
   message: 'What happened, in words for people.',
   reason:

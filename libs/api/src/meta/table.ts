@@ -52,8 +52,8 @@ describeFields(
   'One object shown as a row of a Table.',
 );
 describeFields(TableSchema, {
-  apiVersion: 'The group and version of this schema, `meta.k8s.io/v1`.',
-  kind: 'Table.',
+  apiVersion: 'The group and version of this schema, as the client asked for it: `meta.k8s.io/v1` (or `meta.svc.io/v1`).',
+  kind: 'Always `Table`.',
   columnDefinitions: 'The columns, in the order their cells appear in each row.',
   rows: 'One row per object.',
 });

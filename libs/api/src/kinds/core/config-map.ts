@@ -23,7 +23,7 @@ describeFields(
   {
     data: 'Text values by key; a key is made of letters, digits, `-`, `_` and `.`.',
     binaryData: 'Binary values by key, base64 encoded; a key may not be in data as well.',
-    immutable: 'When true, data and binaryData may no longer change and it cannot be set back; only a delete remains. Node agents then stop watching it.',
+    immutable: 'When true, data and binaryData may no longer change and it cannot be set back; only a delete remains. Node agents then need not watch it.',
   },
   'Configuration, as keys and values, that pods read as environment variables, command arguments or files. At most 1 MiB in all.',
 );

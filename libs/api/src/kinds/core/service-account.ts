@@ -20,7 +20,8 @@ describeFields(
   ServiceAccountSchema,
   {
     secrets: 'Deprecated list of Secrets tied to the account; pods get short-lived tokens through projected volumes instead.',
-    imagePullSecrets: 'Registry credentials added to the imagePullSecrets of every pod created to run as this account.',
+    imagePullSecrets:
+      "Registry credentials Kubernetes gives, at creation, to every pod that runs as this account and names none of its own. This server's admission does not copy them yet.",
     automountServiceAccountToken: "Whether pods of this account get its token mounted when they do not say; a pod's own setting wins. True by default.",
   },
   'An identity for the processes of pods, whose tokens the API server accepts.',

@@ -59,13 +59,14 @@ describeFields(EndpointConditionsSchema, {
   terminating: 'Whether it is going away.',
 });
 describeFields(EndpointSliceSchema, {
-  addressType: 'The type of every address of the slice: IPv4, IPv6 or FQDN (deprecated). It cannot change.',
+  addressType: 'The type of every address of the slice: IPv4, IPv6 or FQDN. It cannot change.',
   endpoints: 'The endpoints, at most 1000.',
   'endpoints.addresses': "The endpoint's addresses, of the slice's addressType, 1 to 100; they are interchangeable, and most readers use the first.",
   'endpoints.conditions': 'The state of the endpoint.',
   'endpoints.hostname': "The endpoint's host name, for DNS.",
   'endpoints.targetRef': 'The object behind the endpoint, most often a pod.',
-  'endpoints.deprecatedTopology': 'Deprecated topology labels, kept from discovery/v1beta1; nodeName and zone say the same.',
+  'endpoints.deprecatedTopology':
+    'Deprecated topology labels from discovery/v1beta1, not written through v1 (a write is ignored); nodeName and zone say the same.',
   'endpoints.nodeName': 'The node the endpoint runs on.',
   'endpoints.zone': 'The zone the endpoint is in.',
   'endpoints.hints': 'Hints to service proxies on which clients the endpoint should serve.',
