@@ -86,7 +86,7 @@ describeFields(PolicyValidationSchema, {
   message: 'The message given when the expression is false; one naming the expression by default.',
   messageExpression: 'A CEL expression giving the message, as a string, in place of message; message is used when it fails.',
   reason:
-    'The reason given when the expression is false, which sets the HTTP code: Unauthorized, Forbidden, Invalid or RequestEntityTooLarge. Kubernetes answers Invalid (422) when it is left out; this server answers Forbidden (403).',
+    'The reason given when the expression is false, which sets the HTTP code: Unauthorized, Forbidden, Invalid or RequestEntityTooLarge. Invalid (422) when it is left out.',
 });
 describeFields(ValidatingAdmissionPolicySchema, {
   'spec.matchConstraints': 'The requests the policy applies to; a binding may narrow them further.',
@@ -114,7 +114,7 @@ describeFields(ValidatingAdmissionPolicyBindingSchema, {
   'spec.paramRef.selector': 'Every params object whose labels match. Not with name.',
   'spec.paramRef.parameterNotFoundAction': 'What happens when no params are found: Allow lets the request through, Deny refuses it.',
   'spec.validationActions':
-    'What a failed validation does: Deny refuses the request, Warn sends the client a warning, Audit records it in the audit log (which this server does not do yet). Not Deny and Warn together.',
+    'What a failed validation does: Deny refuses the request, Warn sends the client a warning, Audit records it in the request's audit event (the validation.policy.admission.k8s.io/validation_failure annotation). Not Deny and Warn together.',
 });
 (ValidatingAdmissionPolicyBindingSchema as { description?: string }).description =
   'Puts a ValidatingAdmissionPolicy in force for some requests, with its parameters.';

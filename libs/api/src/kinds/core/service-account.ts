@@ -20,8 +20,7 @@ describeFields(
   ServiceAccountSchema,
   {
     secrets: 'Deprecated list of Secrets tied to the account; pods get short-lived tokens through projected volumes instead.',
-    imagePullSecrets:
-      "Registry credentials Kubernetes gives, at creation, to every pod that runs as this account and names none of its own. This server's admission does not copy them yet.",
+    imagePullSecrets: 'Registry credentials given, at creation, to every pod that runs as this account and names none of its own.',
     automountServiceAccountToken: "Whether pods of this account get its token mounted when they do not say; a pod's own setting wins. True by default.",
   },
   'An identity for the processes of pods, whose tokens the API server accepts.',
