@@ -114,7 +114,7 @@ describeFields(ValidatingAdmissionPolicyBindingSchema, {
   'spec.paramRef.selector': 'Every params object whose labels match. Not with name.',
   'spec.paramRef.parameterNotFoundAction': 'What happens when no params are found: Allow lets the request through, Deny refuses it.',
   'spec.validationActions':
-    'What a failed validation does: Deny refuses the request, Warn sends the client a warning, Audit records it in the request's audit event (the validation.policy.admission.k8s.io/validation_failure annotation). Not Deny and Warn together.',
+    'What a failed validation does: Deny refuses the request, Warn sends the client a warning, Audit records it in the audit event of the request (the validation.policy.admission.k8s.io/validation_failure annotation). Not Deny and Warn together.',
 });
 (ValidatingAdmissionPolicyBindingSchema as { description?: string }).description =
   'Puts a ValidatingAdmissionPolicy in force for some requests, with its parameters.';
