@@ -1,5 +1,6 @@
 import { celError, celList, isCelError, isCelList, isCelMap, type CelList } from '@bufbuild/cel';
 import { CelFormat, FORMAT_NAMES, formatNamed, namedFormat } from './cel-format-library';
+import { callQuantity, NOT_A_QUANTITY_CALL } from './cel-kubernetes-libraries';
 import { celEquals, CelOpaqueValue, CelOptional, isZeroValue, noSuchOverload, opaqueType } from './cel-values';
 
 /**
@@ -32,6 +33,16 @@ export const EXTENSION_FUNCTION_NAMES: ReadonlySet<string> = new Set([
   'or',
   'orValue',
   'validate',
+  'quantity',
+  'sign',
+  'isInteger',
+  'asInteger',
+  'asApproximateFloat',
+  'compareTo',
+  'isLessThan',
+  'isGreaterThan',
+  'add',
+  'sub',
   '_?._',
   '_[?_]',
 ]);
@@ -115,6 +126,8 @@ export function callExtension(name: string, target: unknown, args: readonly unkn
     default:
       break;
   }
+  const quantity = callQuantity(name, target, args);
+  if (quantity !== NOT_A_QUANTITY_CALL) return quantity;
   if (name.startsWith('format.')) {
     const format = namedFormat(name.slice('format.'.length));
     if (format !== undefined) return !member && args.length === 0 ? format : noSuchOverload(name, operands);
