@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Client, clientConfigFromOptions, inClusterConfig, type ClientConfig } from '@svc/client';
 import { errorMessage } from '@svc/machinery';
 import { parseHostPort, parseOrExit, parseProxyOptions, PROXY_FLAGS, PROXY_REFUSED_FLAGS, refusedFlagProblem, type ProxyOptions } from '@svc/options';
-import { applyConntrackSettings, applyOomScoreAdj, kernelSupport } from './host/kernel';
+import { applyConntrackSettings, applyOomScoreAdj, bridgeNetfilterProblem, kernelSupport } from './host/kernel';
 import { IptablesBackend, IptablesCommand } from './iptables/iptables-backend';
 import { findExecutable, NftCommand } from './nftables/nft-command';
 import { NftablesBackend } from './nftables/nftables-backend';
@@ -99,6 +99,8 @@ async function main(): Promise<void> {
   const oom = applyOomScoreAdj(options.oomScoreAdj);
   if (oom) log(`oom_score_adj not applied: ${oom}`);
   for (const warning of applyConntrackSettings(options)) log(`conntrack: ${warning}`);
+  const bridge = bridgeNetfilterProblem();
+  if (bridge) log(bridge);
 
   const client = new Client(await clientConfig(options));
   // kube-proxy's health timeout: twice the sync period without programming a queued change.

@@ -70,3 +70,17 @@ export function applyConntrackSettings(settings: ConntrackSettings): string[] {
 export function applyOomScoreAdj(value: number): string | undefined {
   return setSysctl('/proc/self/oom_score_adj', value);
 }
+
+/**
+ * Why pod traffic over a bridge may miss the rules, or undefined: without br_netfilter calling
+ * iptables/nftables for bridged IPv4 (bridge-nf-call-iptables), a pod's packet to a Service whose
+ * endpoint shares its bridge is bridged past the DNAT's reverse, as kube-proxy warns at start.
+ */
+export function bridgeNetfilterProblem(): string | undefined {
+  const value = readSysctl('/proc/sys/net/bridge/bridge-nf-call-iptables');
+  if (value === undefined)
+    return 'the br_netfilter module is not loaded: traffic between pods on one bridge may bypass the Service rules ("modprobe br_netfilter")';
+  if (value !== '1')
+    return 'net.bridge.bridge-nf-call-iptables is 0: traffic between pods on one bridge may bypass the Service rules ("sysctl -w net.bridge.bridge-nf-call-iptables=1")';
+  return undefined;
+}
