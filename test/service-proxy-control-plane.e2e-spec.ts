@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { eventually } from '@svc/runtime/testing';
 import { ROOT } from './support/apiserver-process';
 import { ensureDebianPackages } from './support/debian-packages';
-import { netnsPrefix, netnsUnavailable } from './support/netns-network';
+import { netnsPrefix, netnsUnavailable } from '../bench/support/netns-network';
 
 const unavailable = netnsUnavailable() ?? ensureDebianPackages([{ name: 'nftables', provides: '/usr/sbin/nft' }]);
 if (unavailable) console.log(`npm start service proxy test skipped: ${unavailable}`);

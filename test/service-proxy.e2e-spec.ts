@@ -10,7 +10,7 @@ import { Client, loadClientConfig } from '@svc/client';
 import { writeIdentityConnectionFile } from '@svc/apiserver';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { ensureDebianPackages } from './support/debian-packages';
-import { NetnsNode, netnsPrefix, netnsUnavailable, POD_PORT, tcpFromHost, type NetnsPod } from './support/netns-network';
+import { NetnsNode, netnsPrefix, netnsUnavailable, POD_PORT, tcpFromHost, type NetnsPod } from '../bench/support/netns-network';
 import { runProxyCommand, startProxyProcess, type ProxyProcess } from './support/proxy-process';
 
 const unavailable =
@@ -23,6 +23,7 @@ if (unavailable) console.log(`service proxy end-to-end tests skipped: ${unavaila
 const describeNetns = unavailable ? describe.skip : describe;
 
 const NS = 'default';
+const SERVICE_CIDR = '10.97.0.0/16';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -105,9 +106,9 @@ describeNetns('svc-proxy on a node (network namespaces, nftables)', () => {
   const clusterIP = (service: Service) => service.spec!.clusterIP!;
 
   beforeAll(async () => {
-    node = NetnsNode.create(prefix, 'node-a');
+    node = NetnsNode.create(prefix, 'node-a', SERVICE_CIDR);
     apiserver = await startApiServerProcess({
-      args: [`--bind-address=${node.hostIp}`, '--authorization-mode=RBAC', '--service-cluster-ip-range=10.97.0.0/16'],
+      args: [`--bind-address=${node.hostIp}`, '--authorization-mode=RBAC', `--service-cluster-ip-range=${SERVICE_CIDR}`],
     });
     client = new Client(await loadClientConfig({ svcconfig: apiserver.kubeconfig }));
     proxierConfig = join(apiserver.dir, 'proxy.svcconfig');
@@ -273,8 +274,9 @@ describeNetns('svc-proxy on a node (network namespaces, nftables)', () => {
   });
 
   it('reports what it cannot program in an Event on the Service and programs the rest', async () => {
-    await createService('dup-a', { externalIPs: ['192.0.2.200'] });
-    await createService('dup-b', { externalIPs: ['192.0.2.200'] });
+    const external = node.externalIp;
+    await createService('dup-a', { externalIPs: [external] });
+    await createService('dup-b', { externalIPs: [external] });
     await putSlice('dup-a', [{ pod: a }]);
     await putSlice('dup-b', [{ pod: b }]);
     const event = await until('a PortConflict Event on dup-b', async () => {
@@ -282,9 +284,9 @@ describeNetns('svc-proxy on a node (network namespaces, nftables)', () => {
       return list.items.find((e: Event) => e.reason === 'PortConflict');
     });
     expect(event.type).toBe('Warning');
-    expect(event.message).toContain('192.0.2.200');
+    expect(event.message).toContain(external);
     expect(event.source?.component).toBe('svc-proxy');
-    expect(parse(await until('the external IP answers', () => x.tcp('192.0.2.200', 80))).pod).toBe('a');
+    expect(parse(await until('the external IP answers', () => x.tcp(external, 80))).pod).toBe('a');
     expect(proxy.exitStatus()).toBeUndefined();
   });
 

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, stopChild } from './apiserver-process';
-import type { NetnsNode } from './netns-network';
+import type { NetnsNode } from '../../bench/support/netns-network';
 
 const EXECUTABLE = join(ROOT, 'bin', 'svc-proxy.js');
 

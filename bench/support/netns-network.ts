@@ -1,18 +1,21 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /**
- * Nodes and pods played by network namespaces, for tests of Service routing without containers: a
+ * Nodes and pods played by network namespaces, for tests and benchmarks of Service routing without
+ * containers: a
  * node is a namespace linked to the host by a veth pair (the host side is where an API server can
  * listen for it) with a bridge for its pods; a pod is a namespace with a veth end on that bridge and
- * a small TCP/UDP server (test/support/netns-pod-agent.js) that answers with its name and the client
+ * a small TCP/UDP server (bench/support/netns-pod-agent.js) that answers with its name and the client
  * address it saw. Everything is named with the prefix given and removed by `destroy()`.
  */
 
-const AGENT = join(__dirname, 'netns-pod-agent.js');
+// Plain JavaScript beside this file in the source tree (the compiled benchmark runs from dist/bench/support).
+const AGENT = [join(__dirname, 'netns-pod-agent.js'), join(__dirname, '..', '..', '..', 'bench', 'support', 'netns-pod-agent.js')].find((f) => existsSync(f))!;
 export const POD_PORT = 8080;
 
 function ip(args: string[]): string {
@@ -135,8 +138,10 @@ export class NetnsNode {
    * Makes the node `name` (its namespace `<prefix>-<name>`): veth `<prefix>h` on the host with
    * 100.64.X.1/30, `eth0` in the node with 100.64.X.2/30 and a default route back, a bridge `br0`
    * with 172.20.X.1/24 for pods, forwarding on, and a host route to the pods through the node.
+   * `serviceCidr` and 10.99.X.0/24 (for external IPs) are routed into a portless bridge of the node:
+   * traffic to an address the proxy does not DNAT goes nowhere instead of leaving through the host.
    */
-  static create(prefix: string, name: string): NetnsNode {
+  static create(prefix: string, name: string, serviceCidr: string): NetnsNode {
     const x = freeOctet();
     const netns = `${prefix}-${name}`;
     const hostLink = `${prefix.replaceAll('-', '')}h`.slice(0, 15);
@@ -152,6 +157,11 @@ export class NetnsNode {
       inNetns(netns, ['ip', 'addr', 'add', `${node.nodeIp}/30`, 'dev', 'eth0']);
       inNetns(netns, ['ip', 'link', 'set', 'eth0', 'up']);
       inNetns(netns, ['ip', 'route', 'add', 'default', 'via', node.hostIp]);
+      // A bridge without ports drops what is routed into it (the dummy driver is not always loaded).
+      inNetns(netns, ['ip', 'link', 'add', 'void0', 'type', 'bridge']);
+      inNetns(netns, ['ip', 'link', 'set', 'void0', 'up']);
+      inNetns(netns, ['ip', 'route', 'add', serviceCidr, 'dev', 'void0']);
+      inNetns(netns, ['ip', 'route', 'add', `10.99.${x}.0/24`, 'dev', 'void0']);
       inNetns(netns, ['ip', 'link', 'add', 'br0', 'type', 'bridge']);
       inNetns(netns, ['ip', 'addr', 'add', `172.20.${x}.1/24`, 'dev', 'br0']);
       inNetns(netns, ['ip', 'link', 'set', 'br0', 'up']);
@@ -163,6 +173,11 @@ export class NetnsNode {
       throw error;
     }
     return node;
+  }
+
+  /** An address outside the pods' range that goes nowhere unless the proxy DNATs it: an external IP for tests. */
+  get externalIp(): string {
+    return `10.99.${this.octet}.7`;
   }
 
   /** The bridge's address: pods' gateway, and the source of what the node masquerades towards them. */
