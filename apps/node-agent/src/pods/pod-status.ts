@@ -1,6 +1,13 @@
-import type { Container, ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus } from '@svc/api';
+import {
+  podQosClassOf,
+  type Container,
+  type ContainerState,
+  type ContainerStatus as ApiContainerStatus,
+  type Pod,
+  type PodCondition,
+  type PodStatus,
+} from '@svc/api';
 import type { RuntimeContainerStatus } from '@svc/cri';
-import { qosClassOf } from './qos';
 
 /** What the agent knows of one spec container beyond the runtime: why it waits, whether probes pass. */
 export interface ContainerFacts {
@@ -202,7 +209,8 @@ export function computePodStatus(inputs: StatusInputs): PodStatus {
     hostIP: inputs.hostIPs[0],
     hostIPs: inputs.hostIPs.map((ip) => ({ ip })),
     startTime: previous?.startTime ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    qosClass: qosClassOf(pod),
+    // Set once at creation and never changed (GetPodQOS).
+    qosClass: podQosClassOf(pod),
     containerStatuses: statuses,
   };
   if (inputs.podIPs.length > 0) {
