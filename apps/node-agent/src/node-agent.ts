@@ -127,6 +127,7 @@ export class NodeAgent {
       crashBackoff: new CrashBackoff(),
       startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
+      log: settings.log,
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),
     };

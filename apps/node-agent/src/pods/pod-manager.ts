@@ -4,7 +4,8 @@ import { errorMessage } from '@svc/machinery';
 import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from './runtime-labels';
 import { removeOrphanedPodCgroups, removePodCgroups } from './pod-cgroups';
 import type { PodRuntime } from './pod-runtime';
-import { PodWorker, runtimeSignature } from './pod-worker';
+import { PodWorker } from './pod-worker';
+import { runtimeSignature } from './runtime-pod';
 
 /** How often the runtime is listed for changes (Kubernetes' PLEG relists every second). */
 const RELIST_MS = 1_000;
@@ -37,7 +38,7 @@ export class PodManager {
       try {
         await this.relist();
       } catch (error) {
-        process.stderr.write(`svc-node-agent: relisting the runtime: ${errorMessage(error)}\n`);
+        this.runtime.log(`relisting the runtime: ${errorMessage(error)}`);
       }
       if (!this.stopped) this.relistTimer = setTimeout(() => void relist(), RELIST_MS);
     };

@@ -27,6 +27,8 @@ export interface PodRuntime {
   crashBackoff: CrashBackoff;
   startMetrics: PodStartMetrics;
   event(pod: Pod, type: PodEventType, reason: string, message: string): void;
+  /** The agent's log (a line to stderr). */
+  log(message: string): void;
   /** Writes the pod's status to the API (its mirror pod's, for a static pod). */
   writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void>;
   /** The final delete of a pod whose containers are gone. */
