@@ -13,12 +13,12 @@ import { ImageManager, type CredentialLookup } from './images/image-manager';
 import { ContainerLogManager } from './logs/container-log-manager';
 import { memInfo } from './node/host-facts';
 import { NodeReporter } from './node/node-reporter';
-import { ConfigObjects } from './pods/config-objects';
-import { CrashBackoff } from './pods/crash-backoff';
+import { ConfigObjects } from './objects/config-objects';
+import { KeyedBackoff } from './keyed-backoff';
 import { PodManager } from './pods/pod-manager';
 import type { PodStartMetrics } from './pods/pod-start-metrics';
-import type { PodEventType, PodRuntime } from './pods/pod-runtime';
-import { ProbeManager } from './pods/probe-manager';
+import type { PodEventType, PodWorkerContext } from './pods/pod-worker-context';
+import { ProbeManager } from './probes/probe-manager';
 import { isMirrorPod, isStaticPod } from './static/static-pod-files';
 import { StaticPodSource } from './static/static-pod-source';
 import { apiServerTokenIssuer, ServiceAccountTokenManager } from './volumes/service-account-token-manager';
@@ -101,7 +101,7 @@ export class NodeAgent {
       settings.credentials,
       (pod, type, reason, message) => this.event(pod, type, reason, message),
     );
-    const runtime: PodRuntime = {
+    const context: PodWorkerContext = {
       cri,
       rootDir: settings.rootDir,
       sandbox: {
@@ -124,14 +124,14 @@ export class NodeAgent {
       volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens),
       objects: this.objects,
       probes: this.probes,
-      crashBackoff: new CrashBackoff(),
+      restartBackoff: new KeyedBackoff(),
       startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
       log: settings.log,
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),
     };
-    this.pods = new PodManager(cri, runtime, parseDuration(config.syncFrequency ?? '1m'));
+    this.pods = new PodManager(cri, context, parseDuration(config.syncFrequency ?? '1m'));
     this.logs = new ContainerLogManager(
       cri,
       {

@@ -2,7 +2,7 @@ import type { Container, Pod, PodSpec } from '@svc/api';
 import type { RuntimeContainerStatus } from '@svc/cri';
 import { beyondNewestTwo, planPodActions, type ContainerWaiting, type PodActions, type UnhealthyContainer } from './plan-pod-actions';
 import type { PodWorkerState } from './pod-worker-state';
-import { ANNOTATION_CONTAINER_HASH, containerHash, LABEL_CONTAINER_NAME } from './runtime-labels';
+import { ANNOTATION_CONTAINER_HASH, containerHash, LABEL_CONTAINER_NAME } from '../containers/runtime-labels';
 import type { RuntimePod } from './runtime-pod';
 
 // The planner is a pure function: each case is a pod, what the worker observed and the time, and

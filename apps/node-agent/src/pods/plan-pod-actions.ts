@@ -1,10 +1,10 @@
 import type { Container, Pod } from '@svc/api';
 import type { RuntimeContainerStatus } from '@svc/cri';
-import type { ContainerType } from './container-config';
-import type { PodEventType } from './pod-runtime';
+import type { ContainerType } from '../containers/container-config';
+import type { PodEventType } from './pod-worker-context';
 import { removesResources, type PodWorkerState } from './pod-worker-state';
 import { containerNameOf, type RuntimePod } from './runtime-pod';
-import { ANNOTATION_CONTAINER_HASH, containerHash } from './runtime-labels';
+import { ANNOTATION_CONTAINER_HASH, containerHash } from '../containers/runtime-labels';
 
 /** Why a container is not running, as its status shows it (CrashLoopBackOff, ErrImagePull, ...). */
 export interface ContainerWaiting {

@@ -5,15 +5,16 @@ import { isCriNotFound, type PodSandboxConfig, type RuntimeContainerStatus } fro
 import { errorMessage } from '@svc/machinery';
 import { ImagePullError } from '../images/image-manager';
 import { podDirectory, VolumeError } from '../volumes/volume-manager';
-import { containerConfig, hostsFileContent } from './container-config';
-import { ContainerConfigError, containerEnvironment } from './environment';
-import { removePodCgroups } from './pod-cgroups';
+import { containerConfig, hostsFileContent } from '../containers/container-config';
+import { containerEnvironment } from '../containers/environment';
+import { ContainerConfigError } from '../objects/container-config-error';
+import { removePodCgroups } from '../containers/pod-cgroups';
 import { beyondNewestTwo, type ContainerToKill, type ContainerToStart, type ContainerWaiting, type PodActions } from './plan-pod-actions';
-import type { PodRuntime } from './pod-runtime';
-import { runHandler } from './probe-runner';
-import { podLogDirectoryName } from './runtime-labels';
+import type { PodWorkerContext } from './pod-worker-context';
+import { runHandler } from '../probes/handler-runner';
+import { podLogDirectoryName } from '../containers/runtime-labels';
 import { useSandbox, type RuntimePod } from './runtime-pod';
-import { podHostname, sandboxConfig } from './sandbox-config';
+import { podHostname, sandboxConfig } from '../containers/sandbox-config';
 
 /** Kubernetes never gives a container less than this to stop, whatever was asked. */
 const MIN_GRACE_SECONDS = 2;
@@ -45,7 +46,7 @@ export class PodActionExecutor {
   private result: ExecutionResult = { stale: false, sandboxFailed: false };
 
   constructor(
-    private readonly runtime: PodRuntime,
+    private readonly context: PodWorkerContext,
     private readonly uid: string,
     private readonly waiting: Map<string, ContainerWaiting>,
   ) {}
@@ -57,19 +58,19 @@ export class PodActionExecutor {
       if (waiting) this.waiting.set(name, waiting);
       else this.waiting.delete(name);
     }
-    for (const event of actions.events) this.runtime.event(pod, event.type, event.reason, event.message);
+    for (const event of actions.events) this.context.event(pod, event.type, event.reason, event.message);
     await Promise.all(actions.kill.map((kill) => this.kill(pod, kill, observed)));
-    for (const id of actions.stopSandboxes) await this.runtime.cri.stopPodSandbox(id).catch(() => undefined);
+    for (const id of actions.stopSandboxes) await this.context.cri.stopPodSandbox(id).catch(() => undefined);
     if (actions.createSandbox && !(await this.createSandbox(pod, actions.createSandbox, observed, starting))) return this.result;
     if (actions.status === 'running' && (await this.prepare(pod, observed))) await this.syncContainers(pod, actions, observed, starting);
-    if (actions.unprobeAll) this.runtime.probes.removePod(this.uid);
-    for (const id of actions.unprobe) this.runtime.probes.remove(id);
+    if (actions.unprobeAll) this.context.probes.removePod(this.uid);
+    for (const id of actions.unprobe) this.context.probes.remove(id);
     return this.result;
   }
 
   /** Everything of the plan that comes after the status write; the containers removed. */
   async finish(pod: Pod, actions: PodActions, observed: RuntimePod): Promise<string[]> {
-    const cri = this.runtime.cri;
+    const cri = this.context.cri;
     const removed = [...actions.removeContainers, ...(actions.prune ? beyondNewestTwo(observed) : [])];
     for (const id of removed) await cri.removeContainer(id).catch(() => undefined);
     for (const id of actions.removeSandboxes) {
@@ -90,10 +91,10 @@ export class PodActionExecutor {
 
   /** preStop (for a running container, within the grace period), then a stop with what is left of it. */
   private async kill(pod: Pod, kill: ContainerToKill, observed: RuntimePod): Promise<void> {
-    const runtime = this.runtime;
+    const context = this.context;
     this.result.stale = true;
-    runtime.probes.remove(kill.id);
-    if (kill.message) runtime.event(pod, 'Normal', 'Killing', kill.message);
+    context.probes.remove(kill.id);
+    if (kill.message) context.event(pod, 'Normal', 'Killing', kill.message);
     const started = Date.now();
     const grace = kill.graceSeconds;
     const container = kill.container;
@@ -103,14 +104,14 @@ export class PodActionExecutor {
       const sleep = (preStop as { sleep?: { seconds: number } }).sleep;
       const hook = sleep
         ? new Promise<void>((resolve) => setTimeout(resolve, Math.min(sleep.seconds, grace) * 1000))
-        : runHandler(runtime.cri, preStop, container, kill.id, observed.podIPs[0] ?? '', grace).then((outcome) => {
-            if (!outcome.ok) runtime.event(pod, 'Warning', 'FailedPreStopHook', `PreStopHook failed: ${outcome.message}`);
+        : runHandler(context.cri, preStop, container, kill.id, observed.podIPs[0] ?? '', grace).then((outcome) => {
+            if (!outcome.ok) context.event(pod, 'Warning', 'FailedPreStopHook', `PreStopHook failed: ${outcome.message}`);
           });
       await Promise.race([hook, new Promise((resolve) => setTimeout(resolve, grace * 1000))]);
     }
     const left = Math.max(MIN_GRACE_SECONDS, Math.ceil(grace - (Date.now() - started) / 1000));
     try {
-      await runtime.cri.stopContainer(kill.id, grace === 0 ? 0 : left);
+      await context.cri.stopContainer(kill.id, grace === 0 ? 0 : left);
     } catch (error) {
       if (!isCriNotFound(error)) throw error;
     }
@@ -118,7 +119,7 @@ export class PodActionExecutor {
 
   /** The old sandboxes go (with their containers), a new one runs; whether it does. */
   private async createSandbox(pod: Pod, plan: { attempt: number; replacing: string[] }, observed: RuntimePod, starting: boolean): Promise<boolean> {
-    const cri = this.runtime.cri;
+    const cri = this.context.cri;
     const removed = new Set<string>();
     for (const id of plan.replacing) {
       await cri.stopPodSandbox(id).catch(() => undefined);
@@ -127,13 +128,13 @@ export class PodActionExecutor {
         () => undefined,
       );
     }
-    const config = sandboxConfig(pod, plan.attempt, this.runtime.sandbox);
+    const config = sandboxConfig(pod, plan.attempt, this.context.sandbox);
     await mkdir(config.logDirectory ?? '', { recursive: true });
     let id: string;
     try {
-      id = await this.runtime.startMetrics.step(starting, 'sandbox', () => cri.runPodSandbox(config));
+      id = await this.context.startMetrics.step(starting, 'sandbox', () => cri.runPodSandbox(config));
     } catch (error) {
-      this.runtime.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(error)}`);
+      this.context.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(error)}`);
       for (const c of pod.spec?.containers ?? []) this.setWaiting(c, { reason: 'ContainerCreating', message: errorMessage(error) });
       this.result.sandboxFailed = true;
       this.retry(RETRY_MS);
@@ -150,17 +151,17 @@ export class PodActionExecutor {
   /** Volumes and the hosts file; false (and a retry) when a volume cannot be set up yet. */
   private async prepare(pod: Pod, observed: RuntimePod): Promise<boolean> {
     try {
-      this.volumePaths = await this.runtime.volumes.setUp(pod, { ...this.runtime.facts(), podIPs: observed.podIPs });
+      this.volumePaths = await this.context.volumes.setUp(pod, { ...this.context.facts(), podIPs: observed.podIPs });
       if (!pod.spec?.hostNetwork) {
-        const dir = podDirectory(this.runtime.rootDir, this.uid);
+        const dir = podDirectory(this.context.rootDir, this.uid);
         await mkdir(dir, { recursive: true });
         this.hostsFile = join(dir, 'etc-hosts');
-        await writeFile(this.hostsFile, hostsFileContent(pod, observed.podIPs, podHostname(pod), this.runtime.clusterDomain));
+        await writeFile(this.hostsFile, hostsFileContent(pod, observed.podIPs, podHostname(pod), this.context.clusterDomain));
       }
       return true;
     } catch (error) {
       if (!(error instanceof VolumeError)) throw error;
-      this.runtime.event(pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed: ${error.message}`);
+      this.context.event(pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed: ${error.message}`);
       for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) this.setWaiting(c, { reason: 'ContainerCreating' });
       this.retry(RETRY_MS);
       return false;
@@ -170,9 +171,9 @@ export class PodActionExecutor {
   private async syncContainers(pod: Pod, actions: PodActions, observed: RuntimePod, starting: boolean): Promise<void> {
     for (const id of actions.startCreated) {
       this.result.stale = true;
-      await this.runtime.cri.startContainer(id).catch(() => undefined);
+      await this.context.cri.startContainer(id).catch(() => undefined);
     }
-    const sandbox = sandboxConfig(pod, observed.sandboxAttempt, this.runtime.sandbox);
+    const sandbox = sandboxConfig(pod, observed.sandboxAttempt, this.context.sandbox);
     for (const start of actions.start) await this.start(pod, start, observed, sandbox, starting);
     for (const { container, status } of actions.probe) this.ensureProbes(pod, container, status, observed);
   }
@@ -180,23 +181,23 @@ export class PodActionExecutor {
   /** Pulls the image, creates and starts the container, runs its postStart hook; a failure is noted as why it waits. */
   private async start(pod: Pod, start: ContainerToStart, observed: RuntimePod, sandbox: PodSandboxConfig, starting: boolean): Promise<void> {
     const { container, type } = start;
-    if (start.restartAfter !== undefined) this.runtime.crashBackoff.next(`${this.uid}/${container.name}`, start.restartAfter);
+    if (start.restartAfter !== undefined) this.context.restartBackoff.next(`${this.uid}/${container.name}`, start.restartAfter);
     const imageRef = await this.pullImage(pod, container, sandbox, starting);
     if (imageRef === undefined) return;
     const id = await this.createContainer(pod, start, imageRef, observed, sandbox, starting);
     if (id === undefined) return;
-    const runtime = this.runtime;
+    const context = this.context;
     observed.sandboxOf.set(id, observed.sandboxId ?? '');
-    runtime.event(pod, 'Normal', 'Created', `Created container ${container.name}`);
+    context.event(pod, 'Normal', 'Created', `Created container ${container.name}`);
     try {
-      await runtime.startMetrics.step(starting, 'container_start', () => runtime.cri.startContainer(id));
+      await context.startMetrics.step(starting, 'container_start', () => context.cri.startContainer(id));
     } catch (error) {
       return this.failed(pod, container, 'RunContainerError', error);
     }
     this.waiting.delete(container.name);
-    runtime.event(pod, 'Normal', 'Started', `Started container ${container.name}`);
+    context.event(pod, 'Normal', 'Started', `Started container ${container.name}`);
     await this.postStart(pod, container, id, observed);
-    const status = await runtime.cri.containerStatus(id).catch(() => undefined);
+    const status = await context.cri.containerStatus(id).catch(() => undefined);
     if (!status) {
       this.result.stale = true;
       return;
@@ -208,9 +209,9 @@ export class PodActionExecutor {
 
   /** The image reference to run, or undefined (and why the container waits, and when to look again). */
   private async pullImage(pod: Pod, container: Container, sandbox: PodSandboxConfig, starting: boolean): Promise<string | undefined> {
-    const images = this.runtime.images;
+    const images = this.context.images;
     try {
-      return await this.runtime.startMetrics.step(starting, 'image', () => images.ensure(pod, container, sandbox));
+      return await this.context.startMetrics.step(starting, 'image', () => images.ensure(pod, container, sandbox));
     } catch (error) {
       if (!(error instanceof ImagePullError)) throw error;
       const message = error.reason === 'ImagePullBackOff' ? `Back-off pulling image "${container.image}"` : error.message;
@@ -232,21 +233,21 @@ export class PodActionExecutor {
     sandbox: PodSandboxConfig,
     starting: boolean,
   ): Promise<string | undefined> {
-    const runtime = this.runtime;
+    const context = this.context;
     const { container, type, attempt } = start;
     try {
-      const env = await containerEnvironment(pod, container, runtime.objects, { ...runtime.facts(), podIPs: observed.podIPs });
+      const env = await containerEnvironment(pod, container, context.objects, { ...context.facts(), podIPs: observed.podIPs });
       const config = await containerConfig(pod, container, {
         imageRef,
         env,
         volumePaths: this.volumePaths,
-        podDir: podDirectory(runtime.rootDir, this.uid),
+        podDir: podDirectory(context.rootDir, this.uid),
         hostsFile: this.hostsFile,
         attempt,
         type,
-        resources: runtime.resources(),
+        resources: context.resources(),
       });
-      return await runtime.startMetrics.step(starting, 'container_create', () => runtime.cri.createContainer(observed.sandboxId ?? '', config, sandbox));
+      return await context.startMetrics.step(starting, 'container_create', () => context.cri.createContainer(observed.sandboxId ?? '', config, sandbox));
     } catch (error) {
       this.failed(pod, container, error instanceof ContainerConfigError ? 'CreateContainerConfigError' : 'CreateContainerError', error);
       return undefined;
@@ -258,22 +259,22 @@ export class PodActionExecutor {
     // A config error changed nothing in the runtime; a failed create or start may have left a container.
     if (reason !== 'CreateContainerConfigError') this.result.stale = true;
     this.setWaiting(container, { reason, message: errorMessage(error) });
-    this.runtime.event(pod, 'Warning', 'Failed', `Error: ${errorMessage(error)}`);
+    this.context.event(pod, 'Warning', 'Failed', `Error: ${errorMessage(error)}`);
     this.retry(RETRY_MS);
   }
 
   private async postStart(pod: Pod, container: Container, id: string, observed: RuntimePod): Promise<void> {
     const postStart = container.lifecycle?.postStart;
     if (!postStart) return;
-    const outcome = await runHandler(this.runtime.cri, postStart, container, id, observed.podIPs[0] ?? '', pod.spec?.terminationGracePeriodSeconds ?? 30);
+    const outcome = await runHandler(this.context.cri, postStart, container, id, observed.podIPs[0] ?? '', pod.spec?.terminationGracePeriodSeconds ?? 30);
     if (outcome.ok) return;
-    this.runtime.event(pod, 'Warning', 'FailedPostStartHook', outcome.message);
-    await this.runtime.cri.stopContainer(id, MIN_GRACE_SECONDS).catch(() => undefined);
+    this.context.event(pod, 'Warning', 'FailedPostStartHook', outcome.message);
+    await this.context.cri.stopContainer(id, MIN_GRACE_SECONDS).catch(() => undefined);
   }
 
   /** Starts probing a running container unless its probes run already (a restarted agent carries over what was reported). */
   private ensureProbes(pod: Pod, container: Container, status: RuntimeContainerStatus, observed: RuntimePod): void {
-    const probes = this.runtime.probes;
+    const probes = this.context.probes;
     if (probes.has(status.id)) return;
     const reported = pod.status?.containerStatuses?.find((s) => s.name === container.name && s.containerID?.endsWith(status.id));
     probes.add(
@@ -288,16 +289,16 @@ export class PodActionExecutor {
 
   /** What the pod held on the node goes; a deleted pod is then deleted from the API for good. */
   private async teardown(pod: Pod, finalDelete: boolean): Promise<void> {
-    const runtime = this.runtime;
+    const context = this.context;
     // In the background: the last processes may take a moment to leave, and the final delete need not wait.
-    void removePodCgroups(this.uid, runtime.sandbox.cgroupRoot, runtime.sandbox.cgroupsPerQOS);
-    await runtime.volumes.tearDown(this.uid);
-    await runtime.objects.release(this.uid);
-    runtime.images.forgetPod(this.uid);
-    runtime.crashBackoff.forgetPrefix(`${this.uid}/`);
+    void removePodCgroups(this.uid, context.sandbox.cgroupRoot, context.sandbox.cgroupsPerQOS);
+    await context.volumes.tearDown(this.uid);
+    await context.objects.release(this.uid);
+    context.images.forgetPod(this.uid);
+    context.restartBackoff.forgetPrefix(`${this.uid}/`);
     const meta = pod.metadata ?? {};
     const logs = podLogDirectoryName({ namespace: meta.namespace ?? '', name: meta.name ?? '', uid: this.uid });
-    await rm(join(runtime.sandbox.podLogRoot, logs), { recursive: true, force: true });
-    if (finalDelete) await runtime.finalDelete(pod);
+    await rm(join(context.sandbox.podLogRoot, logs), { recursive: true, force: true });
+    if (finalDelete) await context.finalDelete(pod);
   }
 }

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { Container, Pod, PodStatus } from '@svc/api';
 import type { RuntimeContainerStatus } from '@svc/cri';
 import { podDirectory } from '../volumes/volume-manager';
-import { terminationLogPath } from './container-config';
+import { terminationLogPath } from '../containers/container-config';
 import type { ContainerWaiting } from './plan-pod-actions';
-import type { PodRuntime } from './pod-runtime';
+import type { PodWorkerContext } from './pod-worker-context';
 import { computePodStatus, type ContainerFacts } from './pod-status';
 import { containerNameOf, type RuntimePod } from './runtime-pod';
 
@@ -23,7 +23,7 @@ export class PodStatusReporter {
   private readonly messages = new Map<string, string>();
 
   constructor(
-    private readonly runtime: PodRuntime,
+    private readonly context: PodWorkerContext,
     private readonly uid: string,
   ) {}
 
@@ -62,14 +62,14 @@ export class PodStatusReporter {
       facts,
       messages: this.messages,
       podIPs: observed.podIPs.length > 0 ? observed.podIPs : (pod.status?.podIPs ?? []).map((p) => p.ip),
-      hostIPs: this.runtime.facts().hostIPs,
+      hostIPs: this.context.facts().hostIPs,
       terminating: final,
       now: new Date(),
     });
     // Transition times alone are no change: they follow from the rest.
     const text = JSON.stringify({ ...status, conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })) });
     if (text === this.lastWritten) return undefined;
-    await this.runtime.startMetrics.step(starting, 'status_write', () => this.runtime.writeStatus(pod, status));
+    await this.context.startMetrics.step(starting, 'status_write', () => this.context.writeStatus(pod, status));
     this.lastWritten = text;
     return status;
   }
@@ -80,7 +80,7 @@ export class PodStatusReporter {
     waiting: ReadonlyMap<string, ContainerWaiting>,
   ): Promise<Map<string, ContainerFacts>> {
     const facts = new Map<string, ContainerFacts>();
-    const probes = this.runtime.probes;
+    const probes = this.context.probes;
     const inits = new Set((pod.spec?.initContainers ?? []).map((c) => c.name));
     for (const container of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
       const status = latest.get(container.name);
@@ -99,7 +99,7 @@ export class PodStatusReporter {
   /** The message a container left in its termination log, or (FallbackToLogsOnError) the end of its log. */
   private async readTerminationMessage(container: Container, status: RuntimeContainerStatus): Promise<void> {
     if (this.messages.has(status.id)) return;
-    const file = terminationLogPath(podDirectory(this.runtime.rootDir, this.uid), container.name, status.metadata?.attempt ?? 0);
+    const file = terminationLogPath(podDirectory(this.context.rootDir, this.uid), container.name, status.metadata?.attempt ?? 0);
     let message = (await readFile(file, 'utf8').catch(() => '')).slice(0, MAX_MESSAGE_BYTES);
     if (!message && container.terminationMessagePolicy === 'FallbackToLogsOnError' && status.exitCode !== 0) {
       const log = await readFile(status.logPath, 'utf8').catch(() => '');

@@ -2,7 +2,7 @@ import type { Pod, PodStatus } from '@svc/api';
 import { errorMessage } from '@svc/machinery';
 import { PodActionExecutor, RETRY_MS, type ExecutionResult } from './pod-action-executor';
 import { planPodActions, type ContainerWaiting, type PodActions, type PodObservation, type UnhealthyContainer } from './plan-pod-actions';
-import type { PodRuntime } from './pod-runtime';
+import type { PodWorkerContext } from './pod-worker-context';
 import { PodStatusReporter } from './pod-status-reporter';
 import { advancePodState, initialPodState, isFinished, podCleanedUp, podIntent, podStarted, podTerminated, type PodWorkerState } from './pod-worker-state';
 import { observeRuntimePod, signatureOf, type RuntimePod } from './runtime-pod';
@@ -50,7 +50,7 @@ export class PodWorker {
 
   constructor(
     pod: Pod,
-    private readonly runtime: PodRuntime,
+    private readonly context: PodWorkerContext,
     /** The worker is done (its pod is gone): the manager forgets it. */
     private readonly onFinished: (uid: string) => void,
   ) {
@@ -61,8 +61,8 @@ export class PodWorker {
       () => this.sync(),
       (error) => this.failed(error),
     );
-    this.executor = new PodActionExecutor(runtime, this.uid, this.waiting);
-    this.reporter = new PodStatusReporter(runtime, this.uid);
+    this.executor = new PodActionExecutor(context, this.uid, this.waiting);
+    this.reporter = new PodStatusReporter(context, this.uid);
   }
 
   get uid(): string {
@@ -128,14 +128,14 @@ export class PodWorker {
 
   private failed(error: unknown): void {
     const meta = this.pod.metadata;
-    this.runtime.log(`pod ${meta?.namespace}/${meta?.name}: ${errorMessage(error)}`);
+    this.context.log(`pod ${meta?.namespace}/${meta?.name}: ${errorMessage(error)}`);
     this.requestSync(RETRY_MS);
   }
 
   /** One sync: state, look, plan, act, status, and what comes next. */
   private async sync(): Promise<void> {
     this.state = advancePodState(this.state, podIntent(this.pod, this.removedFromSource), Date.now());
-    if (this.state.phase === 'sync') this.runtime.startMetrics.syncs.inc();
+    if (this.state.phase === 'sync') this.context.startMetrics.syncs.inc();
     const observed = await this.look();
     const actions = planPodActions(this.pod, this.observation(observed), Date.now());
     const result = await this.executor.apply(this.pod, actions, observed, this.starting);
@@ -150,7 +150,7 @@ export class PodWorker {
   }
 
   private async look(): Promise<RuntimePod> {
-    const observed = await observeRuntimePod(this.runtime.cri, this.uid);
+    const observed = await observeRuntimePod(this.context.cri, this.uid);
     this.seen = signatureOf(observed);
     // A pod the agent finds running when it first looks (after a restart of the agent) is not starting.
     if (!this.looked && observed.sandboxId !== undefined) this.state = podStarted(this.state, Date.now());
@@ -161,7 +161,7 @@ export class PodWorker {
   private observation(runtime: RuntimePod): PodObservation {
     const restartDelays = new Map<string, number>();
     for (const c of [...(this.pod.spec?.initContainers ?? []), ...(this.pod.spec?.containers ?? [])]) {
-      const delay = this.runtime.crashBackoff.activeDelay(`${this.uid}/${c.name}`);
+      const delay = this.context.restartBackoff.activeDelay(`${this.uid}/${c.name}`);
       if (delay > 0) restartDelays.set(c.name, delay);
     }
     return { state: this.state, runtime, waiting: this.waiting, unhealthy: this.unhealthy, restartDelays };
@@ -179,7 +179,7 @@ export class PodWorker {
   private written(status: PodStatus): void {
     if (this.starting && status.phase !== 'Pending') {
       this.state = podStarted(this.state, Date.now());
-      if (status.phase === 'Running') this.runtime.startMetrics.podStart.observe((performance.now() - this.seenAt) / 1000);
+      if (status.phase === 'Running') this.context.startMetrics.podStart.observe((performance.now() - this.seenAt) / 1000);
     }
     this.pod = { ...this.pod, status };
   }

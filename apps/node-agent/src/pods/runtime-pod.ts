@@ -1,5 +1,5 @@
 import { isCriNotFound, type CriClient, type PodSandbox, type PodSandboxStatus, type RuntimeContainerStatus } from '@svc/cri';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from './runtime-labels';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../containers/runtime-labels';
 
 /**
  * What the runtime holds of one pod, as one look at it found (the kubelet's PodStatus from the

@@ -6,10 +6,10 @@ import { errorMessage, queryBool, spliceDuplex } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../pods/runtime-labels';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../containers/runtime-labels';
 import { SpdySession } from '../streaming/spdy-session';
 import { dialUpgrade, forwardedUpgradeHeaders } from '../streaming/upgrade-dial';
-import { rejectUpgrade } from './node-agent-servers';
+import { rejectUpgrade } from './upgrade-refusal';
 
 /** kubectl 1.29+ (v5 adds a close signal per channel); the runtime speaks v4 and older. */
 const V5 = 'v5.channel.k8s.io';

@@ -1,6 +1,6 @@
 import { compileKind, podDefinition, type Container, type Pod } from '@svc/api';
 import { CFS_PERIOD_US, linuxResources, milliCpuToQuota, milliCpuToShares, podCgroupParent, qosCgroup } from './container-resources';
-import { computePodStatus } from './pod-status';
+import { computePodStatus } from '../pods/pod-status';
 
 const GIB = 1024 ** 3;
 const options = { cfsQuota: true, memoryCapacityBytes: 8 * GIB };

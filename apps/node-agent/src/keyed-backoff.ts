@@ -1,9 +1,9 @@
 /**
- * Kubernetes' exponential backoff for restarting crashed containers and retrying image pulls: the
- * first retry is at once, then 10 s doubling to 5 min after each failure; an entry untouched for
- * twice the maximum starts over.
+ * Kubernetes' exponential backoff by key (client-go's flowcontrol.Backoff), for restarting crashed
+ * containers and retrying image pulls: the first retry is at once, then 10 s doubling to 5 min after
+ * each failure; an entry untouched for twice the maximum starts over.
  */
-export class CrashBackoff {
+export class KeyedBackoff {
   private readonly entries = new Map<string, { delayMs: number; lastUpdate: number }>();
 
   constructor(

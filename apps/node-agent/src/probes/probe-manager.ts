@@ -1,6 +1,6 @@
 import type { Container, Pod, Probe } from '@svc/api';
 import type { CriClient } from '@svc/cri';
-import { runHandler } from './probe-runner';
+import { runHandler } from './handler-runner';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
 

@@ -15,7 +15,7 @@ import {
   LABEL_CONTAINER_TYPE,
   podLabels,
 } from './runtime-labels';
-import { ContainerConfigError } from './environment';
+import { ContainerConfigError } from '../objects/container-config-error';
 
 export type ContainerType = 'init' | 'regular';
 
