@@ -13,6 +13,7 @@ import {
   fieldTooLong,
   fieldTooMany,
   fieldTypeInvalid,
+  intOrStringValue,
 } from './field-errors';
 import { fieldPath, FieldPath } from './field-path';
 import { goQuote } from './go-quote';
@@ -49,10 +50,12 @@ describe('field errors', () => {
     [fieldNotSupported('spec.type', 'X', []), 'spec.type: Unsupported value: "X"'],
     [fieldForbidden('spec.selector', 'field is immutable'), 'spec.selector: Forbidden: field is immutable'],
     [fieldTooLong('metadata.name', 253), 'metadata.name: Too long: may not be more than 253 bytes'],
-    [fieldTooLong('x', 1), 'x: Too long: may not be more than 1 byte'],
+    [fieldTooLong('x', 1), 'x: Too long: may not be more than 1 bytes'],
     [fieldTooLong('x', -1), 'x: Too long: value is too long'],
     [fieldTooMany('spec.items', 5, 3), 'spec.items: Too many: 5: must have at most 3 items'],
-    [fieldTooMany('spec.items', -1, -1), 'spec.items: Too many: too many items'],
+    [fieldTooMany('spec.items', -1, -1), 'spec.items: Too many: has too many items'],
+    [fieldInvalid('spec.maxSurge', intOrStringValue('5'), 'bad'), 'spec.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"5"}: bad'],
+    [fieldInvalid('spec.maxSurge', intOrStringValue(-1), 'bad'), 'spec.maxSurge: Invalid value: intstr.IntOrString{Type:0, IntVal:-1, StrVal:""}: bad'],
     [fieldInternalError('spec', 'oops'), 'spec: Internal error: oops'],
   ])('%j prints %j', (error, message) => {
     expect(fieldErrorMessage(error)).toBe(message);
