@@ -613,7 +613,7 @@ describe('built-in kinds', () => {
         'spec.restartPolicy FieldValueNotSupported',
         'spec.dnsPolicy FieldValueNotSupported',
         'spec.terminationGracePeriodSeconds FieldValueInvalid',
-        'spec.hostname FieldValueTooLong',
+        'spec.hostname FieldValueInvalid',
         'status.phase FieldValueNotSupported',
         'status.startTime FieldValueInvalid',
       ]),
