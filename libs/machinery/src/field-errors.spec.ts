@@ -16,7 +16,7 @@ import {
   intOrStringValue,
 } from './field-errors';
 import { fieldPath, FieldPath } from './field-path';
-import { goQuote } from './go-quote';
+import { goFormatFloat, goQuote, goSyntax } from './go-quote';
 
 describe('FieldPath', () => {
   it('prints children, indexes and keys as Kubernetes does', () => {
@@ -85,5 +85,29 @@ describe('goQuote', () => {
     ['héllo ☃', '"héllo ☃"'],
   ])('%j -> %s', (input, quoted) => {
     expect(goQuote(input)).toBe(quoted);
+  });
+});
+
+describe("Go's %v of a float64 and %#v of a decoded JSON value", () => {
+  it.each([
+    [1.5, '1.5'],
+    [65535, '65535'],
+    [100000, '100000'],
+    [1000000, '1e+06'],
+    [1000000.5, '1.0000005e+06'],
+    [123456789, '1.23456789e+08'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [-2.5, '-2.5'],
+    [0, '0'],
+  ])('%p prints %s', (value, text) => {
+    expect(goFormatFloat(value)).toBe(text);
+  });
+
+  it('prints maps with sorted keys, lists, numbers, strings and nil as Go does', () => {
+    expect(goSyntax({ type: 'Ready' })).toBe('map[string]interface {}{"type":"Ready"}');
+    expect(goSyntax({ port: 80, protocol: 'TCP' })).toBe('map[string]interface {}{"port":80, "protocol":"TCP"}');
+    expect(goSyntax({})).toBe('map[string]interface {}{}');
+    expect(goSyntax(['a', 1, true, null])).toBe('[]interface {}{"a", 1, true, interface {}(nil)}');
   });
 });

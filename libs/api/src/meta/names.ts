@@ -22,6 +22,9 @@ const DNS1123_LABEL_FRAGMENT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 export const DNS1123_LABEL_PATTERN = `^${DNS1123_LABEL_FRAGMENT}$`;
 export const DNS1123_LABEL_MAX_LENGTH = 63;
 
+/** A DNS-1123 label or nothing: an optional name that Go keeps as an empty string (endpoint port names). */
+export const OPTIONAL_DNS1123_LABEL_PATTERN = `^$|${DNS1123_LABEL_PATTERN}`;
+
 export const DNS1123_SUBDOMAIN_PATTERN = `^${DNS1123_LABEL_FRAGMENT}(\\.${DNS1123_LABEL_FRAGMENT})*$`;
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 
@@ -54,6 +57,7 @@ export const PERCENT_PATTERN = '^[0-9]+%$';
 /** The patterns above: the project's own, which the schema engine runs with JavaScript's RegExp. */
 export const BUILTIN_PATTERNS: ReadonlySet<string> = new Set([
   DNS1123_LABEL_PATTERN,
+  OPTIONAL_DNS1123_LABEL_PATTERN,
   DNS1123_SUBDOMAIN_PATTERN,
   DNS1035_LABEL_PATTERN,
   QUALIFIED_NAME_PATTERN,
@@ -74,6 +78,7 @@ export const PATH_SEGMENT_NAME_PATTERN = '^[^/%]+$';
  */
 export const PATTERN_VALIDATORS: ReadonlyMap<string, (value: string) => string[]> = new Map<string, (value: string) => string[]>([
   [DNS1123_LABEL_PATTERN, isDNS1123Label],
+  [OPTIONAL_DNS1123_LABEL_PATTERN, isDNS1123Label],
   [DNS1123_SUBDOMAIN_PATTERN, isDNS1123Subdomain],
   [DNS1035_LABEL_PATTERN, isDNS1035Label],
   [QUALIFIED_NAME_PATTERN, isQualifiedName],

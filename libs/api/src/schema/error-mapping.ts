@@ -106,12 +106,22 @@ function collapseBranches(errors: ErrorObject[], dialect: ErrorDialect): { kept:
   return { kept: dialect === 'builtin' ? kept : inKubeOpenApiOrder(kept, branchErrors), branchTypes };
 }
 
+const LIST_SIZE_KEYWORDS = new Set(['minItems', 'maxItems']);
+
 /**
  * kube-openapi checks a value's type, then its anyOf/oneOf (the composite failure, then the failures of
- * the best branch), then the rest; ajv reports the branches first.
+ * the best branch), then the rest, and a list's items before its length; ajv reports the branches and
+ * the length first.
  */
 function inKubeOpenApiOrder(errors: ErrorObject[], branchErrors: ErrorObject[]): ErrorObject[] {
   let out = errors;
+  for (const size of errors.filter((e) => LIST_SIZE_KEYWORDS.has(e.keyword))) {
+    const items = out.filter((e) => e.instancePath.startsWith(`${size.instancePath}/`));
+    if (items.length === 0) continue;
+    const rest = out.filter((e) => e !== size);
+    const after = rest.indexOf(items[items.length - 1]) + 1;
+    out = [...rest.slice(0, after), size, ...rest.slice(after)];
+  }
   for (const b of branchErrors) {
     const start = out.findIndex((e) => e === b || (e.schemaPath.startsWith(`${b.schemaPath}/`) && e.instancePath.startsWith(b.instancePath)));
     if (start < 0) continue;

@@ -4,7 +4,7 @@ import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN, PORT_NAME_PATTERN } fr
 
 /** In the order Kubernetes lists them when a protocol is not supported (sorted). */
 export const Protocols = ['SCTP', 'TCP', 'UDP'] as const;
-export const PullPolicies = ['Always', 'Never', 'IfNotPresent'] as const;
+export const PullPolicies = ['Always', 'IfNotPresent', 'Never'] as const;
 
 /** A port given by number or by the name of a container's port, as probes and services give it. */
 export const PortNumberOrName = () => IntOrString({ minimum: 1, maximum: 65535, pattern: PORT_NAME_PATTERN });
@@ -78,10 +78,10 @@ export const VolumeMountSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   mountPath: Type.String({ minLength: 1 }),
   readOnly: Type.Optional(Type.Boolean()),
-  recursiveReadOnly: Type.Optional(StringEnum(['Disabled', 'IfPossible', 'Enabled'] as const)),
+  recursiveReadOnly: Type.Optional(StringEnum(['Disabled', 'Enabled', 'IfPossible'] as const)),
   subPath: Type.Optional(Type.String()),
   subPathExpr: Type.Optional(Type.String()),
-  mountPropagation: Type.Optional(StringEnum(['None', 'HostToContainer', 'Bidirectional'] as const)),
+  mountPropagation: Type.Optional(StringEnum(['Bidirectional', 'HostToContainer', 'None'] as const)),
 });
 export type VolumeMount = Static<typeof VolumeMountSchema>;
 
