@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { celFunc, celMethod, CelScalar, listType, mapType, type CelFunc } from '@bufbuild/cel';
+import { QUANTITY_FORMAT_ERROR } from '../meta/quantity';
 
 // Kubernetes' URL, IP/CIDR and quantity libraries (k8s.io/apiserver/pkg/cel/library). @bufbuild/cel
 // has no opaque value types a host can add, so a URL, IP, CIDR or quantity is carried as its string
@@ -241,7 +242,7 @@ function parseQuantity(text: string): Amount | undefined {
 
 function quantity(text: string): Amount {
   const parsed = parseQuantity(text);
-  if (parsed === undefined) throw new Error(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${text}`);
+  if (parsed === undefined) throw new Error(`${QUANTITY_FORMAT_ERROR}: ${text}`);
   return parsed;
 }
 

@@ -21,6 +21,8 @@ import {
   RenderedValue,
 } from '@svc/machinery';
 import { ANNOTATION_KEY_PATTERN, LABEL_VALUE_PATTERN, PATTERN_VALIDATORS, PERCENT_PATTERN, QUALIFIED_NAME_PATTERN } from '../meta/names';
+import { QUANTITY_FORMAT_ERROR } from '../meta/quantity';
+import { QUANTITY_PATTERN } from './builders';
 import type { FieldError } from './field-error';
 import { joinField, joinIndex, joinKey, parseJsonPointer } from './field-path';
 import type { JsonSchema } from './json-schema';
@@ -274,6 +276,7 @@ function builtinErrors(e: ErrorObject, at: Located, branchTypes: Map<ErrorObject
     case 'pattern':
     case 'maxLength': {
       if (typeof at.value !== 'string') return [];
+      if (node.pattern === QUANTITY_PATTERN) return [fieldTypeInvalid(at.field, at.value, QUANTITY_FORMAT_ERROR)];
       const messages = patternMessages(node.pattern, at.value);
       if (messages) {
         // Label values in a map (labels, selectors) are reported on the map, as ValidateLabels does.

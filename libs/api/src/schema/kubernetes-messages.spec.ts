@@ -358,3 +358,18 @@ describe('custom resources speak as kube-openapi does', () => {
     expect(messages(def, obj)).toEqual(expected);
   });
 });
+
+describe('quantities', () => {
+  it('refuses text that is not a quantity as Kubernetes does when it decodes the body (a type error, so 400)', () => {
+    const k = compileKind(podDefinition);
+    const obj = podWith({ resources: { limits: { cpu: 'lots' } } });
+    k.default(obj);
+    // (The request is defaulted from the limit, so it fails alike.)
+    expect(k.validate(obj)[0]).toEqual({
+      type: 'FieldValueTypeInvalid',
+      field: 'spec.containers[0].resources.limits[cpu]',
+      badValue: 'lots',
+      detail: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    });
+  });
+});
