@@ -604,7 +604,7 @@ describe('built-in kinds', () => {
         'spec.containers[0].name FieldValueInvalid',
         'spec.containers[0].ports[1].protocol FieldValueNotSupported',
         'spec.containers[0].env[0].value FieldValueTypeInvalid',
-        'spec.containers[0].resources.limits[cpu] FieldValueInvalid',
+        'spec.containers[0].resources.limits[cpu] FieldValueTypeInvalid',
         'spec.containers[0].livenessProbe.httpGet.port FieldValueTypeInvalid',
         'spec.containers[0].imagePullPolicy FieldValueNotSupported',
         'spec.containers[1].image FieldValueRequired',
