@@ -24,6 +24,7 @@ const CHANGES = positiveFromEnv('SERVICE_PROXY_BENCH_CHANGES', 30);
 const QUIET_MS = 1_100;
 const SERVICE_CIDR = '10.98.0.0/16';
 const MOVE_TIMEOUT_MS = 10_000;
+const PROBE_PAUSE_MS = 10;
 
 const ROOT = join(__dirname, '..', '..');
 const API_SERVER_ENTRY = join(ROOT, 'apps', 'apiserver', 'src', 'main.js');
@@ -45,6 +46,11 @@ async function movedTo(client: NetnsPod, ip: string, port: number, pod: string, 
     const answer = await client.tcp(ip, port, 500).catch(() => '');
     if (answer.startsWith(`${pod} `)) return performance.now() - since;
     if (performance.now() > deadline) throw new Error(`traffic did not move to ${pod} in ${MOVE_TIMEOUT_MS} ms`);
+    // A pause between probes (the figures' resolution): a loop without one opens hundreds of
+    // connections a second from one pod to one cluster IP, and the reuse of their source ports
+    // against conntrack entries still bound to the old endpoint then refuses or drops connections
+    // for seconds after the rules have moved.
+    await sleep(PROBE_PAUSE_MS);
   }
 }
 
