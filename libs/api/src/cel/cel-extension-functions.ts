@@ -1,4 +1,5 @@
 import { celError, celList, isCelError, isCelList, isCelMap, type CelList } from '@bufbuild/cel';
+import { callAuthorizer, NOT_AUTHORIZER_CALL } from './cel-authorizer-library';
 import { CelFormat, FORMAT_NAMES, formatNamed, namedFormat } from './cel-format-library';
 import { callQuantity, NOT_A_QUANTITY_CALL } from './cel-kubernetes-libraries';
 import { celEquals, CelOpaqueValue, CelOptional, isZeroValue, noSuchOverload, opaqueType } from './cel-values';
@@ -126,7 +127,10 @@ export function callExtension(name: string, target: unknown, args: readonly unkn
     default:
       break;
   }
-  const quantity = callQuantity(name, target, args);
+  const authorized = callAuthorizer(name, target, args);
+  if (authorized !== NOT_AUTHORIZER_CALL) return authorized;
+  // Kubernetes 1.32 declares sign() as a global function of a quantity.
+  const quantity = name === 'sign' && !member && args.length === 1 ? callQuantity(name, args[0], []) : callQuantity(name, target, args);
   if (quantity !== NOT_A_QUANTITY_CALL) return quantity;
   if (name.startsWith('format.')) {
     const format = namedFormat(name.slice('format.'.length));
