@@ -321,7 +321,7 @@ class CostedEvaluation {
         this.charge(1);
         // Values of the libraries' own types (`authorizer`, `authorizer.requestResource`) are bound as they are.
         const bound = this.bindings[kind.value.name];
-        if (bound instanceof CelOpaqueValue) return bound as CelResult;
+        if (bound instanceof CelOpaqueValue) return bound as unknown as CelResult;
         let value = this.globals.get(kind.value.name);
         if (value === undefined) {
           value = this.compute(e, () => e, this.bindings);
