@@ -1,10 +1,10 @@
 import type { JsonSchema } from '../schema/json-schema';
-import { policyExpressionErrors } from './cel-admission-environment';
+import { matchConditionErrors, policyExpressionErrors, WEBHOOK_CONDITION_ENVIRONMENT } from './cel-admission-environment';
 import { authorizerBindings, PendingAuthorization, type AuthorizationAnswer, type AuthorizationCheck } from './cel-authorizer-library';
 import { T } from './cel-checker-types';
 import { ruleDeclarations, schemaDeclType } from './cel-decl-type';
 import { compileCel } from './cel-environment';
-import { checkValidationRules } from './validation-rules';
+import { checkValidationRules, ValidationRuleSet } from './validation-rules';
 
 // The checker against cel-go's: which expressions Kubernetes 1.32 refuses when a CRD or a policy is
 // written, with cel-go's messages, places and carets.
@@ -31,7 +31,7 @@ const spec: JsonSchema = {
     extra: { type: 'object', 'x-svc-preserve-unknown-fields': true },
     template: { type: 'object', 'x-svc-embedded-resource': true, 'x-svc-preserve-unknown-fields': true },
   },
-} as JsonSchema;
+};
 
 const declarations = () => ruleDeclarations(schemaDeclType(spec, false)!, false, 'selfType1');
 const compile = (rule: string) => compileCel(rule, declarations());
@@ -122,7 +122,7 @@ describe("CEL's type checker, as Kubernetes 1.32 runs it", () => {
 });
 
 describe('CRD rules at write time', () => {
-  const errorsOf = (schema: Record<string, unknown>) => checkValidationRules(schema as JsonSchema, 'spec.validation.openAPIV3Schema').errors;
+  const errorsOf = (schema: Record<string, unknown>) => checkValidationRules(schema, 'spec.validation.openAPIV3Schema').errors;
 
   it("refuses an ill-typed rule with Kubernetes' message, the rule printed as Go prints it", () => {
     const [error] = errorsOf({ type: 'object', properties: { replicas: { type: 'integer' } }, 'x-svc-validations': [{ rule: 'self.replicas + "x"' }] });
@@ -164,7 +164,8 @@ describe('CRD rules at write time', () => {
 
 describe('ValidatingAdmissionPolicy expressions at write time', () => {
   const policy = (extra: Record<string, unknown>) => ({ matchConstraints: { resourceRules: [] }, ...extra });
-  const details = (extra: Record<string, unknown>) => policyExpressionErrors(policy(extra)).map((e) => `${e.field}: ${e.detail}`);
+  const details = (extra: Record<string, unknown>) =>
+    policyExpressionErrors(policy(extra) as Parameters<typeof policyExpressionErrors>[0]).map((e) => `${e.field}: ${e.detail}`);
 
   it.each([
     ["object.spec.replicas > 1 && request.userInfo.username.startsWith('system:')", {}],
@@ -227,6 +228,24 @@ describe('ValidatingAdmissionPolicy expressions at write time', () => {
     ).toEqual([expect.stringContaining("spec.matchConditions[0].expression: compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables'")]);
     expect(details({ auditAnnotations: [{ key: 'k', valueExpression: '1' }] })).toEqual([
       'spec.auditAnnotations[0].valueExpression: must evaluate to one of [string null_type] but got int',
+    ]);
+  });
+});
+
+describe("webhooks' matchConditions at write time", () => {
+  it('declares the authorizer but neither params nor variables', () => {
+    const errors = matchConditionErrors(
+      [
+        { name: 'a', expression: "authorizer.requestResource.check('create').allowed() && request.userInfo.groups.exists(g, g == 'dev')" },
+        { name: 'b', expression: 'params.x == 1' },
+        { name: 'c', expression: 'object.metadata.name' },
+      ],
+      'webhooks[0].matchConditions',
+      WEBHOOK_CONDITION_ENVIRONMENT,
+    );
+    expect(errors.map((e) => `${e.field}: ${e.detail.split('\n')[0]}`)).toEqual([
+      "webhooks[0].matchConditions[1].expression: compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')",
+      'webhooks[0].matchConditions[2].expression: must evaluate to bool but got dyn',
     ]);
   });
 });
@@ -314,5 +333,53 @@ describe('the authorizer library at run time', () => {
     const out = run("false && authorizer.path('/').check('get').allowed()", () => ({ decision: 'allow', reason: '' }));
     expect(out).toMatchObject({ ok: true, value: false });
     expect(out.asked).toEqual([]);
+  });
+});
+
+describe('values of the types the checker gives fields', () => {
+  it('hands rules date-time, date and duration strings as timestamps and durations', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            started: { type: 'string', format: 'date-time' },
+            day: { type: 'string', format: 'date' },
+            timeout: { type: 'string', format: 'duration' },
+          },
+          'x-svc-validations': [
+            { rule: "self.started < timestamp('2030-01-01T00:00:00Z')", message: 'too late' },
+            { rule: "self.day == timestamp('2024-02-29T00:00:00Z')", message: 'wrong day' },
+            { rule: "self.timeout <= duration('1h')", message: 'too long' },
+          ],
+        },
+      },
+    } as JsonSchema;
+    const rules = ValidationRuleSet.of(schema)!;
+    expect(rules.validate({ spec: { started: '2024-01-01T10:00:00Z', day: '2024-02-29', timeout: '30m' } })).toEqual([]);
+    expect(rules.validate({ spec: { started: '2031-01-01T10:00:00Z', day: '2024-03-01', timeout: '2h' } }).map((e) => e.detail)).toEqual([
+      'too late',
+      'wrong day',
+      'too long',
+    ]);
+  });
+});
+
+describe('escaped property names at run time', () => {
+  it('reads a property by its escaped name and a keyword-named one by both names', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: { 'max-size': { type: 'integer' }, namespace: { type: 'string' } },
+          'x-svc-validations': [{ rule: "self.max__dash__size < 10 && self.namespace == 'a' && self.__namespace__ == 'a'", message: 'no' }],
+        },
+      },
+    } as JsonSchema;
+    const rules = ValidationRuleSet.of(schema)!;
+    expect(rules.validate({ spec: { 'max-size': 3, namespace: 'a' } })).toEqual([]);
+    expect(rules.validate({ spec: { 'max-size': 30, namespace: 'a' } }).map((e) => e.detail)).toEqual(['no']);
   });
 });

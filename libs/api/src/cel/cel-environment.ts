@@ -9,6 +9,7 @@ import {
   isCelUint,
   listType,
   parse,
+  plan,
   type CelEnv,
   type CelFunc,
   type CelList,
@@ -186,6 +187,25 @@ function environment(): CelEnv {
 }
 
 let shared: CelEnv | undefined;
+
+const conversions = new Map<string, (bindings: Record<string, unknown>) => unknown>();
+
+/**
+ * A string of a schema with `format: date-time`, `date` or `duration` as the timestamp or duration
+ * Kubernetes hands rules (its checker types such fields so); undefined where it does not parse.
+ */
+export function celValueOfFormat(format: string, text: string): unknown {
+  const call = format === 'date-time' || format === 'date' ? 'timestamp' : format === 'duration' ? 'duration' : undefined;
+  if (call === undefined) return undefined;
+  shared ??= environment();
+  let run = conversions.get(call);
+  if (run === undefined) {
+    run = plan(shared, parse(`${call}(s)`).expr) as (bindings: Record<string, unknown>) => unknown;
+    conversions.set(call, run);
+  }
+  const value = run({ s: format === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text });
+  return isCelError(value) ? undefined : value;
+}
 
 function sourcePositions(parsed: ReturnType<typeof parse>): Record<string, number> {
   const out: Record<string, number> = {};

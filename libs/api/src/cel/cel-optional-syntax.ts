@@ -134,7 +134,7 @@ interface Edit {
 /** The rewritten source, and the offset in the original source of each offset in the rewritten one. */
 export interface RewrittenSource {
   text: string;
-  toOriginal(offset: number): number;
+  toOriginal: (offset: number) => number;
 }
 
 function mapped(source: string, edits: readonly Edit[]): RewrittenSource {
@@ -154,7 +154,7 @@ function mapped(source: string, edits: readonly Edit[]): RewrittenSource {
   text += source.slice(from);
   return {
     text,
-    toOriginal(offset) {
+    toOriginal: (offset) => {
       for (const [start, original, length, copied] of pieces) {
         if (offset >= start && offset < start + length) return copied ? original + (offset - start) : original;
       }

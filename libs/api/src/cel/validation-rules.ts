@@ -10,7 +10,7 @@ import {
   type FieldError,
 } from '@svc/machinery';
 import type { JsonSchema } from '../schema/json-schema';
-import { compileCel, type CelProgram } from './cel-environment';
+import { celValueOfFormat, compileCel, type CelProgram } from './cel-environment';
 import {
   costExceededMessage,
   declaredSizes,
@@ -21,7 +21,7 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   U64_MAX,
 } from './cel-cost';
-import { DECL, ruleDeclarations, schemaDeclType, unboundedCardinality, type CelDeclType } from './cel-decl-type';
+import { DECL, escapeCelName, ruleDeclarations, schemaDeclType, unboundedCardinality, type CelDeclType } from './cel-decl-type';
 
 /**
  * `x-svc-validations` (Kubernetes' `x-kubernetes-validations`): CEL rules on the nodes of a custom
@@ -358,6 +358,9 @@ function toCel(value: unknown, schema: JsonSchema | undefined, depth = 0): unkno
     if (schema?.type === 'number') return value;
     return Number.isInteger(value) ? BigInt(value) : value;
   }
+  if (typeof value === 'string' && schema?.type === 'string' && typeof schema.format === 'string') {
+    return celValueOfFormat(schema.format, value) ?? value;
+  }
   if (Array.isArray(value)) {
     const items = schema && isRecord(schema.items) ? schema.items : undefined;
     return value.map((v) => toCel(v, items, depth + 1));
@@ -365,7 +368,13 @@ function toCel(value: unknown, schema: JsonSchema | undefined, depth = 0): unkno
   if (isRecord(value)) {
     const out: Record<string, unknown> = {};
     const additional = schema && isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined;
-    for (const [k, v] of Object.entries(value)) out[k] = toCel(v, schema?.properties?.[k] ?? additional, depth + 1);
+    for (const [k, v] of Object.entries(value)) {
+      const property = schema?.properties?.[k];
+      out[k] = toCel(v, property ?? additional, depth + 1);
+      // A declared property is read by its escaped name (`self.foo__dash__bar`, `self.__namespace__`) as well.
+      const escaped = property !== undefined ? escapeCelName(k) : undefined;
+      if (escaped !== undefined && escaped !== k) out[escaped] = out[k];
+    }
     return out;
   }
   return value;

@@ -69,7 +69,7 @@ class AuthorizationAnswers {
             name: check.user.username,
             uid: check.user.uid,
             groups: [...check.user.groups],
-            extra: check.user.extra as Record<string, string[]> | undefined,
+            extra: check.user.extra,
           },
           verb: check.verb,
           isResourceRequest: check.resourceRequest,
