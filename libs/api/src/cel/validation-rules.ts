@@ -6,6 +6,7 @@ import {
   fieldNotSupported,
   fieldRequired,
   goQuote,
+  isRecord,
   RenderedValue,
   type FieldError,
 } from '@svc/machinery';
@@ -66,10 +67,6 @@ interface RuleNode {
   /** List map keys, when the node is a list whose items correlate with the stored list by them. */
   mapKeys?: string[];
   schema: JsonSchema;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function rulesOf(schema: JsonSchema): unknown[] {

@@ -7,7 +7,17 @@ import {
   type ValidatingWebhook,
   type ValidatingWebhookConfiguration,
 } from '@svc/api';
-import { failureStatus, isQualifiedName, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
+import {
+  failureStatus,
+  isQualifiedName,
+  isRecord,
+  jsonPatch,
+  newBadRequest,
+  newInternalError,
+  StatusError,
+  type JsonObject,
+  type StatusReason,
+} from '@svc/machinery';
 import { requestUser } from './request-user';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { AdmissionCelContext, matchConditionsHold, type AdmissionAuthorizer } from './admission-cel';
@@ -29,10 +39,6 @@ const MAX_AUDIT_ANNOTATION_LENGTH = 4096;
 /** Objects that configure admission are not sent to webhooks, so that a broken webhook can always be removed. */
 function isAdmissionConfiguration(attributes: AdmissionAttributes): boolean {
   return /^admissionregistration\.(svc|k8s)\.io$/.test(attributes.definition.group);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 type AnyWebhook = ValidatingWebhook | MutatingWebhook;
