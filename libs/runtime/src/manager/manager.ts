@@ -61,6 +61,12 @@ export interface ManagerOptions {
    * (started for them even without this option; its host and port are taken from here).
    */
   webhooks?: ManagerWebhookOptions;
+  /**
+   * Each reconcile of every controller published as an Event about the reconciled object (trigger,
+   * duration, result, requeue, writes; see ReconcileRecorder), at most `ratePerSecond` per controller
+   * (default 5, burst 20); false publishes none. On by default.
+   */
+  reconcileRecords?: false | { ratePerSecond?: number; burst?: number; instance?: string };
 }
 
 type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -158,6 +164,7 @@ export class Manager {
       rateLimiter: this.options.rateLimiter,
       concurrency: this.options.concurrency?.[name],
       readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
+      reconcileRecords: this.options.reconcileRecords,
     });
     this.controllers.push(controller);
     if (this.state === 'started') {
