@@ -1,0 +1,23 @@
+// The web console's build: one page and its hashed assets in dist/console, which the API server
+// serves at /console/. Nothing is inlined: the server's Content-Security-Policy allows scripts and
+// styles only from the console's own files.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root,
+  base: '/console/',
+  logLevel: 'warn',
+  build: {
+    outDir: fileURLToPath(new URL('../../dist/console', import.meta.url)),
+    emptyOutDir: true,
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    sourcemap: false,
+    target: 'es2022',
+    chunkSizeWarningLimit: 1024,
+  },
+  oxc: { jsx: { runtime: 'automatic' } },
+});
