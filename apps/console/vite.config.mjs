@@ -9,7 +9,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root,
   base: '/console/',
-  logLevel: 'warn',
+  logLevel: 'error',
   build: {
     outDir: fileURLToPath(new URL('../../dist/console', import.meta.url)),
     emptyOutDir: true,

@@ -25,11 +25,13 @@ interface Session {
 
 /** Who the credentials are (SelfSubjectReview) and what the server serves (discovery). */
 async function openSession(): Promise<Session> {
-  const review = await api<{ status?: { userInfo?: { username?: string; groups?: string[] } } }>('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
-    method: 'POST',
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-  });
-  const resources = await discover();
+  const [review, resources] = await Promise.all([
+    api<{ status?: { userInfo?: { username?: string; groups?: string[] } } }>('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      method: 'POST',
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    }),
+    discover(),
+  ]);
   return { user: { username: review.status?.userInfo?.username ?? 'unknown', groups: review.status?.userInfo?.groups ?? [] }, resources };
 }
 

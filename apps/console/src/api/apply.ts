@@ -1,4 +1,3 @@
-import { parse, stringify } from 'yaml';
 import { api, ApiError } from './client';
 import { objectPath, resourceForKind, type ApiResource } from './discovery';
 import type { KubeObject } from './watch';
@@ -21,10 +20,16 @@ export class ApplyConflictError extends Error {
   }
 }
 
-/** YAML of an object as a user edits it: no managed fields (apply refuses them) and no status. */
-export function editableYaml(object: KubeObject): string {
+/**
+ * YAML of an object as a user edits it: without what the server keeps (managed fields, which apply
+ * refuses; status; its identity and version, so that a controller's status write meanwhile is no
+ * conflict: apply settles who owns which field).
+ */
+export async function editableYaml(object: KubeObject): Promise<string> {
+  // The YAML library loads with the first editor opened, not with the console.
+  const { stringify } = await import('yaml');
   const copy = structuredClone(object) as KubeObject & { status?: unknown };
-  delete copy.metadata.managedFields;
+  for (const key of ['managedFields', 'resourceVersion', 'uid', 'creationTimestamp', 'generation'] as const) delete copy.metadata[key];
   delete copy.status;
   return stringify(copy, { lineWidth: 0 });
 }
@@ -35,6 +40,7 @@ export function editableYaml(object: KubeObject): string {
  * unless `force` takes them over.
  */
 export async function applyYaml(resources: ApiResource[], text: string, options: { force?: boolean; namespace?: string } = {}): Promise<KubeObject> {
+  const { parse } = await import('yaml');
   let doc: KubeObject;
   try {
     doc = parse(text, { maxAliasCount: 50 }) as KubeObject;

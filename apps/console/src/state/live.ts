@@ -40,6 +40,7 @@ function useLiveCollection<T>(
     let changes = 0;
     let extra: unknown;
     let watch: Watch<never> | undefined;
+    let retry: number | undefined;
     const flush = () => {
       frame = undefined;
       setState({ items: [...map.values()], loading: false, changes, extra });
@@ -69,11 +70,15 @@ function useLiveCollection<T>(
         );
       },
       (error: unknown) => {
-        if (!abort.signal.aborted) setState({ items: [], loading: false, changes: 0, error: error instanceof Error ? error : new Error(String(error)) });
+        if (abort.signal.aborted) return;
+        // A connection that failed (not an answer of the server) is tried again: networks blink.
+        if (!(error instanceof ApiError)) retry = window.setTimeout(() => relist(), 1_000);
+        setState({ items: [], loading: false, changes: 0, error: error instanceof Error ? error : new Error(String(error)) });
       },
     );
     return () => {
       abort.abort();
+      if (retry !== undefined) clearTimeout(retry);
       watch?.stop();
       if (frame !== undefined) cancelAnimationFrame(frame);
     };

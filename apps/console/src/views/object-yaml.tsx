@@ -12,16 +12,19 @@ import { useApp } from '../state/app-context';
 export function ObjectYaml({ object }: { object: KubeObject }) {
   const { resources, notify } = useApp();
   const [base, setBase] = useState(object);
-  const [text, setText] = useState(() => editableYaml(object));
+  const [text, setText] = useState('');
   const [dirty, setDirty] = useState(false);
   const [conflicts, setConflicts] = useState<ApplyConflict[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   // While not edited, the text follows the live object.
   useEffect(() => {
-    if (!dirty) {
-      setBase(object);
-      setText(editableYaml(object));
-    }
+    if (dirty) return;
+    let current = true;
+    setBase(object);
+    void editableYaml(object).then((yaml) => current && setText(yaml));
+    return () => {
+      current = false;
+    };
   }, [object, dirty]);
   const stale = dirty && base.metadata.resourceVersion !== object.metadata.resourceVersion;
   const apply = async (force: boolean) => {

@@ -94,7 +94,7 @@ export function PodLogs({ pod }: { pod: KubeObject }) {
           {error}
         </p>
       )}
-      <pre className="log" ref={pre} tabIndex={0} aria-label="Log" data-testid="log">
+      <pre className="log" ref={pre} tabIndex={0} role="log" aria-live="off" aria-label="Log" data-testid="log">
         {text}
       </pre>
     </div>

@@ -8,6 +8,9 @@ import { cellText } from '../components/cells';
 
 const PAGE_SIZES = [50, 100, 250, 500];
 
+// One collator for every comparison: localeCompare with options builds one per call.
+const collator = new Intl.Collator(undefined, { numeric: true });
+
 type Sort = { column: number; descending: boolean };
 
 /**
@@ -31,8 +34,9 @@ export function ResourceList({ resource, label, field }: { resource: ApiResource
   const path = collectionPath(resource, scoped ? namespace : undefined);
   const table = useLiveTable(path, params);
 
+  // The first table of the session on screen: what the browser test times as the first view.
   useEffect(() => {
-    performance.mark('console-list-rendered');
+    if (!table.loading && performance.getEntriesByName('console-first-view').length === 0) performance.mark('console-first-view');
   }, [table.loading]);
 
   const visible = useMemo(() => table.columns.map((c, i) => ({ ...c, index: i })).filter((c) => wide || (c.priority ?? 0) === 0), [table.columns, wide]);
@@ -42,16 +46,18 @@ export function ResourceList({ resource, label, field }: { resource: ApiResource
     const filtered = f ? table.items.filter((r) => (r.object?.metadata?.name ?? '').toLowerCase().includes(f)) : table.items;
     const column = table.columns[sort.column];
     const numeric = column?.type === 'integer' || column?.type === 'number';
-    const value = (r: TableRow) => r.cells[sort.column];
-    const sorted = [...filtered].sort((a, b) => {
-      let c: number;
-      if (sort.column === -1) c = (a.object?.metadata?.namespace ?? '').localeCompare(b.object?.metadata?.namespace ?? '');
-      else if (numeric) c = Number(value(a) ?? 0) - Number(value(b) ?? 0);
-      else c = cellText(value(a)).localeCompare(cellText(value(b)), undefined, { numeric: true });
-      if (c === 0) c = (a.object?.metadata?.name ?? '').localeCompare(b.object?.metadata?.name ?? '');
+    // Each row's key computed once per sort, not once per comparison.
+    const keyed = filtered.map((row) => ({
+      row,
+      key: sort.column === -1 ? (row.object?.metadata?.namespace ?? '') : numeric ? Number(row.cells[sort.column] ?? 0) : cellText(row.cells[sort.column]),
+      name: row.object?.metadata?.name ?? '',
+    }));
+    keyed.sort((a, b) => {
+      let c = typeof a.key === 'number' && typeof b.key === 'number' ? a.key - b.key : collator.compare(String(a.key), String(b.key));
+      if (c === 0) c = collator.compare(a.name, b.name);
       return sort.descending ? -c : c;
     });
-    return sorted;
+    return keyed.map((k) => k.row);
   }, [table.items, table.columns, nameFilter, sort]);
   const pages = Math.max(1, Math.ceil(rows.length / pageSize));
   const current = Math.min(page, pages - 1);
