@@ -19,5 +19,7 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 1024,
   },
-  oxc: { jsx: { runtime: 'automatic' } },
+  // Jest runs the build with NODE_ENV=test: the console is always built for production.
+  mode: 'production',
+  oxc: { jsx: { runtime: 'automatic', development: false } },
 });
