@@ -12,7 +12,8 @@ import { useApp } from '../state/app-context';
 export function ObjectYaml({ object }: { object: KubeObject }) {
   const { resources, notify } = useApp();
   const [base, setBase] = useState(object);
-  const [text, setText] = useState('');
+  // Undefined until the YAML library has turned the object into text.
+  const [text, setText] = useState<string | undefined>(undefined);
   const [dirty, setDirty] = useState(false);
   const [conflicts, setConflicts] = useState<ApplyConflict[] | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -31,7 +32,7 @@ export function ObjectYaml({ object }: { object: KubeObject }) {
     setError(undefined);
     setConflicts(undefined);
     try {
-      await applyYaml(resources, text, { force, namespace: object.metadata.namespace });
+      await applyYaml(resources, text ?? '', { force, namespace: object.metadata.namespace });
       notify(`${object.kind ?? 'Object'} ${object.metadata.name} applied`);
       setDirty(false);
     } catch (e) {
@@ -39,6 +40,7 @@ export function ObjectYaml({ object }: { object: KubeObject }) {
       setError(errorText(e));
     }
   };
+  if (text === undefined) return <p aria-live="polite">Loading the YAML...</p>;
   return (
     <div>
       <label htmlFor="object-yaml">
