@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeFields, Int32, Int64, IntOrString, ListMap, StringEnum } from '../../schema/builders';
-import { kindConditionSchema, OptionalTime } from '../../meta/condition';
+import { conditionFieldDescriptions, kindConditionSchema, OptionalTime } from '../../meta/condition';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import { PERCENT_PATTERN } from '../../meta/names';
 import { objectMetaSchema } from '../../meta/object-meta';
@@ -93,3 +93,12 @@ describeFields(DeploymentStatusSchema, {
 });
 (DeploymentStatusSchema as { description?: string }).description = 'What the deployment controller last observed of a Deployment.';
 (DeploymentSchema as { description?: string }).description = 'Runs a set of identical pods through ReplicaSets and rolls out changes to them step by step.';
+
+describeFields(
+  DeploymentConditionSchema,
+  conditionFieldDescriptions(
+    DeploymentConditionSchema,
+    'Available (enough pods are available), Progressing (a rollout moves on, or is done) or ReplicaFailure (pods could not be made or deleted).',
+  ),
+  'One aspect of the state of a Deployment.',
+);

@@ -20,6 +20,13 @@ export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
 
 export function defaultPodSpec(spec: unknown): void {
   if (!isRecord(spec)) return;
+  // `serviceAccount` is the old name of `serviceAccountName`: read when the new one is empty, and always
+  // written back equal to it, as Kubernetes' v1 conversion does on every write.
+  if ((spec.serviceAccountName === undefined || spec.serviceAccountName === '') && typeof spec.serviceAccount === 'string' && spec.serviceAccount !== '') {
+    spec.serviceAccountName = spec.serviceAccount;
+  }
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
   for (const list of [spec.containers, spec.initContainers, spec.ephemeralContainers]) {
     for (const c of records(list)) {
       if (c.imagePullPolicy === undefined && typeof c.image === 'string') c.imagePullPolicy = defaultPullPolicy(c.image);
