@@ -65,13 +65,25 @@ export function Overview() {
     '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases',
   );
   const [health, setHealth] = useState<{ livez?: HealthLine[]; readyz?: HealthLine[]; error?: string }>({});
+  // The API server's own probes of the controller manager, the scheduler and the store (componentstatuses,
+  // which cannot be watched: read every tenth poll, since each read probes the components).
+  const [components, setComponents] = useState<Array<KubeObject & { conditions?: Array<{ type: string; status: string; message?: string; error?: string }> }>>(
+    [],
+  );
   const [points, setPoints] = useState<Point[]>([]);
   const [metricsError, setMetricsError] = useState<string | undefined>();
   const [nodes, setNodes] = useState<{ total: number; ready: number } | undefined>();
   const last = useRef<Point | undefined>(undefined);
   useEffect(() => {
     let stopped = false;
+    let polls = 0;
     const poll = async () => {
+      if (polls++ % 10 === 0) {
+        listAll<KubeObject>('/api/v1/componentstatuses').then(
+          (list) => !stopped && setComponents(list.items as typeof components),
+          () => !stopped && setComponents([]),
+        );
+      }
       try {
         const [livez, readyz] = await Promise.all([apiText('/livez?verbose'), apiText('/readyz?verbose')]);
         if (!stopped) setHealth({ livez: parseHealth(livez), readyz: parseHealth(readyz) });
@@ -173,6 +185,29 @@ export function Overview() {
             <p role="alert" className="error">
               {health.error}
             </p>
+          )}
+          {components.length > 0 && (
+            <table className="grid" data-testid="components">
+              <thead>
+                <tr>
+                  <th>Component</th>
+                  <th>Healthy</th>
+                  <th>Message</th>
+                </tr>
+              </thead>
+              <tbody>
+                {components.map((c) => {
+                  const healthy = (c.conditions ?? []).find((x) => x.type === 'Healthy');
+                  return (
+                    <tr key={c.metadata.name} className={healthy?.status === 'True' ? undefined : 'warning'}>
+                      <td>{c.metadata.name}</td>
+                      <td>{healthy?.status ?? 'Unknown'}</td>
+                      <td>{healthy?.message || healthy?.error}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
           )}
           {(['livez', 'readyz'] as const).map((kind) => {
             const lines = health[kind];
