@@ -56,6 +56,11 @@ export interface ControllerDependencies {
    * false. On by default.
    */
   reconcileRecords?: false | Pick<ReconcileRecorderOptions, 'ratePerSecond' | 'burst' | 'instance'>;
+  /**
+   * The client reconcile records are written with: one of their own, so that they never take a place
+   * in the rate limiter of the controller's writes. The controller's client when absent.
+   */
+  recordsClient?: Client;
 }
 
 /**
@@ -147,7 +152,7 @@ export class Controller {
     });
     if (deps.reconcileRecords !== false) {
       let failures = 0;
-      this.recorder = new ReconcileRecorder(deps.client, {
+      this.recorder = new ReconcileRecorder(deps.recordsClient ?? deps.client, {
         controller: this.name,
         apiVersion: forInfo.group ? `${forInfo.group}/${forInfo.version}` : forInfo.version,
         kind: this.forKind,

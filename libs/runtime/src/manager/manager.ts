@@ -108,6 +108,8 @@ export class Manager {
   private readonly elector: LeaderElector | undefined;
   /** The elector's own client, apart from the controllers' (client-go's leader elector runs on one of its own). */
   private readonly electionClient: Client | undefined;
+  /** The reconcile records' own client: their writes never wait in the controllers' rate limiter. */
+  private recordsClient: Client | undefined;
   private health: HealthServer | undefined;
   private state: ManagerState = 'new';
   private cacheReader: CacheReader | undefined;
@@ -165,6 +167,7 @@ export class Manager {
       concurrency: this.options.concurrency?.[name],
       readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
       reconcileRecords: this.options.reconcileRecords,
+      recordsClient: this.options.reconcileRecords === false ? undefined : (this.recordsClient ??= this.newRecordsClient()),
     });
     this.controllers.push(controller);
     if (this.state === 'started') {
@@ -183,6 +186,10 @@ export class Manager {
       });
     }
     return controller;
+  }
+
+  private newRecordsClient(): Client {
+    return new Client(recordsClientConfig(this.options.clientConfig), { scheme: this.options.scheme });
   }
 
   /**
@@ -346,6 +353,7 @@ export class Manager {
     this.client.close();
     for (const client of this.otherClients) client.close();
     this.electionClient?.close();
+    this.recordsClient?.close();
   }
 
   /** Serialised, so a quick loss after a gain stops what the gain started. */
@@ -402,6 +410,11 @@ export class Manager {
 }
 
 /** The manager's connection with `/leader-election` added to its user agent, as client-go names its elector's client. */
+/** The manager's connection with `/reconcile-records` added to its user agent, and a rate of its own. */
+function recordsClientConfig(config: ClientConfig): ClientConfig {
+  return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/reconcile-records` };
+}
+
 function leaderElectionClientConfig(config: ClientConfig): ClientConfig {
   return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/leader-election` };
 }
