@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { celError, celFunc, celMethod, CelScalar, listType, mapType, type CelError, type CelFunc } from '@bufbuild/cel';
 import { CelOpaqueValue, celTypeName } from './cel-values';
+import { QUANTITY_FORMAT_ERROR } from '../meta/quantity';
 
 // Kubernetes' URL, IP/CIDR and quantity libraries (k8s.io/apiserver/pkg/cel/library). @bufbuild/cel
 // has no opaque value types a host can add, so a URL, IP, CIDR or quantity is carried as its string
@@ -318,7 +319,7 @@ export function callQuantity(name: string, target: unknown, args: readonly unkno
   if (name === 'quantity' && target === undefined && args.length === 1 && typeof args[0] === 'string') {
     const text = args[0];
     const parsed = parseQuantity(text);
-    if (parsed === undefined) return celError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${text}`);
+    if (parsed === undefined) return celError(`${QUANTITY_FORMAT_ERROR}: ${text}`);
     return new CelQuantity(text, parsed);
   }
   if (!(target instanceof CelQuantity)) return NOT_A_QUANTITY_CALL;
