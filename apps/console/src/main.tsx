@@ -1,6 +1,6 @@
 import { StrictMode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { api, errorText, setToken, token } from './api/client';
+import { api, ApiError, errorText, setToken, token } from './api/client';
 import { discover, type ApiResource } from './api/discovery';
 import { AppContext, findResource, type AppState, type UserInfo } from './state/app-context';
 import { useRoute } from './state/route';
@@ -49,13 +49,24 @@ function App() {
     setChecking(true);
     setSignInError(undefined);
     try {
-      const opened = await openSession();
+      // A connection that failed (no answer of the server) is tried again a few times: networks blink,
+      // and only the server's answer may turn a credential away.
+      let opened: Session | undefined;
+      for (let attempt = 0; opened === undefined; attempt++) {
+        try {
+          opened = await openSession();
+        } catch (error) {
+          if (error instanceof ApiError || attempt >= 4) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+      }
       if (opened.user.username === 'system:anonymous') {
         setSession(undefined);
         if (!quiet) setSignInError('The server sees no credentials: your browser presented no client certificate it accepts. Sign in with a token.');
       } else setSession(opened);
     } catch (error) {
-      setToken(undefined);
+      // A token the server refused is forgotten; one it never saw is kept for the next try.
+      if (error instanceof ApiError) setToken(undefined);
       setSession(undefined);
       if (!quiet || newToken !== undefined) setSignInError(errorText(error));
     } finally {
