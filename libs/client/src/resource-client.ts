@@ -17,6 +17,8 @@ import type {
 } from './request-params';
 import { apiVersionOfInfo, collectionPath, objectPath, type ResourceInfo } from './resource-info';
 import { Watch } from './watch';
+import { KUBERNETES_PROTOBUF_MEDIA_TYPE } from './client-config';
+import { hasProtobufForm, PROTOBUF_ACCEPT, protobufBody } from './wire-codec';
 
 /** The fields of an object every resource client reads. */
 export interface ObjectLike {
@@ -82,6 +84,9 @@ function deleteRequest(p: DeleteParams): { query: Record<string, QueryValue>; bo
  * paths, the core group (`/api/v1`) and named groups (`/apis/<g>/<v>`) come from its ResourceInfo.
  */
 export class ResourceClient<T extends ObjectLike = ApiObject> {
+  /** Whether this resource's requests speak protobuf (see `ClientConfig.contentType`). */
+  private readonly protobuf: boolean;
+
   constructor(
     private readonly rest: RestClient,
     readonly info: ResourceInfo,
@@ -89,7 +94,9 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     readonly namespace?: string,
     /** Set on a client made by `metadataOnly`: reads answer with metadata only. */
     private readonly metadataView = false,
-  ) {}
+  ) {
+    this.protobuf = rest.config.wireFormat === 'protobuf' && !metadataView && hasProtobufForm(apiVersionOfInfo(info), info.kind);
+  }
 
   /** A client whose calls default to `namespace`. */
   inNamespace(namespace: string): ResourceClient<T> {
@@ -115,7 +122,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: this.itemPath(name, params.namespace, 'get'),
       query: { resourceVersion: params.resourceVersion },
       signal: params.signal,
-      accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : undefined,
+      accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : this.answerAccept(),
     });
   }
 
@@ -126,7 +133,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: collectionPath(this.info, params.namespace ?? this.namespace),
       query: listQuery(params),
       signal: params.signal,
-      accept: this.metadataView ? METADATA_LIST_MEDIA_TYPE : undefined,
+      accept: this.metadataView ? METADATA_LIST_MEDIA_TYPE : this.answerAccept(),
     });
     list.items ??= [];
     list.metadata ??= {};
@@ -190,7 +197,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
           sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
         },
         signal: controller.signal,
-        accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : undefined,
+        accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : this.answerAccept(),
       });
       response.once('close', () => params.signal?.removeEventListener('abort', onAbort));
       return new Watch<T>(response, namespace ? `${this.info.resource} in ${namespace}` : this.info.resource, controller.signal);
@@ -206,7 +213,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'POST',
       path: collectionPath(this.info, namespace),
       query: writeQuery(params),
-      body: this.withTypeMeta(obj),
+      ...this.objectBody(this.withTypeMeta(obj)),
       signal: params.signal,
     });
   }
@@ -238,7 +245,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'POST',
       path: this.itemPath(name, params.namespace ?? body.metadata?.namespace ?? undefined, `create ${subresource} of`, subresource),
       query: writeQuery(params),
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -287,7 +294,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'DELETE',
       path: this.itemPath(name, params.namespace, 'delete'),
       query,
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -299,7 +306,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'DELETE',
       path: collectionPath(this.info, params.namespace ?? this.namespace),
       query: { ...listQuery(params), ...query },
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -311,6 +318,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: this.itemPath(name, params.namespace, 'get scale of', 'scale'),
       query: { resourceVersion: params.resourceVersion },
       signal: params.signal,
+      accept: this.answerAccept(),
     });
   }
 
@@ -327,7 +335,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'PUT',
       path: this.itemPath(name, namespace, 'update scale of', 'scale'),
       query: writeQuery(params),
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -338,7 +346,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'PUT',
       path: this.itemPath(this.nameOf(obj, 'update'), namespace, 'update', subresource),
       query: writeQuery(params),
-      body: this.withTypeMeta(obj),
+      ...this.objectBody(this.withTypeMeta(obj)),
       signal: params.signal,
     });
   }
@@ -350,10 +358,28 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'PATCH',
       path: this.itemPath(name, params.namespace, 'patch', subresource),
       query: { ...writeQuery(params), force: type === 'apply' && params.force ? 'true' : undefined },
+      // Patch bodies are JSON (or YAML) by protocol; the answer may still be protobuf.
       body: patch,
       contentType,
       signal: params.signal,
+      accept: this.answerAccept(),
     });
+  }
+
+  /** The Accept of a request whose answer is an object (or a Status): protobuf first when this resource speaks it. */
+  private answerAccept(): string | undefined {
+    return this.protobuf ? PROTOBUF_ACCEPT : undefined;
+  }
+
+  /**
+   * A request's body: in protobuf when this resource speaks it and the object has a message that
+   * carries all of it (a Binding or an Eviction to a pod's subresource, DeleteOptions), as JSON
+   * otherwise; either way the answer is asked for as `answerAccept` says.
+   */
+  private objectBody(body: unknown): { body: unknown; contentType?: string; accept?: string } {
+    if (!this.protobuf || body === undefined) return { body, accept: this.answerAccept() };
+    const encoded = protobufBody(body);
+    return encoded ? { body: encoded, contentType: KUBERNETES_PROTOBUF_MEDIA_TYPE, accept: PROTOBUF_ACCEPT } : { body, accept: PROTOBUF_ACCEPT };
   }
 
   private requireScale(): void {

@@ -1,5 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { encodeEnvelope, encodeKubernetesMessage, encodeObjectEnvelope, encodeProtobufObject, kubernetesMessageNameFor, type Status } from '@svc/machinery';
+import {
+  encodeEmbeddedObject,
+  encodeEnvelope,
+  encodeObjectEnvelope,
+  encodeProtobufObject,
+  encodeWatchEvent,
+  kubernetesMessageNameFor,
+  type Status,
+} from '@svc/machinery';
 import { stringify as toYaml } from 'yaml';
 import { jsonLine } from './encoded-json';
 import type { OutputFormat } from './negotiation';
@@ -52,8 +60,10 @@ export function encodeBody(body: unknown, format: OutputFormat): Buffer | string
   switch (format.encoding) {
     case 'protobuf':
       return Buffer.from(encodeObjectEnvelope(body as Record<string, unknown>));
-    case 'kubernetes-protobuf':
-      return Buffer.from(encodeProtobufObject(body as Record<string, unknown>));
+    case 'kubernetes-protobuf': {
+      const object = body as Record<string, unknown>;
+      return Buffer.from(Object.isFrozen(object) ? kubernetesEnvelope(object) : encodeProtobufObject(object));
+    }
     case 'yaml':
       return toYaml(body);
     default:
@@ -102,7 +112,19 @@ export function writeStatusBody(res: ServerResponse, status: Status, format: Out
   writeBody(res, status.code ?? 500, status, plain);
 }
 
-const WATCH_EVENT_MESSAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
+// The envelope of a shared (frozen) cache object, made once for every watcher and read of it.
+const kubernetesEnvelopeOf = new WeakMap<object, Uint8Array>();
+
+/** An object's envelope in Kubernetes' protobuf (its JSON inside for a kind with no message). */
+function kubernetesEnvelope(object: Record<string, unknown>): Uint8Array {
+  if (!Object.isFrozen(object)) return encodeEmbeddedObject(object);
+  let envelope = kubernetesEnvelopeOf.get(object);
+  if (envelope === undefined) {
+    envelope = encodeEmbeddedObject(object);
+    kubernetesEnvelopeOf.set(object, envelope);
+  }
+  return envelope;
+}
 
 /**
  * One frame of a Kubernetes protobuf watch stream, as its stream serializer writes it: a 4-byte
@@ -111,26 +133,11 @@ const WATCH_EVENT_MESSAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
  */
 export function kubernetesWatchFrame(event: { type: string; object: unknown }): Buffer {
   const object = event.object as Record<string, unknown>;
-  const embedded = hasKubernetesMessage(object) ? encodeProtobufObject(object) : encodeObjectEnvelope(object);
-  const message = encodeKubernetesMessage(WATCH_EVENT_MESSAGE, { type: event.type });
-  // The object is a RawExtension (field 2) whose raw (field 1) is the envelope's bytes.
-  const raw = Buffer.concat([Buffer.from([0x0a]), varint(embedded.length), embedded]);
-  const body = Buffer.concat([Buffer.from(message), Buffer.from([0x12]), varint(raw.length), raw]);
+  const body = encodeWatchEvent(event.type, object, kubernetesEnvelope(object));
   const frame = Buffer.allocUnsafe(4 + body.length);
   frame.writeUInt32BE(body.length, 0);
   frame.set(body, 4);
   return frame;
-}
-
-function varint(value: number): Buffer {
-  const bytes: number[] = [];
-  let v = value;
-  while (v > 0x7f) {
-    bytes.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  bytes.push(v);
-  return Buffer.from(bytes);
 }
 
 /** One frame of a protobuf watch stream: a 4-byte big-endian length, then an envelope of the event. */

@@ -11,7 +11,10 @@ export {
   kubernetesMessage,
   kubernetesMessageNameFor,
   kubernetesMessageSource,
+  kubernetesMessageUnknownFields,
   parseGoDuration,
 } from './kubernetes-codec';
 export type { ProtobufKind } from './protobuf-object';
-export { decodeProtobufObject, encodeProtobufMessage, encodeProtobufObject, hasProtobufMessage, protobufKinds } from './protobuf-object';
+export { decodeProtobufObject, encodeProtobufMessage, encodeProtobufObject, hasProtobufMessage, protobufKinds, protobufUnknownFields } from './protobuf-object';
+export type { ProtobufWatchEvent } from './watch-event';
+export { decodeWatchEvent, encodeEmbeddedObject, encodeWatchEvent } from './watch-event';

@@ -395,6 +395,73 @@ export function encodeKubernetesMessage(name: string, json: Json): Uint8Array {
   return w.finish();
 }
 
+// ---- fields a message does not carry ----
+
+/** One message's JSON keys, inlined structs' keys merged in, each with the field that holds its value. */
+const jsonKeysOf = new Map<string, ReadonlyMap<string, Field>>();
+
+function jsonKeys(message: KubernetesMessage): ReadonlyMap<string, Field> {
+  let keys = jsonKeysOf.get(message.name);
+  if (keys) return keys;
+  const built = new Map<string, Field>();
+  for (const field of message.fields) {
+    if (field.inline) {
+      const inner = messageOf(field);
+      if (!inner.special && !inner.list) for (const [key, innerField] of jsonKeys(inner)) built.set(key, innerField);
+    } else if (field.json !== undefined) {
+      built.set(field.json, field);
+    }
+  }
+  keys = built;
+  jsonKeysOf.set(message.name, keys);
+  return keys;
+}
+
+function collectUnknown(
+  message: KubernetesMessage,
+  value: unknown,
+  path: string,
+  out: string[],
+  limit: number,
+  depth: number,
+  skip?: ReadonlySet<string>,
+): void {
+  if (out.length >= limit || depth > MAX_DEPTH || message.special || message.list || !isObject(value)) return;
+  const keys = jsonKeys(message);
+  for (const [key, item] of Object.entries(value)) {
+    if (out.length >= limit) return;
+    if (skip?.has(key) || item === null || item === undefined) continue;
+    const itemPath = path === '' ? key : `${path}.${key}`;
+    const field = keys.get(key);
+    if (!field) {
+      out.push(itemPath);
+      continue;
+    }
+    if (field.scalar !== undefined) continue;
+    const inner = messageOf(field);
+    if (field.rule === 'map') {
+      if (isObject(item)) for (const [k, v] of Object.entries(item)) collectUnknown(inner, v, `${itemPath}.${k}`, out, limit, depth + 1);
+    } else if (field.rule === 'repeated') {
+      if (Array.isArray(item)) item.forEach((v, i) => collectUnknown(inner, v, `${itemPath}[${i}]`, out, limit, depth + 1));
+    } else {
+      collectUnknown(inner, item, itemPath, out, limit, depth + 1);
+    }
+  }
+}
+
+/**
+ * The paths of the JSON fields (up to `limit`) that message `name` has no field for: what an encode
+ * would leave out. Empty when the protobuf form carries everything the JSON says. `skip` names
+ * top-level keys to pass over (an object's apiVersion and kind, which travel in the envelope).
+ */
+export function kubernetesMessageUnknownFields(name: string, json: Json, limit = 10, skip?: ReadonlySet<string>): string[] {
+  const message = kubernetesMessage(name);
+  if (!message) throw new EnvelopeError(`no protobuf message ${name}`, 'UnsupportedMediaType');
+  const out: string[] = [];
+  collectUnknown(message, json, '', out, limit, 0, skip);
+  return out;
+}
+
 // ---- protobuf -> JSON ----
 
 function toNumber(value: unknown): number {
@@ -615,14 +682,21 @@ function decodeEmbeddedObject(bytes: Uint8Array, path: string, depth: number): u
   const unknown = readBody(kubernetesMessage(UNKNOWN) as KubernetesMessage, bytes, path, depth + 1) as Json;
   const apiVersion = typeof unknown.apiVersion === 'string' ? unknown.apiVersion : '';
   const kind = typeof unknown.kind === 'string' ? unknown.kind : '';
-  if (unknown.ContentType !== undefined && unknown.ContentType !== '') {
+  // Unknown's raw is read by readBody as base64 JSON text: take the bytes again from the wire.
+  const raw = rawOfUnknown(bytes);
+  const contentType = typeof unknown.ContentType === 'string' ? unknown.ContentType.split(';')[0].trim().toLowerCase() : '';
+  if (contentType === 'application/json') {
+    // An object of a kind with no message (a custom resource), carried as its JSON.
+    const object = rawJson(raw, path, depth);
+    if (!isObject(object)) throw new EnvelopeError(`${path}: the embedded JSON is not an object`);
+    return { ...(apiVersion ? { apiVersion } : {}), ...(kind ? { kind } : {}), ...object };
+  }
+  if (contentType !== '') {
     throw new EnvelopeError(`${path}: an embedded object of content type ${JSON.stringify(unknown.ContentType)} is not read`);
   }
   const name = kubernetesMessageNameFor(apiVersion, kind);
   if (!name)
     throw new EnvelopeError(`${path}: protobuf objects of kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} are not read`, 'UnsupportedMediaType');
-  // Unknown's raw is read by readBody as base64 JSON text: take the bytes again from the wire.
-  const raw = rawOfUnknown(bytes);
   return { apiVersion, kind, ...(readBody(kubernetesMessage(name) as KubernetesMessage, raw, path, depth + 1) as Json) };
 }
 
