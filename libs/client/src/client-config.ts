@@ -1,13 +1,13 @@
 import { arch, platform } from 'node:os';
 
-export const JSON_MEDIA_TYPE = 'application/json';
+export const JSON_MEDIA_TYPE = 'application/json' as const;
 /** The specification's name for protobuf (spec 2's default of `--svc-api-content-type`). */
-export const SVC_PROTOBUF_MEDIA_TYPE = 'application/vnd.svc.protobuf';
+export const SVC_PROTOBUF_MEDIA_TYPE = 'application/vnd.svc.protobuf' as const;
 /** Kubernetes' protobuf: the envelope with the kind's own generated message inside. */
-export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf' as const;
 
 /** The values `ClientConfig.contentType` (and `--svc-api-content-type`) accepts. */
-export const CLIENT_CONTENT_TYPES: readonly string[] = [JSON_MEDIA_TYPE, SVC_PROTOBUF_MEDIA_TYPE, KUBERNETES_PROTOBUF_MEDIA_TYPE];
+export const CLIENT_CONTENT_TYPES = [JSON_MEDIA_TYPE, SVC_PROTOBUF_MEDIA_TYPE, KUBERNETES_PROTOBUF_MEDIA_TYPE] as const;
 
 /** How a client encodes what it sends and asks for answers: see `ClientConfig.contentType`. */
 export type WireFormat = 'json' | 'protobuf';
