@@ -2,11 +2,13 @@ import { Reader, Writer } from 'protobufjs';
 import { kubernetesGroupName } from '../group-names';
 import { EnvelopeError } from './envelope';
 import table from './kubernetes-messages.json';
+import later from './kubernetes-messages-later.json';
 
 /**
  * Kubernetes' protobuf encoding of its API objects, read and written field by field from the table
  * in kubernetes-messages.json (extracted from Kubernetes' generated.proto files and the Go types they
- * come from, see libs/api/src/kinds/testing/extract-kubernetes-protobuf-fields.js). The bytes are the
+ * come from, see libs/api/src/kinds/testing/extract-kubernetes-protobuf-fields.js), and the fields of
+ * later releases the served schemas carry (kubernetes-messages-later.json). The bytes are the
  * ones Kubernetes' gogo-protobuf marshallers write:
  * - fields in number order; repeated scalars unpacked; map entries sorted by key, key and value both written;
  * - a Go value field (no `*`) always, zero or not; a pointer, a slice, a map or a `[]byte` only when set;
@@ -30,6 +32,8 @@ interface FieldEntry {
   inline?: boolean;
   omitempty?: boolean;
   ptr?: boolean;
+  /** The Kubernetes release that added the field, for fields newer than the table's release. */
+  since?: string;
 }
 
 interface MessageEntry {
@@ -45,7 +49,27 @@ interface MessageTable {
   messages: Record<string, MessageEntry>;
 }
 
-const TABLE = table as MessageTable;
+interface LaterFields {
+  fields: Record<string, FieldEntry[]>;
+  messages: Record<string, MessageEntry>;
+}
+
+/**
+ * The table with the fields Kubernetes added after its release (kubernetes-messages-later.json)
+ * that the served schemas carry: without them a protobuf reader or writer would drop those fields
+ * where JSON keeps them.
+ */
+function withLaterFields(base: MessageTable, added: LaterFields): MessageTable {
+  const messages: Record<string, MessageEntry> = { ...base.messages, ...added.messages };
+  for (const [name, fields] of Object.entries(added.fields)) {
+    const entry = messages[name];
+    if (!entry) throw new Error(`kubernetes-messages-later.json adds fields to unknown message ${name}`);
+    messages[name] = { ...entry, fields: [...entry.fields, ...fields] };
+  }
+  return { ...base, messages };
+}
+
+const TABLE = withLaterFields(table, later);
 
 const META_PACKAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
@@ -72,6 +96,12 @@ interface Field {
   inline: boolean;
   omitempty: boolean;
   ptr: boolean;
+  /**
+   * A value field newer than the table's release: written only when not zero, so that an object
+   * without it encodes to the same bytes as in that release (a newer Kubernetes writes its zero; both
+   * read back the same).
+   */
+  sparse: boolean;
   rule: 'single' | 'repeated' | 'map';
   /** A scalar's protobuf type, or undefined for a message. */
   scalar: string | undefined;
@@ -107,6 +137,7 @@ export function kubernetesMessage(name: string): KubernetesMessage | undefined {
       inline: f.inline === true,
       omitempty: f.omitempty === true,
       ptr: f.ptr === true,
+      sparse: f.since !== undefined && f.ptr !== true,
       rule,
       scalar,
       messageName: scalar === undefined ? f.type : undefined,
@@ -316,6 +347,7 @@ function writeField(w: Writer, field: Field, json: Json, path: string, depth: nu
   if (field.scalar !== undefined) {
     // A `[]byte` is nil unless set, as a pointer is.
     if (value === undefined && (field.ptr || field.scalar === 'bytes')) return;
+    if (field.sparse && (value === undefined || isZero(value))) return;
     tag(w, field.id, field.wireType);
     writeScalar(w, field.scalar, value === undefined ? zeroScalar(field.scalar) : value, fieldPath);
     return;
