@@ -501,9 +501,10 @@ function withoutEmpty(value: unknown): unknown {
 async function watchUntil(
   path: string,
   resourceVersion: string,
+  accept = CLIENT_GO_ACCEPT,
 ): Promise<{ headers: IncomingHttpHeaders; events: Array<{ type: string; object: Record<string, unknown> }> }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${server.url}${path}`, { headers: { Accept: CLIENT_GO_ACCEPT }, ca: server.ca, agent: false }, (res) => {
+    const req = httpsRequest(`${server.url}${path}`, { headers: { Accept: accept }, ca: server.ca, agent: false }, (res) => {
       let buffered = Buffer.alloc(0);
       const events: Array<{ type: string; object: Record<string, unknown> }> = [];
       const timer = setTimeout(() => {
@@ -624,6 +625,22 @@ describe('every built-in kind with a message, as a client-go protobuf client rea
     expect(list.kind).toBe('ComponentStatusList');
     expect(list.items.map((i) => i.metadata.name)).toContain('etcd-0');
     expect(list.items.every((i) => i.conditions.length > 0)).toBe(true);
+  });
+
+  it("answers metadata-only reads in protobuf, as client-go's metadata client asks, custom resources included", async () => {
+    const accept = (as: string) => `${PROTOBUF};as=${as};g=meta.k8s.io;v=v1, application/json;as=${as};g=meta.k8s.io;v=v1, application/json`;
+    for (const collection of [`/api/v1/namespaces/${ns}/configmaps`, `/apis/example.com/v1/namespaces/${ns}/widgets`]) {
+      const listed = await call('GET', collection, { Accept: accept('PartialObjectMetadataList') });
+      expect(listed.headers['content-type']).toBe(`${PROTOBUF};as=PartialObjectMetadataList;v=v1;g=meta.k8s.io`);
+      const list = decodeProtobufObject(decodeEnvelope(listed.body)) as { kind: string; items: Array<{ metadata: { name: string; resourceVersion: string } }> };
+      expect(list.kind).toBe('PartialObjectMetadataList');
+      const [first] = list.items;
+      expect(first.metadata.name).toEqual(expect.any(String));
+      const got = await call('GET', `${collection}/${first.metadata.name}`, { Accept: accept('PartialObjectMetadata') });
+      expect(decodeProtobufObject(decodeEnvelope(got.body))).toEqual({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: first.metadata });
+      const watched = await watchUntil(`${collection}?watch=1&resourceVersion=0`, first.metadata.resourceVersion, accept('PartialObjectMetadata'));
+      expect(watched.events.map((e) => e.object.kind)).toContain('PartialObjectMetadata');
+    }
   });
 
   it('answers a custom resource definition, which has no message here, in JSON when JSON is accepted', async () => {

@@ -116,7 +116,7 @@ describe('a protobuf client against a scripted server', () => {
     expect((err as StatusError).status.details).toEqual({ name: 'x', kind: 'configmaps' });
   });
 
-  it('sends patches as JSON, asking for protobuf back; custom resources and metadata reads stay JSON', async () => {
+  it('sends patches as JSON, asking for protobuf back; custom resources stay JSON', async () => {
     server.always((req, res) => {
       if (req.url?.includes('widgets')) json(200, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })(req, res, '');
       else protobuf(200, configMap('a'))(req, res);
@@ -129,9 +129,23 @@ describe('a protobuf client against a scripted server', () => {
     expect([patch.headers['content-type'], patch.headers.accept, patch.body]).toEqual(['application/merge-patch+json', ACCEPT, '{"data":{"a":"2"}}']);
     expect([create.headers['content-type'], create.headers.accept]).toEqual(['application/json', 'application/json']);
     expect(get.headers.accept).toBe('application/json');
-    server.script(json(200, { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'a' } }));
-    await client.configMaps.metadataOnly().get('a', { namespace: 'd' });
-    expect(server.requests[3].headers.accept).toBe('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1');
+  });
+
+  it("reads metadata-only views in protobuf for any resource, as client-go's metadata client does", async () => {
+    const list = {
+      apiVersion: 'meta.k8s.io/v1',
+      kind: 'PartialObjectMetadataList',
+      metadata: { resourceVersion: '9' },
+      items: [{ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'w', namespace: 'd', uid: 'u-2' } }],
+    };
+    server.script((_req, res) =>
+      res.writeHead(200, { 'Content-Type': `${PROTOBUF};as=PartialObjectMetadataList;v=v1;g=meta.k8s.io` }).end(Buffer.from(encodeProtobufObject(list))),
+    );
+    const widgets = client.dynamic({ group: 'example.com', version: 'v1', resource: 'widgets', namespaced: true, kind: 'Widget' });
+    expect(await widgets.metadataOnly().list({ namespace: 'd' })).toEqual(list);
+    expect(server.requests[0].headers.accept).toBe(
+      'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+    );
   });
 
   it('sends DeleteOptions in protobuf and reads the Status answer', async () => {

@@ -47,6 +47,9 @@ export interface PartialObjectMetadata {
 // Kubernetes' group name for the views, which this server answers as well as its own.
 const METADATA_OBJECT_MEDIA_TYPE = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const METADATA_LIST_MEDIA_TYPE = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+// The views have meta/v1 messages, for every resource: client-go's metadata client reads them in protobuf.
+const METADATA_OBJECT_PROTOBUF_ACCEPT = `${KUBERNETES_PROTOBUF_MEDIA_TYPE};as=PartialObjectMetadata;g=meta.k8s.io;v=v1, ${METADATA_OBJECT_MEDIA_TYPE}`;
+const METADATA_LIST_PROTOBUF_ACCEPT = `${KUBERNETES_PROTOBUF_MEDIA_TYPE};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, ${METADATA_LIST_MEDIA_TYPE}`;
 
 function writeQuery(p: WriteParams): Record<string, QueryValue> {
   return { dryRun: p.dryRun ? 'All' : undefined, fieldManager: p.fieldManager, fieldValidation: p.fieldValidation };
@@ -122,7 +125,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: this.itemPath(name, params.namespace, 'get'),
       query: { resourceVersion: params.resourceVersion },
       signal: params.signal,
-      accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : this.answerAccept(),
+      accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
     });
   }
 
@@ -133,7 +136,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: collectionPath(this.info, params.namespace ?? this.namespace),
       query: listQuery(params),
       signal: params.signal,
-      accept: this.metadataView ? METADATA_LIST_MEDIA_TYPE : this.answerAccept(),
+      accept: this.metadataView ? this.metadataAccept(true) : this.answerAccept(),
     });
     list.items ??= [];
     list.metadata ??= {};
@@ -197,7 +200,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
           sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
         },
         signal: controller.signal,
-        accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : this.answerAccept(),
+        accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
       });
       response.once('close', () => params.signal?.removeEventListener('abort', onAbort));
       return new Watch<T>(response, namespace ? `${this.info.resource} in ${namespace}` : this.info.resource, controller.signal);
@@ -364,6 +367,12 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       signal: params.signal,
       accept: this.answerAccept(),
     });
+  }
+
+  /** The Accept of a metadata-only read: the view in protobuf first when the client speaks it. */
+  private metadataAccept(list: boolean): string {
+    if (this.rest.config.wireFormat === 'protobuf') return list ? METADATA_LIST_PROTOBUF_ACCEPT : METADATA_OBJECT_PROTOBUF_ACCEPT;
+    return list ? METADATA_LIST_MEDIA_TYPE : METADATA_OBJECT_MEDIA_TYPE;
   }
 
   /** The Accept of a request whose answer is an object (or a Status): protobuf first when this resource speaks it. */
