@@ -3,13 +3,15 @@ import {
   encodeEmbeddedObject,
   encodeEnvelope,
   encodeObjectEnvelope,
+  encodeProtobufList,
+  encodeProtobufMessage,
   encodeProtobufObject,
   encodeWatchEvent,
   kubernetesMessageNameFor,
   type Status,
 } from '@svc/machinery';
 import { stringify as toYaml } from 'yaml';
-import { jsonLine } from './encoded-json';
+import { chunkedFrame, jsonLine, type WatchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import { endWithBody } from './response-compression';
 
@@ -62,7 +64,7 @@ export function encodeBody(body: unknown, format: OutputFormat): Buffer | string
       return Buffer.from(encodeObjectEnvelope(body as Record<string, unknown>));
     case 'kubernetes-protobuf': {
       const object = body as Record<string, unknown>;
-      return Buffer.from(Object.isFrozen(object) ? kubernetesEnvelope(object) : encodeProtobufObject(object));
+      return Buffer.from(Array.isArray(object.items) ? kubernetesListEnvelope(object) : kubernetesEnvelope(object));
     }
     case 'yaml':
       return toYaml(body);
@@ -112,18 +114,37 @@ export function writeStatusBody(res: ServerResponse, status: Status, format: Out
   writeBody(res, status.code ?? 500, status, plain);
 }
 
-// The envelope of a shared (frozen) cache object, made once for every watcher and read of it.
+// The message and the envelope of a shared (frozen) cache object, made once for every watcher,
+// read and list that carries it, as its JSON is (encoded-json.ts).
+const kubernetesMessageOf = new WeakMap<object, Uint8Array>();
 const kubernetesEnvelopeOf = new WeakMap<object, Uint8Array>();
+
+/** An object's own message (no envelope), kept for a shared object. */
+function kubernetesMessage(object: Record<string, unknown>): Uint8Array {
+  if (!Object.isFrozen(object)) return encodeProtobufMessage(object);
+  let message = kubernetesMessageOf.get(object);
+  if (message === undefined) {
+    message = encodeProtobufMessage(object);
+    kubernetesMessageOf.set(object, message);
+  }
+  return message;
+}
 
 /** An object's envelope in Kubernetes' protobuf (its JSON inside for a kind with no message). */
 function kubernetesEnvelope(object: Record<string, unknown>): Uint8Array {
-  if (!Object.isFrozen(object)) return encodeEmbeddedObject(object);
+  if (!hasKubernetesMessage(object)) return encodeEmbeddedObject(object);
+  if (!Object.isFrozen(object)) return encodeProtobufObject(object);
   let envelope = kubernetesEnvelopeOf.get(object);
   if (envelope === undefined) {
-    envelope = encodeEmbeddedObject(object);
+    envelope = encodeEnvelope({ apiVersion: object.apiVersion as string, kind: object.kind as string, raw: kubernetesMessage(object) });
     kubernetesEnvelopeOf.set(object, envelope);
   }
   return envelope;
+}
+
+/** A list's envelope, its shared items' messages those kept for them. */
+function kubernetesListEnvelope(list: Record<string, unknown>): Uint8Array {
+  return encodeProtobufList(list, (item) => (Object.isFrozen(item) && hasKubernetesMessage(item) ? kubernetesMessage(item) : undefined));
 }
 
 /**
@@ -137,6 +158,22 @@ export function kubernetesWatchFrame(event: { type: string; object: unknown }): 
   const frame = Buffer.allocUnsafe(4 + body.length);
   frame.writeUInt32BE(body.length, 0);
   frame.set(body, 4);
+  return frame;
+}
+
+const kubernetesWatchFramesOf = new WeakMap<object, Map<string, WatchFrame>>();
+
+/**
+ * The protobuf frame of `{type, object}` with its chunk framing, as the JSON stream has one
+ * (encoded-json.ts): the same bytes for every watcher of a shared object, written straight to
+ * their sockets in the batches the JSON stream is written in.
+ */
+export function kubernetesWatchChunk(type: string, object: unknown): WatchFrame {
+  if (typeof object !== 'object' || object === null || !Object.isFrozen(object)) return chunkedFrame(kubernetesWatchFrame({ type, object }));
+  let frames = kubernetesWatchFramesOf.get(object);
+  if (frames === undefined) kubernetesWatchFramesOf.set(object, (frames = new Map<string, WatchFrame>()));
+  let frame = frames.get(type);
+  if (frame === undefined) frames.set(type, (frame = chunkedFrame(kubernetesWatchFrame({ type, object }))));
   return frame;
 }
 

@@ -1,6 +1,7 @@
 import { EnvelopeError, encodeEnvelope, type Envelope } from './envelope';
 import {
   decodeKubernetesMessage,
+  encodeKubernetesList,
   encodeKubernetesMessage,
   kubernetesKinds,
   kubernetesMessageNameFor,
@@ -90,4 +91,14 @@ export function protobufUnknownFields(object: Record<string, unknown>, limit = 1
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   return kubernetesMessageUnknownFields(messageNameFor(apiVersion, kind), object, limit, TYPE_META_KEYS);
+}
+
+/**
+ * The envelope of a list of a known kind (`PodList`), each item's message the one `itemMessage`
+ * hands back (bytes it keeps for an item many answers carry) or, when it gives none, encoded here.
+ */
+export function encodeProtobufList(list: Record<string, unknown>, itemMessage: (item: Record<string, unknown>) => Uint8Array | undefined): Uint8Array {
+  const apiVersion = typeof list.apiVersion === 'string' ? list.apiVersion : '';
+  const kind = typeof list.kind === 'string' ? list.kind : '';
+  return encodeEnvelope({ apiVersion, kind, raw: encodeKubernetesList(messageNameFor(apiVersion, kind), list, itemMessage) });
 }
