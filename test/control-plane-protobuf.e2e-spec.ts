@@ -1,7 +1,8 @@
-// The controller manager, the scheduler and the node agent reconcile a Deployment to a running pod
-// speaking Kubernetes' protobuf by default (`--svc-api-content-type`), as the API server's audit log
-// records the wire: every request they make on a built-in kind with a message sends and reads
-// protobuf, patches excepted (JSON by protocol). A scheduler told `application/json` speaks JSON.
+// The controller manager, the scheduler and the node agent told to speak protobuf
+// (`--svc-api-content-type`, the agent's `contentType`) reconcile a Deployment to a running pod with
+// Kubernetes' protobuf on the wire, as the API server's audit log records it: every request they make
+// on a built-in kind with a message sends and reads protobuf, patches excepted (JSON by protocol). A
+// scheduler started without the flag speaks JSON, the default.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,15 +108,23 @@ describeWithRuntime('the control plane on Kubernetes protobuf', () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-control-plane-protobuf-e2e-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     log = join(dir, 'audit.log');
-    cluster = await startNodeCluster({ apiserverArgs: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${log}`] });
+    cluster = await startNodeCluster({
+      apiserverArgs: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${log}`],
+      // The specification's name for protobuf; the controller manager gets Kubernetes' name below.
+      agent: { config: { contentType: 'application/vnd.svc.protobuf' } },
+    });
     const identities = new KubectlIdentities(cluster.apiserver, dir);
     const [managerIdentity, schedulerIdentity] = await Promise.all([
       identities.withCertificate('manager', 'system:kube-controller-manager'),
       identities.withCertificate('scheduler', 'system:kube-scheduler'),
     ]);
     [manager, scheduler] = await Promise.all([
-      startControllerManagerProcess(cluster.apiserver, [`--svcconfig=${managerIdentity}`], 60_000),
-      startSchedulerProcess(cluster.apiserver, [`--svcconfig=${schedulerIdentity}`], 60_000),
+      startControllerManagerProcess(
+        cluster.apiserver,
+        [`--svcconfig=${managerIdentity}`, '--svc-api-content-type=application/vnd.kubernetes.protobuf'],
+        60_000,
+      ),
+      startSchedulerProcess(cluster.apiserver, [`--svcconfig=${schedulerIdentity}`, '--svc-api-content-type=application/vnd.svc.protobuf'], 60_000),
     ]);
     await kubectl(['create', 'namespace', ns], env());
   }, 120_000);
@@ -130,7 +139,9 @@ describeWithRuntime('the control plane on Kubernetes protobuf', () => {
     await kubectl(['create', 'deployment', 'web', '-n', ns, '--image=busybox:1.36', '--', 'sleep', '3600'], env());
     await eventually(
       async () => {
-        const deployment = JSON.parse((await kubectl(['get', 'deployment', 'web', '-n', ns, '-o', 'json'], env())).stdout) as { status?: { availableReplicas?: number } };
+        const deployment = JSON.parse((await kubectl(['get', 'deployment', 'web', '-n', ns, '-o', 'json'], env())).stdout) as {
+          status?: { availableReplicas?: number };
+        };
         expect(deployment.status?.availableReplicas).toBe(1);
       },
       60_000,
@@ -177,17 +188,21 @@ describeWithRuntime('the control plane on Kubernetes protobuf', () => {
     expect(writes()).toBe(before);
   }, 30_000);
 
-  it('speaks JSON when told to: a scheduler started with --svc-api-content-type=application/json binds in JSON', async () => {
+  it('speaks JSON by default: a scheduler started without --svc-api-content-type binds in JSON', async () => {
     await scheduler?.stop();
     const identities = new KubectlIdentities(cluster.apiserver, dir);
     scheduler = await startSchedulerProcess(
       cluster.apiserver,
-      [`--svcconfig=${await identities.withCertificate('scheduler', 'system:kube-scheduler')}`, '--svc-api-content-type=application/json'],
+      [`--svcconfig=${await identities.withCertificate('scheduler', 'system:kube-scheduler')}`],
       60_000,
     );
     const bindingsBefore = lines().filter((l) => who(l) === 'scheduler' && l.objectRef?.subresource === 'binding').length;
     await kubectl(['scale', 'deployment', 'web', '-n', ns, '--replicas=2'], env());
-    await eventually(async () => expect(lines().filter((l) => who(l) === 'scheduler' && l.objectRef?.subresource === 'binding').length).toBeGreaterThan(bindingsBefore), 30_000, 250);
+    await eventually(
+      async () => expect(lines().filter((l) => who(l) === 'scheduler' && l.objectRef?.subresource === 'binding').length).toBeGreaterThan(bindingsBefore),
+      30_000,
+      250,
+    );
     const binding = lines().filter((l) => l.stage === 'ResponseComplete' && who(l) === 'scheduler' && l.objectRef?.subresource === 'binding');
     expect(binding[binding.length - 1].annotations).toMatchObject({ [ANNOTATION_SENT]: 'application/json', [ANNOTATION_ANSWERED]: 'application/json' });
   }, 60_000);
