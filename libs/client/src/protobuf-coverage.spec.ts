@@ -37,7 +37,7 @@ function missing(schema: JsonSchema | undefined, messageName: string, path: stri
     }
     if (!field.messageName) continue;
     const inner = field.rule === 'repeated' ? sub.items : field.rule === 'map' ? sub.additionalProperties : sub;
-    missing(typeof inner === 'object' ? (inner) : undefined, field.messageName, `${path}.${key}`, out, depth + 1);
+    missing(typeof inner === 'object' ? inner : undefined, field.messageName, `${path}.${key}`, out, depth + 1);
   }
 }
 

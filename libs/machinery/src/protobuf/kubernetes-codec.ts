@@ -106,6 +106,10 @@ interface Field {
   scalar: string | undefined;
   messageName: string | undefined;
   wireType: number;
+  /** The field's place in its message's `fields`: the slot a read puts its value in. */
+  slot: number;
+  /** The compiled message of a message field, found on first use (one lookup per field, not per read). */
+  resolved?: KubernetesMessage;
 }
 
 /** One message of the table, compiled: its fields in Go order (JSON) and in number order (wire). */
@@ -116,6 +120,8 @@ export interface KubernetesMessage {
   readonly fields: readonly Field[];
   readonly byNumber: readonly Field[];
   readonly byId: ReadonlyMap<number, Field>;
+  /** The fields indexed by number, holes where the message has none: what a read looks a tag up in. */
+  readonly byIdDense: ReadonlyArray<Field | undefined>;
 }
 
 const compiled = new Map<string, KubernetesMessage>();
@@ -126,7 +132,7 @@ export function kubernetesMessage(name: string): KubernetesMessage | undefined {
   if (known) return known;
   const entry = TABLE.messages[name];
   if (!entry) return undefined;
-  const fields = entry.fields.map((f): Field => {
+  const fields = entry.fields.map((f, slot): Field => {
     const scalar = SCALAR_WIRE[f.type] !== undefined ? f.type : undefined;
     const rule = f.rule === 'map' ? 'map' : f.rule === 'repeated' ? 'repeated' : 'single';
     return {
@@ -141,8 +147,13 @@ export function kubernetesMessage(name: string): KubernetesMessage | undefined {
       scalar,
       messageName: scalar === undefined ? f.type : undefined,
       wireType: rule === 'map' || scalar === undefined ? 2 : SCALAR_WIRE[scalar],
+      slot,
+      resolved: undefined,
     };
   });
+  const byIdDense: Array<Field | undefined> = [];
+  // Field numbers of the table are small (under 100); a number too large for an array stays out of it.
+  for (const field of fields) if (field.id < 4096) byIdDense[field.id] = field;
   const message: KubernetesMessage = {
     name,
     special: entry.special as Special | undefined,
@@ -150,13 +161,16 @@ export function kubernetesMessage(name: string): KubernetesMessage | undefined {
     fields,
     byNumber: [...fields].sort((a, b) => a.id - b.id),
     byId: new Map(fields.map((f) => [f.id, f])),
+    byIdDense,
   };
   compiled.set(name, message);
   return message;
 }
 
 function messageOf(field: Field): KubernetesMessage {
+  if (field.resolved !== undefined) return field.resolved;
   const message = field.messageName === undefined ? undefined : kubernetesMessage(field.messageName);
+  field.resolved = message;
   if (!message) throw new Error(`the protobuf table lacks message ${field.messageName} of field ${field.name}`);
   return message;
 }
@@ -869,22 +883,9 @@ function isZero(value: unknown): boolean {
   return value === '' || value === 0 || value === false || (value instanceof Uint8Array && value.length === 0);
 }
 
-/** Field positions in `message.fields`, by field: the slots a message body is read into. */
-const slotOf = new WeakMap<Field, number>();
-const fieldsByIdOf = new WeakMap<KubernetesMessage, ReadonlyArray<Field | undefined>>();
-
-function fieldsById(message: KubernetesMessage): ReadonlyArray<Field | undefined> {
-  let byId = fieldsByIdOf.get(message);
-  if (byId === undefined) {
-    const table: Array<Field | undefined> = [];
-    message.fields.forEach((field, index) => {
-      table[field.id] = field;
-      slotOf.set(field, index);
-    });
-    byId = table;
-    fieldsByIdOf.set(message, byId);
-  }
-  return byId;
+/** A read field's definition by its number: the message's dense table, or its map for a number beyond it. */
+function fieldById(message: KubernetesMessage, id: number): Field | undefined {
+  return id < 4096 ? message.byIdDense[id] : message.byId.get(id);
 }
 
 /**
@@ -894,17 +895,16 @@ function fieldsById(message: KubernetesMessage): ReadonlyArray<Field | undefined
 function readMessage(message: KubernetesMessage, c: Cursor, end: number, at: PathNode | undefined, depth: number, head?: Json): unknown {
   if (depth > MAX_DEPTH) fail2(at, `nested more than ${MAX_DEPTH} levels deep`);
   if (message.special) return readSpecial(message.special, c, end, at, depth);
-  const byId = fieldsById(message);
   const slots: unknown[] = new Array<unknown>(message.fields.length);
   while (c.pos < end) {
     const key = c.uint32(end);
     const wireType = key & 7;
-    const field = byId[key >>> 3];
+    const field = fieldById(message, key >>> 3);
     if (field === undefined) {
       c.skip(wireType, end);
       continue;
     }
-    const slot = slotOf.get(field) as number;
+    const slot = field.slot;
     if (field.rule === 'map') {
       if (wireType !== 2) wrongWire(at, field, wireType);
       const entryEnd = c.lengthEnd(end);
@@ -1049,12 +1049,11 @@ function formatTime(seconds: number, micros: number | undefined): string {
 
 /** Reads the fields of a hand-marshalled type into values by field number, checking wire types. */
 function readNumbered(message: KubernetesMessage, c: Cursor, end: number, at: PathNode | undefined): unknown[] {
-  const byId = fieldsById(message);
   const values: unknown[] = [];
   while (c.pos < end) {
     const key = c.uint32(end);
     const wireType = key & 7;
-    const field = byId[key >>> 3];
+    const field = fieldById(message, key >>> 3);
     if (field === undefined || field.scalar === undefined) {
       c.skip(wireType, end);
       continue;
