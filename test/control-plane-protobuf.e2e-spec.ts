@@ -1,8 +1,8 @@
-// The controller manager, the scheduler and the node agent told to speak protobuf
-// (`--svc-api-content-type`, the agent's `contentType`) reconcile a Deployment to a running pod with
-// Kubernetes' protobuf on the wire, as the API server's audit log records it: every request they make
-// on a built-in kind with a message sends and reads protobuf, patches excepted (JSON by protocol). A
-// scheduler started without the flag speaks JSON, the default.
+// The controller manager, the scheduler and the node agent, started without `--svc-api-content-type`
+// or the agent's `contentType`, reconcile a Deployment to a running pod with Kubernetes' protobuf on the
+// wire, as the API server's audit log records it: every request they make on a built-in kind with a
+// message sends and reads protobuf, patches excepted (JSON by protocol). A scheduler told
+// `application/json` speaks JSON.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,23 +108,16 @@ describeWithRuntime('the control plane on Kubernetes protobuf', () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-control-plane-protobuf-e2e-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     log = join(dir, 'audit.log');
-    cluster = await startNodeCluster({
-      apiserverArgs: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${log}`],
-      // The specification's name for protobuf; the controller manager gets Kubernetes' name below.
-      agent: { config: { contentType: 'application/vnd.svc.protobuf' } },
-    });
+    // Every process on its default content type.
+    cluster = await startNodeCluster({ apiserverArgs: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${log}`] });
     const identities = new KubectlIdentities(cluster.apiserver, dir);
     const [managerIdentity, schedulerIdentity] = await Promise.all([
       identities.withCertificate('manager', 'system:kube-controller-manager'),
       identities.withCertificate('scheduler', 'system:kube-scheduler'),
     ]);
     [manager, scheduler] = await Promise.all([
-      startControllerManagerProcess(
-        cluster.apiserver,
-        [`--svcconfig=${managerIdentity}`, '--svc-api-content-type=application/vnd.kubernetes.protobuf'],
-        60_000,
-      ),
-      startSchedulerProcess(cluster.apiserver, [`--svcconfig=${schedulerIdentity}`, '--svc-api-content-type=application/vnd.svc.protobuf'], 60_000),
+      startControllerManagerProcess(cluster.apiserver, [`--svcconfig=${managerIdentity}`], 60_000),
+      startSchedulerProcess(cluster.apiserver, [`--svcconfig=${schedulerIdentity}`], 60_000),
     ]);
     await kubectl(['create', 'namespace', ns], env());
   }, 120_000);
@@ -188,12 +181,12 @@ describeWithRuntime('the control plane on Kubernetes protobuf', () => {
     expect(writes()).toBe(before);
   }, 30_000);
 
-  it('speaks JSON by default: a scheduler started without --svc-api-content-type binds in JSON', async () => {
+  it('speaks JSON when told to: a scheduler started with --svc-api-content-type=application/json binds in JSON', async () => {
     await scheduler?.stop();
     const identities = new KubectlIdentities(cluster.apiserver, dir);
     scheduler = await startSchedulerProcess(
       cluster.apiserver,
-      [`--svcconfig=${await identities.withCertificate('scheduler', 'system:kube-scheduler')}`],
+      [`--svcconfig=${await identities.withCertificate('scheduler', 'system:kube-scheduler')}`, '--svc-api-content-type=application/json'],
       60_000,
     );
     const bindingsBefore = lines().filter((l) => who(l) === 'scheduler' && l.objectRef?.subresource === 'binding').length;

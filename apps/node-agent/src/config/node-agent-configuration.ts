@@ -120,8 +120,8 @@ export const NodeAgentConfigurationSchema = Type.Object({
   cpuCFSQuotaPeriod: Type.Optional(Duration()),
   nodeStatusMaxImages: Type.Optional(I32(50, { minimum: -1 })),
   maxOpenFiles: Type.Optional(I64(1_000_000, { minimum: 0 })),
-  // JSON by default, not spec 3's protobuf: protobuf costs more CPU here (README, "Content types").
-  contentType: Type.Optional(Enum(CLIENT_CONTENT_TYPES, 'application/json')),
+  // Spec 3's default: Kubernetes' protobuf, as a kubelet speaks it (docs/kubectl.md, "Content types").
+  contentType: Type.Optional(Enum(CLIENT_CONTENT_TYPES, 'application/vnd.svc.protobuf')),
   svcAPIQPS: Type.Optional(I32(5)),
   svcAPIBurst: Type.Optional(NonNegative32(10)),
   serializeImagePulls: Type.Optional(Bool(true)),

@@ -202,12 +202,11 @@ export function clientFlags(qps: number, burst: number) {
     flag({
       name: 'svc-api-content-type',
       // The client's accepted values (CLIENT_CONTENT_TYPES of @svc/client, which sits above this library):
-      // both protobuf names mean Kubernetes' protobuf on the wire. JSON by default, not spec 2's
-      // protobuf: here protobuf costs a client and the API server more CPU than JSON (README, "Content
-      // types"; `npm run bench -- informers`).
+      // both protobuf names mean Kubernetes' protobuf on the wire. Protobuf by default, as spec 2 and
+      // Kubernetes' own components have it; docs/kubectl.md ("Content types") gives its measured cost.
       type: oneOf(['application/json', 'application/vnd.svc.protobuf', 'application/vnd.kubernetes.protobuf']),
-      default: 'application/json',
-      help: 'request content type: application/json, or protobuf (either name: Kubernetes protobuf for built-in kinds, JSON for the rest; fewer bytes, more CPU)',
+      default: 'application/vnd.svc.protobuf',
+      help: 'request content type: protobuf (either name: Kubernetes protobuf for built-in kinds, JSON for the rest) or application/json',
     }),
     flag({ name: 'svc-api-qps', type: float, default: qps, help: 'requests per second to the API server', check: atLeast(0) }),
     flag({ name: 'svc-api-burst', type: int32, default: burst, help: 'burst to the API server', check: atLeast(0) }),

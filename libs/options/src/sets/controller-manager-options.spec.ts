@@ -41,7 +41,7 @@ describe('controller manager options', () => {
       minResyncPeriod: 43_200_000,
       svcApiQps: 20,
       svcApiBurst: 30,
-      svcApiContentType: 'application/json',
+      svcApiContentType: 'application/vnd.svc.protobuf',
       concurrentDeploymentSyncs: 5,
       concurrentReplicasetSyncs: 5,
       concurrentNamespaceSyncs: 10,
