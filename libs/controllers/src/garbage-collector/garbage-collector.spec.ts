@@ -178,6 +178,20 @@ describe('the garbage collector', () => {
     expect((await configMaps.get('orphan-a')).metadata?.deletionTimestamp).toBeUndefined();
   });
 
+  it('orphans a dependent that shows up after its owner was deleted with Orphan (a create in flight), and deletes one whose other owner is gone', async () => {
+    const owner = await createConfigMap('late-owner');
+    await configMaps.delete('late-owner', { propagationPolicy: 'Orphan' });
+    await eventually(() => expectGone(configMaps, 'late-owner'), WAIT_MS);
+    // As a controller's create sent before it saw its owner go.
+    await createConfigMap('late-dep', [refTo(owner, { controller: true, blockOwnerDeletion: true })]);
+    await createConfigMap('late-dep-two', [refTo(owner), { apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: randomUUID() }]);
+    await eventually(async () => {
+      expect(ownerUids(await configMaps.get('late-dep'))).toEqual([]);
+      await expectGone(configMaps, 'late-dep-two');
+    }, WAIT_MS);
+    expect((await configMaps.get('late-dep')).metadata?.deletionTimestamp).toBeUndefined();
+  });
+
   it('counts an owner recreated under the same name (another uid) as gone', async () => {
     const owner = await createConfigMap('reborn');
     await createConfigMap('reborn-dep', [refTo(owner)]);

@@ -209,6 +209,12 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   }
 
   private async createPod(rs: ReplicaSet, expectations: KeyExpectations): Promise<void> {
+    // A sync that began before its ReplicaSet started going away creates no more for it: the
+    // garbage collector may already be orphaning (or deleting) the pods it has.
+    if (this.isGoing(rs)) {
+      expectations.creationObserved();
+      return;
+    }
     try {
       const pod = await this.pods.create(podFromTemplate(rs, this.kind), { namespace: rs.metadata?.namespace });
       this.events.emit(this.eventSubject(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata?.name}`);
@@ -268,6 +274,12 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     if (fresh.metadata?.deletionTimestamp) {
       throw new Error(`ReplicaSet ${rs.metadata?.namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
     }
+  }
+
+  /** The cache shows the ReplicaSet being deleted, gone, or replaced by another of the same name. */
+  private isGoing(rs: ReplicaSet): boolean {
+    const cached = this.replicaSets.namespace(rs.metadata?.namespace ?? '').get(rs.metadata?.name ?? '');
+    return !cached || cached.metadata?.uid !== rs.metadata?.uid || !!cached.metadata?.deletionTimestamp;
   }
 
   /** Cached objects may lack their kind; the Event names it. */
