@@ -4,8 +4,10 @@ export * from './reconcile/predicates';
 export * from './reconcile/terminal-error';
 export * from './reconcile/trigger';
 export * from './reconcile/cache-reader';
+export * from './reconcile/cache-declarations';
 export * from './reconcile/resource-ref';
 export * from './decorators/reconciler.decorator';
+export * from './decorators/runnable.decorator';
 export * from './controller/controller-metrics';
 export { Controller, controllerOwnerRequests, consoleControllerLogger, type ControllerDependencies, type ControllerLogger } from './controller/controller';
 export { TrackingClient } from './controller/tracking-client';
@@ -23,7 +25,7 @@ export {
   type DelegatedAuthFlags,
   type DelegatedAuthOptions,
 } from './manager/delegated-auth';
-export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
+export { Manager, type ManagerOptions } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
 export { servingPair, type TlsPair } from './manager/serving-pair';

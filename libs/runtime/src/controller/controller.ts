@@ -19,6 +19,7 @@ import { requestFromKey, requestKey, type Request, type Result } from '../reconc
 import { isTerminalError } from '../reconcile/terminal-error';
 import { describeTrigger, TriggerLog, type ReconcileTrigger, type TriggerEvent, type TriggerType } from '../reconcile/trigger';
 import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
+import { prepareCaches } from '../reconcile/cache-declarations';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
@@ -59,6 +60,9 @@ export interface ControllerDependencies {
  */
 const WRITE_SETTLE_TIMEOUT_MS = 60_000;
 
+/** How long a controller that stopped in time waits for the writes its reconciles left unawaited. */
+const DETACHED_WRITES_GRACE_MS = 2_000;
+
 interface Source {
   /** What its objects are to this controller: the reconciled kind, owned objects, or others mapped to keys. */
   role: 'for' | 'owns' | 'watches';
@@ -84,6 +88,8 @@ export class Controller {
   private readonly forId: string;
   private readonly forInformer: SharedInformer<KubeObject>;
   private readonly sources: Source[] = [];
+  /** Informers of what the reconciler reads besides its sources (`reads`, `indexes`). */
+  private readonly readInformers: SharedInformer<KubeObject>[];
   /** The informer of each resource this controller reads, by resource id. */
   private readonly cachesById = new Map<string, SharedInformer<KubeObject>>();
   /**
@@ -122,6 +128,8 @@ export class Controller {
     this.metrics = ControllerMetrics.of(deps.registry);
     this.metrics.register(this.name, this.concurrency);
     this.cache = new InformerCacheReader(deps.informers, deps.client.scheme, options.namespace);
+    // Indexes first: they must be in place before any cache of theirs fills.
+    this.readInformers = prepareCaches(deps.informers, deps.client, options, options.namespace);
 
     const scheme = deps.client.scheme;
     const forInfo = resolveResource(options.for, scheme);
@@ -152,7 +160,7 @@ export class Controller {
         role: 'watches',
         kind: kindOf(mapped.resource, scheme),
         informer: this.informerFor(mapped.resource),
-        toRequests: (obj) => mapped.mapTo(obj, reconciler),
+        toRequests: (obj) => mapped.mapTo(obj, reconciler, this.cache),
         predicates: mapped.predicates,
         delayMs: mapped.delay?.(reconciler),
       });
@@ -161,7 +169,7 @@ export class Controller {
 
   /** The informers this controller reads, for the manager's sync and health checks. */
   informers(): SharedInformer<KubeObject>[] {
-    return [...new Set(this.sources.map((s) => s.informer))];
+    return [...new Set([...this.sources.map((s) => s.informer), ...this.readInformers])];
   }
 
   get running(): boolean {
@@ -227,6 +235,9 @@ export class Controller {
       );
     } else {
       await Promise.all(this.workers);
+      // Writes a reconcile sent without awaiting them (events) get a moment for their answers
+      // before the manager closes the connection.
+      await this.settleWrites(Math.min(graceMs, DETACHED_WRITES_GRACE_MS));
     }
     this.workers = [];
     this.queue = undefined;
@@ -240,10 +251,10 @@ export class Controller {
   }
 
   /** Waits (bounded) for every write in flight to be answered or withdrawn; the number left. */
-  private async settleWrites(): Promise<number> {
+  private async settleWrites(timeoutMs = WRITE_SETTLE_TIMEOUT_MS): Promise<number> {
     if (this.inFlight.size === 0) return 0;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, WRITE_SETTLE_TIMEOUT_MS)))]);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
     return this.inFlight.size;
   }
