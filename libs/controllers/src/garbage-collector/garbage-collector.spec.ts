@@ -66,7 +66,7 @@ afterAll(async () => {
 
 describe('the garbage collector', () => {
   it('monitors every listable, watchable, deletable type but events, with --concurrent-gc-syncs workers', () => {
-    const gc = running.app.get(GarbageCollector);
+    const gc = running.container.get(GarbageCollector);
     const names = gc.monitorNames();
     expect(names).toEqual(expect.arrayContaining(['garbagecollector-leases.coordination.k8s.io', 'garbagecollector-namespaces', 'garbagecollector-pods']));
     expect(names).not.toContain('garbagecollector-events');
@@ -309,7 +309,7 @@ describe('the garbage collector', () => {
       }, WAIT_MS);
 
       await crds.delete('widgets.gc.svc.io');
-      const gc = running.app.get(GarbageCollector);
+      const gc = running.container.get(GarbageCollector);
       await eventually(async () => {
         await gc.resync();
         expect(gc.monitorNames()).not.toContain(monitorName(widgetResource));
