@@ -3,7 +3,21 @@
 import tseslint from 'typescript-eslint';
 
 /** The libraries from the ground up; each may import only those before it in this list. */
-const LAYERS = ['machinery', 'cri', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'controllers', 'apiserver'];
+const LAYERS = [
+  'machinery',
+  'cri',
+  'options',
+  'storage',
+  'api',
+  'client',
+  'delegated-auth',
+  'informers',
+  'runtime',
+  'node-simulation',
+  'controllers',
+  'apiserver',
+  'scaffold',
+];
 
 /** Imports every file may not make: into an app, into another lib's sources, past a lib's entry points. */
 const EVERYWHERE = [

@@ -5,7 +5,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, loadClientConfig } from '@svc/client';
-import { eventually, PodReadinessSimulator } from '@svc/runtime/testing';
+import { PodReadinessSimulator } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
 import { kubectl as runKubectlOrFail } from './support/kubectl-run';

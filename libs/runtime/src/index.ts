@@ -16,15 +16,6 @@ export { Expectations, KeyExpectations, EXPECTATIONS_TIMEOUT_MS } from './contro
 export * from './leader-election/leader-election-options';
 export * from './leader-election/leader-elector';
 export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manager/health-server';
-export {
-  DelegatedAuth,
-  delegatedAuthFromFlags,
-  type AccessAttributes,
-  type AccessDescriber,
-  type AuthDecision,
-  type DelegatedAuthFlags,
-  type DelegatedAuthOptions,
-} from './manager/delegated-auth';
 export { Manager, type ManagerOptions } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
@@ -40,5 +31,4 @@ export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
 export { WebhookServer, type ConversionSource, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
-export { SimulatedNodes, type SimulatedNodeSpec, type SimulatedNodesOptions } from './simulation/simulated-nodes';
 export { exitOnSignals } from './manager/exit-on-signals';

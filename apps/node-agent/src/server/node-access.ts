@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AccessAttributes, AccessDescriber } from '@svc/runtime';
+import type { AccessAttributes, AccessDescriber } from '@svc/delegated-auth';
 
 /** Kubernetes' node agent authorization attributes of a request path: `nodes/<subresource>` of this node. */
 export function nodeSubresource(path: string): string {

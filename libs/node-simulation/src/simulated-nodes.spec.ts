@@ -1,6 +1,6 @@
 import type { Pod } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
-import { eventually } from '../testing/eventually';
+import { eventually } from '@svc/runtime/testing';
 import { SimulatedNodes } from './simulated-nodes';
 
 let env: TestEnvironment;
