@@ -258,87 +258,51 @@ export class DeploymentReconciler implements Reconcile {
     return this.split(state, newRS);
   }
 
-  /** Kubernetes' getNewReplicaSet. */
+  /** Kubernetes' getNewReplicaSet: the existing new ReplicaSet brought up to date, else (when `create`) a new one. */
   private async getNewReplicaSet(state: SyncState, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
-    const d = state.d;
-    const namespace = d.metadata!.namespace!;
     const newRevision = maxRevision(oldRSs) + 1;
-
-    if (existing) {
-      const copy = structuredClone<ReplicaSet>(existing);
-      const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
-      const minReadySeconds = d.spec.minReadySeconds ?? 0;
-      if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
-        // Revision first; the Deployment's own revision follows on the next pass, from this one.
-        const patch = {
-          metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid },
-          spec: { minReadySeconds: minReadySeconds || null },
-        };
-        const updated = await this.replicaSetApi.patch(existing.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace });
-        this.remember(state, updated);
-        return updated;
-      }
-      const revision = existing.metadata?.annotations?.[REVISION_ANNOTATION];
-      if (revision !== undefined) await this.writeRevision(state, revision);
-      if (hasProgressDeadline(state.d) && !getCondition(state.d.status, CONDITION_PROGRESSING)) {
-        const status = structuredClone<DeploymentStatus>(state.d.status ?? {});
-        setCondition(
-          status,
-          newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
-        );
-        this.deferStatus(state, status);
-      }
-      return existing;
-    }
+    if (existing) return this.syncExistingNewReplicaSet(state, existing, newRevision);
     if (!create) return undefined;
+    return this.createNewReplicaSet(state, oldRSs, newRevision);
+  }
 
-    const hash = computePodTemplateHash(d.spec.template, d.status?.collisionCount);
-    const template = structuredClone(d.spec.template);
-    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
-    const rsName = `${d.metadata!.name}-${hash}`;
-    const newRS: ReplicaSet = {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: { name: rsName, namespace, ownerReferences: [controllerReference(d, DEPLOYMENT_KIND)], labels: { ...template.metadata.labels } },
-      spec: {
-        replicas: 0,
-        minReadySeconds: d.spec.minReadySeconds,
-        selector: { ...structuredClone(d.spec.selector), matchLabels: { ...d.spec.selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash } },
-        template,
-      },
-    };
+  /** The new ReplicaSet's revision annotations and minReadySeconds follow the Deployment; the Deployment's revision follows it. */
+  private async syncExistingNewReplicaSet(state: SyncState, existing: ReplicaSet, newRevision: number): Promise<ReplicaSet> {
+    const d = state.d;
+    const copy = structuredClone<ReplicaSet>(existing);
+    const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
+    const minReadySeconds = d.spec.minReadySeconds ?? 0;
+    if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
+      // Revision first; the Deployment's own revision follows on the next pass, from this one.
+      const patch = {
+        metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid },
+        spec: { minReadySeconds: minReadySeconds || null },
+      };
+      const updated = await this.replicaSetApi.patch(existing.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace: d.metadata!.namespace! });
+      this.remember(state, updated);
+      return updated;
+    }
+    const revision = existing.metadata?.annotations?.[REVISION_ANNOTATION];
+    if (revision !== undefined) await this.writeRevision(state, revision);
+    if (hasProgressDeadline(d) && !getCondition(d.status, CONDITION_PROGRESSING)) {
+      const status = structuredClone<DeploymentStatus>(d.status ?? {});
+      setCondition(
+        status,
+        newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
+      );
+      this.deferStatus(state, status);
+    }
+    return existing;
+  }
+
+  /** Creates the ReplicaSet of the Deployment's template, named by its pod-template-hash, at the size the strategy allows. */
+  private async createNewReplicaSet(state: SyncState, oldRSs: ReplicaSet[], newRevision: number): Promise<ReplicaSet> {
+    const d = state.d;
+    const newRS = newReplicaSetOf(d);
     const replicas = newReplicaSetReplicas(d, [...oldRSs, newRS], newRS);
     newRS.spec.replicas = replicas;
     setNewReplicaSetAnnotations(d, newRS, newRevision, false);
-
-    let created: ReplicaSet;
-    let alreadyExisted = false;
-    try {
-      created = await this.replicaSetApi.create(newRS, { namespace });
-    } catch (error) {
-      if (isAlreadyExists(error)) {
-        // A slow cache, or a hash collision: the same name holds another template or owner.
-        alreadyExisted = true;
-        const found = state.cache.get(BUILTIN_RESOURCES.replicaSets, { namespace, name: rsName }) ?? (await this.replicaSetApi.get(rsName, { namespace }));
-        if (getControllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec.template, found.spec.template)) {
-          created = found;
-        } else {
-          await this.writeStatus(state, { ...structuredClone(d.status ?? {}), collisionCount: (d.status?.collisionCount ?? 0) + 1 });
-          throw new RequeueSoon(`hash collision for ${rsName}`);
-        }
-      } else if (hasStatusCause(error, 'NamespaceTerminating')) {
-        throw error;
-      } else {
-        const message = `Failed to create new replica set "${rsName}": ${errorMessage(error)}`;
-        if (hasProgressDeadline(d)) {
-          const status = structuredClone<DeploymentStatus>(d.status ?? {});
-          setCondition(status, newCondition(CONDITION_PROGRESSING, 'False', Reasons.failedReplicaSetCreate, message, state.now));
-          await this.writeStatus(state, status).catch(() => undefined);
-        }
-        this.record(d, 'Warning', Reasons.failedReplicaSetCreate, message);
-        throw error;
-      }
-    }
+    const { rs: created, alreadyExisted } = await this.createOrFindReplicaSet(state, newRS);
     if (!alreadyExisted && replicas > 0) this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata?.name} from 0 to ${replicas}`);
     this.remember(state, created);
     await this.writeRevision(state, String(newRevision));
@@ -351,6 +315,37 @@ export class DeploymentReconciler implements Reconcile {
       this.deferStatus(state, status);
     }
     return created;
+  }
+
+  /**
+   * Creates `newRS`; one of its name that exists already is taken when this Deployment controls it
+   * with the same template (a slow cache), else it is a hash collision: the collision count goes up
+   * and the sync is retried under a new name.
+   */
+  private async createOrFindReplicaSet(state: SyncState, newRS: ReplicaSet): Promise<{ rs: ReplicaSet; alreadyExisted: boolean }> {
+    const d = state.d;
+    const namespace = d.metadata!.namespace!;
+    const rsName = newRS.metadata!.name!;
+    try {
+      return { rs: await this.replicaSetApi.create(newRS, { namespace }), alreadyExisted: false };
+    } catch (error) {
+      if (isAlreadyExists(error)) {
+        const found = state.cache.get(BUILTIN_RESOURCES.replicaSets, { namespace, name: rsName }) ?? (await this.replicaSetApi.get(rsName, { namespace }));
+        if (getControllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec.template, found.spec.template))
+          return { rs: found, alreadyExisted: true };
+        await this.writeStatus(state, { ...structuredClone(d.status ?? {}), collisionCount: (d.status?.collisionCount ?? 0) + 1 });
+        throw new RequeueSoon(`hash collision for ${rsName}`);
+      }
+      if (hasStatusCause(error, 'NamespaceTerminating')) throw error;
+      const message = `Failed to create new replica set "${rsName}": ${errorMessage(error)}`;
+      if (hasProgressDeadline(d)) {
+        const status = structuredClone<DeploymentStatus>(d.status ?? {});
+        setCondition(status, newCondition(CONDITION_PROGRESSING, 'False', Reasons.failedReplicaSetCreate, message, state.now));
+        await this.writeStatus(state, status).catch(() => undefined);
+      }
+      this.record(d, 'Warning', Reasons.failedReplicaSetCreate, message);
+      throw error;
+    }
   }
 
   /** A scaling event: an active ReplicaSet was sized for another spec.replicas than the Deployment's now. */
@@ -518,4 +513,27 @@ function selectorOf(d: Deployment): LabelQuery | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The ReplicaSet of the Deployment's current template (size 0): named, labelled and selecting by its pod-template-hash. */
+function newReplicaSetOf(d: Deployment): ReplicaSet {
+  const hash = computePodTemplateHash(d.spec.template, d.status?.collisionCount);
+  const template = structuredClone(d.spec.template);
+  template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${d.metadata!.name}-${hash}`,
+      namespace: d.metadata!.namespace!,
+      ownerReferences: [controllerReference(d, DEPLOYMENT_KIND)],
+      labels: { ...template.metadata.labels },
+    },
+    spec: {
+      replicas: 0,
+      minReadySeconds: d.spec.minReadySeconds,
+      selector: { ...structuredClone(d.spec.selector), matchLabels: { ...d.spec.selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash } },
+      template,
+    },
+  };
 }

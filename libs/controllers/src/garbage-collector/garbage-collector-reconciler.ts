@@ -147,8 +147,16 @@ export class GarbageCollectorReconciler implements Reconcile {
       );
       return recheck;
     }
+    await this.collect(node, latest, waiting.length > 0);
+  }
+
+  /**
+   * Deletes an object none of whose owners is solid: in the foreground when an owner waits for it
+   * and it has dependents itself, else with the policy its own finalizers ask for (background by default).
+   */
+  private async collect(node: GraphNode, latest: ApiObject, ownerWaits: boolean): Promise<void> {
     const dependents = this.graph.dependents(uidOf(latest));
-    if (waiting.length > 0 && dependents.length > 0) {
+    if (ownerWaits && dependents.length > 0) {
       let current = latest;
       // Kubernetes' cycle breaker: a dependent deleting in the foreground may itself be what the
       // waiting owner waits for, so this object stops blocking its owners before it waits too.

@@ -41,10 +41,13 @@ const BURST_REQUEUE_MS = 1;
 /** Slack after `minReadySeconds` before counting availability again, so that the pod surely counts. */
 const AVAILABILITY_SLACK_MS = 50;
 
-/** One sync's reads: the reconcile's cache, as the ReplicaSets of the reconciled kind and the pods. */
+/** One sync's reads (the reconcile's cache, as the ReplicaSets of the reconciled kind and the pods), and what stops its creates. */
 interface SyncView {
   cache: CacheReader;
   replicaSets: ReplicaSetViews;
+  /** Aborts once the cache shows the ReplicaSet being deleted: no more pods are made for it. */
+  deleting: AbortSignal;
+  withdrawOn: ReconcileContext['withdrawOn'];
 }
 
 /**
@@ -95,8 +98,8 @@ export class ReplicaSetReconciler implements Reconcile {
     this.countTerminating = kind.countsTerminating && options.countTerminating;
   }
 
-  async reconcile({ namespace = '', name }: Request, { cache, expectations }: ReconcileContext): Promise<Result> {
-    const view: SyncView = { cache, replicaSets: this.kind.views(cache) };
+  async reconcile({ namespace = '', name }: Request, { cache, expectations, deleting, withdrawOn }: ReconcileContext): Promise<Result> {
+    const view: SyncView = { cache, replicaSets: this.kind.views(cache), deleting, withdrawOn };
     const rs = view.replicaSets.namespace(namespace).get(name);
     // Gone: its pods name it as controller owner, so the garbage collector removes them.
     if (!rs) return {};
@@ -175,10 +178,15 @@ export class ReplicaSetReconciler implements Reconcile {
       // Raised before the first create is sent: a pod may show in the cache before its create is answered.
       expectations.expectCreations(count);
       let attempted = 0;
-      const outcome = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => {
-        attempted++;
-        return this.createPod(view, rs, expectations);
-      });
+      // A sync that began before its ReplicaSet started going away makes no more pods for it (the
+      // garbage collector may be orphaning or deleting those it has): creates still waiting for the
+      // client's rate limiter are withdrawn, later ones not tried.
+      const outcome = await view.withdrawOn(view.deleting, () =>
+        slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => {
+          attempted++;
+          return this.createPod(view, rs, expectations);
+        }),
+      );
       // Creates the slow start never tried will never be observed.
       for (let i = attempted; i < count; i++) expectations.creationObserved();
       if (outcome.error !== undefined) throw outcome.error instanceof Error ? outcome.error : new Error(errorMessage(outcome.error));
@@ -197,9 +205,7 @@ export class ReplicaSetReconciler implements Reconcile {
   }
 
   private async createPod(view: SyncView, rs: ReplicaSet, expectations: KeyExpectations): Promise<void> {
-    // A sync that began before its ReplicaSet started going away creates no more for it: the
-    // garbage collector may already be orphaning (or deleting) the pods it has.
-    if (this.isGoing(view, rs)) {
+    if (view.deleting.aborted) {
       expectations.creationObserved();
       return;
     }
@@ -210,6 +216,8 @@ export class ReplicaSetReconciler implements Reconcile {
       // A create that failed makes no pod, unless it timed out: that one stays awaited (until observed,
       // or the expectations lapse).
       if (!mayHaveTakenEffect(error)) expectations.creationObserved();
+      // Withdrawn because the ReplicaSet is going: nothing failed.
+      if (isWithdrawn(error) && view.deleting.aborted) return;
       // Every create would fail in a namespace that is going away, and the namespace takes the ReplicaSet with it.
       if (hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
       this.events.emit(this.eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
@@ -262,12 +270,6 @@ export class ReplicaSetReconciler implements Reconcile {
     if (fresh.metadata?.deletionTimestamp) {
       throw new Error(`ReplicaSet ${rs.metadata?.namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
     }
-  }
-
-  /** The cache shows the ReplicaSet being deleted, gone, or replaced by another of the same name. */
-  private isGoing({ replicaSets }: SyncView, rs: ReplicaSet): boolean {
-    const cached = replicaSets.namespace(rs.metadata?.namespace ?? '').get(rs.metadata?.name ?? '');
-    return !cached || cached.metadata?.uid !== rs.metadata?.uid || !!cached.metadata?.deletionTimestamp;
   }
 
   /** Cached objects may lack their kind; the Event names it. */

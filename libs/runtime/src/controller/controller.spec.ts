@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { ConfigMap, Secret } from '@svc/api';
-import { BUILTIN_RESOURCES } from '@svc/client';
+import { BUILTIN_RESOURCES, Client, isWithdrawn } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
 import { listerWatcherFor, type ListWatchClient } from '@svc/informers';
 import { Reconciler } from '../decorators/reconciler.decorator';
@@ -43,6 +43,35 @@ async function run(reconcilers: Array<new (...args: never[]) => Reconcile>, extr
 }
 
 describe('Controller against a real API server', () => {
+  it('tells a reconcile that its object started being deleted, and withdraws the writes it sends for it from then on', async () => {
+    const space = await namespace();
+    const outcomes: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    @Reconciler({ for: BUILTIN_RESOURCES.configMaps, namespace: space })
+    class Maker implements Reconcile {
+      constructor(readonly client: Client) {}
+      async reconcile(request: Request, { deleting, withdrawOn }: ReconcileContext): Promise<void> {
+        if (request.name !== 'owner' || outcomes.length > 0) return;
+        outcomes.push(`deleting at start: ${deleting.aborted}`);
+        release();
+        await new Promise((resolve) => deleting.addEventListener('abort', resolve, { once: true }));
+        const made = await withdrawOn(deleting, () => this.client.secrets.create({ metadata: { name: 'made', namespace: space } }, { namespace: space })).then(
+          () => 'created',
+          (error: unknown) => (isWithdrawn(error) ? 'withdrawn' : String(error)),
+        );
+        outcomes.push(`write after the deletion: ${made}`);
+      }
+    }
+    await run([Maker]);
+    await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'owner', finalizers: ['example.com/hold'] } });
+    await held;
+    await env.client.configMaps.inNamespace(space).delete('owner');
+    await eventually(() => expect(outcomes).toEqual(['deleting at start: false', 'write after the deletion: withdrawn']));
+    expect((await env.client.secrets.list({ namespace: space })).items).toEqual([]);
+    await env.client.configMaps.inNamespace(space).patch('owner', { metadata: { finalizers: null } } as never, 'merge');
+  });
+
   it('reconciles create, update and delete of its kind and of owned objects', async () => {
     const space = await namespace();
     const seen: string[] = [];

@@ -104,6 +104,8 @@ export class Controller {
    * that enqueues the owner, so a reconcile never runs on an event whose lowering it missed.
    */
   readonly expectations = new Expectations();
+  /** Per key reconciled now: aborted when its object is seen being deleted or gone (`ReconcileContext.deleting`). */
+  private readonly deleting = new Map<string, AbortController>();
   /** Writes of this controller's reconciles not yet answered or withdrawn, across terms. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private queue: RateLimitingQueue<string> | undefined;
@@ -267,6 +269,7 @@ export class Controller {
       },
       onUpdate: (oldObj, newObj) => {
         if (source.role === 'owns' && isDeleting(newObj) && !isDeleting(oldObj)) this.observeOwned(source, newObj, 'deleted');
+        if (source.role === 'for' && isDeleting(newObj)) this.deleting.get(requestKey(requestOf(newObj)))?.abort(new Error('the object is being deleted'));
         const event: PredicateEvent = { type: 'update', object: newObj, oldObject: oldObj };
         this.enqueue(source, event, newObj);
         // An owned object that changed owner must also wake its former owner.
@@ -274,7 +277,10 @@ export class Controller {
       },
       onDelete: (obj) => {
         if (source.role === 'owns') this.observeOwned(source, obj, 'deleted');
-        if (source.role === 'for') this.expectations.forget(requestKey(requestOf(obj)));
+        if (source.role === 'for') {
+          this.expectations.forget(requestKey(requestOf(obj)));
+          this.deleting.get(requestKey(requestOf(obj)))?.abort(new Error('the object is gone'));
+        }
         this.enqueue(source, { type: 'delete', object: obj }, obj);
       },
     };
@@ -321,6 +327,17 @@ export class Controller {
     const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
     this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
     return informer;
+  }
+
+  /** Aborted once the cache shows the object of `key` being deleted or gone (already, or while its reconcile runs). */
+  private deletionSignal(key: string): AbortSignal {
+    const controller = new AbortController();
+    this.deleting.set(key, controller);
+    const { namespace, name } = requestFromKey(key);
+    const lister = this.forInformer.lister();
+    const current = namespace ? lister.namespace(namespace).get(name) : lister.get(name);
+    if (!current || isDeleting(current)) controller.abort(new Error('the object is being deleted or gone'));
+    return controller.signal;
   }
 
   /** Once a reconcile is over, its writes are kept only if some are to watched resources. */
@@ -407,15 +424,20 @@ export class Controller {
     const writes: TrackedWrite[] = [];
     this.unseenWrites.set(key, writes);
     const signal = this.abort.signal;
+    const deleting = this.deletionSignal(key);
+    const inFlight = this.inFlight;
+    const tracker = this.deps.tracker;
     try {
-      const result = await this.deps.tracker.collect(
-        { writes, signal, inFlight: this.inFlight },
+      const result = await tracker.collect(
+        { writes, signal, inFlight },
         async () =>
           (await this.reconciler.reconcile(request, {
             controller: this.name,
             client: this.deps.client,
             cache: this.cache,
             signal,
+            deleting,
+            withdrawOn: (also, fn) => tracker.collect({ writes, signal: AbortSignal.any([signal, also]), inFlight }, fn),
             expectations: new KeyExpectations(this.expectations, key),
             trigger,
           })) as Result | undefined,
@@ -447,6 +469,7 @@ export class Controller {
         queue.addRateLimited(key);
       }
     } finally {
+      this.deleting.delete(key);
       this.forgetUnwatchedWrites(key, writes);
       this.metrics.active.dec(labels);
       endTimer();
