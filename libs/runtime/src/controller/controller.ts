@@ -25,6 +25,7 @@ import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
 import { Expectations, KeyExpectations } from './expectations';
 import type { MetaObject } from '../helpers/object-shape';
+import { getControllerOf } from '../helpers/owner-references';
 import type { TrackedWrite, WriteTracker } from './write-tracker';
 
 export interface ControllerLogger {
@@ -520,17 +521,9 @@ function requestOf(obj: KubeObject): Request {
   return obj.metadata?.namespace ? { namespace: obj.metadata.namespace, name } : { name };
 }
 
-interface OwnerRef {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  controller?: boolean;
-}
-
 /** The request of `obj`'s controller owner when it is of the owner kind; none otherwise. */
 export function controllerOwnerRequests(obj: KubeObject, ownerGroup: string, ownerKind: string | undefined, ownerNamespaced: boolean): Request[] {
-  const refs = (obj.metadata as { ownerReferences?: OwnerRef[] } | undefined)?.ownerReferences ?? [];
-  const ref = refs.find((r) => r.controller === true);
+  const ref = getControllerOf(obj);
   if (!ref?.name || !ref.apiVersion) return [];
   const slash = ref.apiVersion.indexOf('/');
   const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
