@@ -6,7 +6,7 @@ import { runCli } from './cli';
 import { SCAFFOLD_TOOL_VERSIONS } from './project-templates';
 import { scaffoldProject } from './scaffold-project';
 
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(__dirname, '../../..');
 const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
