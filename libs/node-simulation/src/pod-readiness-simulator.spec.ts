@@ -1,4 +1,4 @@
-import { eventually } from './eventually';
+import { eventually } from '@svc/runtime/testing';
 import { PodReadinessSimulator } from './pod-readiness-simulator';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 

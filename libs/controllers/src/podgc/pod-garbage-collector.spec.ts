@@ -1,9 +1,8 @@
-import type { Node, Pod } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { BUILTIN_RESOURCES } from '@svc/client';
 import { eventually } from '@svc/runtime/testing';
 import { Manager } from '@svc/runtime';
-import { PodGarbageCollector } from './pod-gc';
+import { PodGarbageCollector, PodGcOptions } from './pod-garbage-collector';
 
 let env: TestEnvironment;
 let manager: Manager;
@@ -23,14 +22,10 @@ afterAll(async () => {
   await env?.stop();
 });
 
-function collector(threshold: number, quarantineMs = 0): PodGarbageCollector {
-  return new PodGarbageCollector(
-    env.client,
-    manager.informerFor<Pod>(BUILTIN_RESOURCES.pods).lister(),
-    manager.informerFor<Node>(BUILTIN_RESOURCES.nodes).lister(),
-    { terminatedPodThreshold: threshold, quarantineMs },
-    silent,
-  );
+/** A collector whose passes are run by hand over the manager's caches. */
+function collector(threshold: number, quarantineMs = 0): { collect(): Promise<void> } {
+  const gc = new PodGarbageCollector(env.client, new PodGcOptions(threshold, undefined, quarantineMs));
+  return { collect: () => gc.collect(manager.cache) };
 }
 
 async function pod(namespace: string, name: string, nodeName?: string, phase?: 'Succeeded' | 'Failed'): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Pod } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
-import { eventually } from '../testing/eventually';
+import { eventually } from '@svc/runtime/testing';
 import { SimulatedNodes } from './simulated-nodes';
 
 let env: TestEnvironment;
@@ -62,7 +62,14 @@ describe('SimulatedNodes', () => {
       expect(Date.parse(later.spec!.renewTime!)).toBeGreaterThan(Date.parse(first.spec!.renewTime!));
     }, 5_000);
     nodes.stop('sim-b');
-    const stopped = (await env.client.leases.get('sim-b', { namespace: 'svc-node-lease' })).spec!.renewTime;
+    // A renewal already on its way when the node stopped may still land: the lease settles first.
+    const renewTime = async () => (await env.client.leases.get('sim-b', { namespace: 'svc-node-lease' })).spec!.renewTime;
+    const stopped = await eventually(async () => {
+      const before = await renewTime();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await renewTime()).toBe(before);
+      return before;
+    }, 5_000);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await env.client.leases.get('sim-b', { namespace: 'svc-node-lease' })).spec!.renewTime).toBe(stopped);
     await nodes.resume('sim-b');

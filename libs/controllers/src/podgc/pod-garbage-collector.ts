@@ -1,19 +1,26 @@
-import type { Node, Pod, PodCondition } from '@svc/api';
-import type { Client } from '@svc/client';
-import type { Lister } from '@svc/informers';
+import type { Pod, PodCondition } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
-import type { ControllerLogger } from '@svc/runtime';
+import type { ControllerManagerOptions } from '@svc/options';
+import { consoleControllerLogger, Runnable, type CacheReader, type RunContext } from '@svc/runtime';
 
 /** How often the collector looks (Kubernetes' gcCheckPeriod). */
 export const POD_GC_PERIOD_MS = 20_000;
 /** How long a node missing from the cache is given to show up before the server is asked (Kubernetes' quarantineTime). */
 export const NODE_QUARANTINE_MS = 40_000;
 
-export interface PodGcOptions {
-  /** `--terminated-pod-gc-threshold`: finished pods kept; 0 or less keeps them all. */
-  terminatedPodThreshold: number;
-  periodMs?: number;
-  quarantineMs?: number;
+/** What the pod garbage collector takes from the flags, and its periods (shorter in tests). */
+export class PodGcOptions {
+  constructor(
+    /** `--terminated-pod-gc-threshold`: finished pods kept; 0 or less keeps them all. */
+    readonly terminatedPodThreshold: number,
+    readonly periodMs = POD_GC_PERIOD_MS,
+    readonly quarantineMs = NODE_QUARANTINE_MS,
+  ) {}
+
+  static fromFlags(flags: Pick<ControllerManagerOptions, 'terminatedPodGcThreshold'>): PodGcOptions {
+    return new PodGcOptions(flags.terminatedPodGcThreshold);
+  }
 }
 
 function seconds(at: number): string {
@@ -39,30 +46,24 @@ function byEvictionAndAge(a: Pod, b: Pod): number {
  * quarantine and the server confirmed it gone), and pods being deleted that were never bound. Each
  * deletion is forced (grace period 0): no node agent is left to do it.
  */
-export class PodGarbageCollector {
+@Runnable({ name: 'podgc', reads: [BUILTIN_RESOURCES.pods, BUILTIN_RESOURCES.nodes] })
+export class PodGarbageCollector implements Runnable {
   /** Nodes missing from the cache, with when they were first missed. */
   private readonly missing = new Map<string, number>();
-  private readonly periodMs: number;
-  private readonly quarantineMs: number;
+  private readonly logger = consoleControllerLogger;
   /** Pods deleted so far. */
   deleted = 0;
 
   constructor(
     private readonly client: Client,
-    private readonly pods: Lister<Pod>,
-    private readonly nodes: Lister<Node>,
     private readonly options: PodGcOptions,
-    private readonly logger: ControllerLogger,
-  ) {
-    this.periodMs = options.periodMs ?? POD_GC_PERIOD_MS;
-    this.quarantineMs = options.quarantineMs ?? NODE_QUARANTINE_MS;
-  }
+  ) {}
 
-  async run(signal: AbortSignal): Promise<void> {
+  async run(signal: AbortSignal, { cache }: RunContext): Promise<void> {
     while (!signal.aborted) {
-      await this.collect().catch((error: unknown) => this.logger.error('pod garbage collection failed', error));
+      await this.collect(cache).catch((error: unknown) => this.logger.error('pod garbage collection failed', error));
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.periodMs);
+        const timer = setTimeout(done, this.options.periodMs);
         function done() {
           clearTimeout(timer);
           signal.removeEventListener('abort', done);
@@ -73,11 +74,11 @@ export class PodGarbageCollector {
     }
   }
 
-  /** One pass (Kubernetes' gc). */
-  async collect(): Promise<void> {
-    const pods = this.pods.list();
+  /** One pass (Kubernetes' gc) over what the cache shows. */
+  async collect(cache: CacheReader): Promise<void> {
+    const pods = cache.list(BUILTIN_RESOURCES.pods);
     if (this.options.terminatedPodThreshold > 0) await this.collectTerminated(pods);
-    await this.collectOrphaned(pods);
+    await this.collectOrphaned(cache, pods);
     await this.collectUnscheduledTerminating(pods);
   }
 
@@ -89,9 +90,9 @@ export class PodGarbageCollector {
     for (const pod of doomed) await this.delete(pod);
   }
 
-  private async collectOrphaned(pods: readonly Pod[]): Promise<void> {
+  private async collectOrphaned(cache: CacheReader, pods: readonly Pod[]): Promise<void> {
     const now = Date.now();
-    const present = (name: string) => this.nodes.get(name) !== undefined;
+    const present = (name: string) => cache.get(BUILTIN_RESOURCES.nodes, { name }) !== undefined;
     for (const pod of pods) {
       const node = pod.spec.nodeName;
       if (node && !present(node) && !this.missing.has(node)) this.missing.set(node, now);
@@ -102,7 +103,7 @@ export class PodGarbageCollector {
         this.missing.delete(node);
         continue;
       }
-      if (now - since < this.quarantineMs) continue;
+      if (now - since < this.options.quarantineMs) continue;
       this.missing.delete(node);
       try {
         await this.client.nodes.get(node);
@@ -136,7 +137,7 @@ export class PodGarbageCollector {
       await this.client.pods.delete(name, { namespace, gracePeriodSeconds: 0, preconditions: { uid: meta.uid } });
       this.deleted++;
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      ignoreNotFound(error);
     }
   }
 }

@@ -1,7 +1,6 @@
-import { TAINT_NODE_UNSCHEDULABLE, type Node } from '@svc/api';
+import { TAINT_NODE_UNSCHEDULABLE } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import type { Lister } from '@svc/informers';
-import { Manager, Reconciler, type Reconcile, type Request } from '@svc/runtime';
+import { Reconciler, type Reconcile, type ReconcileContext, type Request } from '@svc/runtime';
 import { CONDITION_TAINT_KEYS, conditionNoScheduleTaints, sameTaint } from './node-helpers';
 import { swapNodeTaints } from './swap-taints';
 
@@ -14,17 +13,10 @@ import { swapNodeTaints } from './swap-taints';
  */
 @Reconciler({ name: 'node-lifecycle-taints', for: BUILTIN_RESOURCES.nodes })
 export class NodeTaintReconciler implements Reconcile {
-  private readonly nodes: Lister<Node>;
+  constructor(private readonly client: Client) {}
 
-  constructor(
-    manager: Manager,
-    private readonly client: Client,
-  ) {
-    this.nodes = manager.informerFor(BUILTIN_RESOURCES.nodes).lister();
-  }
-
-  async reconcile(request: Request): Promise<void> {
-    const node = this.nodes.get(request.name);
+  async reconcile(request: Request, { cache }: ReconcileContext): Promise<void> {
+    const node = cache.get(BUILTIN_RESOURCES.nodes, request);
     if (node === undefined) return;
     const wanted = conditionNoScheduleTaints(node, TAINT_NODE_UNSCHEDULABLE);
     const present = (node.spec?.taints ?? []).filter(

@@ -6,7 +6,7 @@ import { runCli } from './cli';
 import { SCAFFOLD_TOOL_VERSIONS } from './project-templates';
 import { scaffoldProject } from './scaffold-project';
 
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(__dirname, '../../..');
 const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
@@ -45,6 +45,7 @@ describe('scaffoldProject', () => {
     expect(pkg.name).toBe('shop-operator');
     expect(pkg.dependencies['@svc/runtime']).toBe(`^${rootPackage.version}`);
     expect(pkg.devDependencies['@svc/apiserver']).toBe(`^${rootPackage.version}`);
+    expect(pkg.devDependencies['@svc/scaffold']).toBe(`^${rootPackage.version}`);
     expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true });
     expect(pkg.overrides).toBeUndefined();
     const tsconfig = readJson(join(dir, 'tsconfig.json'));
@@ -64,7 +65,19 @@ describe('scaffoldProject', () => {
   it('depends on packed tarballs (every framework package, also through overrides) when given --packages', () => {
     const packs = join(work, 'packs');
     mkdirSync(packs);
-    for (const lib of ['api', 'apiserver', 'client', 'informers', 'machinery', 'options', 'runtime', 'storage']) {
+    for (const lib of [
+      'api',
+      'apiserver',
+      'client',
+      'delegated-auth',
+      'informers',
+      'machinery',
+      'node-simulation',
+      'options',
+      'runtime',
+      'scaffold',
+      'storage',
+    ]) {
       writeFileSync(join(packs, `svc-${lib}-${rootPackage.version}.tgz`), '');
     }
     scaffoldProject(join(work, 'op'), { packages: packs });

@@ -28,9 +28,9 @@ export const SCAFFOLD_TOOL_VERSIONS = {
   typescript: '5.9',
 } as const;
 
-/** The `@svc/*` packages a project uses at run time, and the one its tests add. */
+/** The `@svc/*` packages a project uses at run time, and those its tests and tools add (the scaffold: `svc-operator`). */
 export const RUNTIME_PACKAGES = ['@svc/api', '@svc/client', '@svc/machinery', '@svc/runtime'] as const;
-export const TEST_PACKAGES = ['@svc/apiserver'] as const;
+export const TEST_PACKAGES = ['@svc/apiserver', '@svc/scaffold'] as const;
 
 function names(s: ProjectSettings) {
   const lower = s.kind.toLowerCase();

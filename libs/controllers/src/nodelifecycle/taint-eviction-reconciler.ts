@@ -1,9 +1,8 @@
 import { matchingTolerations, minTolerationSeconds, type Node, type Pod } from '@svc/api';
-import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import type { Lister, SharedInformer } from '@svc/informers';
-import { isNotFound, jsonEqual } from '@svc/machinery';
-import { EventRecorder, Manager, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
-import { indexPodsByNode, PODS_BY_NODE } from './pods-by-node';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound } from '@svc/client';
+import { jsonEqual } from '@svc/machinery';
+import { EventRecorder, Reconciler, type CacheReader, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
+import { PODS_BY_NODE, podsByNodeIndex } from './pods-by-node';
 
 const DISRUPTION_TARGET = 'DisruptionTarget';
 
@@ -13,6 +12,12 @@ function noExecuteTaints(node: Node | undefined) {
 
 function sameNoExecuteTaints(a: Node, b: Node): boolean {
   return jsonEqual(noExecuteTaints(a), noExecuteTaints(b));
+}
+
+/** The pods bound to a node, as requests. */
+export function podsOn(cache: CacheReader, nodeName: string): Request[] {
+  if (nodeName === '') return [];
+  return cache.byIndex(BUILTIN_RESOURCES.pods, PODS_BY_NODE, nodeName).map((p) => ({ namespace: p.metadata?.namespace, name: p.metadata?.name ?? '' }));
 }
 
 function seconds(at: number): string {
@@ -29,49 +34,35 @@ function seconds(at: number): string {
 @Reconciler({
   name: 'taint-eviction',
   for: BUILTIN_RESOURCES.pods,
+  indexes: [podsByNodeIndex],
   // A taint added to or removed from a node concerns every pod on it.
   watches: [
     {
       resource: BUILTIN_RESOURCES.nodes,
-      mapTo: (node: Node, r: TaintEvictionReconciler) => r.podsOn(node.metadata?.name ?? ''),
+      mapTo: (node, _r: unknown, cache) => podsOn(cache, node.metadata?.name ?? ''),
       predicates: [(event) => event.type !== 'update' || !sameNoExecuteTaints(event.oldObject, event.object)],
     },
   ],
   concurrency: 8,
 })
 export class TaintEvictionReconciler implements Reconcile {
-  private readonly pods: SharedInformer<Pod>;
-  private readonly nodes: Lister<Node>;
   private readonly events: EventRecorder;
   /** When each pod's eviction was first scheduled, by namespace/name (Kubernetes' TimedWorker.CreatedAt). */
   private readonly scheduled = new Map<string, { uid: string; since: number }>();
 
-  constructor(
-    manager: Manager,
-    private readonly client: Client,
-  ) {
-    this.pods = indexPodsByNode(manager.informerFor(BUILTIN_RESOURCES.pods));
-    this.nodes = manager.informerFor(BUILTIN_RESOURCES.nodes).lister();
+  constructor(private readonly client: Client) {
     this.events = new EventRecorder(client, { component: 'taint-eviction-controller' });
   }
 
-  podsOn(nodeName: string): Request[] {
-    if (nodeName === '') return [];
-    return this.pods.indexer.byIndex(PODS_BY_NODE, nodeName).map((p) => ({ namespace: p.metadata?.namespace, name: p.metadata?.name ?? '' }));
-  }
-
-  async reconcile(request: Request): Promise<Result | void> {
-    const pod = this.pods
-      .lister()
-      .namespace(request.namespace ?? '')
-      .get(request.name);
+  async reconcile(request: Request, { cache }: ReconcileContext): Promise<Result | void> {
+    const pod = cache.get(BUILTIN_RESOURCES.pods, request);
     const key = `${request.namespace ?? ''}/${request.name}`;
     if (pod === undefined || pod.metadata?.deletionTimestamp || !pod.spec.nodeName) {
       this.scheduled.delete(key);
       return;
     }
     const uid = pod.metadata?.uid ?? '';
-    const taints = noExecuteTaints(this.nodes.get(pod.spec.nodeName));
+    const taints = noExecuteTaints(cache.get(BUILTIN_RESOURCES.nodes, { name: pod.spec.nodeName }));
     if (taints.length === 0) return this.cancel(pod);
     const { tolerated, matching } = matchingTolerations(taints, pod.spec.tolerations);
     if (!tolerated) return this.evict(pod);
@@ -120,7 +111,7 @@ export class TaintEvictionReconciler implements Reconcile {
       }
       await this.client.pods.delete(name, { namespace, preconditions: { uid: meta.uid } });
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      ignoreNotFound(error);
     }
     this.scheduled.delete(`${namespace}/${name}`);
   }
