@@ -1,6 +1,7 @@
 export type {
   ChangeEvent,
   ChangeType,
+  CreateOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListMatch,
@@ -10,6 +11,7 @@ export type {
   Storage,
   StorageBackend,
   StorageDeleteOptions,
+  StorageStats,
   StorageWatchEvent,
   StorageWatchOptions,
   StoredMetadata,
@@ -17,6 +19,7 @@ export type {
   TryUpdate,
   UpdateOptions,
   Watcher,
+  WriteOptions,
 } from './storage';
 export { StorageError, isStorageError } from './storage-error';
 export { encodeContinue } from './continue-token';
@@ -37,3 +40,8 @@ export { PullQueue, serialPulls } from './pull-queue';
 export { encryptingStorage, needsRewrite, ENCRYPTED_FIELD } from './encryption/encrypting-storage';
 export { loadEncryptionConfig, parseEncryptionConfig } from './encryption/encryption-config';
 export type { EncryptionConfig } from './encryption/encryption-config';
+export { Store3Storage, COMPACT_REVISION_KEY } from './store3/store3-storage';
+export type { Store3StorageOptions } from './store3/store3-storage';
+export { parseEtcdEndpoints } from './store3/etcd-client';
+export { JSON_VALUES } from './value-codec';
+export type { ValueCodec } from './value-codec';

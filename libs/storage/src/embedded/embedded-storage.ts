@@ -15,6 +15,7 @@ import type {
   ListResult,
   Storage,
   StorageDeleteOptions,
+  StorageStats,
   StorageWatchOptions,
   StoredObject,
   TryUpdate,
@@ -368,6 +369,13 @@ export class EmbeddedStorage implements Storage {
   async healthCheck(): Promise<void> {
     this.assertOpen();
     this.run(() => this.db.prepare('SELECT 1').get());
+  }
+
+  async stats(): Promise<StorageStats> {
+    this.assertOpen();
+    const pages = this.run(() => this.db.pragma('page_count', { simple: true }) as number);
+    const pageSize = this.run(() => this.db.pragma('page_size', { simple: true }) as number);
+    return { sizeBytes: pages * pageSize, clusterId: this.db.name };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { CORE_GROUP_SEGMENT } from '../keys';
 import type {
+  CreateOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
@@ -104,7 +105,7 @@ export function encryptingStorage(inner: Storage, config: EncryptionConfig, stor
     get backend() {
       return inner.backend;
     },
-    create: async <T extends StoredObject>(key: string, object: T) => read(key, await inner.create(key, seal(key, object))),
+    create: async <T extends StoredObject>(key: string, object: T, options?: CreateOptions) => read(key, await inner.create(key, seal(key, object), options)),
     get: async <T extends StoredObject>(key: string, options?: GetOptions) => read(key, await inner.get<T>(key, options)),
     update: async <T extends StoredObject>(key: string, object: T, options?: UpdateOptions) => read(key, await inner.update(key, seal(key, object), options)),
     guaranteedUpdate: async <T extends StoredObject>(key: string, tryUpdate: TryUpdate<T>, options?: GuaranteedUpdateOptions) => {
@@ -138,6 +139,7 @@ export function encryptingStorage(inner: Storage, config: EncryptionConfig, stor
     compactedRevision: () => inner.compactedRevision(),
     compact: (revision) => inner.compact(revision),
     healthCheck: (timeoutMs) => inner.healthCheck(timeoutMs),
+    stats: () => inner.stats(),
     close: () => inner.close(),
   };
 }

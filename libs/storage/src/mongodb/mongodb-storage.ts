@@ -13,6 +13,7 @@ import type {
   ListResult,
   Storage,
   StorageDeleteOptions,
+  StorageStats,
   StorageWatchOptions,
   StoredObject,
   TryUpdate,
@@ -109,7 +110,7 @@ export class MongoStorage implements Storage {
 
   private constructor(
     private readonly client: MongoClient,
-    db: Db,
+    private readonly db: Db,
     private readonly options: MongoStorageOptions,
   ) {
     this.meta = db.collection<MetaDocument>(COLLECTIONS.meta);
@@ -347,6 +348,12 @@ export class MongoStorage implements Storage {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async stats(): Promise<StorageStats> {
+    this.assertOpen();
+    const stats = (await this.read(() => this.db.command({ dbStats: 1 }))) as { dataSize?: number; indexSize?: number };
+    return { sizeBytes: Number(stats.dataSize ?? 0) + Number(stats.indexSize ?? 0), clusterId: this.db.databaseName };
   }
 
   async close(): Promise<void> {
