@@ -479,6 +479,30 @@ export function describeStorageContract(title: string, harness: StorageContractH
       });
     });
 
+    describe('keys with a time to live', () => {
+      test('a key written with a TTL is deleted when it expires (a DELETED event); a later write without one keeps it', async () => {
+        const store = await open();
+        const watcher = await store.watch<ContractTestObject>(prefix());
+        const started = Date.now();
+        await store.create(key('short'), configMap('short', { v: '1' }), { ttlSeconds: 1 });
+        await store.create(key('kept'), configMap('kept', { v: '1' }), { ttlSeconds: 1 });
+        const renewed = await store.guaranteedUpdate<ContractTestObject>(key('renewed'), () => configMap('renewed'), { ignoreNotFound: true, ttlSeconds: 1 });
+        await store.update(key('kept'), configMap('kept', { v: '2' }));
+        expect((await store.get<ContractTestObject>(key('short'))).data).toEqual({ v: '1' });
+        const events = (await take(watcher, 6, false, 15_000)) as Array<ChangeEvent<ContractTestObject>>;
+        expect(events.slice(0, 4).map(describeEvent)).toEqual(['ADDED short', 'ADDED kept', 'ADDED renewed', 'MODIFIED kept']);
+        expect(events.slice(4).map(describeEvent).sort()).toEqual(['DELETED renewed', 'DELETED short']);
+        // Never before the time to live.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+        const deleted = events.find((e) => e.key === key('short')) as ChangeEvent<ContractTestObject>;
+        expect(deleted.object.data).toEqual({ v: '1' });
+        await expectCode(store.get(key('short')), 'KeyNotFound');
+        await expectCode(store.get(key(renewed.metadata.name)), 'KeyNotFound');
+        expect((await store.get<ContractTestObject>(key('kept'))).data).toEqual({ v: '2' });
+        expect((await store.list(prefix())).items).toHaveLength(1);
+      }, 20_000);
+    });
+
     describe('lifecycle', () => {
       test('health check passes on an open store', async () => {
         const store = await open();
