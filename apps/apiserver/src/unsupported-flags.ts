@@ -19,12 +19,9 @@ const UNSUPPORTED: readonly RefusedFlag[] = [
   { flag: 'goaway-chance', reason: YET('it serves HTTP/1.1, which has no GOAWAY') },
   { flag: 'identity-lease-duration-seconds', reason: NO_IDENTITY },
   { flag: 'identity-lease-renew-interval-seconds', reason: NO_IDENTITY },
-  { flag: 'lease-reuse-duration-seconds', reason: YET('objects with a time to live are removed by the server, not by store leases') },
   { flag: 'max-connection-bytes-per-sec', reason: YET('long-running requests are not throttled') },
   // Every object is stored as JSON whatever the flag says: that one value is honoured.
   { flag: 'storage-media-type', reason: YET('objects are stored as application/json'), alsoAccepted: ['application/json'] },
-  { flag: 'store-db-metric-poll-interval', reason: YET('it exports no store size metric') },
-  { flag: 'store-servers-overrides', reason: YET('every resource is kept in one store') },
   { flag: 'tracing-config-file', reason: YET('it exports no traces') },
   ...UNSUPPORTED_SHARED_FLAGS,
 ];

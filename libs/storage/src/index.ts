@@ -45,3 +45,5 @@ export type { Store3StorageOptions } from './store3/store3-storage';
 export { parseEtcdEndpoints } from './store3/etcd-client';
 export { JSON_VALUES } from './value-codec';
 export type { ValueCodec } from './value-codec';
+export { routedStorage } from './routed-storage';
+export type { StorageRoute } from './routed-storage';

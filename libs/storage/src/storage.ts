@@ -224,7 +224,7 @@ export type StorageBackend = 'embedded' | 'mongodb' | 'store3';
 export interface StorageStats {
   /** Bytes the store's database takes (etcd's db size, the SQLite file, MongoDB's data and indexes). */
   sizeBytes: number;
-  /** Which store this is: etcd's cluster id, the database file's path, MongoDB's database name. */
+  /** Which store this is: etcd's cluster id (hex), `embedded`, or MongoDB's database name. */
   clusterId: string;
 }
 
@@ -255,11 +255,14 @@ export interface Storage {
   /** Changes under a prefix; see the contract above. */
   watch<T extends StoredObject>(prefix: string, options?: StorageWatchOptions): Promise<Watcher<T>>;
 
-  /** The store's latest revision. */
-  currentRevision(): Promise<number>;
+  /**
+   * The store's latest revision. `keyPrefix` names whose revision when several stores stand behind
+   * this one (`--store-servers-overrides`: each store counts its own revisions); one store ignores it.
+   */
+  currentRevision(keyPrefix?: string): Promise<number>;
 
-  /** The oldest revision still readable exactly (0 when nothing was compacted). */
-  compactedRevision(): Promise<number>;
+  /** The oldest revision still readable exactly (0 when nothing was compacted); `keyPrefix` as above. */
+  compactedRevision(keyPrefix?: string): Promise<number>;
 
   /**
    * Drops history up to `revision` (clamped to the current revision). Runs on its own every
@@ -270,8 +273,8 @@ export interface Storage {
   /** Resolves when the backend answers within `timeoutMs`; else rejects with Unavailable. */
   healthCheck(timeoutMs?: number): Promise<void>;
 
-  /** Size and identity of the store, for `--store-db-metric-poll-interval`. */
-  stats(): Promise<StorageStats>;
+  /** Size and identity of each store behind this one (one, or one per override), for `--store-db-metric-poll-interval`. */
+  stats(): Promise<StorageStats[]>;
 
   /** Ends every watch with Closed, releases files, locks and connections. Idempotent. */
   close(): Promise<void>;

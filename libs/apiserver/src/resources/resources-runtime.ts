@@ -19,7 +19,7 @@ import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
 import { ensureBootstrapNamespaces } from './bootstrap-namespaces';
 import { CacherPool, type CacherPoolOptions } from './cacher-pool';
-import { startObjectCountPoller } from './object-count-metrics';
+import { startObjectCountPoller, startStorageSizePoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
 import { ResourceRouter } from './resource-router';
 import type { RegistryContext } from './registry-types';
@@ -48,6 +48,8 @@ export interface ResourcesOptions {
   deleteCollectionWorkers: number;
   /** `--store-count-metric-poll-period`; 0 disables. */
   storeCountMetricPollPeriodMs: number;
+  /** `--store-db-metric-poll-interval` in ms: how often the store's size is read for `apiserver_storage_size_bytes`; 0 disables. */
+  storeDbMetricPollIntervalMs?: number;
   /** `--enable-admission-plugins`. */
   enableAdmissionPlugins?: readonly AdmissionPluginName[];
   /** `--disable-admission-plugins`. */
@@ -193,8 +195,14 @@ export class ResourcesRuntime {
       periodMs: options.storeCountMetricPollPeriodMs,
       setStorageObjects: (resource, count) => hooks.metrics.setStorageObjects(resource, count),
     });
+    const stopSizePoller = startStorageSizePoller({
+      storage,
+      periodMs: options.storeDbMetricPollIntervalMs ?? 30_000,
+      setStorageSize: (cluster, bytes) => hooks.metrics.setStorageSize(cluster, bytes),
+    });
     hooks.lifecycle.onStopped(async () => {
       stopPoller();
+      stopSizePoller();
       await this.cachers.stop();
     });
   }

@@ -387,11 +387,11 @@ export class EmbeddedStorage implements Storage {
     this.run(() => this.db.prepare('SELECT 1').get());
   }
 
-  async stats(): Promise<StorageStats> {
+  async stats(): Promise<StorageStats[]> {
     this.assertOpen();
     const pages = this.run(() => this.db.pragma('page_count', { simple: true }) as number);
     const pageSize = this.run(() => this.db.pragma('page_size', { simple: true }) as number);
-    return { sizeBytes: pages * pageSize, clusterId: this.db.name };
+    return [{ sizeBytes: pages * pageSize, clusterId: 'embedded' }];
   }
 
   async close(): Promise<void> {

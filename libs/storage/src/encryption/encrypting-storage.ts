@@ -135,8 +135,8 @@ export function encryptingStorage(inner: Storage, config: EncryptionConfig, stor
     count: (countPrefix) => inner.count(countPrefix),
     watch: async <T extends StoredObject>(watchPrefix: string, options?: StorageWatchOptions) =>
       decryptingWatcher(await inner.watch<T>(watchPrefix, options), read),
-    currentRevision: () => inner.currentRevision(),
-    compactedRevision: () => inner.compactedRevision(),
+    currentRevision: (keyPrefix) => inner.currentRevision(keyPrefix),
+    compactedRevision: (keyPrefix) => inner.compactedRevision(keyPrefix),
     compact: (revision) => inner.compact(revision),
     healthCheck: (timeoutMs) => inner.healthCheck(timeoutMs),
     stats: () => inner.stats(),

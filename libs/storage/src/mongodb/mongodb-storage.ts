@@ -359,10 +359,10 @@ export class MongoStorage implements Storage {
     }
   }
 
-  async stats(): Promise<StorageStats> {
+  async stats(): Promise<StorageStats[]> {
     this.assertOpen();
     const stats = (await this.read(() => this.db.command({ dbStats: 1 }))) as { dataSize?: number; indexSize?: number };
-    return { sizeBytes: Number(stats.dataSize ?? 0) + Number(stats.indexSize ?? 0), clusterId: this.db.databaseName };
+    return [{ sizeBytes: Number(stats.dataSize ?? 0) + Number(stats.indexSize ?? 0), clusterId: this.db.databaseName }];
   }
 
   async close(): Promise<void> {

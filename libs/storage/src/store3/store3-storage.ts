@@ -441,13 +441,13 @@ export class Store3Storage implements Storage {
     }
   }
 
-  async stats(): Promise<StorageStats> {
+  async stats(): Promise<StorageStats[]> {
     this.assertOpen();
     // One member's database: every member holds the same data (Kubernetes reads the first that answers).
     for (let i = 0; i < this.client.endpoints.length; i++) {
       try {
         const status = await this.client.callMember(i, ETCD.status, {}, 2_000);
-        return { sizeBytes: int64Number(status.dbSize), clusterId: uint64Text(status.header?.cluster_id) };
+        return [{ sizeBytes: int64Number(status.dbSize), clusterId: BigInt(uint64Text(status.header?.cluster_id)).toString(16) }];
       } catch {
         // the next member
       }
