@@ -63,6 +63,10 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       endpointReconcilerType: o.endpointReconcilerType,
       masterServiceNamespace: o.masterServiceNamespace,
     },
+    identityLease: featureEnabled(APISERVER_FEATURE_GATES, o.featureGates, 'APIServerIdentity') && {
+      durationSeconds: o.identityLeaseDurationSeconds,
+      renewIntervalSeconds: o.identityLeaseRenewIntervalSeconds,
+    },
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
     ...securityOptionsFromFlags(o),

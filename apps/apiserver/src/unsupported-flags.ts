@@ -3,7 +3,6 @@ import { API_SERVER_FLAGS, refusedFlagProblem, UNSUPPORTED_SHARED_FLAGS, type Ap
 
 const YET = (what: string): string => `is not supported by this API server yet: ${what}`;
 const NO_CLOUD = 'this API server runs no cloud provider integration';
-const NO_IDENTITY = YET('it keeps no identity Lease');
 
 /**
  * Flags of the table (spec 2) whose effect this API server lacks: a value other than the default
@@ -17,8 +16,6 @@ const UNSUPPORTED: readonly RefusedFlag[] = [
   { flag: 'enable-aggregator-routing', reason: YET('it serves no aggregated APIs') },
   { flag: 'external-hostname', reason: YET('no URL it serves is built from a host name') },
   { flag: 'goaway-chance', reason: YET('it serves HTTP/1.1, which has no GOAWAY') },
-  { flag: 'identity-lease-duration-seconds', reason: NO_IDENTITY },
-  { flag: 'identity-lease-renew-interval-seconds', reason: NO_IDENTITY },
   { flag: 'max-connection-bytes-per-sec', reason: YET('long-running requests are not throttled') },
   // Every object is stored as JSON whatever the flag says: that one value is honoured.
   { flag: 'storage-media-type', reason: YET('objects are stored as application/json'), alsoAccepted: ['application/json'] },

@@ -78,6 +78,11 @@ export function featureEnabled(gates: Readonly<Record<string, FeatureGate>>, giv
 
 /** The gates the API server implements. */
 export const APISERVER_FEATURE_GATES: Readonly<Record<string, FeatureGate>> = {
+  APIServerIdentity: {
+    default: true,
+    stage: 'Beta',
+    what: 'each API server holds a Lease named by its identity in the system namespace, renewed every --identity-lease-renew-interval-seconds',
+  },
   ConsistentListFromCache: {
     default: true,
     stage: 'Beta',
