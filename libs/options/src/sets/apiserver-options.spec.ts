@@ -153,7 +153,7 @@ describe('API server options', () => {
 
     it('--feature-gates takes only the gates the server implements', () => {
       expect(failure('--feature-gates=ConsistentListFromCache=true,WatchList=false')).toBe(
-        'invalid argument "ConsistentListFromCache=true,WatchList=false" for "--feature-gates" flag: unrecognized feature gate: WatchList (known: ConsistentListFromCache)',
+        'invalid argument "ConsistentListFromCache=true,WatchList=false" for "--feature-gates" flag: unrecognized feature gate: WatchList (known: APIServerIdentity, ConsistentListFromCache)',
       );
     });
 

@@ -202,7 +202,7 @@ export function leaderElectionFlags(resourceName: string, locks: readonly string
 /** The connection to the API server (`--master`, `--svcconfig`, `--svc-api-*`) with the process's own rate defaults. */
 export function clientFlags(qps: number, burst: number) {
   return [
-    flag({ name: 'master', type: string, help: 'API server address, overrides the config' }),
+    flag({ name: 'master', type: string, help: 'API server address, overrides the config; several (comma-separated) are tried in turn' }),
     flag({ name: 'svcconfig', type: string, help: 'path with authorization and master location' }),
     flag({
       name: 'svc-api-content-type',
