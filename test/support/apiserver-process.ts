@@ -57,6 +57,11 @@ export interface StartApiServerProcessOptions {
   bindAddress?: string;
   /** The secure port; default a free one. */
   port?: number;
+  /**
+   * A certificate directory shared with other servers (their serving certificates then chain to one
+   * CA and they trust the same client CA, so one connection file reaches them all); not removed by stop.
+   */
+  certDir?: string;
   /** Put before the node command, e.g. `unshare --uts` to run the server under a host name of its own. */
   wrap?: readonly string[];
 }
@@ -127,7 +132,7 @@ async function startOnce(dir: string, options: StartApiServerProcessOptions): Pr
     `--secure-port=${port}`,
     ...(storeServers === undefined ? [] : ['--storage-backend=store3', `--store-servers=${storeServers.join(',')}`]),
     `--data-dir=${join(dir, 'data')}`,
-    `--cert-dir=${join(dir, 'certs')}`,
+    `--cert-dir=${options.certDir ?? join(dir, 'certs')}`,
     `--svcconfig-out=${kubeconfig}`,
     ...(options.serviceAccountTokens ? await serviceAccountKeyFlags(dir) : []),
     ...(options.args ?? []),
