@@ -126,7 +126,7 @@ async function freePortIs(host: string, port: number): Promise<boolean> {
       },
     });
     const widgets = clients[1].dynamic({ group: 'multi.e2e.test', version: 'v1', resource: 'widgets', namespaced: true, kind: 'Widget' }).inNamespace(NS);
-    await eventually(() => widgets.create({ apiVersion: 'multi.e2e.test/v1', kind: 'Widget', metadata: { name: 'w' } } as ApiObject), 10_000, 100);
+    await eventually(() => widgets.create({ apiVersion: 'multi.e2e.test/v1', kind: 'Widget', metadata: { name: 'w' } }), 10_000, 100);
 
     // A user with no rights is refused by both; a Role and binding made through one let it in through the other.
     const aliceFile = join(servers[0].dir, 'alice.kubeconfig');
@@ -221,12 +221,9 @@ async function freePortIs(host: string, port: number): Promise<boolean> {
       // One host name for both: one Lease, as Kubernetes would have it.
       expect(names.length).toBe(1);
     }
-    const endpoints = await clients[0].rest.request<{ subsets: Array<{ addresses: Array<{ ip: string }>; ports: Array<{ port: number }> }> }>({
-      method: 'GET',
-      path: '/api/v1/namespaces/default/endpoints/kubernetes',
-    });
+    type Endpoints = { subsets: Array<{ addresses: Array<{ ip: string }>; ports: Array<{ port: number }> }> };
     await eventually(async () => {
-      const current = await clients[0].rest.request<typeof endpoints>({ method: 'GET', path: '/api/v1/namespaces/default/endpoints/kubernetes' });
+      const current = await clients[0].rest.request<Endpoints>({ method: 'GET', path: '/api/v1/namespaces/default/endpoints/kubernetes' });
       expect(current.subsets[0].addresses.map((a) => a.ip)).toEqual([...HOSTS]);
       expect(current.subsets[0].ports[0].port).toBe(port);
     }, 25_000);
