@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiObject, ConfigMap } from '@svc/api';
+import type { ConfigMap } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig, type ResourceClient } from '@svc/client';
 import { listerWatcherFor, SharedInformer, silentInformerLogger } from '@svc/informers';
 import { isForbidden, isStatusError } from '@svc/machinery';
