@@ -14,7 +14,7 @@ const updated = (key: string, value: string, expected: number, rv: number): Oper
   expected,
   outcome: { kind: 'ok', value: { rv } },
 });
-const lostAnswer = (op: Operation): Operation => ({ ...op, outcome: { kind: 'unknown', error: 'connection reset' } }) as Operation;
+const lostAnswer = (op: Operation): Operation => ({ ...op, outcome: { kind: 'unknown', error: 'connection reset' } });
 
 describe('linearizability checker', () => {
   test('a sequential history whose reads follow its writes is linearizable', () => {
