@@ -20,8 +20,11 @@ export type Operation =
   | { type: 'create'; key: string; value: string; outcome: Outcome<{ rv: number }> }
   /** A compare-and-swap on resourceVersion: `expected` is the version the client read. */
   | { type: 'update'; key: string; value: string; expected: number; outcome: Outcome<{ rv: number }> }
-  /** The answer is the last state at the deletion revision, as Kubernetes answers a delete. */
-  | { type: 'delete'; key: string; expected?: number; outcome: Outcome<{ rv: number; value: string }> };
+  /**
+   * The answer is the last state at the deletion revision when the API returns the object (as for
+   * Pods); a Status (as for ConfigMaps, like Kubernetes) tells neither.
+   */
+  | { type: 'delete'; key: string; expected?: number; outcome: Outcome<{ rv?: number; value?: string }> };
 
 export interface HistoryEntry {
   client: number;
@@ -52,17 +55,17 @@ export class HistoryRecorder {
     return performance.now() - this.origin;
   }
 
-  /** Runs `body` as one operation of `client`; an exception is an unknown outcome unless `classify` names it. */
-  async run<O extends Operation>(client: number, describe: (outcome: O['outcome']) => O, body: () => Promise<O['outcome']>): Promise<O['outcome']> {
+  /** Runs `body` as one operation of `client`; an exception is an unknown outcome. */
+  async run<T>(client: number, describe: (outcome: Outcome<T>) => Operation, body: () => Promise<Outcome<T>>): Promise<HistoryEntry> {
     const call = this.now();
-    let outcome: O['outcome'];
+    let outcome: Outcome<T>;
     try {
       outcome = await body();
     } catch (error) {
       outcome = { kind: 'unknown', error: String((error as Error)?.message ?? error) };
     }
-    const op = describe(outcome);
-    this.entries.push({ client, call, return: outcome.kind === 'unknown' ? Number.POSITIVE_INFINITY : this.now(), op });
-    return outcome;
+    const entry: HistoryEntry = { client, call, return: outcome.kind === 'unknown' ? Number.POSITIVE_INFINITY : this.now(), op: describe(outcome) };
+    this.entries.push(entry);
+    return entry;
   }
 }

@@ -123,7 +123,11 @@ function step(s: State, op: Operation, k: Knowledge): State[] {
       const current = s.objects.get(op.key);
       const matches = current !== undefined && (op.expected === undefined || current === k.valueOfRv.get(op.expected));
       const o = op.outcome;
-      if (o.kind === 'ok') return matches && current === o.value.value && o.value.rv > s.rev ? [withObject(s, o.value.rv, op.key, undefined)] : [];
+      if (o.kind === 'ok') {
+        const { rv, value } = o.value;
+        if (!matches || (value !== undefined && current !== value) || (rv !== undefined && rv <= s.rev)) return [];
+        return [withObject(s, rv ?? s.rev + 1, op.key, undefined)];
+      }
       if (o.kind === 'fail') {
         if (o.reason === 'notfound') return current === undefined ? [s] : [];
         return o.reason === 'conflict' && current !== undefined && !matches ? [s] : [];

@@ -15,7 +15,7 @@ export function checkWatch(record: WatchRecord, history: readonly HistoryEntry[]
     if (op.type === 'create' || op.type === 'update') {
       writes.set(op.value, { type: op.type, rv: op.outcome.kind === 'ok' ? op.outcome.value.rv : undefined });
       if (op.outcome.kind === 'ok') acknowledged.set(op.outcome.value.rv, `${op.type} ${op.key}=${op.value}`);
-    } else if (op.type === 'delete' && op.outcome.kind === 'ok') {
+    } else if (op.type === 'delete' && op.outcome.kind === 'ok' && op.outcome.value.rv !== undefined) {
       acknowledged.set(op.outcome.value.rv, `delete ${op.key}`);
     }
   }
