@@ -173,7 +173,7 @@ function watchReadiness(stack: Stack): { stop: () => Promise<string[]> } {
       await Promise.all(
         stack.servers.map(async (server, i) => {
           const response = await httpsFetch(`${server.url}/readyz`, { ca: server.ca }).catch((e: unknown) => ({ status: 0, body: String(e) }));
-          if (response.status !== 200) failures.push(`server ${i}: ${response.status} ${String((response as { body?: unknown }).body ?? '').slice(0, 200)}`);
+          if (response.status !== 200) failures.push(`server ${i}: ${response.status} ${response.body.slice(0, 200)}`);
         }),
       );
       await new Promise((r) => setTimeout(r, 200));

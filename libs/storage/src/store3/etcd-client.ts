@@ -175,7 +175,7 @@ export class EtcdClient {
   async call<Req, Res>(method: EtcdMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
     const deadline = Date.now() + (options.timeoutMs ?? this.requestTimeoutMs);
     const attemptTimeout = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-    let lastError: unknown;
+    let lastError: Error | undefined;
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw StorageError.closed();
       // Out of time between attempts: the last member's answer says more than "deadline exceeded".
@@ -191,7 +191,7 @@ export class EtcdClient {
         const retriable = f !== undefined && (options.write ? certainlyNotApplied(f) : memberTrouble(f));
         if (f !== undefined && memberTrouble(f)) this.failedOver(index);
         if (!retriable || Date.now() >= deadline) throw lastError !== undefined && f?.code === GrpcStatus.DEADLINE_EXCEEDED ? lastError : error;
-        lastError = error;
+        lastError = error as Error;
         // Once round every member without a pause; then back off a little.
         if (attempt + 1 >= this.endpoints.length) await sleep(Math.min(500, 50 * (attempt + 1)));
       }
