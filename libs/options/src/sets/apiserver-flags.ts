@@ -8,7 +8,7 @@ import { keyValuePairs } from '../flags/key-value-pairs';
 import { portRange } from '../flags/port-range';
 import { oneOf, string } from '../flags/string';
 import { strings, stringsOf } from '../flags/strings';
-import { flag } from '../flag-set/flag';
+import { flag, type CheckResult } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
 import { DEFAULT_ADMISSION_PLUGINS, OPTIONAL_ADMISSION_PLUGINS } from './admission-plugins';
 import { atLeast, between, durationAtLeast, durationAbove, eachEntry, greaterThan, ipAddress, nonEmpty, urlProblem } from './checks';
@@ -42,6 +42,20 @@ function watchCacheSizeProblem(entry: string): string | undefined {
   }
   if (!/^-?\d+$/.test(match[2])) return 'entries must be resource[.group]#size with a whole-number size';
   return Number(match[2]) < 0 ? 'watch cache size cannot be negative' : undefined;
+}
+
+/**
+ * Each entry a URL; except that a MongoDB connection string naming several hosts
+ * (`mongodb://a:27017,b:27017/?replicaSet=rs0`) arrives split at its commas, its later hosts without a scheme.
+ */
+function storeServersProblem(values: readonly string[]): CheckResult {
+  const mongodb = /^mongodb(\+srv)?:\/\//.test(values[0] ?? '');
+  for (const [i, entry] of values.entries()) {
+    if (mongodb && i > 0 && /^[^/:]+(:\d+)?(\/.*)?$/.test(entry)) continue;
+    const reason = urlProblem(entry);
+    if (reason !== undefined) return { value: entry, reason };
+  }
+  return undefined;
 }
 
 /** `group/resource#server1;server2`. */
@@ -235,7 +249,7 @@ export const API_SERVER_FLAGS = flagTable({
           name: 'store-servers',
           type: strings,
           help: 'store servers to connect to (`scheme://ip:port`): the etcd members for store3, one connection string for mongodb; required with both',
-          check: eachEntry(urlProblem),
+          check: storeServersProblem,
         }),
         flag({
           name: 'store-servers-overrides',

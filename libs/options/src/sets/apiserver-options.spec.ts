@@ -334,8 +334,13 @@ describe('API server options', () => {
         'mongodb://db-0:27017',
         'mongodb://db-1:27017',
       ]);
-      expect(failure('--store-servers=mongodb://db:27017,db-1:27017')).toBe(
-        'invalid argument "db-1:27017" for "--store-servers" flag: "db-1:27017" is not a URL (scheme://host:port)',
+      // A connection string naming several hosts is split at its commas; its later hosts carry no scheme.
+      expect(run('--storage-backend=mongodb', '--store-servers=mongodb://db:27017,db-1:27017/svc?replicaSet=rs0').storeServers).toEqual([
+        'mongodb://db:27017',
+        'db-1:27017/svc?replicaSet=rs0',
+      ]);
+      expect(failure('--store-servers=http://etcd-0:2379,etcd-1:2379')).toBe(
+        'invalid argument "etcd-1:2379" for "--store-servers" flag: "etcd-1:2379" is not a URL (scheme://host:port)',
       );
     });
 
