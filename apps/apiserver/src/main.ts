@@ -93,7 +93,8 @@ async function openStorage(o: ApiServerFlags, scheme: Scheme): Promise<Storage> 
   try {
     for (const override of storeServersOverrides(o)) {
       const group = scheme.registeredGroup(override.group) ?? override.group;
-      const prefix = prefixKey({ prefix: o.storePrefix, group, resource: override.resource });
+      const builtIn = scheme.all().some((d) => d.group === group && d.resource === override.resource && d.source.type === 'builtin');
+      const prefix = prefixKey({ prefix: o.storePrefix, group, resource: override.resource, builtIn });
       routes.push({ prefix, storage: await createStorage({ ...config, servers: override.servers }) });
     }
   } catch (error) {
@@ -110,19 +111,19 @@ async function main(): Promise<void> {
     process.stderr.write(`svc-apiserver: ${unsupported}\n`);
     process.exit(2);
   }
+  const scheme = builtinScheme();
   let audit: Awaited<ReturnType<typeof auditOptionsFromFlags>>;
   let encryption: ReturnType<typeof encryptionFromFlags>;
   let tokenWebhook: Awaited<ReturnType<typeof tokenWebhookFromFlags>>;
   try {
     audit = await auditOptionsFromFlags(flags);
     tokenWebhook = await tokenWebhookFromFlags(flags);
-    encryption = encryptionFromFlags(flags);
+    encryption = encryptionFromFlags(flags, scheme);
   } catch (error) {
     // A configuration file the flags name is part of the flags: refused like a bad flag.
     process.stderr.write(`${errorMessage(error)}\n`);
     process.exit(2);
   }
-  const scheme = builtinScheme();
   const opened = await openStorage(flags, scheme);
   const storage = encryption ? encryption(opened) : opened;
   const options = apiServerOptionsFromFlags(flags);

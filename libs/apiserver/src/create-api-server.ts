@@ -12,6 +12,7 @@ import { serviceWriteHooks, ServicesModule, type ServicesOptions } from './servi
 import { startApiServer, type ApiServerHandle } from './start-api-server';
 import { ensureClientCa, issueClientCertificate } from './auth/client-certificates';
 import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
+import { moveLegacyKeys } from './resources/legacy-key-layout';
 import { AUTHENTICATION_INFO_POST_START_HOOK, AuthenticationInfoController } from './auth/authentication-info/authentication-info-controller';
 import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
 import { rbacEscalationCheck } from './auth/rbac/escalation-check';
@@ -126,6 +127,8 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
     serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,
   };
+  // Before any cache or controller reads the store: a store of an earlier version's layout is moved first.
+  await moveLegacyKeys(storage, resourcesOptions.storePrefix, scheme);
   const servicesOptions = options.services ?? {};
   const services = serviceWriteHooks(storage, resourcesOptions.storePrefix, servicesOptions);
   const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions, writeHooks: services.writeHooks });

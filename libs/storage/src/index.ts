@@ -25,7 +25,7 @@ export { StorageError, isStorageError } from './storage-error';
 export { encodeContinue } from './continue-token';
 export { MAX_STORED_OBJECT_BYTES } from './stored-value';
 export type { StorageErrorCode } from './storage-error';
-export { CORE_GROUP_SEGMENT, objectStorageKey, prefixKey, prefixRange } from './keys';
+export { legacyPrefixKey, objectStorageKey, prefixKey, prefixRange, resourceOfKey, resourcePath } from './keys';
 export type { ObjectKeyParts, ResourceKeyParts } from './keys';
 export { createStorage } from './create-storage';
 export type { StorageConfig } from './create-storage';

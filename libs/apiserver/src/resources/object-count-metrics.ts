@@ -29,7 +29,8 @@ export function startObjectCountPoller(options: ObjectCountPollerOptions): () =>
         if (seen.has(name) || stopped) continue;
         seen.add(name);
         try {
-          options.setStorageObjects(name, await options.storage.count(prefixKey({ prefix: options.storePrefix, group: def.group, resource: def.resource })));
+          const prefix = prefixKey({ prefix: options.storePrefix, group: def.group, resource: def.resource, builtIn: def.source.type === 'builtin' });
+          options.setStorageObjects(name, await options.storage.count(prefix));
         } catch {
           // A store that cannot count now is counted on the next round.
         }

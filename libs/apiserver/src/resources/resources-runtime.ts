@@ -185,7 +185,7 @@ export class ResourcesRuntime {
       const started = scheme
         .all()
         .filter((d) => d.source.type === 'builtin')
-        .map((d) => this.cachers.cacherFor(d.group, d.resource));
+        .map((d) => this.cachers.cacherFor(d.group, d.resource, true));
       await Promise.all(started.map((c) => c?.whenReady(60_000) ?? Promise.resolve()));
     });
     const stopPoller = startObjectCountPoller({

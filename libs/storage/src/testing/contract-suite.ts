@@ -208,7 +208,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         const store = await open();
         for (const name of ['c', 'a', 'b']) await store.create(key(name), configMap(name));
         await store.create(key('a', 'other'), configMap('a'));
-        await store.create('/registry/core/configmaps/ns1x/z', configMap('z'));
+        await store.create('/registry/configmaps/ns1x/z', configMap('z'));
         const result = await store.list<ContractTestObject>(prefix());
         expect(result.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
         expect(result.revision).toBe(await store.currentRevision());
@@ -526,11 +526,11 @@ export function describeStorageContract(title: string, harness: StorageContractH
 export const NAMESPACE = 'ns1';
 
 export function key(name: string, namespace = NAMESPACE): string {
-  return `/registry/core/configmaps/${namespace}/${name}`;
+  return `/registry/configmaps/${namespace}/${name}`;
 }
 
 export function prefix(namespace = NAMESPACE): string {
-  return `/registry/core/configmaps/${namespace}/`;
+  return `/registry/configmaps/${namespace}/`;
 }
 
 export function configMap(name: string, data?: Record<string, string>, uid?: string): ContractTestObject {
