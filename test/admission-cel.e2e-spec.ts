@@ -362,8 +362,8 @@ describe('admission: CEL rules, webhooks and policies', () => {
       const path = '/api/v1/namespaces/vap/configmaps';
       await eventually(async () => {
         const res = await client.post(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: '1', b: '2', c: '3' } });
-        expect(expectFailure(res, 403, 'Forbidden').message).toBe(
-          "ValidatingAdmissionPolicy 'small-configmaps' with binding 'small-configmaps-binding' denied request: at most 2 keys, got 3",
+        expect(expectFailure(res, 422, 'Invalid').message).toBe(
+          "configmaps \"big\" is forbidden: ValidatingAdmissionPolicy 'small-configmaps' with binding 'small-configmaps-binding' denied request: at most 2 keys, got 3",
         );
       });
       const invalid = await client.post(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tmp-x' } });
@@ -399,8 +399,8 @@ describe('admission: CEL rules, webhooks and policies', () => {
           metadata: { name: 's' },
           data: { a: 'YQ==', b: 'Yg==' },
         });
-        expect(expectFailure(res, 403, 'Forbidden').message).toBe(
-          "ValidatingAdmissionPolicy 'secret-size' with binding 'secret-size-binding' denied request: at most 1 keys",
+        expect(expectFailure(res, 422, 'Invalid').message).toBe(
+          "secrets \"s\" is forbidden: ValidatingAdmissionPolicy 'secret-size' with binding 'secret-size-binding' denied request: at most 1 keys",
         );
       });
       await create(client, '/api/v1/namespaces/vap/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'small-secret' }, data: { a: 'YQ==' } });

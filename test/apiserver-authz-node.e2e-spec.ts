@@ -67,6 +67,16 @@ afterAll(async () => {
 });
 
 describe('the Node authorizer', () => {
+  it('lists no rules in kubectl auth can-i --list: complete for anyone else, incomplete with its reason for a node', async () => {
+    const user = await runKubectl(['auth', 'can-i', '--list', '--as=bob', '-n', 'team'], env('admin'));
+    expect(user.code).toBe(0);
+    expect(user.stderr).toBe('');
+    expect(user.stdout).toMatch(/^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+    const node = await runKubectl(['auth', 'can-i', '--list', '-n', 'team'], env('n1'));
+    expect(node.code).toBe(0);
+    expect(node.stderr).toContain('the list may be incomplete: node authorizer does not support user rule resolution');
+  });
+
   it("lets a node read its own pod's Secret and answers 403 for another node's", async () => {
     await eventually(async () => expect(await kubectl('n1', 'get', 'secret', 'mine', '-n', 'team', '-o', 'jsonpath={.data.k}')).toBe('djE='));
     const refused = await kubectlFails('n1', 'get', 'secret', 'theirs', '-n', 'team');

@@ -195,7 +195,11 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       const { stdout } = await kubectl('api-resources');
       expect(stdout).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
       expect(stdout).toMatch(/^pods\s+po\s+v1\s+true\s+Pod$/m);
-      expect(stdout).toMatch(/^customresourcedefinitions\s+crd,crds\s+apiextensions\.svc\.io\/v1\s+false\s+CustomResourceDefinition$/m);
+      // Short names go with Kubernetes' group name only, so `kubectl get crd` means apiextensions.k8s.io.
+      expect(stdout).toMatch(/^customresourcedefinitions\s+crd,crds\s+apiextensions\.k8s\.io\/v1\s+false\s+CustomResourceDefinition$/m);
+      expect(stdout).toMatch(/^customresourcedefinitions\s+apiextensions\.svc\.io\/v1\s+false\s+CustomResourceDefinition$/m);
+      const missing = await runKubectl(['get', 'crd', 'nothing.example.io'], server.kubectlEnv);
+      expect(missing.stderr).toContain('customresourcedefinitions.apiextensions.k8s.io "nothing.example.io" not found');
       expect(stdout).toMatch(/^leases\s+coordination\.svc\.io\/v1\s+true\s+Lease$/m);
     });
   });
@@ -234,7 +238,7 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       expect(stdout).toMatch(/KIND:\s+Deployment/);
       expect(stdout).toMatch(/VERSION:\s+v1/);
       expect(stdout).toMatch(/rollingUpdate\s+<Object>/);
-      expect(stdout).toMatch(/enum: RollingUpdate, Recreate/);
+      expect(stdout).toMatch(/enum: Recreate, RollingUpdate/);
     });
 
     it('lets kubectl create (strict validation) and apply built-in kinds without OpenAPI v2', async () => {

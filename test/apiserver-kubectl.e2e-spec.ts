@@ -147,6 +147,28 @@ describe('kubectl', () => {
     expect(rows).toEqual([expect.stringMatching(/^solo\s+0\/1\s+Pending\s+0\s+\d+s\s+<none>\s+<none>\s+<none>\s+<none>$/)]);
   });
 
+  it('replace -f of an unchanged pod manifest: the default tolerations and priority come back through admission', async () => {
+    const plain = `apiVersion: v1\nkind: Pod\nmetadata:\n  name: replaced\nspec:\n  containers:\n  - name: c\n    image: registry.example/app:1.0\n`;
+    const file = await manifest('replaced-pod.yaml', plain);
+    expect(await kubectl('create', '-f', file, '-n', ns)).toBe('pod/replaced created\n');
+    // As in Kubernetes, the account the ServiceAccount plugin set on create is not set again on update: left out, the spec differs.
+    expect((await kubectlFails('replace', '-f', file, '-n', ns)).stderr).toContain(
+      'The Pod "replaced" is invalid: spec: Forbidden: pod updates may not change fields other than',
+    );
+    await writeFile(file, plain + '  serviceAccountName: default\n');
+    expect(await kubectl('replace', '-f', file, '-n', ns)).toBe('pod/replaced replaced\n');
+    // A toleration that is really removed is still refused, named as Kubernetes names it.
+    await writeFile(
+      file,
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: replaced\nspec:\n  containers:\n  - name: c\n    image: registry.example/app:1.0\n  tolerations:\n  - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}\n  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 300}\n  - {key: dedicated, operator: Exists}\n  serviceAccountName: default\n`,
+    );
+    expect(await kubectl('replace', '-f', file, '-n', ns)).toBe('pod/replaced replaced\n');
+    await writeFile(file, plain + '  serviceAccountName: default\n');
+    expect((await kubectlFails('replace', '-f', file, '-n', ns)).stderr).toContain(
+      'spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds',
+    );
+  });
+
   it('get -o yaml and -o json print the stored object', async () => {
     const yaml = parseYaml(await kubectl('get', 'deploy', 'web', '-n', ns, '-o', 'yaml')) as Deployment;
     expect(yaml).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: ns } });
@@ -219,6 +241,73 @@ describe('kubectl', () => {
       'configmap/ssa serverside-applied\n',
     );
     expect((await client.get<ConfigMap>(paths.configMap(ns, 'ssa'))).body.data).toEqual({ owner: 'second' });
+  });
+
+  it('apply --server-side upgrades a Deployment applied client-side: the changed fields move to kubectl, no conflict', async () => {
+    const file = await manifest('upgrade.yaml', webManifest('registry.example/app:1.0', 1).replace('name: web\n', 'name: upgraded\n'));
+    expect(await kubectl('apply', '-f', file, '-n', ns)).toBe('deployment.apps/upgraded created\n');
+    await writeFile(file, webManifest('registry.example/app:2.0', 3).replace('name: web\n', 'name: upgraded\n'));
+    expect(await kubectl('diff', '--server-side', '-f', file, '-n', ns).catch((error: Error) => error.message)).toContain('+  replicas: 3');
+    expect(await kubectl('apply', '--server-side', '-f', file, '-n', ns)).toBe('deployment.apps/upgraded serverside-applied\n');
+    const dep = await client.get<Deployment>(paths.deployment(ns, 'upgraded'));
+    expect(dep.body.spec?.replicas).toBe(3);
+    const managers = (dep.body.metadata?.managedFields ?? []).map((e) => `${e.manager}/${e.operation}`);
+    expect(managers).toContain('kubectl/Apply');
+    expect(managers).not.toContain('kubectl-client-side-apply/Update');
+    // A second server-side apply of the same file is no conflict either, and changes nothing.
+    expect(await kubectl('apply', '--server-side', '-f', file, '-n', ns)).toBe('deployment.apps/upgraded serverside-applied\n');
+  });
+
+  it('apply --server-side keeps an empty object as a field of its own (a custom resource with `selfSigned: {}`)', async () => {
+    const crd = await manifest(
+      'issuers-crd.yaml',
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: issuers.kubectl-e2e.example
+spec:
+  group: kubectl-e2e.example
+  names: {kind: Issuer, plural: issuers, singular: issuer, listKind: IssuerList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            properties:
+              selfSigned: {type: object, properties: {crlDistributionPoints: {type: array, items: {type: string}}}}
+              ca: {type: object, properties: {secretName: {type: string}}}
+`,
+    );
+    await kubectl('apply', '--server-side', '-f', crd);
+    await kubectl('wait', '--for=condition=Established', 'crd/issuers.kubectl-e2e.example', '--timeout=20s');
+    const issuer = (name: string) => `apiVersion: kubectl-e2e.example/v1\nkind: Issuer\nmetadata:\n  name: ${name}\nspec:\n  selfSigned: {}\n`;
+    const managedFields = async (name: string) => {
+      const out = await kubectl('get', 'issuer', name, '-n', ns, '-o', 'json', '--show-managed-fields');
+      return ((JSON.parse(out) as { metadata: { managedFields?: ManagedFieldsEntry[] } }).metadata.managedFields ?? []).map((e) => ({
+        manager: e.manager,
+        operation: e.operation,
+        fieldsV1: e.fieldsV1,
+      }));
+    };
+    const serverSide = await manifest('issuer-ssa.yaml', issuer('ssa'));
+    for (let i = 0; i < 2; i++) {
+      expect(await kubectl('apply', '--server-side', '-f', serverSide, '-n', ns)).toBe('issuer.kubectl-e2e.example/ssa serverside-applied\n');
+      expect(await managedFields('ssa')).toEqual([{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:selfSigned': {} } } }]);
+    }
+    // Client-side first, then server-side: the migration keeps spec.selfSigned, and so does every later server-side apply.
+    const clientSide = await manifest('issuer-csa.yaml', issuer('csa'));
+    expect(await kubectl('apply', '-f', clientSide, '-n', ns)).toBe('issuer.kubectl-e2e.example/csa created\n');
+    for (let i = 0; i < 2; i++) {
+      expect(await kubectl('apply', '--server-side', '-f', clientSide, '-n', ns)).toBe('issuer.kubectl-e2e.example/csa serverside-applied\n');
+    }
+    expect(JSON.parse(await kubectl('get', 'issuer', 'csa', '-n', ns, '-o', 'json')).spec).toEqual({ selfSigned: {} });
   });
 
   it('patch with the merge, strategic and json types', async () => {

@@ -62,6 +62,36 @@ describe('kubectl explain', () => {
     }
     expect(await kubectl('explain', 'pod.spec.containers.image')).toContain('The image to run');
   });
+
+  it('explains nested structs, list items and map values of the other kinds from both documents, with the kind described too', async () => {
+    // kubectl wraps descriptions at its own width: compare the words, not the lines.
+    const explain = async (...args: string[]) => (await kubectl('explain', ...args)).replace(/\s+/g, ' ');
+    const cases: Array<[path: string, text: string]> = [
+      // A struct inside a struct (a component referenced from PodSecurityContext).
+      ['pod.spec.securityContext.seccompProfile.type', 'Localhost (a profile on the node, named by localhostProfile)'],
+      // A field of a list item, declared inline (RBAC's PolicyRule), and one three lists deep.
+      ['clusterrole.rules.verbs', 'The verbs allowed: get, list, watch'],
+      ['validatingwebhookconfiguration.webhooks.clientConfig.service.port', 'The service port to call; 443 by default.'],
+      // A map, whose values are Quantities: the field's words, then the value type's.
+      ['node.status.allocatable', "after the system's and the node agent's reservations"],
+      // A struct inline in a list item of a status.
+      ['pod.status.containerStatuses.state.terminated.exitCode', 'Its exit status.'],
+      ['customresourcedefinition.spec.versions.subresources.scale.labelSelectorPath', 'which autoscalers need'],
+    ];
+    for (const [path, text] of cases) {
+      const v3 = await explain(path);
+      expect(v3).toContain(text);
+      expect(v3).not.toContain('<no description>');
+    }
+    // The Swagger 2.0 document carries the same words.
+    expect(await explain('pod.status.containerStatuses.state.terminated', '--output=plaintext-openapiv2')).toContain(
+      'exitCode <integer> -required- Its exit status.',
+    );
+    expect(await explain('node.status.allocatable', '--output=plaintext-openapiv2')).toContain("after the system's and the node agent's reservations");
+    // A kind's own description heads its recursive listing.
+    expect(await explain('clusterrolebinding', '--recursive')).toContain('Grants the permissions of a ClusterRole to users, groups and service accounts');
+    expect(await explain('service', '--recursive')).toContain('has no service proxy yet');
+  });
 });
 
 describe('/openapi/v3 as Kubernetes serves it', () => {

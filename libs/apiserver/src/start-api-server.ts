@@ -19,7 +19,7 @@ import { markUpgrade, upgradeTaken } from './request/upgrade';
 import { requestContext } from './request/request-context';
 import { ResourcesRuntime } from './resources/resources-runtime';
 import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
-import { answerClientErrors, refusePlainHttp } from './serving/connection-guards';
+import { answerClientErrors, keepParsingBehindEndedResponses, refusePlainHttp } from './serving/connection-guards';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
 import { internalErrorStatus } from './status/status';
 import { StatusExceptionFilter } from './status/status-exception.filter';
@@ -173,6 +173,7 @@ export async function startApiServer(
   });
   refusePlainHttp(server);
   answerClientErrors(server);
+  keepParsingBehindEndedResponses(server);
   // A blank bind address lets Node pick all interfaces of every family it can.
   const listenHost = config.bindAddress === '' ? undefined : config.bindAddress.replace(/^\[|\]$/g, '');
   try {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32 } from '../schema/builders';
+import { describeFields, Int32 } from '../schema/builders';
 import { ObjectMetaSchema } from './object-meta';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
@@ -19,3 +19,12 @@ export const ScaleSchema = Type.Object({
   ),
 });
 export type Scale = Static<typeof ScaleSchema>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(ScaleSchema, {
+  spec: 'The desired replica count.',
+  'spec.replicas': 'How many replicas the resource should have; writing it scales the resource.',
+  status: 'The replica count as last observed.',
+  'status.replicas': 'How many replicas the resource has now.',
+  'status.selector': 'The label selector of the pods counted, written as a string (`app=web`); autoscalers read it.',
+});

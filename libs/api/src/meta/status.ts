@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Status, StatusCause, StatusDetails, StatusReason } from '@svc/machinery';
-import { Int32, ListAtomic, StringEnum } from '../schema/builders';
+import { describeFields, Int32, ListAtomic, StringEnum } from '../schema/builders';
 import { ListMetaSchema } from './list-meta';
 
 export type { Status, StatusCause, StatusDetails };
@@ -31,4 +31,37 @@ export const StatusSchema = Type.Object({
   reason: Type.Optional(Type.Unsafe<StatusReason>(Type.String())),
   details: Type.Optional(StatusDetailsSchema),
   code: Type.Optional(Int32()),
+});
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(
+  StatusCauseSchema,
+  {
+    reason: 'What went wrong, as a word programs may match: FieldValueInvalid, FieldValueRequired, FieldValueNotFound, FieldValueDuplicate and the like.',
+    message: 'What went wrong, in words for people.',
+    field: 'The field at fault, as a path such as `spec.containers[0].image`; empty when no one field is.',
+  },
+  'One reason a request failed, often one field.',
+);
+describeFields(
+  StatusDetailsSchema,
+  {
+    name: 'The name of the object the status is about, when there is one.',
+    group: 'The API group of that object.',
+    kind: 'The kind (or resource) of that object.',
+    uid: 'The uid of that object, when known.',
+    causes: 'The causes of a failure, such as each invalid field.',
+    retryAfterSeconds: 'How long the client should wait before it tries again.',
+  },
+  'More on a Status: the object concerned and the causes of a failure.',
+);
+describeFields(StatusSchema, {
+  apiVersion: 'The version of this schema, `v1`.',
+  kind: 'Always `Status`.',
+  status: 'Success or Failure.',
+  message: 'What happened, in words for people.',
+  reason:
+    'What happened, as a CamelCase word programs may match (NotFound, AlreadyExists, Conflict, Invalid, Forbidden, ...); empty when the code says it all.',
+  details: 'More on what happened, by reason: the object concerned and the causes.',
+  code: 'The HTTP status code of the answer.',
 });

@@ -57,6 +57,8 @@ const metaRef = (name: string) => ref(`${META_SCHEMA_PREFIX}.${name}`);
 const API_VERSION_DESCRIPTION =
   'The group and version of the schema this object is written in, such as `apps/v1`; the server converts between the versions it serves.';
 const KIND_DESCRIPTION = 'The kind of this object, in CamelCase, such as `Deployment`; the server may infer it from the URL. It cannot change.';
+const OBJECT_METADATA_DESCRIPTION = "The object's name, namespace, labels, annotations, owners and versions.";
+const LIST_METADATA_DESCRIPTION = 'The version the list was read at, and the token for its next page.';
 
 function withDescription(schema: JsonSchema | undefined, description: string): JsonSchema | undefined {
   if (!schema || schema.description) return schema;
@@ -88,7 +90,11 @@ function objectSchema(
   const props = { ...(out.properties ?? {}) };
   if (props.apiVersion) props.apiVersion = withDescription(props.apiVersion, API_VERSION_DESCRIPTION)!;
   if (props.kind) props.kind = withDescription(props.kind, KIND_DESCRIPTION)!;
-  if (props.metadata && objectMeta) props.metadata = metadataRef('ObjectMeta', "Standard object's metadata.");
+  if (props.metadata && objectMeta) {
+    // A kind that says something of its own metadata (a review is never stored) keeps its words.
+    const own = typeof props.metadata.description === 'string' ? props.metadata.description : OBJECT_METADATA_DESCRIPTION;
+    props.metadata = metadataRef('ObjectMeta', own);
+  }
   if (props.spec) props.spec = withDescription(props.spec, `The desired state of the ${kind}, as its owner writes it.`)!;
   if (props.status)
     props.status = withDescription(
@@ -109,14 +115,14 @@ function kindSchema(converter: OpenApiSchemaConverter, def: KindDefinition): Jso
 
 function listSchema(def: Pick<KindDefinition, 'group' | 'version' | 'kind' | 'listKind' | 'resource'>): JsonSchema {
   return {
-    description: `${def.listKind} is a list of ${def.kind}.`,
+    description: `${def.kind} objects, as a list request returns them.`,
     type: 'object',
     required: ['items'],
     properties: {
       apiVersion: { type: 'string', description: API_VERSION_DESCRIPTION },
-      items: { type: 'array', description: `List of ${def.resource}.`, items: ref(openApiSchemaName(def.group, def.version, def.kind)) },
+      items: { type: 'array', description: `The ${def.resource} listed.`, items: ref(openApiSchemaName(def.group, def.version, def.kind)) },
       kind: { type: 'string', description: KIND_DESCRIPTION },
-      metadata: metadataRef('ListMeta', 'Standard list metadata.'),
+      metadata: metadataRef('ListMeta', LIST_METADATA_DESCRIPTION),
     },
     ...gvkExtensions(def.group, def.version, def.listKind),
   };
@@ -127,7 +133,7 @@ function metaSchemas(converter: OpenApiSchemaConverter): Record<string, JsonSche
   const toOpenApiSchema = (schema: JsonSchema) => converter.convert(schema);
   const withListMeta = (schema: JsonSchema): JsonSchema => {
     const out = toOpenApiSchema(schema);
-    if (out.properties?.metadata) out.properties = { ...out.properties, metadata: metadataRef('ListMeta', 'Standard list metadata.') };
+    if (out.properties?.metadata) out.properties = { ...out.properties, metadata: metadataRef('ListMeta', LIST_METADATA_DESCRIPTION) };
     return out;
   };
   return {

@@ -93,9 +93,10 @@ export function Described<T extends TObject>(schema: T, fields: { readonly [K in
 /**
  * Describes fields by dotted path (`valueFrom.secretKeyRef.key`), through lists and maps to the
  * structs inside them, for structs declared inline. Like {@link Described}, each field's schema is
- * replaced by a copy carrying the text.
+ * replaced by a copy carrying the text; `description`, when given, is the struct's own.
  */
-export function describeFields(schema: TSchema, fields: Readonly<Record<string, string>>): void {
+export function describeFields(schema: TSchema, fields: Readonly<Record<string, string>>, description?: string): void {
+  if (description !== undefined) (schema as { description?: string }).description = description;
   for (const [path, text] of Object.entries(fields)) {
     const names = path.split('.');
     let node = schema as Record<string, unknown>;

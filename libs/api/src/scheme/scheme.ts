@@ -92,9 +92,10 @@ export class Scheme {
   private twinOf(def: KindDefinition): KindDefinition {
     let twin = this.twins.get(def);
     if (twin === undefined) {
-      // Short names and categories stay with the specification's group: kubectl warns of a short name
-      // two groups share, and would list a category's objects twice.
-      twin = { ...def, group: kubernetesGroupName(def.group) ?? def.group, aliasOf: def, shortNames: [], categories: [] };
+      // Short names and categories go with the Kubernetes name, the preferred one that kubectl's mapper
+      // picks (`kubectl get crd` names apiextensions.k8s.io); discovery leaves them off the spec's name,
+      // since kubectl warns of a short name two groups share and would list a category's objects twice.
+      twin = { ...def, group: kubernetesGroupName(def.group) ?? def.group, aliasOf: def };
       this.twins.set(def, twin);
     }
     return twin;

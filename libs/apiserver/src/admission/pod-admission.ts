@@ -8,6 +8,11 @@ export function isPodCreate(attributes: AdmissionAttributes): boolean {
   return attributes.operation === 'CREATE' && attributes.subresource === '' && def.group === '' && def.resource === 'pods';
 }
 
+export function isPodUpdate(attributes: AdmissionAttributes): boolean {
+  const def = attributes.definition;
+  return attributes.operation === 'UPDATE' && attributes.subresource === '' && def.group === '' && def.resource === 'pods';
+}
+
 /** The spec of the Pod being admitted, made an object if it is not one. */
 export function podSpecOf(pod: ApiObject | undefined): Record<string, unknown> {
   if (pod === undefined) return {};

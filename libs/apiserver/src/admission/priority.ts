@@ -1,6 +1,6 @@
 import { newForbidden } from '@svc/machinery';
 import type { AdmissionPlugin } from './admission';
-import { admittedName, isPodCreate, podSpecOf } from './pod-admission';
+import { admittedName, isPodCreate, isPodUpdate, podSpecOf } from './pod-admission';
 
 /** The priority classes every cluster has (scheduling/v1's system classes) with their values. */
 export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
@@ -19,6 +19,14 @@ export function priorityAdmission(): AdmissionPlugin {
   return {
     name: 'Priority',
     admit(attributes) {
+      if (isPodUpdate(attributes)) {
+        // Set on create: an update that leaves them out keeps them (any other change is the pod's update rules' to refuse).
+        const spec = podSpecOf(attributes.object);
+        const old = (attributes.oldObject?.spec ?? {}) as { priority?: unknown; preemptionPolicy?: unknown };
+        if (spec.priority === undefined && old.priority !== undefined) spec.priority = old.priority;
+        if (spec.preemptionPolicy === undefined && old.preemptionPolicy !== undefined) spec.preemptionPolicy = old.preemptionPolicy;
+        return;
+      }
       if (!isPodCreate(attributes)) return;
       const spec = podSpecOf(attributes.object);
       const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';

@@ -5,6 +5,7 @@ const pods = builtinScheme().byResource({ group: '', version: 'v1', resource: 'p
 const accounts = new Map<string, ApiObject>([
   ['ns/default', { metadata: { name: 'default' } }],
   ['ns/quiet', { metadata: { name: 'quiet' }, automountServiceAccountToken: false }],
+  ['ns/puller', { metadata: { name: 'puller' }, imagePullSecrets: [{ name: 'registry' }] }],
 ]);
 const plugin = serviceAccountAdmission(async (ns, name) => accounts.get(`${ns}/${name}`));
 
@@ -62,5 +63,13 @@ describe('the ServiceAccount plugin mounts the API access volume', () => {
     const odd = await admit({ containers: [null, 'x', { name: 'a', volumeMounts: 'nope' }], volumes: 'nope' });
     expect(odd.containers[2].volumeMounts).toHaveLength(1);
     expect(odd.volumes).toHaveLength(1);
+  });
+
+  it("gives a pod without pull secrets its account's, and keeps a pod's own", async () => {
+    expect((await admit({ serviceAccountName: 'puller', containers: [{ name: 'a' }] })).imagePullSecrets).toEqual([{ name: 'registry' }]);
+    expect((await admit({ serviceAccountName: 'puller', imagePullSecrets: [{ name: 'mine' }], containers: [{ name: 'a' }] })).imagePullSecrets).toEqual([
+      { name: 'mine' },
+    ]);
+    expect((await admit({ containers: [{ name: 'a' }] })).imagePullSecrets).toBeUndefined();
   });
 });

@@ -46,7 +46,8 @@ export function storedServiceAccountLookup(storage: Storage, storePrefix: string
  * Kubernetes refuses it. Unless the Pod (first) or its account says `automountServiceAccountToken:
  * false`, every container without a mount of its own at {@link API_ACCESS_MOUNT_PATH} gets the
  * projected `kube-api-access-<random>` volume there: a token bound to the Pod, the cluster CA from
- * the `kube-root-ca.crt` ConfigMap, and the namespace. A missing `default` account does not refuse the
+ * the `kube-root-ca.crt` ConfigMap, and the namespace. A Pod without image pull secrets gets its
+ * account's. A missing `default` account does not refuse the
  * Pod (the serviceaccount controller makes it moments after its namespace, and a Pod created in
  * between would otherwise fail); the token is mounted as for an account that says nothing.
  */
@@ -74,6 +75,11 @@ export function serviceAccountAdmission(lookup: ServiceAccountLookup, options: {
         );
       }
       if (mountTokens && shouldAutomount(spec, account)) mountApiAccess(spec);
+      // A pod that names no pull secrets pulls with its account's, as Kubernetes copies them.
+      const accountPullSecrets = objectsOf((account as { imagePullSecrets?: unknown } | undefined)?.imagePullSecrets);
+      if (!(Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length > 0) && accountPullSecrets.length > 0) {
+        spec.imagePullSecrets = accountPullSecrets.map((secret) => ({ ...secret }));
+      }
     },
   };
 }

@@ -55,12 +55,13 @@ describe('ValidatingAdmissionPolicy', () => {
     });
     expect(await refusal(p.validate!(attributes(big)))).toEqual({
       code: 422,
-      message: "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: too many: 3",
+      message: "configmaps \"big\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: too many: 3",
     });
     const plain = plugin({ validations: [{ expression: 'size(object.data) <= 2' }] });
+    // Without a reason of its own a failure is Invalid, as in Kubernetes.
     expect(await refusal(plain.validate!(attributes(big)))).toEqual({
-      code: 403,
-      message: "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: size(object.data) <= 2",
+      code: 422,
+      message: "configmaps \"big\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: size(object.data) <= 2",
     });
     expect(await refusal(plain.validate!(attributes({ metadata: { name: 'small' }, data: { a: '1' } })))).toBeUndefined();
   });
@@ -79,6 +80,16 @@ describe('ValidatingAdmissionPolicy', () => {
     );
     await p.validate!(attrs);
     expect(attrs.warnings).toEqual(["Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': CREATE of big over the limit"]);
+    // An Audit binding records the first failure in the request's audit annotations, as Kubernetes does.
+    const audited = { ...attributes(big), auditAnnotations: {} as Record<string, string> };
+    await plugin(
+      { validations: [{ expression: 'true' }, { expression: 'size(object.data) <= 2', message: 'too many' }] },
+      { validationActions: ['Audit', 'Warn'] },
+    ).validate!(audited);
+    expect(audited.auditAnnotations).toEqual({
+      'validation.policy.admission.k8s.io/validation_failure':
+        '[{"expressionIndex":1,"message":"too many","validationActions":["Audit","Warn"],"binding":"b","policy":"p"}]',
+    });
     const skipped = plugin({
       matchConditions: [{ name: 'only-small', expression: "object.metadata.labels.size == 'small'" }],
       validations: [{ expression: 'false' }],
@@ -105,10 +116,10 @@ describe('ValidatingAdmissionPolicy', () => {
     const two: ApiObject = { metadata: { name: 'two' }, data: { a: '1', b: '2' } };
     expect(await refusal(plugin(spec, { paramRef: { name: 'limits' } }).validate!(attributes(two)))).toBeUndefined();
     expect((await refusal(plugin(spec, { paramRef: { selector: { matchLabels: { role: 'limit' } } } }).validate!(attributes(two))))?.message).toBe(
-      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: at most 1 keys (strict)",
+      "configmaps \"two\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: at most 1 keys (strict)",
     );
     expect((await refusal(plugin(spec, { paramRef: { name: 'missing' } }).validate!(attributes(two))))?.message).toBe(
-      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no params found for policy binding with 'Deny' parameterNotFoundAction",
+      "configmaps \"two\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no params found for policy binding with 'Deny' parameterNotFoundAction",
     );
     expect(await refusal(plugin(spec, { paramRef: { name: 'missing', parameterNotFoundAction: 'Allow' } }).validate!(attributes(two)))).toBeUndefined();
     expect((await refusal(plugin(spec).validate!(attributes(two))))?.message).toContain('paramRef is required');

@@ -1,5 +1,6 @@
 import { type MatchResources, type ValidatingAdmissionPolicy, type ValidatingAdmissionPolicyBinding } from '@svc/api';
-import { failureStatus, StatusError, type StatusReason } from '@svc/machinery';
+import { newForbidden, type StatusReason } from '@svc/machinery';
+import { admittedName } from './pod-admission';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
@@ -8,6 +9,9 @@ import type { ParamSource } from './policy-params';
 import type { NamespaceLookup } from './namespace-lifecycle';
 
 const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
+
+/** The audit annotation a binding with the Audit action records a failed validation under. */
+const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io/validation_failure';
 
 export interface PolicyDependencies {
   namespaces: NamespaceLookup;
@@ -106,8 +110,9 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
         const failOpen = (policy.spec.failurePolicy ?? 'Fail') === 'Ignore';
         const matched = matchConditionsHold(requestContext, policy.spec.matchConditions);
         if (matched === false) continue;
-        const failures: Array<{ text: string; reason: string }> = [];
-        const fail = (text: string, reason = 'Forbidden') => failures.push({ text, reason });
+        // A failure without a reason of its own answers Invalid (422), as Kubernetes' policy decisions do.
+        const failures: Array<{ text: string; reason: string; index: number }> = [];
+        const fail = (text: string, reason = '', index = 0) => failures.push({ text, reason, index });
         if (typeof matched === 'string') {
           if (!failOpen) fail(matched);
         } else {
@@ -119,12 +124,12 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
             const bindingContext = requestContext.forBinding();
             for (const param of params) {
               const context = withVariables(bindingContext.withParams(param), policy.spec.variables);
-              for (const validation of policy.spec.validations ?? []) {
+              (policy.spec.validations ?? []).forEach((validation, index) => {
                 const outcome = check(context, validation.expression, validation.messageExpression, validation.message);
                 if ('error' in outcome) {
-                  if (!failOpen) fail(outcome.error);
-                } else if (!outcome.passed) fail(outcome.message, validation.reason ?? 'Forbidden');
-              }
+                  if (!failOpen) fail(outcome.error, '', index);
+                } else if (!outcome.passed) fail(outcome.message, validation.reason ?? '', index);
+              });
             }
           }
         }
@@ -136,17 +141,23 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
           for (const f of failures)
             attributes.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${f.text}`);
         }
-        if (actions.includes('Deny')) {
-          // Kubernetes answers with the first failure.
+        if (actions.includes('Audit') && attributes.auditAnnotations !== undefined) {
+          // Kubernetes keeps the first failure under this key; its fields in the order its struct declares them.
           const first = failures[0];
-          const code = REASON_CODES[first.reason] ?? 403;
-          throw new StatusError(
-            failureStatus(
-              code,
-              first.reason as StatusReason,
-              `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${first.text}`,
-            ),
-          );
+          attributes.auditAnnotations[VALIDATION_FAILURE_ANNOTATION] ??= JSON.stringify([
+            { expressionIndex: first.index, message: first.text, validationActions: actions, binding: bindingName, policy: policyName },
+          ]);
+        }
+        if (actions.includes('Deny')) {
+          // Kubernetes answers with the first failure, worded as a Forbidden of the object, under the failure's reason.
+          const first = failures[0];
+          const reason = (first.reason || 'Invalid') as StatusReason;
+          const message = `ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}' denied request: ${first.text}`;
+          const denied = newForbidden(attributes.definition, admittedName(attributes) || 'Unknown', message);
+          denied.status.reason = reason;
+          denied.status.code = REASON_CODES[reason] ?? 422;
+          denied.status.details = { ...denied.status.details, causes: [...(denied.status.details?.causes ?? []), { message }] };
+          throw denied;
         }
       }
     },

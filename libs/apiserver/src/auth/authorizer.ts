@@ -131,8 +131,9 @@ export class UnionAuthorizer implements Authorizer {
       if (authorizer === alwaysDeny) continue;
       const resolver = authorizer as Partial<RuleResolver>;
       if (typeof resolver.rulesFor !== 'function') {
-        // A mode that cannot list its rules (Webhook, Node) leaves the answer incomplete.
+        // A mode that cannot list its rules leaves the answer incomplete, and says so.
         incomplete = true;
+        errors.push(`${authorizer.name} authorizer does not support user rule resolution`);
         continue;
       }
       const rules = await resolver.rulesFor(user, namespace);
@@ -141,6 +142,8 @@ export class UnionAuthorizer implements Authorizer {
       if (rules.incomplete) incomplete = true;
       if (rules.evaluationError) errors.push(rules.evaluationError);
     }
-    return { resourceRules, nonResourceRules, incomplete, ...(errors.length > 0 ? { evaluationError: errors.join(', ') } : {}) };
+    // Kubernetes aggregates the modes' errors: one error as it is, several as `[a, b]`.
+    const evaluationError = errors.length === 0 ? undefined : errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+    return { resourceRules, nonResourceRules, incomplete, ...(evaluationError !== undefined ? { evaluationError } : {}) };
   }
 }

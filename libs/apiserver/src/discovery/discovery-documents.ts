@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { apiVersionOf, extraSubresourceVerbs, type KindDefinition, type NonStoredResource } from '@svc/api';
-import type { GroupVersionForDiscovery } from '@svc/machinery';
+import { kubernetesGroupName, type GroupVersionForDiscovery } from '@svc/machinery';
 import type { ServedApis } from './served-apis';
 
 /**
@@ -186,6 +186,19 @@ function nonStoredDiscovery(r: NonStoredResource): ApiResourceDiscovery {
   };
 }
 
+/**
+ * The short names and categories discovery shows for a kind: a group served under both names shows them
+ * under Kubernetes' name only (see the scheme's twins), so that kubectl resolves `crd` or `all` once.
+ */
+function namesOf(apis: ServedApis, def: KindDefinition): { shortNames?: string[]; categories?: string[] } {
+  const twin = kubernetesGroupName(def.group);
+  if (def.aliasOf === undefined && twin !== undefined && apis.group(twin) !== undefined) return {};
+  return {
+    ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
+    ...(def.categories.length ? { categories: [...def.categories] } : {}),
+  };
+}
+
 export function apiResourceList(apis: ServedApis, group: string, version: string): ApiResourceList | undefined {
   const defs = apis.kinds(group, version);
   const nonStored = apis.nonStored(group, version);
@@ -198,8 +211,7 @@ export function apiResourceList(apis: ServedApis, group: string, version: string
       namespaced: def.namespaced,
       kind: def.kind,
       verbs: [...RESOURCE_VERBS],
-      ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
-      ...(def.categories.length ? { categories: [...def.categories] } : {}),
+      ...namesOf(apis, def),
       storageVersionHash: storageVersionHash(def.group, storageVersionOf(apis, def), def.kind),
     });
     for (const sub of subresourcesOf(def)) {
@@ -219,7 +231,7 @@ export function apiResourceList(apis: ServedApis, group: string, version: string
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources };
 }
 
-function resourceDiscovery(def: KindDefinition): ApiResourceDiscovery {
+function resourceDiscovery(apis: ServedApis, def: KindDefinition): ApiResourceDiscovery {
   const subresources = subresourcesOf(def).map((s) => ({ subresource: s.name, responseKind: { ...s.kind }, verbs: [...s.verbs] }));
   return {
     resource: def.resource,
@@ -227,8 +239,7 @@ function resourceDiscovery(def: KindDefinition): ApiResourceDiscovery {
     scope: def.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: def.singular,
     verbs: [...RESOURCE_VERBS],
-    ...(def.shortNames.length ? { shortNames: [...def.shortNames] } : {}),
-    ...(def.categories.length ? { categories: [...def.categories] } : {}),
+    ...namesOf(apis, def),
     ...(subresources.length ? { subresources } : {}),
   };
 }
@@ -240,7 +251,7 @@ function groupDiscovery(apis: ServedApis, name: string): ApiGroupDiscovery | und
     metadata: name ? { name, creationTimestamp: null } : { creationTimestamp: null },
     versions: g.versions.map((v) => ({
       version: v.version,
-      resources: [...apis.kinds(name, v.version).map(resourceDiscovery), ...apis.nonStored(name, v.version).map(nonStoredDiscovery)].sort(
+      resources: [...apis.kinds(name, v.version).map((def) => resourceDiscovery(apis, def)), ...apis.nonStored(name, v.version).map(nonStoredDiscovery)].sort(
         byName((r) => r.resource),
       ),
       freshness: 'Current' as const,

@@ -794,15 +794,22 @@ export class ResourceRegistry {
       }
     }
     this.compiled.default(next);
-    // The kind's own rules compare the object as it will be stored, defaults applied, as Kubernetes
-    // validates an update after decoding it (a client that leaves out a defaulted field changes nothing).
-    if (w.subresource === '') for (const error of this.definition.strategy.validateUpdate?.(next, current) ?? []) errors.push(error);
     await w.slice.yieldIfSpent();
     if (!w.applied) this.setManagedFields(current, next, w);
     await w.slice.yieldIfSpent();
     const rv = next.metadata?.resourceVersion;
     if (rv && rv !== current.metadata?.resourceVersion) throw newConflict(this.groupResource, w.name, OPTIMISTIC_LOCK_ERROR_MESSAGE);
     await this.context.admission.admit(this.attributes('UPDATE', w, next, current));
+    if (w.subresource === '') {
+      // What mutating admission changed counts as the update's own change, as it does where Kubernetes
+      // admits before the strategy prepares the update.
+      bumpGeneration(this.definition, next, current);
+      // The kind's own rules compare the object as it will be stored, defaults applied and admitted, as
+      // Kubernetes validates an update after decoding and mutating admission: a client that leaves out a
+      // defaulted field, or one admission adds back (DefaultTolerationSeconds' tolerations on a replace),
+      // changes nothing.
+      for (const error of this.definition.strategy.validateUpdate?.(next, current) ?? []) errors.push(error);
+    }
     if (this.hooks?.beginUpdate !== undefined && w.subresource === '') {
       w.finish = await this.hooks.beginUpdate(next, current, { dryRun: w.options.dryRun === true });
     }

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
@@ -86,4 +86,35 @@ function answerFor(errorCode: string | undefined): { code: number; message: stri
     default:
       return { code: 400, message: `the request could not be parsed: ${errorCode ?? 'malformed request'}` };
   }
+}
+
+/** Past this much written and not yet taken by the client, Node's own pause stands (see keepParsingBehindEndedResponses). */
+const UNREAD_RESPONSE_LIMIT = 64 * 1024 * 1024;
+
+/** Node's per-connection state that its HTTP server keeps on the socket: set when it stops reading for backpressure. */
+interface PausableSocket extends Socket {
+  _paused?: boolean;
+}
+
+/**
+ * Keeps a keep-alive connection readable when its earlier responses are all written. Node's HTTP server
+ * stops reading a connection whose socket still holds unsent response bytes when a new request's headers
+ * arrive (flood protection against pipelining), and pauses its parser; but the TLS layer goes on handing
+ * over the request body already received, which the paused parser refuses (`HPE_PAUSED`), so the request
+ * fails with a 400 and the connection closes. kubectl meets this applying large objects one after another
+ * (a CRD's PATCH right after a large answer). A pause is only lifted when every earlier response on the
+ * connection has ended and what is left unread by the client is bounded, so a client that pipelines
+ * requests without reading still gets Node's backpressure.
+ */
+export function keepParsingBehindEndedResponses(server: HttpsServer): void {
+  const lastResponse = new WeakMap<Duplex, ServerResponse>();
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket as PausableSocket;
+    const previous = lastResponse.get(socket);
+    lastResponse.set(socket, res);
+    if (socket._paused === true && (previous === undefined || previous.writableEnded) && socket.writableLength <= UNREAD_RESPONSE_LIMIT) {
+      socket._paused = false;
+      socket.resume();
+    }
+  });
 }

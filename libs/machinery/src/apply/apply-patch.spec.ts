@@ -41,8 +41,11 @@ function failure(run: () => unknown): StatusError {
   throw new Error('expected a StatusError');
 }
 
+/** An applied configuration; an empty `spec` is left out (an applied `spec: {}` is itself a field the applier owns). */
 function config(spec: JsonObject, metadata: JsonObject = {}): JsonObject {
-  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', ...metadata }, spec };
+  const applied: JsonObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', ...metadata } };
+  if (Object.keys(spec).length > 0) applied.spec = spec;
+  return applied;
 }
 
 function spec(object: JsonObject): JsonObject {
@@ -182,6 +185,20 @@ describe('applyPatch', () => {
       const result = apply(live, config({}, { finalizers: ['b'] }), 'beta');
       expect((result.metadata as JsonObject).finalizers).toEqual(['a', 'b']);
       expect(entryOf(result, 'beta').fieldsV1).toEqual({ 'f:metadata': { 'f:finalizers': { 'v:"b"': {} } } });
+    });
+
+    it('owns an applied empty object as a field of its own, from the first apply on', () => {
+      const created = apply(undefined, config({ strategy: {} }), 'alpha');
+      expect(spec(created)).toEqual({ strategy: {} });
+      expect(entryOf(created, 'alpha').fieldsV1).toEqual({ 'f:spec': { 'f:strategy': {} } });
+      const again = apply(created, config({ strategy: {} }), 'alpha');
+      expect(managersOf(again)).toEqual(['alpha/Apply']);
+      // Another applier's empty object is shared, not a conflict; dropping it leaves the field to the other.
+      const shared = apply(again, config({ strategy: {} }), 'beta');
+      expect(managersOf(shared)).toEqual(['alpha/Apply', 'beta/Apply']);
+      expect(spec(apply(shared, config({ replicas: 2 }), 'alpha'))).toEqual({ replicas: 2, strategy: {} });
+      // Left by its only applier, the empty object goes.
+      expect(spec(apply(again, config({ replicas: 2 }), 'alpha'))).toEqual({ replicas: 2 });
     });
 
     it('unsets a field applied as null and keeps owning it', () => {
@@ -424,6 +441,38 @@ describe('applyPatch', () => {
       expect(ownedBy(result, 'before-first-apply')).toEqual(['.spec.minReadySeconds', '.spec.replicas']);
       // Compared with {}, the untracked spec itself counts as created.
       expect(ownedBy(apply(untracked, config({ replicas: 1 }), 'alpha'), 'before-first-apply')).toEqual(['.spec', '.spec.minReadySeconds', '.spec.replicas']);
+    });
+  });
+
+  describe('objects last applied client-side', () => {
+    const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+    /** What `kubectl apply` (client-side) leaves: the annotation, and the fields owned by its Update manager. */
+    function clientSideApplied(s: JsonObject, live: JsonObject = s): JsonObject {
+      const fieldsV1: JsonObject = { 'f:metadata': { 'f:annotations': { '.': {}, [`f:${LAST_APPLIED}`]: {} } }, 'f:spec': {} };
+      for (const key of Object.keys(s)) (fieldsV1['f:spec'] as JsonObject)[`f:${key}`] = {};
+      const annotations = { [LAST_APPLIED]: JSON.stringify(config(s, { annotations: {} })) + '\n' };
+      const managedFields = [
+        { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'apps/v1', time: '2024-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1 },
+      ];
+      return config(live, { annotations, managedFields });
+    }
+
+    it("lets kubectl's server-side apply take the fields the client-side apply set, and keeps the annotation current", () => {
+      const live = clientSideApplied({ replicas: 1, paused: false });
+      const result = apply(live, config({ replicas: 3 }), 'kubectl');
+      expect(spec(result).replicas).toBe(3);
+      expect(ownedBy(result, 'kubectl')).toEqual(['.spec.replicas']);
+      expect(ownedBy(result, 'kubectl-client-side-apply')).toContain('.spec.paused');
+      const annotations = (result.metadata as JsonObject).annotations as JsonObject;
+      expect(annotations[LAST_APPLIED]).toBe('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":3}}\n');
+    });
+
+    it('still conflicts for another manager, and for a field changed since the client-side apply', () => {
+      expect(failure(() => apply(clientSideApplied({ replicas: 1 }), config({ replicas: 3 }), 'other')).status.code).toBe(409);
+      const scaled = clientSideApplied({ replicas: 1 }, { replicas: 5 });
+      expect(failure(() => apply(scaled, config({ replicas: 3 }), 'kubectl')).status.message).toBe(
+        'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas',
+      );
     });
   });
 

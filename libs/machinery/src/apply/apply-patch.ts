@@ -6,6 +6,7 @@ import { applyConflictError } from './apply-conflict';
 import { compareObjects, isSame, withoutFields } from './compare';
 import type { ManagedFieldsEntry } from '../meta/managed-fields-entry';
 import { ManagerRecords, decodeManagedFields, encodeManagedFields, formatManagedFieldsTime, managerIdentifier } from './managed-fields';
+import { KUBECTL_APPLY_MANAGER, conflictsLeftByLastApplied, updateLastApplied } from './last-applied';
 import { mergeApplied } from './merge';
 import { findConflicts, reconcileRecords, takeOwnership } from './ownership';
 import { pruneUnowned } from './prune';
@@ -119,7 +120,11 @@ export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
   restoreResetFields(merged, live, options.resetFields);
 
   const comparison = withoutFields(compareObjects(live ?? empty, merged, root), ignored);
-  const conflicts = findConflicts(records, selfId, comparison);
+  let conflicts = findConflicts(records, selfId, comparison);
+  // An object last applied client-side is upgraded by kubectl's server-side apply: what it applied is forgiven.
+  if (conflicts.length > 0 && !options.force && live && options.manager === KUBECTL_APPLY_MANAGER) {
+    conflicts = conflictsLeftByLastApplied(live, root, conflicts);
+  }
   if (conflicts.length > 0 && !options.force) throw applyConflictError(conflicts);
   takeOwnership(records, selfId, comparison);
 
@@ -133,6 +138,7 @@ export function applyPatch(options: ApplyPatchOptions): ApplyPatchResult {
   }
 
   stripNulls(merged, root);
+  if (live && options.manager === KUBECTL_APPLY_MANAGER) updateLastApplied(merged, applied);
   const managedFields = encodeManagedFields(records);
   const metadata = isJsonObject(merged.metadata) ? merged.metadata : undefined;
   if (managedFields.length > 0) {

@@ -9,7 +9,8 @@ import { FieldWalkError } from './walk-error';
  * The fields a (partial) object sets, as structured-merge-diff's ToFieldSet computes them:
  * leaves and atomic values are members; granular lists contribute their items, granular maps
  * the keys that are not declared struct fields. A declared struct field is owned through what
- * it contains, so `resources: {}` sets nothing.
+ * it contains, except when it is null or an empty object: `resources: {}` (or cert-manager's
+ * `selfSigned: {}`) is itself a set field, as structured-merge-diff keeps the empty/null distinction.
  */
 export function toFieldSet(value: JsonValue, type: NodeType): FieldSet {
   const set = new FieldSet();
@@ -29,8 +30,9 @@ function walk(value: JsonValue, type: NodeType, path: FieldSetPath, set: FieldSe
       for (const key of Object.keys(object)) {
         const child = fieldType(shape.type, key);
         const childPath = [...path, { kind: 'field', name: key } as const];
-        walk(object[key], child.type, childPath, set);
-        if (!child.declared) set.insert(childPath);
+        const member = object[key];
+        walk(member, child.type, childPath, set);
+        if (!child.declared || member === null || isEmptyObject(member)) set.insert(childPath);
       }
       return;
     }
@@ -45,4 +47,10 @@ function walk(value: JsonValue, type: NodeType, path: FieldSetPath, set: FieldSe
       return;
     }
   }
+}
+
+function isEmptyObject(value: JsonValue): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const _key in value) return false;
+  return true;
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, ListAtomic, StringEnum } from '../../schema/builders';
+import { describeFields, Int32, ListAtomic, StringEnum } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import type { List } from '../../meta/list';
@@ -20,7 +20,8 @@ export const ServiceReferenceSchema = Type.Object({
   namespace: Type.String(),
   name: Type.String(),
   path: Type.Optional(Type.String()),
-  port: Type.Optional(Int32({ minimum: 1, maximum: 65535, default: 443 })),
+  // Checked by the webhook rules, which word a bad port as Kubernetes' ValidateWebhookService does.
+  port: Type.Optional(Int32({ default: 443 })),
 });
 
 export const WebhookClientConfigSchema = Type.Object({
@@ -78,3 +79,55 @@ export const MutatingWebhookConfigurationSchema = Type.Object({
 });
 export type MutatingWebhookConfiguration = Static<typeof MutatingWebhookConfigurationSchema>;
 export type MutatingWebhookConfigurationList = List<MutatingWebhookConfiguration>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(RuleWithOperationsSchema, {
+  operations: 'The operations: CREATE, UPDATE, DELETE, CONNECT, or `*` for all.',
+  apiGroups: 'The API groups: `""` for the core group, `*` for any.',
+  apiVersions: 'The API versions; `*` for any.',
+  resources: 'The resources: `pods`, `pods/status` for a subresource, `*` for every resource but no subresource, `*/*` for everything.',
+  scope: 'Cluster (cluster-wide resources), Namespaced (namespaced ones) or `*` (both, the default).',
+});
+describeFields(ServiceReferenceSchema, {
+  namespace: "The service's namespace.",
+  name: "The service's name.",
+  path: 'The URL path requests are sent to.',
+  port: 'The service port to call; 443 by default.',
+});
+describeFields(WebhookClientConfigSchema, {
+  url: 'The URL of a webhook outside the cluster: https, with no user, query or fragment. Not with service.',
+  service: 'The Service a webhook in the cluster runs behind, called over https. Not with url.',
+  caBundle: "The CA certificates (PEM, base64 encoded) the webhook's serving certificate must chain to; the API server's own trust roots when left out.",
+});
+describeFields(MatchConditionSchema, {
+  name: 'A name for the condition, unique in the list.',
+  expression:
+    'A CEL expression that gives true or false. It reads object, oldObject, request and authorizer, and in a policy params, namespaceObject and variables too.',
+});
+const WEBHOOK_FIELDS = {
+  name: 'A name for the webhook, unique in the configuration and fully qualified, such as `policy.example.com`.',
+  clientConfig: 'How the API server reaches the webhook.',
+  rules: 'The requests the webhook is called for: those any rule matches.',
+  failurePolicy: 'What happens when the webhook cannot be reached or errs: Fail (the default) refuses the request, Ignore lets it through.',
+  matchPolicy:
+    'Equivalent (the default) also calls the webhook for the same objects reached through another group or version, converted to one its rules name; Exact only for what they name.',
+  namespaceSelector: 'Calls the webhook only for objects in namespaces whose labels match (a Namespace is matched by its own); every namespace by default.',
+  objectSelector: 'Calls the webhook only for objects whose labels, old or new, match; every object by default.',
+  sideEffects: 'Whether a call changes anything beyond its answer: None, or NoneOnDryRun (it does, and it is not called for dry runs).',
+  timeoutSeconds: 'How long the API server waits for an answer before the failure policy applies: 1 to 30 seconds, 10 by default.',
+  admissionReviewVersions: 'The AdmissionReview versions the webhook understands, preferred first; the API server sends the first it knows.',
+  matchConditions: 'CEL conditions on the request, all of which must be true for the webhook to be called; at most 64.',
+};
+describeFields(ValidatingWebhookSchema, WEBHOOK_FIELDS);
+describeFields(MutatingWebhookSchema, {
+  ...WEBHOOK_FIELDS,
+  reinvocationPolicy: 'Whether the webhook is called once more when a later mutating webhook changes the object: Never (the default) or IfNeeded.',
+});
+describeFields(ValidatingWebhookConfigurationSchema, { webhooks: 'The webhooks, each called for the requests it matches; any of them may refuse a request.' });
+describeFields(MutatingWebhookConfigurationSchema, {
+  webhooks: 'The webhooks, each called in turn for the requests it matches, and able to change the object.',
+});
+(ValidatingWebhookConfigurationSchema as { description?: string }).description =
+  'Webhooks the API server calls to decide whether a request may go ahead, after every mutation and before the object is stored.';
+(MutatingWebhookConfigurationSchema as { description?: string }).description =
+  'Webhooks the API server calls to change objects before they are validated and stored.';

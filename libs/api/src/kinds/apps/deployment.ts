@@ -1,13 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { describeFields, Int32, Int64, IntOrString, ListMap, StringEnum } from '../../schema/builders';
-import { kindConditionSchema, OptionalTime } from '../../meta/condition';
+import { conditionFieldDescriptions, kindConditionSchema, OptionalTime } from '../../meta/condition';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import { PERCENT_PATTERN } from '../../meta/names';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 import { PodTemplateSpecSchema } from '../core/pod-spec';
 
-export const DeploymentStrategyTypes = ['RollingUpdate', 'Recreate'] as const;
+/** In the order Kubernetes lists them when a strategy type is not supported. */
+export const DeploymentStrategyTypes = ['Recreate', 'RollingUpdate'] as const;
 
 /** An absolute number (integers) or a percentage (strings); each keyword only constrains its own type. */
 const IntOrPercent = () => IntOrString({ minimum: 0, pattern: PERCENT_PATTERN });
@@ -93,3 +94,12 @@ describeFields(DeploymentStatusSchema, {
 });
 (DeploymentStatusSchema as { description?: string }).description = 'What the deployment controller last observed of a Deployment.';
 (DeploymentSchema as { description?: string }).description = 'Runs a set of identical pods through ReplicaSets and rolls out changes to them step by step.';
+
+describeFields(
+  DeploymentConditionSchema,
+  conditionFieldDescriptions(
+    DeploymentConditionSchema,
+    'Available (enough pods are available), Progressing (a rollout moves on, or is done) or ReplicaFailure (pods could not be made or deleted).',
+  ),
+  'One aspect of the state of a Deployment.',
+);

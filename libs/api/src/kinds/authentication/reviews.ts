@@ -64,9 +64,13 @@ export const TokenReviewSchema = Described(
 );
 export type TokenReview = Static<typeof TokenReviewSchema>;
 
-export const SelfSubjectReviewStatusSchema = Described(Type.Object({ userInfo: Type.Optional(UserInfoSchema) }), {
-  userInfo: 'The user the request was authenticated as.',
-});
+export const SelfSubjectReviewStatusSchema = Described(
+  Type.Object({ userInfo: Type.Optional(UserInfoSchema) }),
+  {
+    userInfo: 'The user the request was authenticated as.',
+  },
+  'What the server found the caller to be.',
+);
 
 /** authentication/v1 SelfSubjectReview: tells the caller who the server takes them for. */
 export const SelfSubjectReviewSchema = Described(

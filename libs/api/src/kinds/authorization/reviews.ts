@@ -192,9 +192,13 @@ export const SubjectRulesReviewStatusSchema = Described(
   'The rules the caller holds.',
 );
 
-export const SelfSubjectRulesReviewSpecSchema = Described(Type.Object({ namespace: Type.Optional(Type.String()) }), {
-  namespace: 'The namespace whose rules to list.',
-});
+export const SelfSubjectRulesReviewSpecSchema = Described(
+  Type.Object({ namespace: Type.Optional(Type.String()) }),
+  {
+    namespace: 'The namespace whose rules to list.',
+  },
+  'The namespace a SelfSubjectRulesReview asks about.',
+);
 
 /** authorization/v1 SelfSubjectRulesReview: what may I do in this namespace? (`kubectl auth can-i --list`). */
 export const SelfSubjectRulesReviewSchema = reviewObject(

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, Time } from '../../schema/builders';
+import { describeFields, Int32, Time } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 
@@ -24,3 +24,20 @@ export const LeaseSchema = Type.Object({
 });
 export type Lease = Static<typeof LeaseSchema>;
 export type LeaseList = List<Lease>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(
+  LeaseSpecSchema,
+  {
+    holderIdentity: 'Who holds the lease now, such as one instance of a controller, or a node.',
+    leaseDurationSeconds: 'How long others wait after the last renewal before they may take the lease over.',
+    acquireTime: 'When the current holder took the lease.',
+    renewTime: 'When the holder last renewed it.',
+    leaseTransitions: 'How many times the lease has changed hands.',
+    strategy: 'How coordinated leader election picks the next holder: OldestEmulationVersion. Not acted on by this server.',
+    preferredHolder: 'The holder coordinated leader election wants next; the current holder should let the lease go. Not acted on by this server.',
+  },
+  'Who holds a lease, and until when.',
+);
+(LeaseSchema as { description?: string }).description =
+  'A lock held for a term and renewed by its holder: leader election among the replicas of a component, and the heartbeat of each node (in kube-node-lease).';

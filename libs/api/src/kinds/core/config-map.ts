@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringMap } from '../../schema/builders';
+import { describeFields, StringMap } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import { CONFIG_MAP_KEY_PATTERN } from '../../meta/names';
 import type { List } from '../../meta/list';
@@ -16,3 +16,14 @@ export const ConfigMapSchema = Type.Object({
 });
 export type ConfigMap = Static<typeof ConfigMapSchema>;
 export type ConfigMapList = List<ConfigMap>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(
+  ConfigMapSchema,
+  {
+    data: 'Text values by key; a key is made of letters, digits, `-`, `_` and `.`.',
+    binaryData: 'Binary values by key, base64 encoded; a key may not be in data as well.',
+    immutable: 'When true, data and binaryData may no longer change and it cannot be set back; only a delete remains. Node agents then need not watch it.',
+  },
+  'Configuration, as keys and values, that pods read as environment variables, command arguments or files. At most 1 MiB in all.',
+);

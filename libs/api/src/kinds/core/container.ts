@@ -1,20 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ATOMIC, describeFields, Int32, Int64, IntOrString, ListAtomic, ListMap, Quantity, StringEnum, StringMap } from '../../schema/builders';
-import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/names';
+import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN, PORT_NAME_PATTERN } from '../../meta/names';
 
-export const Protocols = ['TCP', 'UDP', 'SCTP'] as const;
-export const PullPolicies = ['Always', 'Never', 'IfNotPresent'] as const;
+/** In the order Kubernetes lists them when a protocol is not supported (sorted). */
+export const Protocols = ['SCTP', 'TCP', 'UDP'] as const;
+export const PullPolicies = ['Always', 'IfNotPresent', 'Never'] as const;
 
-const PortNumber = () => Int32({ minimum: 1, maximum: 65535 });
+/** A port given by number or by the name of a container's port, as probes and services give it. */
+export const PortNumberOrName = () => IntOrString({ minimum: 1, maximum: 65535, pattern: PORT_NAME_PATTERN });
 
 /** IANA service name: at most 15 characters, lower case alphanumerics and '-'. */
-const PortName = () => Type.String({ pattern: DNS1123_LABEL_PATTERN, maxLength: 15 });
+const PortName = () => Type.String({ pattern: PORT_NAME_PATTERN });
 
+// Port numbers are checked by the pod spec rules: 0 is an unset containerPort (required) and an unset hostPort.
 export const ContainerPortSchema = Type.Object({
   name: Type.Optional(PortName()),
-  containerPort: PortNumber(),
+  containerPort: Int32(),
   protocol: Type.Optional(StringEnum(Protocols, { default: 'TCP' })),
-  hostPort: Type.Optional(PortNumber()),
+  hostPort: Type.Optional(Int32()),
   hostIP: Type.Optional(Type.String()),
 });
 export type ContainerPort = Static<typeof ContainerPortSchema>;
@@ -75,10 +78,10 @@ export const VolumeMountSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   mountPath: Type.String({ minLength: 1 }),
   readOnly: Type.Optional(Type.Boolean()),
-  recursiveReadOnly: Type.Optional(StringEnum(['Disabled', 'IfPossible', 'Enabled'] as const)),
+  recursiveReadOnly: Type.Optional(StringEnum(['Disabled', 'Enabled', 'IfPossible'] as const)),
   subPath: Type.Optional(Type.String()),
   subPathExpr: Type.Optional(Type.String()),
-  mountPropagation: Type.Optional(StringEnum(['None', 'HostToContainer', 'Bidirectional'] as const)),
+  mountPropagation: Type.Optional(StringEnum(['Bidirectional', 'HostToContainer', 'None'] as const)),
 });
 export type VolumeMount = Static<typeof VolumeMountSchema>;
 
@@ -86,14 +89,14 @@ export const VolumeDeviceSchema = Type.Object({ name: Type.String(), devicePath:
 
 export const HTTPGetActionSchema = Type.Object({
   path: Type.Optional(Type.String({ default: '/' })),
-  port: IntOrString(),
+  port: PortNumberOrName(),
   host: Type.Optional(Type.String()),
   scheme: Type.Optional(StringEnum(['HTTP', 'HTTPS'] as const, { default: 'HTTP' })),
   httpHeaders: Type.Optional(ListAtomic(Type.Object({ name: Type.String(), value: Type.String() }))),
 });
 
 export const ExecActionSchema = Type.Object({ command: Type.Optional(ListAtomic(Type.String())) });
-export const TCPSocketActionSchema = Type.Object({ port: IntOrString(), host: Type.Optional(Type.String()) });
+export const TCPSocketActionSchema = Type.Object({ port: PortNumberOrName(), host: Type.Optional(Type.String()) });
 export const GRPCActionSchema = Type.Object({
   port: Int32({ minimum: 1, maximum: 65535 }),
   service: Type.Optional(Type.String({ default: '' })),
@@ -217,12 +220,13 @@ const CONTAINER_FIELDS = {
   envFrom: 'Sources whose every key becomes an environment variable (a ConfigMap or a Secret). A key given again in env wins; among sources the last wins.',
   env: 'Environment variables to set in the container.',
   resources: 'The compute resources the container asks for (requests, used for scheduling) and may not exceed (limits).',
-  resizePolicy: 'How the container takes a change of its resources while running: in place, or by restarting.',
+  resizePolicy: "How the container takes a change of its resources while running: in place, or by restarting. Not acted on by this server's node agent.",
   'resizePolicy.resourceName': 'The resource the policy is for: cpu or memory.',
   'resizePolicy.restartPolicy': 'NotRequired (the change is applied in place) or RestartContainer.',
-  restartPolicy: 'For init containers only: `Always` makes it a sidecar that starts before the app containers and runs beside them.',
+  restartPolicy:
+    "For init containers only: `Always` makes it a sidecar that starts before the app containers and runs beside them. This server's node agent does not run sidecars yet: it waits for such a container to end, as for any init container.",
   volumeMounts: "Where the pod's volumes appear in the container's filesystem.",
-  volumeDevices: 'Block volumes the container sees as raw devices.',
+  volumeDevices: "Block volumes the container sees as raw devices. Not acted on by this server's node agent.",
   livenessProbe: 'The check that the container still works; after enough failures it is restarted.',
   readinessProbe: 'The check that the container can serve; while it fails the pod is left out of service endpoints.',
   startupProbe: 'The check that the container has started; the other probes wait for it, and after enough failures the container is restarted.',
@@ -244,7 +248,7 @@ describeFields(EphemeralContainerSchema, {
 });
 (ContainerSchema as { description?: string }).description = 'One program the pod runs, in its own filesystem, from an image.';
 (EphemeralContainerSchema as { description?: string }).description =
-  'A container added to a running pod to inspect it (`kubectl debug`). It has no ports, probes or resources, and is never restarted.';
+  "A container added to a running pod to inspect it (`kubectl debug`). It has no ports, probes or resources, and is never restarted. This server's node agent does not start them yet.";
 
 describeFields(ContainerPortSchema, {
   name: 'A name for the port, unique in the pod, that services and probes may use in place of its number.',
@@ -270,7 +274,7 @@ describeFields(EnvVarSchema, {
   ...Object.fromEntries(Object.entries(KEY_SELECTOR('ConfigMap')).map(([k, v]) => [`valueFrom.configMapKeyRef.${k}`, v])),
   'valueFrom.secretKeyRef': 'A key of a Secret.',
   ...Object.fromEntries(Object.entries(KEY_SELECTOR('Secret')).map(([k, v]) => [`valueFrom.secretKeyRef.${k}`, v])),
-  'valueFrom.fileKeyRef': "A key of an env file in one of the pod's volumes.",
+  'valueFrom.fileKeyRef': "A key of an env file in one of the pod's volumes. Not acted on by this server's node agent.",
   'valueFrom.fileKeyRef.volumeName': 'The volume holding the file.',
   'valueFrom.fileKeyRef.path': "The file's path inside the volume.",
   'valueFrom.fileKeyRef.key': 'The key in the file whose value is taken.',
@@ -301,8 +305,176 @@ describeFields(VolumeMountSchema, {
   name: 'The pod volume to mount, by its name.',
   mountPath: 'Where in the container the volume appears; it may not contain `:`.',
   readOnly: 'Whether the mount is read-only; false by default.',
-  recursiveReadOnly: 'Whether mounts below a read-only mount are read-only too: Disabled, IfPossible or Enabled.',
+  recursiveReadOnly:
+    "Whether mounts below a read-only mount are read-only too: Disabled (the default), IfPossible or Enabled. Not acted on by this server's node agent.",
   subPath: 'A path inside the volume to mount instead of its root.',
-  subPathExpr: "Like subPath, with `$(VAR)` replaced by the container's environment; the two exclude each other.",
+  subPathExpr: "Like subPath, with `$(VAR)` replaced by the container's environment; the two exclude each other. Not acted on by this server's node agent.",
   mountPropagation: 'Whether mounts made later on the host or in the container are seen on the other side: None, HostToContainer or Bidirectional.',
 });
+
+const NOT_ACTED_ON = "Not acted on by this server's node agent.";
+
+(ContainerPortSchema as { description?: string }).description = 'A port a container listens on.';
+(EnvFromSourceSchema as { description?: string }).description = 'A ConfigMap or Secret whose every key becomes an environment variable.';
+(VolumeMountSchema as { description?: string }).description = 'A volume of the pod, mounted into a container.';
+
+describeFields(
+  ObjectFieldSelectorSchema,
+  {
+    apiVersion: 'The version of the schema fieldPath is written in; `v1` by default.',
+    fieldPath:
+      "The field to read: metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'], spec.nodeName, spec.serviceAccountName, status.hostIP(s) or status.podIP(s). Volumes take only the metadata ones, and whole metadata.labels or metadata.annotations.",
+  },
+  'A field of the pod, given to its containers as a value.',
+);
+describeFields(
+  ResourceFieldSelectorSchema,
+  {
+    containerName: 'The container whose resource is read: required in a volume, the container itself in an environment variable.',
+    resource: 'limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory or requests.ephemeral-storage (hugepages too).',
+    divisor: 'The unit the value is given in, rounded up: `1m` gives CPU in millicores, `1Mi` memory in mebibytes. 1 by default.',
+  },
+  'A request or limit of a container, given to the containers as a value. A limit left out is the allocatable amount of the node.',
+);
+describeFields(
+  VolumeDeviceSchema,
+  {
+    name: 'The persistentVolumeClaim volume of the pod to use.',
+    devicePath: 'Where in the container the device appears.',
+  },
+  `A block volume the container sees as a raw device. ${NOT_ACTED_ON}`,
+);
+
+describeFields(
+  HTTPGetActionSchema,
+  {
+    path: 'The path to ask for; `/` by default.',
+    port: "The port to connect to: a number from 1 to 65535, or the name of one of the container's ports.",
+    host: "The host to connect to; the pod's IP by default. To send another Host header, set it in httpHeaders instead.",
+    scheme: 'HTTP or HTTPS; HTTP by default. Over HTTPS the certificate is not verified.',
+    httpHeaders: 'Headers sent with the request; names are compared without regard to case.',
+    'httpHeaders.name': "The header's name.",
+    'httpHeaders.value': "The header's value.",
+  },
+  'A check or hook made as an HTTP GET to the container: any status from 200 to 399 is success.',
+);
+describeFields(
+  ExecActionSchema,
+  {
+    command:
+      "The command to run in the container, from its root directory; no shell runs it unless it starts one (`['sh', '-c', '...']`). Exit status 0 is success.",
+  },
+  'A command run inside the container.',
+);
+describeFields(
+  TCPSocketActionSchema,
+  {
+    port: "The port to connect to: a number from 1 to 65535, or the name of one of the container's ports.",
+    host: "The host to connect to; the pod's IP by default.",
+  },
+  'A check that a TCP connection to the container can be opened: connecting is success.',
+);
+describeFields(
+  GRPCActionSchema,
+  {
+    port: 'The port of the gRPC server, from 1 to 65535.',
+    service: 'The service name sent in the health check request (grpc.health.v1.Health); empty, the default, asks after the server as a whole.',
+  },
+  "A check through gRPC's health checking protocol: SERVING is success.",
+);
+
+describeFields(
+  ProbeSchema,
+  {
+    exec: 'Run a command in the container.',
+    httpGet: 'Make an HTTP GET request to the container.',
+    tcpSocket: 'Open a TCP connection to the container.',
+    grpc: "Ask the container's gRPC health service.",
+    initialDelaySeconds: 'How long after the container starts the first check is made; 0 by default.',
+    timeoutSeconds: 'How long one check may take before it counts as failed; 1 by default, at least 1.',
+    periodSeconds: 'How often the check is made; 10 by default, at least 1.',
+    successThreshold: 'How many checks in a row must pass, after a failure, for the probe to pass; 1 by default, and always 1 for liveness and startup probes.',
+    failureThreshold: 'How many checks in a row must fail for the probe to fail; 3 by default, at least 1.',
+    terminationGracePeriodSeconds:
+      "For liveness and startup probes: the grace period a container stopped for failing the probe gets, in place of the pod's terminationGracePeriodSeconds. At least 1.",
+  },
+  'A check the node agent makes on a container at intervals, by exactly one of exec, httpGet, tcpSocket or grpc.',
+);
+
+describeFields(
+  LifecycleHandlerSchema,
+  {
+    exec: 'Run a command in the container.',
+    httpGet: 'Make an HTTP GET request to the container.',
+    tcpSocket: "Deprecated: Kubernetes' node agent fails a hook given this way. This server's node agent opens a TCP connection instead.",
+    sleep: "Wait a number of seconds. This server's node agent honours it in preStop only.",
+    'sleep.seconds': 'How many seconds to wait.',
+  },
+  'One hook action: exactly one of exec, httpGet or sleep.',
+);
+describeFields(
+  LifecycleSchema,
+  {
+    postStart:
+      'Run right after the container is created, beside its program. When it fails, the container is killed and restarted as the restart policy says; nothing else happens to the container until it ends.',
+    preStop:
+      'Run before the container is stopped by an API request or by the node agent (a failed liveness probe, preemption), never when it ends by itself. It counts against the grace period; then the container gets its stop signal.',
+    stopSignal: `The signal that stops the container, such as SIGTERM; the image's STOPSIGNAL by default. Needs spec.os.name. ${NOT_ACTED_ON}`,
+  },
+  'Hooks the node agent runs when a container starts and before it is stopped.',
+);
+
+describeFields(
+  SELinuxOptionsSchema,
+  {
+    user: 'The SELinux user of the label.',
+    role: 'The SELinux role of the label.',
+    type: 'The SELinux type of the label.',
+    level: 'The SELinux level of the label, such as `s0:c123,c456`.',
+  },
+  `An SELinux label for a container's processes and volumes. ${NOT_ACTED_ON}`,
+);
+describeFields(
+  WindowsSecurityContextOptionsSchema,
+  {
+    gmsaCredentialSpecName: 'The GMSACredentialSpec object whose group managed service account the container uses.',
+    gmsaCredentialSpec: 'The content of that credential spec, as JSON; the GMSA admission webhook fills it in.',
+    runAsUserName: "The Windows user the container's process runs as; the image's by default.",
+    hostProcess: "Whether the container runs as a process of the Windows host, on the node's network; every container of the pod must say the same.",
+  },
+  "Settings for containers on Windows nodes. This server's node agent runs on Linux and ignores them.",
+);
+describeFields(
+  SeccompProfileSchema,
+  {
+    type: "RuntimeDefault (the container runtime's own profile), Localhost (a profile on the node, named by localhostProfile) or Unconfined (none).",
+    localhostProfile:
+      "With type Localhost only: for seccomp, the profile file's path under the node agent's seccomp directory; for AppArmor, the name of a profile loaded on the node.",
+  },
+  'A seccomp or AppArmor profile for a container.',
+);
+
+const SECURITY_FIELDS = {
+  seLinuxOptions: `The SELinux label of the processes; the runtime picks one when it is left out. ${NOT_ACTED_ON}`,
+  windowsOptions: "Settings for Windows nodes. This server's node agent runs on Linux and ignores them.",
+  runAsUser: "The user ID the processes run as; the image's user by default.",
+  runAsGroup: "The primary group ID of the processes; the image's by default.",
+  runAsNonRoot: `When true, a container that would run as user 0 is not started. ${NOT_ACTED_ON}`,
+  seccompProfile: `The seccomp profile the processes run under. ${NOT_ACTED_ON}`,
+  appArmorProfile: `The AppArmor profile the processes run under. ${NOT_ACTED_ON}`,
+};
+describeFields(
+  SecurityContextSchema,
+  {
+    ...SECURITY_FIELDS,
+    capabilities: "Linux capabilities added to or dropped from the runtime's default set.",
+    'capabilities.add': 'Capabilities to add, such as NET_ADMIN.',
+    'capabilities.drop': 'Capabilities to remove, such as ALL.',
+    privileged: 'Whether the container runs privileged, with nearly every power root has on the node; false by default.',
+    readOnlyRootFilesystem: "Whether the container's root filesystem is read-only; false by default.",
+    allowPrivilegeEscalation:
+      'Whether a process may gain more privileges than its parent (setuid programs, file capabilities); false sets no_new_privs. Always true for a privileged container or one with CAP_SYS_ADMIN.',
+    procMount: `Default masks parts of /proc as runtimes do; Unmasked leaves it whole, for a pod with hostUsers false. ${NOT_ACTED_ON}`,
+  },
+  "Security settings of one container; each one set here wins over the pod's.",
+);

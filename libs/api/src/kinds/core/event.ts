@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, Time } from '../../schema/builders';
+import { describeFields, Int32, Time } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 import { ObjectReferenceSchema } from './object-reference';
@@ -28,3 +28,29 @@ export const EventSchema = Type.Object({
 });
 export type Event = Static<typeof EventSchema>;
 export type EventList = List<Event>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(
+  EventSchema,
+  {
+    involvedObject: 'The object the event is about.',
+    reason: 'Why it happened, as a short CamelCase word such as Scheduled, Pulled or BackOff.',
+    message: 'What happened, in words for people.',
+    source: 'The component that reported it, for reporters of this older kind; newer ones set reportingComponent.',
+    'source.component': 'The reporting component, such as kubelet or default-scheduler.',
+    'source.host': 'The node the component runs on.',
+    firstTimestamp: 'When it was first seen.',
+    lastTimestamp: 'When it was last seen.',
+    count: 'How many times it has been seen.',
+    type: 'Normal, or Warning for something that may need a look.',
+    eventTime: 'When it first happened, to the microsecond; newer reporters set it in place of firstTimestamp.',
+    series: 'For an event that keeps happening: how often, and when last; newer reporters set it in place of count.',
+    'series.count': 'How many times it has happened so far.',
+    'series.lastObservedTime': 'When it last happened.',
+    action: 'What the reporter did, or failed to do, such as Binding or Pulling.',
+    related: 'A second object it concerns, such as the node a pod was bound to.',
+    reportingComponent: 'The controller that reported it, such as `kubernetes.io/kubelet`.',
+    reportingInstance: 'Which instance of that controller, such as the name of its node.',
+  },
+  'A report of something that happened to an object, as `kubectl describe` and `kubectl events` show them. Kept for an hour by default (`--event-ttl`).',
+);

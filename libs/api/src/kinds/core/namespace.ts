@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListAtomic, ListMap, StringEnum } from '../../schema/builders';
-import { kindConditionSchema, OptionalTime } from '../../meta/condition';
+import { describeFields, ListAtomic, ListMap, StringEnum } from '../../schema/builders';
+import { conditionFieldDescriptions, kindConditionSchema, OptionalTime } from '../../meta/condition';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 
@@ -26,3 +26,21 @@ export const NamespaceSchema = Type.Object({
 });
 export type Namespace = Static<typeof NamespaceSchema>;
 export type NamespaceList = List<Namespace>;
+
+// What `kubectl explain` says of each field, in this project's words.
+const namespaceStatus = NamespaceSchema.properties.status;
+describeFields(
+  NamespaceSchema,
+  {
+    'spec.finalizers':
+      "Cleanups to be done before the namespace is removed, changed only through the finalize subresource. The namespace controller deletes the namespace's content and then removes its own (`svc` on this server, `kubernetes` in Kubernetes).",
+    'status.conditions': 'How the deletion of the namespace goes, when something holds it up.',
+    'status.phase': 'Active, or Terminating from its deletion until its content is gone; nothing new may be made in a Terminating namespace.',
+    ...conditionFieldDescriptions(
+      (namespaceStatus.properties.conditions as unknown as { items: { properties: object } }).items,
+      'How the deletion of the namespace goes: NamespaceDeletionDiscoveryFailure, NamespaceDeletionContentFailure, NamespaceDeletionGroupVersionParsingFailure, NamespaceContentRemaining or NamespaceFinalizersRemaining.',
+      'status.conditions.',
+    ),
+  },
+  'A scope for names, and for the permissions, quotas and policies of the objects in it.',
+);

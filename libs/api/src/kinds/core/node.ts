@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeForm, Int32, Int64, ListAtomic, ListSet, Quantity, StringEnum, StringMap, Time } from '../../schema/builders';
-import { kindConditionSchema, OptionalTime } from '../../meta/condition';
+import { describeFields, FreeForm, Int32, Int64, ListAtomic, ListSet, Quantity, StringEnum, StringMap, Time } from '../../schema/builders';
+import { conditionFieldDescriptions, kindConditionSchema, OptionalTime } from '../../meta/condition';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 import { ListMap } from '../../schema/builders';
@@ -79,3 +79,82 @@ export const NodeSchema = Type.Object({
 });
 export type Node = Static<typeof NodeSchema>;
 export type NodeList = List<Node>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(
+  TaintSchema,
+  {
+    key: 'The key of the taint, a qualified name such as node.kubernetes.io/unreachable.',
+    value: 'The value of the taint; may be empty.',
+    effect:
+      'What it does to pods that do not tolerate it: NoSchedule (none is placed on the node), PreferNoSchedule (the scheduler avoids the node) or NoExecute (none is placed, and those running are evicted).',
+    timeAdded: 'When a NoExecute taint was added; written by the server.',
+  },
+  'A mark on a node that keeps away the pods that do not tolerate it.',
+);
+describeFields(
+  NodeConditionSchema,
+  conditionFieldDescriptions(
+    NodeConditionSchema,
+    'Ready (the node agent is healthy and takes pods), MemoryPressure, DiskPressure, PIDPressure or NetworkUnavailable.',
+  ),
+  'One aspect of the health of a node.',
+);
+describeFields(
+  NodeSystemInfoSchema,
+  {
+    machineID: 'The machine ID of the node, from /etc/machine-id.',
+    systemUUID: "The node's hardware UUID, as its firmware reports it.",
+    bootID: "The ID of the node's current boot; it changes with every reboot.",
+    kernelVersion: 'The kernel release, as `uname -r` gives it.',
+    osImage: 'The operating system, as /etc/os-release names it.',
+    containerRuntimeVersion: 'The container runtime and its version, as `<runtime>://<version>`.',
+    kubeletVersion: "The node agent's version.",
+    kubeProxyVersion: 'Deprecated, as it was never reliable; left empty.',
+    operatingSystem: 'linux or windows.',
+    architecture: 'The CPU architecture, such as amd64 or arm64.',
+    swap: "The node's swap memory: its capacity in bytes.",
+  },
+  'Facts about the system of a node, as its node agent reports them.',
+);
+describeFields(
+  NodeSpecSchema,
+  {
+    podCIDR: 'The range of pod IPs given to the node: the first of podCIDRs.',
+    podCIDRs: 'The ranges of pod IPs given to the node, at most one per address family, by node IPAM or its registration. Once set, they cannot change.',
+    providerID: "The node's ID at its cloud provider, as `<provider>://<id>`.",
+    unschedulable: 'When true, no new pod is placed on the node (`kubectl cordon`); the pods there keep running.',
+    taints: 'Taints that keep away the pods that do not tolerate them.',
+    configSource: 'Deprecated: the source of a dynamic node agent configuration, a feature Kubernetes removed. Not acted on.',
+    externalID: 'Deprecated; not used.',
+  },
+  'How a node is to be used: its pod IP ranges, its taints and whether it takes new pods.',
+);
+describeFields(
+  NodeStatusSchema,
+  {
+    capacity: "The node's resources in all: cpu, memory, ephemeral-storage, pods and the like.",
+    allocatable: "What of them pods may use, after the system's and the node agent's reservations; the scheduler places pods by it.",
+    phase: 'Deprecated; not set.',
+    conditions: 'Ready, MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable, each with why.',
+    addresses: "The node's addresses, each with its type.",
+    'addresses.type': 'Hostname, InternalIP, ExternalIP, InternalDNS or ExternalDNS.',
+    'addresses.address': 'The address.',
+    daemonEndpoints: 'Where the daemons of the node listen.',
+    'daemonEndpoints.kubeletEndpoint': "The node agent's endpoint.",
+    'daemonEndpoints.kubeletEndpoint.Port': 'The port the node agent serves its API on.',
+    nodeInfo: 'The versions and IDs of what the node runs.',
+    images: 'The images on the node, as its node agent last listed them.',
+    'images.names': 'The names the image goes by: its tags and digests.',
+    'images.sizeBytes': 'Its size in bytes.',
+    volumesInUse: 'The attached volumes the node has mounted.',
+    volumesAttached: 'The volumes attached to the node.',
+    'volumesAttached.name': 'The name of the volume.',
+    'volumesAttached.devicePath': 'Where the volume appears on the node.',
+    config: 'Deprecated: the state of a dynamic node agent configuration.',
+    runtimeHandlers: 'The handlers the container runtime offers, with the features of each.',
+    features: 'Features the container runtime has, such as the supplemental groups policy.',
+  },
+  "What a node's node agent last reported of it.",
+);
+(NodeSchema as { description?: string }).description = 'A machine that runs pods. Its node agent registers it and reports its capacity, health and system.';

@@ -16,12 +16,13 @@ import { LocalObjectReferenceSchema } from './object-reference';
 import { VolumeSchema } from './volume';
 
 export const RestartPolicies = ['Always', 'OnFailure', 'Never'] as const;
-export const DNSPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
+// Enum values are listed in the order Kubernetes' validation lists them when a value is not supported.
+export const DNSPolicies = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const;
 export const TaintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 
 export const TolerationSchema = Type.Object({
   key: Type.Optional(Type.String()),
-  operator: Type.Optional(StringEnum(['Exists', 'Equal'] as const)),
+  operator: Type.Optional(StringEnum(['Equal', 'Exists'] as const)),
   value: Type.Optional(Type.String()),
   effect: Type.Optional(StringEnum(TaintEffects)),
   tolerationSeconds: Type.Optional(Int64()),
@@ -123,7 +124,8 @@ describeFields(PodSpecSchema, {
   ephemeralContainers: "Debug containers added to the running pod through its ephemeralcontainers subresource; never part of a pod's creation.",
   restartPolicy: "When the pod's containers are restarted after they end: Always, OnFailure or Never. Always by default.",
   terminationGracePeriodSeconds: 'How long the pod has to stop after it is asked to, before its processes are killed; 30 by default.',
-  activeDeadlineSeconds: 'How long the pod may run, counted from its start, before it is stopped and marked failed.',
+  activeDeadlineSeconds:
+    "How long the pod may run, counted from its start, before it is stopped and marked failed (reason DeadlineExceeded); it may be added or lowered later, never raised. Not acted on by this server's node agent.",
   dnsPolicy:
     "How the pod's DNS is set up: ClusterFirst (the cluster DNS, the default), ClusterFirstWithHostNet, Default (the node's) or None (dnsConfig alone).",
   nodeSelector: 'Labels a node must carry for the pod to be placed on it.',
@@ -146,7 +148,7 @@ describeFields(PodSpecSchema, {
   'hostAliases.ip': 'The address the names resolve to.',
   'hostAliases.hostnames': 'The names for that address.',
   priorityClassName: "The PriorityClass that sets the pod's priority.",
-  priority: "The pod's priority, filled in from its priority class; higher placed first and preempted last.",
+  priority: "The pod's priority, filled in from its priority class at creation: higher ones are scheduled first and preempted last.",
   dnsConfig: 'DNS settings merged into those dnsPolicy makes.',
   'dnsConfig.nameservers': 'Further name servers, at most three in all.',
   'dnsConfig.searches': 'Further search domains.',
@@ -155,18 +157,21 @@ describeFields(PodSpecSchema, {
   'dnsConfig.options.value': "The option's value, if it takes one.",
   readinessGates: 'Further conditions that must be True for the pod to be ready.',
   'readinessGates.conditionType': "The type of a condition in the pod's status.",
-  runtimeClassName: "The RuntimeClass whose handler runs the pod's containers.",
-  enableServiceLinks: 'Whether the services of the namespace are announced to the containers as environment variables, as Docker links did; true by default.',
-  preemptionPolicy: 'Whether the pod may preempt pods of lower priority: PreemptLowerPriority (the default) or Never.',
+  runtimeClassName: "The RuntimeClass whose handler runs the pod's containers. This server serves no RuntimeClass, so a pod naming one is refused.",
+  enableServiceLinks:
+    "Whether the services of the namespace are announced to the containers as environment variables, as Docker links did; true by default. Not acted on by this server's node agent.",
+  preemptionPolicy:
+    "Whether the pod may preempt pods of lower priority: PreemptLowerPriority (the default) or Never. This server's scheduler preempts no pod yet.",
   overhead: "The resources running the pod costs beyond its containers', set from its RuntimeClass.",
-  topologySpreadConstraints: 'How the pod and its like are spread across zones, nodes or other topology domains.',
-  setHostnameAsFQDN: "Whether the pod's host name is its fully qualified domain name.",
+  topologySpreadConstraints:
+    "How the pod and its like are spread across zones, nodes or other topology domains. This server's scheduler does not act on them yet.",
+  setHostnameAsFQDN: "Whether the pod's host name is its fully qualified domain name; false by default. Not acted on by this server's node agent.",
   os: "The operating system the pod's containers need.",
   'os.name': 'linux or windows.',
-  hostUsers: "Whether the pod uses the node's user namespace; false gives it one of its own.",
+  hostUsers: "Whether the pod uses the node's user namespace (true, the default); false gives it one of its own. Not acted on by this server's node agent.",
   schedulingGates: 'While any is left, the pod is not scheduled; controllers remove them when the pod may go.',
   'schedulingGates.name': "The gate's name, unique in the pod.",
-  resourceClaims: 'Resources (devices, above all) the pod claims through ResourceClaims.',
+  resourceClaims: 'Resources (devices, above all) the pod claims through ResourceClaims. This server serves no ResourceClaim, so nothing allocates them.',
   resources: 'Resources for the pod as a whole, which its containers share.',
 });
 (PodSpecSchema as { description?: string }).description = 'What a pod runs and how: its containers, volumes, placement and security.';
@@ -175,3 +180,59 @@ describeFields(PodTemplateSpecSchema, {
   spec: 'The spec of the pods made from the template.',
 });
 (PodTemplateSpecSchema as { description?: string }).description = 'The pods a workload makes, as a template.';
+
+const NOT_ACTED_ON = "Not acted on by this server's node agent.";
+
+describeFields(
+  TolerationSchema,
+  {
+    key: 'The taint key to match; empty matches every key, and then operator must be Exists.',
+    operator: 'Equal (the default) matches a taint with the same value; Exists matches any value, and value must then be empty.',
+    value: 'The taint value to match, with Equal.',
+    effect: 'The taint effect to match: NoSchedule, PreferNoSchedule or NoExecute; empty matches every effect.',
+    tolerationSeconds:
+      'For effect NoExecute: how long the pod may stay on a node once the taint is there, before it is evicted. Left out, it stays for good; 0 or less, it is evicted at once.',
+  },
+  'A node taint the pod accepts: the pod may be placed on, or stay on, a node with a matching taint.',
+);
+
+describeFields(
+  PodSecurityContextSchema,
+  {
+    seLinuxOptions: `The SELinux label of every container; the runtime picks one when it is left out. ${NOT_ACTED_ON}`,
+    windowsOptions: "Settings for Windows nodes. This server's node agent runs on Linux and ignores them.",
+    runAsUser: "The user ID every container's processes run as; the image's user by default.",
+    runAsGroup: "The primary group ID of every container's processes; the image's by default.",
+    runAsNonRoot: `When true, a container that would run as user 0 is not started. ${NOT_ACTED_ON}`,
+    supplementalGroups: "Further group IDs of each container's first process, beside its primary group and fsGroup.",
+    supplementalGroupsPolicy: `Merge (the default) also gives the groups the image's /etc/group lists for the user; Strict gives only those set here. ${NOT_ACTED_ON}`,
+    fsGroup:
+      "A group ID added to every container's groups, which also comes to own the volumes that allow it (files group-writable, new files in that group). This server's node agent adds the group but changes the ownership of no volume.",
+    fsGroupChangePolicy: `When a volume's ownership is changed to fsGroup: Always (at every mount, the default) or OnRootMismatch (only when its root does not match yet). ${NOT_ACTED_ON}`,
+    sysctls: `Namespaced kernel parameters set for the pod; unsafe ones must be allowed on the node. ${NOT_ACTED_ON}`,
+    'sysctls.name': "The parameter's name, such as `net.ipv4.ip_local_port_range`.",
+    'sysctls.value': "The parameter's value.",
+    seccompProfile: `The seccomp profile of every container that sets none of its own. ${NOT_ACTED_ON}`,
+    appArmorProfile: `The AppArmor profile of every container that sets none of its own. ${NOT_ACTED_ON}`,
+    seLinuxChangePolicy: `How volumes get the pod's SELinux label: MountOption (a mount option, fast) or Recursive (every file relabelled). ${NOT_ACTED_ON}`,
+  },
+  "Security settings of every container of a pod and of its volumes; a container's own securityContext wins where both set a field.",
+);
+
+describeFields(
+  TopologySpreadConstraintSchema,
+  {
+    maxSkew:
+      'How many more matching pods one domain may hold than the emptiest eligible one; at least 1. A limit with DoNotSchedule, a preference with ScheduleAnyway.',
+    topologyKey: 'The node label whose values are the domains, such as topology.kubernetes.io/zone or kubernetes.io/hostname; a node without it is in none.',
+    whenUnsatisfiable: 'DoNotSchedule leaves the pod pending rather than exceed maxSkew; ScheduleAnyway places it where the skew grows least.',
+    labelSelector: 'Which pods are counted in each domain.',
+    minDomains:
+      'The fewest eligible domains to count on: while there are fewer, the emptiest is taken to hold 0 pods, so new pods wait rather than crowd the ones there are. With DoNotSchedule only.',
+    nodeAffinityPolicy: "Honor (the default) counts only the nodes the pod's nodeAffinity and nodeSelector allow; Ignore counts every node.",
+    nodeTaintsPolicy: 'Honor counts only the nodes whose taints the pod tolerates; Ignore (the default) counts every node.',
+    matchLabelKeys:
+      'Label keys whose values, taken from the pod being placed, are added to labelSelector, so that each revision (pod-template-hash) is spread on its own.',
+  },
+  "How the pods a selector matches are spread across the domains of a topology, such as zones or nodes. This server's scheduler does not act on it yet.",
+);

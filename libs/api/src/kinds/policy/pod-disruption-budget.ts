@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, Int64, IntOrString, ListMap, StringEnum, StringMap, Time } from '../../schema/builders';
+import { describeFields, Int32, Int64, IntOrString, ListMap, StringEnum, StringMap, Time } from '../../schema/builders';
 import { ConditionSchema } from '../../meta/condition';
 import { DeleteOptionsSchema } from '../../meta/delete-options';
 import { LabelSelectorSchema } from '../../meta/label-selector';
@@ -56,3 +56,29 @@ export const DISRUPTION_ALLOWED_CONDITION = 'DisruptionAllowed';
 export const PDB_SUFFICIENT_PODS = 'SufficientPods';
 export const PDB_INSUFFICIENT_PODS = 'InsufficientPods';
 export const PDB_SYNC_FAILED = 'SyncFailed';
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(PodDisruptionBudgetSpecSchema, {
+  minAvailable: 'How many of the selected pods must still be available after an eviction: a number, or a percentage of them. Not with maxUnavailable.',
+  selector: 'The pods the budget covers: none when left out, every pod of the namespace when empty.',
+  maxUnavailable: 'How many of the selected pods may be unavailable after an eviction: a number, or a percentage of them. Not with minAvailable.',
+  unhealthyPodEvictionPolicy:
+    'When a running pod that is not ready may be evicted: IfHealthyBudget (only while the budget is met, the default) or AlwaysAllow (always).',
+});
+describeFields(PodDisruptionBudgetStatusSchema, {
+  observedGeneration: 'The generation of the budget the disruption controller last acted on.',
+  disruptedPods:
+    'Pods whose eviction was allowed but that the disruption controller has not seen go yet, with when; the API server adds them, and they are dropped once gone or after two minutes.',
+  disruptionsAllowed: 'How many pods may be evicted now.',
+  currentHealthy: 'How many of the pods are healthy now.',
+  desiredHealthy: 'How many of them must stay healthy.',
+  expectedPods: 'How many pods the budget counts on: the replicas their controllers ask for.',
+  conditions: 'DisruptionAllowed: whether an eviction would be allowed now, with why (SufficientPods, InsufficientPods, SyncFailed).',
+});
+(PodDisruptionBudgetSchema as { description?: string }).description =
+  'A limit on how many of a set of pods voluntary disruptions (evictions, node drains) may take down at once.';
+describeFields(
+  EvictionSchema,
+  { deleteOptions: 'How the pod is deleted once its eviction is allowed.' },
+  "Asks to evict a pod: a delete that first checks the pod's disruption budgets and is refused (429) while they forbid it. The body of a POST to the pod's eviction subresource; never stored.",
+);

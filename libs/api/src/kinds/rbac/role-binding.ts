@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ATOMIC, ListAtomic } from '../../schema/builders';
+import { ATOMIC, describeFields, ListAtomic } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 
@@ -47,3 +47,26 @@ export const ClusterRoleBindingSchema = Type.Object({
 });
 export type ClusterRoleBinding = Static<typeof ClusterRoleBindingSchema>;
 export type ClusterRoleBindingList = List<ClusterRoleBinding>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(SubjectSchema, {
+  kind: 'User, Group or ServiceAccount.',
+  apiGroup: '`rbac.authorization.k8s.io` for a User or Group, empty for a ServiceAccount (as they are by default).',
+  name: 'The name of the user, group or service account.',
+  namespace: 'For a ServiceAccount, its namespace; empty for a User or Group.',
+});
+describeFields(RoleRefSchema, {
+  apiGroup: '`rbac.authorization.k8s.io`.',
+  kind: 'Role or ClusterRole; a ClusterRoleBinding may name only a ClusterRole.',
+  name: "The role's name.",
+});
+const BINDING_FIELDS = {
+  subjects: 'Who gets the permissions.',
+  roleRef: 'The role whose permissions are granted. It cannot change: delete the binding and make another.',
+};
+describeFields(RoleBindingSchema, BINDING_FIELDS);
+describeFields(ClusterRoleBindingSchema, BINDING_FIELDS);
+(RoleBindingSchema as { description?: string }).description =
+  'Grants the permissions of a Role, or of a ClusterRole, to users, groups and service accounts inside one namespace.';
+(ClusterRoleBindingSchema as { description?: string }).description =
+  'Grants the permissions of a ClusterRole to users, groups and service accounts across the whole cluster.';

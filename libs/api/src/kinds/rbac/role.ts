@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListAtomic } from '../../schema/builders';
+import { describeFields, ListAtomic } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import type { List } from '../../meta/list';
@@ -29,3 +29,17 @@ export const ClusterRoleSchema = Type.Object({
 });
 export type ClusterRole = Static<typeof ClusterRoleSchema>;
 export type ClusterRoleList = List<ClusterRole>;
+
+// What `kubectl explain` says of each field, in this project's words.
+describeFields(RoleSchema, { rules: 'What the role allows.' });
+(RoleSchema as { description?: string }).description = 'Permissions inside one namespace, granted by RoleBindings there.';
+describeFields(AggregationRuleSchema, {
+  clusterRoleSelectors: 'Selectors of the ClusterRoles whose rules are taken; a role any of them matches counts.',
+});
+describeFields(ClusterRoleSchema, {
+  rules: 'What the role allows.',
+  aggregationRule:
+    'When set, the rules are those of every ClusterRole the selectors match, kept up to date by the controller manager; rules written by hand are overwritten.',
+});
+(ClusterRoleSchema as { description?: string }).description =
+  'Permissions on resources across the cluster and on URLs that are not resources; bound by a RoleBinding, they apply inside its namespace only.';

@@ -30,7 +30,7 @@ describe("a running pod's spec", () => {
     expect(validatePodUpdate(pod({ nodeName: 'n2' }), old)[0].detail).toMatch(/^pod updates may not change fields other than `spec.containers\[\*\].image`/);
     expect(fields(pod({ activeDeadlineSeconds: 90 }), pod({ activeDeadlineSeconds: 60 }))).toEqual(['spec.activeDeadlineSeconds FieldValueInvalid']);
     expect(fields(pod({}), pod({ activeDeadlineSeconds: 60 }))).toEqual(['spec.activeDeadlineSeconds FieldValueInvalid']);
-    expect(fields(pod({}), pod({ tolerations: [{ key: 'a' }] }))).toEqual(['spec.tolerations[0] FieldValueForbidden']);
+    expect(fields(pod({}), pod({ tolerations: [{ key: 'a' }] }))).toEqual(['spec.tolerations FieldValueForbidden']);
     expect(fields(pod({ schedulingGates: [{ name: 'new' }] }), pod({}))).toEqual(['spec.schedulingGates[0] FieldValueForbidden']);
   });
 });

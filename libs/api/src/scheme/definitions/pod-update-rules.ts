@@ -38,11 +38,10 @@ export function validatePodUpdate(object: ApiObject, current: ApiObject): FieldE
     }
   }
   const kept = next.tolerations ?? [];
-  (old.tolerations ?? []).forEach((toleration, i) => {
-    if (!kept.some((t) => sameToleration(t, toleration))) {
-      errors.push(fieldErrors.forbidden(`spec.tolerations[${i}]`, 'existing toleration can not be modified except its tolerationSeconds'));
-    }
-  });
+  // Kubernetes names the list once, for the first existing toleration that is gone.
+  if ((old.tolerations ?? []).some((toleration) => !kept.some((t) => sameToleration(t, toleration)))) {
+    errors.push(fieldErrors.forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
+  }
   const gates = new Set((old.schedulingGates ?? []).map((g) => g.name));
   (next.schedulingGates ?? []).forEach((gate, i) => {
     if (!gates.has(gate.name))

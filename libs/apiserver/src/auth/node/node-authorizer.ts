@@ -1,6 +1,6 @@
 import { NODE_LEASE_NAMESPACE } from '@svc/api';
 import { sameGroup } from '@svc/machinery';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver } from '../authorizer';
 import { NODE_RULES } from '../rbac/bootstrap-policy';
 import { ruleAllows } from '../rbac/policy-rules';
 import type { UserInfo } from '@svc/machinery';
@@ -30,13 +30,24 @@ function noOpinion(reason: string): AuthorizationResult {
  * Node and Lease, and otherwise holds the `system:node` role's rules (writes there are narrowed by the
  * NodeRestriction admission plugin). It never denies: what it does not allow goes on to the next mode.
  */
-export class NodeAuthorizer implements Authorizer {
+export class NodeAuthorizer implements Authorizer, RuleResolver {
   readonly name = 'Node';
 
   constructor(
     private readonly graph: NodeGraph,
     private readonly synced: () => boolean = () => true,
   ) {}
+
+  /** As Kubernetes': a node's own rules depend on its pods and are not listed; anyone else gets none from this mode. */
+  rulesFor(user: UserInfo): ReturnType<RuleResolver['rulesFor']> {
+    if (nodeNameOf(user) === undefined) return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false });
+    return Promise.resolve({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'node authorizer does not support user rule resolution',
+    });
+  }
 
   authorize(a: AuthorizationAttributes): AuthorizationResult {
     const node = nodeNameOf(a.user);

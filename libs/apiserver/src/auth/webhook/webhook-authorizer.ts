@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseConnectionFile, type ClientConfig } from '@svc/client';
 import { JsonPostError, kubeconfigTarget, postJson } from '../../webhook-client/post-json';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver } from '../authorizer';
 
 export interface WebhookAuthorizerOptions {
   /** From the kubeconfig-format `--authorization-webhook-config-file`: the first cluster is the webhook, the user its credentials. */
@@ -63,7 +63,7 @@ interface Answer {
  * be reached or answers nonsense, after its retries, has no opinion and reports the error: a later mode
  * may still allow, else the request fails with an internal error, as Kubernetes answers it.
  */
-export class WebhookAuthorizer implements Authorizer {
+export class WebhookAuthorizer implements Authorizer, RuleResolver {
   readonly name = 'Webhook';
   private readonly cache = new Map<string, Answer>();
   private readonly url: URL;
@@ -73,6 +73,16 @@ export class WebhookAuthorizer implements Authorizer {
     private readonly now: () => number = Date.now,
   ) {
     this.url = new URL(options.client.server);
+  }
+
+  /** A webhook answers single questions only, so the rules it grants cannot be listed (Kubernetes' words). */
+  rulesFor(): ReturnType<RuleResolver['rulesFor']> {
+    return Promise.resolve({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'webhook authorizer does not support user rule resolution',
+    });
   }
 
   async authorize(a: AuthorizationAttributes): Promise<AuthorizationResult> {
