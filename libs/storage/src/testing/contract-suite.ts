@@ -1,3 +1,6 @@
+// The suite is written for Jest's globals; the testing kit is also compiled with the benchmarks (which
+// start etcd clusters through it), whose build has no test runner's types, so they are named here.
+/// <reference types="jest" />
 import type { ChangeEvent, Storage, StoredObject, StorageWatchEvent, Watcher } from '../storage';
 import type { StorageErrorCode } from '../storage-error';
 
