@@ -26,8 +26,13 @@ export interface EtcdTlsAssets {
   caFile: string;
   serverCertFile: string;
   serverKeyFile: string;
-  /** Require clients to present a certificate chaining to caFile. */
+  /** Require clients to present a certificate chaining to clientCaFile. */
   clientCertAuth?: boolean;
+  /** The CA client certificates must chain to; default caFile. */
+  clientCaFile?: string;
+  /** The certificate the starter's own client presents (needed with clientCertAuth). */
+  clientCertFile?: string;
+  clientKeyFile?: string;
 }
 
 export interface StartEtcdClusterOptions {
@@ -165,7 +170,7 @@ async function launch(dir: string, options: StartEtcdClusterOptions): Promise<Et
       ? [
           `--cert-file=${tls.serverCertFile}`,
           `--key-file=${tls.serverKeyFile}`,
-          `--trusted-ca-file=${tls.caFile}`,
+          `--trusted-ca-file=${tls.clientCaFile ?? tls.caFile}`,
           ...(tls.clientCertAuth ? ['--client-cert-auth'] : []),
         ]
       : []),
@@ -186,7 +191,7 @@ async function launch(dir: string, options: StartEtcdClusterOptions): Promise<Et
   };
   members.forEach((_, i) => spawnMember(i, 'new'));
 
-  const clientOptions = tls ? { caFile: tls.caFile } : {};
+  const clientOptions = tls ? { caFile: tls.caFile, certFile: tls.clientCertFile, keyFile: tls.clientKeyFile } : {};
   const memberClient = new EtcdClient({ endpoints: members.map((m) => m.clientUrl), ...clientOptions, requestTimeoutMs: 2_000 });
 
   const leader = async (): Promise<number | undefined> => {
