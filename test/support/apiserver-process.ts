@@ -68,16 +68,23 @@ export interface StartApiServerProcessOptions {
 
 let sharedEtcd: Promise<EtcdCluster> | undefined;
 
+// Registered while the test file is loaded (Jest refuses hooks added once its tests run, and a file
+// may start its first server inside a test), so the file's cluster is stopped whatever started it.
+if (process.env.SVC_E2E_STORE === 'store3' && typeof afterAll === 'function') {
+  afterAll(async () => {
+    const cluster = sharedEtcd;
+    sharedEtcd = undefined;
+    await (await cluster?.catch(() => undefined))?.stop();
+  }, 30_000);
+}
+
 /**
  * SVC_E2E_STORE=store3 runs the API end-to-end tests on store3: one three-member etcd cluster per
  * test file (stopped when the file's tests are done), every server of the file on it.
  */
 async function defaultStoreServers(): Promise<readonly string[] | undefined> {
   if (process.env.SVC_E2E_STORE !== 'store3') return undefined;
-  if (sharedEtcd === undefined) {
-    sharedEtcd = startEtcdCluster({ members: 3 });
-    afterAll(async () => (await sharedEtcd)?.stop(), 30_000);
-  }
+  sharedEtcd ??= startEtcdCluster({ members: 3 });
   return (await sharedEtcd).endpoints;
 }
 
