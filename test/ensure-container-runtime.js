@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // Part of `npm test`: the node agent's end-to-end tests start a containerd of their own and need
-// Debian's containerd, runc, CNI plugins and a static busybox. As root on a Debian machine, install
+// Debian's containerd, runc, CNI plugins and a static busybox; the store3 tests start etcd clusters of
+// their own (etcd-server) and cut a member off with nftables. As root on a Debian machine, install
 // what is missing; elsewhere say why those tests will skip. Never fails the test command itself.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -11,6 +12,8 @@ const PACKAGES = {
   runc: '/usr/sbin/runc',
   'containernetworking-plugins': '/usr/lib/cni/bridge',
   'busybox-static': '/bin/busybox',
+  'etcd-server': '/usr/bin/etcd',
+  nftables: '/usr/sbin/nft',
 };
 
 function missingPackages() {
@@ -24,10 +27,10 @@ function main() {
   if (missing.length === 0) return;
   const command = `apt-get install -y ${missing.join(' ')}`;
   if (process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0 || !fs.existsSync('/usr/bin/apt-get')) {
-    console.log(`Container runtime tests will skip: ${missing.join(', ')} missing; install with "${command}" as root.`);
+    console.log(`Container runtime and etcd tests will skip: ${missing.join(', ')} missing; install with "${command}" as root.`);
     return;
   }
-  console.log(`Installing ${missing.join(', ')} for the container runtime tests`);
+  console.log(`Installing ${missing.join(', ')} for the container runtime and etcd tests`);
   const install = () =>
     execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', ...missing], {
       stdio: 'inherit',
@@ -41,7 +44,7 @@ function main() {
       execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'update'], { stdio: 'inherit' });
       install();
     } catch (error) {
-      console.log(`Could not install ${missing.join(', ')} (${error.message}); the container runtime tests will skip.`);
+      console.log(`Could not install ${missing.join(', ')} (${error.message}); the container runtime and etcd tests will skip.`);
     }
   }
   missing = missingPackages();
