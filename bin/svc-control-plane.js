@@ -9,6 +9,7 @@
 // system:node:<host>), bound to their roles;
 // service account tokens are signed with a key generated on first start.
 const { spawn } = require('node:child_process');
+const { LocalNodes, takeNodesFlag } = require('./local-nodes');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -29,9 +30,12 @@ const identities = {
 const children = { components: [], apiServer: [] };
 let stopping = false;
 
-function run(name, args) {
+function run(name, args, options = {}) {
   // The IPC channel is how a child knows the launcher is gone, even after a SIGKILL (bin/launch.js).
-  const child = spawn(process.execPath, [path.join(__dirname, name + '.js'), ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const command = [process.execPath, path.join(__dirname, name + '.js'), ...args];
+  // A node of its own network namespace: nsenter enters it and execs node, so the pid and the channel stay.
+  if (options.netns) command.unshift('nsenter', `--net=${options.netns}`);
+  const child = spawn(command[0], command.slice(1), { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   (name === 'svc-apiserver' ? children.apiServer : children.components).push(child);
   child.on('exit', (code, signal) => {
     if (!stopping) {
@@ -71,6 +75,7 @@ function stop(code) {
   }
   stopping = true;
   stopAll(children.components, COMPONENT_STOP_SECONDS)
+    .then(() => localNodes && localNodes.stop())
     .then(() => stopAll(children.apiServer, API_SERVER_STOP_SECONDS))
     .then(() => process.exit(code));
 }
@@ -83,46 +88,10 @@ setInterval(() => {
   if (process.ppid !== parentAtStart) stop(0);
 }, 500).unref();
 
-// The node agent: started when a container runtime socket is there ($SVC_CONTAINER_RUNTIME_ENDPOINT,
-// else containerd's), serving on loopback; the controller manager gives its Node a pod CIDR.
-const runtimeEndpoint = process.env.SVC_CONTAINER_RUNTIME_ENDPOINT || 'unix:///run/containerd/containerd.sock';
+// The nodes: a node agent per node, on a container runtime npm start manages (bin/local-nodes.js) unless
+// $SVC_CONTAINER_RUNTIME_ENDPOINT names one; the controller manager gives each Node a pod CIDR.
 const nodeIpamArgs = ['--allocate-node-cidrs', `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`];
-function startNodeAgent() {
-  const socket = runtimeEndpoint.replace(/^unix:\/\//, '');
-  if (!fs.existsSync(socket)) {
-    console.log(
-      `No container runtime at ${runtimeEndpoint}: pods will not run. On Debian, as root: "apt-get install -y containerd runc containernetworking-plugins"` +
-        ' (or set SVC_CONTAINER_RUNTIME_ENDPOINT), then npm start again.',
-    );
-    return;
-  }
-  const dir = path.join(root, 'node-agent');
-  fs.mkdirSync(dir, { recursive: true });
-  const config = path.join(dir, 'config.yaml');
-  fs.writeFileSync(
-    config,
-    [
-      'apiVersion: nodeagent.config.svc.io/v1beta1',
-      'kind: NodeAgentConfiguration',
-      'address: 127.0.0.1',
-      // Only client certificates of the node agent client CA (the API server's) and tokens the API
-      // server vouches for (TokenReview) get in, for what the API server allows (SubjectAccessReview).
-      `authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ${JSON.stringify(nodeAgentPki.caFile)} } }`,
-      'authorization: { mode: Webhook }',
-      `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
-      '',
-    ].join('\n'),
-  );
-  run('svc-node-agent', [
-    `--config=${config}`,
-    `--svcconfig=${identities.nodeAgent.path}`,
-    `--hostname-override=${nodeName}`,
-    `--container-runtime-endpoint=${runtimeEndpoint}`,
-    `--root-dir=${path.join(dir, 'root')}`,
-    `--cert-dir=${path.join(dir, 'pki')}`,
-    '--node-ip=127.0.0.1',
-  ]);
-}
+let localNodes;
 
 // Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
 // Kubernetes' GCE clusters run: Secrets and ConfigMaps (and token requests and reviews) at Metadata
@@ -203,7 +172,24 @@ if (!fs.existsSync(serviceAccountKey)) {
   fs.writeFileSync(serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
 }
 fs.rmSync(svcconfig, { force: true });
-const extraArgs = process.argv.slice(2);
+let extraArgs;
+try {
+  const taken = takeNodesFlag(process.argv.slice(2));
+  extraArgs = taken.rest;
+  localNodes = new LocalNodes({
+    root,
+    nodeName,
+    nodes: taken.nodes,
+    caFile: path.join(root, 'node-agent', 'client-ca', 'client-ca.crt'),
+    nodeAgentSvcconfig: identities.nodeAgent.path,
+    adminSvcconfig: svcconfig,
+    log: (line) => console.log(line),
+  });
+  localNodes.plan();
+} catch (error) {
+  console.error(error.message);
+  process.exit(2);
+}
 
 const distApiServer = path.join(__dirname, '..', 'dist', 'libs', 'apiserver', 'src', 'index.js');
 // The API server's client certificate for node agents (Kubernetes' apiserver-kubelet-client), issued
@@ -224,14 +210,22 @@ async function ensureNodeAgentClientCertificate() {
   fs.writeFileSync(nodeAgentPki.cert, issued.certPem, { mode: 0o644 });
 }
 
-ensureNodeAgentClientCertificate().then(startControlPlane, (error) => {
-  console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
-  process.exit(1);
-});
+ensureNodeAgentClientCertificate().then(
+  () =>
+    localNodes.apiServerAddressArgs().then(startControlPlane, (error) => {
+      console.error(`could not set up the node network: ${error.message}`);
+      process.exit(1);
+    }),
+  (error) => {
+    console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
+    process.exit(1);
+  },
+);
 
-function startControlPlane() {
+function startControlPlane(addressArgs) {
+  localNodes.startRuntime();
   run('svc-apiserver', [
-    '--bind-address=127.0.0.1',
+    ...addressArgs,
     `--secure-port=${port}`,
     '--storage-backend=embedded',
     `--data-dir=${path.join(root, 'store')}`,
@@ -249,8 +243,8 @@ function startControlPlane() {
   ]);
 
   // Each component's identity, from the API server's own client CA.
+  const { writeIdentityConnectionFile } = require(distApiServer);
   async function writeIdentities() {
-    const { writeIdentityConnectionFile } = require(distApiServer);
     for (const identity of Object.values(identities)) {
       await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user, groups: identity.groups });
     }
@@ -272,7 +266,9 @@ function startControlPlane() {
           ]);
           // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
           run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
-          startNodeAgent();
+          localNodes
+            .startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }))
+            .catch((error) => console.log(`The container runtime did not start, so pods will not run: ${error.message}`));
           console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
         },
         (error) => {

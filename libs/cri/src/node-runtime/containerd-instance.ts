@@ -186,9 +186,11 @@ export async function startContainerd(options: StartContainerdOptions): Promise<
   const containerdArgs = ['--config', configPath, '--log-level', options.logLevel ?? process.env.SVC_CONTAINERD_LOG_LEVEL ?? 'warn'];
   const binary = findExecutable('containerd') ?? 'containerd';
   // nsenter enters the network namespace alone and execs containerd: same process, same mounts as ours.
+  // A process group of its own: a Ctrl-C meant for the control plane must not stop it before its pods are removed.
+  const spawnOptions = { stdio: ['ignore', logFd, logFd] as ['ignore', number, number], detached: true };
   const child: ChildProcess = options.netns
-    ? spawn(findExecutable('nsenter') ?? 'nsenter', [`--net=/run/netns/${options.netns}`, binary, ...containerdArgs], { stdio: ['ignore', logFd, logFd] })
-    : spawn(binary, containerdArgs, { stdio: ['ignore', logFd, logFd] });
+    ? spawn(findExecutable('nsenter') ?? 'nsenter', [`--net=/run/netns/${options.netns}`, binary, ...containerdArgs], spawnOptions)
+    : spawn(binary, containerdArgs, spawnOptions);
   closeSync(logFd);
   if (child.pid !== undefined) await writeFile(join(dir, 'containerd.pid'), String(child.pid));
   let hasExited = false;

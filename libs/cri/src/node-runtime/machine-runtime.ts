@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startContainerd, type Containerd } from './containerd-instance';
 import { ensureDebianPackages } from './debian-packages';
@@ -59,6 +59,7 @@ async function loadRegistries(file: string): Promise<RegistriesConfig> {
 
 /** Writes the images the first start makes (busybox, the Node.js base) into the image directory, once. */
 async function makeLocalImages(imagesDir: string, log: (line: string) => void): Promise<void> {
+  await mkdir(imagesDir, { recursive: true });
   const busybox = join(imagesDir, 'busybox.tar');
   if (!existsSync(busybox)) {
     await writeFile(busybox, await busyboxImageArchive({ references: BUSYBOX_REFERENCES }));
