@@ -1,6 +1,6 @@
 // `npm start` with nothing given: it runs its own containerd under its state directory, and the
-// examples of the docs run with no other step (a Deployment of busybox serving HTTP, a pod reaching
-// it, the API server's address and KUBERNETES_SERVICE_* in every pod, an image archive dropped into
+// examples of the docs run with no other step (a Deployment of busybox serving HTTP, a pod on a second
+// node, `--nodes=2`, reaching it, the API server's address and KUBERNETES_SERVICE_* in every pod, an image archive dropped into
 // .data/images used at once); stopping leaves no mount, bridge or cgroup behind. Without containerd
 // (hidden by a narrowed PATH) it says in one line what to install.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -27,11 +27,11 @@ interface Launcher {
   dir: string;
 }
 
-async function launch(extraEnv: Record<string, string>, ready: RegExp): Promise<Launcher> {
+async function launch(extraEnv: Record<string, string>, ready: RegExp, args: string[] = []): Promise<Launcher> {
   const dir = mkdtempSync(join(tmpdir(), `${tag}-npm-start-`));
   const port = await freeLoopbackPort();
   let output = '';
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'svc-control-plane.js')], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'svc-control-plane.js'), ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -68,7 +68,8 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
   const env = () => ({ KUBECONFIG: join(started.dir, 'data', 'svcconfig'), HOME: started.dir });
 
   beforeAll(async () => {
-    started = await launch({}, /node \S+ running pods/);
+    // A second node in a network namespace of its own: the client pod runs there, the server on either.
+    started = await launch({}, /node \S+-2 running pods/, ['--nodes=2']);
   }, 240_000);
 
   afterAll(async () => {
@@ -76,7 +77,7 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     if (started) rmSync(started.dir, { recursive: true, force: true });
   }, 120_000);
 
-  it('runs the docs’ Deployment of busybox, which another pod reaches, with the API server at an address pods route to', async () => {
+  it('runs the docs’ Deployment of busybox, which a pod on the other node reaches, with the API server at an address pods route to', async () => {
     await kubectl(['create', 'deployment', 'web', '--image=busybox', '--', 'httpd', '-f', '-p', '8080', '-h', '/etc'], env());
     await kubectl(['rollout', 'status', 'deployment/web', '--timeout=120s'], env(), 125_000);
     const pod = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'], env())).stdout).items[0];
@@ -99,7 +100,13 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
       `wget -qO- http://${webIp}:8080/hostname`,
       `nc -w 5 ${apiAddress} ${apiPort} </dev/null && echo api-reachable`,
     ].join('; ');
-    await kubectl(['run', 'client', '--image=busybox', '--restart=Never', '--', 'sh', '-c', script], env());
+    const nodes: string[] = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], env())).stdout).items.map(
+      (n: { metadata: { name: string } }) => n.metadata.name,
+    );
+    expect(nodes).toHaveLength(2);
+    const other = nodes.find((n) => n !== pod.spec.nodeName);
+    const overrides = JSON.stringify({ spec: { nodeName: other } });
+    await kubectl(['run', 'client', '--image=busybox', '--restart=Never', `--overrides=${overrides}`, '--', 'sh', '-c', script], env());
     await eventually(
       async () => expect(JSON.parse((await kubectl(['get', 'pod', 'client', '-o', 'json'], env())).stdout).status.phase).toBe('Succeeded'),
       60_000,
@@ -110,12 +117,23 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
   }, 240_000);
 
   it('imports an image archive dropped into .data/images while it runs', async () => {
-    writeFileSync(join(started.dir, 'data', 'images', `${tag}-tool.tar`), await busyboxImageArchive({ references: [`${tag}.local/tool:1`] }));
+    const archive = join(started.dir, 'data', 'images', `${tag}-tool.tar`);
+    writeFileSync(archive, await busyboxImageArchive({ references: [`${tag}.local/tool:1`] }));
+    await eventually(async () => expect(started.output()).toContain(`imported the images of ${archive}`), 30_000, 250);
     await kubectl(
-      ['run', 'tool', `--image=${tag}.local/tool:1`, '--image-pull-policy=Never', '--restart=Never', '--', 'sh', '-c', 'echo from a dropped archive'],
+      // IfNotPresent (a tag other than latest): the first node has it, a further node pulls it from the first one's mirror.
+      ['run', 'tool', `--image=${tag}.local/tool:1`, '--restart=Never', '--', 'sh', '-c', 'echo from a dropped archive'],
       env(),
     );
-    await eventually(async () => expect((await kubectl(['logs', 'tool'], env())).stdout).toBe('from a dropped archive\n'), 60_000, 500);
+    await eventually(
+      async () => {
+        const pod = JSON.parse((await kubectl(['get', 'pod', 'tool', '-o', 'json'], env())).stdout);
+        expect(JSON.stringify({ node: pod.spec.nodeName, status: pod.status })).toMatch(/"phase":"Succeeded"/);
+      },
+      60_000,
+      500,
+    );
+    expect((await kubectl(['logs', 'tool'], env())).stdout).toBe('from a dropped archive\n');
   }, 90_000);
 
   it('stops leaving no mount, bridge or cgroup behind', async () => {
@@ -127,6 +145,7 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     expect(mounts).toEqual([]);
     expect(existsSync(`/sys/class/net/${tag}0`)).toBe(false);
     expect(existsSync(`/sys/class/net/${tag}cni0`)).toBe(false);
+    expect(existsSync(`/run/netns/${tag}-node2`)).toBe(false);
     const left = (await cgroupMountPoints()).filter((mount) => existsSync(join(mount, tag)));
     expect(left).toEqual([]);
     expect(started.output()).not.toMatch(/stopping the container runtime:/);
