@@ -1,9 +1,8 @@
-import { newConflict } from '@svc/machinery';
+import { newConflict, isRecord } from '@svc/machinery';
 import { BINDING_GVK, BindingSchema } from '../../kinds/core/binding';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import type { SubresourceCreate } from '../kind-strategy';
-import { isRecord } from './define-kind';
 
 const BINDING_RESOURCE = { group: '', resource: 'pods/binding' };
 

@@ -1,10 +1,10 @@
-import { isConflict, LabelQuery, newConflict, newInternalError, newForbidden, newTooManyRequests, type StatusError } from '@svc/machinery';
+import { isConflict, LabelQuery, newConflict, newInternalError, newForbidden, newTooManyRequests, type StatusError, isRecord } from '@svc/machinery';
 import { EvictionSchema, type Eviction, type PodDisruptionBudget } from '../../kinds/policy/pod-disruption-budget';
 import type { Pod } from '../../kinds/core/pod';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import type { SubresourceCreate, SubresourceDelete, SubresourceOperations } from '../kind-strategy';
-import { as, isRecord } from './define-kind';
+import { as } from './define-kind';
 
 export const EVICTION_GVK = { group: 'policy', version: 'v1', kind: 'Eviction' } as const;
 const POD_EVICTION = { group: '', resource: 'pods/eviction' };

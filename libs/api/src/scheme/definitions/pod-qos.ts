@@ -1,5 +1,6 @@
+import { isRecord } from '@svc/machinery';
 import { quantityNanoValue } from '../../meta/quantity';
-import { isRecord, records } from './define-kind';
+import { records } from './define-kind';
 
 export type PodQosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
