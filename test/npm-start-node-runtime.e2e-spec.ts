@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { busyboxImageArchive } from '@svc/cri/testing';
-import { cgroupMountPoints, runtimeHostProblem } from '@svc/cri';
+import { cgroupMountPoints, nodeBaseImageName, runtimeHostProblem } from '@svc/cri';
 import { eventually } from '@svc/runtime/testing';
 import { freeLoopbackPort, ROOT } from './support/apiserver-process';
 import { kubectl } from './support/kubectl-run';
@@ -134,6 +134,46 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
       500,
     );
     expect((await kubectl(['logs', 'tool'], env())).stdout).toBe('from a dropped archive\n');
+  }, 90_000);
+
+  it('lets a pod of the Node.js base image made at start authenticate to the API server with its ServiceAccount token and verify it with ca.crt', async () => {
+    const slice = JSON.parse(
+      (await kubectl(['get', 'endpointslices', '-n', 'default', '-l', 'kubernetes.io/service-name=kubernetes', '-o', 'json'], env())).stdout,
+    ).items[0];
+    // The endpoint's address, not the ClusterIP: routing ClusterIPs is the service proxy's part.
+    const script = [
+      "const fs = require('fs'); const dir = '/var/run/secrets/kubernetes.io/serviceaccount/';",
+      "const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });",
+      'const req = require("https").request({ host: process.env.API_HOST, port: process.env.API_PORT, method: "POST", path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",',
+      '  ca: fs.readFileSync(dir + "ca.crt"), headers: { authorization: "Bearer " + fs.readFileSync(dir + "token", "utf8"), "content-type": "application/json" } },',
+      '  (res) => { let t = ""; res.on("data", (c) => (t += c)); res.on("end", () => console.log(res.statusCode, JSON.parse(t).status.userInfo.username)); });',
+      'req.on("error", (e) => { console.log("error", e.message); process.exit(1); }); req.end(body);',
+    ].join('\n');
+    const overrides = JSON.stringify({
+      spec: {
+        containers: [
+          {
+            name: 'whoami',
+            image: nodeBaseImageName(),
+            command: ['node', '-e', script],
+            env: [
+              { name: 'API_HOST', value: slice.endpoints[0].addresses[0] },
+              { name: 'API_PORT', value: String(slice.ports[0].port) },
+            ],
+          },
+        ],
+      },
+    });
+    await kubectl(['run', 'whoami', `--image=${nodeBaseImageName()}`, '--restart=Never', `--overrides=${overrides}`], env());
+    await eventually(
+      async () => {
+        const pod = JSON.parse((await kubectl(['get', 'pod', 'whoami', '-o', 'json'], env())).stdout);
+        expect(JSON.stringify({ node: pod.spec.nodeName, status: pod.status })).toMatch(/"phase":"(Succeeded|Failed)"/);
+      },
+      60_000,
+      500,
+    );
+    expect((await kubectl(['logs', 'whoami'], env())).stdout).toBe('201 system:serviceaccount:default:default\n');
   }, 90_000);
 
   it('stops leaving no mount, bridge or cgroup behind', async () => {
