@@ -95,6 +95,11 @@ class LocalNodes {
     return [`--bind-address=${address}`, `--advertise-address=${address}`];
   }
 
+  /** The first node's address on the node network (its InternalIP), once made; undefined without a node of its own. */
+  hostAddress() {
+    return this.network ? this.network.hostAddress : undefined;
+  }
+
   /** Starts the first node's containerd, the images and the mirror, while the API server starts. */
   startRuntime() {
     if (this.mode !== 'managed') return;

@@ -25,6 +25,8 @@ describe('npm start: security defaults', () => {
         SVC_PORT: String(port),
         SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`,
         NO_COLOR: '1',
+        // No service proxy: the host's nftables are left alone.
+        SVC_SERVICE_PROXY: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
