@@ -99,6 +99,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     ...DEFAULT_RESOURCES_OPTIONS,
     ...options.resources,
     extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
+    admissionAuthorizer: () => built.security?.authorizer,
     minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
     serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,

@@ -11,6 +11,7 @@ import {
   storedCoreObjectLookup,
   storedNamespacePods,
   storedServiceAccountLookup,
+  type AdmissionAuthorizer,
   type AdmissionPlugin,
 } from '../admission';
 import type { HealthRegistry } from '../health/health-registry';
@@ -66,6 +67,8 @@ export interface ResourcesOptions {
   maxRequestBodyBytes: number;
   /** Admission plugins added after the flag-selected ones (the CRD layer hooks in here). */
   extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** The server's authorizer, built after the registries: what CEL's `authorizer` asks in policies. */
+  admissionAuthorizer?: AdmissionAuthorizer;
   /** Watch cache tuning (tests). */
   cacherOptions?: CacherPoolOptions['cacherOptions'];
   /** Whether the post-start hooks create the bootstrap namespaces (default true). */
@@ -109,6 +112,7 @@ export function createResourceRegistries(
     namespacePods: storedNamespacePods(storage, options.storePrefix),
     mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
     configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
+    authorizer: options.admissionAuthorizer,
   });
   return new ResourceRegistries({
     storage,
