@@ -12,6 +12,7 @@
 // system:kube-scheduler, system:node:<host>, system:kube-proxy), bound to their roles;
 // service account tokens are signed with a key generated on first start.
 const { spawn } = require('node:child_process');
+const { LocalNodes, takeNodesFlag } = require('./local-nodes');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -33,9 +34,12 @@ const identities = {
 const children = { components: [], apiServer: [], etcd: [] };
 let stopping = false;
 
-function run(name, args) {
+function run(name, args, options = {}) {
   // The IPC channel is how a child knows the launcher is gone, even after a SIGKILL (bin/launch.js).
-  const child = spawn(process.execPath, [path.join(__dirname, name + '.js'), ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const command = [process.execPath, path.join(__dirname, name + '.js'), ...args];
+  // A node of its own network namespace: nsenter enters it and execs node, so the pid and the channel stay.
+  if (options.netns) command.unshift('nsenter', `--net=${options.netns}`);
+  const child = spawn(command[0], command.slice(1), { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   (name === 'svc-apiserver' ? children.apiServer : children.components).push(child);
   watchExit(name, child);
   return child;
@@ -80,6 +84,7 @@ function stop(code) {
   stopping = true;
   stopAll(children.components, COMPONENT_STOP_SECONDS)
     .then(cleanUpServiceProxy)
+    .then(() => localNodes && localNodes.stop())
     .then(() => stopAll(children.apiServer, API_SERVER_STOP_SECONDS))
     .then(() => stopAll(children.etcd, COMPONENT_STOP_SECONDS))
     .then(() => process.exit(code));
@@ -93,52 +98,16 @@ setInterval(() => {
   if (process.ppid !== parentAtStart) stop(0);
 }, 500).unref();
 
-// The node agent: started when a container runtime socket is there ($SVC_CONTAINER_RUNTIME_ENDPOINT,
-// else containerd's), serving on loopback; the controller manager gives its Node a pod CIDR.
-const runtimeEndpoint = process.env.SVC_CONTAINER_RUNTIME_ENDPOINT || 'unix:///run/containerd/containerd.sock';
+// The nodes: a node agent per node, on a container runtime npm start manages (bin/local-nodes.js) unless
+// $SVC_CONTAINER_RUNTIME_ENDPOINT names one; the controller manager gives each Node a pod CIDR.
 const nodeIpamArgs = ['--allocate-node-cidrs', `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`];
-function startNodeAgent(masterArgs) {
-  const socket = runtimeEndpoint.replace(/^unix:\/\//, '');
-  if (!fs.existsSync(socket)) {
-    console.log(
-      `No container runtime at ${runtimeEndpoint}: pods will not run. On Debian, as root: "apt-get install -y containerd runc containernetworking-plugins"` +
-        ' (or set SVC_CONTAINER_RUNTIME_ENDPOINT), then npm start again.',
-    );
-    return;
-  }
-  const dir = path.join(root, 'node-agent');
-  fs.mkdirSync(dir, { recursive: true });
-  const config = path.join(dir, 'config.yaml');
-  fs.writeFileSync(
-    config,
-    [
-      'apiVersion: nodeagent.config.svc.io/v1beta1',
-      'kind: NodeAgentConfiguration',
-      'address: 127.0.0.1',
-      // Only client certificates of the node agent client CA (the API server's) and tokens the API
-      // server vouches for (TokenReview) get in, for what the API server allows (SubjectAccessReview).
-      `authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ${JSON.stringify(nodeAgentPki.caFile)} } }`,
-      'authorization: { mode: Webhook }',
-      `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
-      '',
-    ].join('\n'),
-  );
-  run('svc-node-agent', [
-    `--config=${config}`,
-    `--svcconfig=${identities.nodeAgent.path}`,
-    ...masterArgs,
-    `--hostname-override=${nodeName}`,
-    `--container-runtime-endpoint=${runtimeEndpoint}`,
-    `--root-dir=${path.join(dir, 'root')}`,
-    `--cert-dir=${path.join(dir, 'pki')}`,
-    '--node-ip=127.0.0.1',
-  ]);
-}
+let localNodes;
 
 // The service proxy routes ClusterIPs and NodePorts on this machine: as root only (it programs the
 // kernel's nftables, or iptables without the nft command, which it gets with apt-get when missing).
 // It acts as system:kube-proxy (the system:node-proxier role) and answers NodePorts on the host's
-// first address (the node agent registers 127.0.0.1, where nftables serves none). Its rules outlive
+// address on the node network (the node's InternalIP; without a node of its own, the host's first address,
+// since nftables serves no NodePort on 127.0.0.1). Its rules outlive
 // a restart of the proxy alone, but not the control plane: stopping removes them (--cleanup).
 // SVC_SERVICE_PROXY=off leaves it out.
 let serviceProxyStarted = false;
@@ -171,9 +140,12 @@ function startServiceProxy(masterArgs = []) {
     );
     return;
   }
-  const hostIp = Object.values(require('node:os').networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal);
+  // The node's own address when npm start runs the node (its InternalIP on the node bridge), else the host's first.
+  const hostIp = localNodes.hostAddress()
+    ? { address: localNodes.hostAddress() }
+    : Object.values(require('node:os').networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === 'IPv4' && !a.internal);
   run('svc-proxy', [
     `--svcconfig=${identities.proxy.path}`,
     ...masterArgs,
@@ -272,7 +244,6 @@ if (!fs.existsSync(serviceAccountKey)) {
 fs.rmSync(svcconfig, { force: true });
 const storeArg = process.argv.slice(2).find((a) => a.startsWith('--store='));
 const store = (storeArg ? storeArg.slice('--store='.length) : process.env.SVC_STORE) || 'embedded';
-const extraArgs = process.argv.slice(2).filter((a) => !a.startsWith('--store='));
 if (store !== 'embedded' && store !== 'etcd') {
   console.error(`--store=${store}: the store is "embedded" (the default) or "etcd" (three etcd members and two API servers)`);
   process.exit(2);
@@ -323,6 +294,25 @@ function startEtcd() {
   console.log(`etcd members on ${etcdMembers.map((m) => m.client).join(', ')} (data and logs in ${path.join(root, 'etcd')})`);
 }
 
+let extraArgs;
+try {
+  const taken = takeNodesFlag(process.argv.slice(2).filter((a) => !a.startsWith('--store=')));
+  extraArgs = taken.rest;
+  localNodes = new LocalNodes({
+    root,
+    nodeName,
+    nodes: taken.nodes,
+    caFile: path.join(root, 'node-agent', 'client-ca', 'client-ca.crt'),
+    nodeAgentSvcconfig: identities.nodeAgent.path,
+    adminSvcconfig: svcconfig,
+    log: (line) => console.log(line),
+  });
+  localNodes.plan();
+} catch (error) {
+  console.error(error.message);
+  process.exit(2);
+}
+
 const distApiServer = path.join(__dirname, '..', 'dist', 'libs', 'apiserver', 'src', 'index.js');
 // The API server's client certificate for node agents (Kubernetes' apiserver-kubelet-client), issued
 // anew on each start by a CA of its own that the node agent trusts, in system:masters (the group
@@ -342,19 +332,27 @@ async function ensureNodeAgentClientCertificate() {
   fs.writeFileSync(nodeAgentPki.cert, issued.certPem, { mode: 0o644 });
 }
 
-ensureNodeAgentClientCertificate().then(startControlPlane, (error) => {
-  console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
-  process.exit(1);
-});
+ensureNodeAgentClientCertificate().then(
+  () =>
+    localNodes.apiServerAddressArgs().then(startControlPlane, (error) => {
+      console.error(`could not set up the node network: ${error.message}`);
+      process.exit(1);
+    }),
+  (error) => {
+    console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
+    process.exit(1);
+  },
+);
 
-function startControlPlane() {
+function startControlPlane(addressArgs) {
+  localNodes.startRuntime();
   const storeArgs =
     store === 'etcd'
       ? ['--storage-backend=store3', `--store-servers=${etcdMembers.map((m) => m.client).join(',')}`]
       : ['--storage-backend=embedded', `--data-dir=${path.join(root, 'store')}`];
   if (store === 'etcd') startEtcd();
-  const apiServerArgs = (bindAddress, connectionFile, auditDir) => [
-    `--bind-address=${bindAddress}`,
+  const apiServerArgs = (address, connectionFile, auditDir) => [
+    ...address,
     `--secure-port=${port}`,
     ...storeArgs,
     `--cert-dir=${certDir}`,
@@ -369,13 +367,14 @@ function startControlPlane() {
     ...securityDefaults(extraArgs, auditDir),
     ...extraArgs,
   ];
-  run('svc-apiserver', apiServerArgs('127.0.0.1', svcconfig, 'audit'));
+  run('svc-apiserver', apiServerArgs(addressArgs, svcconfig, 'audit'));
   // The components name every API server and fail over between them.
-  const masterArgs = store === 'etcd' ? [`--master=https://127.0.0.1:${port},https://${SECOND_API_SERVER}:${port}`] : [];
+  const firstAddress = addressArgs.find((a) => a.startsWith('--bind-address=')).slice('--bind-address='.length);
+  const masterArgs = store === 'etcd' ? [`--master=https://${firstAddress}:${port},https://${SECOND_API_SERVER}:${port}`] : [];
 
   // Each component's identity, from the API server's own client CA.
+  const { writeIdentityConnectionFile } = require(distApiServer);
   async function writeIdentities() {
-    const { writeIdentityConnectionFile } = require(distApiServer);
     for (const identity of Object.values(identities)) {
       await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user, groups: identity.groups });
     }
@@ -390,7 +389,8 @@ function startControlPlane() {
           // Each controller acts as its own ServiceAccount with only its role; the root CA publisher
           // hands out the CA of the manager's connection file, the one the API server is served with.
           // The second API server starts once the first has made the certificate authorities they share.
-          if (store === 'etcd') run('svc-apiserver', apiServerArgs(SECOND_API_SERVER, path.join(root, 'apiserver-b.svcconfig'), 'audit-b'));
+          if (store === 'etcd')
+            run('svc-apiserver', apiServerArgs([`--bind-address=${SECOND_API_SERVER}`], path.join(root, 'apiserver-b.svcconfig'), 'audit-b'));
           run('svc-controller-manager', [
             `--svcconfig=${identities.controllerManager.path}`,
             ...masterArgs,
@@ -400,9 +400,11 @@ function startControlPlane() {
           ]);
           // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
           run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, ...masterArgs, '--secure-port=0']);
-          startNodeAgent(masterArgs);
+          localNodes
+            .startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }))
+            .catch((error) => console.log(`The container runtime did not start, so pods will not run: ${error.message}`));
           startServiceProxy(masterArgs);
-          const where = store === 'etcd' ? ` (store3 on etcd; API servers on 127.0.0.1 and ${SECOND_API_SERVER}, port ${port})` : '';
+          const where = store === 'etcd' ? ` (store3 on etcd; API servers on ${firstAddress} and ${SECOND_API_SERVER}, port ${port})` : '';
           console.log(`Control plane running${where}. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
           // The console ships in the build (dist/console); the API server serves it.
           if (fs.existsSync(path.join(__dirname, '..', 'dist', 'console', 'index.html'))) {

@@ -13,7 +13,7 @@ import type { ConfigMap } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
 import { ETCD, EtcdClient, etcdUnavailable, startEtcdCluster, type EtcdCluster } from '@svc/storage/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
-import { ensureDebianPackages } from './support/debian-packages';
+import { ensureDebianPackages } from '@svc/cri';
 import { HistoryRecorder, type HistoryEntry, type StoredItem } from './support/history/history';
 import { RecordedWatch, runWorkload, verifyHistory } from './support/history/api-workload';
 import { httpsFetch } from './support/https-client';

@@ -141,7 +141,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   built.security = security;
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   const server = await startApiServer(
-    serving,
+    { ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP },
     [
       ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
       DiscoveryModule.forRoot({ scheme, servedApis }),
