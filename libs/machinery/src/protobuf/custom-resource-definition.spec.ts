@@ -167,6 +167,15 @@ describe("a custom resource definition's schema in protobuf", () => {
     expect(envelopeError(() => decodeKubernetesMessage(SCHEMA, bytes)).message).toMatch(/default: does not hold JSON$/);
   });
 
+  it('refuses raw JSON nested deeper than the server keeps objects, before parsing it', () => {
+    const deep = `${'['.repeat(1064)}${']'.repeat(1064)}`;
+    const bytes = Buffer.from(EMPTY.replace('0a00', `0a00${field('42', field('0a', Buffer.from(deep).toString('hex')))}`), 'hex');
+    expect(envelopeError(() => decodeKubernetesMessage(SCHEMA, bytes)).message).toBe('default: nests more than 1064 levels deep');
+    const fits = `${'['.repeat(1000)}${']'.repeat(1000)}`;
+    const shallow = Buffer.from(EMPTY.replace('0a00', `0a00${field('42', field('0a', Buffer.from(fits).toString('hex')))}`), 'hex');
+    expect(JSON.stringify(decodeKubernetesMessage(SCHEMA, shallow).default)).toBe(fits);
+  });
+
   it('finds the fields a schema inside a union has no place for', () => {
     const object = crd({ type: 'object', additionalProperties: { type: 'string', typo: 1 }, items: [{ bogus: true }], dependencies: { a: { extra: 1 } } });
     expect(protobufUnknownFields(object)).toEqual([

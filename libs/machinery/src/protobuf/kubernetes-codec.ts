@@ -1,4 +1,5 @@
 import { kubernetesGroupName } from '../group-names';
+import { jsonNestingDepth, SERVER_NESTING_DEPTH } from '../nesting-depth';
 import { EnvelopeError } from './envelope';
 import table from './kubernetes-messages.json';
 import later from './kubernetes-messages-later.json';
@@ -1159,7 +1160,7 @@ function readSpecial(own: KubernetesMessage, special: Special, c: Cursor, end: n
     case 'json': {
       // Raw nil or empty is JSON null, as JSON.MarshalJSON writes it.
       const raw = readNumbered(own, c, end, at)[1] as Buffer | undefined;
-      return raw === undefined || raw.length === 0 ? null : parseJson(raw, at);
+      return raw === undefined || raw.length === 0 ? null : parseJson(raw, at, depth);
     }
     default:
   }
@@ -1226,10 +1227,17 @@ function rawJson(raw: Buffer, at: PathNode | undefined, depth: number): unknown 
   if (raw.length >= 4 && raw[0] === 0x6b && raw[1] === 0x38 && raw[2] === 0x73 && raw[3] === 0x00) {
     return decodeEmbeddedObject(raw.subarray(4), at, depth);
   }
-  return parseJson(raw, at);
+  return parseJson(raw, at, depth);
 }
 
-function parseJson(raw: Buffer, at: PathNode | undefined): unknown {
+/**
+ * Raw JSON inside a message, parsed once its nesting is known to fit, with the messages around it,
+ * within what the server's objects may nest (managed fields as deep as the fields they track): what
+ * is read here is stringified, cloned and walked.
+ */
+function parseJson(raw: Buffer, at: PathNode | undefined, depth: number): unknown {
+  const limit = Math.max(SERVER_NESTING_DEPTH - depth, 0);
+  if (jsonNestingDepth(raw, limit) > limit) fail2(at, `nests more than ${SERVER_NESTING_DEPTH} levels deep`);
   try {
     return JSON.parse((raw as Buffer & NodeBufferMethods).utf8Slice(0, raw.length)) as unknown;
   } catch {
