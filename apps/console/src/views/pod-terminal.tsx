@@ -3,7 +3,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import { bearerProtocol, socketUrl } from '../api/client';
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 import { containerNames } from './pod-logs';
 
 const V5 = 'v5.channel.k8s.io';
@@ -16,7 +16,7 @@ const CHANNEL = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 25
  * goes first once it is open (the container's terminal holds it until the shell reads), so a user
  * who types at once loses nothing.
  */
-export function PodTerminal({ pod }: { pod: KubeObject }) {
+export function PodTerminal({ pod }: { pod: WireObject }) {
   const names = containerNames(pod);
   const [container, setContainer] = useState(names[0] ?? '');
   const [command, setCommand] = useState('sh');

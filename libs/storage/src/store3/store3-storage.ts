@@ -33,10 +33,10 @@ import {
   int64Number,
   uint64Text,
   type Compare,
-  type KeyValue,
+  type EtcdKeyValue,
   type RequestOp,
   type TxnResponse,
-  type WatchEvent,
+  type EtcdWatchEvent,
 } from './etcd-protocol';
 import { EtcdWatchStream, type EventBatch, type WatchStreamOutcome } from './etcd-watch-stream';
 import { LeaseManager } from './lease-manager';
@@ -375,7 +375,7 @@ export class Store3Storage implements Storage {
   }
 
   /** The contract's change for an etcd event under `prefix`, or undefined for a key outside it. */
-  private changeOf(event: WatchEvent, prefix: string): ChangeEvent<StoredObject> | undefined {
+  private changeOf(event: EtcdWatchEvent, prefix: string): ChangeEvent<StoredObject> | undefined {
     const kv = event.kv;
     if (kv === undefined) return undefined;
     const key = Buffer.from(kv.key).toString('utf8');
@@ -573,7 +573,7 @@ export class Store3Storage implements Storage {
     return object;
   }
 
-  private decodeKv<T extends StoredObject>(kv: KeyValue): T {
+  private decodeKv<T extends StoredObject>(kv: EtcdKeyValue): T {
     return this.decode<T>(Buffer.from(kv.key).toString('utf8'), Buffer.from(kv.value ?? []), int64Number(kv.mod_revision));
   }
 
