@@ -20,6 +20,7 @@ import { loadWebhookAuthorizerOptions } from './auth/webhook/webhook-authorizer'
 import { ownerReferencesPermissionEnforcement } from './admission/owner-references-permission';
 import { privilegedContainersDenied } from './admission/privileged-containers';
 import { EventExpiry } from './events/event-expiry';
+import { ComponentStatuses } from './registry/core/component-statuses';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -116,7 +117,18 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const server = await startApiServer(
     serving,
     [
-      ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
+      ResourcesModule.forRoot({
+        storage,
+        scheme,
+        options: resourcesOptions,
+        registries,
+        isEnabled: (def) => servedApis.isEnabled(def),
+        rest: {
+          reviews: { authorizer: security.authorizer, tokenAuthenticators: security.tokenAuthenticators },
+          tokens: security.serviceAccountTokens && { tokens: security.serviceAccountTokens, registries },
+          componentStatuses: new ComponentStatuses({ storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) }),
+        },
+      }),
       DiscoveryModule.forRoot({ scheme, servedApis }),
       OpenApiModule.forRoot({ scheme, servedApis }),
       // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
@@ -140,8 +152,6 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
       audit: options.audit,
       security,
       clientCredentials,
-      registries,
-      componentStatuses: { storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) },
     },
   );
   if (security.rbac !== undefined) {

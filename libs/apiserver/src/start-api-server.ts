@@ -10,7 +10,6 @@ import { tlsServerOptions } from '@svc/options';
 import { ApiServerModule } from './api-server.module';
 import { createAuditRuntime, type AuditOptions } from './audit/audit-runtime';
 import type { ApiServerServingConfig } from './config';
-import type { ComponentStatusDependencies } from './health/component-statuses';
 import { composeChain, handlerChain } from './filters/handler-chain';
 import { HealthRegistry } from './health/health-registry';
 import { ServerLifecycle } from './lifecycle/server-lifecycle';
@@ -18,6 +17,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { markUpgrade, upgradeTaken } from './request/upgrade';
 import { requestContext } from './request/request-context';
 import { ResourcesRuntime } from './resources/resources-runtime';
+import { ResponseWriter } from './server/response-writer';
 import { clientHost, serverUrl, writeClientConnectionFile } from './serving/client-connection-file';
 import { answerClientErrors, keepParsingBehindEndedResponses, refusePlainHttp } from './serving/connection-guards';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
@@ -25,7 +25,6 @@ import { internalErrorStatus } from './status/status';
 import { StatusExceptionFilter } from './status/status-exception.filter';
 import { writeStatus } from './status/write-status';
 import type { Security } from './auth/security';
-import type { ResourceRegistries } from './resources/registries';
 
 export interface StartApiServerOptions {
   /** SIGTERM and SIGINT start the graceful stop, and the process exits when it is done (a second signal exits at once). */
@@ -41,12 +40,8 @@ export interface StartApiServerOptions {
   audit?: AuditOptions;
   /** Authentication and authorization (see buildSecurity); without it every request is anonymous and allowed. */
   security?: Security;
-  /** The registries, for handlers in front of the routes that read objects (TokenRequest). */
-  registries?: ResourceRegistries;
   /** A client certificate and key for the written connection file (PEM), so that it authenticates. */
   clientCredentials?: { certPem: string; keyPem: string };
-  /** What `componentstatuses` probes; the resource is not served without it. */
-  componentStatuses?: ComponentStatusDependencies;
 }
 
 export interface ApiServerHandle {
@@ -110,8 +105,6 @@ export async function startApiServer(
       lifecycle,
       audit,
       security: options.security,
-      registries: options.registries,
-      componentStatuses: options.componentStatuses,
     }),
   );
 
@@ -147,7 +140,7 @@ export async function startApiServer(
     const afterFilters = (error?: unknown): void => {
       if (error !== undefined) return lastResort(error, res);
       if (resources === undefined || !requestContext(req).info.isResourceRequest) return viaExpress();
-      resources.router.handle(req, res, (failure?: unknown) => (failure === undefined ? viaExpress() : lastResort(failure, res)));
+      void resources.handler.serve(req, ResponseWriter.of(res));
     };
     try {
       chain(req, res, afterFilters);

@@ -5,7 +5,14 @@ import { customResourceSchema } from './crd-schema';
 import { METADATA_FIELD_SELECTORS } from './definitions/define-kind';
 import { jsonPathValue, parseJsonPath } from './json-path';
 import type { ApiObject, FieldGetter, KindConversion, KindDefinition, TableColumn } from './kind-definition';
+import type { FieldPath } from './kind-strategy';
 import { nameColumn, column } from './table';
+
+/**
+ * A custom resource's status write takes its status alone: Kubernetes' statusStrategy copies the
+ * stored object whole and puts the request's status in it.
+ */
+const CUSTOM_RESOURCE_STATUS_RESET_FIELDS: readonly FieldPath[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
 
 function printerCell(col: CustomResourceColumnDefinition): TableColumn['cell'] {
   const path = parseJsonPath(col.jsonPath);
@@ -88,11 +95,11 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
     // Kubernetes keeps a custom resource's generation, and its status writes change only status.
     strategy: {
       tracksGeneration: true,
-      statusWritableMetadata: [],
-      ...(rules && {
-        validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current),
-        validateStatusUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current),
-      }),
+      status: {
+        resetFields: CUSTOM_RESOURCE_STATUS_RESET_FIELDS,
+        ...(rules && { validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current) }),
+      },
+      ...(rules && { validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current) }),
     },
     served: version.served,
     storage: version.storage,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { storedDefinition } from '@svc/api';
 import type { X509Certificate } from 'node:crypto';
-import type { ResourceRegistries } from '../resources/registries';
+import type { ResourceRegistries } from '../registry/registries';
 import { RequestAuthenticator, type Authenticator } from '@svc/machinery';
 import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
 import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';

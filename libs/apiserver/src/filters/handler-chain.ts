@@ -8,10 +8,8 @@ import { effectiveRequestTimeoutMs } from '../request/request-timeout';
 import { requestEntityTooLargeStatus, StatusError, timeoutStatus, tooManyRequestsStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import { withAuthentication, withAuthorization, withImpersonation } from '../auth/auth-filters';
-import { withReviews } from '../auth/review-handlers';
-import { type ComponentStatusDependencies, withComponentStatuses } from '../health/component-statuses';
-import { withServiceAccountTokens } from '../auth/service-account-handlers';
-import type { ResourceRegistries } from '../resources/registries';
+import { ResponseWriter } from '../server/response-writer';
+import { withServiceAccountIssuerDiscovery } from '../auth/issuer-discovery';
 import type { Security } from '../auth/security';
 
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
@@ -24,10 +22,6 @@ export interface HandlerChainDependencies {
   audit?: AuditRuntime;
   /** Authentication and authorization; without it every request is anonymous and allowed. */
   security?: Security;
-  /** The registries TokenRequest reads service accounts and bound objects through. */
-  registries?: ResourceRegistries;
-  /** What `componentstatuses` probes; the resource is not served without it. */
-  componentStatuses?: ComponentStatusDependencies;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -89,8 +83,8 @@ export function composeChain(handlers: readonly ChainHandler[]): ChainHandler {
  * DefaultBuildHandlerChain applies them: request info and metrics, the Audit-Id, shutdown refusal,
  * HSTS, drain tracking, deadline, CORS, the audit of failed authentication (in front of
  * authentication), authentication, audit (after authentication, before impersonation),
- * impersonation, in-flight caps, authorization, body size; then the review APIs and TokenRequest,
- * which answer from what authentication and authorization know.
+ * impersonation, in-flight caps, authorization, body size. A filter refuses a request or passes it on:
+ * it never serves a route.
  */
 export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
   const { security } = deps;
@@ -109,19 +103,7 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withMaxInFlight(deps),
     ...(security ? [withAuthorization(security.authorizer)] : []),
     withBodySizeLimit(deps.config.maxRequestBodyBytes),
-    ...(security
-      ? [
-          withReviews({
-            authorizer: security.authorizer,
-            tokenAuthenticators: security.tokenAuthenticators,
-            maxRequestBodyBytes: deps.config.maxRequestBodyBytes,
-          }),
-        ]
-      : []),
-    ...(deps.componentStatuses ? [withComponentStatuses(deps.componentStatuses)] : []),
-    ...(security?.serviceAccountTokens && deps.registries
-      ? [withServiceAccountTokens(security.serviceAccountTokens, deps.registries, deps.config.maxRequestBodyBytes)]
-      : []),
+    ...(security?.serviceAccountTokens ? [withServiceAccountIssuerDiscovery(security.serviceAccountTokens)] : []),
   ];
 }
 
@@ -205,13 +187,10 @@ function withRequestTimeout(serverTimeoutMs: number): ChainHandler {
 function answerTimedOut(context: RequestContext, res: ServerResponse): void {
   if (res.writableEnded) return;
   context.abort(new Error('request timed out'));
-  if (res.headersSent) {
-    // A response already under way cannot become a 504; cut it so the client sees it incomplete.
-    res.destroy();
-    return;
-  }
-  writeStatus(res, timeoutStatus('request did not complete within requested timeout - context deadline exceeded'));
-  silence(res);
+  // A response already under way cannot become a 504: the writer cuts it so the client sees it incomplete.
+  const sent = res.headersSent;
+  ResponseWriter.of(res).timeOut(timeoutStatus('request did not complete within requested timeout - context deadline exceeded'));
+  if (!sent) silence(res);
 }
 
 function silence(res: ServerResponse): void {

@@ -17,12 +17,15 @@ import type { HealthRegistry } from '../health/health-registry';
 import { healthCheck } from '../health/health-check';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
-import { ensureBootstrapNamespaces } from './bootstrap-namespaces';
-import { CacherPool, type CacherPoolOptions } from './cacher-pool';
-import { startObjectCountPoller } from './object-count-metrics';
-import { ResourceRegistries } from './registries';
-import { ResourceRouter } from './resource-router';
-import type { RegistryContext } from './registry-types';
+import { ensureBootstrapNamespaces } from '../registry/core/namespace/bootstrap-namespaces';
+import { CacherPool, type CacherPoolOptions } from '../watchcache/cacher-pool';
+import { startObjectCountPoller } from '../metrics/object-count-metrics';
+import { ResourceRegistries } from '../registry/registries';
+import { builtinSubresourceRest } from '../registry/rest-storage';
+import { ResourceHandler } from '../endpoints/resource-handler';
+import { RestEndpoints, type RestEndpointsOptions } from '../endpoints/rest-endpoints';
+import { LargeBodyPool } from '../endpoints/responses/large-body-pool';
+import type { RegistryContext } from '../registry/registry-context';
 import { DEFAULT_NODE_AGENT_CONNECTION, NodeAgentConnector, type NodeAgentConnectionOptions, type NodeLookup } from '../nodeagent/node-agent-connector';
 
 /** The API server options the resource layer reads (names as the flags, durations in milliseconds). */
@@ -86,6 +89,8 @@ export interface ResourcesDependencies {
    * disabled one answers 404 like an unknown one. Everything the scheme serves by default.
    */
   isEnabled?: (definition: KindDefinition) => boolean;
+  /** The resources served by a REST of their own: the reviews, TokenRequest, component statuses. */
+  rest?: Omit<RestEndpointsOptions, 'maxRequestBodyBytes'>;
 }
 
 /**
@@ -110,7 +115,7 @@ export function createResourceRegistries(
     mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
     configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
   });
-  return new ResourceRegistries({
+  const context: RegistryContext = {
     storage,
     scheme,
     storePrefix: options.storePrefix,
@@ -122,7 +127,8 @@ export function createResourceRegistries(
     maxRequestBodyBytes: options.maxRequestBodyBytes,
     writeHooks: deps.writeHooks,
     resolveService: endpointsServiceResolver(storage, options.storePrefix),
-  });
+  };
+  return new ResourceRegistries(context, builtinSubresourceRest);
 }
 
 export interface ServingHooks {
@@ -143,7 +149,7 @@ export class ResourcesRuntime {
   readonly cachers: CacherPool;
   readonly admission: AdmissionChain;
   readonly registries: ResourceRegistries;
-  readonly router: ResourceRouter;
+  readonly handler: ResourceHandler;
 
   constructor(deps: ResourcesDependencies, hooks: ServingHooks) {
     const { storage, scheme, options } = deps;
@@ -151,7 +157,7 @@ export class ResourcesRuntime {
     this.registries = registries;
     this.cachers = registries.cachers;
     this.admission = registries.context.admission;
-    this.router = new ResourceRouter({
+    this.handler = new ResourceHandler({
       scheme,
       registries,
       isEnabled: deps.isEnabled,
@@ -160,6 +166,8 @@ export class ResourcesRuntime {
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       maxRequestBodyBytes: options.maxRequestBodyBytes,
       logger: hooks.logger ?? new Logger('Resources'),
+      largeBodies: new LargeBodyPool(),
+      restEndpoints: new RestEndpoints({ ...deps.rest, maxRequestBodyBytes: options.maxRequestBodyBytes }),
       nodeAgents: new NodeAgentConnector(options.nodeAgent ?? DEFAULT_NODE_AGENT_CONNECTION, async (name) => {
         const nodes = scheme.byResource({ group: '', version: 'v1', resource: 'nodes' });
         if (nodes === undefined) throw new Error('nodes are not served');

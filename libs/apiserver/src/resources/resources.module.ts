@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { HealthRegistry } from '../health/health-registry';
 import { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import { MetricsService } from '../metrics/metrics.service';
-import { ResourceRegistries } from './registries';
+import { ResourceRegistries } from '../registry/registries';
 import { ResourcesRuntime, type ResourcesDependencies } from './resources-runtime';
 
 /**

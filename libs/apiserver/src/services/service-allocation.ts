@@ -1,7 +1,7 @@
 import type { ApiObject, Service, ServicePort } from '@svc/api';
 import { fieldInvalid, fieldRequired, newInvalid, type FieldError } from '@svc/machinery';
 import type { IpFamily } from '@svc/options';
-import type { WriteFinish, WriteHooks } from '../resources/registry-types';
+import type { WriteFinish, WriteHooks } from '../registry/generic/write-hooks';
 import { AllocationError, type AllocationOwner, type AllocationStore } from './allocation-store';
 import { ipFamilyOf } from './ip-range';
 

@@ -1,5 +1,6 @@
 import type { ApiObject, KindDefinition } from '../kind-definition';
 import { BUILTIN_KINDS } from '../builtin-scheme';
+import { statusWriteTakes } from '../kind-strategy';
 
 // Every built-in kind's strategy, table by table: what a create sets, what an update may not change,
 // what a delete answers and waits for, and the subresources of its own. Kinds absent from a table
@@ -65,8 +66,11 @@ describe('kind strategies', () => {
   it.each<[string, string[]]>([
     ['Deployment', ['annotations']],
     ['Pod', ['labels', 'annotations']],
+    ['ReplicaSet', ['labels', 'annotations']],
+    ['ValidatingAdmissionPolicy', []],
   ])('%s status writes take the metadata %j', (kind, fields) => {
-    expect(def(kind).strategy.statusWritableMetadata ?? ['labels', 'annotations']).toEqual(fields);
+    const status = def(kind).strategy.status;
+    expect((['labels', 'annotations'] as const).filter((field) => statusWriteTakes(status, field))).toEqual(fields);
   });
 
   it.each<[ApiObject, number | undefined, number]>([

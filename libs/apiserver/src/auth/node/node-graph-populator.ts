@@ -1,5 +1,5 @@
-import type { ResourceRegistries } from '../../resources/registries';
-import type { ResourceWatch } from '../../resources/registry-types';
+import type { ResourceRegistries } from '../../registry/registries';
+import type { ResourceWatch } from '../../registry/types';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../watchcache';
 import type { NodeGraph } from './node-graph';
 

@@ -1,0 +1,118 @@
+import type { IncomingMessage } from 'node:http';
+import { requestContext, requestUrl } from '../request/request-context';
+import { notFoundStatus } from '../status/status';
+import type { ResponseWriter } from './response-writer';
+
+/** The named segments a pattern matched (`{group}`), and the rest a `{path...}` segment took, joined by `/`. */
+export type RouteParams = Readonly<Record<string, string>>;
+
+/** Serves one request of a route; a failure it throws is answered as a Status by the mux's owner. */
+export type RouteHandler = (req: IncomingMessage, res: ResponseWriter, params: RouteParams) => void | Promise<void>;
+
+/** One route: a path pattern, the methods it serves (GET serves HEAD too), and its handler. */
+export interface Route {
+  /** `/version`, `/apis/{group}/{version}`, `/debug/pprof/{profile...}`. */
+  path: string;
+  /** The methods served; every method when absent. Another method is a 404, as no route matched. */
+  methods?: readonly string[];
+  handler: RouteHandler;
+}
+
+interface Segment {
+  literal?: string;
+  param?: string;
+  /** `{name...}`: one or more segments, the pattern's last. */
+  rest?: boolean;
+}
+
+interface Compiled {
+  route: Route;
+  segments: Segment[];
+  methods: ReadonlySet<string> | undefined;
+}
+
+/**
+ * The one place a request finds what serves it (Kubernetes' PathRecorderMux and its API groups'
+ * routes, together): every path the server answers is a route here, and a path no route names is a
+ * 404 Status. A route matches a path exactly: each pattern segment names one non-empty segment of the
+ * path, so `//`, a trailing `/` or `..` never reach a route they were not written for.
+ */
+export class Mux {
+  private readonly compiled: Compiled[] = [];
+  private readonly exact = new Map<string, Compiled[]>();
+
+  handle(route: Route): void {
+    const segments = parsePattern(route.path);
+    const methods = route.methods === undefined ? undefined : new Set(route.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])));
+    const compiled = { route, segments, methods };
+    this.compiled.push(compiled);
+    if (segments.every((s) => s.literal !== undefined)) {
+      const known = this.exact.get(route.path) ?? [];
+      this.exact.set(route.path, [...known, compiled]);
+    }
+  }
+
+  /** Every route's pattern, in the order they were added. */
+  patterns(): string[] {
+    return this.compiled.map((c) => c.route.path);
+  }
+
+  /** The route and its parameters for a method and path, if one matches. */
+  match(method: string, path: string): { route: Route; params: RouteParams } | undefined {
+    const upper = method.toUpperCase();
+    for (const candidate of this.exact.get(path) ?? []) {
+      if (candidate.methods === undefined || candidate.methods.has(upper)) return { route: candidate.route, params: {} };
+    }
+    const parts = path.split('/').slice(1);
+    for (const candidate of this.compiled) {
+      if (candidate.methods !== undefined && !candidate.methods.has(upper)) continue;
+      const params = matchSegments(candidate.segments, parts);
+      if (params !== undefined) return { route: candidate.route, params };
+    }
+    return undefined;
+  }
+
+  /** Serves a request by its route; one no route names is answered 404 and not counted by path in metrics. */
+  async serve(req: IncomingMessage, res: ResponseWriter): Promise<void> {
+    const found = this.match(req.method ?? 'GET', requestUrl(req).pathname);
+    if (found === undefined) {
+      requestContext(req).unmatched = true;
+      res.status(notFoundStatus());
+      return;
+    }
+    await found.route.handler(req, res, found.params);
+  }
+}
+
+function parsePattern(path: string): Segment[] {
+  if (!path.startsWith('/')) throw new Error(`route ${path} does not start with /`);
+  const parts = path.split('/').slice(1);
+  return parts.map((part, index) => {
+    const param = /^\{([a-zA-Z]+)(\.\.\.)?\}$/.exec(part);
+    if (param === null) return { literal: part };
+    if (param[2] !== undefined && index !== parts.length - 1) throw new Error(`route ${path}: ${part} must be its last segment`);
+    return { param: param[1], rest: param[2] !== undefined };
+  });
+}
+
+function matchSegments(segments: readonly Segment[], parts: readonly string[]): RouteParams | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if (segment.rest) {
+      const rest = parts.slice(i);
+      if (rest.length === 0 || rest.some((p) => p === '' || p === '.' || p === '..')) return undefined;
+      params[segment.param!] = rest.join('/');
+      return params;
+    }
+    const part = parts[i];
+    if (part === undefined) return undefined;
+    if (segment.literal !== undefined) {
+      if (part !== segment.literal) return undefined;
+    } else {
+      if (part === '' || part === '.' || part === '..') return undefined;
+      params[segment.param!] = part;
+    }
+  }
+  return parts.length === segments.length ? params : undefined;
+}
