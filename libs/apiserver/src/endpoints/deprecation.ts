@@ -1,6 +1,6 @@
 import { apiVersionOf, deprecatedApiWarning, findDeprecatedApiVersion, type KindDefinition, type Scheme } from '@svc/api';
 import type { MetricsService } from '../metrics/metrics.service';
-import type { ResponseWriter } from '../server/response-writer';
+import type { ResponseWriter } from '../serving/response-writer';
 import type { RequestScope } from './request-scope';
 
 interface Deprecation {

@@ -10,7 +10,7 @@ import type { WriteOptions } from '../registry/types';
 import { readBody } from '../request/read-body';
 import { auditAnnotationsOf, requestContext, type RequestContext } from '../request/request-context';
 import type { RequestInfo } from '../request/request-info';
-import type { ResponseWriter } from '../server/response-writer';
+import type { ResponseWriter } from '../serving/response-writer';
 import { withEmptyDetails } from '../status/status';
 import { decodeObjectBody } from '../decoding/body-decoder';
 import type { ObjectInput } from '../registry/types';

@@ -7,7 +7,8 @@ import { decodeEnvelope, encodeObjectEnvelope } from '@svc/machinery';
 import { EmbeddedStorage } from '@svc/storage';
 import { servingConfig } from '../config';
 import { startApiServer, type ApiServerHandle } from '../start-api-server';
-import { ResourcesModule } from '../resources/resources.module';
+import { createResourceRegistries, type ResourcesOptions } from '../registry/create-registries';
+import { resourceLayer } from './resource-layer';
 
 interface Reply {
   status: number;
@@ -92,23 +93,19 @@ describe('ResourceHandler over HTTPS', () => {
       deprecation: { deprecated: true, warning: 'example.com/v1beta1 ConfigMap is going away' },
     };
     scheme.register(deprecated);
+    const options: ResourcesOptions = {
+      storePrefix: '/registry',
+      watchCache: true,
+      watchCacheSizes: ['secrets#0'],
+      deleteCollectionWorkers: 2,
+      storeCountMetricPollPeriodMs: 0,
+      minRequestTimeoutSeconds: 60,
+      maxRequestBodyBytes: 3 * 1024 * 1024,
+    };
+    const registries = createResourceRegistries({ storage, scheme, options });
     server = await startApiServer(
       servingConfig({ bindAddress: '127.0.0.1', securePort: 0, certDir: join(dir, 'certs'), svcconfigOut: '', minRequestTimeoutSeconds: 60 }),
-      [
-        ResourcesModule.forRoot({
-          storage,
-          scheme,
-          options: {
-            storePrefix: '/registry',
-            watchCache: true,
-            watchCacheSizes: ['secrets#0'],
-            deleteCollectionWorkers: 2,
-            storeCountMetricPollPeriodMs: 0,
-            minRequestTimeoutSeconds: 60,
-            maxRequestBodyBytes: 3 * 1024 * 1024,
-          },
-        }),
-      ],
+      [resourceLayer({ storage, scheme, options, registries })],
       { logger: false, stdout: () => undefined },
     );
     ca = readFileSync(join(dir, 'certs', 'ca.crt'), 'utf8');

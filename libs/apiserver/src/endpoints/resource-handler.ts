@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
 import { warningsOfRefusal } from '../admission';
 import { requestContext, requestUrl } from '../request/request-context';
-import type { ResponseWriter } from '../server/response-writer';
+import type { ResponseWriter } from '../serving/response-writer';
 import { toStatusError } from '../registry/generic/status-mapping';
 import { DeprecationWarnings } from './deprecation';
 import { serveConnect } from './handlers/connect';

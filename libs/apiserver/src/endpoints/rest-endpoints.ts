@@ -16,7 +16,7 @@ import { answerReview, type Reviews } from '../registry/review-rest';
 import { readBody } from '../request/read-body';
 import { auditAnnotationsOf, type RequestContext } from '../request/request-context';
 import type { RequestInfo } from '../request/request-info';
-import type { ResponseWriter } from '../server/response-writer';
+import type { ResponseWriter } from '../serving/response-writer';
 import { internalErrorStatus, methodNotAllowedStatus } from '../status/status';
 import { negotiateOutput, type OutputFormat } from './responses/negotiation';
 

@@ -8,8 +8,7 @@ import { effectiveRequestTimeoutMs } from '../request/request-timeout';
 import { requestEntityTooLargeStatus, StatusError, timeoutStatus, tooManyRequestsStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import { withAuthentication, withAuthorization, withImpersonation } from '../auth/auth-filters';
-import { ResponseWriter } from '../server/response-writer';
-import { withServiceAccountIssuerDiscovery } from '../auth/issuer-discovery';
+import { ResponseWriter } from '../serving/response-writer';
 import type { Security } from '../auth/security';
 
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
@@ -103,7 +102,6 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withMaxInFlight(deps),
     ...(security ? [withAuthorization(security.authorizer)] : []),
     withBodySizeLimit(deps.config.maxRequestBodyBytes),
-    ...(security?.serviceAccountTokens ? [withServiceAccountIssuerDiscovery(security.serviceAccountTokens)] : []),
   ];
 }
 

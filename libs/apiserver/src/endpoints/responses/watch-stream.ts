@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { watchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import type { ResourceWatch, ResourceWatchEvent } from '../../registry/types';
-import type { ResponseWriter } from '../../server/response-writer';
+import type { ResponseWriter } from '../../serving/response-writer';
 import { kubernetesWatchFrame, protobufWatchFrame } from './write-body';
 
 export interface WatchStreamOptions {

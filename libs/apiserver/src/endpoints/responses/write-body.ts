@@ -2,7 +2,7 @@ import { encodeEnvelope, encodeKubernetesMessage, encodeObjectEnvelope, encodePr
 import { stringify as toYaml } from 'yaml';
 import { jsonLine } from './encoded-json';
 import type { OutputFormat } from './negotiation';
-import type { ResponseWriter } from '../../server/response-writer';
+import type { ResponseWriter } from '../../serving/response-writer';
 
 /** The bytes of one response body in the negotiated encoding. */
 export function encodeBody(body: unknown, format: OutputFormat): Buffer | string {

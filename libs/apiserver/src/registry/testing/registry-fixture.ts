@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinScheme, type KindDefinition, type Scheme } from '@svc/api';
 import { EmbeddedStorage } from '@svc/storage';
-import { AdmissionChain, namespaceLifecycle, storedNamespaceLookup, type AdmissionPlugin } from '../../admission';
+import { AdmissionChain, namespaceLifecycle, type AdmissionPlugin } from '../../admission';
+import { admissionReads } from '../admission-reads';
 import { CacherPool } from '../../watchcache/cacher-pool';
 import { ResourceRegistries } from '../registries';
 import type { ResourceRegistry } from '../resource-registry';
@@ -38,7 +39,9 @@ export function registryFixture(options: RegistryFixtureOptions = {}): RegistryF
     watchCache: options.watchCache ?? true,
     cacherOptions: { waitMs: 1_000, bookmarkIntervalMs: 200, progressIntervalMs: 100 },
   });
-  const admission = new AdmissionChain(options.admission ?? [namespaceLifecycle(storedNamespaceLookup(storage, '/registry'))]);
+  const holder: { registries?: ResourceRegistries } = {};
+  const reads = admissionReads(() => holder.registries!);
+  const admission = new AdmissionChain(options.admission ?? [namespaceLifecycle(reads.namespaces)]);
   const registries = new ResourceRegistries({
     storage,
     scheme,
@@ -48,6 +51,7 @@ export function registryFixture(options: RegistryFixtureOptions = {}): RegistryF
     deleteCollectionWorkers: 2,
     now: options.now ?? (() => new Date()),
   });
+  holder.registries = registries;
   const registry = (resource: string, group = '', version = group === '' ? 'v1' : 'v1'): ResourceRegistry => {
     const def: KindDefinition | undefined = scheme.byResource({ group, version, resource });
     if (def === undefined) throw new Error(`no kind for ${resource}`);

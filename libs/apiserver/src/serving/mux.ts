@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { requestContext, requestUrl } from '../request/request-context';
-import { notFoundStatus } from '../status/status';
+import { badRequestStatus, notFoundStatus, StatusError } from '../status/status';
 import type { ResponseWriter } from './response-writer';
 
 /** The named segments a pattern matched (`{group}`), and the rest a `{path...}` segment took, joined by `/`. */
@@ -115,4 +115,13 @@ function matchSegments(segments: readonly Segment[], parts: readonly string[]): 
     }
   }
   return parts.length === segments.length ? params : undefined;
+}
+
+/** A path parameter with its percent-escapes decoded; a malformed escape is a 400, as a router answers it. */
+export function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new StatusError(badRequestStatus(`Failed to decode param '${value}'`));
+  }
 }
