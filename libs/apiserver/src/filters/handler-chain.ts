@@ -179,39 +179,14 @@ function withRequestTimeout(serverTimeoutMs: number): ChainHandler {
 }
 
 /**
- * Answers 504 for a handler that is still working, then silences the response so the handler's late
- * writes go nowhere instead of failing; the handler learns of it through the context's signal.
+ * Answers 504 for a handler that is still working, through the response's writer, which from then on
+ * drops what the handler writes; the handler learns of it through the context's signal. A response
+ * already under way cannot become a 504: the writer cuts it, so the client sees it incomplete.
  */
 function answerTimedOut(context: RequestContext, res: ServerResponse): void {
   if (res.writableEnded) return;
   context.abort(new Error('request timed out'));
-  // A response already under way cannot become a 504: the writer cuts it so the client sees it incomplete.
-  const sent = res.headersSent;
   ResponseWriter.of(res).timeOut(timeoutStatus('request did not complete within requested timeout - context deadline exceeded'));
-  if (!sent) silence(res);
-}
-
-function silence(res: ServerResponse): void {
-  const target = res as unknown as Record<string, unknown>;
-  const noop = function (this: ServerResponse) {
-    return this;
-  };
-  target.setHeader = noop;
-  target.appendHeader = noop;
-  target.removeHeader = noop;
-  target.writeHead = noop;
-  target.write = () => true;
-  target.end = function (this: ServerResponse, ...args: unknown[]) {
-    const callback = args.find((a) => typeof a === 'function') as (() => void) | undefined;
-    if (callback) process.nextTick(callback);
-    return this;
-  };
-  target.timedOut = true;
-}
-
-/** True when the handler chain already answered this response with a timeout. */
-export function isTimedOutResponse(res: ServerResponse): boolean {
-  return (res as unknown as { timedOut?: boolean }).timedOut === true;
 }
 
 // Kubernetes' WithCORS defaults.
@@ -230,11 +205,7 @@ function withCors(allowedOrigins: readonly string[]): ChainHandler {
     res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
     res.setHeader('Vary', 'Origin');
-    if (req.method === 'OPTIONS') {
-      res.statusCode = 204;
-      res.end();
-      return;
-    }
+    if (req.method === 'OPTIONS') return ResponseWriter.of(res).end(204, undefined);
     next();
   };
 }
