@@ -1,56 +1,6 @@
-import {
-  CLUSTER_SIGNERS,
-  CONTROLLER_MANAGER_FLAGS,
-  refusedFlagProblem,
-  UNSUPPORTED_SHARED_FLAGS,
-  type ControllerManagerOptions,
-  type RefusedFlag,
-} from '@svc/options';
-
-const NO_CLOUD = 'this controller manager runs no cloud provider integration';
-const NO_VOLUMES = 'this controller manager runs no volume controllers';
-const NO_SIGNING = 'this controller manager runs no certificate signing controller';
-const NO_HPA = 'this controller manager runs no horizontal pod autoscaler controller';
-const NO_MIRRORING = 'this controller manager runs no endpointslice mirroring controller';
-const NO_QUOTA = 'this controller manager runs no resource quota controller';
-const NO_TOKENS = 'this controller manager runs no service account token controller';
-const NO_MIGRATION = 'is not supported by this controller manager yet: it runs no leader migration';
-
-const refuse = (reason: string, ...flags: string[]): RefusedFlag[] => flags.map((flag) => ({ flag, reason }));
-
-/**
- * Flags of the table (spec 2) whose controller or feature this controller manager lacks: a value other
- * than the default would be accepted and ignored, so it is refused.
- */
-const UNSUPPORTED: readonly RefusedFlag[] = [
-  { flag: 'cidr-allocator-type', reason: 'only the RangeAllocator is implemented' },
-  // With an external provider Kubernetes' controller manager runs no cloud loops either.
-  { flag: 'cloud-provider', reason: NO_CLOUD, alsoAccepted: ['external'] },
-  ...refuse(NO_CLOUD, 'cloud-config', 'cloud-provider-gce-l7lb-src-cidrs', 'azure-container-registry-config', 'configure-cloud-routes'),
-  ...refuse(NO_CLOUD, 'external-cloud-volume-plugin', 'route-reconciliation-period'),
-  { flag: 'cluster-name', reason: 'no controller here names cloud resources after the cluster' },
-  { flag: 'service-cluster-ip-range', reason: 'is not supported by this controller manager yet: node CIDRs are not kept apart from a service range' },
-  { flag: 'controller-start-interval', reason: 'is not supported by this controller manager yet: its controllers start together' },
-  ...refuse(NO_MIGRATION, 'enable-leader-migration', 'leader-migration-config'),
-  ...refuse(NO_VOLUMES, 'attach-detach-reconcile-sync-period', 'disable-attach-detach-reconcile-sync', 'concurrent-ephemeralvolume-syncs'),
-  ...refuse(NO_VOLUMES, 'enable-dynamic-provisioning', 'enable-hostpath-provisioner', 'flex-volume-plugin-dir', 'pvclaimbinder-sync-period'),
-  ...refuse(NO_VOLUMES, 'pv-recycler-increment-timeout-nfs', 'pv-recycler-minimum-timeout-hostpath', 'pv-recycler-minimum-timeout-nfs'),
-  ...refuse(NO_VOLUMES, 'pv-recycler-pod-template-filepath-hostpath', 'pv-recycler-pod-template-filepath-nfs', 'pv-recycler-timeout-increment-hostpath'),
-  ...refuse(NO_VOLUMES, 'volume-host-allow-local-loopback', 'volume-host-cidr-denylist'),
-  ...refuse(NO_SIGNING, 'cluster-signing-cert-file', 'cluster-signing-key-file', 'cluster-signing-duration'),
-  ...refuse(NO_SIGNING, ...CLUSTER_SIGNERS.flatMap((s) => [`cluster-signing-${s}-cert-file`, `cluster-signing-${s}-key-file`])),
-  ...refuse(NO_MIRRORING, 'mirroring-concurrent-service-endpoint-syncs', 'mirroring-endpointslice-updates-batch-period', 'mirroring-max-endpoints-per-subset'),
-  ...refuse(NO_HPA, 'horizontal-pod-autoscaler-cpu-initialization-period', 'horizontal-pod-autoscaler-downscale-stabilization'),
-  ...refuse(NO_HPA, 'horizontal-pod-autoscaler-initial-readiness-delay', 'horizontal-pod-autoscaler-sync-period', 'horizontal-pod-autoscaler-tolerance'),
-  ...refuse(NO_QUOTA, 'concurrent-resource-quota-syncs', 'resource-quota-sync-period'),
-  ...refuse(NO_TOKENS, 'concurrent-serviceaccount-token-syncs', 'service-account-private-key-file'),
-  { flag: 'concurrent-service-syncs', reason: 'this controller manager runs no service (load balancer) controller' },
-  { flag: 'concurrent-statefulset-syncs', reason: 'this controller manager runs no statefulset controller' },
-  { flag: 'concurrent-ttl-after-finished-syncs', reason: 'this controller manager runs no TTL-after-finished controller' },
-  ...UNSUPPORTED_SHARED_FLAGS,
-];
+import { CONTROLLER_MANAGER_FLAGS, CONTROLLER_MANAGER_REFUSED_FLAGS, refusedFlagProblem, type ControllerManagerOptions } from '@svc/options';
 
 /** The first flag given a value this controller manager would ignore, as the one line to print; undefined when none. */
 export function unsupportedFlagProblem(options: ControllerManagerOptions): string | undefined {
-  return refusedFlagProblem(CONTROLLER_MANAGER_FLAGS, UNSUPPORTED, options);
+  return refusedFlagProblem(CONTROLLER_MANAGER_FLAGS, CONTROLLER_MANAGER_REFUSED_FLAGS, options);
 }

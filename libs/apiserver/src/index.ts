@@ -1,6 +1,6 @@
 // The API server library: createApiServer wires it whole; the serving shell's surface is for the parts installed on it.
 export { createApiServer, DEFAULT_RESOURCES_OPTIONS } from './create-api-server';
-export { unimplementedAdmissionPlugins } from './admission/build-admission';
+export { admissionPluginSupport, unimplementedAdmissionPlugins } from './admission/build-admission';
 export type { ApiServerOptions, CreateApiServerInput } from './create-api-server';
 export type { RuntimeConfig } from './discovery';
 export type { ResourcesOptions } from './registry/create-registries';

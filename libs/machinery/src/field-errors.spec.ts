@@ -13,9 +13,10 @@ import {
   fieldTooLong,
   fieldTooMany,
   fieldTypeInvalid,
+  intOrStringValue,
 } from './field-errors';
 import { fieldPath, FieldPath } from './field-path';
-import { goQuote } from './go-quote';
+import { goFormatFloat, goQuote, goSyntax } from './go-quote';
 
 describe('FieldPath', () => {
   it('prints children, indexes and keys as Kubernetes does', () => {
@@ -49,10 +50,12 @@ describe('field errors', () => {
     [fieldNotSupported('spec.type', 'X', []), 'spec.type: Unsupported value: "X"'],
     [fieldForbidden('spec.selector', 'field is immutable'), 'spec.selector: Forbidden: field is immutable'],
     [fieldTooLong('metadata.name', 253), 'metadata.name: Too long: may not be more than 253 bytes'],
-    [fieldTooLong('x', 1), 'x: Too long: may not be more than 1 byte'],
+    [fieldTooLong('x', 1), 'x: Too long: may not be more than 1 bytes'],
     [fieldTooLong('x', -1), 'x: Too long: value is too long'],
     [fieldTooMany('spec.items', 5, 3), 'spec.items: Too many: 5: must have at most 3 items'],
-    [fieldTooMany('spec.items', -1, -1), 'spec.items: Too many: too many items'],
+    [fieldTooMany('spec.items', -1, -1), 'spec.items: Too many: has too many items'],
+    [fieldInvalid('spec.maxSurge', intOrStringValue('5'), 'bad'), 'spec.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"5"}: bad'],
+    [fieldInvalid('spec.maxSurge', intOrStringValue(-1), 'bad'), 'spec.maxSurge: Invalid value: intstr.IntOrString{Type:0, IntVal:-1, StrVal:""}: bad'],
     [fieldInternalError('spec', 'oops'), 'spec: Internal error: oops'],
   ])('%j prints %j', (error, message) => {
     expect(fieldErrorMessage(error)).toBe(message);
@@ -82,5 +85,29 @@ describe('goQuote', () => {
     ['héllo ☃', '"héllo ☃"'],
   ])('%j -> %s', (input, quoted) => {
     expect(goQuote(input)).toBe(quoted);
+  });
+});
+
+describe("Go's %v of a float64 and %#v of a decoded JSON value", () => {
+  it.each([
+    [1.5, '1.5'],
+    [65535, '65535'],
+    [100000, '100000'],
+    [1000000, '1e+06'],
+    [1000000.5, '1.0000005e+06'],
+    [123456789, '1.23456789e+08'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [-2.5, '-2.5'],
+    [0, '0'],
+  ])('%p prints %s', (value, text) => {
+    expect(goFormatFloat(value)).toBe(text);
+  });
+
+  it('prints maps with sorted keys, lists, numbers, strings and nil as Go does', () => {
+    expect(goSyntax({ type: 'Ready' })).toBe('map[string]interface {}{"type":"Ready"}');
+    expect(goSyntax({ port: 80, protocol: 'TCP' })).toBe('map[string]interface {}{"port":80, "protocol":"TCP"}');
+    expect(goSyntax({})).toBe('map[string]interface {}{}');
+    expect(goSyntax(['a', 1, true, null])).toBe('[]interface {}{"a", 1, true, interface {}(nil)}');
   });
 });

@@ -81,14 +81,18 @@ export function fieldForbidden(path: FieldPathLike, detail: string): FieldError 
   return make('FieldValueForbidden', path, undefined, detail);
 }
 
-/** The value is never echoed: it is the thing that was too long. */
+/**
+ * The value is never echoed (Kubernetes keeps `<value omitted>` in its place): it is the thing that was
+ * too long. The unit is always `bytes`, as Kubernetes prints it, even for a limit of 1.
+ */
 export function fieldTooLong(path: FieldPathLike, maxLength: number): FieldError {
-  const detail = maxLength >= 0 ? `may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` : 'value is too long';
+  const detail = maxLength >= 0 ? `may not be more than ${maxLength} bytes` : 'value is too long';
   return make('FieldValueTooLong', path, undefined, detail);
 }
 
+/** A list with too many items; a negative count leaves the value out, a negative limit the number. */
 export function fieldTooMany(path: FieldPathLike, actualQuantity: number, maxQuantity: number): FieldError {
-  const detail = maxQuantity >= 0 ? `must have at most ${maxQuantity} items` : 'too many items';
+  const detail = maxQuantity >= 0 ? `must have at most ${maxQuantity} items` : 'has too many items';
   return make('FieldValueTooMany', path, actualQuantity >= 0 ? actualQuantity : undefined, detail);
 }
 
@@ -96,7 +100,30 @@ export function fieldInternalError(path: FieldPathLike, detail: string): FieldEr
   return make('InternalError', path, undefined, detail);
 }
 
+/**
+ * A bad value printed exactly as given. Kubernetes prints some values with Go's `%#v` (a struct such
+ * as an IntOrString); the validator that knows the Go type renders it, see {@link intOrStringValue}.
+ */
+export class RenderedValue {
+  constructor(readonly text: string) {}
+
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/**
+ * An IntOrString as Kubernetes prints it in a field error: the Go struct (its String method takes a
+ * pointer, so `%#v` of the value is what clients see), e.g. `intstr.IntOrString{Type:1, IntVal:0, StrVal:"50"}`.
+ */
+export function intOrStringValue(value: number | string): RenderedValue {
+  return typeof value === 'number'
+    ? new RenderedValue(`intstr.IntOrString{Type:0, IntVal:${value}, StrVal:""}`)
+    : new RenderedValue(`intstr.IntOrString{Type:1, IntVal:0, StrVal:${goQuote(value)}}`);
+}
+
 function formatBadValue(value: unknown): string {
+  if (value instanceof RenderedValue) return value.text;
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':

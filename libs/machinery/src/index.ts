@@ -9,6 +9,7 @@ export * from './status';
 export * from './status-errors';
 export * from './status-predicates';
 export * from './name-validation';
+export * from './number-validation';
 export * from './metadata-validation';
 export * from './generate-name';
 export * from './label-requirement';

@@ -12,7 +12,12 @@ import {
   nameIsDNSLabel,
   nameIsDNSSubdomain,
   validateAnnotationsSize,
+  isConfigMapKey,
+  isEnvVarName,
+  isValidPercent,
+  isValidPortName,
 } from './name-validation';
+import { isInRange, isNonnegative, isValidPortNum } from './number-validation';
 
 const LABEL_MSG =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -171,5 +176,57 @@ describe('labels and annotations of an object', () => {
 
   it('counts bytes, not characters', () => {
     expect(validateAnnotationsSize({ a: 'é'.repeat(131072) })).toEqual(['annotations size 262145 is larger than limit 262144']);
+  });
+});
+
+describe('port names (IsValidPortName)', () => {
+  it.each(['http', 'h2c', 'web-8080', 'a'.repeat(15)])('accepts %j', (v) => {
+    expect(isValidPortName(v)).toEqual([]);
+  });
+  it.each([
+    ['8080', ['must contain at least one letter (a-z)']],
+    ['Http', ['must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)']],
+    ['a--b', ['must not contain consecutive hyphens']],
+    ['-web', ['must not begin or end with a hyphen']],
+    ['a'.repeat(16), ['must be no more than 15 characters']],
+    ['', ['must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)', 'must contain at least one letter (a-z)']],
+  ])('rejects %j', (v, errs) => {
+    expect(isValidPortName(v)).toEqual(errs);
+  });
+});
+
+describe('config keys, environment variable names and percentages', () => {
+  const CONFIG_KEY =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+  it('checks config keys as IsConfigMapKey does', () => {
+    expect(isConfigMapKey('app.properties')).toEqual([]);
+    expect(isConfigMapKey('.hidden')).toEqual([]);
+    expect(isConfigMapKey('a b')).toEqual([CONFIG_KEY]);
+    expect(isConfigMapKey('.')).toEqual(["must not be '.'"]);
+    expect(isConfigMapKey('..')).toEqual(["must not be '..'"]);
+    expect(isConfigMapKey('..data')).toEqual(["must not start with '..'"]);
+    expect(isConfigMapKey('k'.repeat(254))).toEqual(['must be no more than 253 characters']);
+  });
+  it('checks environment variable names as IsEnvVarName does', () => {
+    expect(isEnvVarName('MY_VAR.1')).toEqual([]);
+    expect(isEnvVarName('1VAR')).toEqual([
+      "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')",
+    ]);
+  });
+  it('checks percentages as IsValidPercent does', () => {
+    expect(isValidPercent('25%')).toEqual([]);
+    expect(isValidPercent('25')).toEqual([
+      "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+    ]);
+  });
+});
+
+describe('numbers', () => {
+  it('words ranges, ports and negative counts as Kubernetes does', () => {
+    expect(isValidPortNum(0)).toEqual(['must be between 1 and 65535, inclusive']);
+    expect(isValidPortNum(65535)).toEqual([]);
+    expect(isInRange(5, 0, 4)).toEqual(['must be between 0 and 4, inclusive']);
+    expect(isNonnegative(-1)).toEqual(['must be greater than or equal to 0']);
+    expect(isNonnegative(0)).toEqual([]);
   });
 });

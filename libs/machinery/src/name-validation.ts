@@ -124,6 +124,62 @@ export function isValidLabelValue(value: string): string[] {
   return errs;
 }
 
+const PORT_NAME_MAX_LENGTH = 15;
+const portNameCharsetRe = /^[-a-z0-9]+$/;
+const portNameLetterRe = /[a-z]/;
+
+/** An IANA service name (a port's name): at most 15 of a-z, 0-9 and '-', with a letter, no '--', no '-' at either end. */
+export function isValidPortName(port: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(port) > PORT_NAME_MAX_LENGTH) errs.push(maxLenError(PORT_NAME_MAX_LENGTH));
+  if (!portNameCharsetRe.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!portNameLetterRe.test(port)) errs.push('must contain at least one letter (a-z)');
+  if (port.includes('--')) errs.push('must not contain consecutive hyphens');
+  if (port.length > 0 && (port.startsWith('-') || port.endsWith('-'))) errs.push('must not begin or end with a hyphen');
+  return errs;
+}
+
+/** `.`, `..` and a leading `..` would walk out of a directory a key or name becomes a file in. */
+function hasChDirPrefix(value: string): string[] {
+  if (value === '.') return ["must not be '.'"];
+  if (value === '..') return ["must not be '..'"];
+  if (value.startsWith('..')) return ["must not start with '..'"];
+  return [];
+}
+
+const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
+const CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+const configMapKeyRe = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
+
+/** Keys of ConfigMap and Secret data (each may become a file name). */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!configMapKeyRe.test(value)) errs.push(regexError(CONFIG_MAP_KEY_ERR, CONFIG_MAP_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+  errs.push(...hasChDirPrefix(value));
+  return errs;
+}
+
+const ENV_VAR_NAME_FMT = '[-._a-zA-Z][-._a-zA-Z0-9]*';
+const ENV_VAR_NAME_ERR = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
+const envVarNameRe = new RegExp(`^${ENV_VAR_NAME_FMT}$`);
+
+/** A container's environment variable name. */
+export function isEnvVarName(value: string): string[] {
+  const errs: string[] = [];
+  if (!envVarNameRe.test(value)) errs.push(regexError(ENV_VAR_NAME_ERR, ENV_VAR_NAME_FMT, 'my.env-name', 'MY_ENV.NAME', 'MyEnvName1'));
+  errs.push(...hasChDirPrefix(value));
+  return errs;
+}
+
+const PERCENT_FMT = '[0-9]+%';
+const percentRe = new RegExp(`^${PERCENT_FMT}$`);
+
+/** The string form of an int-or-percent (`25%`). */
+export function isValidPercent(value: string): string[] {
+  return percentRe.test(value) ? [] : [regexError("a valid percent string must be a numeric string followed by an ending '%'", PERCENT_FMT, '1%', '93%')];
+}
+
 const NAME_MAY_NOT_BE = ['.', '..'];
 const NAME_MAY_NOT_CONTAIN = ['/', '%'];
 

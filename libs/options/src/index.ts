@@ -83,3 +83,6 @@ export {
 export { atLeast, between, durationAbove, durationAtLeast, eachEntry, greaterThan, ipAddress, ipAddressOrBlank, nonEmpty, urlProblem } from './sets/checks';
 export { givenTogether, leaderElectionDurations, type LeaderElectionDurations } from './sets/shared-rules';
 export { NODE_AGENT_FLAGS, nodeAgentFlagSet, parseNodeAgentFlags, type NodeAgentFlags } from './sets/node-agent-flags';
+export { API_SERVER_REFUSED_FLAGS } from './sets/apiserver-refused-flags';
+export { CONTROLLER_MANAGER_REFUSED_FLAGS } from './sets/controller-manager-refused-flags';
+export { SCHEDULER_REFUSED_FLAGS } from './sets/scheduler-refused-flags';

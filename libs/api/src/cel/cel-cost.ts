@@ -1,5 +1,6 @@
 import type { CelProgram } from './cel-environment';
 import { DECL, type CelDeclType } from './cel-decl-type';
+import { MAX_NAME_FORMAT_REGEX_SIZE, MAX_FORMAT_SIZE } from './cel-format-library';
 
 /**
  * The estimated cost of a CEL expression, computed as cel-go's checker does it (checker/cost.go of
@@ -146,6 +147,7 @@ const INT = DECL.int();
 const DOUBLE = DECL.double();
 const DYN = DECL.dyn();
 const QUANTITY = DECL.struct('kubernetes.Quantity');
+const FORMAT = DECL.struct('kubernetes.NamedFormat');
 const URL_TYPE = DECL.struct('kubernetes.URL');
 const IP = DECL.opaque('net.IP');
 const CIDR = DECL.opaque('net.IPPrefix');
@@ -277,11 +279,30 @@ function callType(name: string, operands: readonly CelDeclType[], args: readonly
     case 'value':
     case 'orValue':
       return first.kind === 'optional' ? (first.elem ?? DYN) : DYN;
+    case 'or':
+      return first;
     case 'optional.of':
     case 'optional.ofNonZeroValue':
-    case '_?._':
+      return DECL.optional(first);
+    case 'optional.none':
       return DECL.optional(DYN);
+    case '_?._':
+    case '_[?_]': {
+      // The selection is optional from here on: the operand may itself be optional.
+      const operand = first.kind === 'optional' ? (first.elem ?? DYN) : first;
+      const field = args[1]?.expr?.exprKind;
+      if (name === '_?._' && operand.kind === 'struct' && field?.case === 'constExpr' && field.value.constantKind.case === 'stringValue') {
+        return DECL.optional(operand.fields?.[field.value.constantKind.value] ?? DYN);
+      }
+      if (operand.kind === 'map' || operand.kind === 'list') return DECL.optional(operand.elem ?? DYN);
+      return DECL.optional(DYN);
+    }
+    case 'format.named':
+      return DECL.optional(FORMAT);
+    case 'validate':
+      return DECL.optional(DECL.list(STRING));
     default:
+      if (name.startsWith('format.')) return FORMAT;
       return DYN;
   }
 }
@@ -705,7 +726,7 @@ class Coster {
         return { cost };
       }
       case 'validate':
-        if (args.length >= 1) return { cost: byFactor(byFactor(size(args[0]), STRING_TRAVERSAL), 128 * REGEX_LENGTH) };
+        if (args.length >= 1) return { cost: byFactor(byFactor(size(args[0]), STRING_TRAVERSAL), MAX_NAME_FORMAT_REGEX_SIZE * REGEX_LENGTH) };
         return undefined;
       case 'format.named':
       case 'sign':
@@ -730,6 +751,8 @@ class Coster {
         if (lhs.type.kind !== rhs.type.kind || lhs.type.name !== rhs.type.name) return undefined;
         if (lhs.type.kind === 'opaque' && (lhs.type.name === 'net.IP' || lhs.type.name === 'net.IPPrefix')) return { cost: ONE };
         if (lhs.type.kind === 'struct' && lhs.type.name === 'kubernetes.Quantity') return { cost: ONE };
+        if (lhs.type.kind === 'struct' && lhs.type.name === 'kubernetes.NamedFormat')
+          return { cost: byFactor(range(1n, BigInt(MAX_FORMAT_SIZE)), STRING_TRAVERSAL) };
         if (lhs.type.kind === 'struct' && lhs.type.name === 'kubernetes.URL') {
           // As Kubernetes writes it: both sides read from the right operand.
           const r = this.astNode(rhs).computed ?? literalSize(rhs.expr);

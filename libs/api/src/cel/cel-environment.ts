@@ -9,7 +9,6 @@ import {
   isCelUint,
   listType,
   parse,
-  plan,
   type CelEnv,
   type CelFunc,
   type CelList,
@@ -17,7 +16,9 @@ import {
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from 're2js';
+import { EXTENSION_FUNCTION_NAMES, QUALIFIED_FUNCTIONS } from './cel-extension-functions';
 import { kubernetesValueLibraries } from './cel-kubernetes-libraries';
+import { restoreOptionalSyntax, rewriteOptionalSyntax, usesReservedNames } from './cel-optional-syntax';
 import { CelCostLimitExceeded, evaluateWithCost } from './cel-runtime-cost';
 
 /** The longest expression accepted, as Kubernetes' limit on a rule's source. */
@@ -143,7 +144,10 @@ function tooDeep(error: unknown): boolean {
 }
 
 /** Names CEL declares itself: the types (`type(x) == int`) and the root of `google.protobuf.Duration`. */
-const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google', 'optional']);
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google', 'optional_type']);
+
+/** Operators and macros' internal functions, which the interpreter evaluates itself. */
+const OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '@not_strictly_false', '_[_]', '_[?_]', '_?._', '@in', '_==_', '_!=_']);
 
 /** The variables an expression may name; others fail to compile. */
 export type CelVariables = readonly string[];
@@ -211,6 +215,116 @@ function walkAst(ast: Expr, visit: (node: Expr) => void, depth = 0): void {
   for (const child of children) walkAst(child, visit, depth + 1);
 }
 
+/** `a.b.c` for a chain of selections on an identifier, else undefined. */
+function qualifiedName(e: Expr, depth = 0): string | undefined {
+  const kind = e.exprKind;
+  if (depth > 20) return undefined;
+  if (kind.case === 'identExpr') return kind.value.name;
+  if (kind.case === 'selectExpr' && !kind.value.testOnly && kind.value.operand) {
+    const base = qualifiedName(kind.value.operand, depth + 1);
+    return base === undefined ? undefined : `${base}.${kind.value.field}`;
+  }
+  return undefined;
+}
+
+function rootName(e: Expr, depth = 0): string | undefined {
+  const kind = e.exprKind;
+  if (depth > 20) return undefined;
+  if (kind.case === 'identExpr') return kind.value.name;
+  if (kind.case === 'selectExpr' && kind.value.operand) return rootName(kind.value.operand, depth + 1);
+  return undefined;
+}
+
+function ident(id: bigint, name: string): Expr {
+  return { id, exprKind: { case: 'identExpr', value: { name } } } as unknown as Expr;
+}
+
+function call(id: bigint, fn: string, args: Expr[], target?: Expr): Expr {
+  return { id, exprKind: { case: 'callExpr', value: { function: fn, args, ...(target ? { target } : {}) } } } as unknown as Expr;
+}
+
+/**
+ * The rewrites cel-go's checker and macros make, in place: a namespaced global function read as a
+ * member call (`format.dns1123Label()`, `optional.of(x)`) becomes a global call of its whole name,
+ * unless its root is a variable; `x.optMap(v, e)` and `x.optFlatMap(v, e)` expand as cel-go's
+ * optional library expands them.
+ */
+function resolveFunctions(e: Expr, variables: CelVariables, depth = 0): Expr {
+  if (depth > 500) return e;
+  const kind = e.exprKind;
+  switch (kind.case) {
+    case 'selectExpr':
+      if (kind.value.operand) kind.value.operand = resolveFunctions(kind.value.operand, variables, depth + 1);
+      return e;
+    case 'callExpr': {
+      const c = kind.value;
+      c.args = c.args.map((a) => resolveFunctions(a, variables, depth + 1));
+      if (c.target) {
+        const qualified = qualifiedName(c.target);
+        const root = rootName(c.target);
+        if (qualified !== undefined && QUALIFIED_FUNCTIONS.has(`${qualified}.${c.function}`) && root !== undefined && !variables.includes(root)) {
+          return call(e.id, `${qualified}.${c.function}`, c.args);
+        }
+        c.target = resolveFunctions(c.target, variables, depth + 1);
+        if ((c.function === 'optMap' || c.function === 'optFlatMap') && c.args.length === 2) {
+          const variable = c.args[0].exprKind;
+          if (variable.case !== 'identExpr') throw new Error(`compilation failed: ${c.function}() variable name must be a simple identifier`);
+          const bound: Expr = {
+            id: e.id,
+            exprKind: {
+              case: 'comprehensionExpr',
+              value: {
+                iterRange: { id: e.id, exprKind: { case: 'listExpr', value: { elements: [], optionalIndices: [] } } },
+                iterVar: '#unused',
+                iterVar2: '',
+                accuVar: variable.value.name,
+                accuInit: call(e.id, 'value', [], c.target),
+                loopCondition: { id: e.id, exprKind: { case: 'constExpr', value: { constantKind: { case: 'boolValue', value: false } } } },
+                loopStep: ident(e.id, variable.value.name),
+                result: c.args[1],
+              },
+            },
+          } as unknown as Expr;
+          const present = c.function === 'optMap' ? call(e.id, 'optional.of', [bound]) : bound;
+          return call(e.id, '_?_:_', [call(e.id, 'hasValue', [], c.target), present, call(e.id, 'optional.none', [])]);
+        }
+      }
+      return e;
+    }
+    case 'listExpr':
+      kind.value.elements = kind.value.elements.map((x) => resolveFunctions(x, variables, depth + 1));
+      return e;
+    case 'structExpr':
+      for (const entry of kind.value.entries) {
+        if (entry.keyKind.case === 'mapKey') entry.keyKind = { case: 'mapKey', value: resolveFunctions(entry.keyKind.value, variables, depth + 1) };
+        if (entry.value) entry.value = resolveFunctions(entry.value, variables, depth + 1);
+      }
+      return e;
+    case 'comprehensionExpr': {
+      const c = kind.value;
+      if (c.iterRange) c.iterRange = resolveFunctions(c.iterRange, variables, depth + 1);
+      if (c.accuInit) c.accuInit = resolveFunctions(c.accuInit, variables, depth + 1);
+      if (c.loopCondition) c.loopCondition = resolveFunctions(c.loopCondition, variables, depth + 1);
+      if (c.loopStep) c.loopStep = resolveFunctions(c.loopStep, variables, depth + 1);
+      if (c.result) c.result = resolveFunctions(c.result, variables, depth + 1);
+      return e;
+    }
+    default:
+      return e;
+  }
+}
+
+let knownFunctions: Set<string> | undefined;
+
+/** Every function an expression may call: the engine's, ours, and the operators. */
+function functionNames(env: CelEnv): Set<string> {
+  if (knownFunctions === undefined) {
+    knownFunctions = new Set([...OPERATORS, ...EXTENSION_FUNCTION_NAMES]);
+    for (const fn of env.funcs) knownFunctions.add(fn.name);
+  }
+  return knownFunctions;
+}
+
 /**
  * Compiles `source` for the variables in `variables`; throws an Error whose message says why it cannot
  * (syntax, length, an undeclared name). The expression is parsed once and planned once.
@@ -219,17 +333,28 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
   if (source.length > MAX_EXPRESSION_LENGTH) throw new Error(`expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   if (source.trim() === '') throw new Error('expression is empty');
   if (bracketDepth(source) > MAX_NESTING) throw new Error(`compilation failed: expression nests deeper than ${MAX_NESTING} levels`);
+  if (usesReservedNames(source)) throw new Error('compilation failed: undeclared reference to a reserved name');
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(source);
+    parsed = parse(rewriteOptionalSyntax(source));
+    parsed.expr = restoreOptionalSyntax(parsed.expr);
   } catch (error) {
     throw new Error(`compilation failed: ${tooDeep(error) ? 'expression nests too deeply' : error instanceof Error ? error.message : String(error)}`);
   }
+  shared ??= environment();
+  const env = shared;
+  try {
+    parsed.expr = resolveFunctions(parsed.expr, variables);
+  } catch (error) {
+    throw new Error(error instanceof Error ? error.message : String(error));
+  }
   const references = new Set<string>();
+  const called = new Set<string>();
   // Comprehension variables are declared by their macro; everything else must be a declared variable.
   const bound = new Set<string>();
   walkAst(parsed.expr, (node) => {
     if (node.exprKind.case === 'identExpr') references.add(node.exprKind.value.name);
+    if (node.exprKind.case === 'callExpr') called.add(node.exprKind.value.function);
     if (node.exprKind.case === 'comprehensionExpr') {
       const c = node.exprKind.value;
       for (const name of [c.iterVar, c.iterVar2, c.accuVar]) if (name) bound.add(name);
@@ -239,21 +364,15 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
     if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@') && !TYPE_NAMES.has(name))
       throw new Error(`compilation failed: undeclared reference to '${name}'`);
   }
-  shared ??= environment();
-  const env = shared;
-  let run: ReturnType<typeof plan>;
-  try {
-    run = plan(shared, parsed);
-  } catch (error) {
-    throw new Error(`compilation failed: ${tooDeep(error) ? 'expression nests too deeply' : error instanceof Error ? error.message : String(error)}`);
-  }
+  const functions = functionNames(env);
+  for (const name of called) if (!functions.has(name)) throw new Error(`compilation failed: undeclared reference to '${name}'`);
   return {
     source,
     ast: parsed.expr,
     references,
     evaluate(bindings) {
       try {
-        const value = run(bindings as Parameters<typeof run>[0]);
+        const { value } = evaluateWithCost(env, parsed.expr, bindings, Number.POSITIVE_INFINITY);
         if (isCelError(value)) return { ok: false, error: value.message };
         return { ok: true, value };
       } catch (error) {

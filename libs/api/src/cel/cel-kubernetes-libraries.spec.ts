@@ -98,3 +98,30 @@ describe("Kubernetes' CEL libraries", () => {
     ).toBe(true);
   });
 });
+
+// Kubernetes' quantity values (library/quantity.go and apiextensions-apiserver's validation_test.go
+// "quantity"): compared and added by amount, whatever their spelling.
+describe('quantity values', () => {
+  it.each([
+    'quantity("200M") == quantity("0.2G") && quantity("0.2G") == quantity("200M")',
+    'quantity("2M") == quantity("0.002G") && quantity("2000k") == quantity("2M") && quantity("0.002G") == quantity("2000k")',
+    'quantity("50k").add(quantity("20")) == quantity("50.02k")',
+    'quantity("50k").sub(quantity("20")) == quantity("49.98k")',
+    'quantity("50k").sub(20) == quantity("49980")',
+    'quantity("50k").add(20).sub(quantity("100k")).asInteger() < 0',
+    'quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger() > 0',
+    'quantity("1Gi") == quantity("1024Mi")',
+    'quantity("1Gi") != quantity("1G")',
+    'type(quantity("1")) == type(quantity("2"))',
+  ])('%s', (source) => expect(compileCel(source, []).evaluate({})).toEqual({ ok: true, value: true }));
+
+  it.each([
+    ['quantity("12Mi")', 1],
+    ['quantity("200M") == quantity("200M")', 3],
+    ['quantity("50k").add(quantity("20")) == quantity("50.02k")', 5],
+    ['quantity("50k").sub(20) == quantity("49980")', 4],
+    ['quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger() > 0', 7],
+  ])('%s costs %s when run, as cost_test.go says', (source, cost) => {
+    expect(compileCel(source, []).evaluateWithCost({}, 1_000_000).cost).toBe(cost);
+  });
+});

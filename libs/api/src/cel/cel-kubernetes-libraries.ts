@@ -1,16 +1,17 @@
 import { isIP } from 'node:net';
-import { celFunc, celMethod, CelScalar, listType, mapType, type CelFunc } from '@bufbuild/cel';
+import { celError, celFunc, celMethod, CelScalar, listType, mapType, type CelError, type CelFunc } from '@bufbuild/cel';
+import { CelOpaqueValue, celTypeName } from './cel-values';
+import { QUANTITY_FORMAT_ERROR } from '../meta/quantity';
 
 // Kubernetes' URL, IP/CIDR and quantity libraries (k8s.io/apiserver/pkg/cel/library). @bufbuild/cel
 // has no opaque value types a host can add, so a URL, IP, CIDR or quantity is carried as its string
 // (canonical for IPs and CIDRs) and the libraries' methods are methods of strings: `url(x).getHost()`
-// reads as in Kubernetes; `type()` of such a value is string, and two quantities compare equal with
-// `==` only when they are spelled alike (compareTo compares their values).
+// reads as in Kubernetes; `type()` of such a value is string. A quantity is a value of its own
+// (CelQuantity): `==` compares amounts, as Kubernetes' Quantity.Equal does.
 
 const STRING = CelScalar.STRING;
 const BOOL = CelScalar.BOOL;
 const INT = CelScalar.INT;
-const DOUBLE = CelScalar.DOUBLE;
 
 // ---- url ----
 
@@ -239,12 +240,6 @@ function parseQuantity(text: string): Amount | undefined {
   return { mantissa, exp10, exp2 };
 }
 
-function quantity(text: string): Amount {
-  const parsed = parseQuantity(text);
-  if (parsed === undefined) throw new Error(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${text}`);
-  return parsed;
-}
-
 /** The two amounts with one scale: mantissas to compare or add. */
 function aligned(a: Amount, b: Amount): [bigint, bigint] {
   const exp10 = Math.min(a.exp10, b.exp10);
@@ -271,36 +266,99 @@ function integerOf(a: Amount): bigint | undefined {
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
-const quantityFunctions: CelFunc[] = [
-  celFunc('quantity', [STRING], STRING, (text) => (quantity(text), text)),
-  celFunc('isQuantity', [STRING], BOOL, (text) => parseQuantity(text) !== undefined),
-  celMethod('sign', STRING, [], INT, function () {
-    const m = quantity(this).mantissa;
-    return m > 0n ? 1n : m < 0n ? -1n : 0n;
-  }),
-  celMethod('isInteger', STRING, [], BOOL, function () {
-    const value = integerOf(quantity(this));
-    return value !== undefined && value >= INT64_MIN && value <= INT64_MAX;
-  }),
-  celMethod('asInteger', STRING, [], INT, function () {
-    const value = integerOf(quantity(this));
-    if (value === undefined || value < INT64_MIN || value > INT64_MAX) throw new Error('cannot convert value to integer');
-    return value;
-  }),
-  celMethod('asApproximateFloat', STRING, [], DOUBLE, function () {
-    const a = quantity(this);
-    return Number(a.mantissa) * 10 ** a.exp10 * 2 ** a.exp2;
-  }),
-  celMethod('compareTo', STRING, [STRING], INT, function (other) {
-    return BigInt(compareAmounts(quantity(this), quantity(other)));
-  }),
-  celMethod('isLessThan', STRING, [STRING], BOOL, function (other) {
-    return compareAmounts(quantity(this), quantity(other)) < 0;
-  }),
-  celMethod('isGreaterThan', STRING, [STRING], BOOL, function (other) {
-    return compareAmounts(quantity(this), quantity(other)) > 0;
-  }),
-];
+/** A value of Kubernetes' kubernetes.Quantity type: compared, added and subtracted by its amount, not its spelling. */
+export class CelQuantity extends CelOpaqueValue {
+  readonly typeName = 'kubernetes.Quantity';
+
+  constructor(
+    readonly text: string,
+    readonly amount: Amount,
+  ) {
+    super();
+  }
+
+  equal(other: unknown): boolean | CelError {
+    if (!(other instanceof CelQuantity)) return celError(`no such overload: kubernetes.Quantity == ${celTypeName(other)}`);
+    return compareAmounts(this.amount, other.amount) === 0;
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+function amountOf(value: unknown): Amount | undefined {
+  if (value instanceof CelQuantity) return value.amount;
+  if (typeof value === 'bigint') return { mantissa: value, exp10: 0, exp2: 0 };
+  return undefined;
+}
+
+function sum(a: Amount, b: Amount, sign: 1n | -1n): CelQuantity {
+  const exp10 = Math.min(a.exp10, b.exp10);
+  const exp2 = Math.min(a.exp2, b.exp2);
+  const [x, y] = aligned(a, b);
+  const amount = { mantissa: x + sign * y, exp10, exp2 };
+  return new CelQuantity(formatAmount(amount), amount);
+}
+
+/** The amount as a decimal quantity string (for messages; equality compares amounts). */
+function formatAmount(a: Amount): string {
+  let value = a.mantissa * 2n ** BigInt(a.exp2);
+  let exp = a.exp10;
+  while (exp < 0 && value % 10n === 0n) {
+    value /= 10n;
+    exp++;
+  }
+  return exp === 0 ? String(value) : `${value}e${exp}`;
+}
+
+/** kubernetes.Quantity's methods (library/quantity.go), or NOT_A_QUANTITY_CALL when the call is not one of them. */
+export const NOT_A_QUANTITY_CALL: unique symbol = Symbol('not a quantity call');
+
+export function callQuantity(name: string, target: unknown, args: readonly unknown[]): unknown {
+  if (name === 'quantity' && target === undefined && args.length === 1 && typeof args[0] === 'string') {
+    const text = args[0];
+    const parsed = parseQuantity(text);
+    if (parsed === undefined) return celError(`${QUANTITY_FORMAT_ERROR}: ${text}`);
+    return new CelQuantity(text, parsed);
+  }
+  if (!(target instanceof CelQuantity)) return NOT_A_QUANTITY_CALL;
+  const q = target.amount;
+  const [arg] = args;
+  switch (name) {
+    case 'sign':
+      return q.mantissa > 0n ? 1n : q.mantissa < 0n ? -1n : 0n;
+    case 'isInteger': {
+      const value = integerOf(q);
+      return value !== undefined && value >= INT64_MIN && value <= INT64_MAX;
+    }
+    case 'asInteger': {
+      const value = integerOf(q);
+      if (value === undefined || value < INT64_MIN || value > INT64_MAX) return celError('cannot convert value to integer');
+      return value;
+    }
+    case 'asApproximateFloat':
+      return Number(q.mantissa) * 10 ** q.exp10 * 2 ** q.exp2;
+    case 'compareTo':
+    case 'isLessThan':
+    case 'isGreaterThan': {
+      if (!(arg instanceof CelQuantity)) break;
+      const c = compareAmounts(q, arg.amount);
+      return name === 'compareTo' ? BigInt(c) : name === 'isLessThan' ? c < 0 : c > 0;
+    }
+    case 'add':
+    case 'sub': {
+      const other = amountOf(arg);
+      if (other === undefined) break;
+      return sum(q, other, name === 'add' ? 1n : -1n);
+    }
+    default:
+      break;
+  }
+  return celError(`no such overload: ${name}(kubernetes.Quantity${args.map((a) => `, ${celTypeName(a)}`).join('')})`);
+}
+
+const quantityFunctions: CelFunc[] = [celFunc('isQuantity', [STRING], BOOL, (text) => parseQuantity(text) !== undefined)];
 
 /** Kubernetes' URL, IP/CIDR and quantity libraries, on string-carried values. */
 export const kubernetesValueLibraries: CelFunc[] = [...urlFunctions, ...ipFunctions, ...quantityFunctions];

@@ -1,5 +1,8 @@
-import { celError, isCelError, isCelList, isCelMap, plan, type CelEnv, type CelResult } from '@bufbuild/cel';
+import { celError, celMap, isCelError, isCelList, isCelMap, objectType, plan, type CelEnv, type CelResult } from '@bufbuild/cel';
 import { codePoints } from './cel-cost';
+import { callExtension, NOT_OURS, optionalAccess, optionalListElements } from './cel-extension-functions';
+import { CelFormat } from './cel-format-library';
+import { CelOpaqueValue, CelOptional, noSuchOverload } from './cel-values';
 
 /**
  * Evaluation with cel-go's runtime cost tracking (interpreter/runtimecost.go and Kubernetes'
@@ -54,6 +57,8 @@ function isConstLiteral(e: Expr | undefined, depth = 0): boolean {
 
 /** Names of types, which cel-go resolves when it plans the expression: reading one costs nothing. */
 const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+/** Type names of the types the engine does not know, which `type(x)` of our values equals. */
+const OPAQUE_TYPE_NAMES = new Set(['optional_type']);
 
 /**
  * A variable, or fields and constant indexes of one: cel-go plans it as an attribute. As a branch of
@@ -174,6 +179,11 @@ function callCost(name: string, expr: Expr, operands: readonly unknown[], result
     case 'isLinkLocalMulticast':
     case 'isLinkLocalUnicast':
     case 'isGlobalUnicast':
+    case 'validate':
+      if (a0 instanceof CelFormat && operands.length >= 2) {
+        return Math.ceil((1 + actualSize(a1)) * STRING_TRAVERSAL) * Math.ceil(a0.maxRegexSize * REGEX_LENGTH);
+      }
+      break;
     case 'format.named':
     case 'sign':
     case 'asInteger':
@@ -307,6 +317,7 @@ class CostedEvaluation {
           return local.value as CelResult;
         }
         if (TYPE_NAMES.has(kind.value.name) && !(kind.value.name in this.bindings)) return this.compute(e, () => e, this.bindings);
+        if (OPAQUE_TYPE_NAMES.has(kind.value.name) && !(kind.value.name in this.bindings)) return objectType(kind.value.name);
         this.charge(1);
         let value = this.globals.get(kind.value.name);
         if (value === undefined) {
@@ -323,6 +334,12 @@ class CostedEvaluation {
         const operand = this.eval(sel.operand, depth + 1);
         if (!sel.testOnly) this.charge(1);
         if (isCelError(operand)) return operand;
+        // After an optional selection, every later selection is optional too (cel-go's attributes).
+        if (operand instanceof CelOptional)
+          return sel.testOnly ? celError('no such overload: has(optional_type)') : (optionalAccess(operand, sel.field) as CelResult);
+        if (operand instanceof CelOpaqueValue) return celError(sel.testOnly ? `no such overload: has(${operand.typeName})` : `no such key: ${sel.field}`);
+        // cel-go's wording for a field the object does not have.
+        if (!sel.testOnly && isCelMap(operand) && operand.get(sel.field) === undefined) return celError(`no such key: ${sel.field}`);
         return this.compute(e, () => ({ ...e, exprKind: { case: 'selectExpr', value: { ...sel, operand: ident('@0') } } }), { '@0': operand });
       }
       case 'callExpr':
@@ -337,6 +354,10 @@ class CostedEvaluation {
           values[`@${i}`] = v;
         }
         if (!isConstLiteral(e)) this.charge(10);
+        if (kind.value.optionalIndices.length > 0) {
+          const all = elements.map((x, i) => (isConst(x) ? this.eval(x, depth + 1) : values[`@${i}`]));
+          return optionalListElements(all, new Set(kind.value.optionalIndices)) as CelResult;
+        }
         return this.compute(
           e,
           () => ({ ...e, exprKind: { case: 'listExpr', value: { ...kind.value, elements: elements.map((x, i) => (isConst(x) ? x : ident(`@${i}`))) } } }),
@@ -360,6 +381,7 @@ class CostedEvaluation {
           }
         }
         if (!isConstLiteral(e)) this.charge(kind.value.messageName === '' ? 30 : 40);
+        if (kind.value.messageName === '' && entries.some((entry) => entry.optionalEntry)) return this.optionalMap(entries, values, depth);
         return this.compute(
           e,
           () => ({
@@ -386,6 +408,33 @@ class CostedEvaluation {
     }
   }
 
+  /** A map literal with optional entries (`{?k: v}`): an entry whose value is optional.none() is left out. */
+  private optionalMap(
+    entries: Extract<Expr['exprKind'], { case: 'structExpr' }>['value']['entries'],
+    values: Record<string, unknown>,
+    depth: number,
+  ): CelResult {
+    const out = new Map<unknown, unknown>();
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (entry.keyKind.case !== 'mapKey' || !entry.value) return celError('invalid map entry');
+      let key = isConst(entry.keyKind.value) ? this.eval(entry.keyKind.value, depth + 1) : values[`@k${i}`];
+      let value = isConst(entry.value) ? this.eval(entry.value, depth + 1) : values[`@v${i}`];
+      if (typeof key === 'number') {
+        if (!Number.isInteger(key)) return celError('unsupported key type');
+        key = BigInt(key);
+      }
+      if (entry.optionalEntry) {
+        if (!(value instanceof CelOptional)) return celError(`cannot initialize optional entry '${String(key)}' from non-optional value ${String(value)}`);
+        if (!value.hasValue()) continue;
+        value = value.value();
+      }
+      if (out.has(key)) return celError(`Failed with repeated key: ${String(key)}`);
+      out.set(key, value);
+    }
+    return celMap(out as Map<never, never>);
+  }
+
   /** The value of `e` with no cost counted: an attribute resolved inside a conditional. */
   private free(e: Expr, depth: number): CelResult {
     const cost = this.cost;
@@ -394,6 +443,18 @@ class CostedEvaluation {
     } finally {
       this.cost = cost;
     }
+  }
+
+  /**
+   * `a.or(b)` and `a.orValue(b)`: cel-go evaluates `b` only when `a` is optional.none(), and counts no
+   * cost for the call itself, only for what it evaluates.
+   */
+  private optionalOr(name: string, target: Expr, alternative: Expr, depth: number): CelResult {
+    const lhs = this.eval(target, depth + 1);
+    if (isCelError(lhs)) return lhs;
+    if (!(lhs instanceof CelOptional)) return noSuchOverload(name, [lhs]);
+    if (lhs.hasValue()) return (name === 'or' ? lhs : lhs.value()) as CelResult;
+    return this.eval(alternative, depth + 1);
   }
 
   private comprehension(c: Extract<Expr['exprKind'], { case: 'comprehensionExpr' }>['value'], depth: number): CelResult {
@@ -447,6 +508,17 @@ class CostedEvaluation {
       this.charge(1);
       return typeof v === 'boolean' ? v : true;
     }
+    if ((name === '_?._' || name === '_[?_]') && call.args.length === 2 && !call.target) {
+      const operand = this.eval(call.args[0], depth + 1);
+      const key = this.eval(call.args[1], depth + 1);
+      if (isCelError(operand)) return operand;
+      if (isCelError(key)) return key;
+      // cel-go counts an optional qualifier only where it finds a value.
+      const found = optionalAccess(operand, key) as CelResult;
+      if (!(found instanceof CelOptional) || found.hasValue()) this.charge(1);
+      return found;
+    }
+    if ((name === 'or' || name === 'orValue') && call.target && call.args.length === 1) return this.optionalOr(name, call.target, call.args[0], depth);
     const operands: unknown[] = [];
     const values: Record<string, unknown> = {};
     const parts = call.target ? [call.target, ...call.args] : call.args;
@@ -460,6 +532,14 @@ class CostedEvaluation {
     if (error !== undefined) {
       this.charge(1);
       return error;
+    }
+    let extension: unknown = NOT_OURS;
+    if (name === '_[_]' && operands[0] instanceof CelOptional) extension = optionalAccess(operands[0], operands[1]);
+    else extension = callExtension(name, call.target ? operands[0] : undefined, call.target ? operands.slice(1) : operands);
+    if (extension !== NOT_OURS) {
+      const value = extension as CelResult;
+      if (!isSetMembership(call)) this.charge(callCost(name, e, operands, value, call.target !== undefined));
+      return value;
     }
     const result = this.compute(
       e,

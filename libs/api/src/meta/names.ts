@@ -1,3 +1,16 @@
+import {
+  fieldTooLong,
+  isConfigMapKey,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  isValidPercent,
+  isValidPortName,
+  TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
+} from '@svc/machinery';
 import type { FieldError } from '../schema/field-error';
 /**
  * Name and key formats of Kubernetes' validation package, as JSON Schema patterns. The
@@ -8,6 +21,9 @@ const DNS1123_LABEL_FRAGMENT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 
 export const DNS1123_LABEL_PATTERN = `^${DNS1123_LABEL_FRAGMENT}$`;
 export const DNS1123_LABEL_MAX_LENGTH = 63;
+
+/** A DNS-1123 label or nothing: an optional name that Go keeps as an empty string (endpoint port names). */
+export const OPTIONAL_DNS1123_LABEL_PATTERN = `^$|${DNS1123_LABEL_PATTERN}`;
 
 export const DNS1123_SUBDOMAIN_PATTERN = `^${DNS1123_LABEL_FRAGMENT}(\\.${DNS1123_LABEL_FRAGMENT})*$`;
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
@@ -24,13 +40,16 @@ export const QUALIFIED_NAME_PATTERN = `^((?=[^/]{1,253}/)${DNS1123_LABEL_FRAGMEN
 export const ANNOTATION_KEY_PATTERN = `^((?=[^/]{1,253}/)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*/)?(?=[^/]{1,63}$)${QUALIFIED_NAME_FRAGMENT}$`;
 
 /** Total size of all annotation keys and values of one object. */
-export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+export const TOTAL_ANNOTATION_SIZE_LIMIT = TOTAL_ANNOTATION_SIZE_LIMIT_BYTES;
 
 export const LABEL_VALUE_PATTERN = `^(${QUALIFIED_NAME_FRAGMENT})?$`;
 export const LABEL_VALUE_MAX_LENGTH = 63;
 
-/** Keys of ConfigMap and Secret data. */
-export const CONFIG_MAP_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
+/** Keys of ConfigMap and Secret data: they become file names, so never `.`, `..` or a leading `..`. */
+export const CONFIG_MAP_KEY_PATTERN = '^(?!\\.\\.)(?!\\.$)[-._a-zA-Z0-9]+$';
+
+/** A port's name (an IANA service name): at most 15 of a-z, 0-9 and '-', a letter, no '--', no '-' at either end. */
+export const PORT_NAME_PATTERN = '^(?=.{1,15}$)(?=.*[a-z])(?!.*--)[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 /** Percent form of an IntOrString (maxSurge, maxUnavailable). */
 export const PERCENT_PATTERN = '^[0-9]+%$';
@@ -38,6 +57,7 @@ export const PERCENT_PATTERN = '^[0-9]+%$';
 /** The patterns above: the project's own, which the schema engine runs with JavaScript's RegExp. */
 export const BUILTIN_PATTERNS: ReadonlySet<string> = new Set([
   DNS1123_LABEL_PATTERN,
+  OPTIONAL_DNS1123_LABEL_PATTERN,
   DNS1123_SUBDOMAIN_PATTERN,
   DNS1035_LABEL_PATTERN,
   QUALIFIED_NAME_PATTERN,
@@ -45,42 +65,30 @@ export const BUILTIN_PATTERNS: ReadonlySet<string> = new Set([
   LABEL_VALUE_PATTERN,
   CONFIG_MAP_KEY_PATTERN,
   PERCENT_PATTERN,
+  PORT_NAME_PATTERN,
 ]);
 
 /** Kubernetes' IsValidPathSegmentName, less the `.` and `..` names every write refuses already. */
 export const PATH_SEGMENT_NAME_PATTERN = '^[^/%]+$';
 
-export const PATTERN_MESSAGES: ReadonlyMap<string, string> = new Map([
-  [
-    DNS1123_LABEL_PATTERN,
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-  ],
-  [
-    DNS1123_SUBDOMAIN_PATTERN,
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-  ],
-  [
-    DNS1035_LABEL_PATTERN,
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-  ],
-  [
-    QUALIFIED_NAME_PATTERN,
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'); the name part must be no more than 63 characters",
-  ],
-  [
-    ANNOTATION_KEY_PATTERN,
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'); the name part must be no more than 63 characters",
-  ],
-  [
-    LABEL_VALUE_PATTERN,
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-  ],
-  [
-    CONFIG_MAP_KEY_PATTERN,
-    "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
-  ],
-  [PATH_SEGMENT_NAME_PATTERN, "may not contain '/' or '%'"],
-  [PERCENT_PATTERN, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"],
+/**
+ * The validator of Kubernetes' that each pattern stands for: a built-in field that fails its pattern or
+ * its length is reported with that validator's messages (several per value, as Kubernetes lists them),
+ * so the texts live once, in machinery, and read exactly as Kubernetes' hand-written validation.
+ */
+export const PATTERN_VALIDATORS: ReadonlyMap<string, (value: string) => string[]> = new Map<string, (value: string) => string[]>([
+  [DNS1123_LABEL_PATTERN, isDNS1123Label],
+  [OPTIONAL_DNS1123_LABEL_PATTERN, isDNS1123Label],
+  [DNS1123_SUBDOMAIN_PATTERN, isDNS1123Subdomain],
+  [DNS1035_LABEL_PATTERN, isDNS1035Label],
+  [QUALIFIED_NAME_PATTERN, isQualifiedName],
+  // The key rule is a qualified name's, but case does not matter.
+  [ANNOTATION_KEY_PATTERN, (value) => isQualifiedName(value.toLowerCase())],
+  [LABEL_VALUE_PATTERN, isValidLabelValue],
+  [CONFIG_MAP_KEY_PATTERN, isConfigMapKey],
+  [PERCENT_PATTERN, isValidPercent],
+  [PORT_NAME_PATTERN, isValidPortName],
+  [PATH_SEGMENT_NAME_PATTERN, isValidPathSegmentName],
 ]);
 
 export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'dns1035-label' | 'path-segment';
@@ -98,5 +106,5 @@ export function annotationSizeErrors(annotations: unknown, field: string): Field
   if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) return [];
   let size = 0;
   for (const [k, v] of Object.entries(annotations)) size += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
-  return size > TOTAL_ANNOTATION_SIZE_LIMIT ? [{ type: 'FieldValueTooLong', field, detail: `must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` }] : [];
+  return size > TOTAL_ANNOTATION_SIZE_LIMIT ? [fieldTooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT)] : [];
 }

@@ -20,6 +20,12 @@ export const LabelsSchema = StringMap(Type.String({ pattern: LABEL_VALUE_PATTERN
   propertyNames: { pattern: QUALIFIED_NAME_PATTERN },
 });
 
+/** A map of labels to match (a Service's or ReplicationController's selector): label keys and values, replaced whole. */
+export const SelectorLabelsSchema = StringMap(Type.String({ pattern: LABEL_VALUE_PATTERN, maxLength: LABEL_VALUE_MAX_LENGTH }), {
+  propertyNames: { pattern: QUALIFIED_NAME_PATTERN },
+  'x-svc-map-type': 'atomic',
+});
+
 export const AnnotationsSchema = StringMap(Type.String(), { propertyNames: { pattern: ANNOTATION_KEY_PATTERN } });
 
 function objectMetaProperties(nameRule: NameRule) {

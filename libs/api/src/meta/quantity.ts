@@ -4,6 +4,12 @@
  * hostile exponent (`1e999999999`) costs nothing.
  */
 
+/**
+ * What Kubernetes says of text that is not a quantity (resource.ErrFormatWrong). It fails when the body
+ * is decoded, so a built-in kind answers 400, as for a value of the wrong type.
+ */
+export const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
 const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE])|[eE]([+-]?\d+))?$/;
 
 const BINARY_POWER: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };

@@ -117,6 +117,9 @@ const common: Options = {
   logger: false,
   // Error locations are computed from instancePath; schema paths are enough for branch collapsing.
   messages: true,
+  // Each error carries the node that failed, whose other constraints decide the words (a name's
+  // pattern names the Kubernetes validator whose messages a too long name gets).
+  verbose: true,
   // Shared subschemas are compiled once and called, not copied into every validator.
   inlineRefs: false,
   code: { regExp: patterns },

@@ -55,6 +55,16 @@ function metadataRules(obj: ApiObject): FieldError[] {
   return errors;
 }
 
+function sortMetadataFirst(errors: FieldError[]): void {
+  const isMeta = (e: FieldError) => e.field === 'metadata' || e.field.startsWith('metadata.');
+  if (!errors.some((e, i) => isMeta(e) && errors.slice(0, i).some((x) => !isMeta(x)))) return;
+  const meta = errors.filter(isMeta);
+  const rest = errors.filter((e) => !isMeta(e));
+  errors.length = 0;
+  for (const e of meta) errors.push(e);
+  for (const e of rest) errors.push(e);
+}
+
 class Compiled implements CompiledKind {
   private validator?: ValidateFunction;
   /** null: the schema has no defaults. */
@@ -83,13 +93,16 @@ class Compiled implements CompiledKind {
   /** The schema's and the kind's errors of `obj`; `current` is the stored object on an update. */
   validate(obj: unknown, current?: ApiObject): FieldError[] {
     this.validator ??= compileOnce(sharedValidator(), this.schema);
-    const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema);
+    const dialect = this.definition.source.type === 'crd' ? 'custom-resource' : 'builtin';
+    const errors = this.validator(obj) ? [] : mapAjvErrors(this.validator.errors ?? [], obj, this.schema, dialect);
     if (!isObject(obj)) return errors;
     const mistyped = errors.some((e) => e.type === 'FieldValueTypeInvalid');
     // A configuration kind (a file a process reads) has no ObjectMeta and none of its rules.
     const rules = this.schema.properties?.metadata === undefined ? [] : metadataRules(obj);
     // One by one: a body can carry a few hundred thousand errors, more than a spread call takes.
     for (const error of rules) errors.push(error);
+    // Kubernetes checks ObjectMeta before anything else of a kind, so its errors come first.
+    sortMetadataFirst(errors);
     for (const rule of this.definition.validationRules) {
       try {
         for (const error of rule(obj, current)) errors.push(error);

@@ -84,6 +84,15 @@ const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<Admissio
 ]);
 
 /** Of `names`, those this server neither implements nor honours without code: enabling one would do nothing. */
+/**
+ * What this server does with an accepted plugin name: runs code of its own, honours it with nothing to act
+ * on (the kinds it guards are not served), or lacks it (enabling it by name is refused).
+ */
+export function admissionPluginSupport(name: AdmissionPluginName): 'implemented' | 'nothing to act on' | 'not implemented' {
+  if (IMPLEMENTED[name] !== undefined) return 'implemented';
+  return HONOURED_WITHOUT_CODE.has(name) ? 'nothing to act on' : 'not implemented';
+}
+
 export function unimplementedAdmissionPlugins(names: readonly AdmissionPluginName[]): AdmissionPluginName[] {
   return names.filter((name) => IMPLEMENTED[name] === undefined && !HONOURED_WITHOUT_CODE.has(name));
 }

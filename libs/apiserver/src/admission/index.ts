@@ -1,7 +1,7 @@
 // Admission: the plugin chain every write passes before it is stored.
 export { AdmissionChain, warningsOfRefusal } from './admission';
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './admission';
-export { buildAdmissionChain, unimplementedAdmissionPlugins } from './build-admission';
+export { admissionPluginSupport, buildAdmissionChain, unimplementedAdmissionPlugins } from './build-admission';
 export type { AdmissionDependencies, AdmissionFlags } from './build-admission';
 export { IMMORTAL_NAMESPACES, NAMESPACE_TERMINATING_CAUSE, namespaceExists, namespaceLifecycle } from './namespace-lifecycle';
 export type { NamespaceLookup } from './namespace-lifecycle';

@@ -20,7 +20,8 @@ export const ServiceReferenceSchema = Type.Object({
   namespace: Type.String(),
   name: Type.String(),
   path: Type.Optional(Type.String()),
-  port: Type.Optional(Int32({ minimum: 1, maximum: 65535, default: 443 })),
+  // Checked by the webhook rules, which word a bad port as Kubernetes' ValidateWebhookService does.
+  port: Type.Optional(Int32({ default: 443 })),
 });
 
 export const WebhookClientConfigSchema = Type.Object({

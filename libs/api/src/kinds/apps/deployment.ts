@@ -7,7 +7,8 @@ import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 import { PodTemplateSpecSchema } from '../core/pod-spec';
 
-export const DeploymentStrategyTypes = ['RollingUpdate', 'Recreate'] as const;
+/** In the order Kubernetes lists them when a strategy type is not supported. */
+export const DeploymentStrategyTypes = ['Recreate', 'RollingUpdate'] as const;
 
 /** An absolute number (integers) or a percentage (strings); each keyword only constrains its own type. */
 const IntOrPercent = () => IntOrString({ minimum: 0, pattern: PERCENT_PATTERN });

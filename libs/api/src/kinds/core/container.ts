@@ -1,20 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ATOMIC, describeFields, Int32, Int64, IntOrString, ListAtomic, ListMap, Quantity, StringEnum, StringMap } from '../../schema/builders';
-import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/names';
+import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN, PORT_NAME_PATTERN } from '../../meta/names';
 
-export const Protocols = ['TCP', 'UDP', 'SCTP'] as const;
-export const PullPolicies = ['Always', 'Never', 'IfNotPresent'] as const;
+/** In the order Kubernetes lists them when a protocol is not supported (sorted). */
+export const Protocols = ['SCTP', 'TCP', 'UDP'] as const;
+export const PullPolicies = ['Always', 'IfNotPresent', 'Never'] as const;
 
-const PortNumber = () => Int32({ minimum: 1, maximum: 65535 });
+/** A port given by number or by the name of a container's port, as probes and services give it. */
+export const PortNumberOrName = () => IntOrString({ minimum: 1, maximum: 65535, pattern: PORT_NAME_PATTERN });
 
 /** IANA service name: at most 15 characters, lower case alphanumerics and '-'. */
-const PortName = () => Type.String({ pattern: DNS1123_LABEL_PATTERN, maxLength: 15 });
+const PortName = () => Type.String({ pattern: PORT_NAME_PATTERN });
 
+// Port numbers are checked by the pod spec rules: 0 is an unset containerPort (required) and an unset hostPort.
 export const ContainerPortSchema = Type.Object({
   name: Type.Optional(PortName()),
-  containerPort: PortNumber(),
+  containerPort: Int32(),
   protocol: Type.Optional(StringEnum(Protocols, { default: 'TCP' })),
-  hostPort: Type.Optional(PortNumber()),
+  hostPort: Type.Optional(Int32()),
   hostIP: Type.Optional(Type.String()),
 });
 export type ContainerPort = Static<typeof ContainerPortSchema>;
@@ -75,10 +78,10 @@ export const VolumeMountSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   mountPath: Type.String({ minLength: 1 }),
   readOnly: Type.Optional(Type.Boolean()),
-  recursiveReadOnly: Type.Optional(StringEnum(['Disabled', 'IfPossible', 'Enabled'] as const)),
+  recursiveReadOnly: Type.Optional(StringEnum(['Disabled', 'Enabled', 'IfPossible'] as const)),
   subPath: Type.Optional(Type.String()),
   subPathExpr: Type.Optional(Type.String()),
-  mountPropagation: Type.Optional(StringEnum(['None', 'HostToContainer', 'Bidirectional'] as const)),
+  mountPropagation: Type.Optional(StringEnum(['Bidirectional', 'HostToContainer', 'None'] as const)),
 });
 export type VolumeMount = Static<typeof VolumeMountSchema>;
 
@@ -86,14 +89,14 @@ export const VolumeDeviceSchema = Type.Object({ name: Type.String(), devicePath:
 
 export const HTTPGetActionSchema = Type.Object({
   path: Type.Optional(Type.String({ default: '/' })),
-  port: IntOrString(),
+  port: PortNumberOrName(),
   host: Type.Optional(Type.String()),
   scheme: Type.Optional(StringEnum(['HTTP', 'HTTPS'] as const, { default: 'HTTP' })),
   httpHeaders: Type.Optional(ListAtomic(Type.Object({ name: Type.String(), value: Type.String() }))),
 });
 
 export const ExecActionSchema = Type.Object({ command: Type.Optional(ListAtomic(Type.String())) });
-export const TCPSocketActionSchema = Type.Object({ port: IntOrString(), host: Type.Optional(Type.String()) });
+export const TCPSocketActionSchema = Type.Object({ port: PortNumberOrName(), host: Type.Optional(Type.String()) });
 export const GRPCActionSchema = Type.Object({
   port: Int32({ minimum: 1, maximum: 65535 }),
   service: Type.Optional(Type.String({ default: '' })),

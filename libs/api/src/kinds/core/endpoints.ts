@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { describeFields, Int32, ListAtomic, StringEnum } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
+import { OPTIONAL_DNS1123_LABEL_PATTERN } from '../../meta/names';
 import { Protocols } from './container';
 import { ObjectReferenceSchema } from './object-reference';
 
@@ -14,7 +15,7 @@ export const EndpointAddressSchema = Type.Object({
 export type EndpointAddress = Static<typeof EndpointAddressSchema>;
 
 export const EndpointPortSchema = Type.Object({
-  name: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String({ pattern: OPTIONAL_DNS1123_LABEL_PATTERN })),
   port: Int32({ minimum: 1, maximum: 65535 }),
   protocol: Type.Optional(StringEnum(Protocols, { default: 'TCP' })),
   appProtocol: Type.Optional(Type.String()),

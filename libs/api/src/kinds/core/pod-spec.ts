@@ -16,12 +16,13 @@ import { LocalObjectReferenceSchema } from './object-reference';
 import { VolumeSchema } from './volume';
 
 export const RestartPolicies = ['Always', 'OnFailure', 'Never'] as const;
-export const DNSPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
+// Enum values are listed in the order Kubernetes' validation lists them when a value is not supported.
+export const DNSPolicies = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const;
 export const TaintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 
 export const TolerationSchema = Type.Object({
   key: Type.Optional(Type.String()),
-  operator: Type.Optional(StringEnum(['Exists', 'Equal'] as const)),
+  operator: Type.Optional(StringEnum(['Equal', 'Exists'] as const)),
   value: Type.Optional(Type.String()),
   effect: Type.Optional(StringEnum(TaintEffects)),
   tolerationSeconds: Type.Optional(Int64()),

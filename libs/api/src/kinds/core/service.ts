@@ -1,12 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { describeFields, Int32, IntOrString, ListAtomic, ListMap, StringEnum, StringStringMap } from '../../schema/builders';
+import { MAX_CLIENT_IP_AFFINITY_SECONDS } from '@svc/machinery';
+import { describeFields, Int32, ListAtomic, ListMap, StringEnum } from '../../schema/builders';
 import { ConditionSchema } from '../../meta/condition';
 import { objectMetaSchema } from '../../meta/object-meta';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/names';
+import { SelectorLabelsSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
-import { Protocols } from './container';
+import { PortNumberOrName, Protocols } from './container';
 
-export const ServiceTypes = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
+/** Sorted, as Kubernetes lists them when a type is not supported. */
+export const ServiceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'] as const;
 export type ServiceType = (typeof ServiceTypes)[number];
 export const TrafficPolicies = ['Cluster', 'Local'] as const;
 
@@ -16,14 +19,15 @@ export const ServicePortSchema = Type.Object({
   appProtocol: Type.Optional(Type.String()),
   port: Int32({ minimum: 1, maximum: 65535 }),
   /** Defaults to `port` (a hook: a schema default cannot refer to a sibling). */
-  targetPort: Type.Optional(IntOrString({ minimum: 1, maximum: 65535, pattern: DNS1123_LABEL_PATTERN, maxLength: 15 })),
-  nodePort: Type.Optional(Int32({ minimum: 1, maximum: 65535 })),
+  targetPort: Type.Optional(PortNumberOrName()),
+  // 0 asks for one to be allocated; the allocator refuses a port outside the node port range.
+  nodePort: Type.Optional(Int32()),
 });
 export type ServicePort = Static<typeof ServicePortSchema>;
 
 export const ServiceSpecSchema = Type.Object({
   ports: Type.Optional(ListMap(ServicePortSchema, ['port', 'protocol'])),
-  selector: Type.Optional(StringStringMap({ 'x-svc-map-type': 'atomic' })),
+  selector: Type.Optional(SelectorLabelsSchema),
   clusterIP: Type.Optional(Type.String()),
   clusterIPs: Type.Optional(ListAtomic(Type.String(), { maxItems: 2 })),
   type: Type.Optional(StringEnum(ServiceTypes, { default: 'ClusterIP' })),
@@ -37,11 +41,11 @@ export const ServiceSpecSchema = Type.Object({
   publishNotReadyAddresses: Type.Optional(Type.Boolean()),
   sessionAffinityConfig: Type.Optional(
     Type.Object({
-      clientIP: Type.Optional(Type.Object({ timeoutSeconds: Type.Optional(Int32({ minimum: 1, maximum: 86400 })) })),
+      clientIP: Type.Optional(Type.Object({ timeoutSeconds: Type.Optional(Int32({ minimum: 1, maximum: MAX_CLIENT_IP_AFFINITY_SECONDS })) })),
     }),
   ),
   ipFamilies: Type.Optional(ListAtomic(StringEnum(['IPv4', 'IPv6'] as const), { maxItems: 2 })),
-  ipFamilyPolicy: Type.Optional(StringEnum(['SingleStack', 'PreferDualStack', 'RequireDualStack'] as const)),
+  ipFamilyPolicy: Type.Optional(StringEnum(['PreferDualStack', 'RequireDualStack', 'SingleStack'] as const)),
   allocateLoadBalancerNodePorts: Type.Optional(Type.Boolean()),
   loadBalancerClass: Type.Optional(Type.String()),
   internalTrafficPolicy: Type.Optional(StringEnum(TrafficPolicies)),

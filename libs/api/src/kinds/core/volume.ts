@@ -52,7 +52,8 @@ export const VolumeProjectionSchema = Type.Object({
   podCertificate: Type.Optional(FreeForm()),
 });
 
-export const HostPathTypes = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] as const;
+/** Sorted, as Kubernetes lists them when a type is not supported. */
+export const HostPathTypes = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
 
 /** Sources this product's node agent does not implement still validate, so that real manifests pass. */
 const foreignSources = [

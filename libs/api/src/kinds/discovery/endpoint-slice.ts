@@ -2,10 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { describeFields, Int32, ListAtomic, ListSet, StringEnum, StringStringMap } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
+import { OPTIONAL_DNS1123_LABEL_PATTERN } from '../../meta/names';
 import { Protocols } from '../core/container';
 import { ObjectReferenceSchema } from '../core/object-reference';
 
-export const ADDRESS_TYPES = ['IPv4', 'IPv6', 'FQDN'] as const;
+/** Sorted, as Kubernetes lists them when an address type is not supported. */
+export const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'] as const;
 export type AddressType = (typeof ADDRESS_TYPES)[number];
 
 export const EndpointConditionsSchema = Type.Object({
@@ -34,7 +36,7 @@ export type EndpointSliceEndpoint = Static<typeof EndpointSliceEndpointSchema>;
 
 export const EndpointSlicePortSchema = Type.Object({
   // SetDefaults_EndpointPort (pkg/apis/discovery/v1/defaults.go): an unnamed port is named "".
-  name: Type.Optional(Type.String({ default: '' })),
+  name: Type.Optional(Type.String({ default: '', pattern: OPTIONAL_DNS1123_LABEL_PATTERN })),
   protocol: Type.Optional(StringEnum(Protocols, { default: 'TCP' })),
   port: Type.Optional(Int32({ minimum: 1, maximum: 65535 })),
   appProtocol: Type.Optional(Type.String()),

@@ -1,3 +1,4 @@
+import { isValidPortNum } from '@svc/machinery';
 import { compileCel } from '../../cel/cel-environment';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from '../../kinds/admissionregistration/validating-admission-policy';
 import type { MutatingWebhookConfiguration, WebhookClientConfig } from '../../kinds/admissionregistration/webhook-configuration';
@@ -31,6 +32,11 @@ function clientConfigErrors(config: WebhookClientConfig | undefined, path: strin
       if (url.hash) errors.push(fieldErrors.invalid(`${path}.url`, config.url, 'fragments are not permitted in the URL'));
       if (url.search) errors.push(fieldErrors.invalid(`${path}.url`, config.url, 'query parameters are not permitted in the URL'));
     }
+  }
+  const port = config.service?.port;
+  if (typeof port === 'number') {
+    const messages = isValidPortNum(port);
+    if (messages.length > 0) errors.push(fieldErrors.invalid(`${path}.service.port`, port, `port is not valid: ${messages.join(', ')}`));
   }
   if (config.service?.path !== undefined && !config.service.path.startsWith('/')) {
     errors.push(fieldErrors.invalid(`${path}.service.path`, config.service.path, "must start with a '/'"));

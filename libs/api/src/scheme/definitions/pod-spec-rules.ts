@@ -1,6 +1,7 @@
 import type { Container } from '../../kinds/core/container';
 import type { PodSpec } from '../../kinds/core/pod-spec';
 import { VOLUME_SOURCES } from '../../kinds/core/volume';
+import { isValidPortNum } from '@svc/machinery';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { isRecord, records } from './define-kind';
 
@@ -94,6 +95,14 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
       });
       const portNames = new Set<string>();
       records(container.ports).forEach((port, j) => {
+        // validateContainerPorts: 0 is an unset containerPort (required) and an unset hostPort.
+        if (port.containerPort === 0) errors.push(fieldErrors.required(`${at}.ports[${j}].containerPort`));
+        else if (typeof port.containerPort === 'number') {
+          for (const msg of isValidPortNum(port.containerPort)) errors.push(fieldErrors.invalid(`${at}.ports[${j}].containerPort`, port.containerPort, msg));
+        }
+        if (typeof port.hostPort === 'number' && port.hostPort !== 0) {
+          for (const msg of isValidPortNum(port.hostPort)) errors.push(fieldErrors.invalid(`${at}.ports[${j}].hostPort`, port.hostPort, msg));
+        }
         if (typeof port.name !== 'string') return;
         if (portNames.has(port.name)) errors.push(fieldErrors.duplicate(`${at}.ports[${j}].name`, port.name));
         portNames.add(port.name);

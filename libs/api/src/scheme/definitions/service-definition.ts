@@ -10,7 +10,8 @@ function defaultService(obj: ApiObject): void {
   if (!isRecord(spec)) return;
   const type = spec.type ?? 'ClusterIP';
   for (const port of records(spec.ports)) {
-    if (port.targetPort === undefined && port.port !== undefined) port.targetPort = port.port;
+    // Kubernetes' SetDefaults_Service: an unset, 0 or empty targetPort is the port itself.
+    if ((port.targetPort === undefined || port.targetPort === 0 || port.targetPort === '') && port.port !== undefined) port.targetPort = port.port;
   }
   if ((type === 'NodePort' || type === 'LoadBalancer') && spec.externalTrafficPolicy === undefined) spec.externalTrafficPolicy = 'Cluster';
   if (type !== 'ExternalName' && spec.internalTrafficPolicy === undefined) spec.internalTrafficPolicy = 'Cluster';
