@@ -14,18 +14,12 @@ export function findDuplicateJsonKeys(text: string): string[] {
   while (i < n) {
     const c = text.charCodeAt(i);
     switch (c) {
-      case 0x7b /* { */: {
-        frame = { parent: frame, parentKey: pendingKey ?? childLabel(frame), keys: new Set(), index: -1, expectKey: true };
+      case 0x7b /* { */:
+      case 0x5b /* [ */:
+        frame = openFrame(frame, pendingKey, c === 0x7b);
         pendingKey = undefined;
         i++;
         break;
-      }
-      case 0x5b /* [ */: {
-        frame = { parent: frame, parentKey: pendingKey ?? childLabel(frame), keys: undefined, index: 0, expectKey: false };
-        pendingKey = undefined;
-        i++;
-        break;
-      }
       case 0x7d /* } */:
       case 0x5d /* ] */:
         frame = frame?.parent;
@@ -42,16 +36,7 @@ export function findDuplicateJsonKeys(text: string): string[] {
         break;
       case 0x22 /* " */: {
         const end = stringEnd(text, i);
-        if (frame !== undefined && frame.keys !== undefined && frame.expectKey) {
-          const raw = text.slice(i + 1, end);
-          const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
-          if (frame.keys.has(key)) found.push(pathOf(frame, key));
-          else frame.keys.add(key);
-          frame.expectKey = false;
-          pendingKey = key;
-        } else {
-          pendingKey = undefined;
-        }
+        pendingKey = frame?.keys !== undefined && frame.expectKey ? takeKey(text, i, end, frame, frame.keys, found) : undefined;
         i = end + 1;
         break;
       }
@@ -60,6 +45,21 @@ export function findDuplicateJsonKeys(text: string): string[] {
     }
   }
   return found;
+}
+
+/** The container opened under `parent`, named by the key before it or its index in an array. */
+function openFrame(parent: Frame | undefined, pendingKey: string | undefined, object: boolean): Frame {
+  return { parent, parentKey: pendingKey ?? childLabel(parent), keys: object ? new Set() : undefined, index: object ? -1 : 0, expectKey: object };
+}
+
+/** The key the string from `start` to `end` spells, recorded in its object (a repeated one found). */
+function takeKey(text: string, start: number, end: number, frame: Frame, keys: Set<string>, found: string[]): string {
+  const raw = text.slice(start + 1, end);
+  const key = raw.includes('\\') ? (JSON.parse(text.slice(start, end + 1)) as string) : raw;
+  if (keys.has(key)) found.push(pathOf(frame, key));
+  else keys.add(key);
+  frame.expectKey = false;
+  return key;
 }
 
 interface Frame {

@@ -1,5 +1,5 @@
 import { valueNestingDepth } from '@svc/machinery';
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node as YamlNode } from 'yaml';
+import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 
 /** Why a YAML document could not become a JSON value; the decoder answers 400 with it. */
 export class YamlValueError extends Error {}
@@ -29,112 +29,134 @@ interface Frame {
  * become strings, as when Kubernetes converts YAML to JSON.
  */
 export function yamlDocumentToValue(document: Document, maxDepth: number): YamlValue {
-  const duplicateFields: string[] = [];
-  const done = new Map<YamlNode, { value: unknown; expanded: number }>();
-  const building = new Set<YamlNode>();
-  const stack: Frame[] = [];
-  let direct = 0;
-  let sharesCollections = false;
-  let root: unknown = null;
-  let rootExpanded = 0;
+  return new YamlConversion(document, maxDepth).run();
+}
 
-  /** The value of a node, or a frame to fill (pushed); counts the nodes of the document itself. */
-  const start = (node: YamlNode | null | undefined, path: string): { value: unknown; expanded: number } | undefined => {
-    if (node === null || node === undefined) return { value: null, expanded: 1 };
-    if (isAlias(node)) {
-      const target = node.resolve(document);
-      if (target === undefined) throw new YamlValueError(`unknown anchor ${JSON.stringify(node.source)}`);
-      if (building.has(target)) throw new YamlValueError(`the alias ${JSON.stringify(node.source)} refers to a collection that contains it`);
-      const known = done.get(target);
-      if (known !== undefined) {
-        if (!isScalar(target)) sharesCollections = true;
-        return known;
-      }
-      // An anchor always comes before its alias in the text, so the target is a scalar here.
-      if (!isScalar(target)) throw new YamlValueError(`the alias ${JSON.stringify(node.source)} names no finished node`);
-      return { value: target.value, expanded: 1 };
+interface Converted {
+  value: unknown;
+  expanded: number;
+}
+
+/** One document's conversion: the stack of collections being built and what has been counted. */
+class YamlConversion {
+  private readonly duplicateFields: string[] = [];
+  private readonly done = new Map<YamlNode, Converted>();
+  private readonly building = new Set<YamlNode>();
+  private readonly stack: Frame[] = [];
+  /** Each frame remembers which key its pending child belongs to. */
+  private readonly pendingKeys: Array<string | number | undefined> = [];
+  /** Nodes of the document itself (aliases not expanded). */
+  private direct = 0;
+  private sharesCollections = false;
+  private root: unknown = null;
+  private rootExpanded = 0;
+
+  constructor(
+    private readonly document: Document,
+    private readonly maxDepth: number,
+  ) {}
+
+  run(): YamlValue {
+    const first = this.start(this.document.contents, '');
+    if (first !== undefined) this.finish(first, undefined);
+    while (this.stack.length > 0) this.step(this.stack[this.stack.length - 1]);
+    this.checkAliasing();
+    let root = this.root;
+    if (this.sharesCollections) {
+      // Later steps change objects in place (defaults, pruning by the schema of where they sit): each
+      // place an alias stood gets a copy of its own. The copy is bounded by the ratio checked above.
+      const depth = valueNestingDepth(root, this.maxDepth);
+      if (depth > this.maxDepth) throw new YamlValueError(`the document nests more than ${this.maxDepth} levels deep`);
+      root = JSON.parse(JSON.stringify(root)) as unknown;
     }
-    direct++;
+    return { value: root, duplicateFields: this.duplicateFields };
+  }
+
+  /** The next item of the collection on top of the stack, or the collection finished. */
+  private step(frame: Frame): void {
+    const items = (frame.node as { items: unknown[] }).items;
+    if (frame.next >= items.length) {
+      this.stack.pop();
+      this.building.delete(frame.node);
+      const result = { value: frame.out, expanded: frame.expanded };
+      this.done.set(frame.node, result);
+      this.finish(result, this.pendingKeys.pop());
+      return;
+    }
+    const item = items[frame.next++];
+    const { key, child, path } =
+      frame.keys !== undefined
+        ? this.entry(frame, frame.keys, item)
+        : { key: frame.next - 1, child: item as YamlNode | null, path: `${frame.path}[${frame.next - 1}]` };
+    const result = this.start(child, path);
+    if (result === undefined) this.pendingKeys.push(key);
+    else this.finish(result, key);
+  }
+
+  /** A mapping's entry: its key (a node of its own, as Kubernetes' decoder counts it; a repeated one noted) and value. */
+  private entry(frame: Frame, keys: Set<string>, item: unknown): { key: string; child: YamlNode | null; path: string } {
+    if (!isPair(item)) throw new YamlValueError('a mapping holds an entry that is not a key and a value');
+    const key = keyOf(item.key as YamlNode | null);
+    const path = frame.path === '' ? key : `${frame.path}.${key}`;
+    if (keys.has(key)) this.duplicateFields.push(path);
+    keys.add(key);
+    this.direct++;
+    frame.expanded++;
+    return { key, child: item.value as YamlNode | null, path };
+  }
+
+  /** The value of a node, or undefined when it is a collection to fill (pushed); counts the nodes of the document itself. */
+  private start(node: YamlNode | null | undefined, path: string): Converted | undefined {
+    if (node === null || node === undefined) return { value: null, expanded: 1 };
+    if (isAlias(node)) return this.aliased(node);
+    this.direct++;
     if (isScalar(node)) {
-      const value = scalarValue(node.value);
-      const result = { value, expanded: 1 };
-      if (node.anchor) done.set(node, result);
+      const result = { value: scalarValue(node.value), expanded: 1 };
+      if (node.anchor) this.done.set(node, result);
       return result;
     }
     if (isMap(node) || isSeq(node)) {
-      if (stack.length >= maxDepth) throw new YamlValueError(`the document nests more than ${maxDepth} levels deep`);
-      const out: Record<string, unknown> | unknown[] = isMap(node) ? {} : [];
-      building.add(node);
-      stack.push({ node, out, next: 0, path, keys: isMap(node) ? new Set() : undefined, expanded: 1 });
+      if (this.stack.length >= this.maxDepth) throw new YamlValueError(`the document nests more than ${this.maxDepth} levels deep`);
+      this.building.add(node);
+      this.stack.push({ node, out: isMap(node) ? {} : [], next: 0, path, keys: isMap(node) ? new Set() : undefined, expanded: 1 });
       return undefined;
     }
     throw new YamlValueError('the document holds a node that is not a scalar, a mapping or a sequence');
-  };
+  }
 
-  const finish = (result: { value: unknown; expanded: number }, key: string | number | undefined): void => {
-    const parent = stack[stack.length - 1];
+  /** What an alias names, shared; never a collection it stands in (recursion). */
+  private aliased(node: Alias): Converted {
+    const target = node.resolve(this.document);
+    if (target === undefined) throw new YamlValueError(`unknown anchor ${JSON.stringify(node.source)}`);
+    if (this.building.has(target)) throw new YamlValueError(`the alias ${JSON.stringify(node.source)} refers to a collection that contains it`);
+    const known = this.done.get(target);
+    if (known !== undefined) {
+      if (!isScalar(target)) this.sharesCollections = true;
+      return known;
+    }
+    // An anchor always comes before its alias in the text, so the target is a scalar here.
+    if (!isScalar(target)) throw new YamlValueError(`the alias ${JSON.stringify(node.source)} names no finished node`);
+    return { value: target.value, expanded: 1 };
+  }
+
+  private finish(result: Converted, key: string | number | undefined): void {
+    const parent = this.stack[this.stack.length - 1];
     if (parent === undefined) {
-      root = result.value;
-      rootExpanded = result.expanded;
+      this.root = result.value;
+      this.rootExpanded = result.expanded;
       return;
     }
     parent.expanded += result.expanded;
     if (Array.isArray(parent.out)) parent.out.push(result.value);
     else setKey(parent.out, key as string, result.value);
-  };
+  }
 
-  const first = start(document.contents, '');
-  if (first !== undefined) finish(first, undefined);
-
-  // Each frame remembers which key its pending child belongs to.
-  const pendingKeys: Array<string | number | undefined> = [];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    const items = (frame.node as { items: unknown[] }).items;
-    if (frame.next >= items.length) {
-      stack.pop();
-      building.delete(frame.node);
-      const result = { value: frame.out, expanded: frame.expanded };
-      done.set(frame.node, result);
-      finish(result, pendingKeys.pop());
-      continue;
+  private checkAliasing(): void {
+    const aliased = this.rootExpanded - this.direct;
+    if (aliased > 100 && this.rootExpanded > 1000 && aliased / this.rootExpanded > allowedAliasRatio(this.rootExpanded)) {
+      throw new YamlValueError('the document contains excessive aliasing');
     }
-    const item = items[frame.next++];
-    let key: string | number;
-    let child: YamlNode | null | undefined;
-    let path: string;
-    if (frame.keys !== undefined) {
-      if (!isPair(item)) throw new YamlValueError('a mapping holds an entry that is not a key and a value');
-      key = keyOf(item.key as YamlNode | null);
-      path = frame.path === '' ? key : `${frame.path}.${key}`;
-      if (frame.keys.has(key)) duplicateFields.push(path);
-      frame.keys.add(key);
-      child = item.value as YamlNode | null;
-      // The key is a node of its own, as Kubernetes' decoder counts it.
-      direct++;
-      frame.expanded++;
-    } else {
-      key = frame.next - 1;
-      path = `${frame.path}[${key}]`;
-      child = item as YamlNode | null;
-    }
-    const result = start(child, path);
-    if (result === undefined) pendingKeys.push(key);
-    else finish(result, key);
   }
-
-  const aliased = rootExpanded - direct;
-  if (aliased > 100 && rootExpanded > 1000 && aliased / rootExpanded > allowedAliasRatio(rootExpanded)) {
-    throw new YamlValueError('the document contains excessive aliasing');
-  }
-  if (sharesCollections) {
-    // Later steps change objects in place (defaults, pruning by the schema of where they sit): each
-    // place an alias stood gets a copy of its own. The copy is bounded by the ratio above.
-    const depth = valueNestingDepth(root, maxDepth);
-    if (depth > maxDepth) throw new YamlValueError(`the document nests more than ${maxDepth} levels deep`);
-    root = JSON.parse(JSON.stringify(root)) as unknown;
-  }
-  return { value: root, duplicateFields };
 }
 
 /**

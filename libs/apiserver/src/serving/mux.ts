@@ -21,7 +21,7 @@ export interface Route {
 interface Segment {
   literal?: string;
   param?: string;
-  /** `{name...}`: one or more segments, the pattern's last. */
+  /** `{name...}`: the rest of the path, not empty (its own segments are the route's business), the pattern's last. */
   rest?: boolean;
 }
 
@@ -35,7 +35,9 @@ interface Compiled {
  * The one place a request finds what serves it (Kubernetes' PathRecorderMux and its API groups'
  * routes, together): every path the server answers is a route here, and a path no route names is a
  * 404 Status. A route matches a path exactly: each pattern segment names one non-empty segment of the
- * path, so `//`, a trailing `/` or `..` never reach a route they were not written for.
+ * path, so `//` or a trailing `/` never reach a route they were not written for; only a `{rest...}`
+ * segment takes what follows as it is (a resource path, whose exactness its handler judges, and a
+ * proxied path beyond it).
  */
 export class Mux {
   private readonly compiled: Compiled[] = [];
@@ -100,9 +102,9 @@ function matchSegments(segments: readonly Segment[], parts: readonly string[]): 
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i];
     if (segment.rest) {
-      const rest = parts.slice(i);
-      if (rest.length === 0 || rest.some((p) => p === '' || p === '.' || p === '..')) return undefined;
-      params[segment.param!] = rest.join('/');
+      const rest = parts.slice(i).join('/');
+      if (rest === '') return undefined;
+      params[segment.param!] = rest;
       return params;
     }
     const part = parts[i];
@@ -110,7 +112,7 @@ function matchSegments(segments: readonly Segment[], parts: readonly string[]): 
     if (segment.literal !== undefined) {
       if (part !== segment.literal) return undefined;
     } else {
-      if (part === '' || part === '.' || part === '..') return undefined;
+      if (part === '') return undefined;
       params[segment.param!] = part;
     }
   }

@@ -39,72 +39,98 @@ const WATCH_WRITE_BATCH_BYTES = 1024 * 1024;
  * too slow to take the stream holds up only itself (the watch cuts it off).
  */
 export async function streamWatch(writer: ResponseWriter, options: WatchStreamOptions): Promise<void> {
-  const { watch, format } = options;
   writer.addWarnings(options.warnings ?? []);
   const res = writer.stream();
   if (res === undefined) {
-    watch.stop();
+    options.watch.stop();
     return;
   }
-  const protobuf = format.encoding === 'protobuf' || format.encoding === 'kubernetes-protobuf';
-  const protobufFrame = format.encoding === 'kubernetes-protobuf' ? kubernetesWatchFrame : protobufWatchFrame;
   res.statusCode = 200;
-  res.setHeader('Content-Type', format.streamContentType);
+  res.setHeader('Content-Type', options.format.streamContentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
-  // Decided once: a response that owns its connection keeps it to the end.
-  const socket = protobuf ? undefined : directSocket(res);
-
-  let ended = false;
-  const stop = (): void => {
-    if (ended) return;
-    ended = true;
-    watch.stop();
-  };
-  // Node fires a timer longer than 2^31 - 1 ms at once; a watch asking for decades gets about 24 days.
-  const timer = setTimeout(stop, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS));
-  const onAbort = (): void => stop();
-  options.stopSignal.addEventListener('abort', onAbort);
-  res.once('close', stop);
-  if (options.stopSignal.aborted) stop();
-
-  // Live events of a plain JSON watch are written as the cache dispatches them, while the watch has
-  // nothing else waiting; the loop below takes the rest (initial events, a backlog) in order.
-  const direct = socket !== undefined && options.view === undefined ? watch.deliverDirectly?.bind(watch) : undefined;
-  const take = (event: ResourceWatchEvent): boolean => {
-    if (ended || socket === undefined || socket.destroyed) return false;
-    return writeCorked(socket, watchFrame(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
-  };
-  const events = watch[Symbol.asyncIterator]();
-  let done = false;
+  const stream = new WatchStream(res, options);
   try {
-    while (!ended) {
-      direct?.(take);
-      const next = await events.next();
-      if (next.done === true) {
-        done = true;
-        break;
-      }
-      if (ended) break;
-      const event = next.value;
-      const shown = options.view ? options.view(event) : event.object;
-      if (protobuf) {
-        if (!res.write(protobufFrame({ type: event.type, object: shown }))) await drained(res);
-        continue;
-      }
-      const frame = watchFrame(event.type, shown);
-      if (socket === undefined || socket.destroyed) {
-        if (!res.write(frame.document)) await drained(res);
-      } else if (!writeCorked(socket, frame.chunk) && socket.writableLength >= WATCH_WRITE_BATCH_BYTES) await socketDrained(socket, res);
-    }
+    await stream.pump();
   } finally {
-    stop();
+    await stream.close();
+  }
+}
+
+/** One watch on its way to one client: what ends it, and how its events are written. */
+class WatchStream {
+  private ended = false;
+  private done = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly events: AsyncIterator<ResourceWatchEvent>;
+  private readonly protobuf: ((event: { type: string; object: unknown }) => Buffer) | undefined;
+  /** Decided once: a response that owns its connection keeps it to the end. */
+  private readonly socket: Socket | undefined;
+  readonly stop = (): void => {
+    if (this.ended) return;
+    this.ended = true;
+    this.options.watch.stop();
+  };
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly options: WatchStreamOptions,
+  ) {
+    const encoding = options.format.encoding;
+    this.protobuf = encoding === 'kubernetes-protobuf' ? kubernetesWatchFrame : encoding === 'protobuf' ? protobufWatchFrame : undefined;
+    this.socket = this.protobuf ? undefined : directSocket(res);
+    // Node fires a timer longer than 2^31 - 1 ms at once; a watch asking for decades gets about 24 days.
+    this.timer = setTimeout(this.stop, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS));
+    options.stopSignal.addEventListener('abort', this.stop);
+    res.once('close', this.stop);
+    if (options.stopSignal.aborted) this.stop();
+    this.events = options.watch[Symbol.asyncIterator]();
+  }
+
+  /** Writes events until the watch ends or is stopped. */
+  async pump(): Promise<void> {
+    // Live events of a plain JSON watch are written as the cache dispatches them, while the watch has
+    // nothing else waiting; the loop takes the rest (initial events, a backlog) in order.
+    const { socket, options } = this;
+    const direct = socket !== undefined && options.view === undefined ? options.watch.deliverDirectly?.bind(options.watch) : undefined;
+    const take = (event: ResourceWatchEvent): boolean => {
+      if (this.ended || socket === undefined || socket.destroyed) return false;
+      return writeCorked(socket, watchFrame(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
+    };
+    while (!this.ended) {
+      direct?.(take);
+      const next = await this.events.next();
+      if (next.done === true) {
+        this.done = true;
+        return;
+      }
+      if (this.ended) return;
+      await this.write(next.value);
+    }
+  }
+
+  /** One event, framed as the stream is; waits while the socket or response cannot take more. */
+  private async write(event: ResourceWatchEvent): Promise<void> {
+    const { res, socket } = this;
+    const shown = this.options.view ? this.options.view(event) : event.object;
+    if (this.protobuf) {
+      if (!res.write(this.protobuf({ type: event.type, object: shown }))) await drained(res);
+      return;
+    }
+    const frame = watchFrame(event.type, shown);
+    if (socket === undefined || socket.destroyed) {
+      if (!res.write(frame.document)) await drained(res);
+    } else if (!writeCorked(socket, frame.chunk) && socket.writableLength >= WATCH_WRITE_BATCH_BYTES) await socketDrained(socket, res);
+  }
+
+  async close(): Promise<void> {
+    this.stop();
     // As `for await` does when a loop is left early.
-    if (!done) await events.return?.();
-    clearTimeout(timer);
-    options.stopSignal.removeEventListener('abort', onAbort);
-    res.off('close', stop);
-    if (!res.writableEnded && !res.destroyed) res.end();
+    if (!this.done) await this.events.return?.();
+    clearTimeout(this.timer);
+    this.options.stopSignal.removeEventListener('abort', this.stop);
+    this.res.off('close', this.stop);
+    if (!this.res.writableEnded && !this.res.destroyed) this.res.end();
   }
 }
 
