@@ -221,12 +221,13 @@ function forward(
   prefix: string,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    const headers = forwardedHeaders(req, forwardedUri, false);
     const options = {
       host: endpoint.host,
       port: endpoint.port,
       method,
       path: upstreamPath,
-      headers: forwardedHeaders(req, forwardedUri, false).flat() as unknown as OutgoingHttpHeaders,
+      headers: headers.flat() as unknown as OutgoingHttpHeaders,
       setHost: false,
       ...(endpoint.scheme === 'https' ? { ...endpoint.tls, servername: isIP(endpoint.host) ? undefined : endpoint.host } : {}),
     };
@@ -236,7 +237,21 @@ function forward(
     let answered = false;
     const upstream = send({ ...options, agent }, (answer) => {
       answered = true;
-      copyAnswerHeaders(answer, res, (location) => rewriteLocation(location, prefix, hostPort(endpoint), req.headers.host ?? ''));
+      const seenNames = new Set<string>();
+      const named = connectionTokens(answer.headers);
+      for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+        const name = answer.rawHeaders[i];
+        const lower = name.toLowerCase();
+        if (DROPPED_RESPONSE_HEADERS.has(lower) || named.has(lower)) continue;
+        let value = answer.rawHeaders[i + 1];
+        if (lower === 'location') value = rewriteLocation(value, prefix, hostPort(endpoint), req.headers.host ?? '');
+        // The target's headers replace what the filters set (its Content-Type, say), repeated ones kept (Set-Cookie).
+        if (seenNames.has(lower)) res.appendHeader(name, value);
+        else {
+          seenNames.add(lower);
+          res.setHeader(name, value);
+        }
+      }
       res.writeHead(answer.statusCode ?? 502);
       res.flushHeaders();
       answer.pipe(res);
@@ -247,9 +262,12 @@ function forward(
       });
     });
     upstream.on('error', (error) => {
-      if (!answered) return reject(unreachable(error.message));
-      res.destroy();
-      resolve();
+      if (answered) {
+        res.destroy();
+        resolve();
+        return;
+      }
+      reject(unreachable(error.message));
     });
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
@@ -257,27 +275,6 @@ function forward(
     // The body streams through as it arrives; nothing of it is buffered or parsed here.
     req.pipe(upstream);
   });
-}
-
-/**
- * The target's headers on the answer, less the hop-by-hop ones and those its Connection names, a
- * redirect's Location rewritten under the proxy prefix. They replace what the filters set (its
- * Content-Type, say); repeated ones are kept (Set-Cookie).
- */
-function copyAnswerHeaders(answer: IncomingMessage, res: ServerResponse, location: (value: string) => string): void {
-  const seenNames = new Set<string>();
-  const named = connectionTokens(answer.headers);
-  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-    const name = answer.rawHeaders[i];
-    const lower = name.toLowerCase();
-    if (DROPPED_RESPONSE_HEADERS.has(lower) || named.has(lower)) continue;
-    const value = lower === 'location' ? location(answer.rawHeaders[i + 1]) : answer.rawHeaders[i + 1];
-    if (seenNames.has(lower)) res.appendHeader(name, value);
-    else {
-      seenNames.add(lower);
-      res.setHeader(name, value);
-    }
-  }
 }
 
 async function upgradeTo(endpoint: Endpoint, req: IncomingMessage, upstreamPath: string, forwardedUri: string, socket: Duplex, head: Buffer): Promise<void> {
