@@ -2,8 +2,11 @@
  * The tables of the docs that list what the code has, generated from the code: `npm run docs` rewrites
  * them, and test/docs.spec.ts fails when a page differs from what the code says (run `npm run docs`).
  * A table stands in a page between `<!-- generated:<name> -->` and `<!-- end generated:<name> -->`.
+ * A code sample stands between `<!-- generated:sample:docs/samples/<file>.ts -->` and its end marker:
+ * the part of that file between `// #region doc` and `// #endregion`, a file test/docs-samples.e2e-spec.ts
+ * runs against a real API server, so what a page shows is code that compiles and works.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinScheme } from '@svc/api';
 import { kubernetesGroupName } from '@svc/machinery';
@@ -92,10 +95,79 @@ export const GENERATED: ReadonlyArray<{ file: string; name: string; render: () =
   { file: 'libs/controllers/README.md', name: 'controllers', render: controllers },
 ];
 
+const SAMPLE_MARKER = /<!-- generated:(sample:([\w./-]+\.ts)(?:#([\w-]+))?) -->/g;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The documented part of a sample file, as a fenced block: its `// #region doc` block (or
+ * `// #region doc <region>` when the marker names one, `file.ts#region`), dedented.
+ */
+export function renderSample(path: string, region?: string): string {
+  const source = readFileSync(join(ROOT, path), 'utf8');
+  const open = escapeRegExp(region === undefined ? '// #region doc' : `// #region doc ${region}`);
+  const match = new RegExp(`^([ \\t]*)${open}\\n([\\s\\S]*?)^[ \\t]*// #endregion`, 'm').exec(source);
+  if (!match) throw new Error(`${path} has no ${region === undefined ? '// #region doc' : `// #region doc ${region}`} ... // #endregion block`);
+  const indent = match[1].length;
+  const lines = match[2]
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => line.slice(Math.min(indent, /^ */.exec(line)![0].length)));
+  const imports = importsUsed(source, lines.join('\n'));
+  return ['```ts', ...imports, ...(imports.length ? [''] : []), ...lines, '```'].join('\n');
+}
+
+/** The file's named imports that `body` uses, one line per module, as a reader of the sample needs them. */
+function importsUsed(source: string, body: string): string[] {
+  const code = body.replace(/\/\/.*$/gm, ''); // a name in a comment is not a use
+  const used = (name: string) => new RegExp(`\\b${escapeRegExp(name)}\\b`).test(code);
+  const lines: string[] = [];
+  for (const [, typeOnly, names, from] of source.matchAll(/^import (type )?\{([^}]*)\} from '([^']+)';/gm)) {
+    const kept = names
+      .split(',')
+      .map((n) => n.trim())
+      .filter(
+        (n) =>
+          n !== '' &&
+          used(
+            n
+              .replace(/^type /, '')
+              .split(' as ')
+              .pop()!,
+          ),
+      );
+    if (kept.length) lines.push(`import ${typeOnly ?? ''}{ ${kept.join(', ')} } from '${from}';`);
+  }
+  return lines;
+}
+
+/** The samples a page shows, by their markers. */
+function samplesOf(text: string): Array<{ name: string; render: () => string }> {
+  return [...text.matchAll(SAMPLE_MARKER)].map(([, name, path, region]) => ({ name, render: () => renderSample(path, region) }));
+}
+
+/** Every sample file under docs/samples, which the samples test runs. */
+export function sampleFiles(): string[] {
+  return readdirSync(join(ROOT, 'docs/samples'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `docs/samples/${f}`);
+}
+
+/** Pages that may show samples: the book and the libraries' READMEs. */
+function pagesWithSamples(): string[] {
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  const libs = readdirSync(join(ROOT, 'libs'))
+    .map((lib) => `libs/${lib}/README.md`)
+    .filter((f) => existsSync(join(ROOT, f)));
+  return [...docs, ...libs].filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('<!-- generated:sample:'));
+}
+
 /** `text` with every generated block of `file` filled from the code; throws when a block's markers are missing. */
 export function regenerate(file: string, text: string): string {
   let out = text;
-  for (const { name, render } of GENERATED.filter((g) => g.file === file)) {
+  for (const { name, render } of [...GENERATED.filter((g) => g.file === file), ...samplesOf(text)]) {
     const begin = `<!-- generated:${name} -->`;
     const end = `<!-- end generated:${name} -->`;
     const from = out.indexOf(begin);
@@ -107,7 +179,7 @@ export function regenerate(file: string, text: string): string {
 }
 
 export function generatedFiles(): string[] {
-  return [...new Set(GENERATED.map((g) => g.file))];
+  return [...new Set([...GENERATED.map((g) => g.file), ...pagesWithSamples()])];
 }
 
 if (require.main === module) {

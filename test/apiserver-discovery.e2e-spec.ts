@@ -238,7 +238,7 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       expect(stdout).toMatch(/KIND:\s+Deployment/);
       expect(stdout).toMatch(/VERSION:\s+v1/);
       expect(stdout).toMatch(/rollingUpdate\s+<Object>/);
-      expect(stdout).toMatch(/enum: RollingUpdate, Recreate/);
+      expect(stdout).toMatch(/enum: Recreate, RollingUpdate/);
     });
 
     it('lets kubectl create (strict validation) and apply built-in kinds without OpenAPI v2', async () => {

@@ -249,13 +249,28 @@ describeWithRuntime('node agent: restarts, probes, init containers, volumes, env
   }, 60_000);
 
   it('gives containers their requests and limits as cgroup settings and the pod its QoS class', async () => {
+    // 700m and 0.7 are one amount: the pod is Guaranteed from its creation on, in status and in its cgroup.
+    const exact = { requests: { cpu: '700m', memory: '32Mi' }, limits: { cpu: '0.7', memory: '32Mi' } };
     await cluster.apply(
       pod('limited', { containers: [busybox('main', 'sleep 3600', { resources: { limits: { memory: '48Mi', cpu: '500m' } } })] }),
       pod('burstable', { containers: [busybox('main', 'sleep 3600', { resources: { requests: { memory: '16Mi' } } })] }),
+      pod('exact', { containers: [busybox('main', 'sleep 3600', { resources: exact })] }),
     );
+    expect((await status('exact')).qosClass).toBe('Guaranteed');
     await eventually(async () => expect((await status('limited')).phase).toBe('Running'), 30_000, 250);
     expect((await status('limited')).qosClass).toBe('Guaranteed');
     await eventually(async () => expect((await status('burstable')).qosClass).toBe('Burstable'), 30_000, 250);
+    await eventually(async () => expect((await status('exact')).phase).toBe('Running'), 30_000, 250);
+    expect((await status('exact')).qosClass).toBe('Guaranteed');
+    // The pod's cgroup is the one of its class: below kubepods itself for Guaranteed, below kubepods/burstable otherwise.
+    const cgroupOf = async (name: string) => (await exec(name, 'cat /proc/self/cgroup')).split('\n').find((line) => line.includes('kubepods')) ?? '';
+    const uid = async (name: string): Promise<string> => (await cluster.getPod(name)).metadata.uid;
+    // (A runtime that gives containers a cgroup namespace of their own, as on cgroup v2, hides the path.)
+    const exactCgroup = await cgroupOf('exact');
+    if (exactCgroup !== '') {
+      expect(exactCgroup).toMatch(new RegExp(`/kubepods/pod${await uid('exact')}/`));
+      expect(await cgroupOf('burstable')).toMatch(new RegExp(`/kubepods/burstable/pod${await uid('burstable')}/`));
+    }
     expect(await exec('limited', 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max')).toBe(`${48 * 1024 * 1024}\n`);
     expect(await exec('limited', 'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d" " -f1 /sys/fs/cgroup/cpu.max')).toBe('50000\n');
   }, 60_000);

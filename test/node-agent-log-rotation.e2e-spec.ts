@@ -100,13 +100,19 @@ describeWithRuntime('node agent: container log rotation (containerLogMaxSize, co
       const tail = (await kubectl(['logs', 'writer', '--tail=2'], env())).stdout.trim().split('\n');
       expect(tail).toHaveLength(2);
       expect(Number(/^line (\d+) /.exec(tail[0])?.[1]) + 1).toBe(Number(/^line (\d+) /.exec(tail[1])?.[1]));
-      // kubectl logs -f started before the rotations went on across them, without a gap.
+      // kubectl logs -f started before the rotations went on across them, without a gap. It may
+      // still be catching up on the new 0.log: wait (bounded) for a line past the rotated file.
+      const lastRotated = number(rotated[rotated.length - 1]);
+      const followedPast = () => new RegExp(`^line (${lastRotated + 1}) `, 'm').test(follow.output());
+      for (const until = Date.now() + 15_000; !followedPast() && Date.now() < until;) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const out = follow.output();
       const followed = out
         .slice(0, out.lastIndexOf('\n'))
         .split('\n')
         .map((l) => Number(/^line (\d+) /.exec(l)?.[1]));
-      expect(followed[followed.length - 1]).toBeGreaterThan(number(rotated[rotated.length - 1]));
+      expect(followed[followed.length - 1]).toBeGreaterThan(lastRotated);
       for (let i = 1; i < followed.length; i++) expect(followed[i]).toBe(followed[i - 1] + 1);
     } finally {
       await follow.stop();

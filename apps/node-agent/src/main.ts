@@ -7,11 +7,12 @@ import { errorMessage } from '@svc/machinery';
 import { parseDuration, parseNodeAgentFlags, parseOrExit, productVersion } from '@svc/options';
 import { ConfigFileError, defaultNodeAgentConfiguration, loadCredentialProviderConfig, loadNodeAgentConfiguration } from './config/load-config-file';
 import type { CredentialProviderConfig } from './config/credential-provider-config';
+import type { NodeAgentConfiguration } from './config/node-agent-configuration';
 import { credentialLookup } from './images/credentials';
 import { defaultNodeIP, hostInfo, swapOn } from './node/host-facts';
 import { PodStartMetrics } from './pods/pod-start-metrics';
 import { NodeAgent } from './node-agent';
-import { startNodeAgentServers } from './server/node-agent-servers';
+import { startNodeAgentServers, type NodeAgentServers } from './server/node-agent-servers';
 
 function log(message: string): void {
   process.stderr.write(`svc-node-agent: ${message}\n`);
@@ -28,12 +29,24 @@ async function orExit2<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
-async function main(): Promise<void> {
-  const flags = parseOrExit(parseNodeAgentFlags, process.argv.slice(2));
-  const config = await orExit2(async () => (flags.config ? loadNodeAgentConfiguration(flags.config) : defaultNodeAgentConfiguration()));
-  const providers: CredentialProviderConfig | undefined = flags.imageCredentialProviderConfig
-    ? await orExit2(() => loadCredentialProviderConfig(flags.imageCredentialProviderConfig!))
-    : undefined;
+/** The runtime's CRI client, once the runtime answers; the process exits when it does not. */
+async function connectRuntime(endpoint: string, timeout: string, startMetrics: PodStartMetrics): Promise<CriClient> {
+  const cri = new CriClient(endpoint, {
+    timeoutMs: parseDuration(timeout),
+    onCall: (method, seconds, failed) => startMetrics.runtimeCall(method, seconds, failed),
+  });
+  try {
+    const version = await cri.version();
+    log(`container runtime ${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion}) at ${endpoint}`);
+  } catch (error) {
+    log(`cannot reach the container runtime at ${endpoint}: ${errorMessage(error)}`);
+    process.exit(1);
+  }
+  return cri;
+}
+
+/** What the host must be before the agent runs: swap off unless allowed; the agent's own OOM score set. */
+function prepareHost(config: NodeAgentConfiguration): void {
   if ((config.failSwapOn ?? true) && swapOn()) {
     log('running with swap on is not supported; turn swap off or set failSwapOn: false');
     process.exit(1);
@@ -43,6 +56,30 @@ async function main(): Promise<void> {
   } catch (error) {
     log(`cannot set the agent's OOM score to ${config.oomScoreAdj ?? -999}: ${errorMessage(error)}`);
   }
+}
+
+/** SIGTERM and SIGINT stop the agent's loops and servers, leaving containers running; a second signal exits at once. */
+function exitOnSignals(agent: NodeAgent, servers: NodeAgentServers, cri: CriClient): void {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    await agent.stop();
+    await servers.close();
+    cri.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+async function main(): Promise<void> {
+  const flags = parseOrExit(parseNodeAgentFlags, process.argv.slice(2));
+  const config = await orExit2(async () => (flags.config ? loadNodeAgentConfiguration(flags.config) : defaultNodeAgentConfiguration()));
+  const providers: CredentialProviderConfig | undefined = flags.imageCredentialProviderConfig
+    ? await orExit2(() => loadCredentialProviderConfig(flags.imageCredentialProviderConfig!))
+    : undefined;
+  prepareHost(config);
   const client = await Client.fromOptions({
     svcconfig: flags.svcconfig,
     master: flags.master,
@@ -51,17 +88,7 @@ async function main(): Promise<void> {
     svcApiContentType: config.contentType,
   });
   const startMetrics = new PodStartMetrics();
-  const cri = new CriClient(flags.containerRuntimeEndpoint, {
-    timeoutMs: parseDuration(config.runtimeRequestTimeout ?? '2m'),
-    onCall: (method, seconds, failed) => startMetrics.runtimeCall(method, seconds, failed),
-  });
-  try {
-    const version = await cri.version();
-    log(`container runtime ${version.runtimeName} ${version.runtimeVersion} (CRI ${version.runtimeApiVersion}) at ${flags.containerRuntimeEndpoint}`);
-  } catch (error) {
-    log(`cannot reach the container runtime at ${flags.containerRuntimeEndpoint}: ${errorMessage(error)}`);
-    process.exit(1);
-  }
+  const cri = await connectRuntime(flags.containerRuntimeEndpoint, config.runtimeRequestTimeout ?? '2m', startMetrics);
   const nodeName = (flags.hostnameOverride || hostInfo().hostname).toLowerCase();
   const nodeIPs = (flags.nodeIp ?? []).filter((ip) => ip !== '');
   const settings = {
@@ -79,18 +106,7 @@ async function main(): Promise<void> {
   const servers = await startNodeAgentServers(agent, client, config, { certDir: flags.certDir, nodeName, nodeIPs: settings.nodeIPs, log });
   await agent.start();
   log(`node ${nodeName} running pods through ${flags.containerRuntimeEndpoint}${servers.port ? `; serving on ${config.address}:${servers.port}` : ''}`);
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    await agent.stop();
-    await servers.close();
-    cri.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  exitOnSignals(agent, servers, cri);
 }
 
 main().catch((error: unknown) => {

@@ -12,13 +12,13 @@ import type { NodeAgentConfiguration } from './config/node-agent-configuration';
 import { ImageManager, type CredentialLookup } from './images/image-manager';
 import { ContainerLogManager } from './logs/container-log-manager';
 import { memInfo } from './node/host-facts';
-import { NodeReporter } from './node/node-reporter';
-import { ConfigObjects } from './pods/config-objects';
-import { CrashBackoff } from './pods/crash-backoff';
+import { NodeReporter, type NodeReporterOptions } from './node/node-reporter';
+import { ConfigObjects } from './objects/config-objects';
+import { KeyedBackoff } from './keyed-backoff';
 import { PodManager } from './pods/pod-manager';
 import type { PodStartMetrics } from './pods/pod-start-metrics';
-import type { PodEventType, PodRuntime } from './pods/pod-runtime';
-import { ProbeManager } from './pods/probe-manager';
+import type { PodEventType, PodWorkerContext } from './pods/pod-worker-context';
+import { ProbeManager } from './probes/probe-manager';
 import { isMirrorPod, isStaticPod } from './static/static-pod-files';
 import { StaticPodSource } from './static/static-pod-source';
 import { apiServerTokenIssuer, ServiceAccountTokenManager } from './volumes/service-account-token-manager';
@@ -36,6 +36,29 @@ export interface NodeAgentSettings {
   /** Where pod start-up time goes (the CRI client reports its calls to it too). */
   startMetrics: PodStartMetrics;
   log: (message: string) => void;
+}
+
+/** The Node reporter's options, from the configuration file and the process's settings. */
+function reporterOptions(settings: NodeAgentSettings): NodeReporterOptions {
+  const config = settings.config;
+  return {
+    nodeName: settings.nodeName,
+    registerNode: config.registerNode ?? true,
+    registerWithTaints: config.registerWithTaints ?? [],
+    providerID: config.providerID ?? '',
+    nodeIPs: settings.nodeIPs,
+    port: settings.port,
+    maxPods: config.maxPods ?? 110,
+    maxImages: config.nodeStatusMaxImages ?? 50,
+    systemReserved: config.systemReserved ?? {},
+    svcReserved: config.svcReserved ?? {},
+    rootDir: settings.rootDir,
+    agentVersion: settings.agentVersion,
+    leaseDurationSeconds: config.nodeLeaseDurationSeconds ?? 40,
+    updateFrequencyMs: parseDuration(config.nodeStatusUpdateFrequency ?? '10s'),
+    reportFrequencyMs: parseDuration(config.nodeStatusReportFrequency ?? '5m'),
+    podCIDR: config.podCIDR ?? '',
+  };
 }
 
 /** The pieces of a running node agent: Node reporting, the pods' workers and the runtime they drive. */
@@ -65,29 +88,7 @@ export class NodeAgent {
     this.podLogRoot = join(settings.rootDir, 'pod-logs');
     this.recorder = new EventRecorder(client, { component: 'svc-node-agent', host: settings.nodeName, onError: () => undefined });
     if ((config.eventRecordQPS ?? 5) > 0) this.eventLimiter = new TokenBucket(config.eventRecordQPS ?? 5, Math.max(1, config.eventBurst ?? 10));
-    this.reporter = new NodeReporter(
-      client,
-      cri,
-      {
-        nodeName: settings.nodeName,
-        registerNode: config.registerNode ?? true,
-        registerWithTaints: config.registerWithTaints ?? [],
-        providerID: config.providerID ?? '',
-        nodeIPs: settings.nodeIPs,
-        port: settings.port,
-        maxPods: config.maxPods ?? 110,
-        maxImages: config.nodeStatusMaxImages ?? 50,
-        systemReserved: config.systemReserved ?? {},
-        svcReserved: config.svcReserved ?? {},
-        rootDir: settings.rootDir,
-        agentVersion: settings.agentVersion,
-        leaseDurationSeconds: config.nodeLeaseDurationSeconds ?? 40,
-        updateFrequencyMs: parseDuration(config.nodeStatusUpdateFrequency ?? '10s'),
-        reportFrequencyMs: parseDuration(config.nodeStatusReportFrequency ?? '5m'),
-        podCIDR: config.podCIDR ?? '',
-      },
-      settings.log,
-    );
+    this.reporter = new NodeReporter(client, cri, reporterOptions(settings), settings.log);
     this.objects = new ConfigObjects(client, (uids) => uids.forEach((uid) => this.pods.requestSync(uid)));
     this.tokens = new ServiceAccountTokenManager(apiServerTokenIssuer(client), (uid) => this.pods.requestSync(uid));
     this.probes = new ProbeManager(cri, {
@@ -95,14 +96,34 @@ export class NodeAgent {
       unhealthy: (uid, containerId, _kind, message, grace) => this.pods.markUnhealthy(uid, containerId, message, grace),
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
     });
-    const images = new ImageManager(
+    this.pods = new PodManager(cri, this.podWorkerContext(), parseDuration(config.syncFrequency ?? '1m'));
+    this.logs = new ContainerLogManager(
       cri,
+      {
+        maxSize: quantityValue(config.containerLogMaxSize ?? '10Mi') ?? 10 * 1024 * 1024,
+        maxFiles: config.containerLogMaxFiles ?? 5,
+        monitorIntervalMs: parseDuration(config.containerLogMonitorInterval ?? '10s'),
+        maxWorkers: config.containerLogMaxWorkers ?? 1,
+      },
+      settings.log,
+    );
+    if (config.staticPodPath) {
+      const frequencyMs = parseDuration(config.fileCheckFrequency ?? '20s');
+      this.staticPods = new StaticPodSource(config.staticPodPath, settings.nodeName, frequencyMs, client, this.pods, () => this.nodeUid, settings.log);
+    }
+  }
+
+  /** What the pod workers work with: the runtime, image pulls, volumes, probes, events and the API. */
+  private podWorkerContext(): PodWorkerContext {
+    const { config, ...settings } = this.settings;
+    const images = new ImageManager(
+      this.cri,
       { serialize: config.serializeImagePulls ?? true, qps: config.registryPullQPS ?? 5, burst: config.registryBurst ?? 10 },
       settings.credentials,
       (pod, type, reason, message) => this.event(pod, type, reason, message),
     );
-    const runtime: PodRuntime = {
-      cri,
+    return {
+      cri: this.cri,
       rootDir: settings.rootDir,
       sandbox: {
         podLogRoot: this.podLogRoot,
@@ -124,34 +145,13 @@ export class NodeAgent {
       volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens),
       objects: this.objects,
       probes: this.probes,
-      crashBackoff: new CrashBackoff(),
+      restartBackoff: new KeyedBackoff(),
       startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
+      log: settings.log,
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),
     };
-    this.pods = new PodManager(cri, runtime, parseDuration(config.syncFrequency ?? '1m'));
-    this.logs = new ContainerLogManager(
-      cri,
-      {
-        maxSize: quantityValue(config.containerLogMaxSize ?? '10Mi') ?? 10 * 1024 * 1024,
-        maxFiles: config.containerLogMaxFiles ?? 5,
-        monitorIntervalMs: parseDuration(config.containerLogMonitorInterval ?? '10s'),
-        maxWorkers: config.containerLogMaxWorkers ?? 1,
-      },
-      settings.log,
-    );
-    if (config.staticPodPath) {
-      this.staticPods = new StaticPodSource(
-        config.staticPodPath,
-        settings.nodeName,
-        parseDuration(config.fileCheckFrequency ?? '20s'),
-        client,
-        this.pods,
-        () => this.nodeUid,
-        settings.log,
-      );
-    }
   }
 
   event(pod: Pod, type: PodEventType, reason: string, message: string): void {

@@ -105,6 +105,7 @@ export { defineKind, METADATA_FIELD_SELECTORS } from './scheme/definitions/defin
 export { defaultPullPolicy } from './scheme/definitions/pod-spec-rules';
 export { summarizePod } from './scheme/definitions/pod-definition';
 export { podDefinition } from './scheme/definitions/pod-definition';
+export { podQosClass, podQosClassOf, type PodQosClass } from './scheme/definitions/pod-qos';
 export {
   mutatingWebhookConfigurationDefinition,
   validatingAdmissionPolicyBindingDefinition,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { StatusError, type WatchEvent, type WatchEventType } from '@svc/machinery';
+import { StatusError, type WatchEvent, type WatchEventType, isRecord } from '@svc/machinery';
 import { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
 import { errorMessage, statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
 
@@ -7,10 +7,6 @@ export type { WatchEvent, WatchEventType };
 
 // The event types a watch delivers; an `ERROR` event is thrown as a StatusError instead.
 const EVENT_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Turns one decoded document into an event; an ERROR event becomes the StatusError it carries. */
 export function toWatchEvent<T>(doc: unknown): WatchEvent<T> {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fieldErrorToString, type CompiledKind } from '@svc/api';
-import { errorMessage } from '@svc/machinery';
+import { errorMessage, isRecord } from '@svc/machinery';
 import { parse as parseYaml } from 'yaml';
 import { GO_DURATION_PATTERN } from './config-schema';
 import { credentialProviderConfigKind, type CredentialProviderConfig } from './credential-provider-config';
@@ -17,10 +17,6 @@ export class ConfigFileError extends Error {
 
 const DURATION_MISMATCH = `must match the regular expression '${GO_DURATION_PATTERN}'`;
 const DURATION_DETAIL = 'must be a duration such as "90s", "1m30s" or "2h"';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function oneLine(path: string, messages: readonly string[]): ConfigFileError {
   const more = messages.length > 1 ? ` (and ${messages.length - 1} more)` : '';

@@ -182,11 +182,14 @@ function ms(value: string | undefined): number {
 
 const gate = (config: NodeAgentConfiguration, name: string): boolean => config.featureGates?.[name] === true;
 
-/** Cross-field rules of spec 3 ("greater than", "needs gate X", "must be empty if"). */
-export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
-  const c = obj as unknown as NodeAgentConfiguration;
-  const errors: FieldError[] = [];
-  const invalid = (field: string, value: unknown, detail: string) => errors.push(fieldErrors.invalid(field, value, detail));
+/** Where a rule files what it finds wrong. */
+interface RuleErrors {
+  errors: FieldError[];
+  invalid: (field: string, value: unknown, detail: string) => void;
+}
+
+/** Fields that must agree with one another. */
+function relationRules(c: NodeAgentConfiguration, { invalid }: RuleErrors): void {
   if ((c.imageGCHighThresholdPercent ?? 85) <= (c.imageGCLowThresholdPercent ?? 80)) {
     invalid('imageGCLowThresholdPercent', c.imageGCLowThresholdPercent, 'must be less than imageGCHighThresholdPercent');
   }
@@ -201,6 +204,17 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
     invalid('enableContentionProfiling', true, 'needs enableDebuggingHandlers');
   }
   if (c.systemCgroups && c.cgroupRoot === undefined) invalid('systemCgroups', c.systemCgroups, 'needs cgroupRoot');
+  if (c.reservedSystemCPUs && (c.systemReservedCgroup || c.svcReservedCgroup)) {
+    invalid('reservedSystemCPUs', c.reservedSystemCPUs, 'cannot be set together with systemReservedCgroup or svcReservedCgroup');
+  }
+  if (c.containerLogMonitorInterval !== undefined && ms(c.containerLogMonitorInterval) < 3_000)
+    invalid('containerLogMonitorInterval', c.containerLogMonitorInterval, 'must be a positive time duration greater than or equal to 3s');
+  if (c.nodeLeaseDurationSeconds !== undefined && c.nodeLeaseDurationSeconds <= 0)
+    invalid('nodeLeaseDurationSeconds', c.nodeLeaseDurationSeconds, 'must be greater than 0');
+}
+
+/** Settings that need a feature gate. */
+function gateRules(c: NodeAgentConfiguration, { errors, invalid }: RuleErrors): void {
   if (c.serverTLSBootstrap && !gate(c, 'RotateKubeletServerCertificate')) {
     invalid('serverTLSBootstrap', true, 'needs the RotateKubeletServerCertificate feature gate');
   }
@@ -224,6 +238,9 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
       else if (!/^(100|[1-9]?[0-9])%$/.test(value)) invalid(`qosReserved[${resource}]`, value, 'must be a percentage between 0% and 100%');
     }
   }
+}
+
+function shutdownRules(c: NodeAgentConfiguration, { invalid }: RuleErrors): void {
   const shutdown = ms(c.shutdownGracePeriod);
   const critical = ms(c.shutdownGracePeriodCriticalPods);
   if (shutdown < 0) invalid('shutdownGracePeriod', c.shutdownGracePeriod, 'must not be negative');
@@ -235,17 +252,15 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
       invalid('shutdownGracePeriodByPodPriority', '', 'must be empty when shutdownGracePeriod or shutdownGracePeriodCriticalPods is set');
     }
   }
-  if (c.reservedSystemCPUs && (c.systemReservedCgroup || c.svcReservedCgroup)) {
-    invalid('reservedSystemCPUs', c.reservedSystemCPUs, 'cannot be set together with systemReservedCgroup or svcReservedCgroup');
-  }
-  if (c.containerLogMonitorInterval !== undefined && ms(c.containerLogMonitorInterval) < 3_000)
-    invalid('containerLogMonitorInterval', c.containerLogMonitorInterval, 'must be a positive time duration greater than or equal to 3s');
-  if (c.nodeLeaseDurationSeconds !== undefined && c.nodeLeaseDurationSeconds <= 0)
-    invalid('nodeLeaseDurationSeconds', c.nodeLeaseDurationSeconds, 'must be greater than 0');
+}
+
+const RESERVABLE = ['cpu', 'memory', 'ephemeral-storage', 'pid'];
+
+/** Reserved resources, logging and TLS names. */
+function vocabularyRules(c: NodeAgentConfiguration, { errors, invalid }: RuleErrors): void {
   for (const field of ['systemReserved', 'svcReserved'] as const) {
-    const allowed = field === 'svcReserved' ? ['cpu', 'memory', 'ephemeral-storage', 'pid'] : ['cpu', 'memory', 'ephemeral-storage', 'pid'];
     for (const resource of Object.keys(c[field] ?? {})) {
-      if (!allowed.includes(resource)) errors.push(fieldErrors.notSupported(`${field}[${resource}]`, resource, allowed));
+      if (!RESERVABLE.includes(resource)) errors.push(fieldErrors.notSupported(`${field}[${resource}]`, resource, RESERVABLE));
     }
   }
   const logging = c.logging;
@@ -262,6 +277,14 @@ export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
   });
   if (Boolean(c.tlsCertFile) !== Boolean(c.tlsPrivateKeyFile))
     invalid('tlsCertFile', c.tlsCertFile ?? '', 'tlsCertFile and tlsPrivateKeyFile must be given together');
+}
+
+/** Cross-field rules of spec 3 ("greater than", "needs gate X", "must be empty if"). */
+export function nodeAgentConfigurationRules(obj: ApiObject): FieldError[] {
+  const c = obj as unknown as NodeAgentConfiguration;
+  const errors: FieldError[] = [];
+  const found: RuleErrors = { errors, invalid: (field, value, detail) => errors.push(fieldErrors.invalid(field, value, detail)) };
+  for (const rules of [relationRules, gateRules, shutdownRules, vocabularyRules]) rules(c, found);
   return errors;
 }
 

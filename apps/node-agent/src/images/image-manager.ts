@@ -3,7 +3,7 @@ import { defaultPullPolicy } from '@svc/api';
 import { TokenBucket, type Clock } from '@svc/client';
 import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
 import { errorMessage, goQuote } from '@svc/machinery';
-import { CrashBackoff } from '../pods/crash-backoff';
+import { KeyedBackoff } from '../keyed-backoff';
 import { imageReferenceProblem } from './image-reference';
 
 /** Why a container's image is not there: the waiting reason Kubernetes shows for it. */
@@ -36,7 +36,7 @@ export type CredentialLookup = (image: string, pod: Pod) => Promise<AuthConfig[]
  * pulls every time. Failed pulls back off (ImagePullBackOff) as Kubernetes' do.
  */
 export class ImageManager {
-  private readonly backoff = new CrashBackoff();
+  private readonly backoff = new KeyedBackoff();
   private readonly limiter?: TokenBucket;
   private queue: Promise<unknown> = Promise.resolve();
 

@@ -37,6 +37,17 @@ export function processCount(): { running: number; max: number } {
   return { running: Number(loadavg.split('/')[1]) || 0, max };
 }
 
+/** What of the host a node status reports on, read at once. */
+export interface HostUsage {
+  memory: { total: number; available: number };
+  filesystem: { capacity: number; available: number };
+  pids: { running: number; max: number };
+}
+
+export function hostUsage(rootDir: string): HostUsage {
+  return { memory: memInfo(), filesystem: filesystem(rootDir), pids: processCount() };
+}
+
 function osImage(): string {
   const text = readTrimmed('/etc/os-release');
   const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1];

@@ -2,7 +2,7 @@ import { NODE_LEASE_NAMESPACE, type Lease, type Node, type Taint } from '@svc/ap
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
 import type { CriClient } from '@svc/cri';
 import { errorMessage, isConflict, isNotFound, isAlreadyExists } from '@svc/machinery';
-import { goArch, hostInfo, type HostInfo } from './host-facts';
+import { goArch, hostInfo, hostUsage, type HostInfo } from './host-facts';
 import { nodeStatus, statusSignature, type NodeStatus } from './node-status';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
@@ -84,6 +84,7 @@ export class NodeReporter {
     const runtimeError = version.status === 'rejected' ? errorMessage(version.reason) : status.status === 'rejected' ? errorMessage(status.reason) : undefined;
     const computed = nodeStatus({
       host: this.host,
+      usage: hostUsage(this.options.rootDir),
       runtimeVersion: version.status === 'fulfilled' ? version.value : undefined,
       runtimeStatus: status.status === 'fulfilled' ? status.value : undefined,
       runtimeError,

@@ -1,7 +1,7 @@
 import type { Node, NodeCondition } from '@svc/api';
 import { quantityMilliValue, quantityValue } from '@svc/api';
 import type { Image, StatusResponse, VersionResponse } from '@svc/cri';
-import { filesystem, memInfo, processCount, type HostInfo } from './host-facts';
+import type { HostInfo, HostUsage } from './host-facts';
 
 /** Kubernetes' default hard eviction thresholds; here they only decide the pressure conditions. */
 export type NodeStatus = NonNullable<Node['status']>;
@@ -12,6 +12,8 @@ const PID_USED_MAX_RATIO = 0.9;
 
 export interface NodeStatusInputs {
   host: HostInfo;
+  /** Memory, the root directory's filesystem and processes, as the host has them now. */
+  usage: HostUsage;
   runtimeVersion?: VersionResponse;
   runtimeStatus?: StatusResponse;
   runtimeError?: string;
@@ -43,8 +45,8 @@ function reserved(inputs: NodeStatusInputs, resource: string, milli: boolean): n
 
 /** Capacity and allocatable (capacity less systemReserved and svcReserved), as quantities. */
 export function nodeResources(inputs: NodeStatusInputs): { capacity: Record<string, string>; allocatable: Record<string, string> } {
-  const memory = memInfo().total;
-  const storage = filesystem(inputs.rootDir).capacity;
+  const memory = inputs.usage.memory.total;
+  const storage = inputs.usage.filesystem.capacity;
   const cpuMilli = inputs.host.cpus * 1000;
   const capacity = {
     cpu: String(inputs.host.cpus),
@@ -94,68 +96,71 @@ function notReadyReason(inputs: NodeStatusInputs): string | undefined {
     .join(', ');
 }
 
-/** The Node's status as Kubernetes' node agent reports it. */
-export function nodeStatus(inputs: NodeStatusInputs): NodeStatus {
-  const { capacity, allocatable } = nodeResources(inputs);
-  const memory = memInfo();
-  const fs = filesystem(inputs.rootDir);
-  const pids = processCount();
+/** The pressure conditions by Kubernetes' default hard eviction thresholds, and Ready by the runtime's own conditions. */
+function nodeConditions(inputs: NodeStatusInputs): NodeCondition[] {
+  const { memory, filesystem: fs, pids } = inputs.usage;
   const notReady = notReadyReason(inputs);
   const memoryPressure = memory.available > 0 && memory.available < MEMORY_AVAILABLE_MIN;
   const diskPressure = fs.capacity > 0 && fs.available / fs.capacity < NODEFS_AVAILABLE_MIN_RATIO;
   const pidPressure = pids.running / pids.max > PID_USED_MAX_RATIO;
+  const pressure = (type: string, on: boolean, reasons: [string, string], what: [string, string]) =>
+    condition(type, on, on ? reasons[0] : reasons[1], `node agent has ${on ? what[0] : what[1]}`, inputs);
+  return [
+    pressure(
+      'MemoryPressure',
+      memoryPressure,
+      ['NodeAgentHasInsufficientMemory', 'NodeAgentHasSufficientMemory'],
+      ['insufficient memory available', 'sufficient memory available'],
+    ),
+    pressure('DiskPressure', diskPressure, ['NodeAgentHasDiskPressure', 'NodeAgentHasNoDiskPressure'], ['disk pressure', 'no disk pressure']),
+    pressure(
+      'PIDPressure',
+      pidPressure,
+      ['NodeAgentHasInsufficientPID', 'NodeAgentHasSufficientPID'],
+      ['insufficient PID available', 'sufficient PID available'],
+    ),
+    condition(
+      'Ready',
+      notReady === undefined,
+      notReady === undefined ? 'NodeAgentReady' : 'NodeAgentNotReady',
+      notReady ?? 'node agent is posting ready status',
+      inputs,
+    ),
+  ];
+}
+
+/** The largest images first, at most `maxImages` (all when negative). */
+function nodeImages(inputs: NodeStatusInputs): NodeStatus['images'] {
   const images = [...inputs.images]
     .sort((a, b) => b.size - a.size)
     .slice(0, inputs.maxImages < 0 ? undefined : inputs.maxImages)
     .map((image) => ({ names: [...(image.repoDigests ?? []), ...(image.repoTags ?? [])], sizeBytes: image.size }));
+  return images.length > 0 ? images : undefined;
+}
+
+/** The Node's status as Kubernetes' node agent reports it. */
+export function nodeStatus(inputs: NodeStatusInputs): NodeStatus {
+  const { capacity, allocatable } = nodeResources(inputs);
+  const host = inputs.host;
   return {
     capacity,
     allocatable,
-    conditions: [
-      condition(
-        'MemoryPressure',
-        memoryPressure,
-        memoryPressure ? 'NodeAgentHasInsufficientMemory' : 'NodeAgentHasSufficientMemory',
-        memoryPressure ? 'node agent has insufficient memory available' : 'node agent has sufficient memory available',
-        inputs,
-      ),
-      condition(
-        'DiskPressure',
-        diskPressure,
-        diskPressure ? 'NodeAgentHasDiskPressure' : 'NodeAgentHasNoDiskPressure',
-        diskPressure ? 'node agent has disk pressure' : 'node agent has no disk pressure',
-        inputs,
-      ),
-      condition(
-        'PIDPressure',
-        pidPressure,
-        pidPressure ? 'NodeAgentHasInsufficientPID' : 'NodeAgentHasSufficientPID',
-        pidPressure ? 'node agent has insufficient PID available' : 'node agent has sufficient PID available',
-        inputs,
-      ),
-      condition(
-        'Ready',
-        notReady === undefined,
-        notReady === undefined ? 'NodeAgentReady' : 'NodeAgentNotReady',
-        notReady ?? 'node agent is posting ready status',
-        inputs,
-      ),
-    ],
+    conditions: nodeConditions(inputs),
     addresses: inputs.addresses,
     daemonEndpoints: { kubeletEndpoint: { Port: inputs.port } },
     nodeInfo: {
-      machineID: inputs.host.machineID,
-      systemUUID: inputs.host.systemUUID,
-      bootID: inputs.host.bootID,
-      kernelVersion: inputs.host.kernelVersion,
-      osImage: inputs.host.osImage,
+      machineID: host.machineID,
+      systemUUID: host.systemUUID,
+      bootID: host.bootID,
+      kernelVersion: host.kernelVersion,
+      osImage: host.osImage,
       containerRuntimeVersion: inputs.runtimeVersion ? `${inputs.runtimeVersion.runtimeName}://${inputs.runtimeVersion.runtimeVersion}` : '',
       kubeletVersion: inputs.agentVersion,
       kubeProxyVersion: '',
-      operatingSystem: inputs.host.operatingSystem,
-      architecture: inputs.host.architecture,
+      operatingSystem: host.operatingSystem,
+      architecture: host.architecture,
     },
-    images: images.length > 0 ? images : undefined,
+    images: nodeImages(inputs),
   };
 }
 

@@ -1,10 +1,11 @@
 import type { Pod } from '@svc/api';
 import type { CriClient } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
-import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from './runtime-labels';
-import { removeOrphanedPodCgroups, removePodCgroups } from './pod-cgroups';
-import type { PodRuntime } from './pod-runtime';
-import { PodWorker, runtimeSignature } from './pod-worker';
+import { LABEL_MANAGED_BY, LABEL_POD_UID, MANAGED_BY_VALUE } from '../containers/runtime-labels';
+import { removeOrphanedPodCgroups, removePodCgroups } from '../containers/pod-cgroups';
+import type { PodWorkerContext } from './pod-worker-context';
+import { PodWorker } from './pod-worker';
+import { runtimeSignature } from './runtime-pod';
 
 /** How often the runtime is listed for changes (Kubernetes' PLEG relists every second). */
 const RELIST_MS = 1_000;
@@ -27,7 +28,7 @@ export class PodManager {
 
   constructor(
     private readonly cri: CriClient,
-    private readonly runtime: PodRuntime,
+    private readonly context: PodWorkerContext,
     private readonly syncFrequencyMs: number,
   ) {}
 
@@ -37,7 +38,7 @@ export class PodManager {
       try {
         await this.relist();
       } catch (error) {
-        process.stderr.write(`svc-node-agent: relisting the runtime: ${errorMessage(error)}\n`);
+        this.context.log(`relisting the runtime: ${errorMessage(error)}`);
       }
       if (!this.stopped) this.relistTimer = setTimeout(() => void relist(), RELIST_MS);
     };
@@ -68,7 +69,7 @@ export class PodManager {
     const worker = this.workers.get(uid);
     if (worker) worker.update(pod);
     else {
-      const created = new PodWorker(pod, this.runtime, (id) => this.workers.delete(id));
+      const created = new PodWorker(pod, this.context, (id) => this.workers.delete(id));
       this.workers.set(uid, created);
       created.requestSync();
     }
@@ -108,13 +109,13 @@ export class PodManager {
       }
       await this.cri.stopPodSandbox(sandbox.id).catch(() => undefined);
       await this.cri.removePodSandbox(sandbox.id).catch(() => undefined);
-      void removePodCgroups(uid, this.runtime.sandbox.cgroupRoot, this.runtime.sandbox.cgroupsPerQOS);
-      await this.runtime.volumes.tearDown(uid).catch(() => undefined);
+      void removePodCgroups(uid, this.context.sandbox.cgroupRoot, this.context.sandbox.cgroupsPerQOS);
+      await this.context.volumes.tearDown(uid).catch(() => undefined);
     }
     if (Date.now() - this.orphanedCgroupsAt >= ORPHANED_CGROUPS_MS) {
       this.orphanedCgroupsAt = Date.now();
       const known = new Set([...this.workers.keys(), ...sandboxes.map((s) => s.labels?.[LABEL_POD_UID] ?? '')]);
-      void removeOrphanedPodCgroups(known, this.runtime.sandbox.cgroupRoot, this.runtime.sandbox.cgroupsPerQOS).catch(() => undefined);
+      void removeOrphanedPodCgroups(known, this.context.sandbox.cgroupRoot, this.context.sandbox.cgroupsPerQOS).catch(() => undefined);
     }
   }
 

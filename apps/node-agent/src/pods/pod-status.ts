@@ -1,6 +1,13 @@
-import type { Container, ContainerState, ContainerStatus as ApiContainerStatus, Pod, PodCondition, PodStatus } from '@svc/api';
+import {
+  podQosClassOf,
+  type Container,
+  type ContainerState,
+  type ContainerStatus as ApiContainerStatus,
+  type Pod,
+  type PodCondition,
+  type PodStatus,
+} from '@svc/api';
 import type { RuntimeContainerStatus } from '@svc/cri';
-import { qosClassOf } from './qos';
 
 /** What the agent knows of one spec container beyond the runtime: why it waits, whether probes pass. */
 export interface ContainerFacts {
@@ -147,62 +154,66 @@ export function podPhase(pod: Pod, init: readonly ApiContainerStatus[], regular:
   return 'Pending';
 }
 
-/** The pod's status as Kubernetes' node agent writes it. */
-export function computePodStatus(inputs: StatusInputs): PodStatus {
-  const { pod, now } = inputs;
-  const previous = pod.status;
-  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(c, inputs, true));
-  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(c, inputs, false));
-  const phase = podPhase(pod, initStatuses, statuses);
-  const terminal = phase === 'Succeeded' || phase === 'Failed';
-  const initIncomplete = initStatuses.filter((s) => !(s.state?.terminated && s.state.terminated.exitCode === 0)).map((s) => s.name);
-  const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
-  const gates = (pod.spec?.readinessGates ?? []).map((g) => g.conditionType);
+/** The pod's conditions: Initialized, Ready (with its readiness gates), ContainersReady and PodScheduled; others' kept. */
+function podConditions(
+  inputs: StatusInputs,
+  statuses: { init: readonly ApiContainerStatus[]; regular: readonly ApiContainerStatus[] },
+  terminal: boolean,
+): PodCondition[] {
+  const { now } = inputs;
+  const previous = inputs.pod.status;
+  const initIncomplete = statuses.init.filter((s) => !(s.state?.terminated && s.state.terminated.exitCode === 0)).map((s) => s.name);
+  const unready = statuses.regular.filter((s) => !s.ready).map((s) => s.name);
+  const gates = (inputs.pod.spec?.readinessGates ?? []).map((g) => g.conditionType);
   const gatesFailing = gates.filter((type) => previous?.conditions?.find((c) => c.type === type)?.status !== 'True');
   const containersReady = unready.length === 0 && !terminal;
   const initialized = initIncomplete.length === 0 || terminal;
+  const unreadyMessage = `containers with unready status: [${unready.join(' ')}]`;
+  const notReady = terminal ? 'PodCompleted' : unready.length > 0 ? 'ContainersNotReady' : undefined;
   const conditions: PodCondition[] = [
     condition(
       'Initialized',
       initialized,
       previous,
       now,
-      initialized ? undefined : 'ContainersNotInitialized',
-      initialized ? undefined : `containers with incomplete status: [${initIncomplete.join(' ')}]`,
+      ...(initialized ? [] : ['ContainersNotInitialized', `containers with incomplete status: [${initIncomplete.join(' ')}]`]),
     ),
     condition(
       'Ready',
       containersReady && gatesFailing.length === 0,
       previous,
       now,
-      terminal ? 'PodCompleted' : unready.length > 0 ? 'ContainersNotReady' : gatesFailing.length > 0 ? 'ReadinessGatesNotReady' : undefined,
+      notReady ?? (gatesFailing.length > 0 ? 'ReadinessGatesNotReady' : undefined),
       terminal
         ? undefined
         : unready.length > 0
-          ? `containers with unready status: [${unready.join(' ')}]`
+          ? unreadyMessage
           : gatesFailing.length > 0
             ? `corresponding condition of pod readiness gate "${gatesFailing[0]}" does not exist.`
             : undefined,
     ),
-    condition(
-      'ContainersReady',
-      containersReady,
-      previous,
-      now,
-      terminal ? 'PodCompleted' : unready.length > 0 ? 'ContainersNotReady' : undefined,
-      terminal || unready.length === 0 ? undefined : `containers with unready status: [${unready.join(' ')}]`,
-    ),
+    condition('ContainersReady', containersReady, previous, now, notReady, terminal || unready.length === 0 ? undefined : unreadyMessage),
     condition('PodScheduled', true, previous, now),
   ];
   // Conditions others own (readiness gates) are kept as they are.
   for (const other of previous?.conditions ?? []) if (!conditions.some((c) => c.type === other.type)) conditions.push(other);
+  return conditions;
+}
+
+/** The pod's status as Kubernetes' node agent writes it. */
+export function computePodStatus(inputs: StatusInputs): PodStatus {
+  const { pod, now } = inputs;
+  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(c, inputs, true));
+  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(c, inputs, false));
+  const phase = podPhase(pod, initStatuses, statuses);
   const status: PodStatus = {
     phase,
-    conditions,
+    conditions: podConditions(inputs, { init: initStatuses, regular: statuses }, phase === 'Succeeded' || phase === 'Failed'),
     hostIP: inputs.hostIPs[0],
     hostIPs: inputs.hostIPs.map((ip) => ({ ip })),
-    startTime: previous?.startTime ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    qosClass: qosClassOf(pod),
+    startTime: pod.status?.startTime ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    // Set once at creation and never changed (GetPodQOS).
+    qosClass: podQosClassOf(pod),
     containerStatuses: statuses,
   };
   if (inputs.podIPs.length > 0) {

@@ -108,26 +108,77 @@ export async function findTailStart(handle: FileHandle, size: number, lines: num
   return { start: 0, end: Math.max(end, 0) };
 }
 
-/**
- * Streams a container's CRI log file as `kubectl logs` shows it: the text of each line (with its time
- * first when asked), the last `tailLines` (found from the end of the file), lines since a time, at
- * most `limitBytes`; when following, new lines as they are written until `stillRunning` says the
- * container is done and the file is drained. A rotation (the file renamed and a new one opened by the
- * runtime) is followed to the new file once the old one is drained.
- */
-export async function streamContainerLog(
-  path: string,
-  options: LogOptions,
-  out: Writable,
-  stillRunning: () => Promise<boolean>,
-  signal: AbortSignal,
-): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return;
+/** How much of a log file one read takes at most. */
+const READ_CHUNK = 4 * 1024 * 1024;
+/** How often a followed log is looked at for new lines. */
+const FOLLOW_POLL_MS = 200;
+
+/** Reads one container's log file onwards from a position, as complete records, across truncations and rotations. */
+class LogFileReader {
+  private position = 0;
+  private rest = '';
+  private readonly pending: { entry?: LogLine } = {};
+
+  constructor(
+    private readonly path: string,
+    private handle: FileHandle,
+  ) {}
+
+  size(): Promise<number> {
+    return this.handle.stat().then((s) => s.size);
   }
+
+  /** Where the last `lines` records start and the complete lines end. */
+  tail(size: number, lines: number): Promise<{ start: number; end: number }> {
+    return findTailStart(this.handle, size, lines);
+  }
+
+  seek(position: number): void {
+    this.position = position;
+  }
+
+  get offset(): number {
+    return this.position;
+  }
+
+  /** The complete records written since the last read. */
+  async readMore(): Promise<LogLine[]> {
+    const size = await this.size();
+    if (size < this.position) {
+      // Truncated (rotated in place): start over.
+      this.position = 0;
+      this.rest = '';
+    }
+    if (size === this.position) return [];
+    const chunk = Buffer.alloc(Math.min(size - this.position, READ_CHUNK));
+    const { bytesRead } = await this.handle.read(chunk, 0, chunk.length, this.position);
+    containerLogBytesRead.inc(bytesRead);
+    this.position += bytesRead;
+    const taken = takeRecords(this.rest + chunk.subarray(0, bytesRead).toString('utf8'), this.pending);
+    this.rest = taken.rest;
+    return taken.records;
+  }
+
+  /** After a rotation the path names a new file: once the old one is drained, it is read from its start. */
+  async rotated(): Promise<boolean> {
+    const current = await stat(this.path).catch(() => undefined);
+    if (!current || current.ino === (await this.handle.stat()).ino) return false;
+    const next = await open(this.path, 'r').catch(() => undefined);
+    if (!next) return false;
+    await this.handle.close();
+    this.handle = next;
+    this.position = 0;
+    this.rest = '';
+    return true;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+/** Writes records as `kubectl logs` shows them (the time first when asked), from `sinceTime` on, at most `limitBytes`. */
+function recordWriter(options: LogOptions, out: Writable): (records: readonly LogLine[]) => boolean {
   let written = 0;
   const limit = options.limitBytes;
   const write = (record: LogLine): boolean => {
@@ -144,73 +195,69 @@ export async function streamContainerLog(
     out.write(text);
     return limit === undefined || written < limit;
   };
+  // Whether to go on: false once the limit is reached.
+  return (records) => records.every(write);
+}
+
+/** The last `lines` records: only the tail's complete lines, at most the tail's bytes; the rest is left to following. */
+async function tailRecords(reader: LogFileReader, lines: number): Promise<LogLine[]> {
+  let records: LogLine[] = [];
+  const size = await reader.size();
+  const { start, end } = await reader.tail(size, lines);
+  reader.seek(start);
+  while (reader.offset < end) {
+    const more = await reader.readMore();
+    records = records.concat(more);
+    if (more.length === 0 && reader.offset >= size) break;
+  }
+  return lines === 0 ? [] : records.slice(-lines);
+}
+
+/** New records as they are written, until the container is done and the file drained, or the client goes. */
+async function follow(
+  reader: LogFileReader,
+  write: (records: readonly LogLine[]) => boolean,
+  stillRunning: () => Promise<boolean>,
+  signal: AbortSignal,
+): Promise<void> {
+  while (!signal.aborted) {
+    const more = await reader.readMore();
+    if (!write(more)) return;
+    if (more.length > 0) continue;
+    if (await reader.rotated()) continue;
+    // One last read when it has exited: lines written just before the exit.
+    if (!(await stillRunning())) return void write(await reader.readMore());
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+  }
+}
+
+/**
+ * Streams a container's CRI log file as `kubectl logs` shows it: the text of each line (with its time
+ * first when asked), the last `tailLines` (found from the end of the file), lines since a time, at
+ * most `limitBytes`; when following, new lines as they are written until `stillRunning` says the
+ * container is done and the file is drained. A rotation (the file renamed and a new one opened by the
+ * runtime) is followed to the new file once the old one is drained.
+ */
+export async function streamContainerLog(
+  path: string,
+  options: LogOptions,
+  out: Writable,
+  stillRunning: () => Promise<boolean>,
+  signal: AbortSignal,
+): Promise<void> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return;
+  const reader = new LogFileReader(path, handle);
+  const write = recordWriter(options, out);
   try {
-    const pending: { entry?: LogLine } = {};
-    let position = 0;
-    let rest = '';
-    const readMore = async (): Promise<LogLine[]> => {
-      const size = (await handle.stat()).size;
-      if (size < position) {
-        // Truncated (rotated in place): start over.
-        position = 0;
-        rest = '';
-      }
-      if (size === position) return [];
-      const chunk = Buffer.alloc(Math.min(size - position, 4 * 1024 * 1024));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-      containerLogBytesRead.inc(bytesRead);
-      position += bytesRead;
-      const taken = takeRecords(rest + chunk.subarray(0, bytesRead).toString('utf8'), pending);
-      rest = taken.rest;
-      return taken.records;
-    };
-    /** After a rotation the path names a new file: once the old one is drained, read that from its start. */
-    const rotated = async (): Promise<boolean> => {
-      const current = await stat(path).catch(() => undefined);
-      if (!current || current.ino === (await handle.stat()).ino) return false;
-      const next = await open(path, 'r').catch(() => undefined);
-      if (!next) return false;
-      await handle.close();
-      handle = next;
-      position = 0;
-      rest = '';
-      return true;
-    };
     if (options.tailLines !== undefined) {
-      let initial: LogLine[] = [];
-      const size = (await handle.stat()).size;
-      const { start, end } = await findTailStart(handle, size, options.tailLines);
-      position = start;
-      // Only the tail's complete lines, at most the tail's bytes: the rest is left to following.
-      while (position < end) {
-        const more = await readMore();
-        initial = initial.concat(more);
-        if (more.length === 0 && position >= size) break;
-      }
-      for (const record of options.tailLines === 0 ? [] : initial.slice(-options.tailLines)) if (!write(record)) return;
+      if (!write(await tailRecords(reader, options.tailLines))) return;
     } else {
-      for (;;) {
-        const more = await readMore();
-        if (more.length === 0) break;
-        for (const record of more) if (!write(record)) return;
-      }
+      for (let more = await reader.readMore(); more.length > 0; more = await reader.readMore()) if (!write(more)) return;
     }
-    if (!options.follow) return;
-    while (!signal.aborted) {
-      const more = await readMore();
-      for (const record of more) if (!write(record)) return;
-      if (more.length === 0) {
-        if (await rotated()) continue;
-        if (!(await stillRunning())) {
-          // One last read: lines written just before the exit.
-          for (const record of await readMore()) if (!write(record)) return;
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
+    if (options.follow) await follow(reader, write, stillRunning, signal);
   } finally {
-    await handle.close();
+    await reader.close();
   }
 }
 

@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pod } from '@svc/api';
 import { queryBool } from '@svc/machinery';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../pods/runtime-labels';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../containers/runtime-labels';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
 import { streamContainerLog, type LogOptions } from './container-logs';
 import { NodeAgentMetrics } from './node-agent-metrics';
-import { rejectUpgrade } from './node-agent-servers';
+import { rejectUpgrade } from './upgrade-refusal';
 import { StreamingProxy } from './streaming-proxy';
 
 function segments(path: string): string[] {

@@ -6,10 +6,10 @@ import { errorMessage, queryBool, spliceDuplex } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../pods/runtime-labels';
-import { SpdySession } from '../streaming/spdy-session';
-import { dialUpgrade, forwardedUpgradeHeaders } from '../streaming/upgrade-dial';
-import { rejectUpgrade } from './node-agent-servers';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../containers/runtime-labels';
+import { SpdySession, type SpdyStream } from '../streaming/spdy-session';
+import { dialUpgrade, forwardedUpgradeHeaders, type Upgraded } from '../streaming/upgrade-dial';
+import { rejectUpgrade } from './upgrade-refusal';
 
 /** kubectl 1.29+ (v5 adds a close signal per channel); the runtime speaks v4 and older. */
 const V5 = 'v5.channel.k8s.io';
@@ -135,95 +135,114 @@ export class StreamingProxy {
 
   private readonly protocolOf = new WeakMap<IncomingMessage, string>();
 
+  /** Dials the runtime's streaming server speaking SPDY with `version`; undefined (the client refused) when it cannot. */
+  private async dialSpdy(url: string, version: string, socket: Duplex, what: string): Promise<Upgraded | undefined> {
+    let upstream: Upgraded;
+    try {
+      upstream = await dialUpgrade(url, 'POST', { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': version });
+    } catch (error) {
+      rejectUpgrade(socket, 502, `cannot reach the runtime's streaming server: ${errorMessage(error)}`);
+      return undefined;
+    }
+    if (upstream.status === 101) return upstream;
+    upstream.socket.destroy();
+    rejectUpgrade(socket, 502, `the runtime refused the ${what} upgrade (${upstream.status})`);
+    return undefined;
+  }
+
   /** Port-forward over WebSocket: each binary message carries SPDY bytes, which go to the runtime as they are. */
   private async tunnel(req: IncomingMessage, socket: Duplex, head: Buffer, url: string): Promise<void> {
-    let upstream;
-    try {
-      upstream = await dialUpgrade(url, 'POST', { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'portforward.k8s.io' });
-    } catch (error) {
-      return rejectUpgrade(socket, 502, `cannot reach the runtime's streaming server: ${errorMessage(error)}`);
-    }
-    if (upstream.status !== 101) {
-      upstream.socket.destroy();
-      return rejectUpgrade(socket, 502, `the runtime refused the port-forward upgrade (${upstream.status})`);
-    }
+    const upstream = await this.dialSpdy(url, 'portforward.k8s.io', socket, 'port-forward');
+    if (!upstream) return;
     const ws = await this.accept(req, socket, head, PORT_FORWARD_TUNNEL);
     this.idle(upstream.socket);
     if (upstream.rest.length > 0) ws.send(upstream.rest, { binary: true });
     upstream.socket.on('data', (chunk: Buffer) => ws.send(chunk, { binary: true }));
     upstream.socket.resume();
-    ws.on('message', (data: RawData) => upstream.socket.write(Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)])));
+    ws.on('message', (data: RawData) => upstream.socket.write(messageBytes(data)));
     ws.on('close', () => upstream.socket.destroy());
     upstream.socket.on('close', () => ws.close());
     upstream.socket.on('error', () => ws.terminate());
   }
 
   /** kubectl's WebSocket v5 exec, carried to the runtime as SPDY streams of Kubernetes' v4 protocol. */
-  private async translateV5(
-    req: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    url: string,
-    streams: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean },
-  ): Promise<void> {
-    let upstream;
-    try {
-      upstream = await dialUpgrade(url, 'POST', { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io' });
-    } catch (error) {
-      return rejectUpgrade(socket, 502, `cannot reach the runtime's streaming server: ${errorMessage(error)}`);
-    }
-    if (upstream.status !== 101) {
-      upstream.socket.destroy();
-      return rejectUpgrade(socket, 502, `the runtime refused the exec upgrade (${upstream.status})`);
-    }
+  private async translateV5(req: IncomingMessage, socket: Duplex, head: Buffer, url: string, streams: ExecStreams): Promise<void> {
+    const upstream = await this.dialSpdy(url, 'v4.channel.k8s.io', socket, 'exec');
+    if (!upstream) return;
     const ws = await this.accept(req, socket, head);
     const session = new SpdySession(upstream.socket, true);
     this.idle(upstream.socket);
     if (upstream.rest.length > 0) upstream.socket.unshift(upstream.rest);
     upstream.socket.resume();
-    const send = (channel: number, data: Buffer) => {
-      if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data]), { binary: true });
-    };
-    // Kubernetes' order: the error stream first, then the others.
-    const error = session.openStream({ streamtype: 'error' });
-    const stdin = streams.stdin ? session.openStream({ streamtype: 'stdin' }) : undefined;
-    const stdout = streams.stdout ? session.openStream({ streamtype: 'stdout' }) : undefined;
-    const stderr = streams.stderr ? session.openStream({ streamtype: 'stderr' }) : undefined;
-    const resize = streams.tty ? session.openStream({ streamtype: 'resize' }) : undefined;
-    stdout?.on('data', (data: Buffer) => send(CHANNEL.stdout, data));
-    stderr?.on('data', (data: Buffer) => send(CHANNEL.stderr, data));
-    let status = Buffer.alloc(0);
-    error.on('data', (data: Buffer) => (status = Buffer.concat([status, data])));
-    const outputs = [stdout, stderr].filter((s) => s !== undefined);
-    const ended = (s: { remoteClosed: boolean; once(event: 'end', cb: () => void): unknown }) =>
-      new Promise<void>((resolve) => (s.remoteClosed ? resolve() : s.once('end', resolve)));
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      if (status.length > 0) send(CHANNEL.error, status);
-      ws.close(1000);
-      session.close();
-    };
-    void ended(error)
-      .then(() => Promise.race([Promise.all(outputs.map(ended)), new Promise((resolve) => setTimeout(resolve, 1_000))]))
-      .then(finish);
-    session.on('close', finish);
-    ws.on('message', (data: RawData) => {
-      const message = Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
-      if (message.length === 0) return;
-      const channel = message[0];
-      const payload = message.subarray(1);
-      if (channel === CHANNEL.stdin) stdin?.write(payload);
-      else if (channel === CHANNEL.resize) resize?.write(payload);
-      else if (channel === CHANNEL.close && payload[0] === CHANNEL.stdin) stdin?.end();
-    });
-    ws.on('close', () => {
-      if (!finished) {
-        finished = true;
-        session.close();
-      }
-    });
+    bridgeV5(ws, session, streams);
     ws.on('error', (e) => this.log(`exec stream: ${errorMessage(e)}`));
   }
+}
+
+interface ExecStreams {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+}
+
+function messageBytes(data: RawData): Buffer {
+  return Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+}
+
+/** The SPDY streams of an exec, opened in Kubernetes' order: the error stream first, then the others. */
+function openExecStreams(session: SpdySession, streams: ExecStreams) {
+  return {
+    error: session.openStream({ streamtype: 'error' }),
+    stdin: streams.stdin ? session.openStream({ streamtype: 'stdin' }) : undefined,
+    stdout: streams.stdout ? session.openStream({ streamtype: 'stdout' }) : undefined,
+    stderr: streams.stderr ? session.openStream({ streamtype: 'stderr' }) : undefined,
+    resize: streams.tty ? session.openStream({ streamtype: 'resize' }) : undefined,
+  };
+}
+
+function ended(stream: SpdyStream): Promise<void> {
+  return new Promise<void>((resolve) => (stream.remoteClosed ? resolve() : stream.once('end', resolve)));
+}
+
+/**
+ * Joins a v5 WebSocket (one channel byte before each message) to the exec's SPDY streams: output
+ * goes out on its channel, input and resizes come in, v5's close of stdin ends it; the exit status
+ * (the error stream) is sent last, once the output has drained or a second has passed.
+ */
+function bridgeV5(ws: WebSocket, session: SpdySession, streams: ExecStreams): void {
+  const spdy = openExecStreams(session, streams);
+  const send = (channel: number, data: Buffer) => {
+    if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([channel]), data]), { binary: true });
+  };
+  spdy.stdout?.on('data', (data: Buffer) => send(CHANNEL.stdout, data));
+  spdy.stderr?.on('data', (data: Buffer) => send(CHANNEL.stderr, data));
+  let status = Buffer.alloc(0);
+  spdy.error.on('data', (data: Buffer) => (status = Buffer.concat([status, data])));
+  const outputs = [spdy.stdout, spdy.stderr].filter((s) => s !== undefined);
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    if (status.length > 0) send(CHANNEL.error, status);
+    ws.close(1000);
+    session.close();
+  };
+  void ended(spdy.error)
+    .then(() => Promise.race([Promise.all(outputs.map(ended)), new Promise((resolve) => setTimeout(resolve, 1_000))]))
+    .then(finish);
+  session.on('close', finish);
+  ws.on('message', (data: RawData) => {
+    const message = messageBytes(data);
+    if (message.length === 0) return;
+    const payload = message.subarray(1);
+    if (message[0] === CHANNEL.stdin) spdy.stdin?.write(payload);
+    else if (message[0] === CHANNEL.resize) spdy.resize?.write(payload);
+    else if (message[0] === CHANNEL.close && payload[0] === CHANNEL.stdin) spdy.stdin?.end();
+  });
+  ws.on('close', () => {
+    if (finished) return;
+    finished = true;
+    session.close();
+  });
 }

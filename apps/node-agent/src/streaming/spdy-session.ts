@@ -245,71 +245,22 @@ export class SpdySession extends EventEmitter {
   }
 
   private async handle(frame: Buffer): Promise<void> {
-    const control = (frame[0] & 0x80) !== 0;
     const flags = frame[4];
     const body = frame.subarray(8);
-    if (!control) {
-      const id = frame.readUInt32BE(0) & 0x7fffffff;
-      const stream = this.streams.get(id);
-      if (body.length > 0) {
-        this.acknowledge(id, body.length);
-        stream?.emit('data', body);
-      }
-      if (flags & FLAG_FIN && stream && !stream.remoteClosed) {
-        stream.remoteClosed = true;
-        stream.emit('end');
-      }
-      return;
-    }
-    const type = frame.readUInt16BE(2);
-    switch (type) {
-      case TYPE.SYN_STREAM: {
-        const id = body.readUInt32BE(0) & 0x7fffffff;
-        const headers = await this.decompress(body.subarray(10));
-        const stream = new SpdyStream(id, headers, this);
-        this.streams.set(id, stream);
-        this.emit('stream', stream);
-        if (flags & FLAG_FIN) {
-          stream.remoteClosed = true;
-          stream.emit('end');
-        }
-        return;
-      }
-      case TYPE.SYN_REPLY: {
-        const id = body.readUInt32BE(0) & 0x7fffffff;
-        const headers = await this.decompress(body.subarray(4));
-        const stream = this.streams.get(id);
-        if (stream) {
-          stream.replyHeaders = headers;
-          stream.emit('reply', headers);
-          if (flags & FLAG_FIN && !stream.remoteClosed) {
-            stream.remoteClosed = true;
-            stream.emit('end');
-          }
-        }
-        return;
-      }
+    if ((frame[0] & 0x80) === 0) return this.onData(frame.readUInt32BE(0) & 0x7fffffff, flags, body);
+    switch (frame.readUInt16BE(2)) {
+      case TYPE.SYN_STREAM:
+        return this.onSynStream(flags, body);
+      case TYPE.SYN_REPLY:
+        return this.onSynReply(flags, body);
       case TYPE.HEADERS:
+        // Read for the compression state the blocks share; nothing here uses them.
         await this.decompress(body.subarray(4));
         return;
-      case TYPE.RST_STREAM: {
-        const id = body.readUInt32BE(0) & 0x7fffffff;
-        const stream = this.streams.get(id);
-        this.streams.delete(id);
-        if (stream) {
-          stream.remoteClosed = true;
-          stream.emit('reset', body.readUInt32BE(4));
-          stream.emit('end');
-        }
-        return;
-      }
-      case TYPE.PING: {
-        const id = body.readUInt32BE(0);
-        // The peer's pings (odd from a client, even from a server) are echoed.
-        const ours = (id % 2 === 1) === (this.nextId % 2 === 1);
-        if (!ours) this.enqueue(async () => this.writeControl(TYPE.PING, 0, Buffer.from(body)));
-        return;
-      }
+      case TYPE.RST_STREAM:
+        return this.onReset(body);
+      case TYPE.PING:
+        return this.onPing(body);
       case TYPE.GOAWAY:
         this.emit('goaway');
         return;
@@ -317,6 +268,56 @@ export class SpdySession extends EventEmitter {
         // SETTINGS, WINDOW_UPDATE and unknown types need nothing.
         return;
     }
+  }
+
+  private onData(id: number, flags: number, body: Buffer): void {
+    const stream = this.streams.get(id);
+    if (body.length > 0) {
+      this.acknowledge(id, body.length);
+      stream?.emit('data', body);
+    }
+    if (flags & FLAG_FIN && stream) this.remoteEnded(stream);
+  }
+
+  private async onSynStream(flags: number, body: Buffer): Promise<void> {
+    const id = body.readUInt32BE(0) & 0x7fffffff;
+    const headers = await this.decompress(body.subarray(10));
+    const stream = new SpdyStream(id, headers, this);
+    this.streams.set(id, stream);
+    this.emit('stream', stream);
+    if (flags & FLAG_FIN) this.remoteEnded(stream);
+  }
+
+  private async onSynReply(flags: number, body: Buffer): Promise<void> {
+    const headers = await this.decompress(body.subarray(4));
+    const stream = this.streams.get(body.readUInt32BE(0) & 0x7fffffff);
+    if (!stream) return;
+    stream.replyHeaders = headers;
+    stream.emit('reply', headers);
+    if (flags & FLAG_FIN) this.remoteEnded(stream);
+  }
+
+  private onReset(body: Buffer): void {
+    const id = body.readUInt32BE(0) & 0x7fffffff;
+    const stream = this.streams.get(id);
+    this.streams.delete(id);
+    if (!stream) return;
+    stream.remoteClosed = true;
+    stream.emit('reset', body.readUInt32BE(4));
+    stream.emit('end');
+  }
+
+  /** The peer's pings (odd from a client, even from a server) are echoed. */
+  private onPing(body: Buffer): void {
+    const id = body.readUInt32BE(0);
+    const ours = (id % 2 === 1) === (this.nextId % 2 === 1);
+    if (!ours) this.enqueue(async () => this.writeControl(TYPE.PING, 0, Buffer.from(body)));
+  }
+
+  private remoteEnded(stream: SpdyStream): void {
+    if (stream.remoteClosed) return;
+    stream.remoteClosed = true;
+    stream.emit('end');
   }
 
   private acknowledge(id: number, length: number): void {

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readlink, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '@svc/api';
-import type { ConfigObjects } from '../pods/config-objects';
+import type { ConfigObjects } from '../objects/config-objects';
 import { ServiceAccountTokenManager, type TokenIssuer, type TokenRequestKey } from './service-account-token-manager';
 import { VolumeManager } from './volume-manager';
 

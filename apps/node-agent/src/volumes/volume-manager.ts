@@ -5,8 +5,9 @@ import { promisify } from 'node:util';
 import type { Pod, Volume } from '@svc/api';
 import { errorMessage } from '@svc/machinery';
 import { quantityValue } from '@svc/api';
-import { configEntries, configValue, type ConfigKind, type ConfigObjects } from '../pods/config-objects';
-import { ContainerConfigError, podFieldValue, resourceFieldValue, type PodFacts } from '../pods/environment';
+import { configEntries, configValue, type ConfigKind, type ConfigObjects } from '../objects/config-objects';
+import { ContainerConfigError } from '../objects/container-config-error';
+import { podFieldValue, resourceFieldValue, type PodFacts } from '../objects/downward-api';
 import { writeAtomically, type FileProjection } from './atomic-writer';
 import type { ServiceAccountTokenManager } from './service-account-token-manager';
 

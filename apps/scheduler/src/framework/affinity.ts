@@ -1,5 +1,5 @@
 import type { Node, Pod } from '@svc/api';
-import { LabelQuery, LabelRequirement, type SelectionOperator } from '@svc/machinery';
+import { LabelQuery, LabelRequirement, type SelectionOperator, isRecord } from '@svc/machinery';
 
 /**
  * The scheduling parts of a pod's `spec.affinity`, read defensively: the schema keeps `affinity`
@@ -8,10 +8,6 @@ import { LabelQuery, LabelRequirement, type SelectionOperator } from '@svc/machi
  */
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function records(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];

@@ -30,14 +30,12 @@ export const nodeResourcesFit: FilterPlugin = {
   curedBy: (e) => (e.resource === 'Node' && (e.action === 'Add' || e.changes.has('allocatable'))) || (e.resource === 'AssignedPod' && e.action === 'Delete'),
 };
 
-/** CPU and memory in use after placing the pod, counting defaults for containers that request none. */
-function fractions(node: NodeInfo, pod: { milliCpu: number; memory: number }): { cpu: number; memory: number; cpuCap: number; memoryCap: number } {
-  return {
-    cpu: node.nonZeroRequested.milliCpu + pod.milliCpu,
-    memory: node.nonZeroRequested.memory + pod.memory,
-    cpuCap: node.allocatable.milliCpu,
-    memoryCap: node.allocatable.memory,
-  };
+/** CPU and memory in use after placing the pod, counting defaults for containers that request none, with the node's capacity. */
+function nonZeroShares(node: NodeInfo, pod: { milliCpu: number; memory: number }): Array<[requested: number, capacity: number]> {
+  return [
+    [node.nonZeroRequested.milliCpu + pod.milliCpu, node.allocatable.milliCpu],
+    [node.nonZeroRequested.memory + pod.memory, node.allocatable.memory],
+  ];
 }
 
 function leastRequested(requested: number, capacity: number): number {
@@ -45,29 +43,38 @@ function leastRequested(requested: number, capacity: number): number {
   return Math.trunc(((capacity - requested) * MAX_NODE_SCORE) / capacity);
 }
 
-/** Kubernetes' LeastAllocated strategy: the share of CPU and memory left free, averaged with equal weights. */
+/**
+ * Kubernetes' LeastAllocated strategy: the share of CPU and memory left free, averaged with equal
+ * weights; a resource the node has none of is left out.
+ */
 export const leastAllocatedScore: ScorePlugin = {
   name: 'NodeResourcesFit',
   weight: 1,
   score(state, node) {
-    const f = fractions(node, state.pod.nonZero);
-    return Math.trunc((leastRequested(f.cpu, f.cpuCap) + leastRequested(f.memory, f.memoryCap)) / 2);
+    const scored = nonZeroShares(node, state.pod.nonZero).filter(([, capacity]) => capacity > 0);
+    if (scored.length === 0) return 0;
+    return Math.trunc(scored.reduce((sum, [requested, capacity]) => sum + leastRequested(requested, capacity), 0) / scored.length);
   },
 };
 
-/** Kubernetes' NodeResourcesBalancedAllocation: nodes whose CPU and memory shares stay close score higher. */
+/**
+ * Kubernetes' NodeResourcesBalancedAllocation: nodes whose CPU and memory shares (the pods' own
+ * requests, the incoming one's included) stay close score higher; a resource the node has none of
+ * is left out.
+ */
 export const balancedAllocationScore: ScorePlugin = {
   name: 'NodeResourcesBalancedAllocation',
   weight: 1,
   score(state, node) {
     const pod = state.pod.requests;
-    const cpuCap = node.allocatable.milliCpu;
-    const memoryCap = node.allocatable.memory;
-    if (cpuCap <= 0 || memoryCap <= 0) return 0;
-    const cpu = Math.min(1, (node.requested.milliCpu + pod.milliCpu) / cpuCap);
-    const memory = Math.min(1, (node.requested.memory + pod.memory) / memoryCap);
-    // The standard deviation of two shares is half their difference.
-    const std = Math.abs(cpu - memory) / 2;
+    const shares = [
+      [node.requested.milliCpu + pod.milliCpu, node.allocatable.milliCpu],
+      [node.requested.memory + pod.memory, node.allocatable.memory],
+    ]
+      .filter(([, capacity]) => capacity > 0)
+      .map(([requested, capacity]) => Math.min(1, requested / capacity));
+    // The standard deviation of two shares is half their difference; of one, none.
+    const std = shares.length === 2 ? Math.abs(shares[0] - shares[1]) / 2 : 0;
     return Math.trunc((1 - std) * MAX_NODE_SCORE);
   },
 };

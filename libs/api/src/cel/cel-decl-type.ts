@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../schema/json-schema';
+import { isRecord } from '@svc/machinery';
 
 /**
  * The type a CEL expression sees for a schema node, with the two figures Kubernetes' cost estimate
@@ -95,10 +96,6 @@ export function escapeCelName(name: string): string | undefined {
   if (RESERVED.has(name)) return `__${name}__`;
   if (!/^[a-zA-Z0-9_./-]*$/.test(name)) return undefined;
   return name.replace(/__|[-./]/g, (s) => (s === '__' ? '__underscores__' : s === '.' ? '__dot__' : s === '-' ? '__dash__' : '__slash__'));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const nonNegative = (n: number) => (n < 0 ? 0 : Math.floor(n));

@@ -1,4 +1,4 @@
-import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '@svc/machinery';
+import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError, isRecord } from '@svc/machinery';
 import type { JsonSchema } from '../schema/json-schema';
 import { compileCel, type CelProgram } from './cel-environment';
 import {
@@ -57,10 +57,6 @@ interface RuleNode {
   /** List map keys, when the node is a list whose items correlate with the stored list by them. */
   mapKeys?: string[];
   schema: JsonSchema;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function rulesOf(schema: JsonSchema): unknown[] {

@@ -1,4 +1,4 @@
-import { quantityMilliValue, quantityValue } from './quantity';
+import { quantityMilliValue, quantityNanoValue, quantityValue } from './quantity';
 
 describe('resource quantities', () => {
   it.each([
@@ -30,5 +30,15 @@ describe('resource quantities', () => {
     expect(quantityValue('9Ei')).toBe(Number.MAX_SAFE_INTEGER);
     expect(quantityMilliValue('1e-999999999')).toBe(1);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('holds billionths exactly, for comparing and adding as Kubernetes does', () => {
+    expect(quantityNanoValue('700m')).toBe(quantityNanoValue('0.7'));
+    expect(quantityNanoValue('1Gi')).toBe(1_073_741_824_000_000_000n);
+    expect(quantityNanoValue('1500u')).toBe(1_500_000n);
+    expect(quantityNanoValue('0.5n')).toBe(1n);
+    expect(quantityNanoValue('-2')).toBe(-2_000_000_000n);
+    expect(quantityNanoValue('1e999999999')).toBe(quantityNanoValue('1e41'));
+    expect(quantityNanoValue('lots')).toBeUndefined();
   });
 });

@@ -24,20 +24,24 @@ function ceilDiv(a: bigint, b: bigint): bigint {
   return q * b < a ? q + 1n : q;
 }
 
-function saturate(value: bigint, negative: boolean): number {
-  const bounded = value > MAX ? MAX : value;
-  return negative ? -Number(bounded) : Number(bounded);
+/** What a value past MAX_DECIMAL_EXPONENT is held as: larger than any quantity the exponent cap lets through. */
+const BEYOND = 10n ** BigInt(MAX_DECIMAL_EXPONENT * 2);
+
+function saturate(value: bigint): number {
+  if (value > MAX) return Number(MAX);
+  return value < -MAX ? -Number(MAX) : Number(value);
 }
 
 /**
  * The quantity times `scale` (1000 for milli-units), rounded up as Kubernetes' MilliValue and Value
- * round; undefined when it is not a quantity.
+ * round, exactly; undefined when it is not a quantity.
  */
-function scaledValue(quantity: unknown, scale: bigint): number | undefined {
+function exactScaledValue(quantity: unknown, scale: bigint): bigint | undefined {
   const text = typeof quantity === 'number' ? (Number.isFinite(quantity) ? String(quantity) : '') : typeof quantity === 'string' ? quantity.trim() : '';
   const match = QUANTITY.exec(text);
   if (!match) return undefined;
   const [, sign, number, binary, decimal, exponent] = match;
+  const signed = (value: bigint) => (sign === '-' ? -value : value);
   const [whole, fraction = ''] = number.split('.');
   let mantissa = BigInt((whole || '0') + fraction);
   let tenPower = -fraction.length;
@@ -45,14 +49,27 @@ function scaledValue(quantity: unknown, scale: bigint): number | undefined {
   else if (decimal !== undefined) tenPower += DECIMAL_EXPONENT[decimal];
   else if (exponent !== undefined) {
     const e = Number(exponent);
-    if (!Number.isSafeInteger(e) || e > MAX_DECIMAL_EXPONENT) return mantissa === 0n ? 0 : saturate(MAX + 1n, sign === '-');
+    if (!Number.isSafeInteger(e) || e > MAX_DECIMAL_EXPONENT) return mantissa === 0n ? 0n : signed(BEYOND);
     tenPower += Math.max(e, -MAX_DECIMAL_EXPONENT * 2);
   }
   mantissa *= scale;
-  if (mantissa === 0n) return 0;
-  if (tenPower > MAX_DECIMAL_EXPONENT) return saturate(MAX + 1n, sign === '-');
-  const value = tenPower >= 0 ? mantissa * 10n ** BigInt(tenPower) : ceilDiv(mantissa, 10n ** BigInt(-tenPower));
-  return saturate(value, sign === '-');
+  if (mantissa === 0n) return 0n;
+  if (tenPower > MAX_DECIMAL_EXPONENT) return signed(BEYOND);
+  return signed(tenPower >= 0 ? mantissa * 10n ** BigInt(tenPower) : ceilDiv(mantissa, 10n ** BigInt(-tenPower)));
+}
+
+/** The same as a number, saturating at Number.MAX_SAFE_INTEGER. */
+function scaledValue(quantity: unknown, scale: bigint): number | undefined {
+  const value = exactScaledValue(quantity, scale);
+  return value === undefined ? undefined : saturate(value);
+}
+
+/**
+ * Billionths of the quantity, exactly (Kubernetes keeps a quantity to the nano, rounding up below
+ * it): for comparing and adding quantities as Kubernetes' Quantity.Cmp and Add do.
+ */
+export function quantityNanoValue(quantity: unknown): bigint | undefined {
+  return exactScaledValue(quantity, 1_000_000_000n);
 }
 
 /** Thousandths of the quantity, rounded up (`100m` CPU is 100, `1` is 1000). */

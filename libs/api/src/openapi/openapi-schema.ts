@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../schema/json-schema';
 import { namedStructs, type NamedStruct } from './named-structs';
 import { INT_OR_STRING_SCHEMA_NAME, QUANTITY_SCHEMA_NAME } from './openapi-names';
+import { isRecord } from '@svc/machinery';
 
 /**
  * The schema of a kind as an OpenAPI 3.0 document carries it. The engine's dialect is JSON Schema
@@ -46,10 +47,6 @@ const FIELD_KEYWORDS = new Set([
 function isFieldKeyword(key: string, value: unknown, canonical: JsonSchema): boolean {
   if (FIELD_KEYWORDS.has(key)) return true;
   return key.startsWith('x-') && JSON.stringify(value) !== JSON.stringify(canonical[key]);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function plain<T>(value: T): T {

@@ -1,6 +1,7 @@
 import { parse, type Type } from 'protobufjs';
 import type { JsonSchema } from '../schema/json-schema';
 import type { SwaggerDocument } from './openapi-v2';
+import { isRecord } from '@svc/machinery';
 
 /**
  * `/openapi/v2` as `application/com.github.proto-openapi.spec.v2@v1.0+protobuf`, the only form
@@ -67,10 +68,6 @@ message TypeItem { repeated string value = 1; }
 `;
 
 let documentType: Type | undefined;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const yaml = (value: unknown) => ({ yaml: `${JSON.stringify(value)}\n` });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonSchema } from '../schema/json-schema';
 import type { OpenApiDocument } from './openapi-document';
 import { INT_OR_STRING_SCHEMA_NAME, QUANTITY_SCHEMA_NAME } from './openapi-names';
+import { isRecord } from '@svc/machinery';
 
 /**
  * The Swagger 2.0 document Kubernetes serves at `/openapi/v2`: every group version in one document,
@@ -21,10 +22,6 @@ export interface SwaggerDocument {
 
 const V3_REF = '#/components/schemas/';
 const DROPPED = new Set(['oneOf', 'anyOf', 'not', 'nullable']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function schemaV2(node: unknown): JsonSchema {
   if (!isRecord(node)) return {};

@@ -1,9 +1,6 @@
 import { ObjectMetaSchema } from '../meta/object-meta';
 import type { JsonSchema } from '../schema/json-schema';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '@svc/machinery';
 
 const KUBERNETES_MARKER_PREFIX = 'x-kubernetes-';
 const SVC_MARKER_PREFIX = 'x-svc-';

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '@svc/api';
-import { failureStatus, isQualifiedName, jsonPatch, newBadRequest, newInternalError, StatusError, type JsonObject, type StatusReason } from '@svc/machinery';
+import {
+  failureStatus,
+  isQualifiedName,
+  jsonPatch,
+  newBadRequest,
+  newInternalError,
+  StatusError,
+  type JsonObject,
+  type StatusReason,
+  isRecord,
+} from '@svc/machinery';
 import { requestUser } from './request-user';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
@@ -22,10 +32,6 @@ const MAX_AUDIT_ANNOTATION_LENGTH = 4096;
 /** Objects that configure admission are not sent to webhooks, so that a broken webhook can always be removed. */
 function isAdmissionConfiguration(attributes: AdmissionAttributes): boolean {
   return /^admissionregistration\.(svc|k8s)\.io$/.test(attributes.definition.group);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 type AnyWebhook = ValidatingWebhook | MutatingWebhook;

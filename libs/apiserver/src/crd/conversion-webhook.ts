@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, KindConversion, KindDefinition } from '@svc/api';
-import { newInternalError, type StatusError } from '@svc/machinery';
+import { newInternalError, type StatusError, isRecord } from '@svc/machinery';
 import { callWebhook } from '../admission/webhook-call';
 import type { ServiceResolver } from '../admission/service-resolver';
 
@@ -30,10 +30,6 @@ interface ConversionResponse {
   uid?: unknown;
   convertedObjects?: unknown;
   result?: { status?: unknown; message?: unknown };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

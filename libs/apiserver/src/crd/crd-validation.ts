@@ -12,6 +12,7 @@ import {
   withSvcMarkers,
 } from '@svc/api';
 import { structuralSchemaErrors } from './structural-schema';
+import { isRecord } from '@svc/machinery';
 
 /**
  * What a CustomResourceDefinition must satisfy beyond its OpenAPI schema and the checks its
@@ -22,10 +23,6 @@ import { structuralSchemaErrors } from './structural-schema';
  */
 
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function records(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];

@@ -1,4 +1,5 @@
 import { fieldErrors, type FieldError, type JsonSchema } from '@svc/api';
+import { isRecord } from '@svc/machinery';
 
 /**
  * Kubernetes' structural-schema rules for a CustomResourceDefinition version's `openAPIV3Schema`,
@@ -25,10 +26,6 @@ const FORBIDDEN = ['$ref', 'definitions', 'dependencies', 'additionalItems', 'pa
 
 /** Keywords that describe structure and so have no place inside a logical junctor. */
 const STRUCTURAL_IN_JUNCTOR = ['description', 'type', 'default', 'additionalProperties', 'nullable', 'title'] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function typeOf(node: JsonSchema): string | undefined {
   return typeof node.type === 'string' ? node.type : undefined;

@@ -1,11 +1,14 @@
-/** Polls `check` until it stops throwing (returns its value) or `timeoutMs` passes (throws its last error). */
-export async function eventually<R>(check: () => R | Promise<R>, timeoutMs = 3_000, intervalMs = 5): Promise<R> {
+/**
+ * Polls `check` until it stops throwing (returns its value) or `timeoutMs` passes (throws its last
+ * error). The one `eventually` of the project's tests; the framework's testing kit re-exports it.
+ */
+export async function eventually<R>(check: () => R | Promise<R>, timeoutMs = 5_000, intervalMs = 10): Promise<R> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await check();
     } catch (error) {
-      if (Date.now() > deadline) throw error;
+      if (Date.now() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   }

@@ -1,5 +1,5 @@
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value';
-export { isJsonObject } from './json-value';
+export { isJsonObject, isRecord } from './json-value';
 export type { PatchErrorKind } from './patch-error';
 export { PatchError } from './patch-error';
 export { jsonPatch } from './json-patch';

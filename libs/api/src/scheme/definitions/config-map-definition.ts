@@ -1,7 +1,8 @@
+import { isRecord } from '@svc/machinery';
 import { ConfigMapSchema, type ConfigMap } from '../../kinds/core/config-map';
 import { fieldErrors } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, isRecord } from './define-kind';
+import { as, defineKind } from './define-kind';
 
 /** Kubernetes' MaxSecretSize, which bounds ConfigMaps too: the values of data and binaryData together. */
 export const MAX_CONFIG_DATA_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { isRecord } from './define-kind';
+import { isRecord } from '@svc/machinery';
 
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'definitions'];
 const SUBSCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'additionalItems'];

@@ -1,4 +1,4 @@
-import { errorMessage } from '@svc/machinery';
+import { errorMessage, isRecord } from '@svc/machinery';
 import { CustomResourceDefinitionSchema, type CustomResourceDefinition } from '../../kinds/apiextensions/custom-resource-definition';
 import { schemaCompileError } from '../../schema/compile-kind';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
@@ -6,7 +6,7 @@ import { customResourceSchema } from '../crd-schema';
 import { childSchemas } from './crd-subschemas';
 import { parseJsonPath } from '../json-path';
 import type { ApiObject } from '../kind-definition';
-import { as, defineKind, isRecord, records } from './define-kind';
+import { as, defineKind, records } from './define-kind';
 
 /** The deepest nesting of schemas a custom resource's schema may have (real ones nest a few dozen). */
 export const MAX_SCHEMA_NESTING = 128;

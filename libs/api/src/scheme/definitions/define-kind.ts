@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { JsonSchema } from '../../schema/json-schema';
 import type { ApiObject, FieldGetter, KindDefinition } from '../kind-definition';
+import { isRecord } from '@svc/machinery';
 
 type Required = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'resource' | 'namespaced'> & { schema: TSchema | JsonSchema };
 type Optional = Partial<Omit<KindDefinition, keyof Required>>;
@@ -35,10 +36,6 @@ export function defineKind(def: Required & Optional): KindDefinition {
 /** Reads `obj` as the kind's static type; definitions are only ever given objects of their kind. */
 export function as<T>(obj: ApiObject): T {
   return obj as unknown as T;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function records(value: unknown): Record<string, unknown>[] {

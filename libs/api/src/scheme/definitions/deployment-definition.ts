@@ -1,8 +1,9 @@
+import { isRecord } from '@svc/machinery';
 import { DeploymentSchema, type Deployment } from '../../kinds/apps/deployment';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, isRecord } from './define-kind';
+import { as, defineKind } from './define-kind';
 import { defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 import { containerCells, percentValue, selectorCell, validateSelectorAndTemplate, immutableSelector } from './workload-rules';
 

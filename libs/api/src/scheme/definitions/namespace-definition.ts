@@ -1,9 +1,10 @@
+import { isRecord } from '@svc/machinery';
 import { NAMESPACE_FINALIZER, NamespaceSchema, type Namespace } from '../../kinds/core/namespace';
 import type { ApiObject } from '../kind-definition';
 import type { KindStrategy } from '../kind-strategy';
 import { fieldErrors } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, isRecord } from './define-kind';
+import { as, defineKind } from './define-kind';
 import { storedNamespace } from '../../kinds/core/well-known';
 
 function specOf(namespace: ApiObject): Record<string, unknown> {

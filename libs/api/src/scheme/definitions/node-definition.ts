@@ -1,8 +1,9 @@
+import { isRecord } from '@svc/machinery';
 import { NodeSchema, type Node } from '../../kinds/core/node';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { ageColumn, column, nameColumn } from '../table';
 import type { ApiObject } from '../kind-definition';
-import { as, defineKind, isRecord, records } from './define-kind';
+import { as, defineKind, records } from './define-kind';
 import { NODE_PROXY } from './proxy-locations';
 
 /** Role labels kubectl reads (`node-role.kubernetes.io/<role>`, `kubernetes.io/role`), and the specification's names of them. */

@@ -1,8 +1,8 @@
+import { isRecord } from '@svc/machinery';
 import { BINDING_GVK, BindingSchema } from '../../kinds/core/binding';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import type { SubresourceCreate } from '../kind-strategy';
-import { isRecord } from './define-kind';
 
 /** Kubernetes' ValidatePodBinding, with the types the decoder would have refused checked too. */
 function validateBinding(body: ApiObject): FieldError[] {

@@ -1,8 +1,9 @@
+import { isRecord } from '@svc/machinery';
 import { EvictionSchema, type Eviction } from '../../kinds/policy/pod-disruption-budget';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import type { SubresourceCreate } from '../kind-strategy';
-import { as, isRecord } from './define-kind';
+import { as } from './define-kind';
 
 export const EVICTION_GVK = { group: 'policy', version: 'v1', kind: 'Eviction' } as const;
 

@@ -1,9 +1,9 @@
 import type { Container } from '../../kinds/core/container';
 import type { PodSpec } from '../../kinds/core/pod-spec';
 import { VOLUME_SOURCES } from '../../kinds/core/volume';
-import { isValidPortNum } from '@svc/machinery';
+import { isValidPortNum, isRecord } from '@svc/machinery';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
-import { isRecord, records } from './define-kind';
+import { records } from './define-kind';
 
 /**
  * Pod spec behaviour shared by Pods and the templates of Deployments and ReplicaSets: the

@@ -1,11 +1,11 @@
-import { sameGroup } from '@svc/machinery';
+import { sameGroup, isRecord } from '@svc/machinery';
 import { ClusterRoleSchema, RoleSchema } from '../../kinds/rbac/role';
 import { ClusterRoleBindingSchema, RoleBindingSchema, type RoleBinding } from '../../kinds/rbac/role-binding';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject, TableColumn } from '../kind-definition';
 import type { KindStrategy } from '../kind-strategy';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, isRecord, records } from './define-kind';
+import { as, defineKind, records } from './define-kind';
 
 /**
  * The RBAC kinds of rbac/v1, served as objects: their schemas, defaults (pkg/apis/rbac/v1/defaults.go),

@@ -1,6 +1,7 @@
+import { isRecord } from '@svc/machinery';
 import { ReplicaSetSchema, type ReplicaSet } from '../../kinds/apps/replica-set';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, isRecord } from './define-kind';
+import { as, defineKind } from './define-kind';
 import { defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 import { containerCells, selectorCell, validateSelectorAndTemplate, immutableSelector } from './workload-rules';
 

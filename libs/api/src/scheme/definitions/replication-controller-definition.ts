@@ -1,8 +1,9 @@
+import { isRecord } from '@svc/machinery';
 import { ReplicationControllerSchema, type ReplicationController } from '../../kinds/core/replication-controller';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, formatLabels, isRecord } from './define-kind';
+import { as, defineKind, formatLabels } from './define-kind';
 import { defaultPodSpec, validatePodSpec } from './pod-spec-rules';
 import { containerCells } from './workload-rules';
 

@@ -1,9 +1,10 @@
+import { isRecord } from '@svc/machinery';
 import { SecretSchema, type Secret } from '../../kinds/core/secret';
 import { ageColumn, column, nameColumn } from '../table';
 import type { ApiObject } from '../kind-definition';
 import { dataBytes, MAX_CONFIG_DATA_BYTES } from './config-map-definition';
 import { fieldErrors } from '../../schema/field-error';
-import { as, defineKind, isRecord } from './define-kind';
+import { as, defineKind } from './define-kind';
 
 /**
  * `stringData` is write-only, as in Kubernetes (whose decoding into the internal type merges it):

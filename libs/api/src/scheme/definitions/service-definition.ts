@@ -1,8 +1,9 @@
+import { isRecord } from '@svc/machinery';
 import { ServiceSchema, type Service } from '../../kinds/core/service';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind, formatLabels, isRecord, records } from './define-kind';
+import { as, defineKind, formatLabels, records } from './define-kind';
 import { SERVICE_PROXY } from './proxy-locations';
 
 function defaultService(obj: ApiObject): void {

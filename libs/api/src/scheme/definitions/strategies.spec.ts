@@ -22,6 +22,18 @@ describe('kind strategies', () => {
 
   it.each<[string, ApiObject, ApiObject]>([
     ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending', qosClass: 'BestEffort' } }],
+    [
+      'Pod',
+      { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { limits: { cpu: '500m', memory: '48Mi' } } }] } },
+      {
+        metadata: { name: 'p' },
+        spec: {
+          enableServiceLinks: true,
+          containers: [{ name: 'c', resources: { limits: { cpu: '500m', memory: '48Mi' }, requests: { cpu: '500m', memory: '48Mi' } } }],
+        },
+        status: { phase: 'Pending', qosClass: 'Guaranteed' },
+      },
+    ],
     ['Namespace', { metadata: { name: 'n' } }, { metadata: { name: 'n' }, spec: { finalizers: ['svc'] }, status: { phase: 'Active' } }],
     [
       'Namespace',

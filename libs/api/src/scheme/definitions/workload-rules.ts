@@ -1,10 +1,9 @@
 import type { Container } from '../../kinds/core/container';
-import { jsonEqual, LabelQuery } from '@svc/machinery';
+import { jsonEqual, LabelQuery, isRecord } from '@svc/machinery';
 import type { LabelSelector } from '../../meta/label-selector';
 import { annotationSizeErrors } from '../../meta/names';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
-import { isRecord } from './define-kind';
 
 /** Checks shared by controllers of pod templates (Deployment, ReplicaSet). */
 export function validateSelectorAndTemplate(obj: ApiObject): FieldError[] {

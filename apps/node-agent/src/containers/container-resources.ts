@@ -1,7 +1,6 @@
 import type { Container, Pod } from '@svc/api';
-import { quantityMilliValue, quantityValue } from '@svc/api';
+import { podQosClassOf, quantityMilliValue, quantityValue, type PodQosClass } from '@svc/api';
 import type { LinuxContainerResources } from '@svc/cri';
-import { qosClassOf, type QosClass } from './qos';
 
 const MIN_SHARES = 2;
 const MAX_SHARES = 262144;
@@ -38,7 +37,7 @@ export interface ResourceOptions {
 }
 
 /** A container's requests and limits as the runtime's cgroup settings. */
-export function linuxResources(pod: Pod, container: Container, options: ResourceOptions, qos: QosClass = qosClassOf(pod)): LinuxContainerResources {
+export function linuxResources(pod: Pod, container: Container, options: ResourceOptions, qos: PodQosClass = podQosClassOf(pod)): LinuxContainerResources {
   const requests = container.resources?.requests ?? {};
   const limits = container.resources?.limits ?? {};
   const cpuRequest = quantityMilliValue(requests.cpu ?? limits.cpu) ?? 0;
@@ -62,14 +61,17 @@ export function linuxResources(pod: Pod, container: Container, options: Resource
   return resources;
 }
 
-/** The pod's cgroup below the QoS hierarchy (`cgroupsPerQOS`): `<root>/kubepods[/burstable|/besteffort]/pod<uid>`. */
+/**
+ * The pod's cgroup below the QoS hierarchy (`cgroupsPerQOS`): `<root>/kubepods[/burstable|/besteffort]/pod<uid>`,
+ * by the class the API server stored at creation, so the cgroup and `status.qosClass` always agree.
+ */
 export function podCgroupParent(pod: Pod, cgroupRoot: string, perQos: boolean): string {
   if (!perQos) return '';
-  return `${qosCgroup(cgroupRoot, qosClassOf(pod))}/pod${pod.metadata?.uid ?? ''}`;
+  return `${qosCgroup(cgroupRoot, podQosClassOf(pod))}/pod${pod.metadata?.uid ?? ''}`;
 }
 
 /** The cgroup the pods of a QoS class sit below: `<cgroupRoot>/kubepods`, and `/burstable` or `/besteffort` below it. */
-export function qosCgroup(cgroupRoot: string, qos: QosClass): string {
+export function qosCgroup(cgroupRoot: string, qos: PodQosClass): string {
   const root = cgroupRoot === '' || cgroupRoot === '/' ? '' : cgroupRoot.replace(/\/$/, '');
   return `${root}/kubepods${qos === 'Guaranteed' ? '' : `/${qos.toLowerCase()}`}`;
 }

@@ -1,5 +1,5 @@
 import type { ConfigMap, Pod, Secret } from '@svc/api';
-import type { ConfigKind, ConfigObjects } from './config-objects';
+import type { ConfigKind, ConfigObjects } from '../objects/config-objects';
 import { containerEnvironment, expandReferences } from './environment';
 
 const facts = { nodeName: 'node-a', hostIPs: ['127.0.0.1'], podIPs: ['10.1.0.5'], allocatableMilliCpu: 2000, allocatableMemory: 1 << 30 };

@@ -1,10 +1,10 @@
 import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PodQosClass } from '@svc/api';
 import { qosCgroup } from './container-resources';
-import type { QosClass } from './qos';
 
 /** Every QoS class: a pod's cgroup is looked for below each, so that one whose class is not known any more is found too. */
-const QOS_CLASSES: readonly QosClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
+const QOS_CLASSES: readonly PodQosClass[] = ['Guaranteed', 'Burstable', 'BestEffort'];
 
 /** Undoes mountinfo's octal escapes (`\040` for a space). */
 function unescapeMountPath(path: string): string {

@@ -1,9 +1,9 @@
-import { CrashBackoff } from './crash-backoff';
+import { KeyedBackoff } from './keyed-backoff';
 
-describe('CrashBackoff', () => {
+describe('KeyedBackoff', () => {
   it('restarts at once after the first failure, then waits 10 s doubling up to 5 min', () => {
     let now = 0;
-    const backoff = new CrashBackoff(10_000, 300_000, () => now);
+    const backoff = new KeyedBackoff(10_000, 300_000, () => now);
     expect(backoff.isInBackoffSince('c', now)).toBe(false);
     const delays: number[] = [];
     for (let i = 0; i < 7; i++) {
@@ -18,7 +18,7 @@ describe('CrashBackoff', () => {
 
   it('starts over once a key was left alone for twice the maximum, and forgets a pod by prefix', () => {
     let now = 0;
-    const backoff = new CrashBackoff(10_000, 300_000, () => now);
+    const backoff = new KeyedBackoff(10_000, 300_000, () => now);
     backoff.next('uid/a', 0);
     backoff.next('uid/a', 1);
     expect(backoff.get('uid/a')).toBe(20_000);

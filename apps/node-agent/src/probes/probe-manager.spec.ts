@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Container, Pod } from '@svc/api';
 import type { CriClient } from '@svc/cri';
 import { ProbeManager } from './probe-manager';
-import { runHandler } from './probe-runner';
+import { runHandler } from './handler-runner';
 
 const pod: Pod = { metadata: { name: 'web', namespace: 'default', uid: 'uid-1' }, spec: { containers: [] } };
 

@@ -1,9 +1,9 @@
 /**
- * Kubernetes' exponential backoff for restarting crashed containers and retrying image pulls: the
- * first retry is at once, then 10 s doubling to 5 min after each failure; an entry untouched for
- * twice the maximum starts over.
+ * Kubernetes' exponential backoff by key (client-go's flowcontrol.Backoff), for restarting crashed
+ * containers and retrying image pulls: the first retry is at once, then 10 s doubling to 5 min after
+ * each failure; an entry untouched for twice the maximum starts over.
  */
-export class CrashBackoff {
+export class KeyedBackoff {
   private readonly entries = new Map<string, { delayMs: number; lastUpdate: number }>();
 
   constructor(
@@ -17,17 +17,17 @@ export class CrashBackoff {
     return this.entries.get(key)?.delayMs ?? 0;
   }
 
-  /** Whether `eventTime` (the last failure) is less than the current delay ago. */
-  isInBackoffSince(key: string, eventTime: number): boolean {
+  /** The delay in effect for `key`: 0 when it has none, or its entry was left alone for twice the maximum. */
+  activeDelay(key: string): number {
     const entry = this.entries.get(key);
-    if (!entry) return false;
-    if (this.now() - entry.lastUpdate > 2 * this.maxMs) return false;
-    return this.now() - eventTime < entry.delayMs;
+    if (!entry || this.now() - entry.lastUpdate > 2 * this.maxMs) return 0;
+    return entry.delayMs;
   }
 
-  /** When the delay after `eventTime` ends (for a timer that retries then). */
-  retryAt(key: string, eventTime: number): number {
-    return eventTime + this.get(key);
+  /** Whether `eventTime` (the last failure) is less than the current delay ago. */
+  isInBackoffSince(key: string, eventTime: number): boolean {
+    const delay = this.activeDelay(key);
+    return delay > 0 && this.now() - eventTime < delay;
   }
 
   /** Records a failure: the delay starts at the initial value or doubles, up to the maximum. */

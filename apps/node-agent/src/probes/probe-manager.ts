@@ -1,12 +1,25 @@
 import type { Container, Pod, Probe } from '@svc/api';
 import type { CriClient } from '@svc/cri';
-import { runHandler } from './probe-runner';
+import { runHandler, type ProbeOutcome } from './handler-runner';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
 
 interface ProbeWorker {
   timer?: NodeJS.Timeout;
   stopped: boolean;
+}
+
+/** One probe of one container as it runs: its consecutive results. */
+interface ProbeRun {
+  pod: Pod;
+  container: Container;
+  containerId: string;
+  kind: ProbeKind;
+  probe: Probe;
+  worker: ProbeWorker;
+  state: ContainerProbeState;
+  successes: number;
+  failures: number;
 }
 
 interface ContainerProbeState {
@@ -95,10 +108,7 @@ export class ProbeManager {
     podIP: () => string,
   ): void {
     const periodMs = Math.max(1, probe.periodSeconds ?? 10) * 1000;
-    const successThreshold = Math.max(1, kind === 'readiness' ? (probe.successThreshold ?? 1) : 1);
-    const failureThreshold = Math.max(1, probe.failureThreshold ?? 3);
-    let successes = 0;
-    let failures = 0;
+    const run: ProbeRun = { pod, container, containerId, kind, probe, worker, state, successes: 0, failures: 0 };
     const tick = async () => {
       if (worker.stopped) return;
       // Only the startup probe runs until it has succeeded; it stops once it has.
@@ -106,31 +116,7 @@ export class ProbeManager {
       if (kind === 'startup' && state.started) return;
       const outcome = await runHandler(this.cri, probe, container, containerId, podIP(), probe.timeoutSeconds ?? 1);
       if (worker.stopped) return;
-      if (outcome.ok) {
-        failures = 0;
-        successes++;
-        if (successes >= successThreshold) this.record(state, kind, true);
-      } else {
-        successes = 0;
-        failures++;
-        const label = `${kind[0].toUpperCase()}${kind.slice(1)}`;
-        this.listener.event(pod, 'Warning', 'Unhealthy', `${label} probe failed: ${outcome.message}`);
-        if (failures >= failureThreshold) {
-          if (kind === 'readiness') this.record(state, kind, false);
-          else {
-            worker.stopped = true;
-            this.listener.unhealthy(
-              state.podUid,
-              containerId,
-              kind,
-              `Container ${container.name} failed ${kind} probe, will be restarted`,
-              probe.terminationGracePeriodSeconds,
-            );
-            return;
-          }
-        }
-      }
-      schedule(periodMs);
+      if (this.count(run, outcome)) schedule(periodMs);
     };
     const schedule = (delayMs: number) => {
       if (worker.stopped) return;
@@ -139,6 +125,34 @@ export class ProbeManager {
     };
     const initialDelayMs = Math.max(0, (probe.initialDelaySeconds ?? 0) * 1000 - (Date.now() - startedAtMs));
     schedule(initialDelayMs);
+  }
+
+  /**
+   * Counts one result: it is recorded once it repeats successThreshold (failureThreshold) times; a
+   * liveness or startup probe failed that often has the container restarted, and stops. Whether the
+   * probe goes on.
+   */
+  private count(run: ProbeRun, outcome: ProbeOutcome): boolean {
+    const { kind, probe, state } = run;
+    if (outcome.ok) {
+      run.failures = 0;
+      run.successes++;
+      if (run.successes >= Math.max(1, kind === 'readiness' ? (probe.successThreshold ?? 1) : 1)) this.record(state, kind, true);
+      return true;
+    }
+    run.successes = 0;
+    run.failures++;
+    const label = `${kind[0].toUpperCase()}${kind.slice(1)}`;
+    this.listener.event(run.pod, 'Warning', 'Unhealthy', `${label} probe failed: ${outcome.message}`);
+    if (run.failures < Math.max(1, probe.failureThreshold ?? 3)) return true;
+    if (kind === 'readiness') {
+      this.record(state, kind, false);
+      return true;
+    }
+    run.worker.stopped = true;
+    const message = `Container ${run.container.name} failed ${kind} probe, will be restarted`;
+    this.listener.unhealthy(state.podUid, run.containerId, kind, message, probe.terminationGracePeriodSeconds);
+    return false;
   }
 
   private record(state: ContainerProbeState, kind: ProbeKind, ok: boolean): void {

@@ -2,18 +2,18 @@ import type { Pod } from '@svc/api';
 import type { CriClient } from '@svc/cri';
 import type { ImageManager } from '../images/image-manager';
 import type { VolumeManager } from '../volumes/volume-manager';
-import type { ConfigObjects } from './config-objects';
-import type { ResourceOptions } from './container-resources';
-import type { CrashBackoff } from './crash-backoff';
-import type { PodFacts } from './environment';
+import type { ConfigObjects } from '../objects/config-objects';
+import type { ResourceOptions } from '../containers/container-resources';
+import type { KeyedBackoff } from '../keyed-backoff';
+import type { PodFacts } from '../objects/downward-api';
 import type { PodStartMetrics } from './pod-start-metrics';
-import type { ProbeManager } from './probe-manager';
-import type { SandboxSettings } from './sandbox-config';
+import type { ProbeManager } from '../probes/probe-manager';
+import type { SandboxSettings } from '../containers/sandbox-config';
 
 export type PodEventType = 'Normal' | 'Warning';
 
-/** What a pod worker works with: the runtime, the node's facts and the agent's shared managers. */
-export interface PodRuntime {
+/** What a pod worker works with: the container runtime (CRI), the node's facts and the agent's shared managers. */
+export interface PodWorkerContext {
   cri: CriClient;
   rootDir: string;
   sandbox: SandboxSettings;
@@ -24,9 +24,12 @@ export interface PodRuntime {
   volumes: VolumeManager;
   objects: ConfigObjects;
   probes: ProbeManager;
-  crashBackoff: CrashBackoff;
+  /** The crash backoff of containers' restarts, keyed `<pod uid>/<container name>`. */
+  restartBackoff: KeyedBackoff;
   startMetrics: PodStartMetrics;
   event(pod: Pod, type: PodEventType, reason: string, message: string): void;
+  /** The agent's log (a line to stderr). */
+  log(message: string): void;
   /** Writes the pod's status to the API (its mirror pod's, for a static pod). */
   writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void>;
   /** The final delete of a pod whose containers are gone. */

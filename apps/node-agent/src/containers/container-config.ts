@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import type { Container, Pod } from '@svc/api';
 import type { ContainerConfig, LinuxContainerSecurityContext, Mount } from '@svc/cri';
@@ -15,7 +15,7 @@ import {
   LABEL_CONTAINER_TYPE,
   podLabels,
 } from './runtime-labels';
-import { ContainerConfigError } from './environment';
+import { ContainerConfigError } from '../objects/container-config-error';
 
 export type ContainerType = 'init' | 'regular';
 
@@ -87,6 +87,8 @@ async function mounts(container: Container, inputs: ContainerRuntimeInputs): Pro
     const file = terminationLogPath(inputs.podDir, container.name, inputs.attempt);
     await mkdir(join(inputs.podDir, 'containers', container.name), { recursive: true });
     await writeFile(file, '', { mode: 0o666 });
+    // The umask took write from group and others: a container running as another user must write it (as the kubelet chmods).
+    await chmod(file, 0o666);
     result.push({ containerPath: messagePath, hostPath: file });
   }
   return result;

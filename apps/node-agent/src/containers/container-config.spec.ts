@@ -1,0 +1,113 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Container, Pod } from '@svc/api';
+import { ContainerConfigError } from '../objects/container-config-error';
+import { containerConfig, hostsFileContent, terminationLogPath, type ContainerRuntimeInputs } from './container-config';
+
+describe('the CRI container config', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'container-config-spec-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const pod = (spec: Partial<Pod['spec']> = {}): Pod => ({
+    metadata: { name: 'web', namespace: 'shop', uid: 'u-1' },
+    spec: { containers: [], terminationGracePeriodSeconds: 15, securityContext: { runAsUser: 1000, fsGroup: 2000 }, ...spec },
+  });
+
+  function inputs(extra: Partial<ContainerRuntimeInputs> = {}): ContainerRuntimeInputs {
+    return {
+      imageRef: 'sha256:abc',
+      env: [
+        ['GREETING', Buffer.from('hello')],
+        ['NAME', Buffer.from('world')],
+      ],
+      volumePaths: new Map([['data', join(dir, 'volumes', 'data')]]),
+      podDir: join(dir, 'pod'),
+      hostsFile: join(dir, 'pod', 'etc-hosts'),
+      attempt: 2,
+      type: 'regular',
+      resources: { cfsQuota: true, memoryCapacityBytes: 8 * 1024 ** 3 },
+      ...extra,
+    };
+  }
+
+  it('expands $(VAR) in command and args, and carries identity, restart count, grace period and log path', async () => {
+    const container: Container = {
+      name: 'app',
+      image: 'busybox:1.36',
+      command: ['sh', '-c'],
+      args: ['echo $(GREETING) $(NAME) $(MISSING) $$(GREETING)'],
+      workingDir: '/w',
+    };
+    const config = await containerConfig(pod(), container, inputs());
+    expect(config).toMatchObject({
+      metadata: { name: 'app', attempt: 2 },
+      image: { image: 'sha256:abc', userSpecifiedImage: 'busybox:1.36' },
+      command: ['sh', '-c'],
+      args: ['echo hello world $(MISSING) $(GREETING)'],
+      workingDir: '/w',
+      envs: [
+        { key: 'GREETING', value: Buffer.from('hello') },
+        { key: 'NAME', value: Buffer.from('world') },
+      ],
+      labels: { 'io.kubernetes.container.name': 'app', 'svc.io/container-type': 'regular', 'io.kubernetes.pod.uid': 'u-1' },
+      annotations: { 'io.kubernetes.container.restartCount': '2', 'io.kubernetes.pod.terminationGracePeriod': '15' },
+      logPath: 'app/2.log',
+    });
+    expect(config.linux?.securityContext).toMatchObject({ runAsUser: { value: 1000 }, supplementalGroups: [2000], namespaceOptions: { pid: 'CONTAINER' } });
+  });
+
+  it('mounts volumes (a subPath inside its volume), the hosts file and a fresh termination log', async () => {
+    const container: Container = {
+      name: 'app',
+      image: 'i',
+      volumeMounts: [
+        { name: 'data', mountPath: '/data', readOnly: true },
+        { name: 'data', mountPath: '/cache', subPath: 'cache/app', mountPropagation: 'HostToContainer' },
+      ],
+    };
+    const config = await containerConfig(pod(), container, inputs());
+    const log = terminationLogPath(join(dir, 'pod'), 'app', 2);
+    expect(config.mounts).toEqual([
+      { containerPath: '/data', hostPath: join(dir, 'volumes', 'data'), readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+      { containerPath: '/cache', hostPath: join(dir, 'volumes', 'data', 'cache/app'), readonly: false, propagation: 'PROPAGATION_HOST_TO_CONTAINER' },
+      { containerPath: '/etc/hosts', hostPath: join(dir, 'pod', 'etc-hosts') },
+      { containerPath: '/dev/termination-log', hostPath: log },
+    ]);
+    expect(existsSync(join(dir, 'volumes', 'data', 'cache/app'))).toBe(true);
+    expect(statSync(log).mode & 0o777).toBe(0o666);
+  });
+
+  it('refuses a mount of a volume the pod lacks, or a subPath leaving its volume, as a config error', async () => {
+    const missing: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'nope', mountPath: '/x' }] };
+    await expect(containerConfig(pod(), missing, inputs())).rejects.toThrow(ContainerConfigError);
+    await expect(containerConfig(pod(), missing, inputs())).rejects.toThrow('cannot find volume "nope" to mount into container "app"');
+    const escaping: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: '../../etc' }] };
+    await expect(containerConfig(pod(), escaping, inputs())).rejects.toThrow('must be relative and may not leave the volume');
+  });
+
+  it('shares the process namespace of a pod asking for it, and leaves /etc/hosts to a container that mounts its own', async () => {
+    const container: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/etc/hosts', subPath: 'hosts' }] };
+    const config = await containerConfig(pod({ shareProcessNamespace: true }), container, inputs({ hostsFile: undefined }));
+    expect(config.linux?.securityContext?.namespaceOptions?.pid).toBe('POD');
+    expect(config.mounts?.filter((m) => m.containerPath === '/etc/hosts')).toHaveLength(1);
+  });
+});
+
+describe('the pod hosts file', () => {
+  it('names the pod by its hostname (with its FQDN under a subdomain) on each address, then its aliases', () => {
+    const pod: Pod = {
+      metadata: { name: 'web-0', namespace: 'shop' },
+      spec: { containers: [], subdomain: 'web', hostAliases: [{ ip: '10.9.9.9', hostnames: ['db', 'db.local'] }, { ip: '10.9.9.8' }] },
+    };
+    const lines = hostsFileContent(pod, ['10.1.0.5', 'fd01::5'], 'web-0', 'cluster.local').trimEnd().split('\n');
+    expect(lines[0]).toBe('# Kubernetes-managed hosts file.');
+    expect(lines.slice(-3)).toEqual([
+      '10.1.0.5\tweb-0.web.shop.svc.cluster.local\tweb-0',
+      'fd01::5\tweb-0.web.shop.svc.cluster.local\tweb-0',
+      '10.9.9.9\tdb\tdb.local',
+    ]);
+    expect(hostsFileContent({ ...pod, spec: { containers: [] } }, ['10.1.0.5'], 'web-0', 'cluster.local')).toContain('10.1.0.5\tweb-0\n');
+  });
+});

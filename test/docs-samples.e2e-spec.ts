@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
+import { generatedFiles, ROOT, sampleFiles } from '../scripts/docs-tables';
+import { sample as api } from '../docs/samples/api';
+import { sample as apiserver } from '../docs/samples/apiserver';
+import { sample as client } from '../docs/samples/client';
+import { sample as informers } from '../docs/samples/informers';
+import { sample as machinery } from '../docs/samples/machinery';
+import { sample as options } from '../docs/samples/options';
+import { sample as storage } from '../docs/samples/storage';
+
+/** The code samples the docs show are these files' regions: each runs here against a real API server. */
+describe('the docs code samples', () => {
+  let env: TestEnvironment;
+  beforeAll(async () => {
+    env = await startTestEnvironment();
+  });
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it('are each shown by a page', () => {
+    const pages = generatedFiles().map((file) => readFileSync(join(ROOT, file), 'utf8'));
+    for (const file of sampleFiles()) expect(pages.some((text) => text.includes(`<!-- generated:sample:${file}`))).toBe(true);
+  });
+
+  it('the kinds and the scheme', () => {
+    expect(api()).toEqual(['cfg', 'deployments']);
+  });
+
+  it('the test environment', async () => {
+    expect((await apiserver())[0]).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('the client', async () => {
+    expect(await client(env)).toEqual([
+      'MODIFIED cfg',
+      'pod web-0',
+      'widgets widgets',
+      'deployment web',
+      'resources true',
+      'secrets PartialObjectMetadataList',
+    ]);
+    expect((await env.client.deployments.get('web', { namespace: 'default' })).spec.replicas).toBe(3);
+    expect((await env.client.pods.get('web-0', { namespace: 'default' })).status?.phase).toBe('Running');
+  });
+
+  it('the informers and the work queue', async () => {
+    expect(await informers(env)).toEqual(expect.arrayContaining(['web-1']));
+  });
+
+  it('the machinery', async () => {
+    expect(await machinery(env)).toEqual(['not found', '2 requirements']);
+  });
+
+  it('the options', () => {
+    const [server, greeter] = options() as [string[], { action: string; options: Record<string, unknown> }];
+    expect(server).toEqual(['16443', expect.stringMatching(/^\d+$/)]);
+    expect(greeter.action).toBe('run');
+    expect(greeter.options).toMatchObject({ greeting: 'hi', times: 2, maxTimes: undefined });
+  });
+
+  it('the storage', async () => {
+    expect(await storage()).toEqual(['opened']);
+  });
+});
