@@ -125,8 +125,6 @@ export const podStrategy: KindStrategy = {
   tracksGeneration: false,
   podSpec: { path: ['spec'], template: false },
   prepareForCreate(pod) {
-    // The class is computed on the defaulted pod, as Kubernetes decodes (defaults) before this hook: a limit without a request is the request.
-    defaultPodOnly(pod.spec);
     pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },
   validateUpdate: validatePodUpdate,

@@ -24,7 +24,14 @@ describe('kind strategies', () => {
     ['Pod', { metadata: { name: 'p' } }, { metadata: { name: 'p' }, status: { phase: 'Pending', qosClass: 'BestEffort' } }],
     [
       'Pod',
-      { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { limits: { cpu: '500m', memory: '48Mi' } } }] } },
+      // The registry defaults a pod (a limit without a request is the request) before its strategy sees it.
+      {
+        metadata: { name: 'p' },
+        spec: {
+          enableServiceLinks: true,
+          containers: [{ name: 'c', resources: { limits: { cpu: '500m', memory: '48Mi' }, requests: { cpu: '500m', memory: '48Mi' } } }],
+        },
+      },
       {
         metadata: { name: 'p' },
         spec: {

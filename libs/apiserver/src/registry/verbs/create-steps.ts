@@ -16,27 +16,42 @@ export interface CreateWork {
 }
 
 /**
- * A new object's server-set metadata (uid, creation time, generation, initial status: Kubernetes'
- * BeforeCreate), its schema defaults, and the managedFields of its writer (apply has its own).
+ * What Kubernetes' create handler does before admission: the body decoded with the kind's defaults,
+ * the object put in the request's namespace, and the managedFields of its writer (apply has its own).
  */
-export const PREPARE_CREATE: readonly WriteStep<CreateWork>[] = [
-  writeStep('prepare for create', ({ store, w, object }) => {
+export const DECODE_CREATE: readonly WriteStep<CreateWork>[] = [
+  writeStep('default', ({ store, w, object }) => {
     w.subject = object;
-    prepareForCreate(store.definition, object, { namespace: store.scope(w.namespace), now: w.now, uid: randomUUID() });
-  }),
-  writeStep('default', ({ store, object }) => {
     store.compiled.default(object);
+  }),
+  writeStep('set namespace', ({ store, w, object }) => {
+    const meta = (object.metadata ??= {});
+    if (store.definition.namespaced) meta.namespace = store.scope(w.namespace);
+    else delete meta.namespace;
   }),
   writeStep('track managed fields', ({ store, w, object }) => {
     if (!w.applied) trackManagedFields(store, undefined, object, w);
   }),
 ];
 
-/** The mutating admission of a create; what it changes counts as the writer's own. */
+/**
+ * The mutating admission of a create. As in Kubernetes, it sees the defaulted object before the
+ * server sets its uid, creation time and initial status, and what it changes is not tracked as
+ * anyone's field.
+ */
 export const ADMIT_CREATE: WriteStep<CreateWork> = writeStep('mutating admission', ({ store, w, object }) => mutatingAdmission(store, 'CREATE', w, object));
 
-/** The kind's BeginCreate (its finish kept for the end of the attempt), validation, and validating admission. */
+/**
+ * The store's part, once per name tried (Kubernetes' BeforeCreate and what follows it): server-set
+ * metadata (uid, creation time, generation) and the kind's PrepareForCreate (its initial status, a
+ * pod's QoS class of the defaulted and admitted pod), the kind's BeginCreate (its finish kept for the
+ * end of the attempt), validation, and validating admission, the last word before the store.
+ */
 export const VALIDATE_CREATE: readonly WriteStep<CreateWork>[] = [
+  writeStep('prepare for create', ({ store, w, object }) => {
+    w.subject = object;
+    prepareForCreate(store.definition, object, { namespace: store.scope(w.namespace), now: w.now, uid: randomUUID() });
+  }),
   writeStep('begin create', async ({ store, w, object }) => {
     if (store.hooks?.beginCreate !== undefined) w.finish = await store.hooks.beginCreate(object, { dryRun: w.options.dryRun === true });
   }),
@@ -45,4 +60,4 @@ export const VALIDATE_CREATE: readonly WriteStep<CreateWork>[] = [
 ];
 
 /** Every step of a create whose name comes from the path (a PUT that creates, an apply that creates). */
-export const CREATE_NAMED: readonly WriteStep<CreateWork>[] = [...PREPARE_CREATE, ADMIT_CREATE, ...VALIDATE_CREATE];
+export const CREATE_NAMED: readonly WriteStep<CreateWork>[] = [...DECODE_CREATE, ADMIT_CREATE, ...VALIDATE_CREATE];

@@ -7,17 +7,18 @@ import { recoverTypeError, validateFields } from '../generic/validation';
 import { finishWrite, newWriteState, writeResult, type WriteState } from '../generic/write-state';
 import type { ObjectInput, WriteOptions, WriteResult } from '../types';
 import { checkNamespace, checkTypeMeta, objectOf } from './body-checks';
-import { ADMIT_CREATE, PREPARE_CREATE, VALIDATE_CREATE, type CreateWork } from './create-steps';
+import { ADMIT_CREATE, DECODE_CREATE, VALIDATE_CREATE, type CreateWork } from './create-steps';
 
 /** Kubernetes tries this many generated names before it gives up with a 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
 
 /**
- * POST: a new object in `namespace` (ignored for cluster-scoped kinds), as Kubernetes' create handler
- * and store make it: the body checked as an object of the kind in the path's namespace, field
- * validation, server-set metadata and defaults, mutating admission, then per name (a generated name
- * is tried again when taken) the kind's BeginCreate, validation, validating admission and the store.
- * A dry run answers as the real create would, a taken name included.
+ * POST: a new object in `namespace` (ignored for cluster-scoped kinds), in the order of Kubernetes'
+ * create handler and store: the body checked as an object of the kind in the path's namespace, field
+ * validation, defaults (as decoding applies them), mutating admission, then per name (a generated
+ * name is tried again when taken) server-set metadata and the kind's PrepareForCreate, its
+ * BeginCreate, validation, validating admission and the store. A dry run answers as the real create
+ * would, a taken name included.
  */
 export async function createObject(store: Store, namespace: string, input: ObjectInput, options: WriteOptions = {}): Promise<WriteResult> {
   refuseWhileTerminating(store);
@@ -27,7 +28,7 @@ export async function createObject(store: Store, namespace: string, input: Objec
   const w = newWriteState(store, namespace, object.metadata?.name ?? '', '', options);
   validateFields(store, object, input.duplicateFields ?? [], w);
   await w.stepper.yieldIfSpent();
-  await w.stepper.run([...PREPARE_CREATE, ADMIT_CREATE], { store, w, object });
+  await w.stepper.run([...DECODE_CREATE, ADMIT_CREATE], { store, w, object });
   // Read after admission: a mutating webhook's patch gives the object new metadata.
   const meta = object.metadata!;
   const generate = !meta.name && !!meta.generateName;
