@@ -32,7 +32,7 @@ function recorders(seen: { admit: Seen[]; validate: Seen[] }): AdmissionPlugin[]
       admit(a) {
         if (a.definition.resource !== 'pods') return;
         seen.admit.push(seenOf(a));
-        if (a.object.metadata?.labels?.limit !== 'yes') return;
+        if (a.object?.metadata?.labels?.limit !== 'yes') return;
         const spec = (a.object as { spec: { containers: Array<{ resources?: unknown }> } }).spec;
         const amounts = { cpu: '100m', memory: '64Mi' };
         for (const c of spec.containers) c.resources = { requests: amounts, limits: amounts };
