@@ -75,6 +75,21 @@ describe('field errors through kubectl', () => {
     );
   });
 
+  // Kubernetes walks the resource maps in Go's random order; ours are sorted by field path.
+  it('create -f with requests above limits, and an extended resource requested without its limit', async () => {
+    const file = await manifest(
+      'greedy.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: greedy\nspec:\n  containers:\n  - name: app\n    image: busybox\n    resources:\n' +
+        '      requests: {cpu: "1.5", memory: 1024Mi, example.com/gpu: "1"}\n      limits: {cpu: 500m, memory: 512Mi}\n',
+    );
+    expect(await refused('create', '-f', file)).toBe(
+      'The Pod "greedy" is invalid: \n' +
+        '* spec.containers[0].resources.requests: Invalid value: "1500m": must be less than or equal to cpu limit of 500m\n' +
+        '* spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources\n' +
+        '* spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi\n',
+    );
+  });
+
   it('create -f with service ports out of range: the port, and the target port it defaults to', async () => {
     const file = await manifest(
       'ranged.yaml',

@@ -1,4 +1,4 @@
-import { quantityMilliValue, quantityNanoValue, quantityValue } from './quantity';
+import { canonicalQuantity, quantityMilliValue, quantityNanoValue, quantityValue } from './quantity';
 
 describe('resource quantities', () => {
   it.each([
@@ -40,5 +40,44 @@ describe('resource quantities', () => {
     expect(quantityNanoValue('-2')).toBe(-2_000_000_000n);
     expect(quantityNanoValue('1e999999999')).toBe(quantityNanoValue('1e41'));
     expect(quantityNanoValue('lots')).toBeUndefined();
+  });
+});
+
+describe('canonicalQuantity', () => {
+  it.each([
+    ['0.5', '500m'],
+    ['500m', '500m'],
+    ['2000m', '2'],
+    ['1500m', '1500m'],
+    ['1000', '1k'],
+    ['10', '10'],
+    ['1024Mi', '1Gi'],
+    ['1536Mi', '1536Mi'],
+    ['1.5Gi', '1536Mi'],
+    ['512Ki', '512Ki'],
+    ['0.5Ki', '512'],
+    ['0.3Ki', '307200m'],
+    ['1e3', '1e3'],
+    ['1E3', '1e3'],
+    ['1.5e3', '1500'],
+    ['100e-3', '100e-3'],
+    ['0.0000000001', '1n'],
+    ['-0.5', '-500m'],
+    ['0Gi', '0'],
+    [' 1Gi ', '1Gi'],
+    [0.25, '250m'],
+    [2, '2'],
+    ['128974848', '128974848'],
+    ['129e6', '129e6'],
+    ['129000000', '129M'],
+    ['123Mi', '123Mi'],
+  ])('%p is written %p', (input, expected) => {
+    expect(canonicalQuantity(input)).toBe(expected);
+  });
+
+  it('refuses what is not a quantity', () => {
+    expect(canonicalQuantity('1.2.3')).toBeUndefined();
+    expect(canonicalQuantity({})).toBeUndefined();
+    expect(canonicalQuantity(Number.NaN)).toBeUndefined();
   });
 });

@@ -81,3 +81,57 @@ export function quantityMilliValue(quantity: unknown): number | undefined {
 export function quantityValue(quantity: unknown): number | undefined {
   return scaledValue(quantity, 1n);
 }
+
+const BINARY_SUFFIX_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+const DECIMAL_SUFFIX_BY_EXPONENT: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+
+/** Past this exponent a quantity is left as written rather than spelt out digit by digit. */
+const MAX_CANONICAL_EXPONENT = 100;
+
+/**
+ * The quantity as Kubernetes' Quantity.String() writes it, which is how it stores and answers it:
+ * rounded up to the nano, in the format its suffix chose (binary `Ki`..`Ei`, decimal `n`..`E`, or an
+ * `e` exponent), with the largest suffix that keeps the number whole (`0.5` is `500m`, `1024Mi` is
+ * `1Gi`, `1000` is `1k`, `1536Mi` stays, `512` of a binary format is `512`). Undefined when it is not a
+ * quantity.
+ */
+export function canonicalQuantity(quantity: unknown): string | undefined {
+  const text = typeof quantity === 'number' ? (Number.isFinite(quantity) ? String(quantity) : '') : typeof quantity === 'string' ? quantity.trim() : '';
+  const match = QUANTITY.exec(text);
+  if (!match) return undefined;
+  const [, sign, number, binary, decimal, exponent] = match;
+  if (exponent !== undefined && Math.abs(Number(exponent)) > MAX_CANONICAL_EXPONENT) return text;
+  const [whole, fraction = ''] = number.split('.');
+  // The value, rounded away from zero to the nano as Kubernetes parses it: nanos × 10^-9.
+  let tenPower = -fraction.length + (decimal !== undefined ? DECIMAL_EXPONENT[decimal] : exponent !== undefined ? Number(exponent) : 0);
+  let magnitude = BigInt((whole || '0') + fraction) * (binary !== undefined ? 1n << BigInt(BINARY_POWER[binary]) : 1n);
+  if (tenPower < -9) {
+    magnitude = ceilDiv(magnitude, 10n ** BigInt(-9 - tenPower));
+    tenPower = -9;
+  }
+  if (magnitude === 0n) return '0';
+  while (magnitude % 10n === 0n) {
+    magnitude /= 10n;
+    tenPower++;
+  }
+  const negative = sign === '-' ? '-' : '';
+  if (binary !== undefined && tenPower >= 0) {
+    const value = magnitude * 10n ** BigInt(tenPower);
+    if (value >= 1024n) {
+      let power = 0;
+      let amount = value;
+      while (amount % 1024n === 0n && power < BINARY_SUFFIX_BY_POWER.length - 1) {
+        amount /= 1024n;
+        power++;
+      }
+      return `${negative}${amount}${BINARY_SUFFIX_BY_POWER[power]}`;
+    }
+  }
+  // Decimal: the exponent a multiple of three, the number grown to match.
+  const extra = ((tenPower % 3) + 3) % 3;
+  tenPower -= extra;
+  magnitude *= 10n ** BigInt(extra);
+  if (exponent !== undefined) return `${negative}${magnitude}${tenPower === 0 ? '' : `e${tenPower}`}`;
+  const suffix = DECIMAL_SUFFIX_BY_EXPONENT[tenPower];
+  return suffix === undefined ? `${negative}${magnitude}e${tenPower}` : `${negative}${magnitude}${suffix}`;
+}

@@ -3,6 +3,7 @@ import type { PodSpec } from '../../kinds/core/pod-spec';
 import { VOLUME_SOURCES } from '../../kinds/core/volume';
 import { isValidPortNum, isRecord } from '@svc/machinery';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
+import { canonicalQuantity, quantityNanoValue } from '../../meta/quantity';
 import { records } from './define-kind';
 
 /**
@@ -65,6 +66,38 @@ function validateProbe(probe: unknown, path: string, errors: FieldError[]): void
   else if (handlers.length > 1) errors.push(fieldErrors.forbidden(`${path}.${handlers[1]}`, 'may not specify more than 1 handler type'));
 }
 
+/** Kubernetes' IsOvercommitAllowed: a native resource (no domain, or a kubernetes.io one) that is not huge pages. */
+function overcommitAllowed(name: string): boolean {
+  const native = !name.includes('/') || name.includes('kubernetes.io/');
+  return native && !name.startsWith('hugepages-');
+}
+
+/** ValidateResourceRequirements: no negative amounts, requests within limits (equal to them where no overcommit is allowed). */
+function validateResources(resources: unknown, path: string, errors: FieldError[]): void {
+  if (!isRecord(resources)) return;
+  const limits = isRecord(resources.limits) ? resources.limits : {};
+  const requests = isRecord(resources.requests) ? resources.requests : {};
+  const shown = (q: unknown) => canonicalQuantity(q) ?? String(q);
+  for (const [name, limit] of Object.entries(limits)) {
+    if ((quantityNanoValue(limit) ?? 0n) < 0n) errors.push(fieldErrors.invalid(`${path}.limits[${name}]`, shown(limit), 'must be greater than or equal to 0'));
+  }
+  for (const [name, request] of Object.entries(requests)) {
+    const amount = quantityNanoValue(request);
+    if (amount === undefined) continue;
+    if (amount < 0n) errors.push(fieldErrors.invalid(`${path}.requests[${name}]`, shown(request), 'must be greater than or equal to 0'));
+    const limit = limits[name];
+    const cap = quantityNanoValue(limit);
+    if (cap === undefined) {
+      if (limit === undefined && !overcommitAllowed(name))
+        errors.push(fieldErrors.required(`${path}.limits`, 'Limit must be set for non overcommitable resources'));
+    } else if (amount !== cap && !overcommitAllowed(name)) {
+      errors.push(fieldErrors.invalid(`${path}.requests`, shown(request), `must be equal to ${name} limit of ${shown(limit)}`));
+    } else if (amount > cap) {
+      errors.push(fieldErrors.invalid(`${path}.requests`, shown(request), `must be less than or equal to ${name} limit of ${shown(limit)}`));
+    }
+  }
+}
+
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const errors: FieldError[] = [];
   if (!isRecord(spec)) return errors;
@@ -107,6 +140,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
         if (portNames.has(port.name)) errors.push(fieldErrors.duplicate(`${at}.ports[${j}].name`, port.name));
         portNames.add(port.name);
       });
+      validateResources(container.resources, `${at}.resources`, errors);
       if (probes) {
         validateProbe(container.livenessProbe, `${at}.livenessProbe`, errors);
         validateProbe(container.readinessProbe, `${at}.readinessProbe`, errors);
