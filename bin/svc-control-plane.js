@@ -4,9 +4,9 @@
 // ./.data (or $SVC_DATA). Runs the API server, waits until it is ready, then runs the controller
 // manager and the scheduler against it. Extra arguments are passed to the API server.
 // Secure by default: Node and RBAC authorization; the written connection file authenticates as an administrator (a client
-// certificate in system:masters); the controller manager, the scheduler and the node agent each get a
-// connection file of their own identity (system:kube-controller-manager, system:kube-scheduler,
-// system:node:<host>), bound to their roles;
+// certificate in system:masters); the controller manager, the scheduler, the node agent and the service
+// proxy each get a connection file of their own identity (system:kube-controller-manager,
+// system:kube-scheduler, system:node:<host>, system:kube-proxy), bound to their roles;
 // service account tokens are signed with a key generated on first start.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -23,6 +23,7 @@ const identities = {
   controllerManager: { path: path.join(root, 'controller-manager.svcconfig'), user: 'system:kube-controller-manager' },
   scheduler: { path: path.join(root, 'scheduler.svcconfig'), user: 'system:kube-scheduler' },
   nodeAgent: { path: path.join(root, 'node-agent.svcconfig'), user: `system:node:${nodeName}`, groups: ['system:nodes'] },
+  proxy: { path: path.join(root, 'proxy.svcconfig'), user: 'system:kube-proxy' },
 };
 // The API server goes last: the controller manager, the scheduler and the node agent stop first, so
 // that they release their leases (a restart then leads at once instead of waiting for them to expire).
@@ -71,6 +72,7 @@ function stop(code) {
   }
   stopping = true;
   stopAll(children.components, COMPONENT_STOP_SECONDS)
+    .then(cleanUpServiceProxy)
     .then(() => stopAll(children.apiServer, API_SERVER_STOP_SECONDS))
     .then(() => process.exit(code));
 }
@@ -122,6 +124,56 @@ function startNodeAgent() {
     `--cert-dir=${path.join(dir, 'pki')}`,
     '--node-ip=127.0.0.1',
   ]);
+}
+
+// The service proxy routes ClusterIPs and NodePorts on this machine: as root only (it programs the
+// kernel's nftables, or iptables without the nft command, which it gets with apt-get when missing).
+// It acts as system:kube-proxy (the system:node-proxier role) and answers NodePorts on the host's
+// first address (the node agent registers 127.0.0.1, where nftables serves none). Its rules outlive
+// a restart of the proxy alone, but not the control plane: stopping removes them (--cleanup).
+// SVC_SERVICE_PROXY=off leaves it out.
+let serviceProxyStarted = false;
+function cleanUpServiceProxy() {
+  if (!serviceProxyStarted) return;
+  require('node:child_process').spawnSync(process.execPath, [path.join(__dirname, 'svc-proxy.js'), '--cleanup'], { stdio: 'ignore', timeout: 30_000 });
+}
+function startServiceProxy() {
+  if (process.env.SVC_SERVICE_PROXY === 'off') return;
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+    console.log('Not root: the service proxy (svc-proxy) does not start, so ClusterIPs and NodePorts do not route; run npm start as root.');
+    return;
+  }
+  const exists = (file) => ['/usr/sbin', '/sbin', '/usr/bin'].some((dir) => fs.existsSync(path.join(dir, file)));
+  if (!exists('nft') && fs.existsSync('/usr/bin/apt-get')) {
+    console.log('Installing nftables and conntrack for the service proxy');
+    const apt = (args) =>
+      require('node:child_process').spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], {
+        stdio: 'ignore',
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      }).status;
+    if (apt(['install', '-y', '--no-install-recommends', 'nftables', 'conntrack']) !== 0) {
+      apt(['update']);
+      apt(['install', '-y', '--no-install-recommends', 'nftables', 'conntrack']);
+    }
+  }
+  if (!exists('nft') && !exists('iptables-restore')) {
+    console.log(
+      'Neither nft nor iptables is installed: the service proxy does not start. On Debian, as root: "apt-get install -y nftables conntrack", then npm start again.',
+    );
+    return;
+  }
+  const hostIp = Object.values(require('node:os').networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal);
+  run('svc-proxy', [
+    `--svcconfig=${identities.proxy.path}`,
+    `--hostname-override=${nodeName}`,
+    `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`,
+    '--healthz-bind-address=127.0.0.1:10256',
+    '--metrics-bind-address=127.0.0.1:10249',
+    ...(hostIp ? [`--bind-address=${hostIp.address}`] : []),
+  ]);
+  serviceProxyStarted = true;
 }
 
 // Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
@@ -273,6 +325,7 @@ function startControlPlane() {
           // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
           run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
           startNodeAgent();
+          startServiceProxy();
           console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
         },
         (error) => {

@@ -90,7 +90,7 @@ describe('kubectl explain', () => {
     expect(await explain('node.status.allocatable', '--output=plaintext-openapiv2')).toContain("after the system's and the node agent's reservations");
     // A kind's own description heads its recursive listing.
     expect(await explain('clusterrolebinding', '--recursive')).toContain('Grants the permissions of a ClusterRole to users, groups and service accounts');
-    expect(await explain('service', '--recursive')).toContain('has no service proxy yet');
+    expect(await explain('service', '--recursive')).toContain('the service proxy of each node (svc-proxy) routes cluster IPs');
   });
 });
 

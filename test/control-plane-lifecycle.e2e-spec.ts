@@ -57,6 +57,8 @@ async function start(command: string, args: string[]): Promise<Started> {
       SVC_DATA: join(dir, 'data'),
       SVC_PORT: String(port),
       SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`,
+      // Nor the service proxy: the host's nftables are left alone.
+      SVC_SERVICE_PROXY: 'off',
       NO_COLOR: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

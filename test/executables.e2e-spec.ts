@@ -66,6 +66,20 @@ describe.each([
     ],
   ],
   ['svc-node-simulator', ['--nodes int', '(default 1)', '--node-lease-duration-seconds int', '(default 40)', '--register-with-taints strings']],
+  [
+    'svc-proxy',
+    [
+      '--proxy-mode string',
+      '--healthz-bind-address string',
+      '(default "0.0.0.0:10256")',
+      '--metrics-bind-address string',
+      '(default "127.0.0.1:10249")',
+      '--iptables-min-sync-period duration',
+      '(default 1s)',
+      '--svc-api-qps float',
+      '(default 5)',
+    ],
+  ],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -113,6 +127,10 @@ describe('flag validation before anything starts', () => {
     ['svc-scheduler', ['--tls-sni-cert-key=a.crt,a.key'], '--tls-sni-cert-key is not supported by this process yet'],
     ['svc-scheduler', ['--pod-initial-backoff-seconds=30'], '"--pod-max-backoff-seconds"'],
     ['svc-scheduler', ['--leader-elect-resource-lock=configmapsleases'], '"--leader-elect-resource-lock"'],
+    ['svc-proxy', ['--proxy-mode=ipvs'], '--proxy-mode is not supported: only the nftables and iptables modes are implemented'],
+    ['svc-proxy', ['--nodeport-addresses=primary,10.0.0.0/8'], '"--nodeport-addresses"'],
+    ['svc-proxy', ['--detect-local-mode=BridgeInterface'], '--pod-bridge-interface'],
+    ['svc-proxy', ['--config=kube-proxy.yaml'], '--config is not supported'],
   ])('%s %s', (name, args, message) => {
     const { status, stderr } = run(name, args);
     expect(status).toBe(2);

@@ -166,6 +166,7 @@ function resourcesOptionsOf(
     ...DEFAULT_RESOURCES_OPTIONS,
     ...options.resources,
     extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
+    admissionAuthorizer: () => security()?.authorizer,
     minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
     serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,

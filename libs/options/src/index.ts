@@ -86,3 +86,13 @@ export { NODE_AGENT_FLAGS, nodeAgentFlagSet, parseNodeAgentFlags, type NodeAgent
 export { API_SERVER_REFUSED_FLAGS } from './sets/apiserver-refused-flags';
 export { CONTROLLER_MANAGER_REFUSED_FLAGS } from './sets/controller-manager-refused-flags';
 export { SCHEDULER_REFUSED_FLAGS } from './sets/scheduler-refused-flags';
+export {
+  DETECT_LOCAL_MODES,
+  PROXY_FLAGS,
+  PROXY_MODES,
+  PROXY_REFUSED_FLAGS,
+  parseHostPort,
+  parseProxyOptions,
+  proxyFlagSet,
+  type ProxyOptions,
+} from './sets/proxy-flags';

@@ -156,6 +156,13 @@ const inRange = (a: Address, text: string) => {
   return contains(p, a);
 };
 
+/** `ip.isCanonical(s)`: whether `s` is the address as Kubernetes prints it; an error for no address. */
+export function ipIsCanonical(text: string): boolean | CelError {
+  const parsed = parseAddress(text);
+  if (parsed === undefined) return celError(`IP Address ${JSON.stringify(text)} parse error during conversion from string`);
+  return formatAddress(parsed) === text;
+}
+
 const ipFunctions: CelFunc[] = [
   celFunc('ip', [STRING], STRING, (text) => formatAddress(ip(text))),
   celFunc('isIP', [STRING], BOOL, (text) => parseAddress(text) !== undefined),

@@ -12,6 +12,7 @@ export { mutatingAdmissionWebhook, validatingAdmissionWebhook, admissionReview, 
 export type { WebhookDependencies } from './admission-webhooks';
 export { validatingAdmissionPolicy } from './validating-admission-policy';
 export type { PolicyDependencies } from './validating-admission-policy';
+export type { AdmissionAuthorizer } from './admission-cel';
 export { refreshingSource, CONFIGURATION_REFRESH_MS } from './configuration-source';
 export type { AdmissionConfigurations, ConfigurationSource } from './configuration-source';
 export { callWebhook, MAX_WEBHOOK_RESPONSE_BYTES } from './webhook-call';

@@ -1,7 +1,7 @@
 import type { Scheme } from '@svc/api';
 import type { AdmissionPluginName } from '@svc/options';
 import type { Storage } from '@svc/storage';
-import { AdmissionChain, buildAdmissionChain, type AdmissionPlugin } from '../admission';
+import { AdmissionChain, buildAdmissionChain, type AdmissionAuthorizer, type AdmissionPlugin } from '../admission';
 import type { NodeAgentConnectionOptions } from '../nodeagent/node-agent-connector';
 import { CacherPool, type CacherPoolOptions } from '../watchcache/cacher-pool';
 import { admissionReads, registryServiceResolver } from './admission-reads';
@@ -50,6 +50,8 @@ export interface ResourcesOptions {
   maxRequestBodyBytes: number;
   /** Admission plugins added after the flag-selected ones (the CRD layer hooks in here). */
   extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** The server's authorizer, built after the registries: what CEL's `authorizer` asks in policies and match conditions. */
+  admissionAuthorizer?: AdmissionAuthorizer;
   /** Watch cache tuning (tests). */
   cacherOptions?: CacherPoolOptions['cacherOptions'];
   /** Whether the post-start hooks create the bootstrap namespaces (default true). */
@@ -78,7 +80,11 @@ export function createResourceRegistries(deps: {
   });
   const holder: { registries?: ResourceRegistries } = {};
   const built = (): ResourceRegistries => holder.registries!;
-  const chain = buildAdmissionChain(options, { ...admissionReads(built), mountServiceAccountTokens: options.serviceAccountTokensIssued === true });
+  const chain = buildAdmissionChain(options, {
+    ...admissionReads(built),
+    mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
+    authorizer: options.admissionAuthorizer,
+  });
   const context: RegistryContext = {
     storage,
     scheme,

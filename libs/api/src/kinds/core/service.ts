@@ -152,4 +152,4 @@ describeFields(
   "What is known of a Service's load balancer.",
 );
 (ServiceSchema as { description?: string }).description =
-  'A stable name and virtual address in front of a changing set of pods, spreading traffic over them. This server allocates the addresses and ports and keeps the endpoints, but has no service proxy yet: nothing routes a cluster IP or node port, and nothing provisions load balancers.';
+  'A stable name and virtual address in front of a changing set of pods, spreading traffic over them. This server allocates the addresses and ports and keeps the endpoints; the service proxy of each node (svc-proxy) routes cluster IPs, node ports and external IPs to them. Nothing provisions load balancers.';

@@ -183,6 +183,14 @@ const SCHEDULER_RULES: PolicyRule[] = [
   rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
 ];
 
+/** What a service proxy needs (Kubernetes' `system:node-proxier`, bound to the user `system:kube-proxy`). */
+const NODE_PROXIER_RULES: PolicyRule[] = [
+  rule(['list', 'watch'], [''], ['services', 'endpoints']),
+  rule(['get', 'list', 'watch'], [''], ['nodes']),
+  rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+  rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+];
+
 /** What a node agent needs (the `system:node` role); the Node authorizer grants it, scoped to the node's own objects. */
 export const NODE_RULES: readonly PolicyRule[] = [
   rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
@@ -231,6 +239,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
   { name: 'system:kube-controller-manager', rules: CONTROLLER_MANAGER_RULES },
   { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
   { name: 'system:node', rules: [...NODE_RULES] },
+  { name: 'system:node-proxier', rules: NODE_PROXIER_RULES },
   // What the API server's client certificate for node agents needs (kubeadm binds it to that identity).
   {
     name: 'system:kubelet-api-admin',
@@ -261,6 +270,7 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBindi
   // As in Kubernetes, the binding has no subjects: node agents are authorized by the Node mode, which
   // scopes them to their own pods' objects (`--authorization-mode=Node,RBAC`).
   { name: 'system:node', role: 'system:node', subjects: [] },
+  { name: 'system:node-proxier', role: 'system:node-proxier', subjects: [{ kind: 'User', name: 'system:kube-proxy' }] },
   { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [AUTHENTICATED] },
   ...CONTROLLER_ROLES.map(({ account }) => ({
     name: controllerRoleName(account),
