@@ -327,6 +327,10 @@ function startControlPlane() {
           startNodeAgent();
           startServiceProxy();
           console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
+          // The console ships in the build (dist/console); the API server serves it.
+          if (fs.existsSync(path.join(__dirname, '..', 'dist', 'console', 'index.html'))) {
+            console.log(`Web console: https://127.0.0.1:${port}/console/ (sign in with a token: "kubectl create token <service account>", see the README)`);
+          }
         },
         (error) => {
           console.error(`could not write the components' connection files: ${error.message}`);

@@ -29,7 +29,7 @@ function main() {
   }
   console.log(`Installing ${missing.join(', ')} for the container runtime tests`);
   const install = () =>
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
+    execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', ...missing], {
       stdio: 'inherit',
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     });
@@ -38,7 +38,7 @@ function main() {
   } catch {
     // A fresh machine has no package lists yet.
     try {
-      execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+      execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'update'], { stdio: 'inherit' });
       install();
     } catch (error) {
       console.log(`Could not install ${missing.join(', ')} (${error.message}); the container runtime tests will skip.`);

@@ -7,7 +7,7 @@ export interface DebianPackage {
   provides: string;
 }
 
-const APT_TIMEOUT_MS = 10 * 60_000;
+const APT_TIMEOUT_MS = 20 * 60_000;
 
 /**
  * Installs the Debian packages a test needs when they are missing, as the README's test command promises
@@ -22,7 +22,7 @@ export function ensureDebianPackages(packages: readonly DebianPackage[]): string
   if (process.getuid?.() !== 0) return `${missing.join(', ')} missing; install as root: ${command}`;
 
   const apt = (args: string[]) =>
-    spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], {
+    spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], {
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
       encoding: 'utf8',
       timeout: APT_TIMEOUT_MS,

@@ -32,6 +32,8 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       strictTransportSecurityDirectives: [...(o.strictTransportSecurityDirectives ?? [])],
       corsAllowedOrigins: [...(o.corsAllowedOrigins ?? [])],
+      // The console the build puts beside the compiled apps (dist/console), when there is one.
+      consoleDir: join(__dirname, '..', '..', '..', 'console'),
     },
     resources: {
       storePrefix: o.storePrefix,

@@ -65,6 +65,8 @@ export interface ApiServerServingConfig {
   maxRequestBodyBytes: number;
   /** What `/version` reports. */
   version: ServerVersionInfo;
+  /** The built web console, served at `/console/` when the directory holds one; none otherwise. */
+  consoleDir?: string;
 }
 
 /** Kubernetes' MaxRequestBodyBytes. */

@@ -63,3 +63,5 @@ export { NodeAuthorizer } from './auth/node/node-authorizer';
 export { NodeGraph } from './auth/node/node-graph';
 export { WebhookAuthorizer } from './auth/webhook/webhook-authorizer';
 export type { WebhookAuthorizerOptions, WebhookModeOptions } from './auth/webhook/webhook-authorizer';
+export { CONSOLE_PATH, CONSOLE_NONCE_PLACEHOLDER, ConsoleFiles, consoleSecurityHeaders } from './console/console-files';
+export { BEARER_PROTOCOL_PREFIX, WebSocketProtocolAuthenticator } from './auth/websocket-protocol-authenticator';

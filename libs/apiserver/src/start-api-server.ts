@@ -24,6 +24,7 @@ import { Mux } from './serving/mux';
 import { ResponseWriter } from './serving/response-writer';
 import { ensureServingCertificates, type ServingCertificates } from './serving/serving-certificates';
 import type { ServerPart, ServingCore } from './serving/serving-core';
+import { CONSOLE_PATH, consoleRoutes, ConsoleFiles } from './console/console-files';
 import { internalErrorStatus, isStatus, StatusError } from './status/status';
 import { versionRoute } from './version/version-route';
 
@@ -118,12 +119,14 @@ function shellRoutes(core: ServingCore, options: StartApiServerOptions) {
   const profiler = core.config.profiling ? new ProcessProfiler() : undefined;
   if (profiler) core.onClose(() => profiler.close());
   const tokens = options.security?.serviceAccountTokens;
+  const consoleFiles = ConsoleFiles.load(core.config.consoleDir);
   return [
     ...healthRoutes(core.health),
     metricsRoute(core.metrics),
     versionRoute(core.config.version),
     ...profilingRoutes(profiler),
     ...(tokens ? issuerDiscoveryRoutes(tokens) : []),
+    ...(consoleFiles ? consoleRoutes(consoleFiles) : []),
   ];
 }
 
@@ -135,7 +138,14 @@ function requestPipeline(core: ServingCore, mux: Mux, options: StartApiServerOpt
   // Runs after in-flight requests drained, so their last events are written before the files close.
   if (audit) core.lifecycle.onStopped(() => audit.backend.shutdown());
   const chain: ChainHandler = composeChain(
-    handlerChain({ config: core.config, metrics: core.metrics, lifecycle: core.lifecycle, audit, security: options.security }),
+    handlerChain({
+      config: core.config,
+      metrics: core.metrics,
+      lifecycle: core.lifecycle,
+      audit,
+      security: options.security,
+      servedToAnyone: (req) => mux.servesToAnyone(req),
+    }),
   );
   // Last resort, for what a filter passes on or throws: logged, answered without a word of it.
   const lastResort = (res: ServerResponse, error: unknown): void => {
@@ -282,6 +292,7 @@ async function announce(
     for (const { name, error } of failed) logger.error(`post-start hook ${name} failed: ${String(error)}`);
   });
   logger.log(`Serving securely on ${config.bindAddress || '0.0.0.0'}:${handle.port}`);
+  if (handle.mux.match('GET', CONSOLE_PATH)) logger.log(`Serving the web console at ${handle.url}${CONSOLE_PATH}`);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
 import { warningsOfRefusal } from '../admission';
 import { requestContext, requestUrl } from '../request/request-context';
+import { acceptOf } from '../request/upgrade';
 import type { ResponseWriter } from '../serving/response-writer';
 import { toStatusError } from '../registry/generic/status-mapping';
 import { DeprecationWarnings } from './deprecation';
@@ -69,10 +70,10 @@ export class ResourceHandler {
     let format = jsonFormat(wantsPretty(params.get('pretty'), req.headers['user-agent']));
     let scope: RequestScope | undefined;
     try {
-      if (await this.options.restEndpoints?.serve(req, res, context, format)) return;
+      if (await this.options.restEndpoints?.serve(req, res, context)) return;
       scope = resolveScope(context, this.options);
       this.deprecations.warn(scope, res);
-      format = negotiateOutput(req.headers.accept, { verb: scope.info.verb, protobuf: scope.registry.builtIn }, format.pretty);
+      format = negotiateOutput(acceptOf(req, params), { verb: scope.info.verb, protobuf: scope.registry.builtIn }, format.pretty);
       await verbOf(scope, req.method ?? 'GET')({ req, res, scope, format, params, deps: this.options });
     } catch (error) {
       this.fail(req, res, error, format, scope);

@@ -19,6 +19,7 @@ import type { RequestInfo } from '../request/request-info';
 import type { ResponseWriter } from '../serving/response-writer';
 import { internalErrorStatus, methodNotAllowedStatus } from '../status/status';
 import { negotiateOutput, type OutputFormat } from './responses/negotiation';
+import { writeBody } from './responses/write-body';
 
 export interface RestEndpointsOptions {
   /** The review APIs, answered by the authorizers and token authenticators; not served without them. */
@@ -44,7 +45,8 @@ const COMPONENT_STATUS_COLUMNS = [
 /**
  * The resources no kind of the scheme stores, each served by a REST of its own (Kubernetes' review
  * REST, TokenREST and componentstatuses): their paths are resource paths, dispatched here before the
- * scheme is asked. Each answers JSON; a body may come as protobuf (kubectl sends its reviews so).
+ * scheme is asked. Reviews and component statuses answer in the negotiated encoding (Kubernetes'
+ * protobuf included), TokenRequest in JSON; a body may come as protobuf (kubectl sends its reviews so).
  */
 export class RestEndpoints {
   private readonly authentication: Reviews;
@@ -56,12 +58,15 @@ export class RestEndpoints {
   }
 
   /** Serves the request when one of these resources owns its path; false for every other path. */
-  async serve(req: IncomingMessage, res: ResponseWriter, context: RequestContext, format: OutputFormat): Promise<boolean> {
+  async serve(req: IncomingMessage, res: ResponseWriter, context: RequestContext): Promise<boolean> {
     const { info } = context;
     if (!info.isResourceRequest) return false;
-    if (this.isComponentStatuses(info)) await this.componentStatuses(req, res, info, format);
-    else if (this.reviewOf(info) !== undefined) await this.created(req, res, () => this.review(req, context), 'the review could not be answered');
-    else if (this.isTokenRequest(info)) await this.created(req, res, () => this.token(req, context), 'the token could not be issued');
+    if (this.isComponentStatuses(info)) await this.componentStatuses(req, res, info);
+    else if (this.reviewOf(info) !== undefined) {
+      // The review kinds have Kubernetes messages: a client asking for protobuf gets the answer in it.
+      const answer = negotiateOutput(req.headers.accept, { verb: 'create', protobuf: true }, false);
+      await this.created(req, res, answer, () => this.review(req, context), 'the review could not be answered');
+    } else if (this.isTokenRequest(info)) await this.created(req, res, undefined, () => this.token(req, context), 'the token could not be issued');
     else return false;
     return true;
   }
@@ -103,11 +108,19 @@ export class RestEndpoints {
     return requestToken(tokens, registries, { namespace, name, body: await this.body(req), user: context.user, auditAnnotations: auditAnnotationsOf(context) });
   }
 
-  /** A create these resources answer with 201 and the object made; only POST is served. */
-  private async created(req: IncomingMessage, res: ResponseWriter, create: () => Promise<unknown>, failure: string): Promise<void> {
+  /** A create these resources answer with 201 and the object made, in `format` (JSON without one); only POST is served. */
+  private async created(
+    req: IncomingMessage,
+    res: ResponseWriter,
+    format: OutputFormat | undefined,
+    create: () => Promise<unknown>,
+    failure: string,
+  ): Promise<void> {
     if (req.method !== 'POST') return res.status(methodNotAllowedStatus());
     try {
-      res.end(201, JSON.stringify(await create()), { 'Content-Type': 'application/json' });
+      const object = await create();
+      if (format) writeBody(res, 201, object, format);
+      else res.end(201, JSON.stringify(object), { 'Content-Type': 'application/json' });
     } catch (error) {
       if (isStatusError(error)) return res.status(error.status);
       if (error instanceof EnvelopeError) return res.status(failureStatus(error.kind === 'UnsupportedMediaType' ? 415 : 400, error.kind, error.message));
@@ -124,15 +137,14 @@ export class RestEndpoints {
   }
 
   /** `GET /api/v1/componentstatuses[/<name>]`, with the deprecation Warning Kubernetes sends; list and get only. */
-  private async componentStatuses(req: IncomingMessage, res: ResponseWriter, info: RequestInfo, format: OutputFormat): Promise<void> {
+  private async componentStatuses(req: IncomingMessage, res: ResponseWriter, info: RequestInfo): Promise<void> {
     res.setHeader('Warning', `299 - "${COMPONENT_STATUS_RESOURCE.deprecationWarning}"`);
     if (req.method !== 'GET' && req.method !== 'HEAD') return res.status(methodNotAllowedStatus());
     try {
       const items = await this.options.componentStatuses!.read(info.name);
-      const negotiated = negotiateOutput(req.headers.accept, { verb: info.name === '' ? 'list' : 'get', protobuf: false }, format.pretty);
-      res.end(200, JSON.stringify(componentStatusBody(items, info.name, negotiated)), {
-        'Content-Type': negotiated.view ? negotiated.contentType : 'application/json',
-      });
+      // A built-in kind with a message: a client-go client asking for protobuf gets it.
+      const negotiated = negotiateOutput(req.headers.accept, { verb: info.name === '' ? 'list' : 'get', protobuf: true }, false);
+      writeBody(res, 200, componentStatusBody(items, info.name, negotiated), negotiated);
     } catch (error) {
       if (!isStatusError(error)) throw error;
       res.status(error.status);

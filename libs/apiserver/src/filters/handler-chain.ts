@@ -21,6 +21,8 @@ export interface HandlerChainDependencies {
   audit?: AuditRuntime;
   /** Authentication and authorization; without it every request is anonymous and allowed. */
   security?: Security;
+  /** Whether a request's route is served to anyone: the filters from authentication on are skipped for it. */
+  servedToAnyone?: (req: IncomingMessage) => boolean;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -95,14 +97,29 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withDrainTracking(deps.lifecycle),
     withRequestTimeout(deps.config.requestTimeoutMs),
     withCors(deps.config.corsAllowedOrigins),
-    ...(deps.audit ? [withFailedAuthenticationAudit(deps.audit)] : []),
-    withAuthentication(security?.authenticator),
-    ...(deps.audit ? [withAudit(deps.audit)] : []),
-    ...(security ? [withImpersonation(security.authorizer)] : []),
-    withMaxInFlight(deps),
-    ...(security ? [withAuthorization(security.authorizer)] : []),
-    withBodySizeLimit(deps.config.maxRequestBodyBytes),
+    withoutAuthenticationFor(
+      deps.servedToAnyone,
+      composeChain([
+        ...(deps.audit ? [withFailedAuthenticationAudit(deps.audit)] : []),
+        withAuthentication(security?.authenticator),
+        ...(deps.audit ? [withAudit(deps.audit)] : []),
+        ...(security ? [withImpersonation(security.authorizer)] : []),
+        withMaxInFlight(deps),
+        ...(security ? [withAuthorization(security.authorizer)] : []),
+        withBodySizeLimit(deps.config.maxRequestBodyBytes),
+      ]),
+    ),
   ];
+}
+
+/**
+ * The filters from authentication on, skipped for a route served to anyone: the console's files hold
+ * no data (everything it shows comes through the API as its user), so a browser without credentials,
+ * or with a certificate of another CA, still gets the page where it signs in.
+ */
+function withoutAuthenticationFor(servedToAnyone: ((req: IncomingMessage) => boolean) | undefined, authenticated: ChainHandler): ChainHandler {
+  if (servedToAnyone === undefined) return authenticated;
+  return (req, res, next) => (servedToAnyone(req) ? next() : authenticated(req, res, next));
 }
 
 function withRequestContextAndMetrics({ metrics }: HandlerChainDependencies): ChainHandler {

@@ -15,6 +15,12 @@ export interface Route {
   path: string;
   /** The methods served; every method when absent. Another method is a 404, as no route matched. */
   methods?: readonly string[];
+  /**
+   * Served to anyone: the filters from authentication on (audit, impersonation, in-flight caps,
+   * authorization, body size) are not run for it. Only for what holds no data and must reach a client
+   * that cannot sign in yet (the console's files).
+   */
+  toAnyone?: boolean;
   handler: RouteHandler;
 }
 
@@ -72,6 +78,11 @@ export class Mux {
       if (params !== undefined) return { route: candidate.route, params };
     }
     return undefined;
+  }
+
+  /** True when the route a request would reach is served to anyone (`toAnyone`). */
+  servesToAnyone(req: IncomingMessage): boolean {
+    return this.match(req.method ?? 'GET', requestUrl(req).pathname)?.route.toAnyone === true;
   }
 
   /** Serves a request by its route; one no route names is answered 404 and not counted by path in metrics. */

@@ -70,9 +70,10 @@ export class ResponseWriter {
   /**
    * Answers with a whole body: gzipped (`Content-Encoding: gzip`, `Vary: Accept-Encoding`, no length)
    * when it exceeds the threshold and the request accepts gzip, as it is otherwise; none for HEAD.
-   * Does nothing once an answer started or the request timed out.
+   * Does nothing once an answer started or the request timed out. `compress: false` sends the body as
+   * it is (one already compressed, or a page whose secrets must not share a compressed stream).
    */
-  end(code: number, body: Buffer | string | undefined, headers: HeaderValues = {}): void {
+  end(code: number, body: Buffer | string | undefined, headers: HeaderValues = {}, options: { compress?: boolean } = {}): void {
     if (!this.open) return;
     const res = this.raw;
     res.statusCode = code;
@@ -83,7 +84,13 @@ export class ResponseWriter {
     }
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     const request = res.req as ServerResponse['req'] | undefined;
-    if (length <= GZIP_THRESHOLD_BYTES || request === undefined || request.method === 'HEAD' || !acceptsGzip(request.headers['accept-encoding'])) {
+    if (
+      options.compress === false ||
+      length <= GZIP_THRESHOLD_BYTES ||
+      request === undefined ||
+      request.method === 'HEAD' ||
+      !acceptsGzip(request.headers['accept-encoding'])
+    ) {
       res.setHeader('Content-Length', length);
       res.end(request?.method === 'HEAD' ? undefined : body);
       return;

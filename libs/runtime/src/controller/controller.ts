@@ -25,6 +25,7 @@ import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
 import { Expectations, KeyExpectations } from './expectations';
 import type { MetaObject } from '../helpers/object-shape';
 import type { TrackedWrite, WriteTracker } from './write-tracker';
+import { MAX_RECORDED_WRITES, ReconcileRecorder, recordedError, type ReconcileRecorderOptions, type ReconcileWrite } from './reconcile-recorder';
 
 export interface ControllerLogger {
   info(message: string): void;
@@ -50,6 +51,16 @@ export interface ControllerDependencies {
   concurrency?: number;
   /** How long a reconcile waits for the caches to show its key's own writes. Default 5000. */
   readYourWritesTimeoutMs?: number;
+  /**
+   * Each reconcile published as an Event (see ReconcileRecorder) at this rate, or not at all when
+   * false. On by default.
+   */
+  reconcileRecords?: false | Pick<ReconcileRecorderOptions, 'ratePerSecond' | 'burst' | 'instance'>;
+  /**
+   * The client reconcile records are written with: one of their own, so that they never take a place
+   * in the rate limiter of the controller's writes. The controller's client when absent.
+   */
+  recordsClient?: Client;
 }
 
 /**
@@ -110,6 +121,8 @@ export class Controller {
   /** Why each queued key was queued, handed to its next reconcile. */
   private readonly triggers = new TriggerLog();
   private readonly forKind: string;
+  /** Publishes each reconcile through the API; absent when turned off. */
+  private readonly recorder: ReconcileRecorder | undefined;
 
   constructor(
     readonly reconciler: Reconcile,
@@ -137,6 +150,20 @@ export class Controller {
       toRequests: (obj) => [requestOf(obj)],
       predicates: options.predicates,
     });
+    if (deps.reconcileRecords !== false) {
+      let failures = 0;
+      this.recorder = new ReconcileRecorder(deps.recordsClient ?? deps.client, {
+        controller: this.name,
+        apiVersion: forInfo.group ? `${forInfo.group}/${forInfo.version}` : forInfo.version,
+        kind: this.forKind,
+        ...deps.reconcileRecords,
+        // Said once, then every hundredth time: a writer without the right to create Events
+        // (an operator's narrow role) must not drown its own log.
+        onError: (error) => {
+          if (failures++ % 100 === 0) this.logger.error(`controller ${this.name}: reconcile record not published (${failures} so far)`, error);
+        },
+      });
+    }
     const ownerGroup = forInfo.group;
     for (const owned of options.owns ?? []) {
       this.sources.push({
@@ -396,9 +423,13 @@ export class Controller {
     const writes: TrackedWrite[] = [];
     this.unseenWrites.set(key, writes);
     const signal = this.abort.signal;
+    const made: ReconcileWrite[] | undefined = this.recorder ? [] : undefined;
+    const startedAt = new Date();
+    const started = performance.now();
+    let requeueAfterMs: number | undefined;
     try {
       const result = await this.deps.tracker.collect(
-        { writes, signal, inFlight: this.inFlight },
+        { writes, signal, inFlight: this.inFlight, made },
         async () =>
           (await this.reconciler.reconcile(request, {
             controller: this.name,
@@ -413,6 +444,7 @@ export class Controller {
         queue.forget(key);
         this.requeueOwn(key, 'requeue-after');
         queue.addAfter(key, result.requeueAfter);
+        requeueAfterMs = result.requeueAfter;
         outcome = { result: 'requeue_after' };
       } else if (result?.requeue) {
         this.requeueOwn(key, 'requeue');
@@ -441,6 +473,24 @@ export class Controller {
       endTimer();
     }
     this.metrics.total.inc({ ...labels, result: outcome.result });
+    if (this.recorder && made) {
+      const cached: MetaObject | undefined = this.forInformer.indexer.getByKey(key);
+      const failed = outcome.error !== undefined;
+      this.recorder.record(
+        request,
+        {
+          startTime: microTime(startedAt),
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          result: failed ? (isTerminalError(outcome.error) ? 'terminal_error' : 'error') : outcome.result,
+          ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+          ...(failed ? { error: recordedError(outcome.error) } : {}),
+          trigger,
+          writes: made.slice(0, MAX_RECORDED_WRITES),
+          ...(made.length > MAX_RECORDED_WRITES ? { writesDropped: made.length - MAX_RECORDED_WRITES } : {}),
+        },
+        cached?.metadata?.uid,
+      );
+    }
     return outcome;
   }
 }
@@ -475,6 +525,11 @@ function triggerEventAttributes(event: TriggerEvent): Attributes {
   };
   if (event.namespace) attributes['svc.trigger.namespace'] = event.namespace;
   return attributes;
+}
+
+/** RFC 3339 with microseconds, as Kubernetes writes MicroTime. */
+function microTime(at: Date): string {
+  return at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function isDeleting(obj: KubeObject): boolean {

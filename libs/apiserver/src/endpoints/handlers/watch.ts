@@ -2,7 +2,9 @@ import { partialObjectMetadataOf, tableOf } from '../views';
 import { longRunningLabelsOf } from '../../metrics/metrics.service';
 import type { ResourceWatchEvent } from '../../registry/types';
 import { watchTimeoutSeconds } from '../../request/request-timeout';
+import { isUpgrade, isWebSocketRequest, takeUpgrade } from '../../request/upgrade';
 import { streamWatch } from '../responses/watch-stream';
+import { acceptWebSocket, streamWatchOverWebSocket } from '../responses/watch-websocket';
 import { parseIncludeObject, parseWatchQuery } from '../query-options';
 import { shownIn, type RequestScope, type ResourceRequest } from '../request-scope';
 import type { OutputFormat } from '../responses/negotiation';
@@ -10,7 +12,8 @@ import type { OutputFormat } from '../responses/negotiation';
 /**
  * A watch (`?watch=true`, or the `watch/` path prefix): the selected objects' events from the
  * resourceVersion asked, streamed until the randomized timeout (at least `--min-request-timeout`),
- * the client leaving or the server stopping, in the view asked for.
+ * the client leaving or the server stopping, in the view asked for; over a WebSocket when the request
+ * is a WebSocket handshake.
  */
 export async function serveWatch(request: ResourceRequest): Promise<void> {
   const { scope, params, format, deps } = request;
@@ -21,13 +24,11 @@ export async function serveWatch(request: ResourceRequest): Promise<void> {
   const labels = longRunningLabelsOf(scope.info, request.req.headers['content-type']);
   deps.metrics.watchOpened(labels);
   try {
-    await streamWatch(request.res, {
-      watch,
-      format,
-      timeoutMs,
-      stopSignal: deps.lifecycle.longRunningStopSignal,
-      view: eventView(scope, format, includeObject),
-    });
+    const options = { watch, format, timeoutMs, stopSignal: deps.lifecycle.longRunningStopSignal, view: eventView(scope, format, includeObject) };
+    // A browser watches over a WebSocket (it cannot hold many chunked responses open); every other client over HTTP.
+    const upgrade = isUpgrade(request.req) && isWebSocketRequest(request.req) ? takeUpgrade(request.req) : undefined;
+    if (upgrade) await streamWatchOverWebSocket(await acceptWebSocket(request.req, upgrade.socket, upgrade.head), options);
+    else await streamWatch(request.res, options);
   } finally {
     deps.metrics.watchClosed(labels);
   }

@@ -1,10 +1,10 @@
 import { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { watchFrame } from './encoded-json';
+import { watchFrame, type WatchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import type { ResourceWatch, ResourceWatchEvent } from '../../registry/types';
 import type { ResponseWriter } from '../../serving/response-writer';
-import { kubernetesWatchFrame, protobufWatchFrame } from './write-body';
+import { kubernetesWatchChunk, protobufWatchFrame } from './write-body';
 
 export interface WatchStreamOptions {
   watch: ResourceWatch;
@@ -31,12 +31,13 @@ const WATCH_WRITE_BATCH_BYTES = 1024 * 1024;
 
 /**
  * Streams a watch as chunked `{"type":..,"object":..}\n` documents (or length-prefixed protobuf
- * frames). An event of a shared cache object is encoded once for all its watchers: each writes the
- * same framed bytes straight to its socket, and the events of one dispatch go out in one TLS write
- * (the socket is corked until the tick ends). A live event of a watch with nothing queued is written
- * during the cache's dispatch itself, without the promise hops of a pull. It ends cleanly, with no error
- * event, when its time is up, the client goes away, the server stops, or the watch ends; a client
- * too slow to take the stream holds up only itself (the watch cuts it off).
+ * frames). An event of a shared cache object is encoded once for all its watchers (JSON or
+ * Kubernetes' protobuf alike): each writes the same framed bytes straight to its socket, and the
+ * events of one dispatch go out in one TLS write (the socket is corked until the tick ends). A live
+ * event of a watch with nothing queued is written during the cache's dispatch itself, without the
+ * promise hops of a pull. It ends cleanly, with no error event, when its time is up, the client goes
+ * away, the server stops, or the watch ends; a client too slow to take the stream holds up only
+ * itself (the watch cuts it off).
  */
 export async function streamWatch(writer: ResponseWriter, options: WatchStreamOptions): Promise<void> {
   writer.addWarnings(options.warnings ?? []);
@@ -63,7 +64,11 @@ class WatchStream {
   private done = false;
   private readonly timer: NodeJS.Timeout;
   private readonly events: AsyncIterator<ResourceWatchEvent>;
-  private readonly protobuf: ((event: { type: string; object: unknown }) => Buffer) | undefined;
+  /**
+   * JSON lines and Kubernetes' protobuf frames are shared between watchers and written in batches;
+   * the envelope of JSON events (the product's own protobuf type) is written event by event.
+   */
+  private readonly frameOf: ((type: string, object: unknown) => WatchFrame) | undefined;
   /** Decided once: a response that owns its connection keeps it to the end. */
   private readonly socket: Socket | undefined;
   readonly stop = (): void => {
@@ -77,8 +82,8 @@ class WatchStream {
     private readonly options: WatchStreamOptions,
   ) {
     const encoding = options.format.encoding;
-    this.protobuf = encoding === 'kubernetes-protobuf' ? kubernetesWatchFrame : encoding === 'protobuf' ? protobufWatchFrame : undefined;
-    this.socket = this.protobuf ? undefined : directSocket(res);
+    this.frameOf = encoding === 'kubernetes-protobuf' ? kubernetesWatchChunk : encoding === 'protobuf' ? undefined : watchFrame;
+    this.socket = this.frameOf === undefined ? undefined : directSocket(res);
     // Node fires a timer longer than 2^31 - 1 ms at once; a watch asking for decades gets about 24 days.
     this.timer = setTimeout(this.stop, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMER_MS));
     options.stopSignal.addEventListener('abort', this.stop);
@@ -89,13 +94,13 @@ class WatchStream {
 
   /** Writes events until the watch ends or is stopped. */
   async pump(): Promise<void> {
-    // Live events of a plain JSON watch are written as the cache dispatches them, while the watch has
+    // Live events of a plain watch are written as the cache dispatches them, while the watch has
     // nothing else waiting; the loop takes the rest (initial events, a backlog) in order.
-    const { socket, options } = this;
-    const direct = socket !== undefined && options.view === undefined ? options.watch.deliverDirectly?.bind(options.watch) : undefined;
+    const { socket, options, frameOf } = this;
+    const direct = socket !== undefined && frameOf !== undefined && options.view === undefined ? options.watch.deliverDirectly?.bind(options.watch) : undefined;
     const take = (event: ResourceWatchEvent): boolean => {
-      if (this.ended || socket === undefined || socket.destroyed) return false;
-      return writeCorked(socket, watchFrame(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
+      if (this.ended || socket === undefined || socket.destroyed || frameOf === undefined) return false;
+      return writeCorked(socket, frameOf(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
     };
     while (!this.ended) {
       direct?.(take);
@@ -111,13 +116,13 @@ class WatchStream {
 
   /** One event, framed as the stream is; waits while the socket or response cannot take more. */
   private async write(event: ResourceWatchEvent): Promise<void> {
-    const { res, socket } = this;
+    const { res, socket, frameOf } = this;
     const shown = this.options.view ? this.options.view(event) : event.object;
-    if (this.protobuf) {
-      if (!res.write(this.protobuf({ type: event.type, object: shown }))) await drained(res);
+    if (frameOf === undefined) {
+      if (!res.write(protobufWatchFrame({ type: event.type, object: shown }))) await drained(res);
       return;
     }
-    const frame = watchFrame(event.type, shown);
+    const frame = frameOf(event.type, shown);
     if (socket === undefined || socket.destroyed) {
       if (!res.write(frame.document)) await drained(res);
     } else if (!writeCorked(socket, frame.chunk) && socket.writableLength >= WATCH_WRITE_BATCH_BYTES) await socketDrained(socket, res);
