@@ -48,12 +48,15 @@ interface Compiled {
 export class Mux {
   private readonly compiled: Compiled[] = [];
   private readonly exact = new Map<string, Compiled[]>();
+  /** The routes served to anyone, apart: every request asks about them before authentication. */
+  private readonly toAnyone: Compiled[] = [];
 
   handle(route: Route): void {
     const segments = parsePattern(route.path);
     const methods = route.methods === undefined ? undefined : new Set(route.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])));
     const compiled = { route, segments, methods };
     this.compiled.push(compiled);
+    if (route.toAnyone === true) this.toAnyone.push(compiled);
     if (segments.every((s) => s.literal !== undefined)) {
       const known = this.exact.get(route.path) ?? [];
       this.exact.set(route.path, [...known, compiled]);
@@ -82,7 +85,13 @@ export class Mux {
 
   /** True when the route a request would reach is served to anyone (`toAnyone`). */
   servesToAnyone(req: IncomingMessage): boolean {
-    return this.match(req.method ?? 'GET', requestUrl(req).pathname)?.route.toAnyone === true;
+    if (this.toAnyone.length === 0) return false;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = requestUrl(req).pathname;
+    const parts = path.split('/').slice(1);
+    const candidate = this.toAnyone.find((c) => (c.methods === undefined || c.methods.has(method)) && matchSegments(c.segments, parts) !== undefined);
+    // The route the mux itself would choose decides: one added earlier for the same path wins there.
+    return candidate !== undefined && this.match(method, path)?.route === candidate.route;
   }
 
   /** Serves a request by its route; one no route names is answered 404 and not counted by path in metrics. */
