@@ -1,5 +1,5 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { ensureDebianPackages } from './debian-packages';
+import { ensureDebianPackages } from '@svc/cri';
 
 const CHROMIUM = '/usr/bin/chromium';
 

@@ -15,6 +15,7 @@ import type { ServerPart } from './serving/serving-core';
 import { startApiServer, type ApiServerHandle } from './start-api-server';
 import { ensureClientCa, issueClientCertificate } from './auth/client-certificates';
 import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
+import { moveLegacyKeys } from './registry/generic/legacy-key-layout';
 import { AUTHENTICATION_INFO_POST_START_HOOK, AuthenticationInfoController } from './auth/authentication-info/authentication-info-controller';
 import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
 import { rbacEscalationCheck } from './auth/rbac/escalation-check';
@@ -24,6 +25,7 @@ import { ownerReferencesPermissionEnforcement } from './admission/owner-referenc
 import { privilegedContainersDenied } from './admission/privileged-containers';
 import { EventExpiry } from './events/event-expiry';
 import { ComponentStatuses } from './registry/core/component-statuses';
+import { ApiServerIdentityLease, IDENTITY_POST_START_HOOKS } from './identity/apiserver-identity';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -44,6 +46,28 @@ export interface ApiServerOptions {
   authentication?: AuthenticationOptions;
   /** What callers may do (`--authorization-mode`); AlwaysAllow by default. */
   authorization?: AuthorizationOptions;
+  /**
+   * The identity Lease (`APIServerIdentity`, on by default as in Kubernetes): its duration and renewal
+   * interval in seconds (`--identity-lease-duration-seconds`, `--identity-lease-renew-interval-seconds`);
+   * false keeps none.
+   */
+  identityLease?: { durationSeconds?: number; renewIntervalSeconds?: number } | false;
+}
+
+/** Kubernetes' `kube-system`, where API servers keep their identity Leases. */
+const SYSTEM_NAMESPACE = 'svc-system';
+
+/** Calls `attempt` until it succeeds, backing off from 10 ms to 500 ms, for up to `ms`; then its last error. */
+async function retryFor(ms: number, attempt: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 500)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() + delay > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 /** The user the connection file written with self-issued client credentials authenticates as. */
@@ -84,6 +108,8 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   // The escalation check and OwnerReferencesPermissionEnforcement ask the authorizers, which need the registries.
   const built: { security?: Security } = {};
   const resourcesOptions = resourcesOptionsOf(options, serving, scheme, () => built.security);
+  // Before any cache or controller reads the store: a store of an earlier version's layout is moved first.
+  await moveLegacyKeys(storage, resourcesOptions.storePrefix, scheme);
   const servicesOptions = options.services ?? {};
   const services = serviceWriteHooks(storage, resourcesOptions.storePrefix, servicesOptions);
   const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions, writeHooks: services.writeHooks });
@@ -124,7 +150,8 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
       endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
     }),
   ];
-  const server = await startApiServer(serving, parts, {
+  // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
+  const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {
     handleSignals: input.handleSignals,
     logger: input.logger,
     stdout: input.stdout,
@@ -133,6 +160,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     clientCredentials,
   });
   startServerControllers(server, registries, security, options.resources?.eventTtlMs);
+  if (options.identityLease !== false) startIdentityLease(server, registries, options.identityLease ?? {});
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));
   return server;
@@ -200,6 +228,31 @@ function startServerControllers(server: ApiServerHandle, registries: ResourceReg
     server.health.addPostStartHook('authorization/node-graph', () => nodeGraph.whenSynced());
     server.lifecycle.onStopped(() => nodeGraph.stop());
   }
+}
+
+/**
+ * This server's identity Lease, written once the system namespace exists and renewed, and the
+ * collector of other servers' expired ones: Kubernetes' APIServerIdentity.
+ */
+function startIdentityLease(
+  server: ApiServerHandle,
+  registries: ResourceRegistries,
+  options: { durationSeconds?: number; renewIntervalSeconds?: number },
+): void {
+  const leases = registries.leases;
+  if (leases === undefined) return;
+  const logger = new Logger('ApiServerIdentity');
+  const identity = new ApiServerIdentityLease({
+    leases,
+    namespace: SYSTEM_NAMESPACE,
+    durationSeconds: options.durationSeconds ?? 3600,
+    renewIntervalSeconds: options.renewIntervalSeconds ?? 10,
+    log: (message) => logger.warn(message),
+  });
+  server.lifecycle.onStopped(() => identity.stop());
+  // The system namespace comes from another post-start hook: try again for a while.
+  server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.lease, () => retryFor(15_000, () => identity.start()));
+  server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.gc, () => identity.startGarbageCollector());
 }
 
 function rbacRegistries(registries: ResourceRegistries) {

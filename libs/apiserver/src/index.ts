@@ -42,6 +42,7 @@ export type { OidcOptions } from './auth/oidc-authenticator';
 export type { RequestHeaderOptions } from '@svc/machinery';
 export type { TokenWebhookOptions } from './auth/token-webhook-authenticator';
 export { CLIENT_CA_CERT_FILE, CLIENT_CA_KEY_FILE, ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from './auth/client-certificates';
+export { ApiServerIdentityLease, apiServerIdentity, IDENTITY_LEASE_LABEL } from './identity/apiserver-identity';
 export type { CertificateAuthority, IssuedCertificate } from './auth/client-certificates';
 export {
   BOOTSTRAP_CLUSTER_ROLES,

@@ -26,6 +26,13 @@ export const DEFAULT_USER_AGENT = `svc-client/0.1.0 (${platform()}/${arch() === 
 export interface ClientConfig {
   /** `https://host:port` (or `http://` for a plain-text server); a path prefix is kept. */
   server: string;
+  /**
+   * Further addresses of the same API (several API servers on one store): when the current server
+   * cannot be reached, the next one is used from then on. A request that certainly did not reach a
+   * server (connection refused or unreachable) goes to the next at once, a write too; a read whose
+   * connection broke is retried there as well.
+   */
+  servers?: readonly string[];
   /** PEM bundle the server's certificate must chain to; the system roots when absent. */
   ca?: string;
   /** Turns certificate verification off. Never the default. */
@@ -103,6 +110,7 @@ export function resolveClientConfig(config: ClientConfig): ResolvedClientConfig 
   return {
     ...config,
     server: normalizeServer(config.server),
+    servers: config.servers?.map(normalizeServer),
     qps,
     burst,
     userAgent: config.userAgent || DEFAULT_USER_AGENT,

@@ -51,6 +51,24 @@ export interface RestClientOptions {
   writeWithdrawal?: () => AbortSignal | undefined;
 }
 
+/** No connection was made: the request was never sent, whatever its method. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+/** The server cannot be reached now: another one is tried. */
+const UNREACHABLE = new Set([...NEVER_CONNECTED, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function neverConnected(err: unknown): boolean {
+  return NEVER_CONNECTED.has(errorCode(err) ?? '');
+}
+
+function serverUnreachable(err: unknown): boolean {
+  return UNREACHABLE.has(errorCode(err) ?? '');
+}
+
 /** A read connection failure is retried after this long, as client-go does. */
 const NETWORK_RETRY_DELAY_MS = 1_000;
 /** client-go re-reads a token file at most this often. */
@@ -105,17 +123,19 @@ export class RestClient {
   private readonly limiter?: TokenBucket;
   private readonly clock: Clock;
   private readonly writeWithdrawal?: () => AbortSignal | undefined;
-  private readonly baseUrl: URL;
+  /** The server and its alternatives (`ClientConfig.servers`); requests go to `baseUrls[current]`. */
+  private readonly baseUrls: URL[];
+  private current = 0;
   private cachedToken?: { value: string; readAt: number };
 
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = resolveClientConfig(config);
     this.clock = options.clock ?? systemClock;
     this.writeWithdrawal = options.writeWithdrawal;
-    this.baseUrl = new URL(this.config.server);
+    this.baseUrls = [this.config.server, ...(this.config.servers ?? [])].map((server) => new URL(server));
     const c = this.config;
     this.agent =
-      this.baseUrl.protocol === 'https:'
+      this.baseUrls[0].protocol === 'https:'
         ? new HttpsAgent({
             keepAlive: true,
             // One secure context for every connection: built per connection from ca/cert/key, it
@@ -167,6 +187,11 @@ export class RestClient {
     this.agent.destroy();
   }
 
+  /** The server requests go to now. */
+  get baseUrl(): URL {
+    return this.baseUrls[this.current];
+  }
+
   url(path: string, query?: Record<string, QueryValue>): URL {
     const url = new URL(this.baseUrl.toString());
     url.pathname = `${this.baseUrl.pathname.replace(/\/+$/, '')}${path}`;
@@ -195,10 +220,17 @@ export class RestClient {
       // The token may come in the same turn as the abort.
       if (unsent?.aborted) throw stopped();
       let res: IncomingMessage;
+      const server = this.current;
       try {
         res = await this.attempt(req, payload, streaming);
       } catch (err) {
         if (signal?.aborted || readWithdrawal(req)?.aborted) throw stopped(err);
+        if (this.baseUrls.length > 1 && !(err instanceof TransportError) && serverUnreachable(err)) {
+          // Move on from a server that is gone (unless another request did already), and send the
+          // request there if it cannot have taken effect here.
+          if (this.current === server) this.current = (server + 1) % this.baseUrls.length;
+          if (attempt < this.config.maxRetries + this.baseUrls.length && (neverConnected(err) || retriableNetworkError(req.method, err))) continue;
+        }
         if (attempt < this.config.maxRetries && !(err instanceof TransportError) && retriableNetworkError(req.method, err)) {
           await this.clock.sleep(NETWORK_RETRY_DELAY_MS, unsent).catch((e: unknown) => {
             throw stopped(e);
@@ -226,7 +258,7 @@ export class RestClient {
     if (signal?.aborted) return abortReason(signal);
     if (withdraw?.aborted) return new TransportError('withdrawn', `request withdrawn: ${errorMessage(abortReason(withdraw))}`, err);
     if (err instanceof StatusError) return err;
-    return new TransportError('connection', `cannot reach the API server at ${this.config.server}: ${errorMessage(err)}`, err);
+    return new TransportError('connection', `cannot reach the API server at ${this.baseUrl.origin}: ${errorMessage(err)}`, err);
   }
 
   private async headers(req: RestRequest, payload: string | Buffer | undefined): Promise<OutgoingHttpHeaders> {

@@ -3,7 +3,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import { bearerProtocol, socketUrl } from '../api/client';
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 import { containerNames } from './pod-logs';
 
 const V5 = 'v5.channel.k8s.io';
@@ -14,7 +14,7 @@ const CHANNEL = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 25
  * the token in the bearer subprotocol. Keystrokes go to stdin, the terminal's size to the resize
  * channel; the exit status ends the session.
  */
-export function PodTerminal({ pod }: { pod: KubeObject }) {
+export function PodTerminal({ pod }: { pod: WireObject }) {
   const names = containerNames(pod);
   const [container, setContainer] = useState(names[0] ?? '');
   const [command, setCommand] = useState('sh');

@@ -1,5 +1,5 @@
 import { storedNamespace, type ApiObject } from '@svc/api';
-import { newForbidden, newNotFound, StatusError } from '@svc/machinery';
+import { NAMESPACE_TERMINATING_CAUSE, newForbidden, newNotFound, StatusError } from '@svc/machinery';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Reads a namespace by name (either of a system namespace's names), as it is now; undefined when there is none. */
@@ -9,9 +9,6 @@ export type NamespaceLookup = (name: string) => Promise<ApiObject | undefined>;
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'svc-system', 'svc-public'];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
-
-/** The cause Kubernetes attaches to a create refused in a terminating namespace. */
-export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
 
 function isNamespace(attributes: AdmissionAttributes): boolean {
   return attributes.definition.group === '' && attributes.definition.resource === 'namespaces';

@@ -221,7 +221,7 @@ function registryPolicySource(registries: ResourceRegistries): PolicySource {
       const definition = registries.scheme.byResource({ group: RBAC_GROUP, version: 'v1', resource });
       if (definition === undefined) return undefined;
       const stored = storedDefinition(definition);
-      return registries.cachers.cacherFor(stored.group, stored.resource);
+      return registries.cachers.cacherFor(stored.group, stored.resource, true);
     });
     if (all.every((c) => c !== undefined)) found = all;
     return all;

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { KindDefinition, Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
 import { healthCheck } from '../health/health-check';
-import { startObjectCountPoller } from '../metrics/object-count-metrics';
+import { startObjectCountPoller, startStorageSizePoller } from '../metrics/object-count-metrics';
 import { DEFAULT_NODE_AGENT_CONNECTION, NodeAgentConnector } from '../nodeagent/node-agent-connector';
 import type { ResourcesOptions } from '../registry/create-registries';
 import { ensureBootstrapNamespaces } from '../registry/core/namespace/bootstrap-namespaces';
@@ -87,7 +87,7 @@ function installHooks(deps: ResourceLayerDependencies, core: ServingCore): void 
     const started = scheme
       .all()
       .filter((d) => d.source.type === 'builtin')
-      .map((d) => cachers.cacherFor(d.group, d.resource));
+      .map((d) => cachers.cacherFor(d.group, d.resource, true));
     await Promise.all(started.map((c) => c?.whenReady(60_000) ?? Promise.resolve()));
   });
   const stopPoller = startObjectCountPoller({
@@ -97,8 +97,14 @@ function installHooks(deps: ResourceLayerDependencies, core: ServingCore): void 
     periodMs: options.storeCountMetricPollPeriodMs,
     setStorageObjects: (resource, count) => core.metrics.setStorageObjects(resource, count),
   });
+  const stopSizePoller = startStorageSizePoller({
+    storage,
+    periodMs: options.storeDbMetricPollIntervalMs ?? 30_000,
+    setStorageSize: (cluster, bytes) => core.metrics.setStorageSize(cluster, bytes),
+  });
   core.lifecycle.onStopped(async () => {
     stopPoller();
+    stopSizePoller();
     await cachers.stop();
   });
 }

@@ -32,6 +32,8 @@ export interface ResourcesOptions {
   deleteCollectionWorkers: number;
   /** `--store-count-metric-poll-period`; 0 disables. */
   storeCountMetricPollPeriodMs: number;
+  /** `--store-db-metric-poll-interval` in ms: how often the store's size is read for `apiserver_storage_size_bytes`; 0 disables. */
+  storeDbMetricPollIntervalMs?: number;
   /** `--enable-admission-plugins`. */
   enableAdmissionPlugins?: readonly AdmissionPluginName[];
   /** `--disable-admission-plugins`. */

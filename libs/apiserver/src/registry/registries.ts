@@ -5,6 +5,7 @@ import {
   endpointsDefinition,
   endpointSliceDefinition,
   eventDefinition,
+  leaseDefinition,
   mutatingWebhookConfigurationDefinition,
   namespaceDefinition,
   nodeDefinition,
@@ -23,6 +24,7 @@ import {
   type Endpoints,
   type Event,
   type KindDefinition,
+  type Lease,
   type MutatingWebhookConfiguration,
   type Namespace,
   type Node,
@@ -114,6 +116,9 @@ export class ResourceRegistries {
   }
   get events() {
     return this.kind<Event>(eventDefinition);
+  }
+  get leases() {
+    return this.kind<Lease>(leaseDefinition);
   }
   get services() {
     return this.kind<Service>(serviceDefinition);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinScheme, type Scheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
-import type { BuiltInController } from '@svc/controllers';
+import type { ControllerDescriptor } from '@svc/controllers';
 import { createStorage, type Storage } from '@svc/storage';
 import { createApiServer } from '../create-api-server';
 import type { AuthenticationOptions, AuthorizationOptions } from '../auth/security';
@@ -109,7 +109,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
 
 interface WantedControllers {
   kit: typeof import('@svc/controllers/testing');
-  controllers: BuiltInController[];
+  controllers: ControllerDescriptor[];
 }
 
 /** The server on a free loopback port, ready as /readyz says it: the bootstrap RBAC policy and other post-start work in place. */

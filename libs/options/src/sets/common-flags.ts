@@ -78,6 +78,11 @@ export function featureEnabled(gates: Readonly<Record<string, FeatureGate>>, giv
 
 /** The gates the API server implements. */
 export const APISERVER_FEATURE_GATES: Readonly<Record<string, FeatureGate>> = {
+  APIServerIdentity: {
+    default: true,
+    stage: 'Beta',
+    what: 'each API server holds a Lease named by its identity in the system namespace, renewed every --identity-lease-renew-interval-seconds',
+  },
   ConsistentListFromCache: {
     default: true,
     stage: 'Beta',
@@ -197,7 +202,7 @@ export function leaderElectionFlags(resourceName: string, locks: readonly string
 /** The connection to the API server (`--master`, `--svcconfig`, `--svc-api-*`) with the process's own rate defaults. */
 export function clientFlags(qps: number, burst: number) {
   return [
-    flag({ name: 'master', type: string, help: 'API server address, overrides the config' }),
+    flag({ name: 'master', type: string, help: 'API server address, overrides the config; several (comma-separated) are tried in turn' }),
     flag({ name: 'svcconfig', type: string, help: 'path with authorization and master location' }),
     flag({
       name: 'svc-api-content-type',

@@ -19,11 +19,13 @@ import { requestFromKey, requestKey, type Request, type Result } from '../reconc
 import { isTerminalError } from '../reconcile/terminal-error';
 import { describeTrigger, TriggerLog, type ReconcileTrigger, type TriggerEvent, type TriggerType } from '../reconcile/trigger';
 import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
+import { prepareCaches } from '../reconcile/cache-declarations';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
 import { Expectations, KeyExpectations } from './expectations';
 import type { MetaObject } from '../helpers/object-shape';
+import { getControllerOf } from '../helpers/owner-references';
 import type { TrackedWrite, WriteTracker } from './write-tracker';
 import { MAX_RECORDED_WRITES, ReconcileRecorder, recordedError, type ReconcileRecorderOptions, type ReconcileWrite } from './reconcile-recorder';
 
@@ -70,6 +72,9 @@ export interface ControllerDependencies {
  */
 const WRITE_SETTLE_TIMEOUT_MS = 60_000;
 
+/** How long a controller that stopped in time waits for the writes its reconciles left unawaited. */
+const DETACHED_WRITES_GRACE_MS = 2_000;
+
 interface Source {
   /** What its objects are to this controller: the reconciled kind, owned objects, or others mapped to keys. */
   role: 'for' | 'owns' | 'watches';
@@ -95,6 +100,8 @@ export class Controller {
   private readonly forId: string;
   private readonly forInformer: SharedInformer<KubeObject>;
   private readonly sources: Source[] = [];
+  /** Informers of what the reconciler reads besides its sources (`reads`, `indexes`). */
+  private readonly readInformers: SharedInformer<KubeObject>[];
   /** The informer of each resource this controller reads, by resource id. */
   private readonly cachesById = new Map<string, SharedInformer<KubeObject>>();
   /**
@@ -109,6 +116,8 @@ export class Controller {
    * that enqueues the owner, so a reconcile never runs on an event whose lowering it missed.
    */
   readonly expectations = new Expectations();
+  /** Per key reconciled now: aborted when its object is seen being deleted or gone (`ReconcileContext.deleting`). */
+  private readonly deleting = new Map<string, AbortController>();
   /** Writes of this controller's reconciles not yet answered or withdrawn, across terms. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private queue: RateLimitingQueue<string> | undefined;
@@ -135,6 +144,8 @@ export class Controller {
     this.metrics = ControllerMetrics.of(deps.registry);
     this.metrics.register(this.name, this.concurrency);
     this.cache = new InformerCacheReader(deps.informers, deps.client.scheme, options.namespace);
+    // Indexes first: they must be in place before any cache of theirs fills.
+    this.readInformers = prepareCaches(deps.informers, deps.client, options, options.namespace);
 
     const scheme = deps.client.scheme;
     const forInfo = resolveResource(options.for, scheme);
@@ -179,7 +190,7 @@ export class Controller {
         role: 'watches',
         kind: kindOf(mapped.resource, scheme),
         informer: this.informerFor(mapped.resource),
-        toRequests: (obj) => mapped.mapTo(obj, reconciler),
+        toRequests: (obj) => mapped.mapTo(obj, reconciler, this.cache),
         predicates: mapped.predicates,
         delayMs: mapped.delay?.(reconciler),
       });
@@ -188,7 +199,7 @@ export class Controller {
 
   /** The informers this controller reads, for the manager's sync and health checks. */
   informers(): SharedInformer<KubeObject>[] {
-    return [...new Set(this.sources.map((s) => s.informer))];
+    return [...new Set([...this.sources.map((s) => s.informer), ...this.readInformers])];
   }
 
   get running(): boolean {
@@ -254,6 +265,9 @@ export class Controller {
       );
     } else {
       await Promise.all(this.workers);
+      // Writes a reconcile sent without awaiting them (events) get a moment for their answers
+      // before the manager closes the connection.
+      await this.settleWrites(Math.min(graceMs, DETACHED_WRITES_GRACE_MS));
     }
     this.workers = [];
     this.queue = undefined;
@@ -267,10 +281,10 @@ export class Controller {
   }
 
   /** Waits (bounded) for every write in flight to be answered or withdrawn; the number left. */
-  private async settleWrites(): Promise<number> {
+  private async settleWrites(timeoutMs = WRITE_SETTLE_TIMEOUT_MS): Promise<number> {
     if (this.inFlight.size === 0) return 0;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, WRITE_SETTLE_TIMEOUT_MS)))]);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
     return this.inFlight.size;
   }
@@ -283,6 +297,7 @@ export class Controller {
       },
       onUpdate: (oldObj, newObj) => {
         if (source.role === 'owns' && isDeleting(newObj) && !isDeleting(oldObj)) this.observeOwned(source, newObj, 'deleted');
+        if (source.role === 'for' && isDeleting(newObj)) this.deleting.get(requestKey(requestOf(newObj)))?.abort(new Error('the object is being deleted'));
         const event: PredicateEvent = { type: 'update', object: newObj, oldObject: oldObj };
         this.enqueue(source, event, newObj);
         // An owned object that changed owner must also wake its former owner.
@@ -290,7 +305,10 @@ export class Controller {
       },
       onDelete: (obj) => {
         if (source.role === 'owns') this.observeOwned(source, obj, 'deleted');
-        if (source.role === 'for') this.expectations.forget(requestKey(requestOf(obj)));
+        if (source.role === 'for') {
+          this.expectations.forget(requestKey(requestOf(obj)));
+          this.deleting.get(requestKey(requestOf(obj)))?.abort(new Error('the object is gone'));
+        }
         this.enqueue(source, { type: 'delete', object: obj }, obj);
       },
     };
@@ -337,6 +355,17 @@ export class Controller {
     const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
     this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
     return informer;
+  }
+
+  /** Aborted once the cache shows the object of `key` being deleted or gone (already, or while its reconcile runs). */
+  private deletionSignal(key: string): AbortSignal {
+    const controller = new AbortController();
+    this.deleting.set(key, controller);
+    const { namespace, name } = requestFromKey(key);
+    const lister = this.forInformer.lister();
+    const current = namespace ? lister.namespace(namespace).get(name) : lister.get(name);
+    if (!current || isDeleting(current)) controller.abort(new Error('the object is being deleted or gone'));
+    return controller.signal;
   }
 
   /** Once a reconcile is over, its writes are kept only if some are to watched resources. */
@@ -427,15 +456,20 @@ export class Controller {
     const startedAt = new Date();
     const started = performance.now();
     let requeueAfterMs: number | undefined;
+    const deleting = this.deletionSignal(key);
+    const inFlight = this.inFlight;
+    const tracker = this.deps.tracker;
     try {
-      const result = await this.deps.tracker.collect(
-        { writes, signal, inFlight: this.inFlight, made },
+      const result = await tracker.collect(
+        { writes, signal, inFlight, made },
         async () =>
           (await this.reconciler.reconcile(request, {
             controller: this.name,
             client: this.deps.client,
             cache: this.cache,
             signal,
+            deleting,
+            withdrawOn: (also, fn) => tracker.collect({ writes, signal: AbortSignal.any([signal, also]), inFlight, made }, fn),
             expectations: new KeyExpectations(this.expectations, key),
             trigger,
           })) as Result | undefined,
@@ -468,6 +502,7 @@ export class Controller {
         queue.addRateLimited(key);
       }
     } finally {
+      this.deleting.delete(key);
       this.forgetUnwatchedWrites(key, writes);
       this.metrics.active.dec(labels);
       endTimer();
@@ -541,17 +576,9 @@ function requestOf(obj: KubeObject): Request {
   return obj.metadata?.namespace ? { namespace: obj.metadata.namespace, name } : { name };
 }
 
-interface OwnerRef {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  controller?: boolean;
-}
-
 /** The request of `obj`'s controller owner when it is of the owner kind; none otherwise. */
 export function controllerOwnerRequests(obj: KubeObject, ownerGroup: string, ownerKind: string | undefined, ownerNamespaced: boolean): Request[] {
-  const refs = (obj.metadata as { ownerReferences?: OwnerRef[] } | undefined)?.ownerReferences ?? [];
-  const ref = refs.find((r) => r.controller === true);
+  const ref = getControllerOf(obj);
   if (!ref?.name || !ref.apiVersion) return [];
   const slash = ref.apiVersion.indexOf('/');
   const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);

@@ -65,6 +65,7 @@ export class Store {
       prefix: this.context.storePrefix,
       group: this.stored.group,
       resource: this.stored.resource,
+      builtIn: this.builtIn,
       namespace: this.scope(namespace),
       name,
     });
@@ -76,6 +77,7 @@ export class Store {
       prefix: this.context.storePrefix,
       group: this.stored.group,
       resource: this.stored.resource,
+      builtIn: this.builtIn,
       namespace: this.scope(namespace) || undefined,
     });
   }
@@ -210,7 +212,7 @@ export class Store {
   }
 
   private cacher() {
-    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource);
+    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource, this.builtIn);
   }
 }
 
