@@ -1,6 +1,7 @@
 import type { ApiObject } from '@svc/api';
 import { fieldErrorsMessage, fieldInvalid, isValidPathSegmentName, newBadRequest, newInvalid, type FieldError } from '@svc/machinery';
 import { applyFieldValidation } from './field-validation';
+import { writeStep, type WriteStep } from './stepper';
 import type { Store } from './store';
 import type { WriteState } from './write-state';
 
@@ -47,6 +48,11 @@ export function recoverTypeError(store: Store, w: WriteState, error: unknown): u
     return refusal;
   }
   return error;
+}
+
+/** Field validation as the step of a write whose object is the decoded body (or what a patch made of it). */
+export function fieldValidation(duplicates: readonly string[]): WriteStep<{ store: Store; w: WriteState; object: ApiObject }> {
+  return writeStep('field validation', ({ store, w, object }) => validateFields(store, object, duplicates, w));
 }
 
 /** Field validation of a decoded body (unknown and duplicate fields): its warnings join the write's. */

@@ -15,7 +15,8 @@ import { decodeYamlBody } from '../../decoding/body-decoder';
 import { guaranteedUpdate } from '../generic/guaranteed-update';
 import type { Store } from '../generic/store';
 import { resetFieldsOf } from '../generic/update-targets';
-import { validateFields } from '../generic/validation';
+import { writeStep } from '../generic/stepper';
+import { fieldValidation } from '../generic/validation';
 import { newWriteState, type WriteState, type WriteTarget } from '../generic/write-state';
 import type { PatchOptions, WriteResult } from '../types';
 import { checkName, checkNamespace, nameMismatch, objectOf } from './body-checks';
@@ -43,19 +44,35 @@ export async function applyObject(
   const w = newWriteState(store, namespace, name, target, options);
   w.applied = true;
   const decoded = await decodeYamlBody(body);
-  await w.stepper.yieldIfSpent();
   const applied = appliedObject(store, decoded.value, namespace, name);
-  validateFields(store, applied, decoded.duplicateFields, w);
+  await w.stepper.run([fieldValidation(decoded.duplicateFields)], { store, w, object: applied });
   return guaranteedUpdate(store, w, async (current) => {
     if (current === null && target !== '') throw newNotFound(store.groupResource, name);
-    const object = merged(store, w, current, applied, manager, options.force === true);
-    await w.stepper.yieldIfSpent();
+    const work: MergeWork = { store, w, current, applied, manager, force: options.force === true, object: applied };
+    await w.stepper.run([MERGE], work);
+    const object = work.object;
     if (current !== null) return { kind: 'update', object: await prepareUpdate(store, w, current, object), current };
     checkName(object, name);
     await w.stepper.run(CREATE_NAMED, { store, w, object });
     return { kind: 'create', object };
   });
 }
+
+/** An apply's merge as its step sees it: the stored object (none for a create), the applied configuration, and the merged object. */
+interface MergeWork {
+  store: Store;
+  w: WriteState;
+  current: ApiObject | null;
+  applied: ApiObject;
+  manager: string;
+  force: boolean;
+  object: ApiObject;
+}
+
+/** The applied configuration merged into the stored object (or into nothing, for a create), with its managedFields. */
+const MERGE = writeStep<MergeWork>('merge the applied configuration', (m) => {
+  m.object = merged(m.store, m.w, m.current, m.applied, m.manager, m.force);
+});
 
 /** The applied configuration as an object of the kind that names this object, or none. */
 function appliedObject(store: Store, value: unknown, namespace: string, name: string): ApiObject {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '@svc/api';
+import { jsonClone } from '@svc/machinery';
 import { trackManagedFields } from '../generic/managed-fields';
 import { prepareForCreate } from '../generic/object-meta-rules';
 import { writeStep, type WriteStep } from '../generic/stepper';
@@ -61,3 +62,11 @@ export const VALIDATE_CREATE: readonly WriteStep<CreateWork>[] = [
 
 /** Every step of a create whose name comes from the path (a PUT that creates, an apply that creates). */
 export const CREATE_NAMED: readonly WriteStep<CreateWork>[] = [...DECODE_CREATE, ADMIT_CREATE, ...VALIDATE_CREATE];
+
+/** A create of the request's object by a write that may retry it: each round works on its own copy. */
+export const CREATE_COPY: readonly WriteStep<CreateWork>[] = [
+  writeStep('copy the request', (c) => {
+    c.object = jsonClone(c.object);
+  }),
+  ...CREATE_NAMED,
+];

@@ -3,7 +3,7 @@ import { isStorageError } from '@svc/storage';
 import type { ApiObject } from '@svc/api';
 import type { Store } from '../generic/store';
 import { toStatusError } from '../generic/status-mapping';
-import { recoverTypeError, validateFields } from '../generic/validation';
+import { fieldValidation, recoverTypeError } from '../generic/validation';
 import { finishWrite, newWriteState, writeResult, type WriteState } from '../generic/write-state';
 import type { ObjectInput, WriteOptions, WriteResult } from '../types';
 import { checkNamespace, checkTypeMeta, objectOf } from './body-checks';
@@ -26,9 +26,7 @@ export async function createObject(store: Store, namespace: string, input: Objec
   checkTypeMeta(store, object);
   checkNamespace(store.definition, object, namespace);
   const w = newWriteState(store, namespace, object.metadata?.name ?? '', '', options);
-  validateFields(store, object, input.duplicateFields ?? [], w);
-  await w.stepper.yieldIfSpent();
-  await w.stepper.run([...DECODE_CREATE, ADMIT_CREATE], { store, w, object });
+  await w.stepper.run([fieldValidation(input.duplicateFields ?? []), ...DECODE_CREATE, ADMIT_CREATE], { store, w, object });
   // Read after admission: a mutating webhook's patch gives the object new metadata.
   const meta = object.metadata!;
   const generate = !meta.name && !!meta.generateName;

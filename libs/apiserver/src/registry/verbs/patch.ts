@@ -15,12 +15,13 @@ import { guaranteedUpdate } from '../generic/guaranteed-update';
 import { scaledObject, scaleOf } from '../generic/scale';
 import { toStatusError } from '../generic/status-mapping';
 import type { Store } from '../generic/store';
+import { writeStep, type WriteStep } from '../generic/stepper';
 import { validateFields } from '../generic/validation';
 import { newWriteState, type WriteState, type WriteTarget } from '../generic/write-state';
 import type { PatchOptions, WriteResult } from '../types';
 import { applyObject, patchOptionsInvalid } from './apply';
 import { checkNamespace, checkPatchedIdentity, checkTypeMeta } from './body-checks';
-import { prepareUpdate } from './update-steps';
+import { UPDATE_STEPS, type UpdateWork } from './update-steps';
 
 export const APPLY_PATCH_MEDIA_TYPE = 'application/apply-patch+yaml';
 const JSON_PATCH_MEDIA_TYPE = 'application/json-patch+json';
@@ -49,19 +50,38 @@ export async function patchObject(
   const w = newWriteState(store, namespace, name, target, options);
   return guaranteedUpdate(store, w, async (current) => {
     if (current === null) throw newNotFound(store.groupResource, name);
-    await w.stepper.yieldIfSpent();
-    const patched = patchedObject(store, w, mediaType, current, patch.value);
-    await w.stepper.yieldIfSpent();
-    if (target === 'scale')
-      return { kind: 'update', object: await prepareUpdate(store, w, current, scaledObject(store.definition, current, patched)), current };
-    checkTypeMeta(store, patched);
-    checkNamespace(store.definition, patched, namespace);
-    w.warnings = [];
-    validateFields(store, patched, mediaType === JSON_PATCH_MEDIA_TYPE ? [] : patch.duplicateFields, w);
-    await w.stepper.yieldIfSpent();
-    return { kind: 'update', object: await prepareUpdate(store, w, current, patched), current };
+    const work: PatchWork = { store, w, current, next: current, errors: [], mediaType, patch: patch.value, duplicateFields: patch.duplicateFields };
+    await w.stepper.run(PATCH_STEPS, work);
+    return { kind: 'update', object: work.next, current };
   });
 }
+
+/** A patch as its steps see it: an update whose next state the patch makes of the stored object. */
+interface PatchWork extends UpdateWork {
+  mediaType: string;
+  patch: DecodedBody['value'];
+  duplicateFields: readonly string[];
+}
+
+/**
+ * The steps of one round of a patch: the patch applied to the stored object (or its Scale, whose
+ * replicas go back into the object), the patched object checked as this object of the kind with
+ * field validation, then the update steps.
+ */
+const PATCH_STEPS: readonly WriteStep<PatchWork>[] = [
+  writeStep('apply the patch', (p) => {
+    const patched = patchedObject(p.store, p.w, p.mediaType, p.current, p.patch);
+    p.next = p.w.target === 'scale' ? scaledObject(p.store.definition, p.current, patched) : patched;
+  }),
+  writeStep('check the patched object', ({ store, w, next, mediaType, duplicateFields }) => {
+    if (w.target === 'scale') return;
+    checkTypeMeta(store, next);
+    checkNamespace(store.definition, next, w.namespace);
+    w.warnings = [];
+    validateFields(store, next, mediaType === JSON_PATCH_MEDIA_TYPE ? [] : duplicateFields, w);
+  }),
+  ...UPDATE_STEPS,
+];
 
 /** PATCH of the `scale` subresource: the patch applies to the Scale, answered as a Scale. */
 export async function patchScale(

@@ -1,5 +1,5 @@
 import type { ApiObject } from '@svc/api';
-import type { FieldError } from '@svc/machinery';
+import { jsonClone, type FieldError } from '@svc/machinery';
 import { trackManagedFields } from '../generic/managed-fields';
 import { bumpGeneration } from '../generic/object-meta-rules';
 import { checkResourceVersion } from '../generic/preconditions';
@@ -57,6 +57,14 @@ export const UPDATE_STEPS: readonly WriteStep<UpdateWork>[] = [
   }),
   writeStep('validate', ({ store, w, next, errors, current }) => validateObject(store, next, errors, w, current)),
   writeStep('validating admission', ({ store, w, next, current }) => validatingAdmission(store, 'UPDATE', w, next, current)),
+];
+
+/** An update to the request's object by a write that may retry it: each round works on its own copy. */
+export const UPDATE_COPY: readonly WriteStep<UpdateWork>[] = [
+  writeStep('copy the request', (u) => {
+    u.next = jsonClone(u.next);
+  }),
+  ...UPDATE_STEPS,
 ];
 
 /** The update of `current` to `incoming` (a private copy) by the rules of the write's target, every step run. */

@@ -1,14 +1,14 @@
 import type { Scale } from '@svc/api';
-import { jsonClone, newNotFound } from '@svc/machinery';
+import { newNotFound } from '@svc/machinery';
 import { guaranteedUpdate } from '../generic/guaranteed-update';
 import { scaledObject, scaleOf } from '../generic/scale';
 import type { Store } from '../generic/store';
-import { validateFields } from '../generic/validation';
+import { fieldValidation } from '../generic/validation';
 import { newWriteState, type WriteTarget } from '../generic/write-state';
 import type { ObjectInput, WriteOptions, WriteResult } from '../types';
 import { checkName, checkNamespace, checkTypeMeta, nameMismatch, objectOf } from './body-checks';
-import { CREATE_NAMED } from './create-steps';
-import { prepareUpdate } from './update-steps';
+import { CREATE_COPY, type CreateWork } from './create-steps';
+import { prepareUpdate, UPDATE_COPY, type UpdateWork } from './update-steps';
 
 /**
  * PUT of the object, of its `status`, or of a subresource its strategy serves (a namespace's
@@ -29,14 +29,17 @@ export async function updateObject(
   checkNamespace(store.definition, incoming, namespace);
   checkName(incoming, name);
   const w = newWriteState(store, namespace, name, target, options);
-  validateFields(store, incoming, input.duplicateFields ?? [], w);
+  await w.stepper.run([fieldValidation(input.duplicateFields ?? [])], { store, w, object: incoming });
   return guaranteedUpdate(store, w, async (current) => {
-    await w.stepper.yieldIfSpent();
-    const next = jsonClone(incoming);
-    if (current !== null) return { kind: 'update', object: await prepareUpdate(store, w, current, next), current };
+    if (current !== null) {
+      const work: UpdateWork = { store, w, current, next: incoming, errors: [] };
+      await w.stepper.run(UPDATE_COPY, work);
+      return { kind: 'update', object: work.next, current };
+    }
     if (!store.definition.allowCreateOnUpdate || target !== '') throw newNotFound(store.groupResource, name);
-    await w.stepper.run(CREATE_NAMED, { store, w, object: next });
-    return { kind: 'create', object: next };
+    const work: CreateWork = { store, w, object: incoming };
+    await w.stepper.run(CREATE_COPY, work);
+    return { kind: 'create', object: work.object };
   });
 }
 
