@@ -122,7 +122,41 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   // The review APIs and component statuses are answered by REST of their own and stored nowhere.
   const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE]);
-  const parts: ServerPart[] = [
+  const parts = serverParts({ storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis });
+  // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
+  const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {
+    handleSignals: input.handleSignals,
+    logger: input.logger,
+    stdout: input.stdout,
+    audit: options.audit,
+    security,
+    clientCredentials,
+  });
+  startServerControllers(server, registries, security, options.resources?.eventTtlMs);
+  if (options.identityLease !== false) startIdentityLease(server, registries, options.identityLease ?? {});
+  server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
+  server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));
+  return server;
+}
+
+/** What the server's parts are made of: the store, the scheme, the options and what was built from them. */
+interface PartsWiring {
+  storage: Storage;
+  scheme: Scheme;
+  options: ApiServerOptions;
+  serving: ApiServerServingConfig;
+  resourcesOptions: ResourcesOptions;
+  registries: ResourceRegistries;
+  security: Security;
+  services: ReturnType<typeof serviceWriteHooks>;
+  servedApis: ServedApis;
+}
+
+/** The parts installed on the serving shell: resources (with the REST of the reviews, tokens and component statuses), discovery, OpenAPI, CRDs, Services. */
+function serverParts(w: PartsWiring): ServerPart[] {
+  const { storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis } = w;
+  const servicesOptions = options.services ?? {};
+  return [
     resourceLayer({
       storage,
       scheme,
@@ -150,20 +184,6 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
       endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
     }),
   ];
-  // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
-  const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {
-    handleSignals: input.handleSignals,
-    logger: input.logger,
-    stdout: input.stdout,
-    audit: options.audit,
-    security,
-    clientCredentials,
-  });
-  startServerControllers(server, registries, security, options.resources?.eventTtlMs);
-  if (options.identityLease !== false) startIdentityLease(server, registries, options.identityLease ?? {});
-  server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
-  server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));
-  return server;
 }
 
 /**

@@ -221,37 +221,11 @@ function forward(
   prefix: string,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const headers = forwardedHeaders(req, forwardedUri, false);
-    const options = {
-      host: endpoint.host,
-      port: endpoint.port,
-      method,
-      path: upstreamPath,
-      headers: headers.flat() as unknown as OutgoingHttpHeaders,
-      setHost: false,
-      ...(endpoint.scheme === 'https' ? { ...endpoint.tls, servername: isIP(endpoint.host) ? undefined : endpoint.host } : {}),
-    };
-    const custom = endpoint.tls.cert !== undefined || endpoint.tls.ca !== undefined;
-    const agent = endpoint.scheme === 'https' ? (custom ? false : httpsAgent) : httpAgent;
     const send = endpoint.scheme === 'https' ? httpsRequest : httpRequest;
     let answered = false;
-    const upstream = send({ ...options, agent }, (answer) => {
+    const upstream = send(upstreamRequest(endpoint, req, method, upstreamPath, forwardedUri), (answer) => {
       answered = true;
-      const seenNames = new Set<string>();
-      const named = connectionTokens(answer.headers);
-      for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-        const name = answer.rawHeaders[i];
-        const lower = name.toLowerCase();
-        if (DROPPED_RESPONSE_HEADERS.has(lower) || named.has(lower)) continue;
-        let value = answer.rawHeaders[i + 1];
-        if (lower === 'location') value = rewriteLocation(value, prefix, hostPort(endpoint), req.headers.host ?? '');
-        // The target's headers replace what the filters set (its Content-Type, say), repeated ones kept (Set-Cookie).
-        if (seenNames.has(lower)) res.appendHeader(name, value);
-        else {
-          seenNames.add(lower);
-          res.setHeader(name, value);
-        }
-      }
+      copyAnswerHeaders(answer, res, endpoint, prefix, req.headers.host ?? '');
       res.writeHead(answer.statusCode ?? 502);
       res.flushHeaders();
       answer.pipe(res);
@@ -275,6 +249,41 @@ function forward(
     // The body streams through as it arrives; nothing of it is buffered or parsed here.
     req.pipe(upstream);
   });
+}
+
+/** The request to the target: the forwarded headers, its TLS settings, and a shared agent unless its TLS is its own. */
+function upstreamRequest(endpoint: Endpoint, req: IncomingMessage, method: string, upstreamPath: string, forwardedUri: string) {
+  const headers = forwardedHeaders(req, forwardedUri, false);
+  const custom = endpoint.tls.cert !== undefined || endpoint.tls.ca !== undefined;
+  return {
+    host: endpoint.host,
+    port: endpoint.port,
+    method,
+    path: upstreamPath,
+    headers: headers.flat() as unknown as OutgoingHttpHeaders,
+    setHost: false,
+    ...(endpoint.scheme === 'https' ? { ...endpoint.tls, servername: isIP(endpoint.host) ? undefined : endpoint.host } : {}),
+    agent: endpoint.scheme === 'https' ? (custom ? false : httpsAgent) : httpAgent,
+  };
+}
+
+/** The target's answer headers on the client's answer: hop-by-hop ones dropped, a Location rewritten to the proxy path. */
+function copyAnswerHeaders(answer: IncomingMessage, res: ServerResponse, endpoint: Endpoint, prefix: string, clientHost: string): void {
+  const seenNames = new Set<string>();
+  const named = connectionTokens(answer.headers);
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+    const name = answer.rawHeaders[i];
+    const lower = name.toLowerCase();
+    if (DROPPED_RESPONSE_HEADERS.has(lower) || named.has(lower)) continue;
+    let value = answer.rawHeaders[i + 1];
+    if (lower === 'location') value = rewriteLocation(value, prefix, hostPort(endpoint), clientHost);
+    // The target's headers replace what the filters set (its Content-Type, say), repeated ones kept (Set-Cookie).
+    if (seenNames.has(lower)) res.appendHeader(name, value);
+    else {
+      seenNames.add(lower);
+      res.setHeader(name, value);
+    }
+  }
 }
 
 async function upgradeTo(endpoint: Endpoint, req: IncomingMessage, upstreamPath: string, forwardedUri: string, socket: Duplex, head: Buffer): Promise<void> {

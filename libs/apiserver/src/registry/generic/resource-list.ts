@@ -33,59 +33,68 @@ const MAX_READS_PER_PAGE = 16;
  * list reads on until `limit` items match.
  */
 export async function readList(source: ListSource): Promise<ListOutcome> {
-  const { semantics, selection } = source;
-  // A most recent list with a limit pages through the store: its continue tokens are the store's.
-  const consistent = semantics.mode === 'MostRecent' && source.consistentFromCache === true && source.limit <= 0;
-  const cacheable = consistent || semantics.mode === 'Any' || (semantics.mode === 'NotOlderThan' && source.limit <= 0);
-  const cacher = cacheable ? source.cacher() : undefined;
-  if (cacher !== undefined) {
-    const listed = await cacher.list({
-      keyPrefix: source.prefix,
-      minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,
-      consistent,
-      filter: selection.filter,
-    });
-    return { items: listed.items, resourceVersion: String(listed.revision) };
-  }
-  const pageable = source.limit > 0 && ((semantics.mode === 'MostRecent' && source.consistentFromCache === true) || semantics.mode === 'NotOlderThan');
-  const pageCacher = pageable ? source.cacher() : undefined;
-  if (pageCacher !== undefined) {
-    const page = await pageCacher.listPage({
-      keyPrefix: source.prefix,
-      limit: source.limit,
-      minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,
-      consistent: semantics.mode === 'MostRecent',
-      filter: selection.filter,
-    });
-    if (page !== undefined) {
-      const outcome: ListOutcome = { items: page.items, resourceVersion: String(page.revision) };
-      if (page.continue !== undefined) {
-        outcome.continue = page.continue;
-        if (!selection.selective && page.remainingItemCount !== undefined) outcome.remainingItemCount = page.remainingItemCount;
-      }
-      return outcome;
-    }
-  }
-  const options: ListOptions = {};
-  switch (semantics.mode) {
-    case 'Continue':
-      options.continue = semantics.continue;
-      break;
-    case 'Exact':
-    case 'NotOlderThan':
-      options.revision = semantics.resourceVersion;
-      options.match = semantics.mode;
-      break;
-    default:
-      break;
-  }
+  const { semantics } = source;
+  const cached = (await wholeFromCache(source)) ?? (await pageFromCache(source));
+  if (cached !== undefined) return cached;
   try {
-    return await readPages(source, options);
+    return await readPages(source, storageListOptions(semantics));
   } catch (error) {
     if (semantics.mode === 'Continue' && isStorageError(error, 'Expired')) {
       throw newContinueExpired(await latestContinueToken(source.storage, source.prefix, semantics.continue));
     }
     throw error;
+  }
+}
+
+/** The whole list from the watch cache, for the reads it serves without a limit; undefined when it does not. */
+async function wholeFromCache(source: ListSource): Promise<ListOutcome | undefined> {
+  const { semantics, selection } = source;
+  // A most recent list with a limit pages through the store: its continue tokens are the store's.
+  const consistent = semantics.mode === 'MostRecent' && source.consistentFromCache === true && source.limit <= 0;
+  const cacheable = consistent || semantics.mode === 'Any' || (semantics.mode === 'NotOlderThan' && source.limit <= 0);
+  const cacher = cacheable ? source.cacher() : undefined;
+  if (cacher === undefined) return undefined;
+  const listed = await cacher.list({
+    keyPrefix: source.prefix,
+    minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,
+    consistent,
+    filter: selection.filter,
+  });
+  return { items: listed.items, resourceVersion: String(listed.revision) };
+}
+
+/** The first page of a paged list from the watch cache's snapshot; undefined when the cache cannot serve it. */
+async function pageFromCache(source: ListSource): Promise<ListOutcome | undefined> {
+  const { semantics, selection } = source;
+  const pageable = source.limit > 0 && ((semantics.mode === 'MostRecent' && source.consistentFromCache === true) || semantics.mode === 'NotOlderThan');
+  const cacher = pageable ? source.cacher() : undefined;
+  if (cacher === undefined) return undefined;
+  const page = await cacher.listPage({
+    keyPrefix: source.prefix,
+    limit: source.limit,
+    minRevision: semantics.mode === 'NotOlderThan' ? semantics.resourceVersion : undefined,
+    consistent: semantics.mode === 'MostRecent',
+    filter: selection.filter,
+  });
+  if (page === undefined) return undefined;
+  const outcome: ListOutcome = { items: page.items, resourceVersion: String(page.revision) };
+  if (page.continue !== undefined) {
+    outcome.continue = page.continue;
+    if (!selection.selective && page.remainingItemCount !== undefined) outcome.remainingItemCount = page.remainingItemCount;
+  }
+  return outcome;
+}
+
+/** The store's list options for what the cache did not serve: a continue token, or a revision to match. */
+function storageListOptions(semantics: ListSource['semantics']): ListOptions {
+  switch (semantics.mode) {
+    case 'Continue':
+      return { continue: semantics.continue };
+    case 'Exact':
+    case 'NotOlderThan':
+      return { revision: semantics.resourceVersion, match: semantics.mode };
+    default:
+      return {};
   }
 }
 
