@@ -12,7 +12,7 @@ export { defaultVersionInfo, servingConfig, DEFAULT_MAX_REQUEST_BODY_BYTES, REFE
 export type { ApiServerServingConfig, ServerVersionInfo, TlsVersionName } from './config';
 export type { ServerPart, ServingCore } from './serving/serving-core';
 export { Mux, decodeParam } from './serving/mux';
-export type { Route, RouteHandler, RouteParams } from './serving/mux';
+export type { MuxRoute, RouteHandler, RouteParams } from './serving/mux';
 export { ResponseWriter } from './serving/response-writer';
 export { HealthRegistry, SHUTDOWN_CHECK_NAME } from './health/health-registry';
 export { healthCheck } from './health/health-check';

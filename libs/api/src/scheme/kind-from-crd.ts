@@ -5,14 +5,14 @@ import { customResourceSchema } from './crd-schema';
 import { METADATA_FIELD_SELECTORS } from './definitions/define-kind';
 import { jsonPathValue, parseJsonPath } from './json-path';
 import type { ApiObject, FieldGetter, KindConversion, KindDefinition, TableColumn } from './kind-definition';
-import type { FieldPath } from './kind-strategy';
+import type { ResetField } from './kind-strategy';
 import { nameColumn, column } from './table';
 
 /**
  * A custom resource's status write takes its status alone: Kubernetes' statusStrategy copies the
  * stored object whole and puts the request's status in it.
  */
-const CUSTOM_RESOURCE_STATUS_RESET_FIELDS: readonly FieldPath[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
+const CUSTOM_RESOURCE_STATUS_RESET_FIELDS: readonly ResetField[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
 
 function printerCell(col: CustomResourceColumnDefinition): TableColumn['cell'] {
   const path = parseJsonPath(col.jsonPath);

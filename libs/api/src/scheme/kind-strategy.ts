@@ -26,16 +26,16 @@ export interface ExtraSubresource {
   /** PUT: the object the request leaves, `current` with what the request may change. */
   updateOf?(incoming: ApiObject, current: ApiObject): ApiObject;
   /** The fields a PUT of the subresource never changes, as Kubernetes' reset fields: their ownership is not tracked. */
-  resetFields?: readonly FieldPath[];
+  resetFields?: readonly ResetField[];
   /** POST: a body of another kind applied to the stored object. */
   create?: SubresourceCreate;
 }
 
-/** A field by its path from the object's root (`['metadata', 'labels']`). */
-export type FieldPath = readonly string[];
+/** A field a write keeps as stored (a reset field), by its path from the object's root (`['metadata', 'labels']`). */
+export type ResetField = readonly string[];
 
 /** What a status write resets when the kind says nothing: its spec, as most of Kubernetes' status strategies. */
-export const DEFAULT_STATUS_RESET_FIELDS: readonly FieldPath[] = [['spec']];
+export const DEFAULT_STATUS_RESET_FIELDS: readonly ResetField[] = [['spec']];
 
 /**
  * A kind's status strategy, as Kubernetes' per-kind ones (PrepareForUpdate, GetResetFields,
@@ -46,7 +46,7 @@ export const DEFAULT_STATUS_RESET_FIELDS: readonly FieldPath[] = [['spec']];
  */
 export interface StatusStrategy {
   /** Kubernetes' reset fields of the status subresource; DEFAULT_STATUS_RESET_FIELDS when absent. */
-  resetFields?: readonly FieldPath[];
+  resetFields?: readonly ResetField[];
   /** Errors of the write against the stored object (a custom resource's transition rules). */
   validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
 }

@@ -1,4 +1,4 @@
-import type { Route, RouteHandler } from '../serving/mux';
+import type { MuxRoute, RouteHandler } from '../serving/mux';
 import { methodNotAllowedStatus } from '../status/status';
 import type { ServiceAccountTokens } from './service-account-tokens';
 
@@ -6,7 +6,7 @@ import type { ServiceAccountTokens } from './service-account-tokens';
  * The service account issuer's discovery documents, as Kubernetes' ServiceAccountIssuerDiscovery serves
  * them: `/.well-known/openid-configuration` and the key set at `/openid/v1/jwks`; GET only.
  */
-export function issuerDiscoveryRoutes(tokens: ServiceAccountTokens): Route[] {
+export function issuerDiscoveryRoutes(tokens: ServiceAccountTokens): MuxRoute[] {
   const getOnly =
     (answer: RouteHandler): RouteHandler =>
     (req, res, params) =>

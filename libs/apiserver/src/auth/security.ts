@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { storedDefinition } from '@svc/api';
 import type { X509Certificate } from 'node:crypto';
 import type { ResourceRegistries } from '../registry/registries';
+import type { ResourceRegistry } from '../registry/resource-registry';
 import { RequestAuthenticator, type Authenticator } from '@svc/machinery';
 import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
 import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';
@@ -224,10 +225,9 @@ const UNCACHED_REFRESH_MS = 1_000;
 
 /** The RBAC objects read through their registries, their watch caches' revisions as the version. */
 function registryPolicySource(registries: ResourceRegistries): PolicySource {
-  const registry = (resource: string) => {
-    const found = registries.forResource(RBAC_GROUP, 'v1', resource);
-    if (found === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
-    return found;
+  const items = async (registry: ResourceRegistry | undefined, resource: string) => {
+    if (registry === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
+    return (await registry.list('')).items;
   };
   // Asked on every request: once all four caches exist they are kept rather than looked up again.
   let found: ReadonlyArray<ReturnType<typeof registries.cachers.cacherFor>> | undefined;
@@ -249,9 +249,12 @@ function registryPolicySource(registries: ResourceRegistries): PolicySource {
       return all.map((c) => c!.revision()).join('/');
     },
     read: async (): Promise<PolicyObjects> => {
-      const [roles, clusterRoles, roleBindings, clusterRoleBindings] = await Promise.all(
-        Object.values(RBAC_RESOURCES).map(async (resource) => (await registry(resource).list('')).items),
-      );
+      const [roles, clusterRoles, roleBindings, clusterRoleBindings] = await Promise.all([
+        items(registries.roles, RBAC_RESOURCES.roles),
+        items(registries.clusterRoles, RBAC_RESOURCES.clusterRoles),
+        items(registries.roleBindings, RBAC_RESOURCES.roleBindings),
+        items(registries.clusterRoleBindings, RBAC_RESOURCES.clusterRoleBindings),
+      ]);
       return { roles, clusterRoles, roleBindings, clusterRoleBindings };
     },
   };

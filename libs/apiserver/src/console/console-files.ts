@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Route, RouteParams } from '../serving/mux';
+import type { MuxRoute, RouteParams } from '../serving/mux';
 import { acceptsGzip, type HeaderValues, type ResponseWriter } from '../serving/response-writer';
 
 /** Where the web console is served. */
@@ -147,7 +147,7 @@ function plain(res: ResponseWriter, code: number, text: string, headers: HeaderV
 }
 
 /** The console's routes, served to anyone: `/console` sent to `/console/`, and its files under it. */
-export function consoleRoutes(files: ConsoleFiles): Route[] {
+export function consoleRoutes(files: ConsoleFiles): MuxRoute[] {
   const serve = (req: IncomingMessage, res: ResponseWriter, params: RouteParams): void => files.serve(req, res, params.path ?? '');
   return [
     { path: '/console', toAnyone: true, handler: (_req, res) => res.end(301, undefined, { Location: CONSOLE_PATH, 'Content-Length': 0 }) },

@@ -1,13 +1,13 @@
 import { failureStatus, type ProcessProfiler } from '@svc/machinery';
 import { requestUrl } from '../request/request-context';
-import type { Route, RouteHandler } from '../serving/mux';
+import type { MuxRoute, RouteHandler } from '../serving/mux';
 
 /**
  * `/debug/pprof/` while `--profiling` is on (its default, as in Kubernetes): CPU and heap profiles of
  * this process in pprof's format. Like every non-resource path it is authorized first (RBAC:
  * `nonResourceURLs: ["/debug/*"]`). The profiler is closed when the server stops.
  */
-export function profilingRoutes(profiler: ProcessProfiler | undefined): Route[] {
+export function profilingRoutes(profiler: ProcessProfiler | undefined): MuxRoute[] {
   if (profiler === undefined) return [];
   const handler: RouteHandler = async (req, res) => {
     const url = requestUrl(req);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { ApiServerServingConfig } from '../config';
-import { decodeParam, type Route } from '../serving/mux';
+import { decodeParam, type MuxRoute } from '../serving/mux';
 import type { ResponseWriter } from '../serving/response-writer';
 import { failureStatus, notFoundStatus } from '../status/status';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery-documents';
@@ -10,7 +10,7 @@ import type { ServedApis } from './served-apis';
 import { writeJson } from './write-json';
 
 /** `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`: what the server serves, computed per request from the scheme. */
-export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig): Route[] {
+export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig): MuxRoute[] {
   const get = ['GET'];
   return [
     { path: '/api', methods: get, handler: (req, res) => root(apis, config, req, res, 'api') },

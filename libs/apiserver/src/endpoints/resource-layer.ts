@@ -7,7 +7,7 @@ import { DEFAULT_NODE_AGENT_CONNECTION, NodeAgentConnector } from '../nodeagent/
 import type { ResourcesOptions } from '../registry/create-registries';
 import { ensureBootstrapNamespaces } from '../registry/core/namespace/bootstrap-namespaces';
 import type { ResourceRegistries } from '../registry/registries';
-import type { Route } from '../serving/mux';
+import type { MuxRoute } from '../serving/mux';
 import type { ServerPart, ServingCore } from '../serving/serving-core';
 import { ResourceHandler } from './resource-handler';
 import { RestEndpoints, type RestEndpointsOptions } from './rest-endpoints';
@@ -43,7 +43,7 @@ export function resourceLayer(deps: ResourceLayerDependencies): ServerPart {
   return (core) => {
     const handler = resourceHandler(deps, core);
     installHooks(deps, core);
-    return RESOURCE_PATHS.map((path): Route => ({ path, handler: (req, res) => handler.serve(req, res) }));
+    return RESOURCE_PATHS.map((path): MuxRoute => ({ path, handler: (req, res) => handler.serve(req, res) }));
   };
 }
 

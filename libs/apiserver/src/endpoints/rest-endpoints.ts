@@ -9,7 +9,7 @@ import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from '../decoding/media-types';
 import { decodeReviewProtobuf } from '../decoding/review-protobuf';
 import { authenticationReviews } from '../registry/authentication/reviews';
 import { authorizationReviews } from '../registry/authorization/reviews';
-import type { ComponentStatuses, ComponentStatus } from '../registry/core/component-statuses';
+import type { ComponentHealth, ComponentStatuses } from '../registry/core/component-statuses';
 import { requestToken } from '../registry/core/service-account/token-request';
 import type { ResourceRegistries } from '../registry/registries';
 import { answerReview, type Reviews } from '../registry/review-rest';
@@ -153,7 +153,7 @@ export class RestEndpoints {
 }
 
 /** The list, the one component asked for, or a Table of them. */
-function componentStatusBody(items: ComponentStatus[], name: string, format: OutputFormat): unknown {
+function componentStatusBody(items: ComponentHealth[], name: string, format: OutputFormat): unknown {
   const view = format.view;
   if (view?.as === 'Table') {
     const rows = items.map((item) => {

@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { requestContext, requestUrl } from '../request/request-context';
-import { decodeParam, type Route } from '../serving/mux';
+import { decodeParam, type MuxRoute } from '../serving/mux';
 import type { ResponseWriter } from '../serving/response-writer';
 import { notFoundStatus } from '../status/status';
 import { HEALTH_ENDPOINTS, type HealthEndpoint, type HealthReport } from './health-check';
 import type { HealthRegistry } from './health-registry';
 
 /** `/healthz`, `/livez`, `/readyz` and their per-check paths; any method, as Kubernetes' mux serves them. */
-export function healthRoutes(registry: HealthRegistry): Route[] {
+export function healthRoutes(registry: HealthRegistry): MuxRoute[] {
   return HEALTH_ENDPOINTS.flatMap((endpoint) => [
     { path: `/${endpoint}`, handler: (req, res) => report(registry, endpoint, req, res) },
     { path: `/${endpoint}/{check...}`, handler: (req, res, params) => reportOne(registry, endpoint, req, res, params.check) },

@@ -1,8 +1,8 @@
-import type { Route } from '../serving/mux';
+import type { MuxRoute } from '../serving/mux';
 import type { MetricsService } from './metrics.service';
 
 /** `/metrics`: the server's Prometheus metrics. */
-export function metricsRoute(metrics: MetricsService): Route {
+export function metricsRoute(metrics: MetricsService): MuxRoute {
   return {
     path: '/metrics',
     methods: ['GET'],

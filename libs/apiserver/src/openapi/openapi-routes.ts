@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { parseAccept } from '../discovery/discovery-negotiation';
 import { writeJson } from '../discovery/write-json';
 import { requestUrl } from '../request/request-context';
-import { decodeParam, type Route } from '../serving/mux';
+import { decodeParam, type MuxRoute } from '../serving/mux';
 import type { ResponseWriter } from '../serving/response-writer';
 import { failureStatus } from '../status/status';
 import type { OpenApiDocuments } from './openapi-documents';
@@ -20,7 +20,7 @@ const NO_CACHE = { 'Cache-Control': 'no-cache, private' };
  * client-go asks for (kubectl's validation and its query-parameter check fall back to it for a
  * group version missing from `/openapi/v3`); anything else is 406 with no body, as in Kubernetes.
  */
-export function openApiRoutes(documents: OpenApiDocuments): Route[] {
+export function openApiRoutes(documents: OpenApiDocuments): MuxRoute[] {
   const get = ['GET'];
   return [
     { path: '/openapi/v3', methods: get, handler: (req, res) => index(documents, req, res) },

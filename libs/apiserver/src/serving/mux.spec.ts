@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { Mux, type Route } from './mux';
+import { Mux, type MuxRoute } from './mux';
 
-const handler: Route['handler'] = () => undefined;
+const handler: MuxRoute['handler'] = () => undefined;
 const request = (method: string, url: string) => ({ method, url, headers: {} }) as IncomingMessage;
 
 describe('the mux', () => {

@@ -10,7 +10,7 @@ export type RouteParams = Readonly<Record<string, string>>;
 export type RouteHandler = (req: IncomingMessage, res: ResponseWriter, params: RouteParams) => void | Promise<void>;
 
 /** One route: a path pattern, the methods it serves (GET serves HEAD too), and its handler. */
-export interface Route {
+export interface MuxRoute {
   /** `/version`, `/apis/{group}/{version}`, `/debug/pprof/{profile...}`. */
   path: string;
   /** The methods served; every method when absent. Another method is a 404, as no route matched. */
@@ -32,7 +32,7 @@ interface Segment {
 }
 
 interface Compiled {
-  route: Route;
+  route: MuxRoute;
   segments: Segment[];
   methods: ReadonlySet<string> | undefined;
 }
@@ -51,7 +51,7 @@ export class Mux {
   /** The routes served to anyone, apart: every request asks about them before authentication. */
   private readonly toAnyone: Compiled[] = [];
 
-  handle(route: Route): void {
+  handle(route: MuxRoute): void {
     const segments = parsePattern(route.path);
     const methods = route.methods === undefined ? undefined : new Set(route.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])));
     const compiled = { route, segments, methods };
@@ -69,7 +69,7 @@ export class Mux {
   }
 
   /** The route and its parameters for a method and path, if one matches. */
-  match(method: string, path: string): { route: Route; params: RouteParams } | undefined {
+  match(method: string, path: string): { route: MuxRoute; params: RouteParams } | undefined {
     const upper = method.toUpperCase();
     for (const candidate of this.exact.get(path) ?? []) {
       if (candidate.methods === undefined || candidate.methods.has(upper)) return { route: candidate.route, params: {} };

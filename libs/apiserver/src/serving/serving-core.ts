@@ -4,7 +4,7 @@ import type { ApiServerServingConfig } from '../config';
 import type { HealthRegistry } from '../health/health-registry';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
-import type { Route } from './mux';
+import type { MuxRoute } from './mux';
 
 /** The objects the serving shell shares with the parts installed on it. */
 export interface ServingCore {
@@ -23,4 +23,4 @@ export interface ServingCore {
  * A part of the server installed on the serving shell before it listens: the routes it serves (added
  * to the one mux) and the hooks it registers on the core (health checks, post-start hooks, stop work).
  */
-export type ServerPart = (core: ServingCore) => readonly Route[] | void;
+export type ServerPart = (core: ServingCore) => readonly MuxRoute[] | void;

@@ -71,7 +71,7 @@ async function storeCondition(check: () => Promise<void>): Promise<ComponentCond
 }
 
 /** One component's status as `componentstatuses` lists it. */
-export interface ComponentStatus {
+export interface ComponentHealth {
   metadata: { name: string; creationTimestamp: null };
   conditions: ComponentCondition[];
 }
@@ -93,7 +93,7 @@ export class ComponentStatuses {
   }
 
   /** Every component's status, or the one named (404 for an unknown name). */
-  async read(name: string): Promise<ComponentStatus[]> {
+  async read(name: string): Promise<ComponentHealth[]> {
     if (name !== '' && !this.names.includes(name)) throw newNotFound({ group: '', resource: COMPONENT_STATUS_RESOURCE.resource }, name);
     const wanted = name === '' ? this.names : [name];
     return Promise.all(

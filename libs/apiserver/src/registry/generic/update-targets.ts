@@ -1,4 +1,4 @@
-import { DEFAULT_STATUS_RESET_FIELDS, type ApiObject, type FieldPath, type KindDefinition } from '@svc/api';
+import { DEFAULT_STATUS_RESET_FIELDS, type ApiObject, type ResetField, type KindDefinition } from '@svc/api';
 import { newNotFound, type FieldError } from '@svc/machinery';
 import { bumpGeneration, hasStatusSubresource, prepareForUpdate, statusUpdateOf, validateUpdate } from './object-meta-rules';
 import type { WriteTarget } from './write-state';
@@ -47,7 +47,7 @@ export function prepareUpdateOf(def: KindDefinition, target: WriteTarget, incomi
  * strategy says (its spec by default; a Deployment's labels too); a subresource of the kind's own says
  * what it resets.
  */
-export function resetFieldsOf(def: KindDefinition, target: WriteTarget): readonly FieldPath[] | undefined {
+export function resetFieldsOf(def: KindDefinition, target: WriteTarget): readonly ResetField[] | undefined {
   switch (target) {
     case '':
       return hasStatusSubresource(def) ? MAIN_RESET_FIELDS : undefined;
@@ -60,4 +60,4 @@ export function resetFieldsOf(def: KindDefinition, target: WriteTarget): readonl
   }
 }
 
-const MAIN_RESET_FIELDS: readonly FieldPath[] = [['status']];
+const MAIN_RESET_FIELDS: readonly ResetField[] = [['status']];
