@@ -54,7 +54,9 @@ function watchExit(name, child) {
   });
 }
 
-const COMPONENT_STOP_SECONDS = 20;
+// Beyond the components' own graceful shutdown (30 s for the controllers' in-flight work), so a loaded
+// machine still sees them stop their work and release their leases before they are killed.
+const COMPONENT_STOP_SECONDS = 40;
 const API_SERVER_STOP_SECONDS = 70;
 
 // Sends SIGTERM and waits for the exit; SIGKILL after the deadline.

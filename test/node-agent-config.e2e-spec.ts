@@ -59,29 +59,49 @@ describe('node agent: configuration files', () => {
   ];
 
   // Two agents at a time (one per core): each reads its file and exits before it reaches anything else.
-  let results: Promise<Array<{ file: string; result: Awaited<ReturnType<typeof runAgent>> }>>;
+  // Each case waits for its own agent only, so a loaded machine slows the batch, not the first case.
+  type Outcome = { file: string; result: Awaited<ReturnType<typeof runAgent>> };
+  const settle: Array<(outcome: Outcome) => void> = [];
+  const fail: Array<(error: unknown) => void> = [];
+  const outcomes = cases.map(
+    () =>
+      new Promise<Outcome>((resolve, reject) => {
+        settle.push(resolve);
+        fail.push(reject);
+      }),
+  );
+  // A case's failure is reported by its own test, not as an unhandled rejection before it runs.
+  for (const outcome of outcomes) outcome.catch(() => undefined);
   beforeAll(() => {
-    const out: Array<{ file: string; result: Awaited<ReturnType<typeof runAgent>> }> = [];
     let next = 0;
     const worker = async () => {
       while (next < cases.length) {
         const i = next++;
-        const file = join(dir, `config-${i}.yaml`);
-        await writeFile(file, stringify(cases[i][1]));
-        out[i] = { file, result: await runAgent([`--config=${file}`]) };
+        try {
+          const file = join(dir, `config-${i}.yaml`);
+          await writeFile(file, stringify(cases[i][1]));
+          settle[i]({ file, result: await runAgent([`--config=${file}`]) });
+        } catch (error) {
+          fail[i](error);
+        }
       }
     };
-    results = Promise.all([worker(), worker()]).then(() => out);
+    void worker();
+    void worker();
   });
 
-  it.each(cases.map((c, i) => [...c, i] as const))('exits 2 with one line naming the field for %s', async (_name, _config, message, i) => {
-    const { file, result } = (await results)[i];
-    expect(result.code).toBe(2);
-    const lines = result.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(file);
-    expect(lines[0]).toMatch(message);
-  });
+  it.each(cases.map((c, i) => [...c, i] as const))(
+    'exits 2 with one line naming the field for %s',
+    async (_name, _config, message, i) => {
+      const { file, result } = await outcomes[i];
+      expect(result.code).toBe(2);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(file);
+      expect(lines[0]).toMatch(message);
+    },
+    60_000,
+  );
 
   it('exits 2 with one line for a credential provider configuration without a required field', async () => {
     const file = join(dir, 'providers.yaml');

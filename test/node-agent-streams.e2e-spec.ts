@@ -8,10 +8,14 @@ import { eventually } from '@svc/runtime/testing';
 import { openChannelSocket, type ChannelSocket } from './support/channel-websocket';
 import { kubectl, KUBECTL, runKubectl, spawnKubectl } from './support/kubectl-run';
 import { startNodeCluster, type NodeCluster } from './support/node-cluster';
+import { pythonClientUnavailable, runPythonClient } from './support/python-client';
 
 const unavailable = localRuntimeUnavailable();
 if (unavailable) console.warn(`Node agent stream tests against a local containerd are skipped: ${unavailable}`);
 const describeWithRuntime = unavailable ? describe.skip : describe;
+const pythonUnavailable = unavailable ? undefined : pythonClientUnavailable();
+if (pythonUnavailable) console.warn(`The official Python client's tests are skipped: ${pythonUnavailable}`);
+const itWithPython = pythonUnavailable ? it.skip : it;
 
 function httpGet(port: number, path = '/'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -61,7 +65,8 @@ describeWithRuntime('node agent: logs, exec and port-forward through the API ser
   };
 
   beforeAll(async () => {
-    cluster = await startNodeCluster();
+    // The bulky pod's 24 MB stay in one file: rotation (10Mi by default, checked every 10 s) has its own test.
+    cluster = await startNodeCluster({ agent: { config: { containerLogMaxSize: '100Mi' } } });
     await cluster.runPod('talker', ['sh', '-c', 'echo hello from busybox; i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done']);
     await cluster.runPod('web', ['sh', '-c', 'mkdir -p /www && echo served by httpd > /www/index.html && exec httpd -f -p 8080 -h /www']);
     // About 24 MB of log, then a line long enough for the runtime to split it into P lines, then a last one.
@@ -285,6 +290,29 @@ describeWithRuntime('node agent: logs, exec and port-forward through the API ser
     }
     const s0 = (socket: ChannelSocket) => socket.received(0).subarray(2).toString('utf8');
   });
+
+  itWithPython(
+    'the official Python client: lists, writes, watches, execs with stdin and no terminal, forwards a port',
+    async () => {
+      const result = await runPythonClient<{
+        pods: string[];
+        configMap: Record<string, string>;
+        watched: Array<[string, string]>;
+        execOnce: string;
+        exec: { stdout: string; stderr: string; returncode: number };
+        portForward: { response: string; error: string | null };
+      }>('streams.py', env());
+      expect(result.pods).toEqual(expect.arrayContaining(['talker', 'web']));
+      expect(result.configMap).toEqual({ written: 'by python' });
+      expect(result.watched).toEqual(expect.arrayContaining([['ADDED', 'talker']]));
+      expect(result.execOnce).toBe('out\n');
+      // The first line read is the command's output (not a stray '\r'), and the exit code reaches the client.
+      expect(result.exec).toEqual({ stdout: 'test string 1', stderr: 'test string 2', returncode: 3 });
+      expect(result.portForward.response).toMatch(/^HTTP\/1\.[01] 200 OK\r\n[\s\S]*served by httpd\n$/);
+      expect(result.portForward.error).toBeNull();
+    },
+    120_000,
+  );
 
   it('an HTTP request to the pod IP is answered from this machine', async () => {
     const ip = (await cluster.getPod('web')).status.podIP;
