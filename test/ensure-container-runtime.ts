@@ -1,7 +1,7 @@
 // Part of `npm test`: the node agent's end-to-end tests start a containerd of their own and need
 // Debian's containerd, runc, CNI plugins and a static busybox, the packages `npm start` installs for
 // its own node; the store3 tests start etcd clusters of their own (etcd-server) and cut a member off
-// with nftables. As root on a Debian machine, install what is missing; elsewhere say why those tests
+// with nftables; the official Python client's test needs Debian's python3-kubernetes. As root on a Debian machine, install what is missing; elsewhere say why those tests
 // will skip. Never fails the test command itself.
 import { ensureDebianPackages, RUNTIME_PACKAGES, runtimeHostProblem, type DebianPackage } from '@svc/cri';
 
@@ -9,8 +9,12 @@ const STORE3_PACKAGES: readonly DebianPackage[] = [
   { name: 'etcd-server', provides: 'etcd' },
   { name: 'nftables', provides: 'nft' },
 ];
+const PYTHON_CLIENT: readonly DebianPackage[] = [{ name: 'python3-kubernetes', provides: '/usr/lib/python3/dist-packages/kubernetes/__init__.py' }];
 
 const problem =
   runtimeHostProblem() ??
-  ensureDebianPackages([...RUNTIME_PACKAGES, ...STORE3_PACKAGES], { onInstall: console.log, purpose: 'for the container runtime and etcd tests' });
+  ensureDebianPackages([...RUNTIME_PACKAGES, ...STORE3_PACKAGES, ...PYTHON_CLIENT], {
+    onInstall: console.log,
+    purpose: 'for the container runtime, etcd and Python client tests',
+  });
 if (problem) console.log(`Container runtime and etcd tests will skip: ${problem}`);
