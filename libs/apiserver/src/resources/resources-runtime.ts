@@ -19,6 +19,7 @@ import { healthCheck } from '../health/health-check';
 import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
 import { ensureBootstrapNamespaces } from './bootstrap-namespaces';
+import { ensureBootstrapObjects } from './bootstrap-objects';
 import { CacherPool, type CacherPoolOptions } from './cacher-pool';
 import { startObjectCountPoller, startStorageSizePoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
@@ -73,7 +74,7 @@ export interface ResourcesOptions {
   admissionAuthorizer?: AdmissionAuthorizer;
   /** Watch cache tuning (tests). */
   cacherOptions?: CacherPoolOptions['cacherOptions'];
-  /** Whether the post-start hooks create the bootstrap namespaces (default true). */
+  /** Whether the post-start hooks create the bootstrap namespaces and the objects built-in kinds bootstrap (default true). */
   bootstrapNamespaces?: boolean;
   /** `--nodeagent-*`: how pods' log, exec, attach and portforward reach node agents. */
   nodeAgent?: NodeAgentConnectionOptions;
@@ -184,6 +185,7 @@ export class ResourcesRuntime {
         const namespaces = scheme.byResource({ group: '', version: 'v1', resource: 'namespaces' });
         if (namespaces !== undefined) await ensureBootstrapNamespaces(registries.forDefinition(namespaces));
       });
+      hooks.health.addPostStartHook('bootstrap-objects', () => ensureBootstrapObjects(scheme, registries));
     }
     hooks.health.addPostStartHook('start-watch-caches', async () => {
       const started = scheme
