@@ -6,7 +6,8 @@ export type { AdmissionDependencies, AdmissionFlags } from './build-admission';
 export { IMMORTAL_NAMESPACES, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
 export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
-export { priorityAdmission, SYSTEM_PRIORITY_CLASSES } from './priority';
+export { priorityAdmission, storedPriorityClasses, systemPriorityClasses } from './priority';
+export type { PriorityClassLookup } from './priority';
 export {
   DEFAULT_SERVICE_ACCOUNT,
   serviceAccountAdmission,

@@ -45,6 +45,7 @@ export const SYSTEM_PRIORITY_CLASSES: readonly PriorityClass[] = [
     kind: 'PriorityClass',
     metadata: { name: 'system-node-critical' },
     value: SYSTEM_CRITICAL_PRIORITY + 1000,
+    preemptionPolicy: 'PreemptLowerPriority',
     description: 'Used for system critical pods that must not be moved from their current node.',
   },
   {
@@ -52,6 +53,7 @@ export const SYSTEM_PRIORITY_CLASSES: readonly PriorityClass[] = [
     kind: 'PriorityClass',
     metadata: { name: 'system-cluster-critical' },
     value: SYSTEM_CRITICAL_PRIORITY,
+    preemptionPolicy: 'PreemptLowerPriority',
     description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.',
   },
 ];

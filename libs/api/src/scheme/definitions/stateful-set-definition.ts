@@ -131,7 +131,7 @@ function validateStatefulSetUpdate(obj: ApiObject, current: ApiObject): FieldErr
 function validateStatefulSetStatus(obj: ApiObject, current: ApiObject): FieldError[] {
   const errors: FieldError[] = [];
   const status = isRecord(obj.status) ? obj.status : {};
-  const n = (key: string) => (typeof status[key] === 'number' ? (status[key]) : 0);
+  const n = (key: string) => (typeof status[key] === 'number' ? status[key] : 0);
   const beyond = 'cannot be greater than status.replicas';
   for (const key of ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']) {
     if (n(key) > n('replicas')) errors.push(fieldErrors.invalid(`status.${key}`, n(key), beyond));
