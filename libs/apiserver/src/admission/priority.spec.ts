@@ -18,7 +18,7 @@ const pc = (name: string, value: number, extra: Partial<PriorityClass> = {}): Pr
   ...extra,
 });
 
-async function refusal(promise: Promise<unknown>): Promise<string | undefined> {
+async function refusal(promise: unknown): Promise<string | undefined> {
   try {
     await promise;
     return undefined;

@@ -3,7 +3,7 @@ import { PersistentVolumeClaimRetentionPolicyTypes, StatefulSetSchema, type Stat
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
-import { as, defineKind } from './define-kind';
+import { as, defineKind, records } from './define-kind';
 import { defaultPodSpec } from './pod-spec-rules';
 import { containerCells, percentValue, selectorQuery, templateErrors } from './workload-rules';
 
@@ -27,6 +27,11 @@ function defaultStatefulSet(obj: ApiObject): void {
     : {});
   if (!retention.whenDeleted) retention.whenDeleted = 'Retain';
   if (!retention.whenScaled) retention.whenScaled = 'Retain';
+  // Kubernetes' apps/v1 conversion serves every claim template as a v1 PersistentVolumeClaim, whatever was written.
+  for (const claim of records(spec.volumeClaimTemplates)) {
+    claim.apiVersion = 'v1';
+    claim.kind = 'PersistentVolumeClaim';
+  }
   defaultPodSpec(isRecord(spec.template) ? spec.template.spec : undefined);
 }
 

@@ -295,7 +295,7 @@ describe('StatefulSet', () => {
       revisionHistoryLimit: 10,
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
-      volumeClaimTemplates: [{ spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } }],
+      volumeClaimTemplates: [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } }],
     });
     expect(object.status).toEqual({ replicas: 0, availableReplicas: 0 });
     // maxUnavailable is behind a feature that is off in 1.32: dropped.
