@@ -536,14 +536,19 @@ function decodedAnswer(res: BinaryResponse): Record<string, unknown> {
  * An object without its empty strings, nulls and empty objects, which JSON and protobuf show
  * differently: this server's JSON keeps some Go's `omitempty` leaves out (an empty field manager, an
  * empty continue token) and leaves out some Go always writes (an Event's empty reportingComponent, a
- * policy's empty status), as a decode of the protobuf does. The bytes are checked exactly beside this.
+ * policy's empty status), as a decode of the protobuf does. Nor does it keep the apiVersion and kind
+ * of an object embedded in another (a StatefulSet's claim templates): Kubernetes' messages carry no
+ * type meta but at the top, and its JSON answers have them where its protobuf answers do not. The
+ * bytes are checked exactly beside this.
  */
-function withoutEmpty(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutEmpty);
+function withoutEmpty(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutEmpty(v, depth + 1));
   if (typeof value !== 'object' || value === null) return value;
+  const embedded = depth > 0 && 'metadata' in value;
   return Object.fromEntries(
     Object.entries(value)
-      .map(([k, v]) => [k, withoutEmpty(v)])
+      .filter(([k]) => !(embedded && (k === 'apiVersion' || k === 'kind')))
+      .map(([k, v]) => [k, withoutEmpty(v, depth + 1)])
       .filter(([, v]) => v !== '' && v !== null && !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)),
   );
 }
