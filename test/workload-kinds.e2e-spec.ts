@@ -234,12 +234,21 @@ describe('kubectl with the workload kinds', () => {
       suspend: false,
       selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
     });
-    expect(job.metadata.labels).toEqual({ 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': 'pi', 'controller-uid': uid, 'job-name': 'pi' });
+    expect(job.metadata.labels).toEqual({
+      'batch.kubernetes.io/controller-uid': uid,
+      'batch.kubernetes.io/job-name': 'pi',
+      'controller-uid': uid,
+      'job-name': 'pi',
+    });
     await create(client, statefulSets, {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
       metadata: { name: 'web' },
-      spec: { selector: { matchLabels: { app: 'web' } }, serviceName: 'web', template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } } },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        serviceName: 'web',
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } },
+      },
     });
     await create(client, daemonSets, {
       apiVersion: 'apps/v1',
@@ -258,7 +267,10 @@ describe('kubectl with the workload kinds', () => {
 
   it('scales a StatefulSet through its scale subresource, which a DaemonSet does not have', async () => {
     await kubectl('scale', 'statefulset', 'web', '-n', ns, '--replicas=3');
-    const sts = JSON.parse((await kubectl('get', 'sts', 'web', '-n', ns, '-o', 'json')).stdout) as { metadata: { generation: number }; spec: { replicas: number } };
+    const sts = JSON.parse((await kubectl('get', 'sts', 'web', '-n', ns, '-o', 'json')).stdout) as {
+      metadata: { generation: number };
+      spec: { replicas: number };
+    };
     expect([sts.spec.replicas, sts.metadata.generation]).toEqual([3, 2]);
     expect((await kubectl('get', 'sts', 'web', '-n', ns)).stdout).toMatch(/^web\s+0\/3\s+\d+s$/m);
     expect(await kubectlFails('scale', 'daemonset', 'agent', '-n', ns, '--replicas=3')).toMatch(/the server could not find the requested resource/);
@@ -271,7 +283,11 @@ describe('kubectl with the workload kinds', () => {
     const status = await client.patch<{ status: unknown; metadata: { generation: number } }>(`${statefulSets}/web/status`, MERGE_PATCH, {
       status: { replicas: 3, readyReplicas: 2, observedGeneration: 2 },
     });
-    expect([status.status, status.body.status, status.body.metadata.generation]).toEqual([200, { replicas: 3, readyReplicas: 2, observedGeneration: 2, availableReplicas: 0 }, 2]);
+    expect([status.status, status.body.status, status.body.metadata.generation]).toEqual([
+      200,
+      { replicas: 3, readyReplicas: 2, observedGeneration: 2, availableReplicas: 0 },
+      2,
+    ]);
     const beyond = await client.patch(`${statefulSets}/web/status`, MERGE_PATCH, { status: { readyReplicas: 5 } });
     expect(invalid(expectFailure(beyond, 422, 'Invalid')).causes).toEqual(['status.readyReplicas: Invalid value: 5: cannot be greater than status.replicas']);
   });
@@ -356,7 +372,11 @@ describe('bad workloads, refused with 422 and Kubernetes’ field paths and mess
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
       metadata: { name: 'mismatch' },
-      spec: { selector: { matchLabels: { app: 'db' } }, serviceName: 'db', template: { metadata: { labels: { app: 'cache' } }, spec: { containers: [container] } } },
+      spec: {
+        selector: { matchLabels: { app: 'db' } },
+        serviceName: 'db',
+        template: { metadata: { labels: { app: 'cache' } }, spec: { containers: [container] } },
+      },
     });
     expect(invalid(expectFailure(res, 422, 'Invalid')).causes).toEqual([
       'spec.template.metadata.labels: Invalid value: {"app":"cache"}: `selector` does not match template `labels`',
@@ -386,12 +406,23 @@ describe('bad workloads, refused with 422 and Kubernetes’ field paths and mess
       "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class",
     ]);
     await create(client, pcs, { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'standard' }, value: 1000, globalDefault: true });
-    const second = await client.post(pcs, { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'other' }, value: 5, globalDefault: true });
+    const second = await client.post(pcs, {
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: 'other' },
+      value: 5,
+      globalDefault: true,
+    });
     expect(expectFailure(second, 403, 'Forbidden').message).toBe(
       'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass standard is already marked as default. Only one default can exist',
     );
     const pods = `/api/v1/namespaces/${ns}/pods`;
-    const unknown = await client.post(pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'lost' }, spec: { priorityClassName: 'gold', containers: [container] } });
+    const unknown = await client.post(pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'lost' },
+      spec: { priorityClassName: 'gold', containers: [container] },
+    });
     expect(expectFailure(unknown, 403, 'Forbidden').message).toBe('pods "lost" is forbidden: no PriorityClass with name gold was found');
     // A pod that names no class gets the global default's value, and its name.
     const defaulted = await create<{ spec: { priority: number; priorityClassName: string; preemptionPolicy: string } }>(client, pods, {
