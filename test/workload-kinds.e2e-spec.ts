@@ -265,6 +265,28 @@ describe('kubectl with the workload kinds', () => {
     expect(table).toMatch(/^cronjob\.batch\/tick\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s$/m);
   });
 
+  it('labels the pods of a Job created with a generateName with the name it is given', async () => {
+    const job = await create<{
+      metadata: { name: string; uid: string; labels: Record<string, string> };
+      spec: { template: { metadata: { labels: Record<string, string> } } };
+    }>(client, jobs, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { generateName: 'batch-' },
+      spec: { template: { spec: { containers: [container], restartPolicy: 'Never' } } },
+    });
+    expect(job.metadata.name).toMatch(/^batch-[a-z0-9]{5}$/);
+    const labels = {
+      'batch.kubernetes.io/controller-uid': job.metadata.uid,
+      'batch.kubernetes.io/job-name': job.metadata.name,
+      'controller-uid': job.metadata.uid,
+      'job-name': job.metadata.name,
+    };
+    expect(job.spec.template.metadata.labels).toEqual(labels);
+    expect(job.metadata.labels).toEqual(labels);
+    expect((await client.delete(`${jobs}/${job.metadata.name}`, { propagationPolicy: 'Background' })).status).toBe(200);
+  });
+
   it('scales a StatefulSet through its scale subresource, which a DaemonSet does not have', async () => {
     await kubectl('scale', 'statefulset', 'web', '-n', ns, '--replicas=3');
     const sts = JSON.parse((await kubectl('get', 'sts', 'web', '-n', ns, '-o', 'json')).stdout) as {

@@ -101,7 +101,11 @@ export interface KindStrategy {
    * is the controllers' to write). Nodes keep what their agent registers.
    */
   resetStatusOnCreate?: boolean;
-  /** Server-set fields of a new object beyond the generic metadata: its initial status, say. */
+  /**
+   * Server-set fields of a new object beyond the generic metadata: its initial status, say. It may read
+   * the object's name and uid; with a generateName it runs again once the name is made, so it must give
+   * the same result run twice.
+   */
   prepareForCreate?(object: ApiObject): void;
   /** What an update of the main resource may not change beyond the generic carry-over. */
   prepareForUpdate?(object: ApiObject, current: ApiObject): void;

@@ -322,6 +322,8 @@ export class ResourceRegistry {
       // given back if it is not stored. A named create has one attempt and needs no copy (a copy of a
       // 4 MB object held the event loop for 0.4 s).
       const candidate = generate ? jsonClone(object) : object;
+      // The kind's create preparation may read the name (a Job labels its pods with it): once made, it runs again.
+      if (generate) this.definition.strategy.prepareForCreate?.(candidate);
       try {
         await this.beginCreate(candidate, w);
         this.validate(candidate, [], w);

@@ -683,10 +683,12 @@ export const jobDefinition = defineKind({
     // labels default to the template's, as decoding (before) and reading back from the store (after the
     // selector is made) do in Kubernetes.
     prepareForCreate(job) {
+      job.status = {};
+      // The pods are labelled with the Job's name: with a generateName, once the name is made.
+      if (!job.metadata?.name) return;
       defaultJobLabels(job);
       generateSelector(job);
       defaultJobLabels(job);
-      job.status = {};
     },
     warnings: jobWarnings,
     validateUpdate: validateJobUpdate,
