@@ -6,7 +6,7 @@ export type { AdmissionDependencies, AdmissionFlags } from './build-admission';
 export { IMMORTAL_NAMESPACES, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
 export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
-export { priorityAdmission, storedPriorityClasses, systemPriorityClasses } from './priority';
+export { priorityAdmission, systemPriorityClasses } from './priority';
 export type { PriorityClassLookup } from './priority';
 export {
   DEFAULT_SERVICE_ACCOUNT,

@@ -1,6 +1,5 @@
 import { DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS, priorityClassDefinition, SYSTEM_PRIORITY_CLASSES, type ApiObject, type PriorityClass } from '@svc/api';
 import { newForbidden } from '@svc/machinery';
-import { isStorageError, objectStorageKey, prefixKey, type Storage } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { admittedName, isPodCreate, isPodUpdate, podSpecOf } from './pod-admission';
 
@@ -10,31 +9,6 @@ export interface PriorityClassLookup {
   get(name: string): Promise<PriorityClass | undefined>;
   /** Every class (to find the global default). */
   list(): Promise<readonly PriorityClass[]>;
-}
-
-/** How many classes are read at most when looking for the global default. */
-const MAX_PRIORITY_CLASSES = 10_000;
-
-/** Reads PriorityClasses straight from storage: one created a moment ago is seen at once. */
-export function storedPriorityClasses(storage: Storage, storePrefix: string): PriorityClassLookup {
-  const { group, resource } = priorityClassDefinition;
-  return {
-    async get(name) {
-      try {
-        return await storage.get<PriorityClass>(objectStorageKey({ prefix: storePrefix, group, resource, namespace: '', name }));
-      } catch (error) {
-        if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
-        throw error;
-      }
-    },
-    async list() {
-      return (
-        await storage.list<PriorityClass & { metadata: { resourceVersion?: string } }>(prefixKey({ prefix: storePrefix, group, resource }), {
-          limit: MAX_PRIORITY_CLASSES,
-        })
-      ).items;
-    },
-  };
 }
 
 /** The system's classes, for a server that stores none (tests without storage). */

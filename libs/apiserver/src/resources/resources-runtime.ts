@@ -10,7 +10,6 @@ import {
   storedNamespaceLookup,
   storedCoreObjectLookup,
   storedNamespacePods,
-  storedPriorityClasses,
   storedServiceAccountLookup,
   type AdmissionAuthorizer,
   type AdmissionPlugin,
@@ -21,6 +20,7 @@ import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
 import { ensureBootstrapNamespaces } from './bootstrap-namespaces';
 import { ensureBootstrapObjects } from './bootstrap-objects';
+import { storedPriorityClasses } from './stored-priority-classes';
 import { CacherPool, type CacherPoolOptions } from './cacher-pool';
 import { startObjectCountPoller, startStorageSizePoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
