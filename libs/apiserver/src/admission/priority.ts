@@ -7,8 +7,8 @@ import { admittedName, isPodCreate, isPodUpdate, podSpecOf } from './pod-admissi
 export interface PriorityClassLookup {
   /** The class of that name as stored now; undefined when there is none. */
   get(name: string): Promise<PriorityClass | undefined>;
-  /** Every class (to find the global default). */
-  list(): Promise<readonly PriorityClass[]>;
+  /** Every class (to find the global default), possibly a moment old unless `fresh`. */
+  list(fresh?: boolean): Promise<readonly PriorityClass[]>;
 }
 
 /** The system's classes, for a server that stores none (tests without storage). */
@@ -20,9 +20,9 @@ export function systemPriorityClasses(): PriorityClassLookup {
 }
 
 /** The global default class: of several (a race between two writers), the one of lowest value, as Kubernetes picks. */
-async function globalDefault(classes: PriorityClassLookup): Promise<PriorityClass | undefined> {
+async function globalDefault(classes: PriorityClassLookup, fresh = false): Promise<PriorityClass | undefined> {
   let found: PriorityClass | undefined;
-  for (const pc of await classes.list()) {
+  for (const pc of await classes.list(fresh)) {
     if (pc.globalDefault === true && (found === undefined || found.value > pc.value)) found = pc;
   }
   return found;
@@ -95,7 +95,7 @@ export function priorityAdmission(classes: PriorityClassLookup = systemPriorityC
       if (!isPriorityClassWrite(attributes)) return;
       const pc = attributes.object as PriorityClass & ApiObject;
       if (pc.globalDefault !== true) return;
-      const existing = await globalDefault(classes);
+      const existing = await globalDefault(classes, true);
       if (existing === undefined) return;
       const name = existing.metadata?.name ?? '';
       if (attributes.operation === 'CREATE' || name !== admittedName(attributes)) {
