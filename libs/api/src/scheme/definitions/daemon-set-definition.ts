@@ -125,7 +125,7 @@ export const daemonSetDefinition = defineKind({
     },
     // Kubernetes checks the selector's immutability outside ValidateDaemonSetUpdate (extensions/v1beta1 allowed the change).
     validateUpdate: immutableSelector,
-    validateStatusUpdate: validateDaemonSetStatus,
+    status: { validateUpdate: validateDaemonSetStatus },
   },
   schema: DaemonSetSchema,
   columns: [

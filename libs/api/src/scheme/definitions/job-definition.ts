@@ -692,7 +692,7 @@ export const jobDefinition = defineKind({
     },
     warnings: jobWarnings,
     validateUpdate: validateJobUpdate,
-    validateStatusUpdate: validateJobStatusUpdate,
+    status: { validateUpdate: validateJobStatusUpdate },
   },
   schema: JobSchema,
   fieldSelectors: { 'status.successful': (o) => String(as<Job>(o).status?.succeeded ?? 0) },

@@ -188,7 +188,7 @@ export const statefulSetDefinition = defineKind({
     prepareForUpdate: dropMaxUnavailable,
     warnings: statefulSetWarnings,
     validateUpdate: validateStatefulSetUpdate,
-    validateStatusUpdate: validateStatefulSetStatus,
+    status: { validateUpdate: validateStatefulSetStatus },
   },
   schema: StatefulSetSchema,
   columns: [

@@ -168,7 +168,7 @@ describe('Job', () => {
       },
     };
     const status = (s: Record<string, unknown>) =>
-      (jobDefinition.strategy.validateStatusUpdate?.({ ...finished, status: s }, finished) ?? []).map(fieldErrorMessage);
+      (jobDefinition.strategy.status?.validateUpdate?.({ ...finished, status: s }, finished) ?? []).map(fieldErrorMessage);
     expect(status(finished.status as Record<string, unknown>)).toEqual([]);
     expect(status({ ...(finished.status as object), succeeded: 0, conditions: [{ type: 'SuccessCriteriaMet', status: 'True' }] })).toEqual([
       'status.completionTime: Invalid value: "2024-01-01T00:01:00Z": cannot set completionTime when there is no Complete=True condition',
