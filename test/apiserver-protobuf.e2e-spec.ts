@@ -429,6 +429,56 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
       },
     },
   },
+  'v1/PodTemplate': { body: { template: TEMPLATE } },
+  'apps/v1/StatefulSet': {
+    body: {
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'every' } },
+        serviceName: 'every',
+        template: TEMPLATE,
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+        ordinals: { start: 1 },
+      },
+    },
+    status: {
+      observedGeneration: 1,
+      replicas: 2,
+      readyReplicas: 2,
+      currentReplicas: 2,
+      updatedReplicas: 2,
+      currentRevision: 'every-1',
+      updateRevision: 'every-1',
+      availableReplicas: 2,
+      collisionCount: 1,
+    },
+  },
+  'apps/v1/DaemonSet': {
+    body: {
+      spec: { selector: { matchLabels: { app: 'every' } }, template: TEMPLATE, updateStrategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' } } },
+    },
+    status: {
+      currentNumberScheduled: 2,
+      numberMisscheduled: 0,
+      desiredNumberScheduled: 2,
+      numberReady: 2,
+      observedGeneration: 1,
+      updatedNumberScheduled: 2,
+      numberAvailable: 2,
+    },
+  },
+  'apps/v1/ControllerRevision': { body: { data: { spec: { template: { $patch: 'replace', ...TEMPLATE } } }, revision: 3 } },
+  'batch/v1/Job': {
+    body: { spec: { completions: 2, parallelism: 2, template: { spec: { containers: CONTAINERS, restartPolicy: 'Never' } } } },
+    status: { startTime: T0, active: 2, ready: 1, terminating: 0, uncountedTerminatedPods: { succeeded: ['u1'] } },
+  },
+  'batch/v1/CronJob': {
+    body: {
+      spec: { schedule: '@hourly', timeZone: 'Etc/UTC', jobTemplate: { spec: { template: { spec: { containers: CONTAINERS, restartPolicy: 'OnFailure' } } } } },
+    },
+    status: { lastScheduleTime: T0, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'every-job', namespace: ns }] },
+  },
+  'scheduling.k8s.io/v1/PriorityClass': { body: { value: 100, description: 'every kind', preemptionPolicy: 'Never' } },
   'discovery.k8s.io/v1/EndpointSlice': {
     body: {
       addressType: 'IPv4',
@@ -494,14 +544,19 @@ function decodedAnswer(res: BinaryResponse): Record<string, unknown> {
  * An object without its empty strings, nulls and empty objects, which JSON and protobuf show
  * differently: this server's JSON keeps some Go's `omitempty` leaves out (an empty field manager, an
  * empty continue token) and leaves out some Go always writes (an Event's empty reportingComponent, a
- * policy's empty status), as a decode of the protobuf does. The bytes are checked exactly beside this.
+ * policy's empty status), as a decode of the protobuf does. Nor does it keep the apiVersion and kind
+ * of an object embedded in another (a StatefulSet's claim templates): Kubernetes' messages carry no
+ * type meta but at the top, and its JSON answers have them where its protobuf answers do not. The
+ * bytes are checked exactly beside this.
  */
-function withoutEmpty(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutEmpty);
+function withoutEmpty(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutEmpty(v, depth + 1));
   if (typeof value !== 'object' || value === null) return value;
+  const embedded = depth > 0 && 'metadata' in value;
   return Object.fromEntries(
     Object.entries(value)
-      .map(([k, v]) => [k, withoutEmpty(v)])
+      .filter(([k]) => !(embedded && (k === 'apiVersion' || k === 'kind')))
+      .map(([k, v]) => [k, withoutEmpty(v, depth + 1)])
       .filter(([, v]) => v !== '' && v !== null && !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)),
   );
 }

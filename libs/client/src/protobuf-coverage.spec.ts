@@ -29,7 +29,9 @@ function missing(schema: JsonSchema | undefined, messageName: string, path: stri
   if (!schema || !message || message.special || message.list || depth > 40) return;
   const keys = jsonKeys(message);
   for (const [key, sub] of Object.entries(schema.properties ?? {})) {
-    if (depth === 0 && (key === 'apiVersion' || key === 'kind')) continue;
+    // Type meta has no field in Kubernetes' messages, at the top or in an embedded object (a
+    // StatefulSet's claim templates, whose apiVersion and kind the server always fills in itself).
+    if ((depth === 0 || schema.properties?.metadata !== undefined) && (key === 'apiVersion' || key === 'kind')) continue;
     const field = keys.get(key);
     if (!field) {
       out.push(`${path}.${key}`);

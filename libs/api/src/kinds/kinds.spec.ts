@@ -27,6 +27,13 @@ import {
   validatingAdmissionPolicyBindingDefinition,
   validatingAdmissionPolicyDefinition,
   validatingWebhookConfigurationDefinition,
+  jobDefinition,
+  cronJobDefinition,
+  statefulSetDefinition,
+  daemonSetDefinition,
+  controllerRevisionDefinition,
+  podTemplateDefinition,
+  priorityClassDefinition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -547,6 +554,144 @@ spec:
   - { expression: "object.spec.replicas <= 5", message: "at most 5 replicas", reason: Invalid }
 `),
     ],
+    [
+      jobDefinition,
+      // As kubectl create job sends it, with the selector and labels the server made (a uid makes them valid).
+      parse(`
+apiVersion: batch/v1
+kind: Job
+metadata: { name: pi, uid: 6f1c7c2e-5a47-4b1a-9b0e-3c5f2d1e8a90 }
+spec:
+  selector: { matchLabels: { batch.kubernetes.io/controller-uid: 6f1c7c2e-5a47-4b1a-9b0e-3c5f2d1e8a90 } }
+  template:
+    metadata:
+      labels:
+        batch.kubernetes.io/controller-uid: 6f1c7c2e-5a47-4b1a-9b0e-3c5f2d1e8a90
+        batch.kubernetes.io/job-name: pi
+        controller-uid: 6f1c7c2e-5a47-4b1a-9b0e-3c5f2d1e8a90
+        job-name: pi
+    spec:
+      containers: [{ name: pi, image: perl:5.34.0, command: [perl, -Mbignum=bpi, -wle, print bpi(2000)] }]
+      restartPolicy: Never
+  backoffLimit: 4
+  completionMode: Indexed
+  completions: 5
+  parallelism: 2
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes: { containerName: pi, operator: In, values: [42] }
+    - action: Ignore
+      onPodConditions: [{ type: DisruptionTarget }]
+  ttlSecondsAfterFinished: 100
+status:
+  conditions: [{ type: Complete, status: "True", lastProbeTime: "2024-01-01T00:00:00Z", lastTransitionTime: "2024-01-01T00:00:00Z" }]
+  startTime: "2024-01-01T00:00:00Z"
+  completionTime: "2024-01-01T00:01:00Z"
+  succeeded: 5
+  completedIndexes: 0-4
+  uncountedTerminatedPods: {}
+  ready: 0
+  terminating: 0
+`),
+    ],
+    [
+      cronJobDefinition,
+      parse(`
+apiVersion: batch/v1
+kind: CronJob
+metadata: { name: hello }
+spec:
+  schedule: "*/5 9-17 * JAN-jun mon-FRI"
+  timeZone: Europe/Paris
+  concurrencyPolicy: Forbid
+  startingDeadlineSeconds: 200
+  successfulJobsHistoryLimit: 3
+  failedJobsHistoryLimit: 1
+  jobTemplate:
+    metadata: { labels: { app: hello } }
+    spec:
+      template:
+        spec:
+          containers: [{ name: hello, image: busybox:1.28, command: [sh, -c, date] }]
+          restartPolicy: OnFailure
+status:
+  active: [{ apiVersion: batch/v1, kind: Job, name: hello-28000000, namespace: default, uid: u }]
+  lastScheduleTime: "2024-01-01T00:00:00Z"
+`),
+    ],
+    [
+      statefulSetDefinition,
+      parse(`
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: web }
+spec:
+  selector: { matchLabels: { app: nginx } }
+  serviceName: nginx
+  replicas: 3
+  minReadySeconds: 10
+  ordinals: { start: 1 }
+  podManagementPolicy: Parallel
+  updateStrategy: { type: RollingUpdate, rollingUpdate: { partition: 1 } }
+  persistentVolumeClaimRetentionPolicy: { whenDeleted: Delete, whenScaled: Retain }
+  template:
+    metadata: { labels: { app: nginx } }
+    spec:
+      containers:
+      - name: nginx
+        image: registry.k8s.io/nginx-slim:0.24
+        ports: [{ containerPort: 80, name: web }]
+        volumeMounts: [{ name: www, mountPath: /usr/share/nginx/html }]
+  volumeClaimTemplates:
+  - metadata: { name: www }
+    spec:
+      accessModes: [ReadWriteOnce]
+      storageClassName: my-storage-class
+      resources: { requests: { storage: 1Gi } }
+status: { replicas: 3, readyReplicas: 3, currentRevision: web-5c7d9, updateRevision: web-5c7d9, availableReplicas: 3 }
+`),
+    ],
+    [
+      daemonSetDefinition,
+      parse(`
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: { name: fluentd-elasticsearch, namespace: kube-system, labels: { k8s-app: fluentd-logging } }
+spec:
+  selector: { matchLabels: { name: fluentd-elasticsearch } }
+  updateStrategy: { type: RollingUpdate, rollingUpdate: { maxUnavailable: 0, maxSurge: "10%" } }
+  template:
+    metadata: { labels: { name: fluentd-elasticsearch } }
+    spec:
+      tolerations: [{ key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule }]
+      containers:
+      - name: fluentd-elasticsearch
+        image: quay.io/fluentd_elasticsearch/fluentd:v2.5.2
+        resources: { limits: { memory: 200Mi }, requests: { cpu: 100m, memory: 200Mi } }
+        volumeMounts: [{ name: varlog, mountPath: /var/log }]
+      terminationGracePeriodSeconds: 30
+      volumes: [{ name: varlog, hostPath: { path: /var/log } }]
+status: { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberScheduled: 2, numberReady: 2, updatedNumberScheduled: 2, numberAvailable: 2 }
+`),
+    ],
+    [
+      controllerRevisionDefinition,
+      {
+        metadata: { name: 'web-5c7d9', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'u', controller: true }] },
+        data: { spec: { template: { $patch: 'replace', spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } } },
+        revision: 1,
+      },
+    ],
+    [
+      podTemplateDefinition,
+      {
+        metadata: { name: 'tmpl' },
+        template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'busybox' }], restartPolicy: 'Never' } },
+      },
+    ],
+    [priorityClassDefinition, { metadata: { name: 'high-priority' }, value: 1000000, globalDefault: false, description: 'For the front end.' }],
+    [priorityClassDefinition, { metadata: { name: 'system-node-critical' }, value: 2000001000 }],
     [
       validatingAdmissionPolicyBindingDefinition,
       parse(`

@@ -1,8 +1,13 @@
 import * as crd from '../kinds/apiextensions/custom-resource-definition';
 import * as authnReviews from '../kinds/authentication/reviews';
 import * as authzReviews from '../kinds/authorization/reviews';
+import * as controllerRevision from '../kinds/apps/controller-revision';
+import * as daemonSet from '../kinds/apps/daemon-set';
 import * as deployment from '../kinds/apps/deployment';
 import * as replicaSet from '../kinds/apps/replica-set';
+import * as statefulSet from '../kinds/apps/stateful-set';
+import * as cronJob from '../kinds/batch/cron-job';
+import * as job from '../kinds/batch/job';
 import * as lease from '../kinds/coordination/lease';
 import * as componentStatus from '../kinds/core/component-status';
 import * as configMap from '../kinds/core/config-map';
@@ -12,11 +17,13 @@ import * as event from '../kinds/core/event';
 import * as namespace from '../kinds/core/namespace';
 import * as node from '../kinds/core/node';
 import * as objectReference from '../kinds/core/object-reference';
+import * as persistentVolumeClaim from '../kinds/core/persistent-volume-claim';
 import * as pod from '../kinds/core/pod';
 import * as podSpec from '../kinds/core/pod-spec';
 import * as secret from '../kinds/core/secret';
 import * as service from '../kinds/core/service';
 import * as serviceAccount from '../kinds/core/service-account';
+import * as priorityClass from '../kinds/scheduling/priority-class';
 import * as volume from '../kinds/core/volume';
 import * as condition from '../meta/condition';
 import * as deleteOptions from '../meta/delete-options';
@@ -51,9 +58,27 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
   [META_SCHEMA_PREFIX, [condition, deleteOptions, labelSelector, listMeta, managedFields, objectMeta, ownerReference, status, table, typeMeta, watchEvent]],
   [
     'io.svc.api.core.v1',
-    [objectReference, componentStatus, container, volume, podSpec, pod, namespace, service, endpoints, configMap, secret, event, node, serviceAccount],
+    [
+      objectReference,
+      componentStatus,
+      container,
+      volume,
+      podSpec,
+      pod,
+      namespace,
+      service,
+      endpoints,
+      configMap,
+      secret,
+      event,
+      node,
+      serviceAccount,
+      persistentVolumeClaim,
+    ],
   ],
-  ['io.svc.api.apps.v1', [deployment, replicaSet]],
+  ['io.svc.api.apps.v1', [deployment, replicaSet, statefulSet, daemonSet, controllerRevision]],
+  ['io.svc.api.batch.v1', [job, cronJob]],
+  ['io.svc.api.scheduling.v1', [priorityClass]],
   ['io.svc.api.coordination.v1', [lease]],
   ['io.svc.api.apiextensions.v1', [crd]],
   ['io.svc.api.authentication.v1', [authnReviews]],

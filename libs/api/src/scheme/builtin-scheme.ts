@@ -6,19 +6,26 @@ import {
 } from './definitions/admission-registration-definitions';
 import { customResourceDefinitionDefinition } from './definitions/custom-resource-definition-definition';
 import { configMapDefinition } from './definitions/config-map-definition';
+import { controllerRevisionDefinition } from './definitions/controller-revision-definition';
+import { cronJobDefinition } from './definitions/cron-job-definition';
+import { daemonSetDefinition } from './definitions/daemon-set-definition';
 import { deploymentDefinition } from './definitions/deployment-definition';
 import { endpointSliceDefinition } from './definitions/endpoint-slice-definition';
 import { endpointsDefinition } from './definitions/endpoints-definition';
 import { eventDefinition } from './definitions/event-definition';
+import { jobDefinition } from './definitions/job-definition';
 import { leaseDefinition } from './definitions/lease-definition';
 import { namespaceDefinition } from './definitions/namespace-definition';
 import { nodeDefinition } from './definitions/node-definition';
 import { podDefinition } from './definitions/pod-definition';
 import { podDisruptionBudgetDefinition } from './definitions/pod-disruption-budget-definition';
+import { podTemplateDefinition } from './definitions/pod-template-definition';
+import { priorityClassDefinition } from './definitions/priority-class-definition';
 import { replicaSetDefinition } from './definitions/replica-set-definition';
 import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
 import { serviceDefinition } from './definitions/service-definition';
+import { statefulSetDefinition } from './definitions/stateful-set-definition';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import type { KindDefinition } from './kind-definition';
@@ -35,8 +42,15 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   nodeDefinition,
   serviceAccountDefinition,
   replicationControllerDefinition,
+  podTemplateDefinition,
   replicaSetDefinition,
   deploymentDefinition,
+  statefulSetDefinition,
+  daemonSetDefinition,
+  controllerRevisionDefinition,
+  jobDefinition,
+  cronJobDefinition,
+  priorityClassDefinition,
   podDisruptionBudgetDefinition,
   leaseDefinition,
   endpointSliceDefinition,

@@ -96,7 +96,10 @@ export interface KindStrategy {
    * is the controllers' to write). Nodes keep what their agent registers.
    */
   resetStatusOnCreate?: boolean;
-  /** Server-set fields of a new object beyond the generic metadata: its initial status, say. */
+  /**
+   * Server-set fields of a new object beyond the generic metadata: its initial status, say. It runs on
+   * each name tried, after the name and uid are set, so it may read them (a Job labels its pods with its uid).
+   */
   prepareForCreate?(object: ApiObject): void;
   /** What an update of the main resource may not change beyond the generic carry-over. */
   prepareForUpdate?(object: ApiObject, current: ApiObject): void;
@@ -114,6 +117,17 @@ export interface KindStrategy {
    * Services, Nodes and Namespaces have a status subresource and no generation in Kubernetes.
    */
   tracksGeneration?: boolean;
+  /**
+   * What a delete that names no propagation policy does with the object's dependents (Kubernetes'
+   * DefaultGarbageCollectionPolicy): `Orphan` keeps them (batch/v1 Jobs, for compatibility); absent,
+   * the object's own finalizers decide, else the garbage collector deletes them in the background.
+   */
+  defaultPropagationPolicy?: 'Orphan';
+  /**
+   * Objects every cluster has from its first start, which the server creates when they are missing
+   * (Kubernetes' system priority classes). A cluster-scoped kind's only.
+   */
+  bootstrapObjects?: readonly ApiObject[];
   /** Whether a delete answers with the removed object (Kubernetes' ReturnDeletedObject) instead of a Status. */
   returnDeletedObject?: boolean;
   /** The grace period of a delete, in seconds (pods wait for their node agent); 0 when absent. */

@@ -44,7 +44,10 @@ describe('scheme', () => {
     expect(scheme.byApiVersionKind('v1', 'Endpoints')).toBe(endpointsDefinition);
     expect(scheme.byKind('Service')).toEqual([serviceDefinition]);
     const short = Object.fromEntries(
-      ['po', 'svc', 'ep', 'cm', 'ns', 'no', 'ev', 'sa', 'rs', 'deploy', 'crd', 'crds'].map((s) => [s, scheme.byShortName(s).map((d) => d.resource)]),
+      ['po', 'svc', 'ep', 'cm', 'ns', 'no', 'ev', 'sa', 'rs', 'deploy', 'crd', 'crds', 'sts', 'ds', 'cj', 'pc'].map((s) => [
+        s,
+        scheme.byShortName(s).map((d) => d.resource),
+      ]),
     );
     expect(short).toEqual({
       po: ['pods'],
@@ -59,6 +62,10 @@ describe('scheme', () => {
       deploy: ['deployments'],
       crd: ['customresourcedefinitions'],
       crds: ['customresourcedefinitions'],
+      sts: ['statefulsets'],
+      ds: ['daemonsets'],
+      cj: ['cronjobs'],
+      pc: ['priorityclasses'],
     });
     expect(scheme.resolve('Deployment').map((d) => d.resource)).toEqual(['deployments']);
     expect(scheme.resolve('deployments.apps').map((d) => d.resource)).toEqual(['deployments']);
@@ -69,7 +76,7 @@ describe('scheme', () => {
         .byCategory('all')
         .map((d) => d.resource)
         .sort(),
-    ).toEqual(['deployments', 'pods', 'replicasets', 'replicationcontrollers', 'services']);
+    ).toEqual(['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'replicationcontrollers', 'services', 'statefulsets']);
   });
 
   it('knows scope, subresources and create-on-update of each kind', () => {
@@ -110,6 +117,13 @@ describe('scheme', () => {
       MutatingWebhookConfiguration: [false, false, ''],
       ValidatingAdmissionPolicy: [false, false, 'status'],
       ValidatingAdmissionPolicyBinding: [false, false, ''],
+      PodTemplate: [true, false, ''],
+      StatefulSet: [true, false, 'status,scale'],
+      DaemonSet: [true, false, 'status'],
+      ControllerRevision: [true, false, ''],
+      Job: [true, false, 'status'],
+      CronJob: [true, false, 'status'],
+      PriorityClass: [false, false, ''],
     });
     expect(deploymentDefinition.subresources.scale).toEqual({
       specReplicasPath: '.spec.replicas',
@@ -126,16 +140,19 @@ describe('scheme', () => {
       ['admissionregistration.svc.io', 'admissionregistration.svc.io/v1'],
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apps', 'apps/v1'],
+      ['batch', 'batch/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
       ['discovery.svc.io', 'discovery.svc.io/v1'],
       ['policy', 'policy/v1'],
       ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
+      ['scheduling.svc.io', 'scheduling.svc.io/v1'],
       // The Kubernetes names of the specification's groups, after all of them.
       ['admissionregistration.k8s.io', 'admissionregistration.k8s.io/v1'],
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
       ['discovery.k8s.io', 'discovery.k8s.io/v1'],
       ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
+      ['scheduling.k8s.io', 'scheduling.k8s.io/v1'],
     ]);
     expect(scheme.preferredVersion('apps')).toBe('v1');
   });
@@ -442,15 +459,18 @@ describe('OpenAPI', () => {
       'apis/admissionregistration.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.svc.io/v1' },
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
+      'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
       'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },
       'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
       'apis/rbac.authorization.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.svc.io/v1' },
+      'apis/scheduling.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/scheduling.svc.io/v1' },
       'apis/admissionregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
       'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
       'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
       'apis/rbac.authorization.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.k8s.io/v1' },
+      'apis/scheduling.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/scheduling.k8s.io/v1' },
     });
     const twin = openApiV3Document(scheme, 'coordination.k8s.io', 'v1');
     expect(twin.components.schemas['io.k8s.api.coordination.v1.Lease']['x-svc-group-version-kind']).toEqual([

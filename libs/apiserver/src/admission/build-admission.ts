@@ -8,7 +8,7 @@ import { validatingAdmissionPolicy } from './validating-admission-policy';
 import { defaultTolerationSeconds } from './default-toleration-seconds';
 import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
-import { priorityAdmission } from './priority';
+import { priorityAdmission, type PriorityClassLookup } from './priority';
 import { podSecurityAdmission, type NamespacePods } from './pod-security';
 import { runtimeClassAdmission } from './runtime-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
@@ -35,6 +35,8 @@ export interface AdmissionDependencies {
   namespacePods?: NamespacePods;
   /** The server issues service account tokens, so the ServiceAccount plugin mounts them into pods. */
   mountServiceAccountTokens?: boolean;
+  /** The Priority plugin's read of PriorityClasses; without it only the system classes are known. */
+  priorityClasses?: PriorityClassLookup;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
   configurations?: AdmissionConfigurations;
   /** The flags plugins read their settings from. */
@@ -50,7 +52,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   AlwaysDeny: () => alwaysDeny(),
   ServiceAccount: (deps) =>
     serviceAccountAdmission(deps.serviceAccounts ?? (() => Promise.resolve({})), { mountTokens: deps.mountServiceAccountTokens !== false }),
-  Priority: () => priorityAdmission(),
+  Priority: (deps) => priorityAdmission(deps.priorityClasses),
   MutatingAdmissionWebhook: (deps) =>
     deps.configurations && mutatingAdmissionWebhook({ namespaces: deps.namespaces, authorizer: deps.authorizer, ...deps.configurations }),
   ValidatingAdmissionPolicy: (deps) =>

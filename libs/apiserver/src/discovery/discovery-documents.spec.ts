@@ -82,15 +82,18 @@ describe('discovery documents', () => {
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'apps',
+      'batch',
       'policy',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'rbac.authorization.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
+      'scheduling.svc.io',
       'coordination.svc.io',
       'discovery.svc.io',
     ]);
@@ -165,15 +168,18 @@ describe('discovery documents', () => {
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
       'apps',
+      'batch',
       'policy',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'rbac.authorization.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
+      'scheduling.svc.io',
       'coordination.svc.io',
       'discovery.svc.io',
       'example.com',
@@ -206,15 +212,18 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'batch',
       'policy',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'rbac.authorization.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
+      'scheduling.svc.io',
       'coordination.svc.io',
       'discovery.svc.io',
       'example.com',
@@ -233,14 +242,17 @@ describe('--runtime-config', () => {
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
       'apps',
+      'batch',
       'policy',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'discovery.k8s.io',
       'rbac.authorization.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
+      'scheduling.svc.io',
       'discovery.svc.io',
     ]);
     // Either name of a group turns both off.

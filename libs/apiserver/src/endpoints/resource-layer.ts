@@ -6,6 +6,7 @@ import { startObjectCountPoller, startStorageSizePoller } from '../metrics/objec
 import { DEFAULT_NODE_AGENT_CONNECTION, NodeAgentConnector } from '../nodeagent/node-agent-connector';
 import type { ResourcesOptions } from '../registry/create-registries';
 import { ensureBootstrapNamespaces } from '../registry/core/namespace/bootstrap-namespaces';
+import { ensureBootstrapObjects } from '../registry/generic/bootstrap-objects';
 import type { ResourceRegistries } from '../registry/registries';
 import type { MuxRoute } from '../serving/mux';
 import type { ServerPart, ServingCore } from '../serving/serving-core';
@@ -82,6 +83,7 @@ function installHooks(deps: ResourceLayerDependencies, core: ServingCore): void 
       const namespaces = registries.namespaces;
       if (namespaces !== undefined) await ensureBootstrapNamespaces(namespaces);
     });
+    core.health.addPostStartHook('bootstrap-objects', () => ensureBootstrapObjects(scheme, registries));
   }
   core.health.addPostStartHook('start-watch-caches', async () => {
     const started = scheme

@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import { priorityClassDefinition, type ApiObject, type PriorityClass } from '@svc/api';
 import { isStatusError, LabelQuery } from '@svc/machinery';
 import {
   endpointsServiceResolver,
@@ -7,6 +7,7 @@ import {
   type AdmissionConfigurations,
   type AdmissionDependencies,
   type ParamSource,
+  type PriorityClassLookup,
   type ServiceResolver,
 } from '../admission';
 import type { ResourceRegistries } from './registries';
@@ -34,7 +35,26 @@ export function admissionReads(registries: () => ResourceRegistries): Omit<Admis
       const page = await pods.list(namespace, { limit });
       return { pods: [...page.items], total: page.items.length + (page.remainingItemCount ?? 0) };
     },
+    priorityClasses: priorityClassReads(registries),
     configurations: admissionConfigurations(registries, services),
+  };
+}
+
+/** Classes read at most when looking for the global default. */
+const MAX_PRIORITY_CLASSES = 10_000;
+
+/**
+ * The Priority plugin's reads: a class a pod names as it is now; the list it finds the global default
+ * in reused for a moment, as Kubernetes reads it from an informer, unless a write of a class asks for
+ * it afresh (to refuse a second global default made a moment after the first).
+ */
+function priorityClassReads(registries: () => ResourceRegistries): PriorityClassLookup {
+  const classes = () => registries().kind<PriorityClass>(priorityClassDefinition);
+  const readAll = async () => [...((await classes()?.list('', { limit: MAX_PRIORITY_CLASSES }))?.items ?? [])];
+  const cached = refreshingSource<PriorityClass>(readAll);
+  return {
+    get: (name) => current(classes(), '', name),
+    list: (fresh) => (fresh === true ? readAll() : cached()),
   };
 }
 

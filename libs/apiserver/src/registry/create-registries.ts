@@ -56,7 +56,7 @@ export interface ResourcesOptions {
   admissionAuthorizer?: AdmissionAuthorizer;
   /** Watch cache tuning (tests). */
   cacherOptions?: CacherPoolOptions['cacherOptions'];
-  /** Whether the post-start hooks create the bootstrap namespaces (default true). */
+  /** Whether the post-start hooks create the bootstrap namespaces and the objects built-in kinds bootstrap (default true). */
   bootstrapNamespaces?: boolean;
   /** `--nodeagent-*`: how pods' log, exec, attach and portforward reach node agents. */
   nodeAgent?: NodeAgentConnectionOptions;

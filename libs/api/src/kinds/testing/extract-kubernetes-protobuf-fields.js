@@ -40,6 +40,8 @@ const PACKAGES = [
     'authentication/v1',
     'authorization/v1',
     'events/v1',
+    'batch/v1',
+    'scheduling/v1',
   ].map((dir) => [apiDir, dir]),
   [apiextensionsDir, 'pkg/apis/apiextensions/v1'],
 ];

@@ -1,4 +1,5 @@
 import type { ApiObject, KindDefinition } from '../kind-definition';
+import { compileKind } from '../../schema/compile-kind';
 import { BUILTIN_KINDS } from '../builtin-scheme';
 import { statusWriteTakes } from '../kind-strategy';
 
@@ -47,6 +48,65 @@ describe('kind strategies', () => {
       { metadata: { name: 'n' }, spec: { finalizers: ['other'] } },
       { metadata: { name: 'n' }, spec: { finalizers: ['other', 'svc'] }, status: { phase: 'Active' } },
     ],
+    ['StatefulSet', { metadata: { name: 's' }, status: { replicas: 3 } }, { metadata: { name: 's' }, status: { replicas: 0, availableReplicas: 0 } }],
+    [
+      'DaemonSet',
+      { metadata: { name: 'd', annotations: { 'deprecated.daemonset.template.generation': '7' } } },
+      {
+        metadata: { name: 'd', annotations: { 'deprecated.daemonset.template.generation': '1' } },
+        status: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
+      },
+    ],
+    ['CronJob', { metadata: { name: 'c' }, status: { active: [] } }, { metadata: { name: 'c' }, status: {} }],
+    // The server makes a Job's selector from its uid, labels its pods with its name and uid, and the
+    // Job takes its template's labels, as decoding and reading back from the store do in Kubernetes.
+    [
+      'Job',
+      { metadata: { name: 'j', uid: 'u1' }, spec: { template: { metadata: { labels: { app: 'a' } } } } },
+      {
+        metadata: { name: 'j', uid: 'u1', labels: { app: 'a' } },
+        spec: {
+          selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u1' } },
+          template: {
+            metadata: {
+              labels: {
+                app: 'a',
+                'job-name': 'j',
+                'batch.kubernetes.io/job-name': 'j',
+                'controller-uid': 'u1',
+                'batch.kubernetes.io/controller-uid': 'u1',
+              },
+            },
+          },
+        },
+        status: {},
+      },
+    ],
+    [
+      'Job',
+      { metadata: { name: 'j', uid: 'u1' }, spec: { template: {} } },
+      {
+        metadata: {
+          name: 'j',
+          uid: 'u1',
+          labels: { 'job-name': 'j', 'batch.kubernetes.io/job-name': 'j', 'controller-uid': 'u1', 'batch.kubernetes.io/controller-uid': 'u1' },
+        },
+        spec: {
+          selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u1' } },
+          template: {
+            metadata: {
+              labels: { 'job-name': 'j', 'batch.kubernetes.io/job-name': 'j', 'controller-uid': 'u1', 'batch.kubernetes.io/controller-uid': 'u1' },
+            },
+          },
+        },
+        status: {},
+      },
+    ],
+    [
+      'Job',
+      { metadata: { name: 'j', uid: 'u1' }, spec: { manualSelector: true, selector: { matchLabels: { a: 'b' } }, template: {} } },
+      { metadata: { name: 'j', uid: 'u1' }, spec: { manualSelector: true, selector: { matchLabels: { a: 'b' } }, template: {} }, status: {} },
+    ],
   ])('%s on create: %j becomes %j', (kind, input, expected) => {
     const object = clone(input);
     def(kind).strategy.prepareForCreate?.(object);
@@ -58,7 +118,20 @@ describe('kind strategies', () => {
       BUILTIN_KINDS.filter((d) => d.strategy.prepareForCreate !== undefined)
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['CustomResourceDefinition', 'Deployment', 'Namespace', 'Pod', 'PodDisruptionBudget', 'ReplicaSet', 'ReplicationController', 'Service']);
+    ).toEqual([
+      'CronJob',
+      'CustomResourceDefinition',
+      'DaemonSet',
+      'Deployment',
+      'Job',
+      'Namespace',
+      'Pod',
+      'PodDisruptionBudget',
+      'ReplicaSet',
+      'ReplicationController',
+      'Service',
+      'StatefulSet',
+    ]);
   });
 
   const selector = (app: string) => ({ spec: { selector: { matchLabels: { app } } } });
@@ -67,8 +140,81 @@ describe('kind strategies', () => {
     ['Deployment', selector('b'), selector('a'), ['spec.selector']],
     ['ReplicaSet', selector('b'), selector('a'), ['spec.selector']],
     ['ReplicaSet', { spec: {} }, { spec: {} }, []],
+    ['DaemonSet', selector('b'), selector('a'), ['spec.selector']],
+    ['DaemonSet', selector('a'), selector('a'), []],
+    // Only replicas, ordinals, template, updateStrategy, the claim retention policy and minReadySeconds may change.
+    ['StatefulSet', { spec: { replicas: 5, serviceName: 'web' } }, { spec: { replicas: 3, serviceName: 'web' } }, []],
+    ['StatefulSet', { spec: { serviceName: 'other' } }, { spec: { serviceName: 'web' } }, ['spec']],
+    ['StatefulSet', selector('b'), selector('a'), ['spec']],
+    ['ControllerRevision', { data: { a: 1 }, revision: 2 }, { data: { a: 1 }, revision: 1 }, []],
+    ['ControllerRevision', { data: { a: 2 }, revision: 1 }, { data: { a: 1 }, revision: 1 }, ['data']],
+    ['PriorityClass', { value: 10, preemptionPolicy: 'Never' }, { value: 5, preemptionPolicy: 'PreemptLowerPriority' }, ['value', 'preemptionPolicy']],
+    ['PriorityClass', { value: 5, description: 'changed' }, { value: 5 }, []],
+    [
+      'Job',
+      { spec: { completions: 3, selector: { matchLabels: { a: 'b' } } } },
+      { spec: { completions: 2, selector: { matchLabels: { a: 'c' } } } },
+      ['spec.completions', 'spec.selector'],
+    ],
+    // ElasticIndexedJob: an Indexed Job's completions change together with its parallelism.
+    [
+      'Job',
+      { spec: { completionMode: 'Indexed', completions: 4, parallelism: 4 } },
+      { spec: { completionMode: 'Indexed', completions: 2, parallelism: 2 } },
+      [],
+    ],
+    [
+      'Job',
+      { spec: { completionMode: 'Indexed', completions: 4, parallelism: 2 } },
+      { spec: { completionMode: 'Indexed', completions: 2, parallelism: 2 } },
+      ['spec.completions'],
+    ],
+    // A suspended Job that never started may change where its pods go.
+    [
+      'Job',
+      { spec: { suspend: true, template: { spec: { nodeSelector: { zone: 'b' }, containers: [] } } } },
+      { spec: { suspend: true, template: { spec: { nodeSelector: { zone: 'a' }, containers: [] } } } },
+      [],
+    ],
+    [
+      'Job',
+      { spec: { suspend: false, template: { spec: { nodeSelector: { zone: 'b' }, containers: [] } } } },
+      { spec: { suspend: false, template: { spec: { nodeSelector: { zone: 'a' }, containers: [] } } } },
+      ['spec.template'],
+    ],
   ])('%s update %j over %j is refused at %j', (kind, object, current, fields) => {
     expect((def(kind).strategy.validateUpdate?.(object, current) ?? []).map((e) => e.field)).toEqual(fields);
+  });
+
+  it("raises a DaemonSet's template generation with each change of its template only", () => {
+    const template = { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+    const current: ApiObject = {
+      metadata: { annotations: { 'deprecated.daemonset.template.generation': '3' } },
+      spec: { selector: { matchLabels: { app: 'a' } }, template: clone(template) },
+    };
+    // Stored objects are defaulted; the incoming one is compared as it will be stored.
+    compileKind(def('DaemonSet')).default(current);
+    const same: ApiObject = { metadata: { annotations: { other: 'x' } }, spec: { selector: { matchLabels: { app: 'a' } }, template: clone(template) } };
+    def('DaemonSet').strategy.prepareForUpdate!(same, current);
+    expect(same.metadata!.annotations).toEqual({ other: 'x', 'deprecated.daemonset.template.generation': '3' });
+    const changed: ApiObject = {
+      spec: { selector: { matchLabels: { app: 'a' } }, template: { ...clone(template), metadata: { labels: { app: 'a', v: '2' } } } },
+    };
+    def('DaemonSet').strategy.prepareForUpdate!(changed, current);
+    expect(changed.metadata!.annotations).toEqual({ 'deprecated.daemonset.template.generation': '4' });
+  });
+
+  it('keeps the pods of a Job deleted with no propagation policy, as batch/v1 does', () => {
+    expect(BUILTIN_KINDS.filter((d) => d.strategy.defaultPropagationPolicy !== undefined).map((d) => [d.kind, d.strategy.defaultPropagationPolicy])).toEqual([
+      ['Job', 'Orphan'],
+    ]);
+  });
+
+  it('bootstraps the system priority classes, and nothing else', () => {
+    expect(BUILTIN_KINDS.flatMap((d) => (d.strategy.bootstrapObjects ?? []).map((o) => `${d.kind} ${o.metadata?.name} ${String(o.value)}`))).toEqual([
+      'PriorityClass system-node-critical 2000001000',
+      'PriorityClass system-cluster-critical 2000000000',
+    ]);
   });
 
   it("keeps a namespace's spec.finalizers on update: only finalize changes them", () => {

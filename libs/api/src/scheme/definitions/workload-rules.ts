@@ -22,13 +22,21 @@ export function validateSelectorAndTemplate(obj: ApiObject): FieldError[] {
   if (query && !query.matches(labels)) {
     errors.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
-  // The pods made from the template must pass the object rules, or a controller could never create them.
-  errors.push(...annotationSizeErrors(metadata.annotations, 'spec.template.metadata.annotations'));
+  errors.push(...templateErrors(template, 'spec.template'));
   const podSpec = isRecord(template.spec) ? template.spec : undefined;
   if (podSpec && podSpec.restartPolicy !== undefined && podSpec.restartPolicy !== 'Always') {
     errors.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy, ['Always']));
   }
   return errors;
+}
+
+/**
+ * The checks of a pod template's own metadata beyond its schema: the pods made from it must pass the
+ * object rules, or a controller could never create them.
+ */
+export function templateErrors(template: unknown, path: string): FieldError[] {
+  const metadata = isRecord(template) && isRecord(template.metadata) ? template.metadata : {};
+  return annotationSizeErrors(metadata.annotations, `${path}.metadata.annotations`);
 }
 
 /** `CONTAINERS` and `IMAGES` cells of the wide output. */
@@ -41,8 +49,9 @@ export function selectorCell(selector: LabelSelector | undefined): string {
   return (selector && selectorQuery(selector)?.toString()) || '<none>';
 }
 
-// A malformed selector is reported by the schema; here it only means there is nothing to match.
-function selectorQuery(selector: LabelSelector): LabelQuery | undefined {
+/** The query of a label selector; a malformed one (reported by the schema) is undefined: nothing to match. */
+export function selectorQuery(selector: unknown): LabelQuery | undefined {
+  if (!isRecord(selector)) return undefined;
   try {
     return LabelQuery.fromLabelSelector(selector);
   } catch {

@@ -35,7 +35,7 @@ export function planDeletion(def: KindDefinition, current: ApiObject, request: D
   const object = jsonClone(current);
   const meta = (object.metadata ??= {});
   const before = meta.finalizers ?? [];
-  const finalizers = finalizersForPolicy(before, policyOf(request));
+  const finalizers = finalizersForPolicy(before, policyOf(request) ?? defaultPolicy(def, before));
   if (finalizers.length > 0) meta.finalizers = finalizers;
   else delete meta.finalizers;
   const finalizersChanged = !jsonEqual(before, finalizers);
@@ -88,6 +88,15 @@ function policyOf(request: DeletionRequest): PropagationPolicy | undefined {
   if (request.orphanDependents === true) return 'Orphan';
   if (request.orphanDependents === false) return 'Background';
   return undefined;
+}
+
+/**
+ * Kubernetes' shouldOrphanDependents without a policy in the request: a garbage collector finalizer
+ * the object already has decides, else the kind's default (Orphan for batch/v1 Jobs).
+ */
+function defaultPolicy(def: KindDefinition, finalizers: readonly string[]): PropagationPolicy | undefined {
+  if (finalizers.includes(ORPHAN_FINALIZER) || finalizers.includes(FOREGROUND_FINALIZER)) return undefined;
+  return def.strategy.defaultPropagationPolicy;
 }
 
 function finalizersForPolicy(finalizers: readonly string[], policy: PropagationPolicy | undefined): string[] {
