@@ -1,0 +1,208 @@
+// The cluster DNS as a node's pods meet it: the built `svc-dns` process against a real API server
+// process, Services and EndpointSlices written through the API, and queries over UDP and TCP to the
+// process on loopback, by Node's resolver (c-ares) and by raw packets for what it does not ask.
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { Resolver } from 'node:dns/promises';
+import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import * as dnsPacket from 'dns-packet';
+import type { EndpointSlice, Service } from '@svc/api';
+import { Client, loadClientConfig } from '@svc/client';
+import { ROOT, startApiServerProcess, stopChild, type ApiServerProcess } from './support/apiserver-process';
+
+const NS = 'default';
+const ZONE = 'cluster.local';
+/** A loopback address of this test's own for the fake upstream, which must be on port 53. */
+const UPSTREAM = '127.0.29.53';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs} ms: ${String(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function udpQuery(port: number, packet: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    const timer = setTimeout(() => (socket.close(), reject(new Error('no UDP answer'))), 3000);
+    socket.on('message', (reply) => (clearTimeout(timer), socket.close(), resolve(reply)));
+    socket.send(packet, port, '127.0.0.1');
+  });
+}
+
+function tcpQuery(port: number, packets: Buffer[]): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const replies: Buffer[] = [];
+    let buffered = Buffer.alloc(0);
+    const timer = setTimeout(() => (socket.destroy(), reject(new Error('no TCP answer'))), 3000);
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(Buffer.concat(packets.map((p) => Buffer.concat([Buffer.from([p.length >> 8, p.length & 0xff]), p])))));
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
+        replies.push(buffered.subarray(2, 2 + buffered.readUInt16BE(0)));
+        buffered = buffered.subarray(2 + buffered.readUInt16BE(0));
+      }
+      if (replies.length === packets.length) (clearTimeout(timer), socket.destroy(), resolve(replies));
+    });
+  });
+}
+
+const query = (name: string, type: dnsPacket.RecordType, id = 7) =>
+  dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }] });
+
+describe('svc-dns against an API server', () => {
+  let apiserver: ApiServerProcess;
+  let client: Client;
+  let stopDns: () => Promise<void>;
+  let port: number;
+  let resolver: Resolver;
+  let upstream: ReturnType<typeof createSocket> | undefined;
+
+  beforeAll(async () => {
+    apiserver = await startApiServerProcess({ args: ['--service-cluster-ip-range=10.98.0.0/16'] });
+    client = new Client(await loadClientConfig({ svcconfig: apiserver.kubeconfig }));
+    // A fake upstream on port 53 of a loopback address of its own, where this machine lets us bind it.
+    upstream = await new Promise<ReturnType<typeof createSocket> | undefined>((resolve) => {
+      const socket = createSocket('udp4');
+      socket.once('error', () => (socket.close(), resolve(undefined)));
+      socket.bind(53, UPSTREAM, () => resolve(socket));
+    });
+    upstream?.on('message', (msg, from) => {
+      const q = dnsPacket.decode(msg);
+      const answers: dnsPacket.Answer[] = [{ name: q.questions![0].name, type: 'A', ttl: 60, data: '192.0.2.53' }];
+      upstream!.send(
+        dnsPacket.encode({ type: 'response', id: q.id, flags: dnsPacket.RECURSION_AVAILABLE, questions: q.questions, answers }),
+        from.port,
+        from.address,
+      );
+    });
+    const resolvConf = join(apiserver.dir, 'resolv.conf');
+    writeFileSync(resolvConf, `nameserver ${upstream ? UPSTREAM : '127.0.0.1'}\n`);
+
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'bin', 'svc-dns.js'),
+        `--svcconfig=${apiserver.kubeconfig}`,
+        '--bind-address=127.0.0.1',
+        '--port=0',
+        `--resolv-conf=${resolvConf}`,
+        '--upstream-timeout=500ms',
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    let exited = false;
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exit = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
+    stopDns = () => stopChild(child, exit, () => exited);
+    port = await until(
+      'svc-dns serves',
+      async () => {
+        if (exited) throw new Error(`svc-dns exited: ${stderr}`);
+        const m = /on 127\.0\.0\.1:(\d+)/.exec(stdout);
+        return m ? Number(m[1]) : undefined;
+      },
+      30_000,
+    );
+    resolver = new Resolver({ timeout: 2000, tries: 1 });
+    resolver.setServers([`127.0.0.1:${port}`]);
+  }, 60_000);
+
+  afterAll(async () => {
+    upstream?.close();
+    await stopDns?.();
+    client?.close();
+    await apiserver?.stop();
+  });
+
+  const createService = (name: string, spec: Service['spec']) => client.services.create({ metadata: { name, namespace: NS }, spec }, { namespace: NS });
+  const createSlice = (service: string, endpoints: EndpointSlice['endpoints'], ports: EndpointSlice['ports']) =>
+    client.endpointSlices.create(
+      { metadata: { name: `${service}-x`, namespace: NS, labels: { 'kubernetes.io/service-name': service } }, addressType: 'IPv4', endpoints, ports },
+      { namespace: NS },
+    );
+
+  it('serves the dns-version TXT record and the kubernetes Service', async () => {
+    expect(await resolver.resolveTxt(`dns-version.${ZONE}`)).toEqual([['1.1.0']]);
+    const kubernetes = await client.services.get('kubernetes', { namespace: 'default' });
+    expect(await until('kubernetes resolves', () => resolver.resolve4(`kubernetes.default.svc.${ZONE}`))).toEqual([kubernetes.spec!.clusterIP]);
+  });
+
+  it('answers A, SRV of named ports and PTR of a ClusterIP Service, over UDP and TCP', async () => {
+    const web = await createService('web', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
+    const ip = web.spec!.clusterIP!;
+    const name = `web.${NS}.svc.${ZONE}`;
+    expect(await until('web resolves', () => resolver.resolve4(name))).toEqual([ip]);
+    expect(await resolver.resolveSrv(`_http._tcp.${name}`)).toEqual([{ name, port: 80, priority: 0, weight: 100 }]);
+    expect(await resolver.reverse(ip)).toEqual([name]);
+    const [a, srv] = (await tcpQuery(port, [query(name, 'A', 1), query(`_http._tcp.${name}`, 'SRV', 2)])).map((b) => dnsPacket.decode(b));
+    expect([a.id, a.rcode, a.answers?.map((x) => x.data)]).toEqual([1, 'NOERROR', [ip]]);
+    expect([srv.id, srv.answers?.map((x) => x.data)]).toEqual([2, [{ priority: 0, weight: 100, port: 80, target: name }]]);
+    await expect(resolver.resolve4(`nope.${NS}.svc.${ZONE}`)).rejects.toMatchObject({ code: 'ENOTFOUND' });
+  });
+
+  it('answers a headless Service by its ready endpoints, their hostnames and SRV targets; NXDOMAIN with none ready', async () => {
+    await createService('db', { clusterIP: 'None', ports: [{ name: 'pg', port: 5432 }] });
+    const name = `db.${NS}.svc.${ZONE}`;
+    await expect(resolver.resolve4(name)).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await createSlice(
+      'db',
+      [
+        { addresses: ['10.244.0.5'], hostname: 'db-0', conditions: { ready: true } },
+        { addresses: ['10.244.0.6'], hostname: 'db-1', conditions: { ready: true } },
+        { addresses: ['10.244.0.7'], hostname: 'db-2', conditions: { ready: false } },
+      ],
+      [{ name: 'pg', port: 5432, protocol: 'TCP' }],
+    );
+    expect((await until('db resolves', () => resolver.resolve4(name))).sort()).toEqual(['10.244.0.5', '10.244.0.6']);
+    expect(await resolver.resolve4(`db-1.${name}`)).toEqual(['10.244.0.6']);
+    expect((await resolver.resolveSrv(`_pg._tcp.${name}`)).map((s) => `${s.name}:${s.port}`).sort()).toEqual([`db-0.${name}:5432`, `db-1.${name}:5432`]);
+    expect(await resolver.reverse('10.244.0.5')).toEqual([`db-0.${name}`]);
+    const [tcp] = await tcpQuery(port, [query(`_pg._tcp.${name}`, 'SRV')]);
+    expect(
+      dnsPacket
+        .decode(tcp)
+        .additionals?.map((x) => x.data)
+        .sort(),
+    ).toEqual(['10.244.0.5', '10.244.0.6']);
+  });
+
+  it('answers an ExternalName Service with a CNAME, and pod names by their address', async () => {
+    await createService('ext', { type: 'ExternalName', externalName: 'example.org' });
+    expect(await until('ext resolves', () => resolver.resolveCname(`ext.${NS}.svc.${ZONE}`))).toEqual(['example.org']);
+    expect(await resolver.resolve4(`10-244-1-9.${NS}.pod.${ZONE}`)).toEqual(['10.244.1.9']);
+  });
+
+  it('answers FORMERR to a malformed query and goes on serving', async () => {
+    const good = query(`web.${NS}.svc.${ZONE}`, 'A');
+    const bad = Buffer.from(good.subarray(0, good.length - 2));
+    expect(dnsPacket.decode(await udpQuery(port, bad)).rcode).toBe('FORMERR');
+    const [tcp] = await tcpQuery(port, [bad]);
+    expect(dnsPacket.decode(tcp).rcode).toBe('FORMERR');
+    expect(dnsPacket.decode(await udpQuery(port, good)).rcode).toBe('NOERROR');
+  });
+
+  it("forwards other names to the host's resolvers", async () => {
+    if (!upstream) {
+      console.log(`forwarding not checked end to end: port 53 of ${UPSTREAM} cannot be bound here (the unit spec forwards on another port)`);
+      return;
+    }
+    expect(await resolver.resolve4('www.example.org')).toEqual(['192.0.2.53']);
+  });
+});
