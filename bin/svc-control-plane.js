@@ -11,6 +11,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -112,6 +113,7 @@ function startNodeAgent() {
       `authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ${JSON.stringify(nodeAgentPki.caFile)} } }`,
       'authorization: { mode: Webhook }',
       `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
+      ...nodeAgentDnsConfig(extraArgs),
       '',
     ].join('\n'),
   );
@@ -326,6 +328,16 @@ function startControlPlane() {
           run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
           startNodeAgent();
           startServiceProxy();
+          startClusterDns({
+            run,
+            writeIdentity: (identity) => require(distApiServer).writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }),
+            root,
+            adminConfig: svcconfig,
+            apiServerArgs: extraArgs,
+            address: Object.values(require('node:os').networkInterfaces())
+              .flat()
+              .find((a) => a && a.family === 'IPv4' && !a.internal)?.address,
+          }).catch((error) => console.error(`the cluster DNS did not start: ${error.message}`));
           console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
         },
         (error) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import type { EndpointSlice, Service } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
+import { writeIdentityConnectionFile } from '@svc/apiserver';
 import { ROOT, startApiServerProcess, stopChild, type ApiServerProcess } from './support/apiserver-process';
 
 const NS = 'default';
@@ -55,7 +56,10 @@ function tcpQuery(port: number, packets: Buffer[]): Promise<Buffer[]> {
         replies.push(buffered.subarray(2, 2 + buffered.readUInt16BE(0)));
         buffered = buffered.subarray(2 + buffered.readUInt16BE(0));
       }
-      if (replies.length === packets.length) (clearTimeout(timer), socket.destroy(), resolve(replies));
+      if (replies.length !== packets.length) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(replies);
     });
   });
 }
@@ -72,7 +76,17 @@ describe('svc-dns against an API server', () => {
   let upstream: ReturnType<typeof createSocket> | undefined;
 
   beforeAll(async () => {
-    apiserver = await startApiServerProcess({ args: ['--service-cluster-ip-range=10.98.0.0/16'] });
+    apiserver = await startApiServerProcess({ args: ['--service-cluster-ip-range=10.98.0.0/16', '--authorization-mode=RBAC'] });
+    // svc-dns acts as the ServiceAccount kube-system/kube-dns, as npm start runs it: the bootstrap
+    // policy's system:kube-dns role is all it has.
+    const dnsConfig = join(apiserver.dir, 'dns.svcconfig');
+    await writeIdentityConnectionFile({
+      connectionFile: apiserver.kubeconfig,
+      certDir: join(apiserver.dir, 'certs'),
+      path: dnsConfig,
+      user: 'system:serviceaccount:kube-system:kube-dns',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'],
+    });
     client = new Client(await loadClientConfig({ svcconfig: apiserver.kubeconfig }));
     // A fake upstream on port 53 of a loopback address of its own, where this machine lets us bind it.
     upstream = await new Promise<ReturnType<typeof createSocket> | undefined>((resolve) => {
@@ -96,7 +110,7 @@ describe('svc-dns against an API server', () => {
       process.execPath,
       [
         join(ROOT, 'bin', 'svc-dns.js'),
-        `--svcconfig=${apiserver.kubeconfig}`,
+        `--svcconfig=${dnsConfig}`,
         '--bind-address=127.0.0.1',
         '--port=0',
         `--resolv-conf=${resolvConf}`,
