@@ -1,4 +1,4 @@
-import type { Question } from 'dns-packet';
+import type { Answer, Question } from 'dns-packet';
 import type { EndpointSlice, Service } from '@svc/api';
 import { StaticClusterView } from './cluster-view';
 import { addressFromReverse, ClusterRecords, DNS_SCHEMA_VERSION } from './cluster-records';
@@ -37,9 +37,12 @@ const slices = [
   slice('notready', [{ addresses: ['10.1.0.8'], conditions: { ready: false } }]),
 ];
 
+/** An answer's data (OPT records have none). */
+const dataOf = (a: Answer) => ('data' in a ? a.data : undefined);
+
 const records = new ClusterRecords(new StaticClusterView(services, slices), { zone: 'cluster.local', ttl: 5 });
 const ask = (name: string, type: Question['type']) => records.answer({ name, type, class: 'IN' });
-const data = (name: string, type: Question['type']) => ask(name, type)?.answers.map((a) => a.data);
+const data = (name: string, type: Question['type']) => ask(name, type)?.answers.map(dataOf);
 
 describe('ClusterRecords (Kubernetes DNS specification 1.1.0)', () => {
   it('serves the schema version as TXT at dns-version.<zone>', () => {
@@ -57,8 +60,8 @@ describe('ClusterRecords (Kubernetes DNS specification 1.1.0)', () => {
 
   it('answers SRV of a ClusterIP Service named port with the Service name, and only for named ports', () => {
     const srv = ask('_http._tcp.web.default.svc.cluster.local', 'SRV');
-    expect(srv?.answers.map((a) => a.data)).toEqual([{ priority: 0, weight: 100, port: 80, target: 'web.default.svc.cluster.local' }]);
-    expect(srv?.additionals.map((a) => a.data)).toEqual(['10.96.0.10', 'fd00::10']);
+    expect(srv?.answers.map(dataOf)).toEqual([{ priority: 0, weight: 100, port: 80, target: 'web.default.svc.cluster.local' }]);
+    expect(srv?.additionals.map(dataOf)).toEqual(['10.96.0.10', 'fd00::10']);
     expect(ask('_http._udp.web.default.svc.cluster.local', 'SRV')?.rcode).toBe('NXDOMAIN');
     expect(ask('_nope._tcp.web.default.svc.cluster.local', 'SRV')?.rcode).toBe('NXDOMAIN');
   });
@@ -69,11 +72,11 @@ describe('ClusterRecords (Kubernetes DNS specification 1.1.0)', () => {
     expect(data('10-1-0-6.db.default.svc.cluster.local', 'A')).toEqual(['10.1.0.6']);
     expect(ask('db-2.db.default.svc.cluster.local', 'A')?.rcode).toBe('NXDOMAIN'); // not ready
     const srv = ask('_pg._tcp.db.default.svc.cluster.local', 'SRV');
-    expect(srv?.answers.map((a) => a.data)).toEqual([
+    expect(srv?.answers.map(dataOf)).toEqual([
       { priority: 0, weight: 50, port: 5433, target: 'db-0.db.default.svc.cluster.local' },
       { priority: 0, weight: 50, port: 5433, target: '10-1-0-6.db.default.svc.cluster.local' },
     ]);
-    expect(srv?.additionals.map((a) => [a.name, a.data])).toEqual([
+    expect(srv?.additionals.map((a) => [a.name, dataOf(a)])).toEqual([
       ['db-0.db.default.svc.cluster.local', '10.1.0.5'],
       ['10-1-0-6.db.default.svc.cluster.local', '10.1.0.6'],
     ]);
@@ -123,6 +126,6 @@ describe('ClusterRecords (Kubernetes DNS specification 1.1.0)', () => {
     expect(r.answer({ name: '1.1.96.10.in-addr.arpa', type: 'PTR' })?.answers).toHaveLength(1);
     view.set([svc('b', { clusterIP: '10.96.1.2' })], []);
     expect(r.answer({ name: '1.1.96.10.in-addr.arpa', type: 'PTR' })).toBeUndefined();
-    expect(r.answer({ name: '2.1.96.10.in-addr.arpa', type: 'PTR' })?.answers[0].data).toBe('b.default.svc.cluster.local');
+    expect(r.answer({ name: '2.1.96.10.in-addr.arpa', type: 'PTR' })?.answers.map(dataOf)[0]).toBe('b.default.svc.cluster.local');
   });
 });
