@@ -96,4 +96,4 @@ async function startClusterDns({ run, writeIdentity, root, adminConfig, apiServe
   await publishKubeDns(adminConfig, apiServerArgs, address).catch((error) => console.error(`could not publish the kube-dns Service: ${error.message}`));
 }
 
-module.exports = { clusterDnsAddress, nodeAgentDnsConfig, startClusterDns };
+module.exports = { clusterDnsAddress, nodeAgentDnsConfig, publishKubeDns, startClusterDns };
