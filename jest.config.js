@@ -1,6 +1,20 @@
 // One Jest run covers unit tests beside the code (*.spec.ts) and end-to-end tests in test/ (*.e2e-spec.ts).
 const aliases = {};
-for (const lib of ['api', 'machinery', 'options', 'storage', 'client', 'informers', 'runtime', 'controllers', 'apiserver', 'cri']) {
+for (const lib of [
+  'api',
+  'machinery',
+  'options',
+  'storage',
+  'client',
+  'delegated-auth',
+  'informers',
+  'node-simulation',
+  'runtime',
+  'controllers',
+  'apiserver',
+  'scaffold',
+  'cri',
+]) {
   aliases[`^@svc/${lib}$`] = `<rootDir>/libs/${lib}/src/index.ts`;
 }
 // Testing kits: the framework's helpers and the API server's test environment, for operator authors' tests.
@@ -9,6 +23,7 @@ aliases['^@svc/controllers/testing$'] = '<rootDir>/libs/controllers/src/testing/
 aliases['^@svc/informers/testing$'] = '<rootDir>/libs/informers/src/testing/index.ts';
 aliases['^@svc/apiserver/testing$'] = '<rootDir>/libs/apiserver/src/testing/index.ts';
 aliases['^@svc/cri/testing$'] = '<rootDir>/libs/cri/src/testing/index.ts';
+aliases['^@svc/storage/testing$'] = '<rootDir>/libs/storage/src/testing/index.ts';
 
 module.exports = {
   testEnvironment: 'node',

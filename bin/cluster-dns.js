@@ -78,9 +78,10 @@ async function publishKubeDns(adminConfig, apiServerArgs, address) {
 
 /**
  * Starts svc-dns on `address`:53 (root only: port 53 is privileged) once its identity file is written,
- * and publishes it as kube-dns. `run(name, args)` starts a component as the launcher does.
+ * and publishes it as kube-dns. `run(name, args)` starts a component as the launcher does; `componentArgs`
+ * (such as the other components' --master) are passed on.
  */
-async function startClusterDns({ run, writeIdentity, root, adminConfig, apiServerArgs, address }) {
+async function startClusterDns({ run, writeIdentity, root, adminConfig, apiServerArgs, address, componentArgs = [] }) {
   if (!enabled()) return;
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     console.log('Not root: the cluster DNS (svc-dns) does not start, since it serves port 53; pods resolve through the host; run npm start as root.');
@@ -92,7 +93,7 @@ async function startClusterDns({ run, writeIdentity, root, adminConfig, apiServe
   }
   const identityPath = path.join(root, 'dns.svcconfig');
   await writeIdentity({ path: identityPath, ...IDENTITY });
-  run('svc-dns', [`--svcconfig=${identityPath}`, `--bind-address=${address}`, '--port=53', `--cluster-domain=${CLUSTER_DOMAIN}`]);
+  run('svc-dns', [`--svcconfig=${identityPath}`, ...componentArgs, `--bind-address=${address}`, '--port=53', `--cluster-domain=${CLUSTER_DOMAIN}`]);
   await publishKubeDns(adminConfig, apiServerArgs, address).catch((error) => console.error(`could not publish the kube-dns Service: ${error.message}`));
 }
 

@@ -22,23 +22,33 @@ const rootPackage = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
 const LIBRARIES = [
   { name: 'machinery', description: 'Selectors, Status errors, resourceVersion rules, patches and apply of the svc control plane.' },
   { name: 'options', description: 'Flag primitives and the option sets of the svc control plane processes.' },
-  { name: 'storage', description: 'The Storage contract of the svc control plane and its backends (embedded SQLite, MongoDB).' },
+  {
+    name: 'storage',
+    description: 'The Storage contract of the svc control plane and its backends (embedded SQLite, etcd v3 as store3, MongoDB).',
+    testing: true,
+  },
   { name: 'api', description: 'The kinds of the svc control plane: types, schemas, defaults, validation and the scheme.' },
   { name: 'client', description: 'REST client for the svc control plane (and Kubernetes): typed verbs, watches, connection settings.' },
+  {
+    name: 'delegated-auth',
+    description: "Delegated authentication and authorization of a component's HTTPS endpoint (TokenReview, SubjectAccessReview, client certificates).",
+  },
   { name: 'informers', description: 'Reflectors, indexed caches, shared informers, listers and work queues.', testing: true },
   { name: 'runtime', description: 'The operator framework: reconcilers declared with decorators, the manager, resource types from code.', testing: true },
+  { name: 'node-simulation', description: 'Simulated nodes and pod readiness for testing a control plane or an operator without a container runtime.' },
   {
     name: 'controllers',
     description: 'The built-in controllers (deployment, replicaset, namespace, garbage collector, ...) of the svc control plane.',
     testing: true,
   },
   { name: 'apiserver', description: 'The svc API server as a library, and the in-process test environment for operator tests.', testing: true },
+  { name: 'scaffold', description: 'svc-operator: scaffolds a new operator project on the svc operator framework.' },
 ];
 const NAMES = new Set(LIBRARIES.map((l) => l.name));
 const SCOPE = '@svc';
 
-/** What the packaged runtime adds beside its library: the command that scaffolds an operator project. */
-const BINS = { runtime: { 'svc-operator': 'dist/scaffold/cli.js' } };
+/** The commands packages install: the scaffold's, which makes an operator project. */
+const BINS = { scaffold: { 'svc-operator': 'dist/cli.js' } };
 
 function parseArgs(argv) {
   const args = { pack: false, out: path.join(root, 'build') };

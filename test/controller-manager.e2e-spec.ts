@@ -4,7 +4,8 @@
 import type { Deployment, Pod, ReplicaSet } from '@svc/api';
 import { join } from 'node:path';
 import { Client, loadClientConfig } from '@svc/client';
-import { eventually, PodReadinessSimulator } from '@svc/runtime/testing';
+import { PodReadinessSimulator } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
 import { kubectl as runKubectlOrFail, runKubectl } from './support/kubectl-run';

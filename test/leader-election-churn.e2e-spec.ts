@@ -8,7 +8,8 @@
 // and prints one line of figures per run.
 import type { Lease, Pod } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
-import { eventually, PodReadinessSimulator } from '@svc/runtime/testing';
+import { PodReadinessSimulator } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
 import { kubectl as runKubectlOrFail } from './support/kubectl-run';

@@ -16,7 +16,20 @@ const ROOT = resolve(__dirname, '..');
 const MINUTE = 60_000;
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-const LIBRARIES = ['machinery', 'options', 'storage', 'api', 'client', 'informers', 'runtime', 'controllers', 'apiserver'];
+const LIBRARIES = [
+  'machinery',
+  'options',
+  'storage',
+  'api',
+  'client',
+  'delegated-auth',
+  'informers',
+  'node-simulation',
+  'runtime',
+  'controllers',
+  'apiserver',
+  'scaffold',
+];
 const ENTRIES = [
   ...LIBRARIES.map((lib) => `@svc/${lib}`),
   '@svc/informers/testing',
@@ -62,7 +75,7 @@ beforeAll(async () => {
   build = join(work, 'build');
   project = join(work, 'my-operator');
   await sh(process.execPath, [join(ROOT, 'scripts/build-packages.js'), '--pack', '--out', build], ROOT, 10 * MINUTE);
-  const scaffold = join(build, 'packages/runtime/dist/scaffold/cli.js');
+  const scaffold = join(build, 'packages/scaffold/dist/cli.js');
   await sh(
     process.execPath,
     [scaffold, 'init', project, '--kind', 'Greeting', '--group', 'demo.example.com', '--packages', join(build, 'packs')],

@@ -2,7 +2,8 @@
 // renewals run on a client of their own, so they never wait behind its bindings and events, and it
 // keeps its lease while the bindings queue for seconds.
 import { Client, loadClientConfig } from '@svc/client';
-import { eventually, SimulatedNodes } from '@svc/runtime/testing';
+import { SimulatedNodes } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startSchedulerProcess } from './support/scheduler-process';
 

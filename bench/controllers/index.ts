@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment, Pod } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
-import { PodReadinessSimulator } from '@svc/runtime/testing';
+import { PodReadinessSimulator } from '@svc/node-simulation';
 import { memoryMiB, processCpuMicros, startNodeChild, type Child } from '../apiserver/child-processes';
 import { freePort, startApiServer, type RunningServer } from '../apiserver/server-processes';
 import { atConcurrency } from '../apiserver/at-concurrency';

@@ -1,16 +1,15 @@
-import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+import { errorMessage } from '@svc/machinery';
 import { Client, clientConfigFromOptions, type ClientConfig } from '@svc/client';
 import { parseControllerManagerOptions, parseOrExit, tlsServerOptions, type ControllerManagerOptions } from '@svc/options';
-import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, type RuntimeModuleOptions } from '@svc/runtime';
-import { ControllerManagerModule, selectControllers, type BuiltInController } from '@svc/controllers';
+import { delegatedAuthFromFlags } from '@svc/delegated-auth';
+import { exitOnSignals, leaderElectionConfigFromFlags, servingPair, type ManagerOptions } from '@svc/runtime';
+import { createControllerManager, selectControllers, type ControllerDescriptor } from '@svc/controllers';
 import { CONTROLLER_SERVICE_ACCOUNT_NAMESPACE, controllerServiceAccount } from './controller-service-accounts';
 import { ServiceAccountCredentials } from './service-account-credentials';
-import { servingPair } from './serving-pair';
 import { unsupportedFlagProblem } from './unsupported-flags';
 
-async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<string, number>): Promise<RuntimeModuleOptions> {
+async function runtimeOptions(o: ControllerManagerOptions): Promise<ManagerOptions> {
   return {
     clientConfig: await clientConfigFromOptions(o),
     // Tokens checked by TokenReview, paths by SubjectAccessReview (--authentication-svcconfig,
@@ -21,12 +20,12 @@ async function runtimeOptions(o: ControllerManagerOptions, concurrency: Record<s
         : {
             port: o.securePort,
             host: o.bindAddress,
-            tls: { ...(await servingPair(o)), ...tlsServerOptions(o) },
+            // Like Kubernetes' controller manager: the given pair, else a self-signed one kept in --cert-dir, or in memory without it.
+            tls: { ...(await servingPair(o, 'svc-controller-manager')), ...tlsServerOptions(o) },
             auth: await delegatedAuthFromFlags(o),
             profiling: o.profiling,
           },
     leaderElection: leaderElectionConfigFromFlags(o),
-    concurrency,
     informers: { defaultResyncPeriodMs: o.minResyncPeriod },
     // Kubernetes' controller manager waits for its informers as long as it takes the API server to come up.
     cacheSyncTimeoutMs: 10 * 60_000,
@@ -43,8 +42,8 @@ const FIRST_TOKENS_TIMEOUT_MS = 60_000;
  */
 async function controllerIdentities(
   rootConfig: ClientConfig,
-  controllers: readonly BuiltInController[],
-): Promise<((controller: BuiltInController) => ClientConfig) | undefined> {
+  controllers: readonly ControllerDescriptor[],
+): Promise<((controller: ControllerDescriptor) => ClientConfig) | undefined> {
   const credentials = new ServiceAccountCredentials(new Client(rootConfig), CONTROLLER_SERVICE_ACCOUNT_NAMESPACE);
   const accounts = [...new Set(controllers.map((c) => controllerServiceAccount(c.name)))];
   const deadline = Date.now() + FIRST_TOKENS_TIMEOUT_MS;
@@ -70,15 +69,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const controllers = selectControllers(options);
-  const concurrency = Object.assign({}, ...controllers.map((c) => c.concurrency(options))) as Record<string, number>;
-  const runtime = await runtimeOptions(options, concurrency);
+  const runtime = await runtimeOptions(options);
   const identities = options.useServiceAccountCredentials ? await controllerIdentities(runtime.clientConfig, controllers) : undefined;
-  const app = await NestFactory.createApplicationContext(ControllerManagerModule.forRoot(options, runtime, controllers, identities), {
-    logger: ['error', 'warn'],
-    abortOnError: false,
-  });
-  exitOnSignals('svc-controller-manager', () => app.close());
-  const manager = app.get(Manager);
+  const { manager } = await createControllerManager(options, runtime, controllers, identities);
+  exitOnSignals('svc-controller-manager', () => manager.stop());
+  await manager.start();
   if (manager.port !== undefined) process.stdout.write(`Serving securely on ${options.bindAddress}:${manager.port}\n`);
   process.stdout.write(`Controllers: ${controllers.map((c) => c.name).join(', ') || 'none'}\n`);
   if (identities) process.stdout.write(`Each controller acts as its own ServiceAccount in ${CONTROLLER_SERVICE_ACCOUNT_NAMESPACE}\n`);

@@ -1,7 +1,7 @@
 import { errorMessage } from '@svc/machinery';
 import { Client, clientConfigFromOptions } from '@svc/client';
 import { parseNodeSimulatorOptions, parseOrExit } from '@svc/options';
-import { SimulatedNodes } from '@svc/runtime';
+import { SimulatedNodes } from '@svc/node-simulation';
 import { nodeSpecs } from './node-specs';
 
 async function main(): Promise<void> {

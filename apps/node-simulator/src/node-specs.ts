@@ -1,6 +1,6 @@
 import { LABEL_ZONE } from '@svc/api';
 import { parseTaint, type NodeSimulatorOptions } from '@svc/options';
-import type { SimulatedNodeSpec } from '@svc/runtime';
+import type { SimulatedNodeSpec } from '@svc/node-simulation';
 
 /** The nodes the flags describe: named or numbered, spread over the zones given. */
 export function nodeSpecs(o: NodeSimulatorOptions): SimulatedNodeSpec[] {

@@ -3,7 +3,8 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { clientConfigFromOptions } from '@svc/client';
 import { parseOrExit, parseSchedulerOptions, tlsServerOptions, type SchedulerOptions } from '@svc/options';
-import { delegatedAuthFromFlags, exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
+import { delegatedAuthFromFlags } from '@svc/delegated-auth';
+import { exitOnSignals, leaderElectionConfigFromFlags, Manager, servingPair, type RuntimeModuleOptions } from '@svc/runtime';
 import { SchedulerModule } from './scheduler.module';
 import { unsupportedFlagProblem } from './unsupported-flags';
 

@@ -1,6 +1,7 @@
 import type { Event, Pod } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
-import { eventually, SimulatedNodes, type SimulatedNodeSpec } from '@svc/runtime/testing';
+import { SimulatedNodes, type SimulatedNodeSpec } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startScheduler, type RunningScheduler } from './testing/start-scheduler';
 
 // The scheduler in this process against a real API server, with simulated nodes. No node lifecycle

@@ -1,5 +1,5 @@
 import { enabledControllers, type ControllerManagerOptions } from '@svc/options';
-import type { BuiltInController } from './built-in-controller';
+import type { ControllerDescriptor } from './controller-descriptor';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
@@ -15,7 +15,7 @@ import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
 
 /** Every controller this process implements, in the order they are added to the manager. */
-export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
+export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   deploymentController,
   namespaceController,
@@ -32,7 +32,7 @@ export const BUILT_IN_CONTROLLERS: readonly BuiltInController[] = [
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */
-export function selectControllers(options: ControllerManagerOptions): BuiltInController[] {
+export function selectControllers(options: ControllerManagerOptions): ControllerDescriptor[] {
   const wanted = new Set<string>(enabledControllers(options));
   return BUILT_IN_CONTROLLERS.filter((c) => wanted.has(c.name) && (c.enabled?.(options) ?? true));
 }

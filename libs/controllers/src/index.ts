@@ -1,7 +1,6 @@
-export type { BuiltInController } from './built-in-controller';
+export type { ControllerDescriptor } from './controller-descriptor';
 export { BUILT_IN_CONTROLLERS, selectControllers } from './built-in-controllers';
-export { ControllerManagerModule } from './controller-manager.module';
-export { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from './controller-manager-options';
+export { createControllerManager } from './controller-manager';
 export { deploymentController } from './deployment';
 export { disruptionController } from './disruption';
 export { endpointsController } from './endpoints';

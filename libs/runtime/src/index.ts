@@ -4,26 +4,29 @@ export * from './reconcile/predicates';
 export * from './reconcile/terminal-error';
 export * from './reconcile/trigger';
 export * from './reconcile/cache-reader';
+export * from './reconcile/cache-declarations';
 export * from './reconcile/resource-ref';
 export * from './decorators/reconciler.decorator';
+export * from './decorators/runnable.decorator';
 export * from './controller/controller-metrics';
 export { Controller, controllerOwnerRequests, consoleControllerLogger, type ControllerDependencies, type ControllerLogger } from './controller/controller';
 export { TrackingClient } from './controller/tracking-client';
+export {
+  ReconcileRecorder,
+  RECONCILE_CONTROLLER_LABEL,
+  RECONCILE_RECORD_ANNOTATION,
+  MAX_RECORDED_WRITES,
+  type ReconcileRecord,
+  type ReconcileRecordResult,
+  type ReconcileRecorderOptions,
+  type ReconcileWrite,
+} from './controller/reconcile-recorder';
 export { WriteTracker, type TrackedWrite, type WriteScope } from './controller/write-tracker';
 export { Expectations, KeyExpectations, EXPECTATIONS_TIMEOUT_MS } from './controller/expectations';
 export * from './leader-election/leader-election-options';
 export * from './leader-election/leader-elector';
 export { HealthServer, type HealthServerOptions, type ProbeCheck } from './manager/health-server';
-export {
-  DelegatedAuth,
-  delegatedAuthFromFlags,
-  type AccessAttributes,
-  type AccessDescriber,
-  type AuthDecision,
-  type DelegatedAuthFlags,
-  type DelegatedAuthOptions,
-} from './manager/delegated-auth';
-export { Manager, type ManagerOptions, type Runnable } from './manager/manager';
+export { Manager, type ManagerOptions } from './manager/manager';
 export { INFORMER_METRIC_NAMES, registerInformerMetrics } from './manager/informer-metrics';
 export * from './manager/create-manager';
 export { servingPair, type TlsPair } from './manager/serving-pair';
@@ -38,5 +41,4 @@ export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
 export { WebhookServer, type ConversionSource, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
-export { SimulatedNodes, type SimulatedNodeSpec, type SimulatedNodesOptions } from './simulation/simulated-nodes';
 export { exitOnSignals } from './manager/exit-on-signals';

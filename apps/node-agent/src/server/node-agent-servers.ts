@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { Client } from '@svc/client';
 import { errorMessage, ProcessProfiler } from '@svc/machinery';
 import { tlsServerOptions, type TlsVersionName } from '@svc/options';
-import type { DelegatedAuth } from '@svc/runtime';
+import type { DelegatedAuth } from '@svc/delegated-auth';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
 import { NodeAgentHandlers } from './node-agent-handlers';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Client } from '@svc/client';
 import { parseCertificateBundle } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
-import { DelegatedAuth, type AccessAttributes, type AccessDescriber } from '@svc/runtime';
+import { DelegatedAuth, type AccessAttributes, type AccessDescriber } from '@svc/delegated-auth';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 
 /** Kubernetes' node agent authorization attributes of a request path: `nodes/<subresource>` of this node. */

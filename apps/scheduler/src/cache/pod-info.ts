@@ -1,4 +1,5 @@
 import type { Pod } from '@svc/api';
+import { getControllerOf } from '@svc/runtime';
 import { requiredAffinityTerms, requiredAntiAffinityTerms, type AffinityTerm } from '../framework/affinity';
 import { podNonZeroRequests, podRequests, type Resources } from './resources';
 
@@ -45,7 +46,7 @@ export function podInfoOf(pod: Pod): PodInfo {
     requests: podRequests(pod),
     nonZero: podNonZeroRequests(pod),
     hostPorts: hostPortsOf(pod),
-    ownerUid: (pod.metadata?.ownerReferences ?? []).find((o) => o.controller === true)?.uid,
+    ownerUid: getControllerOf(pod)?.uid,
     requiredAffinity: requiredAffinityTerms(pod),
     requiredAntiAffinity: requiredAntiAffinityTerms(pod),
   };

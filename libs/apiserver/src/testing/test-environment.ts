@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinScheme, type Scheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
-import type { BuiltInController } from '@svc/controllers';
+import type { ControllerDescriptor } from '@svc/controllers';
 import { createStorage } from '@svc/storage';
 import { createApiServer } from '../create-api-server';
 import type { AuthenticationOptions, AuthorizationOptions } from '../auth/security';
@@ -72,7 +72,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   const started = performance.now();
   // Loaded only when asked for: an environment without controllers does not load Nest and the
   // reconcilers. Unknown names are refused before anything starts.
-  let wanted: { kit: typeof import('@svc/controllers/testing'); controllers: BuiltInController[] } | undefined;
+  let wanted: { kit: typeof import('@svc/controllers/testing'); controllers: ControllerDescriptor[] } | undefined;
   if (options.controllers?.length) {
     const kit = await import('@svc/controllers/testing');
     wanted = { kit, controllers: kit.builtInControllers(options.controllers) };

@@ -1,8 +1,19 @@
-import type { Deployment, OwnerReference, Pod, ReplicaSet } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type MergePatch, type ResourceClient } from '@svc/client';
-import type { Indexer, KubeObject, Lister } from '@svc/informers';
+import type { Deployment, Pod, ReplicaSet } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type MergePatch, type ResourceClient } from '@svc/client';
 import { hasStatusCause, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery, errorMessage } from '@svc/machinery';
-import { EventRecorder, Manager, onlyOn, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
+import {
+  cacheIndex,
+  controllerReference,
+  EventRecorder,
+  getControllerOf,
+  onlyOn,
+  Reconciler,
+  type CacheReader,
+  type Reconcile,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '@svc/runtime';
 import {
   calculateStatus,
   deploymentComplete,
@@ -42,17 +53,43 @@ const REPLICASETS_BY_CONTROLLER = 'deployment-controller/replicasets-by-controll
 const ORPHAN_REPLICASETS_BY_NAMESPACE = 'deployment-controller/orphan-replicasets-by-namespace';
 const PODS_BY_CONTROLLER = 'deployment-controller/pods-by-controller-uid';
 
-interface Owned {
-  metadata?: { uid?: string; namespace?: string; ownerReferences?: OwnerReference[] };
+const DEPLOYMENT_KIND = { apiVersion: 'apps/v1', kind: 'Deployment' };
+
+/** The uid of an object's controller, as the index key of what it controls. */
+function controllerUid(obj: Pod | ReplicaSet): string[] {
+  const uid = getControllerOf(obj)?.uid;
+  return uid ? [uid] : [];
 }
 
-function controllerOf(obj: Owned): OwnerReference | undefined {
-  return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+const replicaSetsByController = cacheIndex(BUILTIN_RESOURCES.replicaSets, REPLICASETS_BY_CONTROLLER, controllerUid);
+const orphanReplicaSetsByNamespace = cacheIndex(BUILTIN_RESOURCES.replicaSets, ORPHAN_REPLICASETS_BY_NAMESPACE, (rs) =>
+  getControllerOf(rs) ? [] : [rs.metadata?.namespace ?? ''],
+);
+const podsByController = cacheIndex(BUILTIN_RESOURCES.pods, PODS_BY_CONTROLLER, controllerUid);
+
+/** The Deployments whose selector matches an orphan ReplicaSet (controlled ones reach their owner through `owns`). */
+export function deploymentsSelectingOrphan(cache: CacheReader, rs: ReplicaSet): Request[] {
+  const namespace = rs.metadata?.namespace;
+  if (!namespace || getControllerOf(rs)) return [];
+  const requests: Request[] = [];
+  for (const d of cache.list(BUILTIN_RESOURCES.deployments, { namespace })) {
+    const selector = selectorOf(d);
+    if (selector && !selector.isEmpty() && selector.matches(rs.metadata?.labels ?? {})) requests.push({ namespace, name: d.metadata!.name! });
+  }
+  return requests;
 }
 
-function addIndex<T extends KubeObject>(indexer: Indexer<T>, name: string, fn: (obj: T) => readonly string[]): void {
-  // Indexes live as long as the shared cache; a second reconciler over the same cache reuses them.
-  if (!indexer.indexNames().includes(name)) indexer.addIndexers({ [name]: fn });
+/** The Recreate Deployment whose ReplicaSet controlled a deleted pod. */
+export function recreateDeploymentOfPod(cache: CacheReader, pod: Pod): Request[] {
+  const namespace = pod.metadata?.namespace;
+  const rsRef = getControllerOf(pod);
+  if (!namespace || rsRef?.kind !== 'ReplicaSet') return [];
+  const rs = cache.get(BUILTIN_RESOURCES.replicaSets, { namespace, name: rsRef.name });
+  const dRef = rs && rs.metadata?.uid === rsRef.uid ? getControllerOf(rs) : undefined;
+  if (dRef?.kind !== 'Deployment') return [];
+  const d = cache.get(BUILTIN_RESOURCES.deployments, { namespace, name: dRef.name });
+  if (!d || d.metadata?.uid !== dRef.uid || isRollingUpdate(d)) return [];
+  return [{ namespace, name: dRef.name }];
 }
 
 /** Raised inside a reconcile to end it and come back soon, without counting an error. */
@@ -60,6 +97,8 @@ class RequeueSoon extends Error {}
 
 /** One reconcile's view: the Deployment as last written and its ReplicaSets as last written. */
 interface SyncState {
+  /** The reconcile's reads. */
+  cache: CacheReader;
   d: Deployment;
   rsList: ReplicaSet[];
   now: Date;
@@ -87,71 +126,31 @@ interface Scaled {
   name: DEPLOYMENT_CONTROLLER_NAME,
   for: BUILTIN_RESOURCES.deployments,
   owns: [BUILTIN_RESOURCES.replicaSets],
+  // Indexes of the shared caches, so that a reconcile reads only what concerns its Deployment,
+  // however many other ReplicaSets and pods the cluster holds.
+  indexes: [replicaSetsByController, orphanReplicaSetsByNamespace, podsByController],
   watches: [
-    { resource: BUILTIN_RESOURCES.replicaSets, mapTo: (rs: ReplicaSet, r: DeploymentReconciler) => r.deploymentsSelectingOrphan(rs) },
-    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: DeploymentReconciler) => r.recreateDeploymentOfPod(pod), predicates: [onlyOn('delete')] },
+    { resource: BUILTIN_RESOURCES.replicaSets, mapTo: (rs, _r: unknown, cache) => deploymentsSelectingOrphan(cache, rs) },
+    { resource: BUILTIN_RESOURCES.pods, mapTo: (pod, _r: unknown, cache) => recreateDeploymentOfPod(cache, pod), predicates: [onlyOn('delete')] },
   ],
 })
 export class DeploymentReconciler implements Reconcile {
-  private readonly deployments: Lister<Deployment>;
-  private readonly replicaSets: Lister<ReplicaSet>;
-  private readonly replicaSetIndex: Indexer<ReplicaSet>;
-  private readonly podIndex: Indexer<Pod>;
   private readonly deploymentApi: ResourceClient<Deployment>;
   private readonly replicaSetApi: ResourceClient<ReplicaSet>;
   private readonly events: EventRecorder;
 
-  constructor(manager: Manager, client: Client) {
-    this.deployments = manager.informerFor(BUILTIN_RESOURCES.deployments).lister();
-    const rsInformer = manager.informerFor(BUILTIN_RESOURCES.replicaSets);
-    this.replicaSets = rsInformer.lister();
-    this.replicaSetIndex = rsInformer.indexer;
-    addIndex(this.replicaSetIndex, REPLICASETS_BY_CONTROLLER, (rs) => {
-      const uid = controllerOf(rs)?.uid;
-      return uid ? [uid] : [];
-    });
-    addIndex(this.replicaSetIndex, ORPHAN_REPLICASETS_BY_NAMESPACE, (rs) => (controllerOf(rs) ? [] : [rs.metadata?.namespace ?? '']));
-    this.podIndex = manager.informerFor(BUILTIN_RESOURCES.pods).indexer;
-    addIndex(this.podIndex, PODS_BY_CONTROLLER, (pod) => {
-      const uid = controllerOf(pod)?.uid;
-      return uid ? [uid] : [];
-    });
+  constructor(client: Client) {
     this.deploymentApi = client.deployments;
     this.replicaSetApi = client.replicaSets;
     this.events = new EventRecorder(client, { component: 'deployment-controller' });
   }
 
-  /** The Deployments whose selector matches an orphan ReplicaSet (controlled ones reach their owner through `owns`). */
-  deploymentsSelectingOrphan(rs: ReplicaSet): Request[] {
-    const namespace = rs.metadata?.namespace;
-    if (!namespace || controllerOf(rs)) return [];
-    const requests: Request[] = [];
-    for (const d of this.deployments.namespace(namespace).list()) {
-      const selector = selectorOf(d);
-      if (selector && !selector.isEmpty() && selector.matches(rs.metadata?.labels ?? {})) requests.push({ namespace, name: d.metadata!.name! });
-    }
-    return requests;
-  }
-
-  /** The Recreate Deployment whose ReplicaSet controlled a deleted pod. */
-  recreateDeploymentOfPod(pod: Pod): Request[] {
-    const namespace = pod.metadata?.namespace;
-    const rsRef = controllerOf(pod);
-    if (!namespace || rsRef?.kind !== 'ReplicaSet') return [];
-    const rs = this.replicaSets.namespace(namespace).get(rsRef.name);
-    const dRef = rs && rs.metadata?.uid === rsRef.uid ? controllerOf(rs) : undefined;
-    if (dRef?.kind !== 'Deployment') return [];
-    const d = this.deployments.namespace(namespace).get(dRef.name);
-    if (!d || d.metadata?.uid !== dRef.uid || isRollingUpdate(d)) return [];
-    return [{ namespace, name: dRef.name }];
-  }
-
-  async reconcile({ namespace, name }: Request): Promise<Result> {
+  async reconcile({ namespace, name }: Request, { cache }: ReconcileContext): Promise<Result> {
     if (!namespace) return {};
-    const cached = this.deployments.namespace(namespace).get(name);
+    const cached = cache.get(BUILTIN_RESOURCES.deployments, { namespace, name });
     if (!cached) return {};
     try {
-      return await this.syncDeployment(structuredClone<Deployment>(cached));
+      return await this.syncDeployment(cache, structuredClone<Deployment>(cached));
     } catch (error) {
       // A write raced another writer of the Deployment, or an object it wrote to went away
       // (the Deployment itself being deleted): the change is on its way to the cache and the
@@ -162,16 +161,17 @@ export class DeploymentReconciler implements Reconcile {
   }
 
   /** Kubernetes' syncDeployment. */
-  private async syncDeployment(d: Deployment): Promise<Result> {
+  private async syncDeployment(cache: CacheReader, d: Deployment): Promise<Result> {
     const now = new Date();
     const selector = selectorOf(d);
     if (!selector || selector.isEmpty()) {
       this.record(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
       const generation = Number(d.metadata?.generation ?? 0);
-      if ((d.status?.observedGeneration ?? 0) < generation) await this.writeStatus({ d, rsList: [], now }, { ...d.status, observedGeneration: generation });
+      if ((d.status?.observedGeneration ?? 0) < generation)
+        await this.writeStatus({ cache, d, rsList: [], now }, { ...d.status, observedGeneration: generation });
       return {};
     }
-    const state: SyncState = { d, rsList: await this.claimReplicaSets(d, selector), now };
+    const state: SyncState = { cache, d, rsList: await this.claimReplicaSets(cache, d, selector), now };
 
     if (d.metadata?.deletionTimestamp) {
       await this.syncStatusOnly(state);
@@ -195,11 +195,11 @@ export class DeploymentReconciler implements Reconcile {
    * selects, plus orphans it selects, adopted; those it controls but no longer selects are
    * released. Adoption first checks, uncached, that the Deployment is still the same and not deleted.
    */
-  private async claimReplicaSets(d: Deployment, selector: LabelQuery): Promise<ReplicaSet[]> {
+  private async claimReplicaSets(cache: CacheReader, d: Deployment, selector: LabelQuery): Promise<ReplicaSet[]> {
     const namespace = d.metadata!.namespace!;
     const candidates = [
-      ...this.replicaSetIndex.byIndex(REPLICASETS_BY_CONTROLLER, d.metadata!.uid!),
-      ...this.replicaSetIndex.byIndex(ORPHAN_REPLICASETS_BY_NAMESPACE, namespace),
+      ...cache.byIndex(BUILTIN_RESOURCES.replicaSets, REPLICASETS_BY_CONTROLLER, d.metadata!.uid!),
+      ...cache.byIndex(BUILTIN_RESOURCES.replicaSets, ORPHAN_REPLICASETS_BY_NAMESPACE, namespace),
     ];
     const plan = planReplicaSetClaims(d, candidates, selector);
     const owned = [...plan.owned];
@@ -209,14 +209,17 @@ export class DeploymentReconciler implements Reconcile {
         throw new Error(`original Deployment ${namespace}/${d.metadata?.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${d.metadata?.uid}`);
       if (fresh.metadata?.deletionTimestamp) throw new Error(`${namespace}/${d.metadata?.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
       for (const rs of plan.adopt) {
-        const patch = { metadata: { ownerReferences: [controllerReference(d)], uid: rs.metadata?.uid } };
-        const adopted = await ignoreMissing(this.replicaSetApi.patch(rs.metadata!.name!, patch as MergePatch<ReplicaSet>, 'strategic', { namespace }));
+        const patch = { metadata: { ownerReferences: [controllerReference(d, DEPLOYMENT_KIND)], uid: rs.metadata?.uid } };
+        const adopted = await this.replicaSetApi.patch(rs.metadata!.name!, patch as MergePatch<ReplicaSet>, 'strategic', { namespace }).catch(ignoreNotFound);
         if (adopted) owned.push(adopted);
       }
     }
     for (const rs of plan.release) {
       const patch = { metadata: { ownerReferences: [{ $patch: 'delete', uid: d.metadata!.uid }], uid: rs.metadata?.uid } };
-      await ignoreMissing(this.replicaSetApi.patch(rs.metadata!.name!, patch as unknown as MergePatch<ReplicaSet>, 'strategic', { namespace }), true);
+      // Gone, or replaced under its name (the uid no longer matches: Invalid): nothing to release.
+      await this.replicaSetApi.patch(rs.metadata!.name!, patch as unknown as MergePatch<ReplicaSet>, 'strategic', { namespace }).catch((error: unknown) => {
+        if (!isInvalid(error)) ignoreNotFound(error);
+      });
     }
     return owned;
   }
@@ -255,87 +258,51 @@ export class DeploymentReconciler implements Reconcile {
     return this.split(state, newRS);
   }
 
-  /** Kubernetes' getNewReplicaSet. */
+  /** Kubernetes' getNewReplicaSet: the existing new ReplicaSet brought up to date, else (when `create`) a new one. */
   private async getNewReplicaSet(state: SyncState, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
-    const d = state.d;
-    const namespace = d.metadata!.namespace!;
     const newRevision = maxRevision(oldRSs) + 1;
-
-    if (existing) {
-      const copy = structuredClone<ReplicaSet>(existing);
-      const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
-      const minReadySeconds = d.spec.minReadySeconds ?? 0;
-      if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
-        // Revision first; the Deployment's own revision follows on the next pass, from this one.
-        const patch = {
-          metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid },
-          spec: { minReadySeconds: minReadySeconds || null },
-        };
-        const updated = await this.replicaSetApi.patch(existing.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace });
-        this.remember(state, updated);
-        return updated;
-      }
-      const revision = existing.metadata?.annotations?.[REVISION_ANNOTATION];
-      if (revision !== undefined) await this.writeRevision(state, revision);
-      if (hasProgressDeadline(state.d) && !getCondition(state.d.status, CONDITION_PROGRESSING)) {
-        const status = structuredClone<DeploymentStatus>(state.d.status ?? {});
-        setCondition(
-          status,
-          newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
-        );
-        this.deferStatus(state, status);
-      }
-      return existing;
-    }
+    if (existing) return this.syncExistingNewReplicaSet(state, existing, newRevision);
     if (!create) return undefined;
+    return this.createNewReplicaSet(state, oldRSs, newRevision);
+  }
 
-    const hash = computePodTemplateHash(d.spec.template, d.status?.collisionCount);
-    const template = structuredClone(d.spec.template);
-    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
-    const rsName = `${d.metadata!.name}-${hash}`;
-    const newRS: ReplicaSet = {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: { name: rsName, namespace, ownerReferences: [controllerReference(d)], labels: { ...template.metadata.labels } },
-      spec: {
-        replicas: 0,
-        minReadySeconds: d.spec.minReadySeconds,
-        selector: { ...structuredClone(d.spec.selector), matchLabels: { ...d.spec.selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash } },
-        template,
-      },
-    };
+  /** The new ReplicaSet's revision annotations and minReadySeconds follow the Deployment; the Deployment's revision follows it. */
+  private async syncExistingNewReplicaSet(state: SyncState, existing: ReplicaSet, newRevision: number): Promise<ReplicaSet> {
+    const d = state.d;
+    const copy = structuredClone<ReplicaSet>(existing);
+    const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
+    const minReadySeconds = d.spec.minReadySeconds ?? 0;
+    if (annotationsChanged || (existing.spec.minReadySeconds ?? 0) !== minReadySeconds) {
+      // Revision first; the Deployment's own revision follows on the next pass, from this one.
+      const patch = {
+        metadata: { annotations: copy.metadata!.annotations, uid: existing.metadata?.uid },
+        spec: { minReadySeconds: minReadySeconds || null },
+      };
+      const updated = await this.replicaSetApi.patch(existing.metadata!.name!, patch as MergePatch<ReplicaSet>, 'merge', { namespace: d.metadata!.namespace! });
+      this.remember(state, updated);
+      return updated;
+    }
+    const revision = existing.metadata?.annotations?.[REVISION_ANNOTATION];
+    if (revision !== undefined) await this.writeRevision(state, revision);
+    if (hasProgressDeadline(d) && !getCondition(d.status, CONDITION_PROGRESSING)) {
+      const status = structuredClone<DeploymentStatus>(d.status ?? {});
+      setCondition(
+        status,
+        newCondition(CONDITION_PROGRESSING, 'True', Reasons.foundNewReplicaSet, `Found new replica set "${existing.metadata?.name}"`, state.now),
+      );
+      this.deferStatus(state, status);
+    }
+    return existing;
+  }
+
+  /** Creates the ReplicaSet of the Deployment's template, named by its pod-template-hash, at the size the strategy allows. */
+  private async createNewReplicaSet(state: SyncState, oldRSs: ReplicaSet[], newRevision: number): Promise<ReplicaSet> {
+    const d = state.d;
+    const newRS = newReplicaSetOf(d);
     const replicas = newReplicaSetReplicas(d, [...oldRSs, newRS], newRS);
     newRS.spec.replicas = replicas;
     setNewReplicaSetAnnotations(d, newRS, newRevision, false);
-
-    let created: ReplicaSet;
-    let alreadyExisted = false;
-    try {
-      created = await this.replicaSetApi.create(newRS, { namespace });
-    } catch (error) {
-      if (isAlreadyExists(error)) {
-        // A slow cache, or a hash collision: the same name holds another template or owner.
-        alreadyExisted = true;
-        const found = this.replicaSets.namespace(namespace).get(rsName) ?? (await this.replicaSetApi.get(rsName, { namespace }));
-        if (controllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec.template, found.spec.template)) {
-          created = found;
-        } else {
-          await this.writeStatus(state, { ...structuredClone(d.status ?? {}), collisionCount: (d.status?.collisionCount ?? 0) + 1 });
-          throw new RequeueSoon(`hash collision for ${rsName}`);
-        }
-      } else if (hasStatusCause(error, 'NamespaceTerminating')) {
-        throw error;
-      } else {
-        const message = `Failed to create new replica set "${rsName}": ${errorMessage(error)}`;
-        if (hasProgressDeadline(d)) {
-          const status = structuredClone<DeploymentStatus>(d.status ?? {});
-          setCondition(status, newCondition(CONDITION_PROGRESSING, 'False', Reasons.failedReplicaSetCreate, message, state.now));
-          await this.writeStatus(state, status).catch(() => undefined);
-        }
-        this.record(d, 'Warning', Reasons.failedReplicaSetCreate, message);
-        throw error;
-      }
-    }
+    const { rs: created, alreadyExisted } = await this.createOrFindReplicaSet(state, newRS);
     if (!alreadyExisted && replicas > 0) this.record(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata?.name} from 0 to ${replicas}`);
     this.remember(state, created);
     await this.writeRevision(state, String(newRevision));
@@ -348,6 +315,37 @@ export class DeploymentReconciler implements Reconcile {
       this.deferStatus(state, status);
     }
     return created;
+  }
+
+  /**
+   * Creates `newRS`; one of its name that exists already is taken when this Deployment controls it
+   * with the same template (a slow cache), else it is a hash collision: the collision count goes up
+   * and the sync is retried under a new name.
+   */
+  private async createOrFindReplicaSet(state: SyncState, newRS: ReplicaSet): Promise<{ rs: ReplicaSet; alreadyExisted: boolean }> {
+    const d = state.d;
+    const namespace = d.metadata!.namespace!;
+    const rsName = newRS.metadata!.name!;
+    try {
+      return { rs: await this.replicaSetApi.create(newRS, { namespace }), alreadyExisted: false };
+    } catch (error) {
+      if (isAlreadyExists(error)) {
+        const found = state.cache.get(BUILTIN_RESOURCES.replicaSets, { namespace, name: rsName }) ?? (await this.replicaSetApi.get(rsName, { namespace }));
+        if (getControllerOf(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec.template, found.spec.template))
+          return { rs: found, alreadyExisted: true };
+        await this.writeStatus(state, { ...structuredClone(d.status ?? {}), collisionCount: (d.status?.collisionCount ?? 0) + 1 });
+        throw new RequeueSoon(`hash collision for ${rsName}`);
+      }
+      if (hasStatusCause(error, 'NamespaceTerminating')) throw error;
+      const message = `Failed to create new replica set "${rsName}": ${errorMessage(error)}`;
+      if (hasProgressDeadline(d)) {
+        const status = structuredClone<DeploymentStatus>(d.status ?? {});
+        setCondition(status, newCondition(CONDITION_PROGRESSING, 'False', Reasons.failedReplicaSetCreate, message, state.now));
+        await this.writeStatus(state, status).catch(() => undefined);
+      }
+      this.record(d, 'Warning', Reasons.failedReplicaSetCreate, message);
+      throw error;
+    }
   }
 
   /** A scaling event: an active ReplicaSet was sized for another spec.replicas than the Deployment's now. */
@@ -415,7 +413,8 @@ export class DeploymentReconciler implements Reconcile {
     if (scaledDown) return this.syncRolloutStatus(state, newRS);
 
     const selector = selectorOf(state.d)!;
-    const podsOf = (rs: ReplicaSet) => this.podIndex.byIndex(PODS_BY_CONTROLLER, rs.metadata!.uid!).filter((p) => selector.matches(p.metadata?.labels ?? {}));
+    const podsOf = (rs: ReplicaSet) =>
+      state.cache.byIndex(BUILTIN_RESOURCES.pods, PODS_BY_CONTROLLER, rs.metadata!.uid!).filter((p) => selector.matches(p.metadata?.labels ?? {}));
     if (oldPodsRunning(newRS, this.split(state, newRS).oldRSs, podsOf)) return this.syncRolloutStatus(state, newRS);
 
     if (!newRS) ({ newRS, oldRSs } = await this.getAllReplicaSets(state, true));
@@ -458,7 +457,7 @@ export class DeploymentReconciler implements Reconcile {
   /** Deletes old ReplicaSets past revisionHistoryLimit, lowest revision first (Kubernetes' cleanupDeployment). */
   private async cleanupDeployment(state: SyncState, oldRSs: ReplicaSet[]): Promise<void> {
     for (const rs of replicaSetsToCleanUp(state.d, oldRSs)) {
-      await ignoreMissing(this.replicaSetApi.delete(rs.metadata!.name!, { namespace: rs.metadata?.namespace }));
+      await this.replicaSetApi.delete(rs.metadata!.name!, { namespace: rs.metadata?.namespace }).catch(ignoreNotFound);
       state.rsList = state.rsList.filter((r) => r.metadata?.uid !== rs.metadata?.uid);
     }
   }
@@ -516,16 +515,25 @@ function selectorOf(d: Deployment): LabelQuery | undefined {
   }
 }
 
-function controllerReference(d: Deployment): OwnerReference {
-  return { apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata!.name!, uid: d.metadata!.uid!, controller: true, blockOwnerDeletion: true };
-}
-
-/** The write's answer, or undefined when the object is gone (or, with `orInvalid`, was replaced or has no such owner). */
-async function ignoreMissing<T>(write: Promise<T>, orInvalid = false): Promise<T | undefined> {
-  try {
-    return await write;
-  } catch (error) {
-    if (isNotFound(error) || (orInvalid && isInvalid(error))) return undefined;
-    throw error;
-  }
+/** The ReplicaSet of the Deployment's current template (size 0): named, labelled and selecting by its pod-template-hash. */
+function newReplicaSetOf(d: Deployment): ReplicaSet {
+  const hash = computePodTemplateHash(d.spec.template, d.status?.collisionCount);
+  const template = structuredClone(d.spec.template);
+  template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${d.metadata!.name}-${hash}`,
+      namespace: d.metadata!.namespace!,
+      ownerReferences: [controllerReference(d, DEPLOYMENT_KIND)],
+      labels: { ...template.metadata.labels },
+    },
+    spec: {
+      replicas: 0,
+      minReadySeconds: d.spec.minReadySeconds,
+      selector: { ...structuredClone(d.spec.selector), matchLabels: { ...d.spec.selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash } },
+      template,
+    },
+  };
 }

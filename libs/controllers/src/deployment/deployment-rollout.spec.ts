@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Deployment, Pod } from '@svc/api';
-import { eventually, PodReadinessSimulator } from '@svc/runtime/testing';
+import { PodReadinessSimulator } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { replicaSetController } from '../replicaset';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';

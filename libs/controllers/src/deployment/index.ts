@@ -1,9 +1,9 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
 import { DeploymentReconciler } from './deployment-reconciler';
 
 /** Rolls Deployments out through their ReplicaSets. */
-export const deploymentController: BuiltInController = {
+export const deploymentController: ControllerDescriptor = {
   name: 'deployment',
-  providers: [DeploymentReconciler],
-  concurrency: (o) => ({ deployment: o.concurrentDeploymentSyncs }),
+  reconcilers: [DeploymentReconciler],
+  concurrency: (flags) => ({ deployment: flags.concurrentDeploymentSyncs }),
 };

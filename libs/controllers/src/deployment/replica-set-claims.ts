@@ -1,5 +1,6 @@
 import type { Deployment, ReplicaSet } from '@svc/api';
 import type { LabelQuery } from '@svc/machinery';
+import { getControllerOf } from '@svc/runtime';
 
 /** What claiming does with each candidate ReplicaSet (Kubernetes' ControllerRefManager). */
 export interface ClaimPlan {
@@ -21,7 +22,7 @@ export function planReplicaSetClaims(d: Deployment, candidates: readonly Replica
   const uid = d.metadata?.uid;
   const deleting = Boolean(d.metadata?.deletionTimestamp);
   for (const rs of candidates) {
-    const controller = rs.metadata?.ownerReferences?.find((r) => r.controller === true);
+    const controller = getControllerOf(rs);
     const selected = selector.matches(rs.metadata?.labels ?? {});
     if (controller) {
       if (controller.uid !== uid) continue;

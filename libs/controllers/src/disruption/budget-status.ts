@@ -9,6 +9,7 @@ import {
   type PodDisruptionBudget,
 } from '@svc/api';
 import { jsonEqual } from '@svc/machinery';
+import { getControllerOf } from '@svc/runtime';
 import { isPodReady, isPodTerminating } from '../common/pod-status';
 import { valueFromIntOrPercent } from '../deployment/rolling-update-bounds';
 import { metaTime } from '../replicaset/replicaset-status';
@@ -37,10 +38,6 @@ export interface ExpectedCount {
   unmanagedPods: string[];
 }
 
-function controllerRef(pod: Pod) {
-  return pod.metadata?.ownerReferences?.find((r) => r.controller === true);
-}
-
 /**
  * The sum of the desired scales of the selected pods' distinct controllers (Kubernetes'
  * getExpectedScale). A pod whose controller none of the known kinds finds fails the sync, with a
@@ -50,7 +47,7 @@ export async function expectedScale(pods: readonly Pod[], findScale: ScaleFinder
   const scales = new Map<string, number>();
   const unmanagedPods: string[] = [];
   for (const pod of pods) {
-    const ref = controllerRef(pod);
+    const ref = getControllerOf(pod);
     if (!ref) {
       unmanagedPods.push(pod.metadata?.name ?? '');
       continue;

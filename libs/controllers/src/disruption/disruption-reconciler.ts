@@ -1,8 +1,17 @@
-import type { Deployment, OwnerReference, Pod, PodDisruptionBudget, ReplicaSet, ReplicationController } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import type { Lister } from '@svc/informers';
+import type { OwnerReference, Pod, PodDisruptionBudget } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
 import { errorMessage, groupOfApiVersion, isConflict, isNotFound, LabelQuery } from '@svc/machinery';
-import { EventRecorder, Manager, Reconciler, type MetaObject, type Reconcile, type Request, type Result } from '@svc/runtime';
+import {
+  EventRecorder,
+  getControllerOf,
+  Reconciler,
+  type CacheReader,
+  type MetaObject,
+  type Reconcile,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '@svc/runtime';
 import {
   countHealthyPods,
   currentDisruptedPods,
@@ -40,6 +49,16 @@ function isKind(ref: OwnerReference, kind: string, groups: readonly string[]): b
 
 const APPS = ['apps', 'extensions'];
 
+/** The budgets of the pod's namespace whose selector matches it. */
+export function budgetsSelecting(cache: CacheReader, pod: Pod): Request[] {
+  const namespace = pod.metadata?.namespace;
+  if (!namespace) return [];
+  return cache
+    .list(BUILTIN_RESOURCES.podDisruptionBudgets, { namespace })
+    .filter((b) => budgetSelector(b).matches(pod.metadata?.labels))
+    .map((b) => ({ namespace, name: b.metadata!.name! }));
+}
+
 /**
  * Kubernetes' disruption controller: keeps each PodDisruptionBudget's status (how many of its
  * pods are healthy, how many must be, how many may be disrupted now) from the pods it selects and
@@ -50,54 +69,35 @@ const APPS = ['apps', 'extensions'];
 @Reconciler({
   name: 'disruption',
   for: BUILTIN_RESOURCES.podDisruptionBudgets,
+  // The controllers whose scale a budget counts.
+  reads: [BUILTIN_RESOURCES.replicaSets, BUILTIN_RESOURCES.deployments, BUILTIN_RESOURCES.replicationControllers],
   // A pod change wakes every budget of its namespace selecting it (before and after the change:
   // the framework maps both objects of an update).
   watches: [
     {
       resource: BUILTIN_RESOURCES.pods,
-      mapTo: (pod: Pod, r: DisruptionReconciler) => r.budgetsSelecting(pod),
+      mapTo: (pod, _r: unknown, cache) => budgetsSelecting(cache, pod),
       predicates: [PodDisruptionChanged],
     },
   ],
 })
 export class DisruptionReconciler implements Reconcile {
-  private readonly budgets: Lister<PodDisruptionBudget>;
-  private readonly pods: Lister<Pod>;
-  private readonly replicaSets: Lister<ReplicaSet>;
-  private readonly deployments: Lister<Deployment>;
-  private readonly replicationControllers: Lister<ReplicationController>;
   private readonly budgetClient: ResourceClient<PodDisruptionBudget>;
   private readonly events: EventRecorder;
   private readonly scales: ScaleResolver;
 
-  constructor(manager: Manager, client: Client) {
-    this.budgets = manager.informerFor(BUILTIN_RESOURCES.podDisruptionBudgets).lister();
-    this.pods = manager.informerFor(BUILTIN_RESOURCES.pods).lister();
-    this.replicaSets = manager.informerFor(BUILTIN_RESOURCES.replicaSets).lister();
-    this.deployments = manager.informerFor(BUILTIN_RESOURCES.deployments).lister();
-    this.replicationControllers = manager.informerFor(BUILTIN_RESOURCES.replicationControllers).lister();
+  constructor(client: Client) {
     this.budgetClient = client.podDisruptionBudgets;
     this.events = new EventRecorder(client, { component: COMPONENT });
     this.scales = new ScaleResolver(client);
   }
 
-  /** The budgets of the pod's namespace whose selector matches it. */
-  budgetsSelecting(pod: Pod): Request[] {
-    const namespace = pod.metadata?.namespace;
-    if (!namespace) return [];
-    return this.budgets
-      .namespace(namespace)
-      .list()
-      .filter((b) => budgetSelector(b).matches(pod.metadata?.labels))
-      .map((b) => ({ namespace, name: b.metadata!.name! }));
-  }
-
-  async reconcile({ namespace, name }: Request): Promise<Result> {
+  async reconcile({ namespace, name }: Request, { cache }: ReconcileContext): Promise<Result> {
     if (!namespace) return {};
-    const budget = this.budgets.namespace(namespace).get(name);
+    const budget = cache.get(BUILTIN_RESOURCES.podDisruptionBudgets, { namespace, name });
     if (!budget) return {};
     try {
-      return await this.trySync(budget);
+      return await this.trySync(cache, budget);
     } catch (error) {
       // Someone else (an eviction) wrote the status meanwhile: again on the newer object, no fail-safe.
       if (isConflict(error)) throw error;
@@ -108,14 +108,14 @@ export class DisruptionReconciler implements Reconcile {
     }
   }
 
-  private async trySync(budget: PodDisruptionBudget): Promise<Result> {
+  private async trySync(cache: CacheReader, budget: PodDisruptionBudget): Promise<Result> {
     const namespace = budget.metadata?.namespace ?? '';
-    const pods = this.pods.namespace(namespace).list(budgetSelector(budget));
+    const pods = cache.list(BUILTIN_RESOURCES.pods, { namespace, labelSelector: budgetSelector(budget) });
     if (pods.length === 0) await this.events.normal(this.subject(budget), 'NoPods', 'No matching pods found');
 
     let counts;
     try {
-      counts = await expectedPodCount(budget, pods, (ref, ns) => this.findScale(ref, ns));
+      counts = await expectedPodCount(budget, pods, (ref, ns) => this.findScale(cache, ref, ns));
     } catch (error) {
       await this.events.warning(
         this.subject(budget),
@@ -153,11 +153,7 @@ export class DisruptionReconciler implements Reconcile {
   private async failSafe(budget: PodDisruptionBudget, message: string): Promise<void> {
     const status = failSafeStatus(budget, message, Date.now());
     if (!status) return;
-    try {
-      await this.writeStatus(budget, status);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    await this.writeStatus(budget, status).catch(ignoreNotFound);
   }
 
   /** The status subresource, at the cached object's resourceVersion: an eviction's write in between makes a conflict, never a loss. */
@@ -178,19 +174,19 @@ export class DisruptionReconciler implements Reconcile {
    * ReplicationController's replicas (each read from the caches and the very object named, same
    * uid); else the `scale` of any other kind that has one, custom resources included.
    */
-  private async findScale(ref: OwnerReference, namespace: string): Promise<ControllerScale | undefined> {
+  private async findScale(cache: CacheReader, ref: OwnerReference, namespace: string): Promise<ControllerScale | undefined> {
     if (isKind(ref, 'ReplicaSet', APPS)) {
-      const rs = this.replicaSets.namespace(namespace).get(ref.name);
+      const rs = cache.get(BUILTIN_RESOURCES.replicaSets, { namespace, name: ref.name });
       if (!rs || rs.metadata?.uid !== ref.uid) return undefined;
-      const owner = rs.metadata?.ownerReferences?.find((r) => r.controller === true);
+      const owner = getControllerOf(rs);
       if (owner?.kind !== 'Deployment') return { uid: ref.uid, replicas: rs.spec?.replicas ?? 1 };
       if (!isKind(owner, 'Deployment', APPS)) return undefined;
-      const deployment = this.deployments.namespace(namespace).get(owner.name);
+      const deployment = cache.get(BUILTIN_RESOURCES.deployments, { namespace, name: owner.name });
       if (!deployment || deployment.metadata?.uid !== owner.uid) return undefined;
       return { uid: owner.uid, replicas: deployment.spec?.replicas ?? 1 };
     }
     if (isKind(ref, 'ReplicationController', [''])) {
-      const rc = this.replicationControllers.namespace(namespace).get(ref.name);
+      const rc = cache.get(BUILTIN_RESOURCES.replicationControllers, { namespace, name: ref.name });
       if (!rc || rc.metadata?.uid !== ref.uid) return undefined;
       return { uid: ref.uid, replicas: rc.spec?.replicas ?? 1 };
     }

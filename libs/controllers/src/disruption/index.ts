@@ -1,4 +1,4 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
 import { DisruptionReconciler } from './disruption-reconciler';
 import { StalePodDisruptionReconciler } from './stale-pod-disruption-reconciler';
 
@@ -10,8 +10,8 @@ export { StalePodDisruptionReconciler, STALE_POD_DISRUPTION_TIMEOUT_MS } from '.
  * Keeps each PodDisruptionBudget's status (disruptions allowed now) from the pods it selects, and
  * sets back a pod's stale DisruptionTarget condition; one worker each, as in Kubernetes.
  */
-export const disruptionController: BuiltInController = {
+export const disruptionController: ControllerDescriptor = {
   name: 'disruption',
-  providers: [DisruptionReconciler, StalePodDisruptionReconciler],
+  reconcilers: [DisruptionReconciler, StalePodDisruptionReconciler],
   concurrency: () => ({}),
 };

@@ -1,5 +1,5 @@
 import type { Pod } from '@svc/api';
-import type { Predicate } from '@svc/runtime';
+import { getControllerOf, type Predicate } from '@svc/runtime';
 import { isPodReady } from '../common/pod-status';
 
 function sameRecord(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
@@ -8,7 +8,7 @@ function sameRecord(a: Readonly<Record<string, string>> | undefined, b: Readonly
 }
 
 function controllerUid(pod: Pod): string | undefined {
-  return pod.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid;
+  return getControllerOf(pod)?.uid;
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { Pod, PodCondition } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import type { Lister } from '@svc/informers';
-import { isNotFound } from '@svc/machinery';
-import { Manager, Reconciler, type Predicate, type Reconcile, type Request, type Result } from '@svc/runtime';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
+import { Reconciler, type Predicate, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { isPodTerminating } from '../common/pod-status';
 import { metaTime } from '../replicaset/replicaset-status';
 
@@ -38,16 +36,14 @@ const MayBeStale: Predicate<Pod> = (event) => event.type !== 'delete' && staleDi
  */
 @Reconciler({ name: 'disruption-stale-pods', for: BUILTIN_RESOURCES.pods, predicates: [MayBeStale] })
 export class StalePodDisruptionReconciler implements Reconcile {
-  private readonly pods: Lister<Pod>;
   private readonly podClient: ResourceClient<Pod>;
 
-  constructor(manager: Manager, client: Client) {
-    this.pods = manager.informerFor(BUILTIN_RESOURCES.pods).lister();
+  constructor(client: Client) {
     this.podClient = client.pods;
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result> {
-    const pod = namespace ? this.pods.namespace(namespace).get(name) : undefined;
+  async reconcile({ namespace, name }: Request, { cache }: ReconcileContext): Promise<Result> {
+    const pod = namespace ? cache.get(BUILTIN_RESOURCES.pods, { namespace, name }) : undefined;
     if (!pod) return {};
     const { has, waitMs } = staleDisruptionCondition(pod, Date.now());
     if (!has) return {};
@@ -55,11 +51,7 @@ export class StalePodDisruptionReconciler implements Reconcile {
     // Kubernetes' UpdatePodCondition with only type and status: reason and message go with the True.
     const reset: PodCondition = { type: DISRUPTION_TARGET, status: 'False', lastTransitionTime: metaTime(Date.now()) };
     const conditions = (pod.status?.conditions ?? []).map((c) => (c.type === DISRUPTION_TARGET ? reset : c));
-    try {
-      await this.podClient.updateStatus({ ...pod, status: { ...pod.status, conditions } }, { namespace });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    await this.podClient.updateStatus({ ...pod, status: { ...pod.status, conditions } }, { namespace }).catch(ignoreNotFound);
     return {};
   }
 }

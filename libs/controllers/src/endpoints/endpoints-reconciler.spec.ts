@@ -292,11 +292,10 @@ describe('the endpoints controller with --endpoint-updates-batch-period', () => 
     const ns = await freshNamespace();
     await createService(ns, 'web', { selector: { app: 'web' }, ports: [{ port: 80 }] });
     for (const name of ['a', 'b', 'c']) await createPod(ns, name);
-    const initial = await eventually(async () => {
-      const ep = await endpointsOf(ns, 'web');
-      expect(ep).toBeDefined();
-      return ep!;
-    });
+    await eventually(async () => expect(await endpointsOf(ns, 'web')).toBeDefined());
+    // The pods' creations were queued for one period too: the changes below start a period of their own.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const initial = (await endpointsOf(ns, 'web'))!;
     const watch = await env.client.endpoints.watch({ namespace: ns, resourceVersion: initial.metadata!.resourceVersion });
     const updates: Array<{ at: number; ready: number }> = [];
     const following = (async () => {

@@ -1,13 +1,11 @@
-import { Inject } from '@nestjs/common';
 import type { Endpoints, Pod, Service } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import type { Lister } from '@svc/informers';
-import { hasStatusCause, isForbidden, isNotFound, errorMessage } from '@svc/machinery';
-import { EventRecorder, Manager, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
+import { hasStatusCause, isForbidden, errorMessage } from '@svc/machinery';
+import { EventRecorder, Reconciler, type CacheReader, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { desiredSubsets, isHeadless, subsetsEqual, truncateSubsets } from './endpoint-subsets';
+import { EndpointsOptions } from './endpoints-options';
 import { PodEndpointsChanged } from './pod-endpoint-changes';
 import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME_ANNOTATION, TriggerTimeTracker } from './trigger-time-tracker';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 
 /** The label Kubernetes puts on the Endpoints of a headless service (kube-proxy skips them). */
 export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
@@ -35,6 +33,16 @@ function endpointsLabels(service: Service): Record<string, string> {
   return labels;
 }
 
+/** The services of the pod's namespace whose selector matches it. */
+export function servicesSelecting(cache: CacheReader, pod: Pod): Request[] {
+  const namespace = pod.metadata?.namespace;
+  if (!namespace) return [];
+  return cache
+    .list(BUILTIN_RESOURCES.services, { namespace })
+    .filter((s) => selects(s.spec?.selector, pod.metadata?.labels))
+    .map((s) => ({ namespace, name: s.metadata!.name! }));
+}
+
 /**
  * Kubernetes' endpoints controller: for each Service with a selector, an Endpoints of the same name
  * holding the selected pods' addresses (ready in `addresses`, others in `notReadyAddresses`) per
@@ -49,18 +57,15 @@ function endpointsLabels(service: Service): Record<string, string> {
   watches: [
     {
       resource: BUILTIN_RESOURCES.pods,
-      mapTo: (pod: Pod, r: EndpointsReconciler) => r.servicesSelecting(pod),
+      mapTo: (pod, _r: unknown, cache) => servicesSelecting(cache, pod),
       predicates: [PodEndpointsChanged],
       // --endpoint-updates-batch-period: pod changes within it make one update of the Endpoints.
       delay: (r: EndpointsReconciler) => r.batchPeriodMs,
     },
-    { resource: BUILTIN_RESOURCES.endpoints, mapTo: (endpoints: Endpoints, r: EndpointsReconciler) => r.serviceOfEndpoints(endpoints) },
+    { resource: BUILTIN_RESOURCES.endpoints, mapTo: (endpoints, r: EndpointsReconciler, cache) => r.serviceOfEndpoints(cache, endpoints) },
   ],
 })
 export class EndpointsReconciler implements Reconcile {
-  private readonly services: Lister<Service>;
-  private readonly pods: Lister<Pod>;
-  private readonly endpoints: Lister<Endpoints>;
   private readonly endpointsClient: ResourceClient<Endpoints>;
   private readonly events: EventRecorder;
   private readonly triggerTimes = new TriggerTimeTracker();
@@ -70,25 +75,10 @@ export class EndpointsReconciler implements Reconcile {
   /** `--endpoint-updates-batch-period` in ms (0: every pod change is handled at once). */
   readonly batchPeriodMs: number;
 
-  constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions) {
-    this.batchPeriodMs = options.endpointUpdatesBatchPeriod ?? 0;
-    this.services = manager.informerFor(BUILTIN_RESOURCES.services).lister();
-    // The pod cache is indexed by namespace: a service reads the pods of its namespace only.
-    this.pods = manager.informerFor(BUILTIN_RESOURCES.pods).lister();
-    this.endpoints = manager.informerFor(BUILTIN_RESOURCES.endpoints).lister();
+  constructor(client: Client, options: EndpointsOptions) {
+    this.batchPeriodMs = options.batchPeriodMs;
     this.endpointsClient = client.endpoints;
     this.events = new EventRecorder(client, { component: 'endpoint-controller' });
-  }
-
-  /** The services of the pod's namespace whose selector matches it. */
-  servicesSelecting(pod: Pod): Request[] {
-    const namespace = pod.metadata?.namespace;
-    if (!namespace) return [];
-    return this.services
-      .namespace(namespace)
-      .list()
-      .filter((s) => selects(s.spec?.selector, pod.metadata?.labels))
-      .map((s) => ({ namespace, name: s.metadata!.name! }));
   }
 
   /**
@@ -97,27 +87,23 @@ export class EndpointsReconciler implements Reconcile {
    * come later), except one older than this controller: a leftover of a service deleted while it
    * was not running, removed as Kubernetes' startup check does.
    */
-  serviceOfEndpoints(endpoints: Endpoints): Request[] {
+  serviceOfEndpoints(cache: CacheReader, endpoints: Endpoints): Request[] {
     const namespace = endpoints.metadata?.namespace;
     const name = endpoints.metadata?.name;
     if (!namespace || !name) return [];
-    if (this.services.namespace(namespace).get(name)) return [{ namespace, name }];
+    if (cache.get(BUILTIN_RESOURCES.services, { namespace, name })) return [{ namespace, name }];
     if (endpoints.metadata?.annotations?.[LEADER_ELECTION_ANNOTATION] !== undefined) return [];
     const created = Date.parse(endpoints.metadata?.creationTimestamp ?? '');
     return Number.isFinite(created) && created / 1000 < this.startedAtSeconds ? [{ namespace, name }] : [];
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result> {
+  async reconcile({ namespace, name }: Request, { cache }: ReconcileContext): Promise<Result> {
     if (!namespace) return {};
     const key = `${namespace}/${name}`;
-    const service = this.services.namespace(namespace).get(name);
+    const service = cache.get(BUILTIN_RESOURCES.services, { namespace, name });
     if (!service) {
       this.triggerTimes.forget(key);
-      if (this.endpoints.namespace(namespace).get(name)) {
-        await this.endpointsClient.delete(name, { namespace }).catch((error: unknown) => {
-          if (!isNotFound(error)) throw error;
-        });
-      }
+      if (cache.get(BUILTIN_RESOURCES.endpoints, { namespace, name })) await this.endpointsClient.delete(name, { namespace }).catch(ignoreNotFound);
       return {};
     }
     // ExternalName services have no endpoints; services without a selector have theirs written by hand.
@@ -125,11 +111,12 @@ export class EndpointsReconciler implements Reconcile {
     const selector = service.spec?.selector;
     if (!selector || Object.keys(selector).length === 0) return {};
 
-    const pods = this.pods.namespace(namespace).list(selector);
+    // The pod cache is indexed by namespace: a service reads the pods of its namespace only.
+    const pods = cache.list(BUILTIN_RESOURCES.pods, { namespace, labelSelector: selector });
     const triggerTime = this.triggerTimes.compute(key, service, pods);
     const { subsets, truncated } = truncateSubsets(desiredSubsets(service, pods));
     const labels = endpointsLabels(service);
-    const current = this.endpoints.namespace(namespace).get(name);
+    const current = cache.get(BUILTIN_RESOURCES.endpoints, { namespace, name });
     const currentlyTruncated = current?.metadata?.annotations?.[OVER_CAPACITY_ANNOTATION] !== undefined;
     if (current && subsetsEqual(current.subsets, subsets) && sameRecord(current.metadata?.labels, labels) && currentlyTruncated === truncated) return {};
 

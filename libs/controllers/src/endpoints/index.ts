@@ -1,9 +1,11 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { EndpointsOptions } from './endpoints-options';
 import { EndpointsReconciler } from './endpoints-reconciler';
 
 /** Keeps each selecting Service's Endpoints at its pods' addresses. */
-export const endpointsController: BuiltInController = {
+export const endpointsController: ControllerDescriptor = {
   name: 'endpoints',
-  providers: [EndpointsReconciler],
-  concurrency: (o) => ({ endpoints: o.concurrentEndpointSyncs }),
+  reconcilers: [EndpointsReconciler],
+  options: (flags) => [EndpointsOptions.fromFlags(flags)],
+  concurrency: (flags) => ({ endpoints: flags.concurrentEndpointSyncs }),
 };

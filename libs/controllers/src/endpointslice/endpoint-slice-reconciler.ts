@@ -1,11 +1,9 @@
-import { Inject } from '@nestjs/common';
-import { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, type EndpointSlice, type Endpoints, type Service } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import type { Lister } from '@svc/informers';
-import { hasStatusCause, isForbidden, isNotFound, jsonEqual } from '@svc/machinery';
-import { Manager, Reconciler, setControllerReference, type Reconcile, type Request, type Result } from '@svc/runtime';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
+import { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, type EndpointSlice, type Service } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
+import { hasStatusCause, isForbidden, jsonEqual } from '@svc/machinery';
+import { Reconciler, setControllerReference, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { desiredSlices, sliceMatches, type DesiredSlice } from './desired-slices';
+import { EndpointSliceOptions } from './endpoint-slice-options';
 
 /** The managed-by value of the slices this controller writes (Kubernetes' endpointslice controller's). */
 export const ENDPOINT_SLICE_CONTROLLER_NAME = 'endpointslice-controller.k8s.io';
@@ -27,12 +25,12 @@ const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
   watches: [
     {
       resource: BUILTIN_RESOURCES.endpoints,
-      mapTo: (endpoints: Endpoints) => [{ namespace: endpoints.metadata?.namespace ?? '', name: endpoints.metadata?.name ?? '' }],
+      mapTo: (endpoints) => [{ namespace: endpoints.metadata?.namespace ?? '', name: endpoints.metadata?.name ?? '' }],
       delay: (r: EndpointSliceReconciler) => r.batchPeriodMs,
     },
     {
       resource: BUILTIN_RESOURCES.endpointSlices,
-      mapTo: (slice: EndpointSlice) => {
+      mapTo: (slice) => {
         const service = slice.metadata?.labels?.[ENDPOINT_SLICE_SERVICE_NAME_LABEL];
         return service ? [{ namespace: slice.metadata?.namespace ?? '', name: service }] : [];
       },
@@ -40,31 +38,24 @@ const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
   ],
 })
 export class EndpointSliceReconciler implements Reconcile {
-  private readonly services: Lister<Service>;
-  private readonly endpoints: Lister<Endpoints>;
-  private readonly slices: Lister<EndpointSlice>;
   private readonly client: ResourceClient<EndpointSlice>;
   private readonly maxPerSlice: number;
   /** `--endpointslice-updates-batch-period` in ms. */
   readonly batchPeriodMs: number;
 
-  constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions) {
-    this.services = manager.informerFor(BUILTIN_RESOURCES.services).lister();
-    this.endpoints = manager.informerFor(BUILTIN_RESOURCES.endpoints).lister();
-    this.slices = manager.informerFor(BUILTIN_RESOURCES.endpointSlices).lister();
+  constructor(client: Client, options: EndpointSliceOptions) {
     this.client = client.endpointSlices;
-    this.maxPerSlice = options.maxEndpointsPerSlice ?? 100;
-    this.batchPeriodMs = options.endpointsliceUpdatesBatchPeriod ?? 0;
+    this.maxPerSlice = options.maxEndpointsPerSlice;
+    this.batchPeriodMs = options.batchPeriodMs;
   }
 
-  async reconcile({ namespace, name }: Request): Promise<Result> {
+  async reconcile({ namespace, name }: Request, { cache }: ReconcileContext): Promise<Result> {
     if (!namespace || !name) return {};
-    const ours = this.slices
-      .namespace(namespace)
-      .list({ [ENDPOINT_SLICE_SERVICE_NAME_LABEL]: name })
+    const ours = cache
+      .list(BUILTIN_RESOURCES.endpointSlices, { namespace, labelSelector: { [ENDPOINT_SLICE_SERVICE_NAME_LABEL]: name } })
       .filter((s) => s.metadata?.labels?.[ENDPOINT_SLICE_MANAGED_BY_LABEL] === ENDPOINT_SLICE_CONTROLLER_NAME);
-    const service = this.services.namespace(namespace).get(name);
-    const endpoints = this.endpoints.namespace(namespace).get(name);
+    const service = cache.get(BUILTIN_RESOURCES.services, { namespace, name });
+    const endpoints = cache.get(BUILTIN_RESOURCES.endpoints, { namespace, name });
     const skipped = endpoints?.metadata?.labels?.[SKIP_MIRROR_LABEL] === 'true';
     // No Service, an ExternalName one, or one whose slices the API server writes: none of ours.
     const desired = !service || service.spec?.type === 'ExternalName' || skipped ? [] : desiredSlices(name, endpoints, this.maxPerSlice);
@@ -117,8 +108,4 @@ export class EndpointSliceReconciler implements Reconcile {
       throw error;
     }
   }
-}
-
-function ignoreNotFound(error: unknown): void {
-  if (!isNotFound(error)) throw error;
 }

@@ -1,9 +1,11 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { EndpointSliceOptions } from './endpoint-slice-options';
 import { EndpointSliceReconciler } from './endpoint-slice-reconciler';
 
 /** Keeps each Service's EndpointSlices at the addresses of its Endpoints. */
-export const endpointSliceController: BuiltInController = {
+export const endpointSliceController: ControllerDescriptor = {
   name: 'endpointslice',
-  providers: [EndpointSliceReconciler],
-  concurrency: (o) => ({ endpointslice: o.concurrentServiceEndpointSyncs }),
+  reconcilers: [EndpointSliceReconciler],
+  options: (flags) => [EndpointSliceOptions.fromFlags(flags)],
+  concurrency: (flags) => ({ endpointslice: flags.concurrentServiceEndpointSyncs }),
 };

@@ -2,6 +2,7 @@ import type { ApiObject, OwnerReference } from '@svc/api';
 import type { ServedResource } from '@svc/client';
 import type { SharedInformer } from '@svc/informers';
 import { AbsentOwnerCache } from './absent-owner-cache';
+import { OrphanedOwners } from './orphaned-owners';
 import { groupOfApiVersion, sameGroup, specGroupName } from '@svc/machinery';
 import { groupVersionOf } from './deletable-resources';
 
@@ -58,6 +59,8 @@ export function awaitsGarbageCollector(obj: ApiObject): boolean {
 export class DependencyGraph {
   /** Owners verified absent, by the API server or by an observed deletion. */
   readonly absentOwners = new AbsentOwnerCache();
+  /** Owners deleted with their dependents orphaned: a dependent seen late loses its reference, never itself. */
+  readonly orphanedOwners = new OrphanedOwners();
   private readonly monitors = new Map<string, Monitor>();
   private kinds = new Map<string, ServedResource>();
   /**

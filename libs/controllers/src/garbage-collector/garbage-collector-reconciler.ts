@@ -36,6 +36,8 @@ interface Classified {
   solid: OwnerReference[];
   /** Owners that do not exist (or exist with another uid). */
   dangling: OwnerReference[];
+  /** The dangling owners whose deletion orphaned their dependents. */
+  orphaned: OwnerReference[];
   /** Owners being deleted in the foreground, waiting for their dependents. */
   waiting: OwnerReference[];
   /** Some owner was found live, and no synced cache of its type would show its deletion. */
@@ -121,7 +123,17 @@ export class GarbageCollectorReconciler implements Reconcile {
       await this.reportInvalidNamespace(node, classified.ref);
       return;
     }
-    const { solid, dangling, waiting, unobserved } = classified;
+    const { solid, dangling, orphaned, waiting, unobserved } = classified;
+    if (solid.length === 0 && orphaned.length > 0) {
+      // Created or seen after its owner was deleted with Orphan: it is orphaned as the others were.
+      // Any other dangling owner it has makes it garbage still, and the change wakes it again.
+      await this.removeOwnerReferences(
+        node,
+        orphaned.map((r) => r.uid),
+        latest,
+      );
+      return;
+    }
     if (solid.length > 0) {
       // An owner whose type the graph does not watch yet (a custom resource whose definition has
       // just been made) could go unnoticed: the dependent checks on it until the graph sees it.
@@ -135,8 +147,16 @@ export class GarbageCollectorReconciler implements Reconcile {
       );
       return recheck;
     }
+    await this.collect(node, latest, waiting.length > 0);
+  }
+
+  /**
+   * Deletes an object none of whose owners is solid: in the foreground when an owner waits for it
+   * and it has dependents itself, else with the policy its own finalizers ask for (background by default).
+   */
+  private async collect(node: GraphNode, latest: ApiObject, ownerWaits: boolean): Promise<void> {
     const dependents = this.graph.dependents(uidOf(latest));
-    if (waiting.length > 0 && dependents.length > 0) {
+    if (ownerWaits && dependents.length > 0) {
       let current = latest;
       // Kubernetes' cycle breaker: a dependent deleting in the foreground may itself be what the
       // waiting owner waits for, so this object stops blocking its owners before it waits too.
@@ -153,7 +173,7 @@ export class GarbageCollectorReconciler implements Reconcile {
   }
 
   private async classify(node: GraphNode, dependent: ApiObject, refs: readonly OwnerReference[]): Promise<Classified | InvalidOwnerReference> {
-    const out: Classified = { solid: [], dangling: [], waiting: [], unobserved: false };
+    const out: Classified = { solid: [], dangling: [], orphaned: [], waiting: [], unobserved: false };
     const namespace = dependent.metadata?.namespace || undefined;
     for (const ref of refs) {
       const resource = this.graph.resourceFor(ref.apiVersion, ref.kind);
@@ -161,8 +181,10 @@ export class GarbageCollectorReconciler implements Reconcile {
       if (!resource) throw new Error(`unable to get REST mapping for ${ref.apiVersion}/${ref.kind}`);
       if (!namespace && resource.namespaced) return new InvalidOwnerReference(ref);
       const owner = await this.lookUpOwner(node, ref, resource, namespace);
-      if (!owner) out.dangling.push(ref);
-      else if (isDeletingDependents(owner)) out.waiting.push(ref);
+      if (!owner) {
+        out.dangling.push(ref);
+        if (this.graph.orphanedOwners.has(ref.uid)) out.orphaned.push(ref);
+      } else if (isDeletingDependents(owner)) out.waiting.push(ref);
       else {
         out.solid.push(ref);
         if (!this.graph.ownerInCache(ref, namespace) && !this.graph.observes(resource)) out.unobserved = true;
@@ -239,13 +261,18 @@ export class GarbageCollectorReconciler implements Reconcile {
     }
   }
 
-  /** Removes `finalizer` from the live object (conditional, as above); the last one lets the server delete it. */
+  /**
+   * Removes `finalizer` from the live object (conditional, as above); the last one lets the server
+   * delete it. An owner whose `orphan` finalizer goes is remembered first, so that a dependent seen
+   * only after it went is orphaned too.
+   */
   private async removeFinalizer(node: GraphNode, finalizer: string): Promise<void> {
     const uid = uidOf(node.object);
     for (let attempt = 1; ; attempt++) {
       const current = await this.getLive(node);
       const finalizers = current?.metadata?.finalizers ?? [];
       if (!current || !finalizers.includes(finalizer)) return;
+      if (finalizer === ORPHAN_FINALIZER) this.graph.orphanedOwners.add(uid);
       try {
         await this.client.dynamic(node.resource).patch(
           nameOf(current),

@@ -66,7 +66,7 @@ afterAll(async () => {
 
 describe('the garbage collector', () => {
   it('monitors every listable, watchable, deletable type but events, with --concurrent-gc-syncs workers', () => {
-    const gc = running.app.get(GarbageCollector);
+    const gc = running.container.get(GarbageCollector);
     const names = gc.monitorNames();
     expect(names).toEqual(expect.arrayContaining(['garbagecollector-leases.coordination.k8s.io', 'garbagecollector-namespaces', 'garbagecollector-pods']));
     expect(names).not.toContain('garbagecollector-events');
@@ -176,6 +176,20 @@ describe('the garbage collector', () => {
     expect(ownerUids(await configMaps.get('orphan-a'))).toEqual([]);
     expect(ownerUids(await configMaps.get('orphan-b'))).toEqual([other.metadata!.uid]);
     expect((await configMaps.get('orphan-a')).metadata?.deletionTimestamp).toBeUndefined();
+  });
+
+  it('orphans a dependent that shows up after its owner was deleted with Orphan (a create in flight), and deletes one whose other owner is gone', async () => {
+    const owner = await createConfigMap('late-owner');
+    await configMaps.delete('late-owner', { propagationPolicy: 'Orphan' });
+    await eventually(() => expectGone(configMaps, 'late-owner'), WAIT_MS);
+    // As a controller's create sent before it saw its owner go.
+    await createConfigMap('late-dep', [refTo(owner, { controller: true, blockOwnerDeletion: true })]);
+    await createConfigMap('late-dep-two', [refTo(owner), { apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: randomUUID() }]);
+    await eventually(async () => {
+      expect(ownerUids(await configMaps.get('late-dep'))).toEqual([]);
+      await expectGone(configMaps, 'late-dep-two');
+    }, WAIT_MS);
+    expect((await configMaps.get('late-dep')).metadata?.deletionTimestamp).toBeUndefined();
   });
 
   it('counts an owner recreated under the same name (another uid) as gone', async () => {
@@ -295,7 +309,7 @@ describe('the garbage collector', () => {
       }, WAIT_MS);
 
       await crds.delete('widgets.gc.svc.io');
-      const gc = running.app.get(GarbageCollector);
+      const gc = running.container.get(GarbageCollector);
       await eventually(async () => {
         await gc.resync();
         expect(gc.monitorNames()).not.toContain(monitorName(widgetResource));

@@ -1,10 +1,9 @@
 import { errorMessage } from '@svc/machinery';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { ApiObject } from '@svc/api';
 import { Client, type ServedResource } from '@svc/client';
 import type { ResourceEventHandlerRegistration } from '@svc/informers';
-import { EventRecorder, Manager, metadataOnly, resourceId, type ResourceRef } from '@svc/runtime';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
+import type { ControllerManagerOptions } from '@svc/options';
+import { consoleControllerLogger, EventRecorder, Manager, metadataOnly, resourceId, Runnable, type ResourceRef } from '@svc/runtime';
 import { deletableResources, groupVersionOf } from './deletable-resources';
 import { DependencyGraph } from './dependency-graph';
 import { GarbageCollectorReconciler } from './garbage-collector-reconciler';
@@ -25,18 +24,32 @@ function isCrdResource(resource: ServedResource): boolean {
   return resource.resource === 'customresourcedefinitions' && resource.group.startsWith('apiextensions.');
 }
 
+/** What the garbage collector takes from the flags. */
+export class GarbageCollectorOptions {
+  constructor(
+    /** `--concurrent-gc-syncs`: syncs at once over every monitored type. */
+    readonly workers = 20,
+  ) {}
+
+  static fromFlags(flags: Pick<ControllerManagerOptions, 'concurrentGcSyncs'>): GarbageCollectorOptions {
+    return new GarbageCollectorOptions(Math.max(1, flags.concurrentGcSyncs));
+  }
+}
+
 /**
  * Kubernetes' garbage collector on the framework. Every resource type the server serves with list,
  * watch and delete (custom ones included, events excluded) is monitored by one controller of the
  * manager, `garbagecollector-<resource>[.<group>]`, whose informer is the shared one and whose
  * requests name objects by uid. All of them run the same reconciler; `--concurrent-gc-syncs`
  * bounds the syncs running at once over all of them. The types are rediscovered every 30 s and
- * whenever a CustomResourceDefinition changes, and monitors are added or removed to match.
+ * whenever a CustomResourceDefinition changes, and monitors are added or removed to match. The
+ * discovery runs whether this process leads or not, so a standby's caches are warm when it takes
+ * over; the monitors' reconciles run only while it leads, as every controller's.
  */
-@Injectable()
-export class GarbageCollector implements OnApplicationBootstrap, OnApplicationShutdown {
+@Runnable({ name: 'garbagecollector', leaderElection: false })
+export class GarbageCollector implements Runnable {
   readonly graph = new DependencyGraph();
-  private readonly logger = new Logger('garbagecollector');
+  private readonly logger = consoleControllerLogger;
   private readonly reconciler: GarbageCollectorReconciler;
   private readonly workers: number;
   private readonly crdHandlers = new Map<string, ResourceEventHandlerRegistration>();
@@ -49,23 +62,22 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly manager: Manager,
     private readonly client: Client,
-    @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions,
+    options: GarbageCollectorOptions,
   ) {
-    this.workers = Math.max(1, options.concurrentGcSyncs);
+    this.workers = options.workers;
     const events = new EventRecorder(client, {
       component: 'garbage-collector-controller',
-      onError: (error) => this.logger.warn(`recording an event failed: ${errorMessage(error)}`),
+      onError: (error) => this.logger.error(`garbagecollector: recording an event failed: ${errorMessage(error)}`),
     });
     this.reconciler = new GarbageCollectorReconciler(this.graph, client, new SyncGate(this.workers), events);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /** Discovers the resource types to monitor now and every resync period, until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    this.stopped = false;
     await this.resync();
     this.timer = setInterval(() => void this.resync(), RESOURCE_RESYNC_PERIOD_MS);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.crdTimer);
@@ -87,7 +99,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
       try {
         await this.syncMonitors(options.removeVanished ?? true);
       } catch (error) {
-        this.logger.error(`resource discovery failed, monitors unchanged: ${errorMessage(error)}`);
+        this.logger.error(`garbagecollector: resource discovery failed, monitors unchanged: ${errorMessage(error)}`);
       }
     });
     this.queued = run;
@@ -139,7 +151,7 @@ export class GarbageCollector implements OnApplicationBootstrap, OnApplicationSh
     } catch (error) {
       // The manager is between states (starting or stopping): the next resync tries again.
       this.graph.unwatch(id);
-      this.logger.warn(`monitoring ${id} did not start: ${errorMessage(error)}`);
+      this.logger.error(`garbagecollector: monitoring ${id} did not start: ${errorMessage(error)}`);
       return;
     }
     if (isCrdResource(resource)) {

@@ -1,15 +1,16 @@
-import type { BuiltInController } from '../built-in-controller';
-import { GarbageCollector } from './garbage-collector';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { GarbageCollector, GarbageCollectorOptions } from './garbage-collector';
 
-export { GarbageCollector, monitorName } from './garbage-collector';
+export { GarbageCollector, GarbageCollectorOptions, monitorName } from './garbage-collector';
 
 /**
  * Deletes dependents whose owners are gone, and finishes Orphan and Foreground deletions, as
  * Kubernetes' garbage collector does (see GarbageCollector).
  */
-export const garbageCollectorController: BuiltInController = {
+export const garbageCollectorController: ControllerDescriptor = {
   name: 'garbagecollector',
-  providers: [GarbageCollector],
-  concurrency: (o) => ({ garbagecollector: o.concurrentGcSyncs }),
-  enabled: (o) => o.enableGarbageCollector,
+  runnables: [GarbageCollector],
+  options: (flags) => [GarbageCollectorOptions.fromFlags(flags)],
+  concurrency: (flags) => ({ garbagecollector: flags.concurrentGcSyncs }),
+  enabled: (flags) => flags.enableGarbageCollector,
 };

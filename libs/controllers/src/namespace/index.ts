@@ -1,9 +1,11 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { NamespaceOptions } from './namespace-options';
 import { NamespaceReconciler } from './namespace-reconciler';
 
 /** Empties terminating namespaces, then lets them go. */
-export const namespaceController: BuiltInController = {
+export const namespaceController: ControllerDescriptor = {
   name: 'namespace',
-  providers: [NamespaceReconciler],
-  concurrency: (o) => ({ namespace: o.concurrentNamespaceSyncs }),
+  reconcilers: [NamespaceReconciler],
+  options: (flags) => [NamespaceOptions.fromFlags(flags)],
+  concurrency: (flags) => ({ namespace: flags.concurrentNamespaceSyncs }),
 };

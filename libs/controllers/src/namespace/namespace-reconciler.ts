@@ -1,11 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { NAMESPACE_FINALIZER, type Namespace } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import type { Lister } from '@svc/informers';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
 import { isConflict, isNotFound, errorMessage } from '@svc/machinery';
-import { Manager, Reconciler, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
+import { Reconciler, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { updatedConditions } from './namespace-conditions';
+import { NamespaceOptions } from './namespace-options';
 import { NamespacedContentDeleter } from './namespaced-content-deleter';
 
 /** The first look again at a namespace whose content is still going; doubled each time up to the estimate. */
@@ -22,29 +20,25 @@ function rfc3339(ms: number): string {
  * once nothing is left its `svc` finalizer is removed through the `finalize` subresource, after which
  * the API server removes it. Every namespace is looked at again each `--namespace-sync-period`.
  */
-@Injectable()
 @Reconciler({ name: 'namespace', for: BUILTIN_RESOURCES.namespaces })
 export class NamespaceReconciler implements Reconcile {
   private readonly namespaces: ResourceClient<Namespace>;
-  private readonly lister: Lister<Namespace>;
   private readonly deleter: NamespacedContentDeleter;
   private readonly syncPeriodMs: number;
   /** Consecutive passes that found content left, per namespace: the backoff of the next look. */
   private readonly passes = new Map<string, number>();
 
   constructor(
-    manager: Manager,
     private readonly client: Client,
-    @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions,
+    options: NamespaceOptions,
   ) {
     this.namespaces = client.namespaces;
-    this.lister = manager.informerFor(BUILTIN_RESOURCES.namespaces).lister();
     this.deleter = new NamespacedContentDeleter(client);
-    this.syncPeriodMs = options.namespaceSyncPeriod ?? 300_000;
+    this.syncPeriodMs = options.syncPeriodMs;
   }
 
   async reconcile({ name }: Request, context: ReconcileContext): Promise<Result> {
-    const cached = this.lister.get(name);
+    const cached = context.cache.get(BUILTIN_RESOURCES.namespaces, { name });
     if (!cached) return this.done(name);
     if (!cached.metadata?.deletionTimestamp) return this.done(name, this.syncPeriodMs);
 
@@ -96,13 +90,8 @@ export class NamespaceReconciler implements Reconcile {
     return requeueAfter && requeueAfter > 0 ? { requeueAfter } : {};
   }
 
-  private async get(name: string, signal: AbortSignal): Promise<Namespace | undefined> {
-    try {
-      return await this.namespaces.get(name, { signal });
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  private get(name: string, signal: AbortSignal): Promise<Namespace | undefined> {
+    return this.namespaces.get(name, { signal }).catch(ignoreNotFound);
   }
 
   /**

@@ -1,10 +1,12 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { NodeIpamOptions } from './node-ipam-options';
 import { NodeIpamReconciler } from './node-ipam-reconciler';
 
 /** Gives each Node a pod CIDR of the cluster's range (`--allocate-node-cidrs`). */
-export const nodeIpamController: BuiltInController = {
+export const nodeIpamController: ControllerDescriptor = {
   name: 'nodeipam',
-  providers: [NodeIpamReconciler],
+  reconcilers: [NodeIpamReconciler],
+  options: (flags) => [NodeIpamOptions.fromFlags(flags)],
   concurrency: () => ({ nodeipam: 1 }),
-  enabled: (o) => o.allocateNodeCidrs === true,
+  enabled: (flags) => flags.allocateNodeCidrs === true,
 };

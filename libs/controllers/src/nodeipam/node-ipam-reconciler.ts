@@ -1,12 +1,8 @@
-import { Inject } from '@nestjs/common';
-import type { Node } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import type { Lister } from '@svc/informers';
 import { errorMessage, isNotFound } from '@svc/machinery';
-import { parseDualStackCidrs } from '@svc/options';
-import { EventRecorder, Manager, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
+import { EventRecorder, Reconciler, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { NodeCidrAllocator } from './node-cidr-allocator';
+import { NodeIpamOptions } from './node-ipam-options';
 
 /**
  * Kubernetes' node IPAM controller (range allocator): each Node without a pod CIDR gets the lowest
@@ -15,26 +11,21 @@ import { NodeCidrAllocator } from './node-cidr-allocator';
  */
 @Reconciler({ name: 'nodeipam', for: BUILTIN_RESOURCES.nodes })
 export class NodeIpamReconciler implements Reconcile {
-  private readonly nodes: Lister<Node>;
   private readonly allocator?: NodeCidrAllocator;
   private readonly events: EventRecorder;
   /** Ranges given but not yet seen in the cache, so that a quick second node does not get the same. */
   private readonly pending = new Map<string, string>();
 
   constructor(
-    manager: Manager,
     private readonly client: Client,
-    @Inject(CONTROLLER_MANAGER_OPTIONS) options: ControllerManagerOptions,
+    options: NodeIpamOptions,
   ) {
-    // The flag rules make sure of one IPv4 --cluster-cidr with --allocate-node-cidrs; without them the controller does nothing.
-    const [cidr] = options.allocateNodeCidrs && options.clusterCidr ? parseDualStackCidrs(options.clusterCidr) : [];
-    this.allocator = cidr?.family === 'IPv4' ? new NodeCidrAllocator(cidr, options.nodeCidrMaskSize ?? options.nodeCidrMaskSizeIpv4 ?? 24) : undefined;
-    this.nodes = manager.informerFor(BUILTIN_RESOURCES.nodes).lister();
+    this.allocator = options.clusterCidr ? new NodeCidrAllocator(options.clusterCidr, options.maskSize) : undefined;
     this.events = new EventRecorder(client, { component: 'cidrAllocator' });
   }
 
-  async reconcile({ name }: Request): Promise<Result> {
-    const node = this.nodes.get(name);
+  async reconcile({ name }: Request, { cache }: ReconcileContext): Promise<Result> {
+    const node = cache.get(BUILTIN_RESOURCES.nodes, { name });
     if (!this.allocator) return {};
     if (!node) {
       this.pending.delete(name);
@@ -44,8 +35,8 @@ export class NodeIpamReconciler implements Reconcile {
       this.pending.delete(name);
       return {};
     }
-    const taken = this.nodes
-      .list()
+    const taken = cache
+      .list(BUILTIN_RESOURCES.nodes)
       .flatMap((n) => n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []))
       .concat([...this.pending].filter(([owner]) => owner !== name).map(([, cidr]) => cidr));
     const cidr = this.pending.get(name) ?? this.allocator.next(taken);

@@ -1,11 +1,9 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { NODE_LEASE_NAMESPACE, type Lease, type Node, type NodeCondition, type Pod } from '@svc/api';
+import { NODE_LEASE_NAMESPACE, type Node, type NodeCondition } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import type { Lister } from '@svc/informers';
 import { errorMessage, isConflict, isNotFound, jsonClone } from '@svc/machinery';
-import { consoleControllerLogger, EventRecorder, Manager } from '@svc/runtime';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
-import { indexPodsByNode, PODS_BY_NODE } from './pods-by-node';
+import { consoleControllerLogger, EventRecorder, Runnable, type CacheReader, type RunContext } from '@svc/runtime';
+import { NodeLifecycleOptions } from './node-lifecycle-options';
+import { PODS_BY_NODE, podsByNodeIndex } from './pods-by-node';
 import { excludedFromDisruption, hasTaintLike, nodeCondition, NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE, zoneKeyOf } from './node-helpers';
 import { swapNodeTaints } from './swap-taints';
 import { ZoneTainter } from './zone-tainter';
@@ -53,13 +51,15 @@ export function computeZoneState(ready: ReadonlyArray<NodeCondition | undefined>
  * not ready (0 in clusters of at most `--large-cluster-size-threshold` nodes), and not at all while
  * every zone is fully down. A node that is Ready again loses both taints.
  */
-@Injectable()
-export class NodeHealthMonitor implements OnModuleInit {
-  private readonly nodes: Lister<Node>;
-  private readonly leases: Lister<Lease>;
-  private readonly pods: () => Lister<Pod>;
-  private readonly podsInformer;
+@Runnable({
+  name: 'node-lifecycle-monitor',
+  reads: [BUILTIN_RESOURCES.nodes, { resource: BUILTIN_RESOURCES.leases, namespace: NODE_LEASE_NAMESPACE }],
+  indexes: [podsByNodeIndex],
+})
+export class NodeHealthMonitor implements Runnable {
   private readonly events: EventRecorder;
+  /** The manager's caches, from the start of a term. */
+  private cache!: CacheReader;
   private readonly logger = consoleControllerLogger;
   private health = new Map<string, NodeHealth>();
   private known = new Set<string>();
@@ -68,23 +68,15 @@ export class NodeHealthMonitor implements OnModuleInit {
   private retry = new Set<string>();
 
   constructor(
-    private readonly manager: Manager,
     private readonly client: Client,
-    @Inject(CONTROLLER_MANAGER_OPTIONS) private readonly options: ControllerManagerOptions,
+    private readonly options: NodeLifecycleOptions,
   ) {
-    this.nodes = manager.informerFor(BUILTIN_RESOURCES.nodes).lister();
-    this.leases = manager.informerFor(BUILTIN_RESOURCES.leases, NODE_LEASE_NAMESPACE).lister();
-    this.podsInformer = indexPodsByNode(manager.informerFor(BUILTIN_RESOURCES.pods));
-    this.pods = () => this.podsInformer.lister();
     this.events = new EventRecorder(client, { component: 'node-controller' });
   }
 
-  onModuleInit(): void {
-    this.manager.addRunnable({ name: 'node-lifecycle-monitor', run: (signal) => this.run(signal) });
-  }
-
   /** Monitors until `signal` aborts; a new term starts from nothing, as a restarted controller does. */
-  async run(signal: AbortSignal): Promise<void> {
+  async run(signal: AbortSignal, { cache }: RunContext): Promise<void> {
+    this.cache = cache;
     this.health = new Map();
     this.known = new Set();
     this.zoneStates = new Map();
@@ -110,7 +102,7 @@ export class NodeHealthMonitor implements OnModuleInit {
 
   /** One pass over every node (Kubernetes' monitorNodeHealth). */
   async monitor(): Promise<void> {
-    const nodes = this.nodes.list();
+    const nodes = this.cache.list(BUILTIN_RESOURCES.nodes);
     const names = new Set(nodes.map((n) => n.metadata?.name ?? ''));
     for (const node of nodes) {
       const name = node.metadata?.name ?? '';
@@ -203,7 +195,7 @@ export class NodeHealthMonitor implements OnModuleInit {
       };
     }
     // A renewed lease is a sign of life whatever the status says.
-    const lease = this.leases.namespace(NODE_LEASE_NAMESPACE).get(name);
+    const lease = this.cache.get(BUILTIN_RESOURCES.leases, { namespace: NODE_LEASE_NAMESPACE, name });
     const renewed = Date.parse(lease?.spec?.renewTime ?? '');
     if (Number.isFinite(renewed) && (health.leaseRenewTime === undefined || health.leaseRenewTime < renewed)) {
       health = { ...health, leaseRenewTime: renewed, probeTimestamp: now };
@@ -279,7 +271,7 @@ export class NodeHealthMonitor implements OnModuleInit {
   async taintingPass(): Promise<void> {
     for (const tainter of this.tainters.values()) {
       await tainter.drain(async (name) => {
-        const node = this.nodes.get(name);
+        const node = this.cache.get(BUILTIN_RESOURCES.nodes, { name });
         if (node === undefined) return true;
         const ready = nodeCondition(node, 'Ready');
         if (ready === undefined) return 50;
@@ -374,7 +366,7 @@ export class NodeHealthMonitor implements OnModuleInit {
 
   /** Kubernetes' MarkPodsNotReady: the pods of a node that is not ready are not ready either. */
   private async markPodsNotReady(nodeName: string): Promise<void> {
-    const pods = this.podsInformer.indexer.byIndex(PODS_BY_NODE, nodeName);
+    const pods = this.cache.byIndex(BUILTIN_RESOURCES.pods, PODS_BY_NODE, nodeName);
     for (const pod of pods) {
       const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
       if (ready === undefined || ready.status === 'False') continue;

@@ -1,7 +1,8 @@
 import type { Node, Pod, Toleration } from '@svc/api';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { isNotFound } from '@svc/machinery';
-import { eventually, SimulatedNodes } from '@svc/runtime/testing';
+import { SimulatedNodes } from '@svc/node-simulation';
+import { eventually } from '@svc/runtime/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { nodeLifecycleController } from './index';
 import { computeZoneState } from './node-health-monitor';

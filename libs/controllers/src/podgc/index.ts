@@ -1,12 +1,12 @@
-import type { BuiltInController } from '../built-in-controller';
-import { PodGcService } from './pod-gc.service';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { PodGarbageCollector, PodGcOptions } from './pod-garbage-collector';
 
-export { PodGarbageCollector, NODE_QUARANTINE_MS, POD_GC_PERIOD_MS, type PodGcOptions } from './pod-gc';
-export { PodGcService } from './pod-gc.service';
+export { PodGarbageCollector, PodGcOptions, NODE_QUARANTINE_MS, POD_GC_PERIOD_MS } from './pod-garbage-collector';
 
 /** Deletes finished pods beyond `--terminated-pod-gc-threshold`, and pods of nodes that are gone. */
-export const podGcController: BuiltInController = {
+export const podGcController: ControllerDescriptor = {
   name: 'podgc',
-  providers: [PodGcService],
+  runnables: [PodGarbageCollector],
+  options: (flags) => [PodGcOptions.fromFlags(flags)],
   concurrency: () => ({}),
 };

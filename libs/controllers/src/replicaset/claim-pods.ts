@@ -1,8 +1,8 @@
 import type { Pod, ReplicaSet } from '@svc/api';
 import type { ResourceClient } from '@svc/client';
 import { isInvalid, isNotFound, type LabelQuery, errorMessage } from '@svc/machinery';
-import { getControllerOf } from '@svc/runtime';
-import { replicaSetControllerRef, type ControllerKind } from './pod-from-template';
+import { controllerReference, getControllerOf } from '@svc/runtime';
+import { REPLICA_SET_KIND, type ControllerKind } from './pod-from-template';
 
 /** Adoptions and releases in flight at once for one ReplicaSet. */
 const CLAIM_CONCURRENCY = 16;
@@ -84,7 +84,9 @@ export async function claimPods(candidates: readonly Pod[], options: ClaimOption
  */
 async function adoptPod(options: ClaimOptions, pod: Pod): Promise<boolean> {
   const meta = pod.metadata ?? {};
-  const patch = { metadata: { ownerReferences: [replicaSetControllerRef(options.rs, options.owner)], uid: meta.uid, resourceVersion: meta.resourceVersion } };
+  const patch = {
+    metadata: { ownerReferences: [controllerReference(options.rs, options.owner ?? REPLICA_SET_KIND)], uid: meta.uid, resourceVersion: meta.resourceVersion },
+  };
   try {
     await options.pods.patch(meta.name ?? '', patch as never, 'strategic', { namespace: meta.namespace });
     return true;

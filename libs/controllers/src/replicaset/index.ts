@@ -1,9 +1,13 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { ReplicaSetOptions } from './replicaset-options';
 import { ReplicaSetReconciler } from './replicaset-reconciler';
 
+export { ReplicaSetOptions } from './replicaset-options';
+
 /** Keeps each ReplicaSet's pods at spec.replicas: creates, deletes, adopts and releases pods, and reports status. */
-export const replicaSetController: BuiltInController = {
+export const replicaSetController: ControllerDescriptor = {
   name: 'replicaset',
-  providers: [ReplicaSetReconciler],
-  concurrency: (o) => ({ replicaset: o.concurrentReplicasetSyncs }),
+  reconcilers: [ReplicaSetReconciler],
+  options: (flags) => [ReplicaSetOptions.fromFlags(flags)],
+  concurrency: (flags) => ({ replicaset: flags.concurrentReplicasetSyncs }),
 };

@@ -1,5 +1,6 @@
 import type { Pod } from '@svc/api';
-import type { SharedInformer } from '@svc/informers';
+import { BUILTIN_RESOURCES } from '@svc/client';
+import { cacheIndex, getControllerOf } from '@svc/runtime';
 
 /**
  * The pod cache index by controller: the uid of a pod's controller owner, or {@link orphanPodIndexKey}
@@ -14,12 +15,9 @@ export function orphanPodIndexKey(namespace: string): string {
 }
 
 export function podControllerUidIndexFunc(pod: Pod): readonly string[] {
-  const ref = pod.metadata?.ownerReferences?.find((r) => r.controller === true);
+  const ref = getControllerOf(pod);
   return ref ? [ref.uid] : [orphanPodIndexKey(pod.metadata?.namespace ?? '')];
 }
 
-/** Adds the index to the shared pod cache unless another reader of it already did. */
-export function ensurePodControllerUidIndex(informer: SharedInformer<Pod>): void {
-  if (informer.indexer.indexNames().includes(POD_CONTROLLER_UID_INDEX)) return;
-  informer.addIndexers({ [POD_CONTROLLER_UID_INDEX]: podControllerUidIndexFunc });
-}
+/** The index as the ReplicaSet and ReplicationController reconcilers declare it. */
+export const podControllerUidIndex = cacheIndex(BUILTIN_RESOURCES.pods, POD_CONTROLLER_UID_INDEX, podControllerUidIndexFunc);

@@ -1,6 +1,6 @@
-import type { OwnerReference, Pod, ReplicaSet } from '@svc/api';
+import type { Pod, ReplicaSet } from '@svc/api';
 import { isDNS1123Subdomain } from '@svc/machinery';
-import { ownerReferenceFor } from '@svc/runtime';
+import { controllerReference } from '@svc/runtime';
 
 /** The kind a controller reference names (objects from a list may lack their kind). */
 export interface ControllerKind {
@@ -8,12 +8,8 @@ export interface ControllerKind {
   kind: string;
 }
 
-const REPLICA_SET_KIND: ControllerKind = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
-
-/** The controller reference every pod of `rs` carries: a ReplicaSet's, or that of the kind it is a view of. */
-export function replicaSetControllerRef(rs: ReplicaSet, owner: ControllerKind = REPLICA_SET_KIND): OwnerReference {
-  return ownerReferenceFor({ ...rs, apiVersion: owner.apiVersion, kind: owner.kind }, { controller: true, blockOwnerDeletion: true });
-}
+/** A ReplicaSet's kind: the owner its pods name unless `rs` is a view of another kind. */
+export const REPLICA_SET_KIND: ControllerKind = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 
 /**
  * The generateName of the pods of a controller: `<name>-`, or the bare name when the dash would make
@@ -40,7 +36,7 @@ export function podFromTemplate(rs: ReplicaSet, owner: ControllerKind = REPLICA_
       namespace: rs.metadata?.namespace,
       generateName: podNamePrefix(rs.metadata?.name ?? ''),
       labels: { ...meta.labels },
-      ownerReferences: [replicaSetControllerRef(rs, owner)],
+      ownerReferences: [controllerReference(rs, owner)],
     },
     spec: structuredClone(template.spec),
   };

@@ -1,13 +1,11 @@
-import { Inject, type OnApplicationShutdown } from '@nestjs/common';
 import type { Pod, ReplicaSet } from '@svc/api';
-import { BUILTIN_RESOURCES, Client, isWithdrawn, type ResourceClient } from '@svc/client';
-import type { SharedInformer } from '@svc/informers';
+import { BUILTIN_RESOURCES, Client, ignoreNotFound, isWithdrawn, type ResourceClient } from '@svc/client';
 import { hasStatusCause, isConflict, isNotFound, isTimeout, type LabelQuery, errorMessage } from '@svc/machinery';
 import {
   EventRecorder,
   getControllerOf,
-  Manager,
   Reconciler,
+  type CacheReader,
   type KeyExpectations,
   type MetaObject,
   type Reconcile,
@@ -16,14 +14,14 @@ import {
   type Result,
 } from '@svc/runtime';
 import { isPodActive, isPodTerminating } from '../common/pod-status';
-import { CONTROLLER_MANAGER_OPTIONS, type ControllerManagerOptions } from '../controller-manager-options';
 import { claimPods } from './claim-pods';
 import { REPLICA_SETS, type ReplicaSetViews, type ReplicatedKind } from './replicated-kind';
 import { orphanPodChanged, replicaSetsForOrphan } from './orphan-pod-watch';
-import { ensurePodControllerUidIndex, orphanPodIndexKey, POD_CONTROLLER_UID_INDEX } from './pod-controller-index';
+import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from './pod-controller-index';
 import { podFromTemplate } from './pod-from-template';
 import { podsToDelete, type RankingOptions } from './pod-ranking';
 import { RateLimitedEvents } from './rate-limited-events';
+import { ReplicaSetOptions } from './replicaset-options';
 import { replicaSetSelector } from './replicaset-selector';
 import { calculateStatus, nextAvailabilityCheckMs, statusNeedsUpdate, type ReplicaSetStatus } from './replicaset-status';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from './slow-start-batch';
@@ -43,11 +41,14 @@ const BURST_REQUEUE_MS = 1;
 /** Slack after `minReadySeconds` before counting availability again, so that the pod surely counts. */
 const AVAILABILITY_SLACK_MS = 50;
 
-/**
- * The flags this controller reads: `--feature-gates`, where PodDeletionCost, LogarithmicScaleDown and
- * DeploymentReplicaSetTerminatingReplicas (on in Kubernetes by default) are on unless set to false.
- */
-export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, 'featureGates'>>;
+/** One sync's reads (the reconcile's cache, as the ReplicaSets of the reconciled kind and the pods), and what stops its creates. */
+interface SyncView {
+  cache: CacheReader;
+  replicaSets: ReplicaSetViews;
+  /** Aborts once the cache shows the ReplicaSet being deleted: no more pods are made for it. */
+  deleting: AbortSignal;
+  withdrawOn: ReconcileContext['withdrawOn'];
+}
 
 /**
  * Kubernetes' ReplicaSet controller: keeps `spec.replicas` active pods (not finished, not being
@@ -66,12 +67,17 @@ export type ReplicaSetReconcilerFlags = Partial<Pick<ControllerManagerOptions, '
   name: REPLICASET_CONTROLLER_NAME,
   for: BUILTIN_RESOURCES.replicaSets,
   owns: [BUILTIN_RESOURCES.pods],
+  indexes: [podControllerUidIndex],
   // A pod without a controller wakes the ReplicaSets of its namespace that select it, to be adopted.
-  watches: [{ resource: BUILTIN_RESOURCES.pods, mapTo: (pod: Pod, r: ReplicaSetReconciler) => r.replicaSetsForOrphan(pod), predicates: [orphanPodChanged] }],
+  watches: [
+    {
+      resource: BUILTIN_RESOURCES.pods,
+      mapTo: (pod, _r: unknown, cache) => replicaSetsForOrphan(REPLICA_SETS.views(cache), pod),
+      predicates: [orphanPodChanged],
+    },
+  ],
 })
-export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
-  private readonly replicaSets: ReplicaSetViews;
-  private readonly podCache: SharedInformer<Pod>;
+export class ReplicaSetReconciler implements Reconcile {
   private readonly pods: ResourceClient<Pod>;
   private readonly client: Client;
   private readonly events: RateLimitedEvents;
@@ -81,32 +87,26 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   /** The kind a reconciler class keeps; a subclass for another kind says so here. */
   protected static readonly replicatedKind: ReplicatedKind = REPLICA_SETS;
 
-  constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) flags: ReplicaSetReconcilerFlags = {}) {
+  constructor(client: Client, options: ReplicaSetOptions) {
     const kind = new.target.replicatedKind;
     this.kind = kind;
-    this.replicaSets = kind.views(manager);
-    this.podCache = manager.informerFor(BUILTIN_RESOURCES.pods);
-    ensurePodControllerUidIndex(this.podCache);
     this.pods = client.pods;
     this.client = client;
-    // Events are not watched by this controller: written through a plain client, nothing waits for them.
-    const eventClient = new Client(client.rest, { scheme: client.scheme });
-    this.events = new RateLimitedEvents(new EventRecorder(eventClient, { component: kind.component }));
-    this.ranking = {
-      deletionCost: flags.featureGates?.PodDeletionCost !== false,
-      logarithmic: flags.featureGates?.LogarithmicScaleDown !== false,
-    };
-    this.countTerminating = kind.countsTerminating && flags.featureGates?.DeploymentReplicaSetTerminatingReplicas !== false;
+    // Written in the background; the manager's client lets them finish when the controller stops.
+    this.events = new RateLimitedEvents(new EventRecorder(client, { component: kind.component }));
+    this.ranking = { deletionCost: options.deletionCost, logarithmic: options.logarithmicScaleDown };
+    this.countTerminating = kind.countsTerminating && options.countTerminating;
   }
 
-  async reconcile({ namespace = '', name }: Request, { expectations }: ReconcileContext): Promise<Result> {
-    const rs = this.replicaSets.namespace(namespace).get(name);
+  async reconcile({ namespace = '', name }: Request, { cache, expectations, deleting, withdrawOn }: ReconcileContext): Promise<Result> {
+    const view: SyncView = { cache, replicaSets: this.kind.views(cache), deleting, withdrawOn };
+    const rs = view.replicaSets.namespace(namespace).get(name);
     // Gone: its pods name it as controller owner, so the garbage collector removes them.
     if (!rs) return {};
     const selector = replicaSetSelector(rs);
     if (!selector) return {};
 
-    const pods = await claimPods(this.candidatePods(rs), {
+    const pods = await claimPods(this.candidatePods(view, rs), {
       rs,
       owner: this.kind,
       selector,
@@ -114,7 +114,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
       canAdopt: () => this.recheckForAdoption(rs),
     });
     // Counted from the same view as the active pods, before this sync deletes any.
-    const terminating = this.countTerminating ? this.terminatingPods(rs, selector).length : undefined;
+    const terminating = this.countTerminating ? this.terminatingPods(view, rs, selector).length : undefined;
 
     // Until the pods it asked for (or asked to go) show in the cache, the cache undercounts (or
     // overcounts) them: only the status is written meanwhile.
@@ -123,7 +123,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     let capped = false;
     if (needsSync && !rs.metadata?.deletionTimestamp) {
       try {
-        capped = await this.manageReplicas(rs, pods, expectations);
+        capped = await this.manageReplicas(view, rs, pods, expectations);
       } catch (error) {
         failure = { error };
       }
@@ -142,20 +142,11 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     return waits.length > 0 ? { requeueAfter: Math.min(...waits) + AVAILABILITY_SLACK_MS } : {};
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.events.flush();
-  }
-
-  /** The ReplicaSets that may adopt `pod`: none when it has a controller. */
-  replicaSetsForOrphan(pod: Pod): Request[] {
-    return replicaSetsForOrphan(this.replicaSets, pod);
-  }
-
   /** Active pods of the namespace this ReplicaSet controls or could adopt; pods of other controllers are not read. */
-  private candidatePods(rs: ReplicaSet): Pod[] {
+  private candidatePods({ cache }: SyncView, rs: ReplicaSet): Pod[] {
     const namespace = rs.metadata?.namespace ?? '';
-    const owned = this.podCache.indexer.byIndex(POD_CONTROLLER_UID_INDEX, rs.metadata?.uid ?? '');
-    const orphans = this.podCache.indexer.byIndex(POD_CONTROLLER_UID_INDEX, orphanPodIndexKey(namespace));
+    const owned = cache.byIndex(BUILTIN_RESOURCES.pods, POD_CONTROLLER_UID_INDEX, rs.metadata?.uid ?? '');
+    const orphans = cache.byIndex(BUILTIN_RESOURCES.pods, POD_CONTROLLER_UID_INDEX, orphanPodIndexKey(namespace));
     const candidates: Pod[] = [];
     for (const pod of owned) if (pod.metadata?.namespace === namespace && isPodActive(pod)) candidates.push(pod);
     for (const pod of orphans) if (isPodActive(pod)) candidates.push(pod);
@@ -163,9 +154,9 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
   }
 
   /** Pods this ReplicaSet controls that are being deleted and have not finished (they do not count as replicas). */
-  private terminatingPods(rs: ReplicaSet, selector: LabelQuery): Pod[] {
-    return this.podCache.indexer
-      .byIndex(POD_CONTROLLER_UID_INDEX, rs.metadata?.uid ?? '')
+  private terminatingPods({ cache }: SyncView, rs: ReplicaSet, selector: LabelQuery): Pod[] {
+    return cache
+      .byIndex(BUILTIN_RESOURCES.pods, POD_CONTROLLER_UID_INDEX, rs.metadata?.uid ?? '')
       .filter(
         (pod) =>
           pod.metadata?.namespace === rs.metadata?.namespace &&
@@ -180,17 +171,22 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
    * Creates or deletes pods towards `spec.replicas`, at most {@link BURST_REPLICAS} per sync. True
    * when the sync was capped and more remains to do; throws the first failure.
    */
-  private async manageReplicas(rs: ReplicaSet, pods: readonly Pod[], expectations: KeyExpectations): Promise<boolean> {
+  private async manageReplicas(view: SyncView, rs: ReplicaSet, pods: readonly Pod[], expectations: KeyExpectations): Promise<boolean> {
     const diff = pods.length - (rs.spec.replicas ?? 1);
     if (diff < 0) {
       const count = Math.min(-diff, BURST_REPLICAS);
       // Raised before the first create is sent: a pod may show in the cache before its create is answered.
       expectations.expectCreations(count);
       let attempted = 0;
-      const outcome = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => {
-        attempted++;
-        return this.createPod(rs, expectations);
-      });
+      // A sync that began before its ReplicaSet started going away makes no more pods for it (the
+      // garbage collector may be orphaning or deleting those it has): creates still waiting for the
+      // client's rate limiter are withdrawn, later ones not tried.
+      const outcome = await view.withdrawOn(view.deleting, () =>
+        slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => {
+          attempted++;
+          return this.createPod(view, rs, expectations);
+        }),
+      );
       // Creates the slow start never tried will never be observed.
       for (let i = attempted; i < count; i++) expectations.creationObserved();
       if (outcome.error !== undefined) throw outcome.error instanceof Error ? outcome.error : new Error(errorMessage(outcome.error));
@@ -198,7 +194,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     }
     if (diff > 0) {
       const count = Math.min(diff, BURST_REPLICAS);
-      const victims = podsToDelete(pods, this.relatedPods(rs, pods), count, { ...this.ranking, nowMs: Date.now() });
+      const victims = podsToDelete(pods, this.relatedPods(view, rs, pods), count, { ...this.ranking, nowMs: Date.now() });
       expectations.expectDeletions(victims);
       const results = await Promise.allSettled(victims.map((pod) => this.deletePod(rs, pod, expectations)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -208,7 +204,11 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
     return false;
   }
 
-  private async createPod(rs: ReplicaSet, expectations: KeyExpectations): Promise<void> {
+  private async createPod(view: SyncView, rs: ReplicaSet, expectations: KeyExpectations): Promise<void> {
+    if (view.deleting.aborted) {
+      expectations.creationObserved();
+      return;
+    }
     try {
       const pod = await this.pods.create(podFromTemplate(rs, this.kind), { namespace: rs.metadata?.namespace });
       this.events.emit(this.eventSubject(rs), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata?.name}`);
@@ -216,6 +216,8 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
       // A create that failed makes no pod, unless it timed out: that one stays awaited (until observed,
       // or the expectations lapse).
       if (!mayHaveTakenEffect(error)) expectations.creationObserved();
+      // Withdrawn because the ReplicaSet is going: nothing failed.
+      if (isWithdrawn(error) && view.deleting.aborted) return;
       // Every create would fail in a namespace that is going away, and the namespace takes the ReplicaSet with it.
       if (hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
       this.events.emit(this.eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
@@ -242,13 +244,13 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
    * new ReplicaSets), for ranking pods by how crowded their node is. A ReplicaSet without a
    * controller has none, as in Kubernetes.
    */
-  private relatedPods(rs: ReplicaSet, own: readonly Pod[]): Pod[] {
+  private relatedPods({ cache, replicaSets }: SyncView, rs: ReplicaSet, own: readonly Pod[]): Pod[] {
     const owner = getControllerOf(rs);
     if (!owner) return [];
     const related: Pod[] = [...own];
-    for (const sibling of this.replicaSets.namespace(rs.metadata?.namespace ?? '').list()) {
+    for (const sibling of replicaSets.namespace(rs.metadata?.namespace ?? '').list()) {
       if (sibling.metadata?.uid === rs.metadata?.uid || getControllerOf(sibling)?.uid !== owner.uid) continue;
-      for (const pod of this.podCache.indexer.byIndex(POD_CONTROLLER_UID_INDEX, sibling.metadata?.uid ?? '')) {
+      for (const pod of cache.byIndex(BUILTIN_RESOURCES.pods, POD_CONTROLLER_UID_INDEX, sibling.metadata?.uid ?? '')) {
         if (isPodActive(pod)) related.push(pod);
       }
     }
@@ -289,10 +291,7 @@ export class ReplicaSetReconciler implements Reconcile, OnApplicationShutdown {
       // Gone meanwhile (deleted with its owner): its deletion is on its way to the cache.
       if (isNotFound(error)) return;
       if (!isConflict(error)) throw error;
-      const fresh = await this.kind.get(this.client, namespace, rs.metadata?.name ?? '').catch((e: unknown) => {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      });
+      const fresh = await this.kind.get(this.client, namespace, rs.metadata?.name ?? '').catch(ignoreNotFound);
       if (fresh) await this.kind.updateStatus(this.client, fresh, desired);
     }
   }

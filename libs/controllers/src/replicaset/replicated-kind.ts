@@ -1,7 +1,7 @@
 import type { ReplicaSet, ReplicationController } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
 import type { Lister } from '@svc/informers';
-import type { Manager } from '@svc/runtime';
+import type { CacheReader } from '@svc/runtime';
 import type { ReplicaSetStatus } from './replicaset-status';
 
 /** The reads of cached controllers the reconciler makes, as ReplicaSets. */
@@ -23,7 +23,8 @@ export interface ReplicatedKind {
   readonly component: string;
   /** Whether its status has `terminatingReplicas` (ReplicationController's has not). */
   readonly countsTerminating: boolean;
-  views(manager: Manager): ReplicaSetViews;
+  /** The cached objects of the kind, as ReplicaSets. */
+  views(cache: CacheReader): ReplicaSetViews;
   /** An uncached read, as a view; rejects as the client does (404 included). */
   get(client: Client, namespace: string, name: string): Promise<ReplicaSet>;
   /** Writes the status of the object behind `view`. */
@@ -35,7 +36,7 @@ export const REPLICA_SETS: ReplicatedKind = {
   kind: 'ReplicaSet',
   component: 'replicaset-controller',
   countsTerminating: true,
-  views: (manager) => manager.informerFor(BUILTIN_RESOURCES.replicaSets).lister(),
+  views: (cache) => cache.lister(BUILTIN_RESOURCES.replicaSets),
   get: (client, namespace, name) => client.replicaSets.get(name, { namespace }),
   updateStatus: async (client, view, status) => {
     await client.replicaSets.updateStatus({ ...view, status }, { namespace: view.metadata?.namespace });
@@ -89,7 +90,7 @@ export const REPLICATION_CONTROLLERS: ReplicatedKind = {
   kind: 'ReplicationController',
   component: 'replication-controller',
   countsTerminating: false,
-  views: (manager) => rcLister(manager.informerFor(BUILTIN_RESOURCES.replicationControllers).lister()),
+  views: (cache) => rcLister(cache.lister(BUILTIN_RESOURCES.replicationControllers)),
   get: async (client, namespace, name) => replicaSetViewOf(await client.replicationControllers.get(name, { namespace })),
   updateStatus: async (client, view, status) => {
     const rc = rcOfView.get(view);

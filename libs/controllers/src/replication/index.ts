@@ -1,9 +1,11 @@
-import type { BuiltInController } from '../built-in-controller';
+import type { ControllerDescriptor } from '../controller-descriptor';
+import { ReplicaSetOptions } from '../replicaset/replicaset-options';
 import { ReplicationControllerReconciler } from './replication-controller-reconciler';
 
 /** Keeps each ReplicationController's pods at spec.replicas, as the ReplicaSet controller does for ReplicaSets. */
-export const replicationControllerController: BuiltInController = {
+export const replicationControllerController: ControllerDescriptor = {
   name: 'replicationcontroller',
-  providers: [ReplicationControllerReconciler],
-  concurrency: (o) => ({ replicationcontroller: o.concurrentRcSyncs }),
+  reconcilers: [ReplicationControllerReconciler],
+  options: (flags) => [ReplicaSetOptions.fromFlags(flags)],
+  concurrency: (flags) => ({ replicationcontroller: flags.concurrentRcSyncs }),
 };

@@ -1,11 +1,10 @@
-import { Inject } from '@nestjs/common';
-import type { Pod } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import { Manager, Reconciler } from '@svc/runtime';
-import { CONTROLLER_MANAGER_OPTIONS } from '../controller-manager-options';
-import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
+import { Reconciler } from '@svc/runtime';
+import { orphanPodChanged, replicaSetsForOrphan } from '../replicaset/orphan-pod-watch';
+import { podControllerUidIndex } from '../replicaset/pod-controller-index';
 import { REPLICATION_CONTROLLERS } from '../replicaset/replicated-kind';
-import { ReplicaSetReconciler, type ReplicaSetReconcilerFlags } from '../replicaset/replicaset-reconciler';
+import { ReplicaSetOptions } from '../replicaset/replicaset-options';
+import { ReplicaSetReconciler } from '../replicaset/replicaset-reconciler';
 
 /** The controller's name: metrics, logs, and the `--concurrent-rc-syncs` flag. */
 export const REPLICATION_CONTROLLER_NAME = 'replicationcontroller';
@@ -19,10 +18,11 @@ export const REPLICATION_CONTROLLER_NAME = 'replicationcontroller';
   name: REPLICATION_CONTROLLER_NAME,
   for: BUILTIN_RESOURCES.replicationControllers,
   owns: [BUILTIN_RESOURCES.pods],
+  indexes: [podControllerUidIndex],
   watches: [
     {
       resource: BUILTIN_RESOURCES.pods,
-      mapTo: (pod: Pod, r: ReplicationControllerReconciler) => r.replicaSetsForOrphan(pod),
+      mapTo: (pod, _r: unknown, cache) => replicaSetsForOrphan(REPLICATION_CONTROLLERS.views(cache), pod),
       predicates: [orphanPodChanged],
     },
   ],
@@ -30,7 +30,7 @@ export const REPLICATION_CONTROLLER_NAME = 'replicationcontroller';
 export class ReplicationControllerReconciler extends ReplicaSetReconciler {
   protected static override readonly replicatedKind = REPLICATION_CONTROLLERS;
 
-  constructor(manager: Manager, client: Client, @Inject(CONTROLLER_MANAGER_OPTIONS) flags: ReplicaSetReconcilerFlags = {}) {
-    super(manager, client, flags);
+  constructor(client: Client, options: ReplicaSetOptions) {
+    super(client, options);
   }
 }

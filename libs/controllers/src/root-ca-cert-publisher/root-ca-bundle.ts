@@ -1,8 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
-/** Injection token of the PEM bundle the publisher writes. */
-export const ROOT_CA_BUNDLE = Symbol.for('svc.controller-manager.root-ca-bundle');
+/** What the root CA certificate publisher takes from the flags: the PEM bundle it writes (empty: none). */
+export class RootCaBundle {
+  constructor(readonly pem: string) {}
+}
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 

@@ -1,10 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ConfigMap, Namespace } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import type { Lister } from '@svc/informers';
 import { isAlreadyExists, isForbidden, isNotFound } from '@svc/machinery';
-import { Manager, Reconciler, type Reconcile, type Request, type Result } from '@svc/runtime';
-import { ROOT_CA_BUNDLE } from './root-ca-bundle';
+import { Reconciler, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
+import { RootCaBundle } from './root-ca-bundle';
 
 /** The ConfigMap every namespace gets, under Kubernetes' name (projected token volumes name it). */
 export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
@@ -19,34 +16,30 @@ const DESCRIPTION =
  * `kube-root-ca.crt` ConfigMap with the cluster's CA bundle under `ca.crt`, made when the namespace
  * appears and put back as written when the ConfigMap is changed or deleted.
  */
-@Injectable()
 @Reconciler({
   name: 'root-ca-cert-publisher',
   for: BUILTIN_RESOURCES.namespaces,
   watches: [
     {
       resource: BUILTIN_RESOURCES.configMaps,
-      mapTo: (map: ConfigMap) => (map.metadata?.name === ROOT_CA_CONFIG_MAP && map.metadata.namespace ? [{ name: map.metadata.namespace }] : []),
+      mapTo: (map) => (map.metadata?.name === ROOT_CA_CONFIG_MAP && map.metadata.namespace ? [{ name: map.metadata.namespace }] : []),
     },
   ],
 })
 export class RootCaCertPublisherReconciler implements Reconcile {
-  private readonly namespaces: Lister<Namespace>;
-  private readonly configMaps: Lister<ConfigMap>;
+  private readonly bundle: string;
 
   constructor(
-    manager: Manager,
     private readonly client: Client,
-    @Inject(ROOT_CA_BUNDLE) private readonly bundle: string,
+    options: RootCaBundle,
   ) {
-    this.namespaces = manager.informerFor(BUILTIN_RESOURCES.namespaces).lister();
-    this.configMaps = manager.informerFor(BUILTIN_RESOURCES.configMaps).lister();
+    this.bundle = options.pem;
   }
 
-  async reconcile({ name }: Request): Promise<Result> {
-    const namespace = this.namespaces.get(name);
+  async reconcile({ name }: Request, { cache }: ReconcileContext): Promise<Result> {
+    const namespace = cache.get(BUILTIN_RESOURCES.namespaces, { name });
     if (!this.bundle || !namespace || namespace.metadata?.deletionTimestamp) return {};
-    const current = this.configMaps.namespace(name).get(ROOT_CA_CONFIG_MAP);
+    const current = cache.get(BUILTIN_RESOURCES.configMaps, { namespace: name, name: ROOT_CA_CONFIG_MAP });
     try {
       if (!current) {
         await this.client.configMaps.create(

@@ -19,12 +19,15 @@ import { requestFromKey, requestKey, type Request, type Result } from '../reconc
 import { isTerminalError } from '../reconcile/terminal-error';
 import { describeTrigger, TriggerLog, type ReconcileTrigger, type TriggerEvent, type TriggerType } from '../reconcile/trigger';
 import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
+import { prepareCaches } from '../reconcile/cache-declarations';
 import { resolveResource, resourceId, type ResourceRef } from '../reconcile/resource-ref';
 import { informerForResource } from './informer-for-resource';
 import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics';
 import { Expectations, KeyExpectations } from './expectations';
 import type { MetaObject } from '../helpers/object-shape';
+import { getControllerOf } from '../helpers/owner-references';
 import type { TrackedWrite, WriteTracker } from './write-tracker';
+import { MAX_RECORDED_WRITES, ReconcileRecorder, recordedError, type ReconcileRecorderOptions, type ReconcileWrite } from './reconcile-recorder';
 
 export interface ControllerLogger {
   info(message: string): void;
@@ -50,6 +53,16 @@ export interface ControllerDependencies {
   concurrency?: number;
   /** How long a reconcile waits for the caches to show its key's own writes. Default 5000. */
   readYourWritesTimeoutMs?: number;
+  /**
+   * Each reconcile published as an Event (see ReconcileRecorder) at this rate, or not at all when
+   * false. On by default.
+   */
+  reconcileRecords?: false | Pick<ReconcileRecorderOptions, 'ratePerSecond' | 'burst' | 'instance'>;
+  /**
+   * The client reconcile records are written with: one of their own, so that they never take a place
+   * in the rate limiter of the controller's writes. The controller's client when absent.
+   */
+  recordsClient?: Client;
 }
 
 /**
@@ -58,6 +71,9 @@ export interface ControllerDependencies {
  * unknown.
  */
 const WRITE_SETTLE_TIMEOUT_MS = 60_000;
+
+/** How long a controller that stopped in time waits for the writes its reconciles left unawaited. */
+const DETACHED_WRITES_GRACE_MS = 2_000;
 
 interface Source {
   /** What its objects are to this controller: the reconciled kind, owned objects, or others mapped to keys. */
@@ -84,6 +100,8 @@ export class Controller {
   private readonly forId: string;
   private readonly forInformer: SharedInformer<KubeObject>;
   private readonly sources: Source[] = [];
+  /** Informers of what the reconciler reads besides its sources (`reads`, `indexes`). */
+  private readonly readInformers: SharedInformer<KubeObject>[];
   /** The informer of each resource this controller reads, by resource id. */
   private readonly cachesById = new Map<string, SharedInformer<KubeObject>>();
   /**
@@ -98,6 +116,8 @@ export class Controller {
    * that enqueues the owner, so a reconcile never runs on an event whose lowering it missed.
    */
   readonly expectations = new Expectations();
+  /** Per key reconciled now: aborted when its object is seen being deleted or gone (`ReconcileContext.deleting`). */
+  private readonly deleting = new Map<string, AbortController>();
   /** Writes of this controller's reconciles not yet answered or withdrawn, across terms. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private queue: RateLimitingQueue<string> | undefined;
@@ -110,6 +130,8 @@ export class Controller {
   /** Why each queued key was queued, handed to its next reconcile. */
   private readonly triggers = new TriggerLog();
   private readonly forKind: string;
+  /** Publishes each reconcile through the API; absent when turned off. */
+  private readonly recorder: ReconcileRecorder | undefined;
 
   constructor(
     readonly reconciler: Reconcile,
@@ -122,6 +144,8 @@ export class Controller {
     this.metrics = ControllerMetrics.of(deps.registry);
     this.metrics.register(this.name, this.concurrency);
     this.cache = new InformerCacheReader(deps.informers, deps.client.scheme, options.namespace);
+    // Indexes first: they must be in place before any cache of theirs fills.
+    this.readInformers = prepareCaches(deps.informers, deps.client, options, options.namespace);
 
     const scheme = deps.client.scheme;
     const forInfo = resolveResource(options.for, scheme);
@@ -137,6 +161,20 @@ export class Controller {
       toRequests: (obj) => [requestOf(obj)],
       predicates: options.predicates,
     });
+    if (deps.reconcileRecords !== false) {
+      let failures = 0;
+      this.recorder = new ReconcileRecorder(deps.recordsClient ?? deps.client, {
+        controller: this.name,
+        apiVersion: forInfo.group ? `${forInfo.group}/${forInfo.version}` : forInfo.version,
+        kind: this.forKind,
+        ...deps.reconcileRecords,
+        // Said once, then every hundredth time: a writer without the right to create Events
+        // (an operator's narrow role) must not drown its own log.
+        onError: (error) => {
+          if (failures++ % 100 === 0) this.logger.error(`controller ${this.name}: reconcile record not published (${failures} so far)`, error);
+        },
+      });
+    }
     const ownerGroup = forInfo.group;
     for (const owned of options.owns ?? []) {
       this.sources.push({
@@ -152,7 +190,7 @@ export class Controller {
         role: 'watches',
         kind: kindOf(mapped.resource, scheme),
         informer: this.informerFor(mapped.resource),
-        toRequests: (obj) => mapped.mapTo(obj, reconciler),
+        toRequests: (obj) => mapped.mapTo(obj, reconciler, this.cache),
         predicates: mapped.predicates,
         delayMs: mapped.delay?.(reconciler),
       });
@@ -161,7 +199,7 @@ export class Controller {
 
   /** The informers this controller reads, for the manager's sync and health checks. */
   informers(): SharedInformer<KubeObject>[] {
-    return [...new Set(this.sources.map((s) => s.informer))];
+    return [...new Set([...this.sources.map((s) => s.informer), ...this.readInformers])];
   }
 
   get running(): boolean {
@@ -227,6 +265,9 @@ export class Controller {
       );
     } else {
       await Promise.all(this.workers);
+      // Writes a reconcile sent without awaiting them (events) get a moment for their answers
+      // before the manager closes the connection.
+      await this.settleWrites(Math.min(graceMs, DETACHED_WRITES_GRACE_MS));
     }
     this.workers = [];
     this.queue = undefined;
@@ -240,10 +281,10 @@ export class Controller {
   }
 
   /** Waits (bounded) for every write in flight to be answered or withdrawn; the number left. */
-  private async settleWrites(): Promise<number> {
+  private async settleWrites(timeoutMs = WRITE_SETTLE_TIMEOUT_MS): Promise<number> {
     if (this.inFlight.size === 0) return 0;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, WRITE_SETTLE_TIMEOUT_MS)))]);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
     return this.inFlight.size;
   }
@@ -256,6 +297,7 @@ export class Controller {
       },
       onUpdate: (oldObj, newObj) => {
         if (source.role === 'owns' && isDeleting(newObj) && !isDeleting(oldObj)) this.observeOwned(source, newObj, 'deleted');
+        if (source.role === 'for' && isDeleting(newObj)) this.deleting.get(requestKey(requestOf(newObj)))?.abort(new Error('the object is being deleted'));
         const event: PredicateEvent = { type: 'update', object: newObj, oldObject: oldObj };
         this.enqueue(source, event, newObj);
         // An owned object that changed owner must also wake its former owner.
@@ -263,7 +305,10 @@ export class Controller {
       },
       onDelete: (obj) => {
         if (source.role === 'owns') this.observeOwned(source, obj, 'deleted');
-        if (source.role === 'for') this.expectations.forget(requestKey(requestOf(obj)));
+        if (source.role === 'for') {
+          this.expectations.forget(requestKey(requestOf(obj)));
+          this.deleting.get(requestKey(requestOf(obj)))?.abort(new Error('the object is gone'));
+        }
         this.enqueue(source, { type: 'delete', object: obj }, obj);
       },
     };
@@ -310,6 +355,17 @@ export class Controller {
     const informer = informerForResource(this.deps.informers, this.deps.client, ref as ResourceRef<KubeObject>, this.options.namespace);
     this.cachesById.set(resourceId(resolveResource(ref, this.deps.client.scheme)), informer);
     return informer;
+  }
+
+  /** Aborted once the cache shows the object of `key` being deleted or gone (already, or while its reconcile runs). */
+  private deletionSignal(key: string): AbortSignal {
+    const controller = new AbortController();
+    this.deleting.set(key, controller);
+    const { namespace, name } = requestFromKey(key);
+    const lister = this.forInformer.lister();
+    const current = namespace ? lister.namespace(namespace).get(name) : lister.get(name);
+    if (!current || isDeleting(current)) controller.abort(new Error('the object is being deleted or gone'));
+    return controller.signal;
   }
 
   /** Once a reconcile is over, its writes are kept only if some are to watched resources. */
@@ -396,15 +452,24 @@ export class Controller {
     const writes: TrackedWrite[] = [];
     this.unseenWrites.set(key, writes);
     const signal = this.abort.signal;
+    const made: ReconcileWrite[] | undefined = this.recorder ? [] : undefined;
+    const startedAt = new Date();
+    const started = performance.now();
+    let requeueAfterMs: number | undefined;
+    const deleting = this.deletionSignal(key);
+    const inFlight = this.inFlight;
+    const tracker = this.deps.tracker;
     try {
-      const result = await this.deps.tracker.collect(
-        { writes, signal, inFlight: this.inFlight },
+      const result = await tracker.collect(
+        { writes, signal, inFlight, made },
         async () =>
           (await this.reconciler.reconcile(request, {
             controller: this.name,
             client: this.deps.client,
             cache: this.cache,
             signal,
+            deleting,
+            withdrawOn: (also, fn) => tracker.collect({ writes, signal: AbortSignal.any([signal, also]), inFlight, made }, fn),
             expectations: new KeyExpectations(this.expectations, key),
             trigger,
           })) as Result | undefined,
@@ -413,6 +478,7 @@ export class Controller {
         queue.forget(key);
         this.requeueOwn(key, 'requeue-after');
         queue.addAfter(key, result.requeueAfter);
+        requeueAfterMs = result.requeueAfter;
         outcome = { result: 'requeue_after' };
       } else if (result?.requeue) {
         this.requeueOwn(key, 'requeue');
@@ -436,11 +502,30 @@ export class Controller {
         queue.addRateLimited(key);
       }
     } finally {
+      this.deleting.delete(key);
       this.forgetUnwatchedWrites(key, writes);
       this.metrics.active.dec(labels);
       endTimer();
     }
     this.metrics.total.inc({ ...labels, result: outcome.result });
+    if (this.recorder && made) {
+      const cached: MetaObject | undefined = this.forInformer.indexer.getByKey(key);
+      const failed = outcome.error !== undefined;
+      this.recorder.record(
+        request,
+        {
+          startTime: microTime(startedAt),
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          result: failed ? (isTerminalError(outcome.error) ? 'terminal_error' : 'error') : outcome.result,
+          ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+          ...(failed ? { error: recordedError(outcome.error) } : {}),
+          trigger,
+          writes: made.slice(0, MAX_RECORDED_WRITES),
+          ...(made.length > MAX_RECORDED_WRITES ? { writesDropped: made.length - MAX_RECORDED_WRITES } : {}),
+        },
+        cached?.metadata?.uid,
+      );
+    }
     return outcome;
   }
 }
@@ -477,6 +562,11 @@ function triggerEventAttributes(event: TriggerEvent): Attributes {
   return attributes;
 }
 
+/** RFC 3339 with microseconds, as Kubernetes writes MicroTime. */
+function microTime(at: Date): string {
+  return at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
 function isDeleting(obj: KubeObject): boolean {
   return Boolean((obj as MetaObject).metadata?.deletionTimestamp);
 }
@@ -486,17 +576,9 @@ function requestOf(obj: KubeObject): Request {
   return obj.metadata?.namespace ? { namespace: obj.metadata.namespace, name } : { name };
 }
 
-interface OwnerRef {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  controller?: boolean;
-}
-
 /** The request of `obj`'s controller owner when it is of the owner kind; none otherwise. */
 export function controllerOwnerRequests(obj: KubeObject, ownerGroup: string, ownerKind: string | undefined, ownerNamespaced: boolean): Request[] {
-  const refs = (obj.metadata as { ownerReferences?: OwnerRef[] } | undefined)?.ownerReferences ?? [];
-  const ref = refs.find((r) => r.controller === true);
+  const ref = getControllerOf(obj);
   if (!ref?.name || !ref.apiVersion) return [];
   const slash = ref.apiVersion.indexOf('/');
   const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import type { KubeObject } from '@svc/informers';
+import type { CacheDeclarations } from '../reconcile/cache-declarations';
+import type { CacheReader } from '../reconcile/cache-reader';
 import type { Predicate } from '../reconcile/predicates';
 import type { Request } from '../reconcile/request';
 import type { ResourceRef } from '../reconcile/resource-ref';
@@ -13,11 +15,11 @@ export interface WatchMapping<T = KubeObject, R = never> {
   resource: ResourceRef<T>;
   /**
    * The requests a change of `object` should enqueue (for a delete: its last known state).
-   * `reconciler` is the instance the controller runs, for mappings that read its caches
-   * (`mapTo: (pod, r: EndpointsReconciler) => r.servicesSelecting(pod)`); annotate its type, which
-   * `@Reconciler` checks against the class it decorates.
+   * `cache` reads the manager's caches (`mapTo: (pod, _r, cache) => servicesSelecting(cache, pod)`);
+   * `reconciler` is the instance the controller runs, for mappings that ask it; annotate its type,
+   * which `@Reconciler` checks against the class it decorates.
    */
-  mapTo(object: NoInfer<WatchedObject<T>>, reconciler: R): Request[];
+  mapTo(object: NoInfer<WatchedObject<T>>, reconciler: R, cache: CacheReader): Request[];
   predicates?: ReadonlyArray<Predicate<NoInfer<WatchedObject<T>>>>;
   /**
    * How long (ms) a change of this resource waits before its requests are enqueued, read once from
@@ -31,7 +33,7 @@ export interface WatchMapping<T = KubeObject, R = never> {
  * What `@Reconciler` records. `T` is the type of the `for` resource's objects and `W` those of
  * each watch's resource, in order; both are inferred from the resources named.
  */
-export interface ReconcilerOptions<T = KubeObject, W extends readonly unknown[] = readonly KubeObject[]> {
+export interface ReconcilerOptions<T = KubeObject, W extends readonly unknown[] = readonly KubeObject[]> extends CacheDeclarations {
   /** The primary resource: each of its objects is one request. */
   for: ResourceRef<T>;
   /** Resources whose objects' controller owner (ownerReference with `controller: true`) of the `for` kind is enqueued. */
@@ -61,7 +63,7 @@ export type WatchedObject<T> = unknown extends T ? KubeObject : T;
 /** One watch as `@Reconciler` takes it (see {@link Judged}). */
 interface WatchInput<T> {
   resource: ResourceRef<T>;
-  mapTo: Judged<(object: NoInfer<WatchedObject<T>>, reconciler: never) => Request[]>;
+  mapTo: Judged<(object: NoInfer<WatchedObject<T>>, reconciler: never, cache: CacheReader) => Request[]>;
   predicates?: ReadonlyArray<Judged<Predicate<NoInfer<WatchedObject<T>>>>>;
   delay?: Judged<(reconciler: never) => number>;
 }

@@ -24,6 +24,15 @@ export function ownerReferenceFor(owner: MetaObject, options: { controller?: boo
   };
 }
 
+/**
+ * The controller reference to `owner` (`controller` and `blockOwnerDeletion` true) that what it
+ * makes or adopts carries; `type` gives its apiVersion and kind when the object lacks them (a cached
+ * object may).
+ */
+export function controllerReference(owner: MetaObject, type?: { apiVersion: string; kind: string }): OwnerReference {
+  return ownerReferenceFor(type ? { ...owner, ...type } : owner, { controller: true, blockOwnerDeletion: true });
+}
+
 /** The owner reference with `controller: true`, if any. */
 export function getControllerOf(obj: MetaObject): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
@@ -50,7 +59,7 @@ export function setOwnerReference<T extends MetaObject>(owner: MetaObject, obj: 
  * Another controller already set is an {@link AlreadyOwnedError}.
  */
 export function setControllerReference<T extends MetaObject>(owner: MetaObject, obj: T): T {
-  const ref = ownerReferenceFor(owner, { controller: true, blockOwnerDeletion: true });
+  const ref = controllerReference(owner);
   const existing = getControllerOf(obj);
   if (existing && !sameOwner(existing, ref)) throw new AlreadyOwnedError(existing);
   const copy = editable(obj);

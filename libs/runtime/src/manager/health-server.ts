@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TlsServerOptions } from '@svc/options';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { isPathAllowed, type DelegatedAuth } from './delegated-auth';
+import { isPathAllowed, type DelegatedAuth } from '@svc/delegated-auth';
 
 export { isPathAllowed };
 

@@ -3,6 +3,8 @@ import { Client, resolveClientConfig, type ClientConfig } from '@svc/client';
 import { SharedInformerFactory, type KubeObject, type RateLimiter, type SharedInformer, type SharedInformerFactoryOptions } from '@svc/informers';
 import { type ResourceRef } from '../reconcile/resource-ref';
 import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader';
+import { prepareCaches } from '../reconcile/cache-declarations';
+import { getRunnableOptions, type Runnable, type RunnableOptions } from '../decorators/runnable.decorator';
 import { informerForResource } from '../controller/informer-for-resource';
 import { Registry } from 'prom-client';
 import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
@@ -61,20 +63,21 @@ export interface ManagerOptions {
    * (started for them even without this option; its host and port are taken from here).
    */
   webhooks?: ManagerWebhookOptions;
+  /**
+   * Each reconcile of every controller published as an Event about the reconciled object (trigger,
+   * duration, result, requeue, writes; see ReconcileRecorder), at most `ratePerSecond` per controller
+   * (default 5, burst 20); false publishes none. On by default.
+   */
+  reconcileRecords?: false | { ratePerSecond?: number; burst?: number; instance?: string };
 }
 
 type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
 
-/**
- * Work a manager runs besides its reconcilers while this process leads (controller-runtime's
- * leader-elected Runnable), such as a scheduler's loop: started when leadership is gained (after the
- * informers synced), told to stop through `signal` when it is lost or the manager stops.
- */
-export interface Runnable {
-  /** Name in logs. */
-  readonly name: string;
-  /** Works until `signal` aborts, then finishes what is in flight; resolves once stopped. A rejection is logged. */
-  run(signal: AbortSignal): Promise<void>;
+/** A runnable with the options it runs by. */
+interface AddedRunnable {
+  runnable: Runnable;
+  options: RunnableOptions;
+  informers: SharedInformer<KubeObject>[];
 }
 
 interface RunningRunnable {
@@ -96,12 +99,14 @@ export class Manager {
   private controllers: Controller[] = [];
   /** Clients of other identities made through {@link clientWith}, closed with the manager's. */
   private readonly otherClients: Client[] = [];
-  private readonly runnables: Runnable[] = [];
-  private readonly running = new Map<Runnable, RunningRunnable>();
+  private readonly runnables: AddedRunnable[] = [];
+  private readonly running = new Map<AddedRunnable, RunningRunnable>();
   private readonly logger: ControllerLogger;
   private readonly elector: LeaderElector | undefined;
   /** The elector's own client, apart from the controllers' (client-go's leader elector runs on one of its own). */
   private readonly electionClient: Client | undefined;
+  /** The reconcile records' own client: their writes never wait in the controllers' rate limiter. */
+  private recordsClient: Client | undefined;
   private health: HealthServer | undefined;
   private state: ManagerState = 'new';
   private cacheReader: CacheReader | undefined;
@@ -158,6 +163,8 @@ export class Manager {
       rateLimiter: this.options.rateLimiter,
       concurrency: this.options.concurrency?.[name],
       readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
+      reconcileRecords: this.options.reconcileRecords,
+      recordsClient: this.options.reconcileRecords === false ? undefined : (this.recordsClient ??= this.newRecordsClient()),
     });
     this.controllers.push(controller);
     if (this.state === 'started') {
@@ -178,18 +185,37 @@ export class Manager {
     return controller;
   }
 
+  private newRecordsClient(): Client {
+    return new Client(recordsClientConfig(this.options.clientConfig), { scheme: this.options.scheme });
+  }
+
   /**
-   * Adds work that runs while this manager leads (see {@link Runnable}); added to a started manager
-   * that leads, it starts at once.
+   * Adds work the manager runs (see {@link Runnable}), with the options given or those `@Runnable`
+   * recorded on its class: while this manager leads, or (`leaderElection: false`) from its start to
+   * its stop. The caches it declares are made now; added to a started manager, it starts once they
+   * have synced.
    */
-  addRunnable(runnable: Runnable): void {
+  addRunnable(runnable: Runnable, options?: RunnableOptions): void {
     if (this.state !== 'new' && this.state !== 'started') throw new Error(`runnables cannot be added: the manager is ${this.state}`);
-    this.runnables.push(runnable);
-    if (this.state === 'started') {
+    const resolved = options ?? getRunnableOptions(runnable) ?? { name: runnable.name ?? runnable.constructor.name };
+    const added: AddedRunnable = { runnable, options: resolved, informers: prepareCaches(this.informers, this.client, resolved) };
+    this.runnables.push(added);
+    if (this.state !== 'started') return;
+    const syncTimeout = this.options.cacheSyncTimeoutMs ?? 60_000;
+    void Promise.all(added.informers.map((i) => i.whenSynced(syncTimeout))).then((synced) => {
+      if (this.state !== 'started') return;
+      if (!synced.every(Boolean)) {
+        this.logger.error(`caches of ${resolved.name} did not sync; it does not run`);
+        return;
+      }
+      if (!leaderElected(added)) {
+        this.startRunnable(added);
+        return;
+      }
       this.leadership = this.leadership.then(() => {
-        if (this.leading && this.state === 'started') this.startRunnable(runnable);
+        if (this.leading && this.state === 'started') this.startRunnable(added);
       });
-    }
+    });
   }
 
   /**
@@ -312,6 +338,7 @@ export class Manager {
       throw new Error(`caches did not sync: ${unsynced.join(', ')}`);
     }
     this.state = 'started';
+    for (const added of this.runnables) if (!leaderElected(added)) this.startRunnable(added);
     if (this.elector) this.elector.start();
     else await this.onLeadership(true);
   }
@@ -327,6 +354,7 @@ export class Manager {
     if (this.elector) await this.elector.stop(options.releaseLease ?? true);
     else await this.onLeadership(false);
     await this.leadership;
+    await this.stopRunnables(this.options.gracefulShutdownMs ?? 30_000, (added) => !leaderElected(added));
     await this.shutdownParts();
     this.state = 'stopped';
   }
@@ -339,6 +367,7 @@ export class Manager {
     this.client.close();
     for (const client of this.otherClients) client.close();
     this.electionClient?.close();
+    this.recordsClient?.close();
   }
 
   /** Serialised, so a quick loss after a gain stops what the gain started. */
@@ -348,7 +377,7 @@ export class Manager {
       this.leading = leading;
       if (leading) {
         for (const controller of this.controllers) controller.start();
-        for (const runnable of this.runnables) this.startRunnable(runnable);
+        for (const added of this.runnables) if (leaderElected(added)) this.startRunnable(added);
       } else {
         // Lost leadership must stop before the lease can expire elsewhere: bound the grace by
         // the gap between the renew deadline and the lease duration.
@@ -358,29 +387,30 @@ export class Manager {
             ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
             : Infinity;
         const grace = Math.min(this.options.gracefulShutdownMs ?? 30_000, leaseGap);
-        await Promise.all([...this.controllers.map((c) => c.stop(grace)), this.stopRunnables(grace)]);
+        await Promise.all([...this.controllers.map((c) => c.stop(grace)), this.stopRunnables(grace, leaderElected)]);
       }
     });
     return this.leadership;
   }
 
-  private startRunnable(runnable: Runnable): void {
-    if (this.running.has(runnable)) return;
+  private startRunnable(added: AddedRunnable): void {
+    if (this.running.has(added)) return;
     const abort = new AbortController();
+    const context = { client: this.client, cache: this.cache };
     const done = Promise.resolve()
-      .then(() => runnable.run(abort.signal))
-      .catch((error: unknown) => this.logger.error(`${runnable.name} failed`, error));
-    this.running.set(runnable, { abort, done });
+      .then(() => added.runnable.run(abort.signal, context))
+      .catch((error: unknown) => this.logger.error(`${added.options.name} failed`, error));
+    this.running.set(added, { abort, done });
   }
 
-  /** Tells every runnable to stop and waits for them, at most `graceMs`. */
-  private async stopRunnables(graceMs: number): Promise<void> {
-    const running = [...this.running.values()];
-    this.running.clear();
-    for (const r of running) r.abort.abort(new Error('leadership ended'));
+  /** Tells the running runnables `which` picks to stop and waits for them, at most `graceMs`. */
+  private async stopRunnables(graceMs: number, which: (added: AddedRunnable) => boolean): Promise<void> {
+    const stopping = [...this.running].filter(([added]) => which(added));
+    for (const [added] of stopping) this.running.delete(added);
+    for (const [, r] of stopping) r.abort.abort(new Error('leadership ended'));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    await Promise.race([Promise.all(running.map((r) => r.done)), late]);
+    await Promise.race([Promise.all(stopping.map(([, r]) => r.done)), late]);
     clearTimeout(timer);
   }
 
@@ -394,9 +424,18 @@ export class Manager {
   }
 }
 
+function leaderElected(added: AddedRunnable): boolean {
+  return added.options.leaderElection !== false;
+}
+
 /** The manager's connection with `/leader-election` added to its user agent, as client-go names its elector's client. */
+/** The manager's connection with `/reconcile-records` added to its user agent, and a rate of its own. */
+function recordsClientConfig(config: ClientConfig): ClientConfig {
+  return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/reconcile-records` };
+}
+
 function leaderElectionClientConfig(config: ClientConfig): ClientConfig {
   return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/leader-election` };
 }
 
-export type { ProbeCheck };
+export type { ProbeCheck, Runnable };

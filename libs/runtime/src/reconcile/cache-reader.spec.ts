@@ -5,6 +5,7 @@ import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testi
 import { Reconciler } from '../decorators/reconciler.decorator';
 import { Manager } from '../manager/manager';
 import { eventually } from '../testing';
+import { cacheIndex } from './cache-declarations';
 import { CacheReadError } from './cache-reader';
 import type { Reconcile, ReconcileContext } from './reconcile';
 import type { Request } from './request';
@@ -69,6 +70,46 @@ describe('reads from the cache through the reconcile context', () => {
     await eventually(() => expect(reads.at(-1)?.owner).toBeUndefined());
   });
 
+  it('reads what the reconciler declares it reads, by the indexes it declares, in reconcile and in mapTo alike', async () => {
+    const space = await namespace();
+    const seen: string[] = [];
+    const mapped: string[] = [];
+    manager = new Manager({ clientConfig: env.clientConfig, logger: silent });
+    const byData = cacheIndex(BUILTIN_RESOURCES.secrets, 'by-target', (secret) => (secret.metadata?.labels?.target ? [secret.metadata.labels.target] : []));
+    @Reconciler({
+      for: BUILTIN_RESOURCES.configMaps,
+      namespace: space,
+      reads: [BUILTIN_RESOURCES.serviceAccounts],
+      indexes: [byData],
+      // A Secret wakes the ConfigMap it targets, found through the cache the mapping is handed.
+      watches: [
+        {
+          resource: BUILTIN_RESOURCES.secrets,
+          mapTo: (secret, _r: unknown, cache) => {
+            const target = secret.metadata?.labels?.target ?? '';
+            mapped.push(`${secret.metadata?.name}:${cache.get(BUILTIN_RESOURCES.configMaps, { namespace: space, name: target }) ? 'found' : 'missing'}`);
+            return [{ namespace: space, name: target }];
+          },
+        },
+      ],
+    })
+    class Reader implements Reconcile {
+      reconcile(request: Request, { cache }: ReconcileContext): void {
+        const secrets = cache.byIndex(BUILTIN_RESOURCES.secrets, 'by-target', request.name).map((s) => s.metadata?.name);
+        const accounts = cache.list(BUILTIN_RESOURCES.serviceAccounts).map((a) => a.metadata?.name);
+        seen.push(`${request.name}: ${secrets.join(',')} / ${accounts.join(',')}`);
+      }
+    }
+    manager.add(new Reader());
+    await manager.start();
+    await env.client.serviceAccounts.inNamespace(space).create({ metadata: { name: 'sa' } });
+    await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'cm' } });
+    await eventually(() => expect(seen).toContain('cm:  / sa'));
+    await env.client.secrets.inNamespace(space).create({ metadata: { name: 's1', labels: { target: 'cm' } } });
+    await eventually(() => expect(seen).toContain('cm: s1 / sa'));
+    expect(mapped).toContain('s1:found');
+  });
+
   it('refuses, with an error that is retried, a read of a resource no informer holds', async () => {
     const space = await namespace();
     const failures: unknown[] = [];
@@ -84,9 +125,7 @@ describe('reads from the cache through the reconcile context', () => {
     await env.client.configMaps.inNamespace(space).create({ metadata: { name: 'p' } });
     await eventually(() => expect(failures.length).toBeGreaterThanOrEqual(2));
     expect(failures[0]).toBeInstanceOf(CacheReadError);
-    expect((failures[0] as Error).message).toBe(
-      `no cache holds v1/pods of namespace ${space}: name it in for, owns or watches, or call manager.informerFor before the manager starts`,
-    );
+    expect((failures[0] as Error).message).toBe(`no cache holds v1/pods of namespace ${space}: name it in for, owns, watches or reads`);
   });
 
   it('reads another namespace only through an informer of all namespaces, and cluster-scoped and metadata-only resources', async () => {

@@ -12,7 +12,12 @@ export interface CacheReader {
   get<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, key: { namespace?: string; name: string }): T | undefined;
   /** The cached objects, of one namespace when given, matching the label selector when given. */
   list<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, options?: { namespace?: string; labelSelector?: ListerSelector }): T[];
-  /** The lister of the resource's cache, for reads by index or namespace. */
+  /**
+   * The cached objects an index (declared in `indexes` of `@Reconciler` or `@Runnable`) files under
+   * `key`, in every namespace the cache holds.
+   */
+  byIndex<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, index: string, key: string): T[];
+  /** The lister of the resource's cache, for reads by namespace. */
   lister<T extends KubeObject = KubeObject>(ref: ResourceRef<T>): Lister<T>;
 }
 
@@ -23,8 +28,8 @@ export class CacheReadError extends Error {
 
 /**
  * Reads the informers of a SharedInformerFactory without creating any: a resource is readable once
- * a reconciler names it (`for`, `owns`, `watches`) or someone asked `manager.informerFor` for it,
- * and its first list has arrived. A reader scoped to a namespace (a controller's `namespace`)
+ * a reconciler or runnable names it (`for`, `owns`, `watches`, `reads`, `indexes`) or someone asked
+ * `manager.informerFor` for it, and its first list has arrived. A reader scoped to a namespace (a controller's `namespace`)
  * reads that namespace when none is given.
  */
 export class InformerCacheReader implements CacheReader {
@@ -46,6 +51,12 @@ export class InformerCacheReader implements CacheReader {
     return (namespace === undefined ? lister.list(options.labelSelector) : lister.namespace(namespace).list(options.labelSelector)) as T[];
   }
 
+  byIndex<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, index: string, key: string): T[] {
+    const { informer } = this.informerOf(ref, undefined);
+    if (!informer.indexer.indexNames().includes(index)) throw new CacheReadError(`the cache has no index ${index}: declare it in indexes`);
+    return informer.indexer.byIndex(index, key) as T[];
+  }
+
   lister<T extends KubeObject = KubeObject>(ref: ResourceRef<T>): Lister<T> {
     return this.informerOf(ref, undefined).informer.lister() as unknown as Lister<T>;
   }
@@ -63,7 +74,7 @@ export class InformerCacheReader implements CacheReader {
       (namespace !== undefined ? this.factory.get<KubeObject>({ resource, namespace }) : undefined) ?? this.factory.get<KubeObject>({ resource });
     if (!informer) {
       throw new CacheReadError(
-        `no cache holds ${resource}${namespace !== undefined ? ` of namespace ${namespace}` : ''}: name it in for, owns or watches, or call manager.informerFor before the manager starts`,
+        `no cache holds ${resource}${namespace !== undefined ? ` of namespace ${namespace}` : ''}: name it in for, owns, watches or reads`,
       );
     }
     if (!informer.hasSynced()) throw new CacheReadError(`the cache of ${resource} has not synced yet`);

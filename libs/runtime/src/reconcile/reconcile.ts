@@ -27,6 +27,18 @@ export interface ReconcileContext {
    */
   signal: AbortSignal;
   /**
+   * Aborted once the cache shows the reconciled object being deleted (a deletionTimestamp) or gone,
+   * before or during this reconcile: what the reconcile does for the object (making its dependents)
+   * should stop, as Kubernetes' controllers do not act for an owner that is going.
+   */
+  deleting: AbortSignal;
+  /**
+   * Runs `fn` with its writes withdrawn, as those of a cancelled reconcile are, once `signal` aborts
+   * (`withdrawOn(context.deleting, () => createPods())`): a write still waiting for the client's rate
+   * limiter, or between retries, is then never sent and fails as withdrawn (`isWithdrawn`).
+   */
+  withdrawOn: <R>(signal: AbortSignal, fn: () => Promise<R>) => Promise<R>;
+  /**
    * Creations and deletions of owned objects this key awaits (client-go's expectations): raise them
    * before writing, lower them for writes that failed; the framework lowers them as the owned
    * objects appear and go. While `satisfied()` is false, the cache may not show what this key's

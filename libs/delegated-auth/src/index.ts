@@ -1,0 +1,10 @@
+export {
+  DelegatedAuth,
+  delegatedAuthFromFlags,
+  isPathAllowed,
+  type AccessAttributes,
+  type AccessDescriber,
+  type AuthDecision,
+  type DelegatedAuthFlags,
+  type DelegatedAuthOptions,
+} from './delegated-auth';

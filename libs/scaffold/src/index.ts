@@ -1,0 +1,2 @@
+export { frameworkVersion, scaffoldProject, ScaffoldError, type ScaffoldOptions } from './scaffold-project';
+export { runCli } from './cli';

@@ -1,0 +1,481 @@
+/** What a new operator project is named and what it defines. */
+export interface ProjectSettings {
+  /** The npm package name (also the operator's name in manifests). */
+  name: string;
+  /** The resource type's kind (`Widget`). */
+  kind: string;
+  /** Its API group (`demo.example.com`). */
+  group: string;
+  /** Version of the `@svc/*` packages depended on. */
+  frameworkVersion: string;
+  /** `@svc/<lib>` -> dependency spec; `^<frameworkVersion>` for each when absent. */
+  frameworkSpecs?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Third-party versions the project is created with: the ranges this framework is built and tested
+ * with (a unit test keeps them equal to the framework's own), so that a project's install needs
+ * nothing the framework's did not.
+ */
+export const SCAFFOLD_TOOL_VERSIONS = {
+  '@sinclair/typebox': '^0.34.52',
+  'reflect-metadata': '^0.2.2',
+  '@swc/core': '^1.16.22',
+  '@swc/jest': '^0.2.39',
+  '@types/jest': '^30.0.0',
+  '@types/node': '^20.19.43',
+  jest: '^30.5.2',
+  typescript: '5.9',
+} as const;
+
+/** The `@svc/*` packages a project uses at run time, and those its tests and tools add (the scaffold: `svc-operator`). */
+export const RUNTIME_PACKAGES = ['@svc/api', '@svc/client', '@svc/machinery', '@svc/runtime'] as const;
+export const TEST_PACKAGES = ['@svc/apiserver', '@svc/node-simulation', '@svc/scaffold'] as const;
+
+function names(s: ProjectSettings) {
+  const lower = s.kind.toLowerCase();
+  const camel = s.kind[0].toLowerCase() + s.kind.slice(1);
+  return { lower, plural: `${lower}s`, file: s.kind.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase(), camel };
+}
+
+function frameworkSpec(s: ProjectSettings, name: string): string {
+  return s.frameworkSpecs?.[name] ?? `^${s.frameworkVersion}`;
+}
+
+function packageJson(s: ProjectSettings): string {
+  const v = SCAFFOLD_TOOL_VERSIONS;
+  const dependencies: Record<string, string> = { '@sinclair/typebox': v['@sinclair/typebox'], 'reflect-metadata': v['reflect-metadata'] };
+  for (const p of RUNTIME_PACKAGES) dependencies[p] = frameworkSpec(s, p);
+  const devDependencies: Record<string, string> = {
+    '@swc/core': v['@swc/core'],
+    '@swc/jest': v['@swc/jest'],
+    '@types/jest': v['@types/jest'],
+    '@types/node': v['@types/node'],
+    jest: v.jest,
+    typescript: v.typescript,
+  };
+  for (const p of TEST_PACKAGES) devDependencies[p] = frameworkSpec(s, p);
+  const sortedRecord = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b)));
+  const pkg: Record<string, unknown> = {
+    name: s.name,
+    version: '0.1.0',
+    private: true,
+    description: `An operator for ${names(s).plural}.${s.group}`,
+    engines: { node: '>=20.19' },
+    scripts: {
+      build: 'tsc -p tsconfig.build.json',
+      start: 'node dist/main.js',
+      'print-crd': 'npm run --silent build && node dist/main.js --print-crd',
+      test: 'jest',
+      typecheck: 'tsc -p tsconfig.json --noEmit',
+    },
+    dependencies: sortedRecord(dependencies),
+    devDependencies: sortedRecord(devDependencies),
+    // npm runs a dependency's install script only when it is listed here: the test environment's
+    // embedded store (better-sqlite3) compiles its native binding on install.
+    allowScripts: { 'better-sqlite3': true },
+  };
+  // Local tarballs: the framework's own dependencies between its packages resolve to them too.
+  if (s.frameworkSpecs) pkg.overrides = sortedRecord({ ...s.frameworkSpecs });
+  return JSON.stringify(pkg, null, 2) + '\n';
+}
+
+const TSCONFIG = `{
+  "compilerOptions": {
+    "target": "ES2022",
+    "module": "Node16",
+    "moduleResolution": "Node16",
+    "lib": ["ES2023"],
+    "strict": true,
+    "esModuleInterop": true,
+    "experimentalDecorators": true,
+    "emitDecoratorMetadata": true,
+    "skipLibCheck": true,
+    "outDir": "dist",
+    "rootDir": "src",
+    "types": ["node", "jest"]
+  },
+  "include": ["src/**/*.ts"]
+}
+`;
+
+const TSCONFIG_BUILD = `{
+  "extends": "./tsconfig.json",
+  "compilerOptions": { "types": ["node"] },
+  "exclude": ["src/**/*.spec.ts"]
+}
+`;
+
+// Jest compiles the project's own TypeScript only; the framework's packages are plain JavaScript.
+const JEST_CONFIG = `/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src'],
+  transform: {
+    '^.+\\\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          // The manager hands a reconciler its constructor's parameters by their types.
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+          keepClassNames: true,
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  testTimeout: 30000,
+};
+`;
+
+function resourceFile(s: ProjectSettings): string {
+  const n = names(s);
+  return `import { Type } from '@sinclair/typebox';
+import { defineResource, type ResourceType } from '@svc/runtime';
+
+/**
+ * The ${s.kind} resource type, defined once: its TypeScript type, the typed resource that clients and
+ * \`@Reconciler\` take, and its CustomResourceDefinition (\`npm run print-crd\`) all come from here.
+ */
+export const ${n.camel}Type = defineResource({
+  group: '${s.group}',
+  kind: '${s.kind}',
+  storage: 'v1',
+  versions: {
+    v1: {
+      spec: Type.Object({
+        message: Type.String({ minLength: 1, description: 'What the ${s.kind}\\'s ConfigMap says.' }),
+      }),
+      status: Type.Object({
+        observedGeneration: Type.Optional(Type.Integer({ description: 'The generation of the spec the ConfigMap matches.' })),
+      }),
+      printerColumns: [{ name: 'Message', type: 'string', jsonPath: '.spec.message' }],
+    },
+  },
+});
+
+/** The object the API server stores for \`kind: ${s.kind}\`. */
+export type ${s.kind} = ResourceType<typeof ${n.camel}Type>;
+
+/** \`${n.plural}\` in \`${s.group}/v1\`, typed. */
+export const ${n.plural} = ${n.camel}Type.resource;
+`;
+}
+
+function reconcilerFile(s: ProjectSettings): string {
+  const n = names(s);
+  return `import type { ConfigMap } from '@svc/api';
+import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
+import { Reconciler, setControllerReference, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
+import { ${n.plural}, type ${s.kind} } from './${n.file}';
+
+/**
+ * Keeps one ConfigMap per ${s.kind}, of the same name, saying its \`spec.message\`, owned by it (so the
+ * garbage collector removes it with its ${s.kind}). Level-based: each call reads the world and
+ * makes it right, so a missed or repeated wake-up changes nothing.
+ */
+@Reconciler({ for: ${n.plural}, owns: [BUILTIN_RESOURCES.configMaps] })
+export class ${s.kind}Reconciler implements Reconcile {
+  private readonly ${n.plural}: ResourceClient<${s.kind}>;
+  private readonly configMaps: ResourceClient<ConfigMap>;
+
+  // The manager hands in its client, found by the parameter's type.
+  constructor(client: Client) {
+    this.${n.plural} = client.resource(${n.plural});
+    this.configMaps = client.configMaps;
+  }
+
+  async reconcile(request: Request, { cache }: ReconcileContext): Promise<Result> {
+    const ${n.camel} = cache.get(${n.plural}, request);
+    if (!${n.camel}) return {};
+    const { namespace, name } = request;
+    const message = ${n.camel}.spec.message;
+
+    const current = cache.get(BUILTIN_RESOURCES.configMaps, request);
+    if (!current) {
+      await this.configMaps.create(setControllerReference(${n.camel}, { metadata: { name, namespace }, data: { message } }));
+    } else if (current.data?.message !== message) {
+      await this.configMaps.update({ ...current, data: { ...current.data, message } });
+    }
+
+    const generation = ${n.camel}.metadata?.generation;
+    if (${n.camel}.status?.observedGeneration !== generation) {
+      await updateStatusWithRetry(this.${n.plural}, ${n.camel}, (latest) => {
+        latest.status = { observedGeneration: generation };
+      });
+    }
+    return {};
+  }
+}
+`;
+}
+
+function specFile(s: ProjectSettings): string {
+  const n = names(s);
+  return `import 'reflect-metadata';
+import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
+import { createManager, type Manager } from '@svc/runtime';
+import { eventually } from '@svc/runtime/testing';
+import { ${n.plural}, ${n.camel}Type } from './${n.file}';
+import { ${s.kind}Reconciler } from './${n.file}-reconciler';
+
+const silent = { info: () => undefined, error: () => undefined };
+
+let env: TestEnvironment;
+let manager: Manager;
+
+beforeAll(async () => {
+  // A real API server in this process, on a temporary store.
+  env = await startTestEnvironment();
+  // The manager applies the CustomResourceDefinition before it starts watching.
+  ({ manager } = createManager({ clientConfig: env.clientConfig, reconcilers: [${s.kind}Reconciler], resources: [${n.camel}Type], logger: silent }));
+  await manager.start();
+});
+
+afterAll(async () => {
+  await manager?.stop();
+  await env?.stop();
+});
+
+it('keeps a ConfigMap saying the ${s.kind}\\'s message, and records the generation it matches', async () => {
+  const client = env.client.resource(${n.plural}).inNamespace('default');
+  await client.create({ metadata: { name: 'hello' }, spec: { message: 'Hello' } });
+  await eventually(async () => expect((await env.client.configMaps.get('hello', { namespace: 'default' })).data).toEqual({ message: 'Hello' }));
+  await eventually(async () => expect((await client.get('hello')).status).toEqual({ observedGeneration: 1 }));
+
+  await client.patch('hello', { spec: { message: 'Bonjour' } }, 'merge');
+  await eventually(async () => expect((await env.client.configMaps.get('hello', { namespace: 'default' })).data).toEqual({ message: 'Bonjour' }));
+});
+`;
+}
+
+function mainFile(s: ProjectSettings): string {
+  const n = names(s);
+  return `import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { loadClientConfig } from '@svc/client';
+import { createManager } from '@svc/runtime';
+import { ${n.camel}Type } from './${n.file}';
+import { ${s.kind}Reconciler } from './${n.file}-reconciler';
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { kubeconfig: { type: 'string' }, 'print-crd': { type: 'boolean' }, 'leader-elect': { type: 'boolean' } } });
+  if (values['print-crd']) {
+    process.stdout.write(${n.camel}Type.yaml());
+    return;
+  }
+  // No --kubeconfig: the files KUBECONFIG lists, else the pod's service account, else ~/.kube/config.
+  const clientConfig = await loadClientConfig({ svcconfig: values.kubeconfig });
+  const { manager } = createManager({
+    clientConfig,
+    reconcilers: [${s.kind}Reconciler],
+    // Applied (and waited for) before the manager starts watching.
+    resources: [${n.camel}Type],
+    http: { port: 8081 },
+    leaderElection: { leaderElect: values['leader-elect'] ?? false, resourceName: '${s.name}', resourceNamespace: process.env.POD_NAMESPACE ?? 'default' },
+  });
+  await manager.start();
+  console.log('${s.name}: reconciling ${n.plural}.${s.group}');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await manager.stop();
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
+`;
+}
+
+// The build stage is the full image: its compilers build the test environment's native binding
+// should npm find no prebuilt one.
+const DOCKERFILE = `# Builds the operator's image: compile, then keep only what it runs with.
+FROM node:20 AS build
+WORKDIR /app
+COPY package.json package-lock.json* ./
+RUN npm install
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8081
+CMD ["node", "dist/main.js", "--leader-elect"]
+`;
+
+function rbac(s: ProjectSettings): string {
+  const n = names(s);
+  return `# What ${s.name} may do: its resource type (and its CRD, which it applies at start), the ConfigMaps
+# it keeps, Events, and the Lease of its leader election in its own namespace.
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: ${s.name}
+  namespace: ${s.name}-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ${s.name}
+rules:
+  - apiGroups: ['${s.group}']
+    resources: ['${n.plural}']
+    verbs: ['get', 'list', 'watch', 'update', 'patch']
+  - apiGroups: ['${s.group}']
+    resources: ['${n.plural}/status']
+    verbs: ['get', 'update', 'patch']
+  - apiGroups: ['']
+    resources: ['configmaps']
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']
+  - apiGroups: ['', 'events.k8s.io']
+    resources: ['events']
+    verbs: ['create', 'patch']
+  - apiGroups: ['apiextensions.k8s.io']
+    resources: ['customresourcedefinitions']
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch']
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ${s.name}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: ${s.name}
+subjects:
+  - kind: ServiceAccount
+    name: ${s.name}
+    namespace: ${s.name}-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: ${s.name}-leader-election
+  namespace: ${s.name}-system
+rules:
+  - apiGroups: ['coordination.k8s.io']
+    resources: ['leases']
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ${s.name}-leader-election
+  namespace: ${s.name}-system
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: ${s.name}-leader-election
+subjects:
+  - kind: ServiceAccount
+    name: ${s.name}
+    namespace: ${s.name}-system
+`;
+}
+
+function deployment(s: ProjectSettings): string {
+  return `apiVersion: v1
+kind: Namespace
+metadata:
+  name: ${s.name}-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${s.name}
+  namespace: ${s.name}-system
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app: ${s.name} }
+  template:
+    metadata:
+      labels: { app: ${s.name} }
+    spec:
+      serviceAccountName: ${s.name}
+      containers:
+        - name: operator
+          image: ${s.name}:0.1.0
+          env:
+            - name: POD_NAMESPACE
+              valueFrom: { fieldRef: { fieldPath: metadata.namespace } }
+          ports:
+            - { name: probes, containerPort: 8081 }
+          readinessProbe:
+            httpGet: { path: /readyz, port: probes }
+          livenessProbe:
+            httpGet: { path: /healthz, port: probes }
+`;
+}
+
+function readmeFile(s: ProjectSettings): string {
+  const n = names(s);
+  return `# ${s.name}
+
+An operator for \`${n.plural}.${s.group}\`, written with the svc operator framework (\`@svc/runtime\`).
+
+| file | what |
+|---|---|
+| \`src/${n.file}.ts\` | the ${s.kind} resource type, defined once: its type, typed client and CustomResourceDefinition |
+| \`src/${n.file}-reconciler.ts\` | the reconciler: one ConfigMap per ${s.kind}, saying its message |
+| \`src/${n.file}-reconciler.spec.ts\` | its test, on a real API server started in the test's process |
+| \`src/main.ts\` | the operator as a program: applies the CRD, then reconciles until signalled |
+| \`deploy/rbac.yaml\` | ServiceAccount, ClusterRole and binding, and the leader election Role and binding |
+| \`deploy/operator.yaml\` | its Namespace and Deployment (two replicas, one leads) |
+| \`Dockerfile\` | its image |
+
+## Test, build, run
+
+\`\`\`sh
+npm install          # builds the test environment's native SQLite binding (about a minute)
+npm test             # starts an API server in-process, applies the CRD, runs the reconciler
+npm run typecheck
+npm run build && npm start          # against the cluster of KUBECONFIG (else in-cluster, else ~/.kube/config)
+npm run print-crd > deploy/crd.yaml # the CRD as YAML, for kubectl apply
+\`\`\`
+
+The manager applies the CRD itself at start, so \`deploy/crd.yaml\` is only needed where the
+operator may not write CRDs.
+
+## Image and deployment
+
+\`\`\`sh
+docker build -t ${s.name}:0.1.0 .
+kubectl apply -f deploy/operator.yaml -f deploy/rbac.yaml
+\`\`\`
+
+The Dockerfile is not built by the tests (they need no Docker engine); build it where Docker runs.
+`;
+}
+
+/** Every file of a new project, by its path inside the project. */
+export function projectFiles(s: ProjectSettings): Record<string, string> {
+  const n = names(s);
+  return {
+    'package.json': packageJson(s),
+    'tsconfig.json': TSCONFIG,
+    'tsconfig.build.json': TSCONFIG_BUILD,
+    'jest.config.js': JEST_CONFIG,
+    '.gitignore': 'node_modules/\ndist/\n',
+    '.dockerignore': 'node_modules/\ndist/\n',
+    [`src/${n.file}.ts`]: resourceFile(s),
+    [`src/${n.file}-reconciler.ts`]: reconcilerFile(s),
+    [`src/${n.file}-reconciler.spec.ts`]: specFile(s),
+    'src/main.ts': mainFile(s),
+    Dockerfile: DOCKERFILE,
+    'deploy/rbac.yaml': rbac(s),
+    'deploy/operator.yaml': deployment(s),
+    'README.md': readmeFile(s),
+  };
+}
