@@ -1,7 +1,6 @@
 // The cluster DNS as a node's pods meet it: the built `svc-dns` process against a real API server
 // process, Services and EndpointSlices written through the API, and queries over UDP and TCP to the
 // process on loopback, by Node's resolver (c-ares) and by raw packets for what it does not ask.
-import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { writeFileSync } from 'node:fs';
@@ -11,7 +10,8 @@ import * as dnsPacket from 'dns-packet';
 import type { EndpointSlice, Service } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
 import { writeIdentityConnectionFile } from '@svc/apiserver';
-import { ROOT, startApiServerProcess, stopChild, type ApiServerProcess } from './support/apiserver-process';
+import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
+import { startDnsProcess } from './support/dns-process';
 
 const NS = 'default';
 const ZONE = 'cluster.local';
@@ -110,34 +110,15 @@ describe('svc-dns against an API server', () => {
     const resolvConf = join(apiserver.dir, 'resolv.conf');
     writeFileSync(resolvConf, `nameserver ${upstream ? UPSTREAM : '127.0.0.1'}\n`);
 
-    const child = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'bin', 'svc-dns.js'),
-        `--svcconfig=${dnsConfig}`,
-        '--bind-address=127.0.0.1',
-        '--port=0',
-        `--resolv-conf=${resolvConf}`,
-        '--upstream-timeout=500ms',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    let exited = false;
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exit = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
-    stopDns = () => stopChild(child, exit, () => exited);
-    port = await until(
-      'svc-dns serves',
-      async () => {
-        if (exited) throw new Error(`svc-dns exited: ${stderr}`);
-        const m = /on 127\.0\.0\.1:(\d+)/.exec(stdout);
-        return m ? Number(m[1]) : undefined;
-      },
-      30_000,
-    );
+    const dns = await startDnsProcess({
+      svcconfig: dnsConfig,
+      bindAddress: '127.0.0.1',
+      port: 0,
+      resolvConf,
+      args: ['--upstream-timeout=500ms'],
+    });
+    stopDns = () => dns.stop();
+    port = dns.port;
     resolver = new Resolver({ timeout: 2000, tries: 1 });
     resolver.setServers([`127.0.0.1:${port}`]);
   }, 60_000);
