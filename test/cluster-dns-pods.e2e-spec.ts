@@ -89,8 +89,11 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
     await network?.close();
   }, 60_000);
 
-  it("lets a ClusterFirst pod resolve Services by short and full names (the cluster's search list and ndots:5), and a dnsPolicy None pod by its own dnsConfig", async () => {
-    await cluster.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } });
+  it("lets a ClusterFirst pod resolve Services by short and full names (the cluster's search list and ndots:5), an ExternalName by its CNAME, and a dnsPolicy None pod by its own dnsConfig", async () => {
+    await cluster.apply(
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'alias' }, spec: { type: 'ExternalName', externalName: `web.default.svc.${ZONE}` } },
+    );
     const web = (await kubectl(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}'], env())).stdout;
     const kubernetes = (await kubectl(['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'], env())).stdout;
     await eventually(async () => expect(await resolver.resolve4(`web.default.svc.${ZONE}`)).toEqual([web]), 10_000, 100);
@@ -101,7 +104,7 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
         // The lookups at once: each ping waits its second for an answer no ClusterIP gives without a service proxy.
         script: [
           'cat /etc/resolv.conf',
-          ...['web', 'web.default', `web.default.svc.${ZONE}`, 'kubernetes.default', 'nope'].map((n) => `(${resolves(n)}) &`),
+          ...['web', 'web.default', `web.default.svc.${ZONE}`, 'kubernetes.default', 'alias', 'nope'].map((n) => `(${resolves(n)}) &`),
           'wait',
         ].join('\n'),
       },
@@ -124,6 +127,8 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
         `web.default ${web}`,
         `web.default.svc.${ZONE} ${web}`,
         `kubernetes.default ${kubernetes}`,
+        // An ExternalName Service's CNAME, followed to the Service it names.
+        `alias ${web}`,
         'nope ',
       ]),
     );

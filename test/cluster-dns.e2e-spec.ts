@@ -198,5 +198,7 @@ describe('svc-dns against an API server', () => {
       return;
     }
     expect(await resolver.resolve4('www.example.org')).toEqual(['192.0.2.53']);
+    // An ExternalName's target outside the cluster is followed through the upstream, as CoreDNS does.
+    expect(await resolver.resolve4(`ext.${NS}.svc.${ZONE}`)).toEqual(['192.0.2.53']);
   });
 });

@@ -90,4 +90,64 @@ describe('answerQuery', () => {
       upstream.close();
     }
   });
+
+  it("follows an ExternalName's CNAME to the addresses asked for: in the zone here, outside it through the upstream", async () => {
+    const chain = new ClusterRecords(
+      new StaticClusterView(
+        [
+          { metadata: { name: 'web', namespace: 'default' }, spec: { clusterIP: '10.96.0.9', ports: [] } },
+          { metadata: { name: 'alias', namespace: 'default' }, spec: { type: 'ExternalName', externalName: 'web.default.svc.cluster.local' } },
+          { metadata: { name: 'ext', namespace: 'default' }, spec: { type: 'ExternalName', externalName: 'www.example.org' } },
+          { metadata: { name: 'gone', namespace: 'default' }, spec: { type: 'ExternalName', externalName: 'missing.example.org' } },
+          { metadata: { name: 'loop', namespace: 'default' }, spec: { type: 'ExternalName', externalName: 'loop.default.svc.cluster.local' } },
+        ],
+        [],
+      ),
+      { zone: 'cluster.local', ttl: 5 },
+    );
+    const upstream = createSocket('udp4');
+    upstream.on('message', (msg, from) => {
+      const q = dnsPacket.decode(msg);
+      const name = q.questions![0].name;
+      const answers: dnsPacket.Answer[] =
+        name === 'www.example.org'
+          ? [
+              { name, type: 'CNAME', ttl: 60, data: 'cdn.example.net' },
+              { name: 'cdn.example.net', type: 'A', ttl: 60, data: '192.0.2.8' },
+              { name: 'cdn.example.net', type: 'TXT', ttl: 60, data: 'stray' },
+            ]
+          : [];
+      const flags = name === 'www.example.org' ? 0 : 3; // NXDOMAIN for any other name
+      upstream.send(dnsPacket.encode({ type: 'response', id: q.id, flags, questions: q.questions, answers }), from.port, from.address);
+    });
+    await new Promise<void>((resolve) => upstream.bind(0, '127.0.0.1', () => resolve()));
+    try {
+      const forwarder = new Forwarder(['127.0.0.1'], 1000, upstream.address().port);
+      const ask = async (name: string, type: dnsPacket.RecordType = 'A', deps = { records: chain, forwarder }) =>
+        dnsPacket.decode((await answerQuery(query(name, type), false, deps))!);
+      const local = await ask('alias.default.svc.cluster.local');
+      expect(local.answers?.map((a) => [a.name, a.type, dataOf(a)])).toEqual([
+        ['alias.default.svc.cluster.local', 'CNAME', 'web.default.svc.cluster.local'],
+        ['web.default.svc.cluster.local', 'A', '10.96.0.9'],
+      ]);
+      const outside = await ask('ext.default.svc.cluster.local');
+      expect([outside.rcode, outside.answers?.map((a) => [a.type, dataOf(a)])]).toEqual([
+        'NOERROR',
+        [
+          ['CNAME', 'www.example.org'],
+          ['CNAME', 'cdn.example.net'],
+          ['A', '192.0.2.8'],
+        ],
+      ]);
+      // Asked for the CNAME itself, it is not followed.
+      expect((await ask('ext.default.svc.cluster.local', 'CNAME')).answers?.map(dataOf)).toEqual(['www.example.org']);
+      const missing = await ask('gone.default.svc.cluster.local');
+      expect([missing.rcode, missing.answers?.map(dataOf)]).toEqual(['NXDOMAIN', ['missing.example.org']]);
+      expect((await ask('loop.default.svc.cluster.local')).answers?.map(dataOf)).toEqual(['loop.default.svc.cluster.local']);
+      // Without an upstream the CNAME alone is the answer.
+      expect((await ask('ext.default.svc.cluster.local', 'A', { records: chain, forwarder: noForward })).answers?.map(dataOf)).toEqual(['www.example.org']);
+    } finally {
+      upstream.close();
+    }
+  });
 });

@@ -1,8 +1,8 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
-import type { Answer, Packet } from 'dns-packet';
-import type { ClusterRecords } from '../zone/cluster-records';
+import type { Answer, Packet, Question } from 'dns-packet';
+import type { ClusterAnswer, ClusterRecords } from '../zone/cluster-records';
 import type { Forwarder } from './upstream';
 
 const HEADER_BYTES = 12;
@@ -59,15 +59,16 @@ export async function answerQuery(query: Buffer, overTcp: boolean, options: Pick
       questions: [question],
     });
   }
-  const additionals: Answer[] = [...cluster.additionals];
+  const chased = await followCnames(question, cluster, overTcp, options);
+  const additionals: Answer[] = [...chased.additionals];
   if (opt) additionals.push({ type: 'OPT', name: '.', udpPayloadSize: UDP_EDNS_MAX, flags: 0, options: [] } as unknown as Answer);
   const response: Packet = {
     type: 'response',
     id,
-    flags: dnsPacket.AUTHORITATIVE_ANSWER | rd | dnsPacket.RECURSION_AVAILABLE | RCODE[cluster.rcode],
+    flags: dnsPacket.AUTHORITATIVE_ANSWER | rd | dnsPacket.RECURSION_AVAILABLE | RCODE[chased.rcode],
     questions: [question],
-    answers: cluster.answers,
-    authorities: cluster.authorities,
+    answers: chased.answers,
+    authorities: chased.authorities,
     additionals,
   };
   const encoded = dnsPacket.encode(response);
@@ -82,6 +83,56 @@ export async function answerQuery(query: Buffer, overTcp: boolean, options: Pick
     authorities: [],
     additionals: opt ? additionals.slice(-1) : [],
   });
+}
+
+/** The most CNAMEs followed for one answer: ExternalName Services may point at each other, or at themselves. */
+export const MAX_CNAME_CHAIN = 8;
+
+/**
+ * An ExternalName's CNAME followed to the addresses asked for, as CoreDNS does: a stub resolver (the C
+ * library's) asks for an address and does not chase a CNAME itself. A target in the cluster's zone is
+ * answered here; one outside it is asked of the upstreams, whose records of the type asked (and CNAMEs)
+ * are added. With no upstream answering, the CNAMEs alone are the answer.
+ */
+async function followCnames(
+  question: Question,
+  answer: ClusterAnswer,
+  overTcp: boolean,
+  options: Pick<DnsServerOptions, 'records' | 'forwarder'>,
+): Promise<ClusterAnswer> {
+  const asked: string = question.type;
+  if (asked === 'CNAME' || asked === 'ANY') return answer;
+  let chased = answer;
+  const seen = new Set([question.name.toLowerCase().replace(/\.$/, '')]);
+  for (let hops = 0; hops < MAX_CNAME_CHAIN; hops++) {
+    const last = chased.answers.at(-1);
+    if (last?.type !== 'CNAME' || typeof last.data !== 'string') return chased;
+    const target = last.data.toLowerCase().replace(/\.$/, '');
+    if (seen.has(target)) return chased;
+    seen.add(target);
+    const local = options.records.answer({ name: target, type: question.type, class: 'IN' });
+    if (local) {
+      chased = { ...local, answers: [...chased.answers, ...local.answers], additionals: [...chased.additionals, ...local.additionals] };
+      continue;
+    }
+    const id = Math.floor(Math.random() * 0x10000);
+    const reply = await options.forwarder.forward(
+      dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name: target, type: question.type, class: 'IN' }] }),
+      overTcp,
+    );
+    let decoded: Packet | undefined;
+    try {
+      decoded = reply ? dnsPacket.decode(reply) : undefined;
+    } catch {
+      decoded = undefined;
+    }
+    if (!decoded) return chased;
+    // The upstream follows its own chain: its CNAMEs and the records asked for, nothing else.
+    const found = (decoded.answers ?? []).filter((a) => a.type === asked || a.type === 'CNAME');
+    const rcode = (decoded as { rcode?: string }).rcode === 'NXDOMAIN' ? 'NXDOMAIN' : 'NOERROR';
+    return { rcode, answers: [...chased.answers, ...found], authorities: [], additionals: chased.additionals };
+  }
+  return chased;
 }
 
 /** The cluster DNS over UDP and TCP on one port. */
