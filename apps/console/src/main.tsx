@@ -1,8 +1,8 @@
 import { StrictMode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, ApiError, errorText, setToken, token } from './api/client';
-import { discover, type ApiResource } from './api/discovery';
-import { AppContext, findResource, type AppState, type UserInfo } from './state/app-context';
+import { discover, type DiscoveredResource } from './api/discovery';
+import { AppContext, findResource, type AppState, type ReviewedUser } from './state/app-context';
 import { useRoute } from './state/route';
 import { Login } from './views/login';
 import { Sidebar } from './views/sidebar';
@@ -19,8 +19,8 @@ nonceStyleElements();
 const NAMESPACE_KEY = 'svc-console-namespace';
 
 interface Session {
-  user: UserInfo;
-  resources: ApiResource[];
+  user: ReviewedUser;
+  resources: DiscoveredResource[];
 }
 
 /** Who the credentials are (SelfSubjectReview) and what the server serves (discovery). */

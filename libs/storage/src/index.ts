@@ -19,7 +19,7 @@ export type {
   TryUpdate,
   UpdateOptions,
   Watcher,
-  WriteOptions,
+  StorageWriteOptions,
 } from './storage';
 export { StorageError, isStorageError } from './storage-error';
 export { encodeContinue } from './continue-token';

@@ -115,13 +115,13 @@ export interface GetOptions {
  * shares etcd leases, as Kubernetes does, for up to `--lease-reuse-duration-seconds` more; the
  * others sweep once a second), never shorter.
  */
-export interface WriteOptions {
+export interface StorageWriteOptions {
   ttlSeconds?: number;
 }
 
-export type CreateOptions = WriteOptions;
+export type CreateOptions = StorageWriteOptions;
 
-export interface UpdateOptions extends WriteOptions {
+export interface UpdateOptions extends StorageWriteOptions {
   preconditions?: Preconditions;
 }
 
@@ -131,7 +131,7 @@ export interface UpdateOptions extends WriteOptions {
  */
 export type TryUpdate<T extends StoredObject> = (current: T | null) => T | Promise<T>;
 
-export interface GuaranteedUpdateOptions extends WriteOptions {
+export interface GuaranteedUpdateOptions extends StorageWriteOptions {
   /** Checked against the current object on every attempt; a mismatch fails without retry. */
   preconditions?: Preconditions;
   /** When the key is absent, call `tryUpdate(null)` and create the result instead of failing. */

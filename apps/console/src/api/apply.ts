@@ -1,6 +1,6 @@
 import { api, ApiError } from './client';
-import { objectPath, resourceForKind, type ApiResource } from './discovery';
-import type { KubeObject } from './watch';
+import { objectPath, resourceForKind, type DiscoveredResource } from './discovery';
+import type { WireObject } from './watch';
 
 /** The field manager of everything applied from the console. */
 export const FIELD_MANAGER = 'svc-console';
@@ -25,10 +25,10 @@ export class ApplyConflictError extends Error {
  * refuses; status; its identity and version, so that a controller's status write meanwhile is no
  * conflict: apply settles who owns which field).
  */
-export async function editableYaml(object: KubeObject): Promise<string> {
+export async function editableYaml(object: WireObject): Promise<string> {
   // The YAML library loads with the first editor opened, not with the console.
   const { stringify } = await import('yaml');
-  const copy = structuredClone(object) as KubeObject & { status?: unknown };
+  const copy = structuredClone(object) as WireObject & { status?: unknown };
   for (const key of ['managedFields', 'resourceVersion', 'uid', 'creationTimestamp', 'generation'] as const) delete copy.metadata[key];
   delete copy.status;
   return stringify(copy, { lineWidth: 0 });
@@ -39,11 +39,11 @@ export async function editableYaml(object: KubeObject): Promise<string> {
  * manager. A conflict with another manager's fields is thrown as ApplyConflictError with the fields,
  * unless `force` takes them over.
  */
-export async function applyYaml(resources: ApiResource[], text: string, options: { force?: boolean; namespace?: string } = {}): Promise<KubeObject> {
+export async function applyYaml(resources: DiscoveredResource[], text: string, options: { force?: boolean; namespace?: string } = {}): Promise<WireObject> {
   const { parse } = await import('yaml');
-  let doc: KubeObject;
+  let doc: WireObject;
   try {
-    doc = parse(text, { maxAliasCount: 50 }) as KubeObject;
+    doc = parse(text, { maxAliasCount: 50 }) as WireObject;
   } catch (error) {
     throw new Error(`The YAML does not parse: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -56,7 +56,7 @@ export async function applyYaml(resources: ApiResource[], text: string, options:
   const query = new URLSearchParams({ fieldManager: FIELD_MANAGER });
   if (options.force) query.set('force', 'true');
   try {
-    return await api<KubeObject>(`${objectPath(resource, namespace, doc.metadata.name)}?${query.toString()}`, {
+    return await api<WireObject>(`${objectPath(resource, namespace, doc.metadata.name)}?${query.toString()}`, {
       method: 'PATCH',
       body: text,
       contentType: 'application/apply-patch+yaml',

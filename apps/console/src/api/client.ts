@@ -2,17 +2,11 @@
 // the token they signed in with (Authorization header; the WebSocket subprotocol for watches and exec),
 // or, without a token, the client certificate their browser presents.
 
-const TOKEN_KEY = 'svc-console-token';
+import type { Status } from '@svc/machinery/meta';
 
-/** A Kubernetes Status, as the API answers a failure. */
-export interface Status {
-  kind?: string;
-  status?: string;
-  message?: string;
-  reason?: string;
-  code?: number;
-  details?: { name?: string; kind?: string; causes?: Array<{ reason?: string; message?: string; field?: string }> };
-}
+export type { Status };
+
+const TOKEN_KEY = 'svc-console-token';
 
 /** A refused or failed request: the server's Status, shown as the server said it. */
 export class ApiError extends Error {

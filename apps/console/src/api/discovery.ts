@@ -1,7 +1,7 @@
 import { api } from './client';
 
 /** One resource the server serves, as aggregated discovery describes it. */
-export interface ApiResource {
+export interface DiscoveredResource {
   group: string;
   version: string;
   resource: string;
@@ -34,9 +34,9 @@ interface DiscoveryList {
 const ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 
 /** Every resource of every group, from the two aggregated discovery documents (/api and /apis). */
-export async function discover(): Promise<ApiResource[]> {
+export async function discover(): Promise<DiscoveredResource[]> {
   const [core, groups] = await Promise.all([api<DiscoveryList>('/api', { accept: ACCEPT }), api<DiscoveryList>('/apis', { accept: ACCEPT })]);
-  const out: ApiResource[] = [];
+  const out: DiscoveredResource[] = [];
   for (const item of [...(core.items ?? []), ...(groups.items ?? [])]) {
     const group = item.metadata?.name ?? '';
     (item.versions ?? []).forEach((v, index) => {
@@ -63,17 +63,17 @@ export function apiVersionOf(r: { group: string; version: string }): string {
 }
 
 /** The collection path of a resource, in a namespace or across all. */
-export function collectionPath(r: Pick<ApiResource, 'group' | 'version' | 'resource' | 'namespaced'>, namespace?: string): string {
+export function collectionPath(r: Pick<DiscoveredResource, 'group' | 'version' | 'resource' | 'namespaced'>, namespace?: string): string {
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   return r.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.resource}` : `${base}/${r.resource}`;
 }
 
-export function objectPath(r: Pick<ApiResource, 'group' | 'version' | 'resource' | 'namespaced'>, namespace: string | undefined, name: string): string {
+export function objectPath(r: Pick<DiscoveredResource, 'group' | 'version' | 'resource' | 'namespaced'>, namespace: string | undefined, name: string): string {
   return `${collectionPath(r, namespace)}/${encodeURIComponent(name)}`;
 }
 
 /** The resource of a kind in an apiVersion, as owner references and events name objects. */
-export function resourceForKind(resources: ApiResource[], apiVersion: string | undefined, kind: string | undefined): ApiResource | undefined {
+export function resourceForKind(resources: DiscoveredResource[], apiVersion: string | undefined, kind: string | undefined): DiscoveredResource | undefined {
   if (!kind) return undefined;
   const [group, version] = apiVersion?.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   return (

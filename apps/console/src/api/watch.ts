@@ -1,9 +1,7 @@
+import type { WatchEvent } from '@svc/machinery/meta';
 import { api, ApiError, bearerProtocol, socketUrl, type Status } from './client';
 
-export interface WatchEvent<T> {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: T;
-}
+export type { WatchEvent };
 
 export interface Meta {
   name?: string;
@@ -19,7 +17,7 @@ export interface Meta {
   managedFields?: Array<Record<string, unknown>>;
 }
 
-export interface KubeObject {
+export interface WireObject {
   apiVersion?: string;
   kind?: string;
   metadata: Meta;
@@ -27,11 +25,11 @@ export interface KubeObject {
 }
 
 /** A server-side Table (meta.k8s.io/v1). */
-export interface Table {
+export interface ObjectTable {
   kind: 'Table';
   metadata?: { resourceVersion?: string; continue?: string };
   columnDefinitions: Array<{ name: string; type: string; format?: string; description?: string; priority?: number }>;
-  rows: Array<{ cells: unknown[]; object: KubeObject }>;
+  rows: Array<{ cells: unknown[]; object: WireObject }>;
 }
 
 export interface WatchOptions<T> {
@@ -53,7 +51,7 @@ const RECONNECT_MS = 1_000;
  * A watch over WebSocket that resumes from the last version it saw when the server ends it (as it
  * does every few minutes) or the connection drops. The token rides in the bearer subprotocol.
  */
-export class Watch<T extends { metadata?: { resourceVersion?: string } }> {
+export class LiveWatch<T extends { metadata?: { resourceVersion?: string } }> {
   private socket: WebSocket | undefined;
   private stopped = false;
   private resourceVersion: string;
@@ -110,18 +108,18 @@ export class Watch<T extends { metadata?: { resourceVersion?: string } }> {
 
 /** The resourceVersion an event carries: the object's, or for a Table the row object's. */
 function rowVersion(object: unknown): string | undefined {
-  const o = object as { kind?: string; metadata?: Meta; rows?: Array<{ object?: KubeObject }> };
+  const o = object as { kind?: string; metadata?: Meta; rows?: Array<{ object?: WireObject }> };
   if (o.kind === 'Table') return o.rows?.[0]?.object?.metadata?.resourceVersion ?? o.metadata?.resourceVersion;
   return o.metadata?.resourceVersion;
 }
 
-export interface ListResult<T> {
+export interface ListedItems<T> {
   items: T[];
   resourceVersion: string;
 }
 
 /** Lists a collection (all pages). */
-export async function listAll<T>(path: string, params: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<ListResult<T>> {
+export async function listAll<T>(path: string, params: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<ListedItems<T>> {
   const items: T[] = [];
   let next: string | undefined;
   let resourceVersion = '';

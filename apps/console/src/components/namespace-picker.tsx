@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { listAll, type KubeObject } from '../api/watch';
+import { listAll, type WireObject } from '../api/watch';
 import { useApp } from '../state/app-context';
 
 /** The namespace views are scoped to: any name may be typed (a user may read one namespace and not list them). */
@@ -9,7 +9,7 @@ export function NamespacePicker() {
   const [draft, setDraft] = useState(namespace);
   useEffect(() => setDraft(namespace), [namespace]);
   useEffect(() => {
-    listAll<KubeObject>('/api/v1/namespaces').then(
+    listAll<WireObject>('/api/v1/namespaces').then(
       (list) => setNames(list.items.map((n) => n.metadata.name ?? '').sort()),
       () => setNames([]),
     );

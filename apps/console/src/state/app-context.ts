@@ -1,14 +1,14 @@
 import { createContext, useContext } from 'react';
-import type { ApiResource } from '../api/discovery';
+import type { DiscoveredResource } from '../api/discovery';
 
-export interface UserInfo {
+export interface ReviewedUser {
   username: string;
   groups: string[];
 }
 
 export interface AppState {
-  user: UserInfo;
-  resources: ApiResource[];
+  user: ReviewedUser;
+  resources: DiscoveredResource[];
   /** The namespace lists and views are scoped to; '' for all namespaces. */
   namespace: string;
   setNamespace: (namespace: string) => void;
@@ -26,7 +26,7 @@ export function useApp(): AppState {
 }
 
 /** The resource a route names (its exact version, or the group's preferred one). */
-export function findResource(resources: ApiResource[], group: string, version: string, resource: string): ApiResource | undefined {
+export function findResource(resources: DiscoveredResource[], group: string, version: string, resource: string): DiscoveredResource | undefined {
   return (
     resources.find((r) => r.group === group && r.version === version && r.resource === resource) ??
     resources.find((r) => r.group === group && r.resource === resource && r.preferred)
@@ -34,6 +34,6 @@ export function findResource(resources: ApiResource[], group: string, version: s
 }
 
 /** The preferred resource of a kind in a group (`apps` Deployments), for links between views. */
-export function resourceOfKind(resources: ApiResource[], group: string, kind: string): ApiResource | undefined {
+export function resourceOfKind(resources: DiscoveredResource[], group: string, kind: string): DiscoveredResource | undefined {
   return resources.find((r) => r.group === group && r.kind === kind && r.preferred);
 }

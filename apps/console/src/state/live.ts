@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { api, ApiError, TABLE_ACCEPT } from '../api/client';
-import { listAll, Watch, type KubeObject, type Table, type WatchEvent } from '../api/watch';
+import { listAll, LiveWatch, type WireObject, type ObjectTable, type WatchEvent } from '../api/watch';
 
-export type TableRow = Table['rows'][number];
+export type ObjectTableRow = ObjectTable['rows'][number];
 
 export interface LiveState<T> {
   items: T[];
@@ -24,7 +24,7 @@ function keyOf(meta: { uid?: string; namespace?: string; name?: string } | undef
 function useLiveCollection<T>(
   key: string | undefined,
   load: (signal: AbortSignal) => Promise<{ items: T[]; resourceVersion: string; extra?: unknown }>,
-  watchWith: (resourceVersion: string, apply: (event: WatchEvent<unknown>) => void, expired: () => void, fail: (e: Error) => void) => Watch<never>,
+  watchWith: (resourceVersion: string, apply: (event: WatchEvent<unknown>) => void, expired: () => void, fail: (e: Error) => void) => LiveWatch<never>,
   itemKey: (item: T) => string,
   fromEvent: (event: WatchEvent<unknown>) => T | undefined,
 ): LiveState<T> & { extra?: unknown } {
@@ -39,7 +39,7 @@ function useLiveCollection<T>(
     let frame: number | undefined;
     let changes = 0;
     let extra: unknown;
-    let watch: Watch<never> | undefined;
+    let watch: LiveWatch<never> | undefined;
     let retry: number | undefined;
     const flush = () => {
       frame = undefined;
@@ -92,36 +92,37 @@ function paramsKey(path: string | undefined, params: Record<string, string | und
 }
 
 /** The objects of a collection, live. `path` undefined: nothing yet. */
-export function useLiveObjects<T extends KubeObject = KubeObject>(path: string | undefined, params: Record<string, string | undefined> = {}): LiveState<T> {
+export function useLiveObjects<T extends WireObject = WireObject>(path: string | undefined, params: Record<string, string | undefined> = {}): LiveState<T> {
   const key = paramsKey(path, params);
   return useLiveCollection<T>(
     key,
     (signal) => listAll<T>(path!, params, signal),
-    (resourceVersion, apply, expired, fail) => new Watch<never>({ path: path!, params, resourceVersion, onEvent: apply, onExpired: expired, onError: fail }),
+    (resourceVersion, apply, expired, fail) =>
+      new LiveWatch<never>({ path: path!, params, resourceVersion, onEvent: apply, onExpired: expired, onError: fail }),
     (item) => keyOf(item.metadata),
     (event) => event.object as T,
   );
 }
 
-export interface LiveTable extends LiveState<TableRow> {
-  columns: Table['columnDefinitions'];
+export interface LiveTable extends LiveState<ObjectTableRow> {
+  columns: ObjectTable['columnDefinitions'];
 }
 
 /** The server's Table of a collection (its own printer columns), live: rows as the watch sends them. */
 export function useLiveTable(path: string | undefined, params: Record<string, string | undefined> = {}): LiveTable {
   const key = paramsKey(path, params);
-  const state = useLiveCollection<TableRow>(
+  const state = useLiveCollection<ObjectTableRow>(
     key,
     async (signal) => {
-      const rows: TableRow[] = [];
-      let columns: Table['columnDefinitions'] = [];
+      const rows: ObjectTableRow[] = [];
+      let columns: ObjectTable['columnDefinitions'] = [];
       let next: string | undefined;
       let resourceVersion = '';
       do {
         const query = new URLSearchParams({ limit: '500' });
         for (const [k, v] of Object.entries(params)) if (v) query.set(k, v);
         if (next) query.set('continue', next);
-        const table = await api<Table>(`${path!}?${query.toString()}`, { accept: TABLE_ACCEPT, signal });
+        const table = await api<ObjectTable>(`${path!}?${query.toString()}`, { accept: TABLE_ACCEPT, signal });
         if (columns.length === 0) columns = table.columnDefinitions ?? [];
         rows.push(...(table.rows ?? []));
         resourceVersion = table.metadata?.resourceVersion ?? resourceVersion;
@@ -130,16 +131,16 @@ export function useLiveTable(path: string | undefined, params: Record<string, st
       return { items: rows, resourceVersion, extra: columns };
     },
     (resourceVersion, apply, expired, fail) =>
-      new Watch<never>({ path: path!, params, accept: TABLE_ACCEPT, resourceVersion, onEvent: apply, onExpired: expired, onError: fail }),
+      new LiveWatch<never>({ path: path!, params, accept: TABLE_ACCEPT, resourceVersion, onEvent: apply, onExpired: expired, onError: fail }),
     (row) => keyOf(row.object?.metadata),
-    (event) => (event.object as Table).rows?.[0],
+    (event) => (event.object as ObjectTable).rows?.[0],
   );
-  const columns = useMemo(() => (state.extra as Table['columnDefinitions'] | undefined) ?? [], [state.extra]);
+  const columns = useMemo(() => (state.extra as ObjectTable['columnDefinitions'] | undefined) ?? [], [state.extra]);
   return { ...state, columns };
 }
 
 /** One object, live (a watch of its collection narrowed to its name). */
-export function useLiveObject<T extends KubeObject = KubeObject>(
+export function useLiveObject<T extends WireObject = WireObject>(
   collection: string | undefined,
   name: string | undefined,
 ): { object?: T; loading: boolean; error?: ApiError | Error; history: T[] } {

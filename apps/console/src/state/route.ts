@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ApiResource } from '../api/discovery';
+import type { DiscoveredResource } from '../api/discovery';
 
 /** Where the console is, read from the URL's fragment (the server serves one page). */
 export type Route =
@@ -43,7 +43,7 @@ export function parseRoute(hash: string): Route {
   return { view: 'overview' };
 }
 
-export function listHref(r: Pick<ApiResource, 'group' | 'version' | 'resource'>, selectors: { label?: string; field?: string } = {}): string {
+export function listHref(r: Pick<DiscoveredResource, 'group' | 'version' | 'resource'>, selectors: { label?: string; field?: string } = {}): string {
   const query = new URLSearchParams();
   if (selectors.label) query.set('l', selectors.label);
   if (selectors.field) query.set('f', selectors.field);
@@ -51,7 +51,7 @@ export function listHref(r: Pick<ApiResource, 'group' | 'version' | 'resource'>,
   return `#/list/${encodeURIComponent(r.group || CORE)}/${r.version}/${r.resource}${q ? `?${q}` : ''}`;
 }
 
-export function objectHref(r: Pick<ApiResource, 'group' | 'version' | 'resource'>, namespace: string | undefined, name: string, tab?: string): string {
+export function objectHref(r: Pick<DiscoveredResource, 'group' | 'version' | 'resource'>, namespace: string | undefined, name: string, tab?: string): string {
   return `#/object/${encodeURIComponent(r.group || CORE)}/${r.version}/${r.resource}/${namespace ? encodeURIComponent(namespace) : '_'}/${encodeURIComponent(name)}${tab ? `/${tab}` : ''}`;
 }
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, errorText } from '../api/client';
-import { collectionPath, objectPath, type ApiResource } from '../api/discovery';
-import { listAll, type KubeObject } from '../api/watch';
+import { collectionPath, objectPath, type DiscoveredResource } from '../api/discovery';
+import { listAll, type WireObject } from '../api/watch';
 import { Dialog } from '../components/dialog';
 import { resourceOfKind, useApp } from '../state/app-context';
 import { listHref } from '../state/route';
@@ -15,7 +15,7 @@ const JSON_PATCH = 'application/json-patch+json';
  * What a user can do to the object, each a request under their own identity: a denial comes back
  * as the server's Status and is shown as it says.
  */
-export function Actions({ resource, object }: { resource: ApiResource; object: KubeObject }) {
+export function Actions({ resource, object }: { resource: DiscoveredResource; object: WireObject }) {
   const { resources, notify } = useApp();
   const [dialog, setDialog] = useState<'scale' | 'delete' | undefined>();
   const [replicas, setReplicas] = useState('');
@@ -139,7 +139,7 @@ export function Actions({ resource, object }: { resource: ApiResource; object: K
 /** As `kubectl drain`: cordon, then evict every pod on the node but DaemonSet and mirror pods. */
 async function drainNode(node: string): Promise<void> {
   await api(`/api/v1/nodes/${encodeURIComponent(node)}`, { method: 'PATCH', body: { spec: { unschedulable: true } }, contentType: MERGE });
-  const pods = await listAll<KubeObject>('/api/v1/pods', { fieldSelector: `spec.nodeName=${node}` });
+  const pods = await listAll<WireObject>('/api/v1/pods', { fieldSelector: `spec.nodeName=${node}` });
   const failures: string[] = [];
   for (const pod of pods.items) {
     const daemon = (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.controller);
@@ -159,17 +159,17 @@ async function drainNode(node: string): Promise<void> {
 }
 
 /** As `kubectl rollout undo`: the template of the revision before the current one, written back. */
-async function rollBack(resources: ApiResource[], resource: ApiResource, object: KubeObject, path: string): Promise<void> {
+async function rollBack(resources: DiscoveredResource[], resource: DiscoveredResource, object: WireObject, path: string): Promise<void> {
   const namespace = object.metadata.namespace;
   const selector = selectorString((object as { spec?: { selector?: never } }).spec?.selector);
-  const owned = (o: KubeObject) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === object.metadata.uid);
+  const owned = (o: WireObject) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === object.metadata.uid);
   if (resource.kind === 'Deployment') {
     const rsResource = resourceOfKind(resources, 'apps', 'ReplicaSet');
     if (!rsResource) throw new Error('this server serves no ReplicaSets');
     const sets = (
-      await listAll<KubeObject & { spec?: { template?: KubeObject } }>(collectionPath(rsResource, namespace), { labelSelector: selector })
+      await listAll<WireObject & { spec?: { template?: WireObject } }>(collectionPath(rsResource, namespace), { labelSelector: selector })
     ).items.filter(owned);
-    const revision = (o: KubeObject) => Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
+    const revision = (o: WireObject) => Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
     sets.sort((a, b) => revision(b) - revision(a));
     const previous = sets[1];
     if (!previous?.spec?.template) throw new Error(`no rollout history found for deployment "${object.metadata.name}"`);
@@ -181,7 +181,7 @@ async function rollBack(resources: ApiResource[], resource: ApiResource, object:
   const revResource = resourceOfKind(resources, 'apps', 'ControllerRevision');
   if (!revResource) throw new Error('this server serves no ControllerRevisions');
   const revisions = (
-    await listAll<KubeObject & { revision?: number; data?: unknown }>(collectionPath(revResource, namespace), { labelSelector: selector })
+    await listAll<WireObject & { revision?: number; data?: unknown }>(collectionPath(revResource, namespace), { labelSelector: selector })
   ).items.filter(owned);
   revisions.sort((a, b) => (b.revision ?? 0) - (a.revision ?? 0));
   const previous = revisions[1];

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 import { age } from '../components/cells';
 
 export interface Condition {
@@ -10,7 +10,7 @@ export interface Condition {
   lastHeartbeatTime?: string;
 }
 
-export function conditionsOf(object: KubeObject): Condition[] {
+export function conditionsOf(object: WireObject): Condition[] {
   const c = (object as { status?: { conditions?: unknown } }).status?.conditions;
   return Array.isArray(c) ? (c as Condition[]).filter((x) => x && typeof x.type === 'string') : [];
 }
@@ -28,7 +28,7 @@ interface Transition {
  * show (and the last one of each before that, from lastTransitionTime), as a strip per condition and
  * as a table that says the same in words.
  */
-export function Conditions({ object, history }: { object: KubeObject; history: KubeObject[] }) {
+export function Conditions({ object, history }: { object: WireObject; history: WireObject[] }) {
   const seen = new Map<string, Transition>();
   for (const version of [...history, object]) {
     for (const c of conditionsOf(version)) {

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 import { age } from '../components/cells';
 
 interface ManagedEntry {
@@ -37,7 +37,7 @@ export function fieldPaths(set: Record<string, unknown> | undefined, prefix = ''
 }
 
 /** Who set what and when: each field manager, its operation and time, and the fields it owns. */
-export function ManagedFields({ object }: { object: KubeObject }) {
+export function ManagedFields({ object }: { object: WireObject }) {
   const entries = (object.metadata.managedFields ?? []) as ManagedEntry[];
   if (entries.length === 0) return <p className="muted">No managed fields recorded.</p>;
   return (

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 import { age } from '../components/cells';
 import { formatQuantity, parseQuantity } from '../components/quantity';
 import { useApp, resourceOfKind } from '../state/app-context';
@@ -7,12 +7,12 @@ import { useLiveObjects } from '../state/live';
 import { objectHref } from '../state/route';
 import { conditionsOf } from './conditions';
 
-interface PodShape extends KubeObject {
+interface PodShape extends WireObject {
   spec?: { containers?: Array<{ resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }> };
   status?: { phase?: string };
 }
 
-interface NodeShape extends KubeObject {
+interface NodeShape extends WireObject {
   spec?: { taints?: Array<{ key: string; value?: string; effect: string }>; unschedulable?: boolean; podCIDR?: string };
   status?: {
     capacity?: Record<string, string>;
@@ -23,7 +23,7 @@ interface NodeShape extends KubeObject {
 }
 
 /** A node: capacity, what its pods request of it, taints, conditions, and its pods, live. */
-export function NodePanel({ node }: { node: KubeObject }) {
+export function NodePanel({ node }: { node: WireObject }) {
   const { resources } = useApp();
   const n = node as NodeShape;
   const params = useMemo(() => ({ fieldSelector: `spec.nodeName=${node.metadata.name ?? ''}` }), [node.metadata.name]);

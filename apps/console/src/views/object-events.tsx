@@ -1,11 +1,11 @@
 import { useMemo } from 'react';
-import { collectionPath, type ApiResource } from '../api/discovery';
-import type { KubeObject } from '../api/watch';
+import { collectionPath, type DiscoveredResource } from '../api/discovery';
+import type { WireObject } from '../api/watch';
 import { age } from '../components/cells';
 import { useApp } from '../state/app-context';
 import { useLiveObjects } from '../state/live';
 
-export interface EventObject extends KubeObject {
+export interface EventObject extends WireObject {
   type?: string;
   reason?: string;
   message?: string;
@@ -24,7 +24,7 @@ export function eventTime(e: EventObject): string {
 }
 
 /** The events about one object, newest first, live. */
-export function ObjectEvents({ resource, namespace, name, uid }: { resource: ApiResource; namespace?: string; name: string; uid?: string }) {
+export function ObjectEvents({ resource, namespace, name, uid }: { resource: DiscoveredResource; namespace?: string; name: string; uid?: string }) {
   const { resources } = useApp();
   const events = resources.find((r) => r.group === '' && r.resource === 'events');
   const params = useMemo(() => ({ fieldSelector: `involvedObject.kind=${resource.kind},involvedObject.name=${name}` }), [resource.kind, name]);

@@ -1,6 +1,6 @@
 import { lazy, Suspense } from 'react';
-import { collectionPath, type ApiResource } from '../api/discovery';
-import type { KubeObject } from '../api/watch';
+import { collectionPath, type DiscoveredResource } from '../api/discovery';
+import type { WireObject } from '../api/watch';
 import { Tabs } from '../components/tabs';
 import { age, cellText } from '../components/cells';
 import { useApp } from '../state/app-context';
@@ -21,7 +21,7 @@ import { ObjectReconciles } from './reconciles';
 const PodTerminal = lazy(() => import('./pod-terminal').then((m) => ({ default: m.PodTerminal })));
 
 /** One object, live: its summary, YAML, events, owners, conditions, managed fields, and what its kind adds. */
-export function ObjectView({ resource, namespace, name, tab }: { resource: ApiResource; namespace?: string; name: string; tab: string }) {
+export function ObjectView({ resource, namespace, name, tab }: { resource: DiscoveredResource; namespace?: string; name: string; tab: string }) {
   const live = useLiveObject(collectionPath(resource, namespace), name);
   const object = live.object;
   const isPod = resource.group === '' && resource.kind === 'Pod';
@@ -78,7 +78,7 @@ export function ObjectView({ resource, namespace, name, tab }: { resource: ApiRe
   );
 }
 
-function Summary({ object }: { object: KubeObject }) {
+function Summary({ object }: { object: WireObject }) {
   const { resources } = useApp();
   const meta = object.metadata;
   const status = (object as { status?: Record<string, unknown> }).status;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { applyYaml, ApplyConflictError, editableYaml, FIELD_MANAGER, type ApplyConflict } from '../api/apply';
 import { errorText } from '../api/client';
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 import { useApp } from '../state/app-context';
 
 /**
@@ -9,7 +9,7 @@ import { useApp } from '../state/app-context';
  * another manager owns and the edit changes comes back as a conflict, listed here with the manager
  * that owns it; "Apply and take over" forces it.
  */
-export function ObjectYaml({ object }: { object: KubeObject }) {
+export function ObjectYaml({ object }: { object: WireObject }) {
   const { resources, notify } = useApp();
   const [base, setBase] = useState(object);
   // Undefined until the YAML library has turned the object into text.

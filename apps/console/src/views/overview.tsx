@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { apiText, errorText } from '../api/client';
-import { listAll, type KubeObject } from '../api/watch';
+import { listAll, type WireObject } from '../api/watch';
 import { age } from '../components/cells';
 import { Sparkline } from '../components/sparkline';
 import { useLiveObjects } from '../state/live';
@@ -61,13 +61,13 @@ function parseHealth(text: string): HealthLine[] {
  * minutes. Each read is the user's own: without the right to /metrics the charts say so.
  */
 export function Overview() {
-  const leases = useLiveObjects<KubeObject & { spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } }>(
+  const leases = useLiveObjects<WireObject & { spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } }>(
     '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases',
   );
   const [health, setHealth] = useState<{ livez?: HealthLine[]; readyz?: HealthLine[]; error?: string }>({});
   // The API server's own probes of the controller manager, the scheduler and the store (componentstatuses,
   // which cannot be watched: read every tenth poll, since each read probes the components).
-  const [components, setComponents] = useState<Array<KubeObject & { conditions?: Array<{ type: string; status: string; message?: string; error?: string }> }>>(
+  const [components, setComponents] = useState<Array<WireObject & { conditions?: Array<{ type: string; status: string; message?: string; error?: string }> }>>(
     [],
   );
   const [points, setPoints] = useState<Point[]>([]);
@@ -79,7 +79,7 @@ export function Overview() {
     let polls = 0;
     const poll = async () => {
       if (polls++ % 10 === 0) {
-        listAll<KubeObject>('/api/v1/componentstatuses').then(
+        listAll<WireObject>('/api/v1/componentstatuses').then(
           (list) => !stopped && setComponents(list.items as typeof components),
           () => !stopped && setComponents([]),
         );
@@ -113,7 +113,7 @@ export function Overview() {
         if (!stopped) setMetricsError(errorText(error));
       }
       try {
-        const list = await listAll<KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>('/api/v1/nodes');
+        const list = await listAll<WireObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>('/api/v1/nodes');
         if (!stopped)
           setNodes({
             total: list.items.length,

@@ -1,26 +1,26 @@
 import { useEffect, useState } from 'react';
 import { api, METADATA_LIST_ACCEPT } from '../api/client';
-import { collectionPath, objectPath, resourceForKind, type ApiResource } from '../api/discovery';
-import type { KubeObject, Meta } from '../api/watch';
+import { collectionPath, objectPath, resourceForKind, type DiscoveredResource } from '../api/discovery';
+import type { WireObject, Meta } from '../api/watch';
 import { useApp } from '../state/app-context';
 import { objectHref } from '../state/route';
 
 interface GraphNode {
-  resource: ApiResource;
+  resource: DiscoveredResource;
   meta: Meta;
 }
 
 const MAX_DEPTH = 4;
 
 /** Owners up the chain, by their owner references (each read as the user). */
-async function ownersOf(resources: ApiResource[], object: KubeObject, depth = 0): Promise<GraphNode[][]> {
+async function ownersOf(resources: DiscoveredResource[], object: WireObject, depth = 0): Promise<GraphNode[][]> {
   if (depth >= MAX_DEPTH) return [];
   const level: GraphNode[] = [];
   for (const ref of object.metadata.ownerReferences ?? []) {
     const resource = resourceForKind(resources, ref.apiVersion, ref.kind);
     if (!resource) continue;
     try {
-      const owner = await api<KubeObject>(objectPath(resource, resource.namespaced ? object.metadata.namespace : undefined, ref.name), {
+      const owner = await api<WireObject>(objectPath(resource, resource.namespaced ? object.metadata.namespace : undefined, ref.name), {
         accept: 'application/json',
       });
       level.push({ resource, meta: owner.metadata });
@@ -41,7 +41,7 @@ async function ownersOf(resources: ApiResource[], object: KubeObject, depth = 0)
  * Every object of the namespace (or cluster, for a cluster-scoped object) that names an owner, as
  * metadata only: one list per listable resource the user may read, the ones refused left out.
  */
-async function ownedObjects(resources: ApiResource[], namespace: string | undefined): Promise<Map<string, GraphNode[]>> {
+async function ownedObjects(resources: DiscoveredResource[], namespace: string | undefined): Promise<Map<string, GraphNode[]>> {
   const byOwner = new Map<string, GraphNode[]>();
   const candidates = resources.filter((r) => r.preferred && r.verbs.includes('list') && (namespace ? r.namespaced : true));
   await Promise.all(
@@ -74,7 +74,7 @@ function dependentsTree(byOwner: Map<string, GraphNode[]>, uid: string | undefin
 }
 
 /** Owners above and dependents below, by owner references: a picture, and the same as a list of links. */
-export function OwnerGraph({ object }: { object: KubeObject }) {
+export function OwnerGraph({ object }: { object: WireObject }) {
   const { resources } = useApp();
   const [owners, setOwners] = useState<GraphNode[][] | undefined>();
   const [dependents, setDependents] = useState<Tree[] | undefined>();

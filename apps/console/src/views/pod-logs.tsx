@@ -1,16 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
 import { authHeaders, ApiError, type Status } from '../api/client';
-import type { KubeObject } from '../api/watch';
+import type { WireObject } from '../api/watch';
 
 const MAX_LINES = 5_000;
 
-export function containerNames(pod: KubeObject): string[] {
+export function containerNames(pod: WireObject): string[] {
   const spec = (pod as { spec?: { containers?: Array<{ name: string }>; initContainers?: Array<{ name: string }> } }).spec;
   return [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].map((c) => c.name);
 }
 
 /** A container's log (or its previous instance's), followed as it grows. */
-export function PodLogs({ pod }: { pod: KubeObject }) {
+export function PodLogs({ pod }: { pod: WireObject }) {
   const names = containerNames(pod);
   const [container, setContainer] = useState(names[0] ?? '');
   const [follow, setFollow] = useState(true);

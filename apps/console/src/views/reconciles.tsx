@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { collectionPath, resourceForKind, type ApiResource } from '../api/discovery';
+import { collectionPath, resourceForKind, type DiscoveredResource } from '../api/discovery';
 import { age } from '../components/cells';
 import { useApp } from '../state/app-context';
 import { useLiveObjects } from '../state/live';
@@ -139,7 +139,7 @@ export function ObjectReconciles({ namespace, name, kind }: { namespace?: string
 function RecordTable({ entries, showController }: { entries: Entry[]; showController?: boolean }) {
   const { resources } = useApp();
   const link = (apiVersion: string | undefined, kind: string | undefined, namespace: string | undefined, name: string) => {
-    const r: ApiResource | undefined = resourceForKind(resources, apiVersion, kind);
+    const r: DiscoveredResource | undefined = resourceForKind(resources, apiVersion, kind);
     const text = `${kind ?? ''} ${namespace ? `${namespace}/` : ''}${name}`;
     return r ? <a href={objectHref(r, r.namespaced ? namespace : undefined, name)}>{text}</a> : text;
   };

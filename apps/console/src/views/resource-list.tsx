@@ -1,7 +1,7 @@
 import { memo, useEffect, useMemo, useState } from 'react';
-import { collectionPath, type ApiResource } from '../api/discovery';
+import { collectionPath, type DiscoveredResource } from '../api/discovery';
 import { useApp } from '../state/app-context';
-import { useLiveTable, type TableRow } from '../state/live';
+import { useLiveTable, type ObjectTableRow } from '../state/live';
 import { listHref, objectHref } from '../state/route';
 import { CreateButton } from './create';
 import { cellText } from '../components/cells';
@@ -18,7 +18,7 @@ type Sort = { column: number; descending: boolean };
  * scoped to the namespace, filtered by label and field selectors (the server's) and by name (here),
  * sorted by any column, paged, and kept up to date by a watch of Tables.
  */
-export function ResourceList({ resource, label, field }: { resource: ApiResource; label?: string; field?: string }) {
+export function ResourceList({ resource, label, field }: { resource: DiscoveredResource; label?: string; field?: string }) {
   const { namespace } = useApp();
   const [labelDraft, setLabelDraft] = useState(label ?? '');
   const [fieldDraft, setFieldDraft] = useState(field ?? '');
@@ -178,9 +178,9 @@ const Row = memo(function Row({
   resource,
   showNamespace,
 }: {
-  row: TableRow;
+  row: ObjectTableRow;
   columns: Array<{ name: string; format?: string; index: number }>;
-  resource: ApiResource;
+  resource: DiscoveredResource;
   showNamespace: boolean;
 }) {
   const meta = row.object?.metadata ?? {};

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
-import { collectionPath, type ApiResource } from '../api/discovery';
-import type { KubeObject } from '../api/watch';
+import { collectionPath, type DiscoveredResource } from '../api/discovery';
+import type { WireObject } from '../api/watch';
 import { age } from '../components/cells';
 import { resourceOfKind, useApp } from '../state/app-context';
 import { useLiveObjects } from '../state/live';
@@ -9,7 +9,7 @@ import { conditionsOf } from './conditions';
 
 const ROLLOUT_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'];
 
-export function isRolloutKind(r: Pick<ApiResource, 'group' | 'kind'>): boolean {
+export function isRolloutKind(r: Pick<DiscoveredResource, 'group' | 'kind'>): boolean {
   return r.group === 'apps' && ROLLOUT_KINDS.includes(r.kind);
 }
 
@@ -30,7 +30,7 @@ export function selectorString(selector: Selector | undefined): string {
   return parts.join(',');
 }
 
-interface Workload extends KubeObject {
+interface Workload extends WireObject {
   spec?: {
     replicas?: number;
     selector?: Selector;
@@ -106,7 +106,7 @@ export function rolloutStatus(kind: string, w: Workload): { message: string; don
   return { message: `statefulset rolling update complete ${n('currentReplicas')} pods at revision ${String(s.currentRevision)}...`, done: true };
 }
 
-interface PodShape extends KubeObject {
+interface PodShape extends WireObject {
   status?: { phase?: string; conditions?: Array<{ type: string; status: string }>; containerStatuses?: Array<{ ready?: boolean; restartCount?: number }> };
 }
 
@@ -119,7 +119,7 @@ function podReady(p: PodShape): boolean {
  * DaemonSet's ControllerRevisions) and each revision's pods as they are created, become ready and go,
  * with the line `kubectl rollout status` prints. Everything comes from watches.
  */
-export function Rollout({ resource, object }: { resource: ApiResource; object: KubeObject }) {
+export function Rollout({ resource, object }: { resource: DiscoveredResource; object: WireObject }) {
   const { resources } = useApp();
   const w = object as Workload;
   const namespace = object.metadata.namespace;
@@ -132,11 +132,11 @@ export function Rollout({ resource, object }: { resource: ApiResource; object: K
   const pods = useLiveObjects<PodShape>(podResource ? collectionPath(podResource, namespace) : undefined, params);
   const uid = object.metadata.uid;
   const owned = revisions.items.filter((r) => (r.metadata.ownerReferences ?? []).some((o) => o.uid === uid));
-  const revisionOf = (r: KubeObject) =>
+  const revisionOf = (r: WireObject) =>
     Number(isDeployment ? (r.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0) : ((r as { revision?: number }).revision ?? 0));
   owned.sort((a, b) => revisionOf(b) - revisionOf(a));
   const hashLabel = isDeployment ? 'pod-template-hash' : 'controller-revision-hash';
-  const hashOf = (r: KubeObject) => (isDeployment ? r.metadata.labels?.['pod-template-hash'] : r.metadata.name);
+  const hashOf = (r: WireObject) => (isDeployment ? r.metadata.labels?.['pod-template-hash'] : r.metadata.name);
   const status = rolloutStatus(resource.kind, w);
   const s = w.status ?? {};
   return (

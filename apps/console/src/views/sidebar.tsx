@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { ApiResource } from '../api/discovery';
+import type { DiscoveredResource } from '../api/discovery';
 import { useApp } from '../state/app-context';
 import { listHref, type Route } from '../state/route';
 
@@ -16,7 +16,7 @@ const FIRST: Array<[string, string]> = [
   ['', 'namespaces'],
 ];
 
-function label(r: ApiResource): string {
+function label(r: DiscoveredResource): string {
   return r.kind;
 }
 
@@ -30,9 +30,9 @@ export function Sidebar({ route }: { route: Route }) {
       (r) => r.preferred && r.verbs.includes('list') && !(r.group.endsWith('.svc.io') && groups.has(r.group.replace(/\.svc\.io$/, '.k8s.io'))),
     );
   }, [resources]);
-  const first = FIRST.map(([g, res]) => listable.find((r) => r.group === g && r.resource === res)).filter((r): r is ApiResource => r !== undefined);
+  const first = FIRST.map(([g, res]) => listable.find((r) => r.group === g && r.resource === res)).filter((r): r is DiscoveredResource => r !== undefined);
   const groups = useMemo(() => {
-    const byGroup = new Map<string, ApiResource[]>();
+    const byGroup = new Map<string, DiscoveredResource[]>();
     const f = filter.trim().toLowerCase();
     for (const r of listable) {
       if (f && !`${r.kind} ${r.resource} ${r.group} ${r.shortNames.join(' ')}`.toLowerCase().includes(f)) continue;
@@ -42,8 +42,8 @@ export function Sidebar({ route }: { route: Route }) {
     }
     return [...byGroup.entries()].sort(([a], [b]) => a.localeCompare(b));
   }, [listable, filter]);
-  const current = (r: ApiResource) => (route.view === 'list' || route.view === 'object') && route.group === r.group && route.resource === r.resource;
-  const link = (r: ApiResource) => (
+  const current = (r: DiscoveredResource) => (route.view === 'list' || route.view === 'object') && route.group === r.group && route.resource === r.resource;
+  const link = (r: DiscoveredResource) => (
     <li key={`${r.group}/${r.resource}`}>
       <a href={listHref(r)} aria-current={current(r) ? 'page' : undefined}>
         {label(r)}

@@ -3,7 +3,7 @@ export { AdmissionChain, warningsOfRefusal } from './admission';
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './admission';
 export { admissionPluginSupport, buildAdmissionChain, unimplementedAdmissionPlugins } from './build-admission';
 export type { AdmissionDependencies, AdmissionFlags } from './build-admission';
-export { IMMORTAL_NAMESPACES, NAMESPACE_TERMINATING_CAUSE, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
+export { IMMORTAL_NAMESPACES, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
 export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
 export { priorityAdmission, SYSTEM_PRIORITY_CLASSES } from './priority';

@@ -42,7 +42,7 @@ export interface ContainerdProcess extends Containerd {
   stop(): Promise<void>;
 }
 
-export interface StartContainerdOptions {
+export interface TestContainerdOptions {
   /** Directory to use; a fresh temporary one by default. */
   dir?: string;
   /** `sandbox_image` of the CRI plugin. */
@@ -62,7 +62,7 @@ export interface StartContainerdOptions {
  * Debian's busybox-static, and resolves once CRI answers. Needs root and the packages of
  * {@link RUNTIME_INSTALL_COMMAND}; see {@link localRuntimeUnavailable}.
  */
-export async function startContainerd(options: StartContainerdOptions = {}): Promise<ContainerdProcess> {
+export async function startContainerd(options: TestContainerdOptions = {}): Promise<ContainerdProcess> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'svc-containerd-')));
   await mkdir(dir, { recursive: true });
   const importImages = options.importImages ?? true;

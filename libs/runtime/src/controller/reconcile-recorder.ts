@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Event } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client, type ResourceClient } from '@svc/client';
+import { isNamespaceTerminating } from '@svc/machinery';
 import type { Request } from '../reconcile/request';
 import type { ReconcileTrigger } from '../reconcile/trigger';
 import { describeTrigger } from '../reconcile/trigger';
@@ -139,7 +140,8 @@ export class ReconcileRecorder {
         try {
           await this.events.create(event);
         } catch (error) {
-          this.options.onError?.(error);
+          // An Event for an object whose namespace is going away goes with it, as Kubernetes' broadcaster drops it.
+          if (!isNamespaceTerminating(error)) this.options.onError?.(error);
         }
       }
     } finally {

@@ -168,7 +168,7 @@ export interface ResponseHeader {
   raft_term?: Int64;
 }
 
-export interface KeyValue {
+export interface EtcdKeyValue {
   key: Uint8Array;
   create_revision?: Int64;
   mod_revision?: Int64;
@@ -177,11 +177,11 @@ export interface KeyValue {
   lease?: Int64;
 }
 
-export interface WatchEvent {
+export interface EtcdWatchEvent {
   /** 0 PUT, 1 DELETE. */
   type?: number;
-  kv?: KeyValue;
-  prev_kv?: KeyValue;
+  kv?: EtcdKeyValue;
+  prev_kv?: EtcdKeyValue;
 }
 
 export interface RangeRequest {
@@ -196,7 +196,7 @@ export interface RangeRequest {
 
 export interface RangeResponse {
   header?: ResponseHeader;
-  kvs?: KeyValue[];
+  kvs?: EtcdKeyValue[];
   more?: boolean;
   count?: Int64;
 }
@@ -210,7 +210,7 @@ export interface PutRequest {
 
 export interface PutResponse {
   header?: ResponseHeader;
-  prev_kv?: KeyValue;
+  prev_kv?: EtcdKeyValue;
 }
 
 export interface DeleteRangeRequest {
@@ -222,7 +222,7 @@ export interface DeleteRangeRequest {
 export interface DeleteRangeResponse {
   header?: ResponseHeader;
   deleted?: Int64;
-  prev_kvs?: KeyValue[];
+  prev_kvs?: EtcdKeyValue[];
 }
 
 export interface RequestOp {
@@ -294,7 +294,7 @@ export interface WatchResponse {
   compact_revision?: Int64;
   cancel_reason?: string;
   fragment?: boolean;
-  events?: WatchEvent[];
+  events?: EtcdWatchEvent[];
 }
 
 export interface LeaseGrantRequest {
@@ -313,7 +313,7 @@ export interface LeaseRevokeRequest {
   ID: number | string;
 }
 
-export interface StatusResponse {
+export interface EtcdStatusResponse {
   header?: ResponseHeader;
   version?: string;
   dbSize?: Int64;
@@ -360,7 +360,7 @@ export const ETCD = {
   watch: method<WatchRequest, WatchResponse>('Watch', 'Watch', 'WatchRequest', 'WatchResponse'),
   leaseGrant: method<LeaseGrantRequest, LeaseGrantResponse>('Lease', 'LeaseGrant', 'LeaseGrantRequest', 'LeaseGrantResponse'),
   leaseRevoke: method<LeaseRevokeRequest, { header?: ResponseHeader }>('Lease', 'LeaseRevoke', 'LeaseRevokeRequest', 'LeaseRevokeResponse'),
-  status: method<Record<string, never>, StatusResponse>('Maintenance', 'Status', 'StatusRequest', 'StatusResponse'),
+  status: method<Record<string, never>, EtcdStatusResponse>('Maintenance', 'Status', 'StatusRequest', 'StatusResponse'),
 } as const;
 
 /** The revision a response was read or written at. */

@@ -2,14 +2,14 @@ import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { StorageError } from '../storage-error';
 import type { EtcdClient } from './etcd-client';
 import { grpcFailure } from './etcd-client';
-import { headerRevision, int64Number, type WatchEvent, type WatchRequest, type WatchResponse } from './etcd-protocol';
+import { headerRevision, int64Number, type EtcdWatchEvent, type WatchRequest, type WatchResponse } from './etcd-protocol';
 
 /** Every key of the cluster: etcd reads a key and range end of `\0` as "all keys". */
 export const ALL_KEYS = Buffer.from([0]);
 
 /** The events of one or more whole revisions, as etcd delivered them (fragments joined). */
 export interface EventBatch {
-  events: WatchEvent[];
+  events: EtcdWatchEvent[];
   /** The revision of the last event. */
   revision: number;
 }
@@ -33,7 +33,7 @@ export class EtcdWatchStream {
   private readonly endpointIndex: number;
   private readonly pending: WatchStreamOutcome[] = [];
   private waiting: ((outcome: WatchStreamOutcome) => void) | undefined;
-  private fragments: WatchEvent[] = [];
+  private fragments: EtcdWatchEvent[] = [];
   private ended = false;
 
   constructor(client: EtcdClient, startRevision: number) {
