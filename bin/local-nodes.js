@@ -35,7 +35,7 @@ function takeNodesFlag(args) {
   return { nodes, rest };
 }
 
-function agentConfig({ dir, address, caFile, cgroupRoot }) {
+function agentConfig({ dir, address, caFile, cgroupRoot, extraLines = [] }) {
   return [
     'apiVersion: nodeagent.config.svc.io/v1beta1',
     'kind: NodeAgentConfiguration',
@@ -47,6 +47,7 @@ function agentConfig({ dir, address, caFile, cgroupRoot }) {
     'authorization: { mode: Webhook }',
     `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
     ...(cgroupRoot ? [`cgroupRoot: ${JSON.stringify(cgroupRoot)}`] : []),
+    ...extraLines,
     '',
   ].join('\n');
 }
@@ -58,6 +59,7 @@ class LocalNodes {
    * @param {string} options.nodeName the first node's name (the machine's)
    * @param {number} options.nodes how many nodes
    * @param {string} options.caFile the node agent client CA the agents trust
+   * @param {string[]} [options.agentConfigLines] further lines of each agent's configuration (the cluster DNS)
    * @param {(line: string) => void} options.log
    */
   constructor(options) {
@@ -164,7 +166,7 @@ class LocalNodes {
   startAgent(run, { name, dir, endpoint, address, cgroupRoot, svcconfig, netns }) {
     fs.mkdirSync(dir, { recursive: true });
     const config = path.join(dir, 'config.yaml');
-    fs.writeFileSync(config, agentConfig({ dir, address, caFile: this.options.caFile, cgroupRoot }));
+    fs.writeFileSync(config, agentConfig({ dir, address, caFile: this.options.caFile, cgroupRoot, extraLines: this.options.agentConfigLines }));
     run(
       'svc-node-agent',
       [

@@ -15,6 +15,7 @@ const { spawn } = require('node:child_process');
 const { LocalNodes, takeNodesFlag } = require('./local-nodes');
 const fs = require('node:fs');
 const path = require('node:path');
+const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -307,6 +308,7 @@ try {
     caFile: path.join(root, 'node-agent', 'client-ca', 'client-ca.crt'),
     nodeAgentSvcconfig: identities.nodeAgent.path,
     adminSvcconfig: svcconfig,
+    agentConfigLines: nodeAgentDnsConfig(extraArgs),
     log: (line) => console.log(line),
   });
   localNodes.plan();
@@ -406,6 +408,20 @@ function startControlPlane(addressArgs) {
             .startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }))
             .catch((error) => console.log(`The container runtime did not start, so pods will not run: ${error.message}`));
           startServiceProxy(masterArgs);
+          startClusterDns({
+            run,
+            writeIdentity: (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }),
+            root,
+            adminConfig: svcconfig,
+            apiServerArgs: extraArgs,
+            componentArgs: masterArgs,
+            // Pods reach the host on the node network's address; without a node of its own, the host's first.
+            address:
+              localNodes.hostAddress() ??
+              Object.values(require('node:os').networkInterfaces())
+                .flat()
+                .find((a) => a && a.family === 'IPv4' && !a.internal)?.address,
+          }).catch((error) => console.error(`the cluster DNS did not start: ${error.message}`));
           const where = store === 'etcd' ? ` (store3 on etcd; API servers on ${firstAddress} and ${SECOND_API_SERVER}, port ${port})` : '';
           console.log(`Control plane running${where}. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
           // The console ships in the build (dist/console); the API server serves it.

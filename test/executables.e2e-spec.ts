@@ -80,6 +80,7 @@ describe.each([
       '(default 5)',
     ],
   ],
+  ['svc-dns', ['--cluster-domain string', '(default "cluster.local")', '--port int32', '(default 53)', '--resolv-conf string']],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -131,6 +132,8 @@ describe('flag validation before anything starts', () => {
     ['svc-proxy', ['--nodeport-addresses=primary,10.0.0.0/8'], '"--nodeport-addresses"'],
     ['svc-proxy', ['--detect-local-mode=BridgeInterface'], '--pod-bridge-interface'],
     ['svc-proxy', ['--config=kube-proxy.yaml'], '--config is not supported'],
+    ['svc-dns', ['--cluster-domain=Cluster.Local.'], '"--cluster-domain"'],
+    ['svc-dns', ['--port=70000'], '"--port"'],
   ])('%s %s', (name, args, message) => {
     const { status, stderr } = run(name, args);
     expect(status).toBe(2);

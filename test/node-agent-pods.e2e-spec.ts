@@ -95,6 +95,23 @@ describeWithRuntime('node agent: pods run in containers', () => {
     expect(status.state.running.startedAt).toBeTruthy();
     const table = await kubectl(['get', 'pod', 'hello', '-o', 'wide'], env());
     expect(table.stdout).toMatch(new RegExp(`hello\\s+1/1\\s+Running\\s+0\\s+\\S+\\s+${pod.status.podIP.replace(/\./g, '\\.')}\\s+${agent.nodeName}`));
+    // This agent has no clusterDNS: a ClusterFirst pod gets the node's resolver, and the kubelet's warning on the pod and the node.
+    const missing = 'kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
+    const events = JSON.parse((await kubectl(['get', 'events', '--field-selector', 'reason=MissingClusterDNS', '-o', 'json'], env())).stdout).items;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'Warning',
+        involvedObject: expect.objectContaining({ kind: 'Pod', name: 'hello' }),
+        message: expect.stringContaining(missing),
+      }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'Warning',
+        involvedObject: expect.objectContaining({ kind: 'Node', name: agent.nodeName, uid: agent.nodeName }),
+        message: missing,
+      }),
+    );
   }, 60_000);
 
   it('shows a pull failure of an image that is not there as ErrImagePull, then ImagePullBackOff', async () => {

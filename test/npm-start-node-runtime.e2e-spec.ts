@@ -95,10 +95,25 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     expect(apiAddress).toBe(`10.243.${subnet}.1`);
     const clusterIP: string = JSON.parse((await kubectl(['get', 'service', 'kubernetes', '-o', 'json'], env())).stdout).spec.clusterIP;
 
+    // The cluster DNS: the kube-dns Service at the range's tenth address, its EndpointSlice at svc-dns on the node network.
+    const kubeDns = JSON.parse((await kubectl(['get', 'service', 'kube-dns', '-n', 'kube-system', '-o', 'json'], env())).stdout);
+    expect(kubeDns.spec.clusterIP).toBe('10.0.0.10');
+    const dnsSlices = JSON.parse(
+      (await kubectl(['get', 'endpointslices', '-n', 'kube-system', '-l', 'kubernetes.io/service-name=kube-dns', '-o', 'json'], env())).stdout,
+    ).items;
+    // Its own slice alone: the EndpointSlice controller adds no placeholder to a Service without a selector.
+    expect(
+      dnsSlices.map((s: { metadata: { name: string }; endpoints: Array<{ addresses: string[] }> }) => [s.metadata.name, s.endpoints[0].addresses]),
+    ).toEqual([['kube-dns-svc-dns', [apiAddress]]]);
+
     const script = [
       'echo "host=$KUBERNETES_SERVICE_HOST port=$KUBERNETES_SERVICE_PORT"',
       `wget -qO- http://${webIp}:8080/hostname`,
       `nc -w 5 ${apiAddress} ${apiPort} </dev/null && echo api-reachable`,
+      // The cluster's search domains first (the node's may follow), the cluster DNS alone.
+      "sed -n -e 's/^search \\([^ ]* [^ ]* [^ ]*\\).*/search \\1/p' -e '/^nameserver /p' /etc/resolv.conf",
+      // svc-dns answers a pod on another node, asked at its endpoint (the ClusterIP is the service proxy's part).
+      `nslookup kubernetes.default.svc.cluster.local ${apiAddress} | sed -n 's/^Address: \\([0-9.]*\\)$/dns \\1/p'`,
     ].join('; ');
     const nodes: string[] = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], env())).stdout).items.map(
       (n: { metadata: { name: string } }) => n.metadata.name,
@@ -113,7 +128,9 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
       500,
     );
     const logs = (await kubectl(['logs', 'client'], env())).stdout;
-    expect(logs).toBe(`host=${clusterIP} port=443\n${pod.metadata.name}\napi-reachable\n`);
+    expect(logs).toBe(
+      `host=${clusterIP} port=443\n${pod.metadata.name}\napi-reachable\nsearch default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.0.0.10\ndns ${clusterIP}\n`,
+    );
   }, 240_000);
 
   it('imports an image archive dropped into .data/images while it runs', async () => {

@@ -11,6 +11,7 @@ import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from './config/node-agent-configuration';
 import { ImageManager, type CredentialLookup } from './images/image-manager';
 import { ContainerLogManager } from './logs/container-log-manager';
+import { DEFAULT_RESOLV_CONF, resolvConfProblem } from './containers/pod-dns';
 import { memInfo } from './node/host-facts';
 import { NodeReporter, type NodeReporterOptions } from './node/node-reporter';
 import { ConfigObjects } from './objects/config-objects';
@@ -137,7 +138,8 @@ export class NodeAgent {
         podLogRoot: this.podLogRoot,
         clusterDNS: config.clusterDNS ?? [],
         clusterDomain: config.clusterDomain ?? '',
-        resolvConf: config.resolvConf ?? '/etc/resolv.conf',
+        resolvConf: config.resolvConf ?? DEFAULT_RESOLV_CONF,
+        nodeIPs: settings.nodeIPs,
         cgroupRoot: config.cgroupRoot ?? '',
         cgroupsPerQOS: config.cgroupsPerQOS ?? true,
       },
@@ -164,6 +166,7 @@ export class NodeAgent {
       restartBackoff: new KeyedBackoff(),
       startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
+      nodeEvent: (type, reason, message) => this.nodeEvent(type, reason, message),
       log: settings.log,
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),
@@ -174,6 +177,13 @@ export class NodeAgent {
     if (this.eventLimiter && !this.eventLimiter.tryAccept()) return;
     const involved = { ...pod, apiVersion: 'v1', kind: 'Pod' };
     void this.recorder.event(involved, type, reason, message);
+  }
+
+  /** An event about this node, named as the kubelet names it (its UID is its name). */
+  nodeEvent(type: PodEventType, reason: string, message: string): void {
+    if (this.eventLimiter && !this.eventLimiter.tryAccept()) return;
+    const name = this.settings.nodeName;
+    void this.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name, uid: name } }, type, reason, message);
   }
 
   private async writeStatus(pod: Pod, status: NonNullable<Pod['status']>): Promise<void> {
@@ -211,6 +221,13 @@ export class NodeAgent {
     this.pods.start();
     this.logs.start();
     await this.reporter.start();
+    // Once, as the kubelet's sync loop begins: a resolver file pods cannot take whole is the node's warning.
+    const { config } = this.settings;
+    const resolverProblem = resolvConfProblem({ resolvConf: config.resolvConf ?? DEFAULT_RESOLV_CONF, clusterDomain: config.clusterDomain ?? '' });
+    if (resolverProblem) {
+      this.settings.log(`resolv.conf: ${resolverProblem}`);
+      this.nodeEvent('Warning', 'CheckLimitsForResolvConf', resolverProblem);
+    }
     const nodeName = this.settings.nodeName;
     const podScope = { fieldSelector: `spec.nodeName=${nodeName}` };
     this.podInformer = new SharedInformer<Pod>(listerWatcherFor(this.client.pods, podScope), { logger: silentInformerLogger, name: 'pods' });

@@ -97,3 +97,4 @@ export {
   proxyFlagSet,
   type ProxyOptions,
 } from './sets/proxy-flags';
+export { DNS_FLAGS, dnsFlagSet, parseDnsOptions, type DnsOptions } from './sets/dns-flags';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from '@svc/api';
 import { ContainerConfigError } from '../objects/container-config-error';
-import { containerConfig, hostsFileContent, terminationLogPath, type ContainerRuntimeInputs } from './container-config';
+import { containerConfig, terminationLogPath, type ContainerRuntimeInputs } from './container-config';
 
 describe('the CRI container config', () => {
   let dir: string;
@@ -92,22 +92,5 @@ describe('the CRI container config', () => {
     const config = await containerConfig(pod({ shareProcessNamespace: true }), container, inputs({ hostsFile: undefined }));
     expect(config.linux?.securityContext?.namespaceOptions?.pid).toBe('POD');
     expect(config.mounts?.filter((m) => m.containerPath === '/etc/hosts')).toHaveLength(1);
-  });
-});
-
-describe('the pod hosts file', () => {
-  it('names the pod by its hostname (with its FQDN under a subdomain) on each address, then its aliases', () => {
-    const pod: Pod = {
-      metadata: { name: 'web-0', namespace: 'shop' },
-      spec: { containers: [], subdomain: 'web', hostAliases: [{ ip: '10.9.9.9', hostnames: ['db', 'db.local'] }, { ip: '10.9.9.8' }] },
-    };
-    const lines = hostsFileContent(pod, ['10.1.0.5', 'fd01::5'], 'web-0', 'cluster.local').trimEnd().split('\n');
-    expect(lines[0]).toBe('# Kubernetes-managed hosts file.');
-    expect(lines.slice(-3)).toEqual([
-      '10.1.0.5\tweb-0.web.shop.svc.cluster.local\tweb-0',
-      'fd01::5\tweb-0.web.shop.svc.cluster.local\tweb-0',
-      '10.9.9.9\tdb\tdb.local',
-    ]);
-    expect(hostsFileContent({ ...pod, spec: { containers: [] } }, ['10.1.0.5'], 'web-0', 'cluster.local')).toContain('10.1.0.5\tweb-0\n');
   });
 });

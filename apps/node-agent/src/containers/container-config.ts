@@ -26,7 +26,7 @@ export interface ContainerRuntimeInputs {
   volumePaths: ReadonlyMap<string, string>;
   /** The pod's own directory (hosts file, termination logs). */
   podDir: string;
-  /** The pod's managed /etc/hosts, when it has its own network. */
+  /** The pod's managed /etc/hosts. */
   hostsFile?: string;
   attempt: number;
   type: ContainerType;
@@ -124,24 +124,4 @@ export async function containerConfig(pod: Pod, container: Container, inputs: Co
     tty: container.tty === true,
     linux: { resources: linuxResources(pod, container, inputs.resources), securityContext: securityContext(pod, container) },
   };
-}
-
-/** The pod's /etc/hosts: localhost, its own address under its hostname (and FQDN), and its hostAliases. */
-export function hostsFileContent(pod: Pod, podIPs: readonly string[], hostname: string, clusterDomain: string): string {
-  const lines = [
-    '# Kubernetes-managed hosts file.',
-    '127.0.0.1\tlocalhost',
-    '::1\tlocalhost ip6-localhost ip6-loopback',
-    'fe00::0\tip6-localnet',
-    'fe00::0\tip6-mcastprefix',
-    'fe00::1\tip6-allnodes',
-    'fe00::2\tip6-allrouters',
-  ];
-  const subdomain = pod.spec?.subdomain;
-  const names = subdomain && clusterDomain ? `${hostname}.${subdomain}.${pod.metadata?.namespace}.svc.${clusterDomain}\t${hostname}` : hostname;
-  for (const ip of podIPs) lines.push(`${ip}\t${names}`);
-  for (const alias of pod.spec?.hostAliases ?? []) {
-    if (alias.hostnames?.length) lines.push(`${alias.ip}\t${alias.hostnames.join('\t')}`);
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -1,59 +1,22 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Pod, PodSpec } from '@svc/api';
-import { podDnsConfig, podHostname, sandboxConfig, type SandboxSettings } from './sandbox-config';
+import { HostnameError } from './pod-hostname';
+import { sandboxConfig, type SandboxSettings } from './sandbox-config';
 
 describe('the pod sandbox', () => {
-  let dir: string;
-  let settings: SandboxSettings;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'sandbox-spec-'));
-    const resolvConf = join(dir, 'resolv.conf');
-    writeFileSync(resolvConf, '# host resolver\nnameserver 192.168.1.1\nnameserver 192.168.1.2 ; backup\nsearch lan example.org\noptions edns0\n');
-    settings = { podLogRoot: '/var/log/pods', clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', resolvConf, cgroupRoot: '', cgroupsPerQOS: true };
-  });
-
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const settings: SandboxSettings = {
+    podLogRoot: '/var/log/pods',
+    clusterDNS: ['10.96.0.10'],
+    clusterDomain: 'cluster.local',
+    resolvConf: '',
+    nodeIPs: ['192.168.1.7'],
+    cgroupRoot: '',
+    cgroupsPerQOS: true,
+  };
+  const dns = { servers: ['10.96.0.10'], searches: ['shop.svc.cluster.local'], options: ['ndots:5'] };
 
   function pod(spec: Partial<PodSpec> = {}, name = 'web'): Pod {
     return { metadata: { name, namespace: 'shop', uid: 'u-1', annotations: { a: 'b' } }, spec: { containers: [{ name: 'app', image: 'i' }], ...spec } };
   }
-
-  it('gives ClusterFirst pods the cluster DNS, its search path before the host one, and ndots:5', () => {
-    expect(podDnsConfig(pod(), settings)).toEqual({
-      servers: ['10.96.0.10'],
-      searches: ['shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'lan', 'example.org'],
-      options: ['ndots:5'],
-    });
-  });
-
-  it("gives Default pods and host-network ClusterFirst pods the host's resolver", () => {
-    const host = { servers: ['192.168.1.1', '192.168.1.2'], searches: ['lan', 'example.org'], options: ['edns0'] };
-    expect(podDnsConfig(pod({ dnsPolicy: 'Default' }), settings)).toEqual(host);
-    expect(podDnsConfig(pod({ hostNetwork: true }), settings)).toEqual(host);
-    expect(podDnsConfig(pod({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }), settings).servers).toEqual(['10.96.0.10']);
-    expect(podDnsConfig(pod(), { ...settings, clusterDNS: [] })).toEqual(host);
-  });
-
-  it('adds dnsConfig, a later option replacing an earlier one of the same name, and keeps within the limits', () => {
-    const extra = pod({
-      dnsPolicy: 'None',
-      dnsConfig: {
-        nameservers: ['1.1.1.1', '8.8.8.8', '9.9.9.9', '1.0.0.1'],
-        searches: ['a', 'a', 'b'],
-        options: [{ name: 'ndots', value: '2' }, { name: 'rotate' }, { name: 'ndots', value: '3' }],
-      },
-    });
-    expect(podDnsConfig(extra, settings)).toEqual({ servers: ['1.1.1.1', '8.8.8.8', '9.9.9.9'], searches: ['a', 'b'], options: ['ndots:3', 'rotate'] });
-  });
-
-  it('names the host after the pod, its hostname field first, cut to a DNS label', () => {
-    expect(podHostname(pod())).toBe('web');
-    expect(podHostname(pod({ hostname: 'front' }))).toBe('front');
-    expect(podHostname(pod({}, `${'a'.repeat(62)}-b`))).toBe('a'.repeat(62));
-  });
 
   it('builds the CRI sandbox: identity, log directory, host ports, namespaces, cgroup parent and groups', () => {
     const config = sandboxConfig(
@@ -64,10 +27,12 @@ describe('the pod sandbox', () => {
       }),
       2,
       settings,
+      dns,
     );
     expect(config).toMatchObject({
       metadata: { name: 'web', uid: 'u-1', namespace: 'shop', attempt: 2 },
       hostname: 'web',
+      dnsConfig: dns,
       logDirectory: '/var/log/pods/shop_web_u-1',
       portMappings: [{ protocol: 'TCP', containerPort: 80, hostPort: 8080, hostIp: '' }],
       annotations: { a: 'b' },
@@ -76,9 +41,21 @@ describe('the pod sandbox', () => {
         securityContext: { namespaceOptions: { network: 'POD', pid: 'NODE', ipc: 'POD' }, runAsUser: { value: 1000 }, supplementalGroups: [3000, 2000] },
       },
     });
-    expect(sandboxConfig(pod({ hostNetwork: true }), 0, settings)).toMatchObject({
+    expect(sandboxConfig(pod({ hostNetwork: true }), 0, settings, dns)).toMatchObject({
       hostname: undefined,
       linux: { securityContext: { namespaceOptions: { network: 'NODE' } } },
     });
+  });
+
+  it('names the host by the FQDN with setHostnameAsFQDN and a subdomain, refusing one the kernel cannot hold', () => {
+    const fqdn = pod({ hostname: 'web-0', subdomain: 'web', setHostnameAsFQDN: true });
+    expect(sandboxConfig(fqdn, 0, settings, dns).hostname).toBe('web-0.web.shop.svc.cluster.local');
+    expect(sandboxConfig(pod({ hostname: 'web-0', setHostnameAsFQDN: true }), 0, settings, dns).hostname).toBe('web-0');
+    expect(sandboxConfig(pod({ hostname: 'web-0', subdomain: 'web' }), 0, settings, dns).hostname).toBe('web-0');
+    const long = pod({ hostname: 'a'.repeat(40), subdomain: 'web', setHostnameAsFQDN: true });
+    expect(() => sandboxConfig(long, 0, settings, dns)).toThrow(HostnameError);
+    expect(() => sandboxConfig(long, 0, settings, dns)).toThrow(
+      `failed to construct FQDN from pod hostname and cluster domain, FQDN ${'a'.repeat(40)}.web.shop.svc.cluster.local is too long (64 characters is the max, 67 characters requested)`,
+    );
   });
 });

@@ -5,7 +5,9 @@ import { isCriNotFound, type PodSandboxConfig, type RuntimeContainerStatus } fro
 import { errorMessage } from '@svc/machinery';
 import { ImagePullError } from '../images/image-manager';
 import { podDirectory, VolumeError } from '../volumes/volume-manager';
-import { containerConfig, hostsFileContent } from '../containers/container-config';
+import { containerConfig } from '../containers/container-config';
+import { hostsFileContent } from '../containers/hosts-file';
+import { podDns } from '../containers/pod-dns';
 import { containerEnvironment } from '../containers/environment';
 import { serviceEnvironment } from '../containers/service-environment';
 import { ContainerConfigError } from '../objects/container-config-error';
@@ -15,7 +17,7 @@ import type { PodWorkerContext } from './pod-worker-context';
 import { runHandler } from '../probes/handler-runner';
 import { podLogDirectoryName } from '../containers/runtime-labels';
 import { useSandbox, type RuntimePod } from './runtime-pod';
-import { podHostname, sandboxConfig } from '../containers/sandbox-config';
+import { sandboxConfig } from '../containers/sandbox-config';
 
 /** Kubernetes never gives a container less than this to stop, whatever was asked. */
 const MIN_GRACE_SECONDS = 2;
@@ -129,10 +131,15 @@ export class PodActionExecutor {
         () => undefined,
       );
     }
-    const config = sandboxConfig(pod, plan.attempt, this.context.sandbox);
-    await mkdir(config.logDirectory ?? '', { recursive: true });
     let id: string;
     try {
+      const dns = podDns(pod, this.context.sandbox);
+      const config = sandboxConfig(pod, plan.attempt, this.context.sandbox, dns.config);
+      for (const notice of dns.notices) {
+        if (notice.on === 'node') this.context.nodeEvent('Warning', notice.reason, notice.message);
+        else this.context.event(pod, 'Warning', notice.reason, notice.message);
+      }
+      await mkdir(config.logDirectory ?? '', { recursive: true });
       id = await this.context.startMetrics.step(starting, 'sandbox', () => cri.runPodSandbox(config));
     } catch (error) {
       this.context.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(error)}`);
@@ -153,11 +160,17 @@ export class PodActionExecutor {
   private async prepare(pod: Pod, observed: RuntimePod): Promise<boolean> {
     try {
       this.volumePaths = await this.context.volumes.setUp(pod, { ...this.context.facts(), podIPs: observed.podIPs });
-      if (!pod.spec?.hostNetwork) {
-        const dir = podDirectory(this.context.rootDir, this.uid);
-        await mkdir(dir, { recursive: true });
-        this.hostsFile = join(dir, 'etc-hosts');
-        await writeFile(this.hostsFile, hostsFileContent(pod, observed.podIPs, podHostname(pod), this.context.clusterDomain));
+      const dir = podDirectory(this.context.rootDir, this.uid);
+      await mkdir(dir, { recursive: true });
+      const hostsFile = join(dir, 'etc-hosts');
+      // A host-network pod's is the node's hosts file with its hostAliases: should the node's not be readable, the runtime's stays.
+      const content = await hostsFileContent(pod, observed.podIPs, this.context.clusterDomain).catch((error: Error) => {
+        this.context.log(`pod ${pod.metadata?.namespace}/${pod.metadata?.name}: the hosts file: ${error.message}`);
+        return undefined;
+      });
+      if (content !== undefined) {
+        await writeFile(hostsFile, content);
+        this.hostsFile = hostsFile;
       }
       return true;
     } catch (error) {
@@ -174,7 +187,15 @@ export class PodActionExecutor {
       this.result.stale = true;
       await this.context.cri.startContainer(id).catch(() => undefined);
     }
-    const sandbox = sandboxConfig(pod, observed.sandboxAttempt, this.context.sandbox);
+    let sandbox: PodSandboxConfig;
+    try {
+      // The runtime wrote the pod's resolver when the sandbox was made: its notices were given then.
+      sandbox = sandboxConfig(pod, observed.sandboxAttempt, this.context.sandbox, podDns(pod, this.context.sandbox).config);
+    } catch (error) {
+      this.context.log(`pod ${pod.metadata?.namespace}/${pod.metadata?.name}: the sandbox config: ${errorMessage(error)}`);
+      this.retry(RETRY_MS);
+      return;
+    }
     for (const start of actions.start) await this.start(pod, start, observed, sandbox, starting);
     for (const { container, status } of actions.probe) this.ensureProbes(pod, container, status, observed);
   }

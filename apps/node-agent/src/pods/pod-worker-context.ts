@@ -30,6 +30,8 @@ export interface PodWorkerContext {
   restartBackoff: KeyedBackoff;
   startMetrics: PodStartMetrics;
   event(pod: Pod, type: PodEventType, reason: string, message: string): void;
+  /** An event about the node itself. */
+  nodeEvent(type: PodEventType, reason: string, message: string): void;
   /** The agent's log (a line to stderr). */
   log(message: string): void;
   /** Writes the pod's status to the API (its mirror pod's, for a static pod). */

@@ -773,6 +773,54 @@ describe('built-in kinds', () => {
     expect(check(podDefinition, { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'a', image: 'b' }] } }).errors).toEqual([]);
   });
 
+  it("checks a pod's dnsConfig and hostAliases as Kubernetes does, dnsPolicy None needing a nameserver", () => {
+    const pod = (spec: Record<string, unknown>) => ({ metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'b' }], ...spec } });
+    const errors = (spec: Record<string, unknown>) => check(podDefinition, pod(spec)).errors;
+    expect(errors({ dnsPolicy: 'None' })).toEqual([
+      { type: 'FieldValueRequired', field: 'spec.dnsConfig', detail: 'must provide `dnsConfig` when `dnsPolicy` is None' },
+    ]);
+    expect(errors({ dnsPolicy: 'None', dnsConfig: { searches: ['a.example'] } })).toEqual([
+      { type: 'FieldValueRequired', field: 'spec.dnsConfig.nameservers', detail: 'must provide at least one DNS nameserver when `dnsPolicy` is None' },
+    ]);
+    expect(
+      errors({ dnsPolicy: 'None', dnsConfig: { nameservers: ['10.0.0.10'], searches: ['ns.svc.cluster.local.'], options: [{ name: 'ndots', value: '2' }] } }),
+    ).toEqual([]);
+    const many = Array.from({ length: 33 }, (_, i) => `d${i}.example`);
+    expect(
+      errors({
+        dnsConfig: { nameservers: ['1.1.1.1', '8.8.8.8', '9.9.9.9', 'fd00::1', 'not-an-ip'], searches: [...many, 'Bad_Domain'], options: [{ value: 'x' }] },
+      }),
+    ).toEqual([
+      expect.objectContaining({ type: 'FieldValueInvalid', field: 'spec.dnsConfig.nameservers', detail: 'must not have more than 3 nameservers' }),
+      {
+        type: 'FieldValueInvalid',
+        field: 'spec.dnsConfig.nameservers[4]',
+        badValue: 'not-an-ip',
+        detail: 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      },
+      expect.objectContaining({ type: 'FieldValueInvalid', field: 'spec.dnsConfig.searches', detail: 'must not have more than 32 search paths' }),
+      expect.objectContaining({ type: 'FieldValueInvalid', field: 'spec.dnsConfig.searches[33]', badValue: 'Bad_Domain' }),
+      { type: 'FieldValueRequired', field: 'spec.dnsConfig.options[0]', detail: 'must not be empty' },
+    ]);
+    const wide = Array.from({ length: 10 }, (_, i) => `${i}${'w'.repeat(62)}.${'x'.repeat(63)}.${'y'.repeat(63)}.${'z'.repeat(20)}`);
+    expect(fields(errors({ dnsConfig: { searches: wide } }))).toEqual(['spec.dnsConfig.searches FieldValueInvalid']);
+    expect(errors({ dnsConfig: { searches: wide } })[0].detail).toBe('must not have more than 2048 characters (including spaces) in the search list');
+    expect(
+      fields(
+        errors({
+          hostAliases: [
+            { ip: '10.0.0.300', hostnames: ['ok.example', 'Not Valid'] },
+            { ip: 'fd00::9', hostnames: ['v6'] },
+          ],
+        }),
+      ),
+    ).toEqual(['spec.hostAliases[0].ip FieldValueInvalid', 'spec.hostAliases[0].hostnames[1] FieldValueInvalid']);
+    // A Deployment's pod template is held to the same rules.
+    const d = structuredClone(kubectlDeployment) as { spec: { template: { spec: Record<string, unknown> } } };
+    d.spec.template.spec.dnsPolicy = 'None';
+    expect(fields(check(deploymentDefinition, d).errors)).toEqual(['spec.template.spec.dnsConfig FieldValueRequired']);
+  });
+
   it('holds a pod template to the annotation size limit its pods would have to pass', () => {
     const d = structuredClone(kubectlDeployment) as { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
     d.spec.template.metadata.annotations = { big: 'x'.repeat(256 * 1024) };

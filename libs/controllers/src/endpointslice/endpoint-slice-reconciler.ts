@@ -56,8 +56,11 @@ export class EndpointSliceReconciler implements Reconcile {
     const service = cache.get(BUILTIN_RESOURCES.services, { namespace, name });
     const endpoints = cache.get(BUILTIN_RESOURCES.endpoints, { namespace, name });
     const skipped = endpoints?.metadata?.labels?.[SKIP_MIRROR_LABEL] === 'true';
-    // No Service, an ExternalName one, or one whose slices the API server writes: none of ours.
-    const desired = !service || service.spec?.type === 'ExternalName' || skipped ? [] : desiredSlices(name, endpoints, this.maxPerSlice);
+    // No Service, an ExternalName one, or one whose slices the API server writes: none of ours. A Service
+    // without a selector has its slices written by whoever serves it, unless an Endpoints is written for it to mirror.
+    const selectorless = Object.keys(service?.spec?.selector ?? {}).length === 0;
+    const desired =
+      !service || service.spec?.type === 'ExternalName' || skipped || (selectorless && !endpoints) ? [] : desiredSlices(name, endpoints, this.maxPerSlice);
     const wanted = new Set(desired.map((d) => d.name));
     for (const slice of ours) {
       const sliceName = slice.metadata?.name ?? '';

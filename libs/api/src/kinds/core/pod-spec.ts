@@ -127,7 +127,7 @@ describeFields(PodSpecSchema, {
   activeDeadlineSeconds:
     "How long the pod may run, counted from its start, before it is stopped and marked failed (reason DeadlineExceeded); it may be added or lowered later, never raised. Not acted on by this server's node agent.",
   dnsPolicy:
-    "How the pod's DNS is set up: ClusterFirst (the cluster DNS, the default), ClusterFirstWithHostNet, Default (the node's) or None (dnsConfig alone).",
+    "How the pod's DNS is set up: ClusterFirst (the cluster DNS with the cluster's search domains and ndots:5, the default; the node's for a hostNetwork pod), ClusterFirstWithHostNet (the cluster DNS, hostNetwork or not), Default (the node's resolver file) or None (dnsConfig alone).",
   nodeSelector: 'Labels a node must carry for the pod to be placed on it.',
   serviceAccountName: 'The ServiceAccount the pod runs as; `default` by default.',
   serviceAccount: 'Deprecated name of serviceAccountName.',
@@ -144,14 +144,14 @@ describeFields(PodSpecSchema, {
   affinity: 'Rules placing the pod near or away from nodes and other pods.',
   schedulerName: 'The scheduler that places the pod; the default one by default.',
   tolerations: 'The node taints the pod accepts.',
-  hostAliases: "Lines added to the pod's /etc/hosts.",
+  hostAliases: "Lines added to the pod's /etc/hosts, which the node agent writes.",
   'hostAliases.ip': 'The address the names resolve to.',
   'hostAliases.hostnames': 'The names for that address.',
   priorityClassName: "The PriorityClass that sets the pod's priority.",
   priority: "The pod's priority, filled in from its priority class at creation: higher ones are scheduled first and preempted last.",
   dnsConfig: 'DNS settings merged into those dnsPolicy makes.',
-  'dnsConfig.nameservers': 'Further name servers, at most three in all.',
-  'dnsConfig.searches': 'Further search domains.',
+  'dnsConfig.nameservers': 'Further name servers (IP addresses), at most three; at least one with dnsPolicy None.',
+  'dnsConfig.searches': 'Further search domains, at most 32 in 2048 characters.',
   'dnsConfig.options': 'Resolver options, such as ndots.',
   'dnsConfig.options.name': "The option's name.",
   'dnsConfig.options.value': "The option's value, if it takes one.",
@@ -159,13 +159,14 @@ describeFields(PodSpecSchema, {
   'readinessGates.conditionType': "The type of a condition in the pod's status.",
   runtimeClassName: "The RuntimeClass whose handler runs the pod's containers. This server serves no RuntimeClass, so a pod naming one is refused.",
   enableServiceLinks:
-    "Whether the services of the namespace are announced to the containers as environment variables, as Docker links did; true by default. Not acted on by this server's node agent.",
+    "Whether the services of the namespace are announced to the containers as environment variables, as Docker links did; true by default. With false only the `kubernetes` Service's KUBERNETES_SERVICE_* variables are set.",
   preemptionPolicy:
     "Whether the pod may preempt pods of lower priority: PreemptLowerPriority (the default) or Never. This server's scheduler preempts no pod yet.",
   overhead: "The resources running the pod costs beyond its containers', set from its RuntimeClass.",
   topologySpreadConstraints:
     "How the pod and its like are spread across zones, nodes or other topology domains. This server's scheduler does not act on them yet.",
-  setHostnameAsFQDN: "Whether the pod's host name is its fully qualified domain name; false by default. Not acted on by this server's node agent.",
+  setHostnameAsFQDN:
+    "Whether the pod's kernel host name is its fully qualified domain name (`<hostname>.<subdomain>.<namespace>.svc.<cluster domain>`, at most 64 characters) when it has a subdomain; false by default.",
   os: "The operating system the pod's containers need.",
   'os.name': 'linux or windows.',
   hostUsers: "Whether the pod uses the node's user namespace (true, the default); false gives it one of its own. Not acted on by this server's node agent.",

@@ -1,7 +1,8 @@
 import type { Container } from '../../kinds/core/container';
 import type { PodSpec } from '../../kinds/core/pod-spec';
 import { VOLUME_SOURCES } from '../../kinds/core/volume';
-import { isValidPortNum, isRecord } from '@svc/machinery';
+import { isIP } from 'node:net';
+import { isDNS1123Subdomain, isValidPortNum, isRecord } from '@svc/machinery';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { canonicalQuantity, quantityNanoValue } from '../../meta/quantity';
 import { records } from './define-kind';
@@ -98,6 +99,57 @@ function validateResources(resources: unknown, path: string, errors: FieldError[
   }
 }
 
+/** Kubernetes' limits on a pod's resolver (1.32). */
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 32;
+const MAX_DNS_SEARCH_LIST_CHARS = 2048;
+const IP_DETAIL = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+
+/** validatePodDNSConfig: None needs nameservers; at most 3 of them, IPs; at most 32 searches in 2048 characters, subdomains; named options. */
+function validateDnsConfig(p: Record<string, unknown>, path: string, errors: FieldError[]): void {
+  const at = `${path}.dnsConfig`;
+  const config = isRecord(p.dnsConfig) ? p.dnsConfig : undefined;
+  const nameservers = strings(config?.nameservers);
+  if (p.dnsPolicy === 'None') {
+    if (!config) return void errors.push(fieldErrors.required(at, 'must provide `dnsConfig` when `dnsPolicy` is None'));
+    if (nameservers.length === 0)
+      return void errors.push(fieldErrors.required(`${at}.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None'));
+  }
+  if (!config) return;
+  if (nameservers.length > MAX_DNS_NAMESERVERS)
+    errors.push(fieldErrors.invalid(`${at}.nameservers`, nameservers, `must not have more than ${MAX_DNS_NAMESERVERS} nameservers`));
+  nameservers.forEach((ns, i) => {
+    if (!isIP(ns)) errors.push(fieldErrors.invalid(`${at}.nameservers[${i}]`, ns, IP_DETAIL));
+  });
+  const searches = strings(config.searches);
+  if (searches.length > MAX_DNS_SEARCH_PATHS)
+    errors.push(fieldErrors.invalid(`${at}.searches`, searches, `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`));
+  if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS)
+    errors.push(
+      fieldErrors.invalid(`${at}.searches`, searches, `must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`),
+    );
+  searches.forEach((search, i) => {
+    // A trailing dot is fine.
+    const name = search.replace(/\.$/, '');
+    for (const msg of isDNS1123Subdomain(name)) errors.push(fieldErrors.invalid(`${at}.searches[${i}]`, name, msg));
+  });
+  records(config.options).forEach((option, i) => {
+    if (typeof option.name !== 'string' || option.name === '') errors.push(fieldErrors.required(`${at}.options[${i}]`, 'must not be empty'));
+  });
+}
+
+/** ValidateHostAliases: each an IP and DNS-1123 subdomains. */
+function validateHostAliases(aliases: unknown, path: string, errors: FieldError[]): void {
+  records(aliases).forEach((alias, i) => {
+    if (typeof alias.ip !== 'string' || !isIP(alias.ip)) errors.push(fieldErrors.invalid(`${path}.hostAliases[${i}].ip`, alias.ip ?? '', IP_DETAIL));
+    strings(alias.hostnames).forEach((hostname, j) => {
+      for (const msg of isDNS1123Subdomain(hostname)) errors.push(fieldErrors.invalid(`${path}.hostAliases[${i}].hostnames[${j}]`, hostname, msg));
+    });
+  });
+}
+
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const errors: FieldError[] = [];
   if (!isRecord(spec)) return errors;
@@ -150,5 +202,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   };
   checkContainers(p.initContainers, 'initContainers', false);
   checkContainers(p.containers, 'containers', true);
+  validateDnsConfig(p, path, errors);
+  validateHostAliases(p.hostAliases, path, errors);
   return errors;
 }

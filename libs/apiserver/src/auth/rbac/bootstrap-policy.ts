@@ -191,6 +191,15 @@ const NODE_PROXIER_RULES: PolicyRule[] = [
   rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
 ];
 
+/**
+ * What a cluster DNS server needs (Kubernetes' `system:kube-dns`, bound to the ServiceAccount
+ * kube-system/kube-dns); EndpointSlices too, which it answers from as CoreDNS does.
+ */
+const KUBE_DNS_RULES: PolicyRule[] = [
+  rule(['list', 'watch'], [''], ['services', 'endpoints']),
+  rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+];
+
 /** What a node agent needs (the `system:node` role); the Node authorizer grants it, scoped to the node's own objects. */
 export const NODE_RULES: readonly PolicyRule[] = [
   rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
@@ -240,6 +249,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
   { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
   { name: 'system:node', rules: [...NODE_RULES] },
   { name: 'system:node-proxier', rules: NODE_PROXIER_RULES },
+  { name: 'system:kube-dns', rules: KUBE_DNS_RULES },
   // What the API server's client certificate for node agents needs (kubeadm binds it to that identity).
   {
     name: 'system:kubelet-api-admin',
@@ -271,6 +281,7 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBindi
   // scopes them to their own pods' objects (`--authorization-mode=Node,RBAC`).
   { name: 'system:node', role: 'system:node', subjects: [] },
   { name: 'system:node-proxier', role: 'system:node-proxier', subjects: [{ kind: 'User', name: 'system:kube-proxy' }] },
+  { name: 'system:kube-dns', role: 'system:kube-dns', subjects: [{ kind: 'ServiceAccount', name: 'kube-dns', namespace: 'kube-system' }] },
   { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [AUTHENTICATED] },
   ...CONTROLLER_ROLES.map(({ account }) => ({
     name: controllerRoleName(account),
