@@ -30,5 +30,12 @@ export { informerForResource } from './controller/informer-for-resource';
 export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
-export { WebhookServer, type ConversionSource, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
+export {
+  WebhookServer,
+  type ConversionSource,
+  type ManagerWebhookOptions,
+  type WebhookCertificate,
+  type WebhookServerOptions,
+  type WebhookService,
+} from './webhooks/webhook-server';
 export { exitOnSignals } from './manager/exit-on-signals';

@@ -56,9 +56,11 @@ export interface ManagerOptions {
    */
   resources?: readonly CustomResourceSource[];
   /**
-   * Admission webhooks from `@Validate` / `@Default` methods (of `handlers`, and of the reconcilers):
-   * served over HTTPS with a certificate made at start, and registered with the API server as
-   * Validating/MutatingWebhookConfigurations (removed again at stop). None when absent. The same
+   * Admission webhooks from `@Validate` / `@Default` methods (of `handlers`, and of the reconcilers),
+   * served over HTTPS by every replica, and registered with the API server as
+   * Validating/MutatingWebhookConfigurations: with `service`, naming that Service, by the leader,
+   * never removed by a stopping replica; without (development mode), naming this process's URL,
+   * installed at start and removed at stop. None when absent. The same
    * server serves the conversion functions of `resources` as their CRDs' conversion webhooks
    * (started for them even without this option; its host and port are taken from here).
    */
@@ -106,6 +108,7 @@ export class Manager {
   private leadership: Promise<void> = Promise.resolve();
   private httpPort: number | undefined;
   private webhooks: WebhookServer | undefined;
+  private webhookInstall: AbortController | undefined;
   /** The port the admission webhooks listen on, once started. */
   webhookPort: number | undefined;
   /** Informers that existed when start began: until they have synced, the process is not ready. */
@@ -294,6 +297,12 @@ export class Manager {
       this.webhooks = new WebhookServer(this.client, { ...rest, name, handlers: [...new Set(withHooks)], conversions });
       try {
         this.webhookPort = await this.webhooks.start();
+        if (!this.webhooks.servesReplicas) {
+          this.logger.info(
+            `webhooks in development mode: configurations name https://${rest.host ?? '127.0.0.1'}:${this.webhookPort}, installed now and removed at stop (set webhooks.service for replicas)`,
+          );
+          if (this.webhooks.size > 0) await this.webhooks.install();
+        }
       } catch (error) {
         await this.shutdownParts();
         this.state = 'stopped';
@@ -361,6 +370,7 @@ export class Manager {
       if (leading === this.leading) return;
       this.leading = leading;
       if (leading) {
+        this.startWebhookInstall();
         for (const controller of this.controllers) controller.start();
         for (const added of this.runnables) if (leaderElected(added)) this.startRunnable(added);
       } else {
@@ -372,10 +382,36 @@ export class Manager {
             ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
             : Infinity;
         const grace = Math.min(this.options.gracefulShutdownMs ?? 30_000, leaseGap);
+        this.webhookInstall?.abort();
+        this.webhookInstall = undefined;
         await Promise.all([...this.controllers.map((c) => c.stop(grace)), this.stopRunnables(grace, leaderElected)]);
       }
     });
     return this.leadership;
+  }
+
+  /**
+   * The leader installs the webhook configurations of a replicated server (a replica that stops
+   * never removes them, since the others still serve them), retrying with backoff until it succeeds
+   * or leadership ends.
+   */
+  private startWebhookInstall(): void {
+    const webhooks = this.webhooks;
+    if (!webhooks?.servesReplicas || webhooks.size === 0) return;
+    const abort = new AbortController();
+    this.webhookInstall = abort;
+    void (async () => {
+      for (let delayMs = 200; !abort.signal.aborted; delayMs = Math.min(delayMs * 2, 10_000)) {
+        try {
+          await webhooks.install();
+          this.logger.info('webhook configurations installed');
+          return;
+        } catch (error) {
+          this.logger.error('webhook configurations could not be installed; retrying', error);
+        }
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    })();
   }
 
   private startRunnable(added: AddedRunnable): void {

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '@svc/api';
+import { readFileSync } from 'node:fs';
+import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
-import { errorMessage, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import { errorMessage, isAlreadyExists, isNotFound, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { compare } from 'fast-json-patch';
 import { generate } from 'selfsigned';
 import { resolveResource } from '../reconcile/resource-ref';
@@ -21,7 +22,32 @@ export interface WebhookServerOptions {
   name: string;
   /** Resource types whose versions convert by functions: each served as a CRD conversion webhook. */
   conversions?: readonly ConversionSource[];
+  /**
+   * The Service the API server reaches the webhooks through (a Deployment's replicas behind it). Set,
+   * the configurations name this Service instead of a URL, every replica serves the same
+   * certificate (see `certificate`), and the configurations are installed by the leader alone and
+   * never removed by a stopping replica. Unset, the server runs in development mode: one process, its
+   * own URL (`https://<host>:<port>`), configurations installed at start and removed at stop.
+   */
+  service?: WebhookService;
+  /**
+   * Where the serving certificate comes from with a `service`: a Secret (the default,
+   * `<name>-webhook-certificate` in the Service's namespace; made by the first replica that finds
+   * none, read by the others), or mounted files (cert-manager's `tls.crt`, `tls.key`, `ca.crt`).
+   */
+  certificate?: WebhookCertificate;
 }
+
+/** The Service in front of the replicas' webhook servers. */
+export interface WebhookService {
+  namespace: string;
+  name: string;
+  /** The Service's port; 443 by default, as Kubernetes defaults it. */
+  port?: number;
+}
+
+/** A serving certificate kept in a Secret, or mounted as files. */
+export type WebhookCertificate = { secret: { namespace: string; name: string } } | { certFile: string; keyFile: string; caFile?: string };
 
 /** A resource type that converts its objects between versions (a `defineResource` result with conversion functions). */
 export interface ConversionSource {
@@ -38,6 +64,74 @@ export type ManagerWebhookOptions = Omit<WebhookServerOptions, 'name'> & { name?
 
 interface ServerSettings extends WebhookServerOptions {
   handlers: readonly object[];
+}
+
+/** The PEMs a webhook server serves with, and the bundle the API server trusts them by. */
+interface ServingCertificate {
+  cert: string;
+  key: string;
+  ca: string;
+}
+
+/** A self-signed certificate for these names is its own trust anchor, so its caBundle is itself. */
+async function selfSignedCertificate(names: readonly string[]): Promise<ServingCertificate> {
+  const isIp = (name: string) => /^[\d.]+$/.test(name) || name.includes(':');
+  const pems = await generate([{ name: 'commonName', value: names[0] }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    extensions: [{ name: 'subjectAltName', altNames: names.map((n) => (isIp(n) ? { type: 7 as const, ip: n } : { type: 2 as const, value: n })) }],
+  });
+  return { cert: pems.cert, key: pems.private, ca: pems.cert };
+}
+
+/**
+ * The certificate every replica behind `service` serves: read from the Secret, or made and stored
+ * there by the first replica to find none (a replica that loses the race to create it reads the
+ * winner's).
+ */
+async function secretCertificate(client: Client, secret: { namespace: string; name: string }, service: WebhookService): Promise<ServingCertificate> {
+  const secrets = client.resource(BUILTIN_RESOURCES.secrets).inNamespace(secret.namespace);
+  const decode = (value: string | undefined) => (value === undefined ? '' : Buffer.from(value, 'base64').toString('utf8'));
+  const read = async (): Promise<ServingCertificate | undefined> => {
+    try {
+      const found = await secrets.get(secret.name);
+      const pair = {
+        cert: decode(found.data?.['tls.crt']),
+        key: decode(found.data?.['tls.key']),
+        ca: decode(found.data?.['ca.crt'] ?? found.data?.['tls.crt']),
+      };
+      return pair.cert && pair.key ? pair : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+  const existing = await read();
+  if (existing) return existing;
+  const made = await selfSignedCertificate(serviceNames(service));
+  const encode = (text: string) => Buffer.from(text).toString('base64');
+  try {
+    await secrets.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret.name, namespace: secret.namespace },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': encode(made.cert), 'tls.key': encode(made.key), 'ca.crt': encode(made.ca) },
+    });
+    return made;
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    const raced = await read();
+    if (!raced) throw new Error(`secret ${secret.namespace}/${secret.name} holds no tls.crt and tls.key`, { cause: error });
+    return raced;
+  }
+}
+
+/** The names the API server checks a service's webhook certificate against. */
+function serviceNames(service: WebhookService): string[] {
+  return [`${service.name}.${service.namespace}.svc`, `${service.name}.${service.namespace}.svc.cluster.local`];
 }
 
 /** The path a resource type's conversion webhook is served at. */
@@ -68,15 +162,17 @@ interface AdmissionReviewRequest {
 }
 
 /**
- * The HTTPS server of a manager's admission webhooks: a certificate generated for `host` at start, one
- * path per decorated method, and the Validating/MutatingWebhookConfigurations that point the API server
- * at them (with the certificate as caBundle), applied at start and deleted at stop.
+ * The HTTPS server of a manager's admission webhooks: one path per decorated method, and the
+ * Validating/MutatingWebhookConfigurations that point the API server at them (with the serving
+ * certificate's CA as caBundle). With a `service` every replica serves the same certificate and the
+ * configurations name the Service; in development mode they name this process's URL.
  */
 export class WebhookServer {
   private server: Server | undefined;
   private readonly served: Served[];
   private caBundle = '';
   private hostPort = '';
+  private installed = false;
 
   constructor(
     private readonly client: Client,
@@ -96,18 +192,16 @@ export class WebhookServer {
     return this.served.length;
   }
 
+  /** Whether the configurations point at a Service (replicas) rather than at this process's URL (development mode). */
+  get servesReplicas(): boolean {
+    return this.options.service !== undefined;
+  }
+
   async start(): Promise<number> {
     const host = this.options.host ?? '127.0.0.1';
-    const isIp = /^[\d.]+$/.test(host) || host.includes(':');
-    const pems = await generate([{ name: 'commonName', value: host }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
-      extensions: [{ name: 'subjectAltName', altNames: [isIp ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }] }],
-    });
-    this.caBundle = Buffer.from(pems.cert).toString('base64');
-    const server = createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
+    const certificate = await this.servingCertificate(host);
+    this.caBundle = Buffer.from(certificate.ca).toString('base64');
+    const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
       const served = this.served.find((s) => s.path === req.url);
       const conversion = this.options.conversions?.find((c) => conversionPath(c.name) === req.url);
       if (req.method !== 'POST' || (!served && !conversion)) {
@@ -138,8 +232,26 @@ export class WebhookServer {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.options.port ?? 0, host, resolve));
     const port = (server.address() as AddressInfo).port;
     this.hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    await this.register(host, port);
     return port;
+  }
+
+  private servingCertificate(host: string): Promise<ServingCertificate> {
+    const { service, certificate } = this.options;
+    if (!service) return selfSignedCertificate([host]);
+    if (certificate && 'certFile' in certificate) {
+      const cert = readFileSync(certificate.certFile, 'utf8');
+      const key = readFileSync(certificate.keyFile, 'utf8');
+      return Promise.resolve({ cert, key, ca: certificate.caFile ? readFileSync(certificate.caFile, 'utf8') : cert });
+    }
+    const secret = certificate?.secret ?? { namespace: service.namespace, name: `${this.options.name}-webhook-certificate` };
+    return secretCertificate(this.client, secret, service);
+  }
+
+  /** Where a path of this server is reached: the Service's reference, or this process's URL in development mode. */
+  private clientConfig(path: string): WebhookClientConfig {
+    const service = this.options.service;
+    if (service) return { service: { namespace: service.namespace, name: service.name, port: service.port ?? 443, path }, caBundle: this.caBundle };
+    return { url: `https://${this.hostPort}${path}`, caBundle: this.caBundle };
   }
 
   /**
@@ -152,37 +264,59 @@ export class WebhookServer {
     return {
       strategy: 'Webhook',
       webhook: {
-        clientConfig: { url: `https://${this.hostPort}${conversionPath(crdName)}`, caBundle: this.caBundle },
+        clientConfig: this.clientConfig(conversionPath(crdName)),
         conversionReviewVersions: [...CONVERSION_REVIEW_VERSIONS],
       },
     };
   }
 
+  /**
+   * Stops serving. In development mode the configurations this process installed are removed too
+   * (unless another process has installed its own since); with a `service` they stay, since the
+   * other replicas still serve them.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    await Promise.all([
-      this.client
-        .resource(BUILTIN_RESOURCES.validatingWebhookConfigurations)
-        .delete(`${this.options.name}-validating`)
-        .catch(() => undefined),
-      this.client
-        .resource(BUILTIN_RESOURCES.mutatingWebhookConfigurations)
-        .delete(`${this.options.name}-mutating`)
-        .catch(() => undefined),
-    ]);
+    if (!this.options.service && this.installed) await this.uninstallOwn();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private async register(host: string, port: number): Promise<void> {
-    const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  private async uninstallOwn(): Promise<void> {
+    const ownUrl = (url: string | undefined) => url?.startsWith(`https://${this.hostPort}/`) === true;
+    const remove = async (
+      resource: typeof BUILTIN_RESOURCES.validatingWebhookConfigurations | typeof BUILTIN_RESOURCES.mutatingWebhookConfigurations,
+      name: string,
+    ) => {
+      const configs = this.client.resource(resource);
+      try {
+        const current = await configs.get(name);
+        if (!(current.webhooks ?? []).every((w) => ownUrl(w.clientConfig.url))) return;
+        await configs.delete(name, { preconditions: { resourceVersion: current.metadata?.resourceVersion, uid: current.metadata?.uid } });
+      } catch {
+        // Gone already, or changed since it was read: it is no longer this process's to remove.
+      }
+    };
+    await Promise.all([
+      remove(BUILTIN_RESOURCES.validatingWebhookConfigurations, `${this.options.name}-validating`),
+      remove(BUILTIN_RESOURCES.mutatingWebhookConfigurations, `${this.options.name}-mutating`),
+    ]);
+  }
+
+  /**
+   * Applies the Validating/MutatingWebhookConfigurations that send the API server to these webhooks
+   * (the manager calls it at start in development mode, else when it gains leadership). Idempotent:
+   * a server-side apply of the same content.
+   */
+  async install(): Promise<void> {
+    if (!this.server) throw new Error('the webhook server is not started');
     const webhook = (s: Served) => {
       const info = resolveResource(s.hook.resource, this.client.scheme);
       return {
         name: s.webhookName,
-        clientConfig: { url: `https://${hostPort}${s.path}`, caBundle: this.caBundle },
+        clientConfig: this.clientConfig(s.path),
         rules: [
           {
             operations: [...(s.hook.options.operations ?? ['CREATE', 'UPDATE'])],
@@ -219,6 +353,7 @@ export class WebhookServer {
       };
       await this.client.resource(BUILTIN_RESOURCES.mutatingWebhookConfigurations).apply(config, apply);
     }
+    this.installed = true;
   }
 
   /** One AdmissionReview answered: the method's verdict, or its changes as a JSON patch. */
