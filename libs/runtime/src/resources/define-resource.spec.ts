@@ -87,9 +87,11 @@ describe('defineResource', () => {
         },
         status: { type: 'object', properties: { configMaps: { type: 'integer' } } },
       },
-      'x-svc-validations': [{ rule: "self.spec.message != 'forbidden'", message: 'that message is not allowed', fieldPath: '.spec.message' }],
+      'x-kubernetes-validations': [{ rule: "self.spec.message != 'forbidden'", message: 'that message is not allowed', fieldPath: '.spec.message' }],
     });
     expect(parse(greetings.yaml())).toEqual(crd);
+    // What other clusters read carries Kubernetes' names only.
+    for (const text of [greetings.yaml(), notes.yaml()]) expect(text).not.toMatch(/x-svc-/);
     expect(notes.crd().spec.versions.map((v) => [v.name, v.storage])).toEqual([
       ['v1alpha1', false],
       ['v1', true],

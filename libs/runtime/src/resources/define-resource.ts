@@ -22,11 +22,11 @@ export interface ResourceVersionDefinition<Spec extends TSchema = TSchema, Statu
   deprecationWarning?: string;
   /** Fields usable in field selectors (`.spec.color`). */
   selectableFields?: readonly string[];
-  /** Rules over the whole object (`self.spec.min <= self.spec.max`), as the schema's `x-svc-validations`. */
+  /** Rules over the whole object (`self.spec.min <= self.spec.max`), as the schema's `x-kubernetes-validations`. */
   validations?: readonly CelValidationRule[];
 }
 
-/** A CEL rule of `x-svc-validations`, as Kubernetes' `x-kubernetes-validations`. */
+/** A CEL rule of Kubernetes' `x-kubernetes-validations`. */
 export interface CelValidationRule {
   rule: string;
   message?: string;
@@ -132,7 +132,7 @@ export function defineResource<const V extends Record<string, ResourceVersionDef
     const properties: Record<string, JsonSchema> = { spec: plainSchema(def.spec) };
     if (def.status) properties.status = plainSchema(def.status);
     const openAPIV3Schema: JsonSchema = { type: 'object', required: ['spec'], properties };
-    if (def.validations?.length) openAPIV3Schema['x-svc-validations'] = def.validations.map((rule) => ({ ...rule }));
+    if (def.validations?.length) openAPIV3Schema['x-kubernetes-validations'] = def.validations.map((rule) => ({ ...rule }));
     const out: CustomResourceDefinitionVersion = { name: version, served: def.served ?? true, storage: version === input.storage, schema: { openAPIV3Schema } };
     if (def.deprecated) out.deprecated = true;
     if (def.deprecationWarning) out.deprecationWarning = def.deprecationWarning;
