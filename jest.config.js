@@ -23,6 +23,7 @@ aliases['^@svc/controllers/testing$'] = '<rootDir>/libs/controllers/src/testing/
 aliases['^@svc/informers/testing$'] = '<rootDir>/libs/informers/src/testing/index.ts';
 aliases['^@svc/apiserver/testing$'] = '<rootDir>/libs/apiserver/src/testing/index.ts';
 aliases['^@svc/cri/testing$'] = '<rootDir>/libs/cri/src/testing/index.ts';
+aliases['^@svc/storage/testing$'] = '<rootDir>/libs/storage/src/testing/index.ts';
 
 module.exports = {
   testEnvironment: 'node',

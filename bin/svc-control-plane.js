@@ -3,12 +3,16 @@
 // `npm start`: the whole control plane on one machine, on the embedded store, with its state under
 // ./.data (or $SVC_DATA). Runs the API server, waits until it is ready, then runs the controller
 // manager and the scheduler against it. Extra arguments are passed to the API server.
+// `npm start -- --store=etcd` (or SVC_STORE=etcd): a three-member etcd cluster on loopback (Debian's
+// etcd-server, data under .data/etcd) and two API servers on it (store3), 127.0.0.1 and 127.0.0.2 on
+// one port; the controller manager, the scheduler and the node agent name both and fail over.
 // Secure by default: Node and RBAC authorization; the written connection file authenticates as an administrator (a client
 // certificate in system:masters); the controller manager, the scheduler, the node agent and the service
 // proxy each get a connection file of their own identity (system:kube-controller-manager,
 // system:kube-scheduler, system:node:<host>, system:kube-proxy), bound to their roles;
 // service account tokens are signed with a key generated on first start.
 const { spawn } = require('node:child_process');
+const { LocalNodes, takeNodesFlag } = require('./local-nodes');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -27,20 +31,27 @@ const identities = {
 };
 // The API server goes last: the controller manager, the scheduler and the node agent stop first, so
 // that they release their leases (a restart then leads at once instead of waiting for them to expire).
-const children = { components: [], apiServer: [] };
+const children = { components: [], apiServer: [], etcd: [] };
 let stopping = false;
 
-function run(name, args) {
+function run(name, args, options = {}) {
   // The IPC channel is how a child knows the launcher is gone, even after a SIGKILL (bin/launch.js).
-  const child = spawn(process.execPath, [path.join(__dirname, name + '.js'), ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const command = [process.execPath, path.join(__dirname, name + '.js'), ...args];
+  // A node of its own network namespace: nsenter enters it and execs node, so the pid and the channel stay.
+  if (options.netns) command.unshift('nsenter', `--net=${options.netns}`);
+  const child = spawn(command[0], command.slice(1), { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   (name === 'svc-apiserver' ? children.apiServer : children.components).push(child);
+  watchExit(name, child);
+  return child;
+}
+
+function watchExit(name, child) {
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal || code}); stopping the control plane`);
       stop(code || 1);
     }
   });
-  return child;
 }
 
 const COMPONENT_STOP_SECONDS = 20;
@@ -67,13 +78,15 @@ function stopAll(list, seconds) {
 function stop(code) {
   if (stopping) {
     // A second signal: stop at once.
-    for (const child of [...children.components, ...children.apiServer]) child.kill('SIGKILL');
+    for (const child of [...children.components, ...children.apiServer, ...children.etcd]) child.kill('SIGKILL');
     process.exit(code);
   }
   stopping = true;
   stopAll(children.components, COMPONENT_STOP_SECONDS)
     .then(cleanUpServiceProxy)
+    .then(() => localNodes && localNodes.stop())
     .then(() => stopAll(children.apiServer, API_SERVER_STOP_SECONDS))
+    .then(() => stopAll(children.etcd, COMPONENT_STOP_SECONDS))
     .then(() => process.exit(code));
 }
 
@@ -85,51 +98,16 @@ setInterval(() => {
   if (process.ppid !== parentAtStart) stop(0);
 }, 500).unref();
 
-// The node agent: started when a container runtime socket is there ($SVC_CONTAINER_RUNTIME_ENDPOINT,
-// else containerd's), serving on loopback; the controller manager gives its Node a pod CIDR.
-const runtimeEndpoint = process.env.SVC_CONTAINER_RUNTIME_ENDPOINT || 'unix:///run/containerd/containerd.sock';
+// The nodes: a node agent per node, on a container runtime npm start manages (bin/local-nodes.js) unless
+// $SVC_CONTAINER_RUNTIME_ENDPOINT names one; the controller manager gives each Node a pod CIDR.
 const nodeIpamArgs = ['--allocate-node-cidrs', `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`];
-function startNodeAgent() {
-  const socket = runtimeEndpoint.replace(/^unix:\/\//, '');
-  if (!fs.existsSync(socket)) {
-    console.log(
-      `No container runtime at ${runtimeEndpoint}: pods will not run. On Debian, as root: "apt-get install -y containerd runc containernetworking-plugins"` +
-        ' (or set SVC_CONTAINER_RUNTIME_ENDPOINT), then npm start again.',
-    );
-    return;
-  }
-  const dir = path.join(root, 'node-agent');
-  fs.mkdirSync(dir, { recursive: true });
-  const config = path.join(dir, 'config.yaml');
-  fs.writeFileSync(
-    config,
-    [
-      'apiVersion: nodeagent.config.svc.io/v1beta1',
-      'kind: NodeAgentConfiguration',
-      'address: 127.0.0.1',
-      // Only client certificates of the node agent client CA (the API server's) and tokens the API
-      // server vouches for (TokenReview) get in, for what the API server allows (SubjectAccessReview).
-      `authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: ${JSON.stringify(nodeAgentPki.caFile)} } }`,
-      'authorization: { mode: Webhook }',
-      `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
-      '',
-    ].join('\n'),
-  );
-  run('svc-node-agent', [
-    `--config=${config}`,
-    `--svcconfig=${identities.nodeAgent.path}`,
-    `--hostname-override=${nodeName}`,
-    `--container-runtime-endpoint=${runtimeEndpoint}`,
-    `--root-dir=${path.join(dir, 'root')}`,
-    `--cert-dir=${path.join(dir, 'pki')}`,
-    '--node-ip=127.0.0.1',
-  ]);
-}
+let localNodes;
 
 // The service proxy routes ClusterIPs and NodePorts on this machine: as root only (it programs the
 // kernel's nftables, or iptables without the nft command, which it gets with apt-get when missing).
 // It acts as system:kube-proxy (the system:node-proxier role) and answers NodePorts on the host's
-// first address (the node agent registers 127.0.0.1, where nftables serves none). Its rules outlive
+// address on the node network (the node's InternalIP; without a node of its own, the host's first address,
+// since nftables serves no NodePort on 127.0.0.1). Its rules outlive
 // a restart of the proxy alone, but not the control plane: stopping removes them (--cleanup).
 // SVC_SERVICE_PROXY=off leaves it out.
 let serviceProxyStarted = false;
@@ -137,7 +115,7 @@ function cleanUpServiceProxy() {
   if (!serviceProxyStarted) return;
   require('node:child_process').spawnSync(process.execPath, [path.join(__dirname, 'svc-proxy.js'), '--cleanup'], { stdio: 'ignore', timeout: 30_000 });
 }
-function startServiceProxy() {
+function startServiceProxy(masterArgs = []) {
   if (process.env.SVC_SERVICE_PROXY === 'off') return;
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     console.log('Not root: the service proxy (svc-proxy) does not start, so ClusterIPs and NodePorts do not route; run npm start as root.');
@@ -162,11 +140,15 @@ function startServiceProxy() {
     );
     return;
   }
-  const hostIp = Object.values(require('node:os').networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal);
+  // The node's own address when npm start runs the node (its InternalIP on the node bridge), else the host's first.
+  const hostIp = localNodes.hostAddress()
+    ? { address: localNodes.hostAddress() }
+    : Object.values(require('node:os').networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === 'IPv4' && !a.internal);
   run('svc-proxy', [
     `--svcconfig=${identities.proxy.path}`,
+    ...masterArgs,
     `--hostname-override=${nodeName}`,
     `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`,
     '--healthz-bind-address=127.0.0.1:10256',
@@ -180,7 +162,7 @@ function startServiceProxy() {
 // Kubernetes' GCE clusters run: Secrets and ConfigMaps (and token requests and reviews) at Metadata
 // only, since they hold credentials; health, events and lease renewals not at all; reads without
 // their responses. The encryption key is made once and kept: Secrets written with it need it to read.
-function securityDefaults(args) {
+function securityDefaults(args, auditDir) {
   const crypto = require('node:crypto');
   const given = (flag) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
   const defaults = [];
@@ -189,7 +171,12 @@ function securityDefaults(args) {
     if (!fs.existsSync(policy)) fs.writeFileSync(policy, DEFAULT_AUDIT_POLICY, { mode: 0o600 });
     defaults.push(`--audit-policy-file=${policy}`);
     if (!given('--audit-log-path') && !given('--audit-webhook-config-file')) {
-      defaults.push(`--audit-log-path=${path.join(root, 'audit', 'audit.log')}`, '--audit-log-maxsize=100', '--audit-log-maxbackup=10', '--audit-log-compress');
+      defaults.push(
+        `--audit-log-path=${path.join(root, auditDir, 'audit.log')}`,
+        '--audit-log-maxsize=100',
+        '--audit-log-maxbackup=10',
+        '--audit-log-compress',
+      );
     }
   }
   if (!given('--encryption-provider-config')) {
@@ -255,7 +242,76 @@ if (!fs.existsSync(serviceAccountKey)) {
   fs.writeFileSync(serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
 }
 fs.rmSync(svcconfig, { force: true });
-const extraArgs = process.argv.slice(2);
+const storeArg = process.argv.slice(2).find((a) => a.startsWith('--store='));
+const store = (storeArg ? storeArg.slice('--store='.length) : process.env.SVC_STORE) || 'embedded';
+if (store !== 'embedded' && store !== 'etcd') {
+  console.error(`--store=${store}: the store is "embedded" (the default) or "etcd" (three etcd members and two API servers)`);
+  process.exit(2);
+}
+
+// The etcd members of `--store=etcd`: client and peer ports as etcd's own local cluster uses them.
+const ETCD_BINARY = process.env.SVC_ETCD_BINARY || '/usr/bin/etcd';
+const etcdMembers = [0, 1, 2].map((i) => ({
+  name: `m${i}`,
+  client: `http://127.0.0.1:${[2379, 22379, 32379][i]}`,
+  peer: `http://127.0.0.1:${[2380, 22380, 32380][i]}`,
+  dataDir: path.join(root, 'etcd', `m${i}`),
+}));
+/** The second API server: the same port on another loopback address, so the kubernetes Endpoints can list both. */
+const SECOND_API_SERVER = '127.0.0.2';
+
+function startEtcd() {
+  if (!fs.existsSync(ETCD_BINARY)) {
+    console.error(`--store=etcd needs etcd (${ETCD_BINARY} is missing). On Debian, as root: "apt-get install -y etcd-server", then npm start again.`);
+    process.exit(1);
+  }
+  const cluster = etcdMembers.map((m) => `${m.name}=${m.peer}`).join(',');
+  for (const m of etcdMembers) {
+    // A member that has data rejoins its cluster; a fresh one bootstraps it.
+    const state = fs.existsSync(m.dataDir) ? 'existing' : 'new';
+    fs.mkdirSync(path.dirname(m.dataDir), { recursive: true, mode: 0o700 });
+    const child = spawn(
+      ETCD_BINARY,
+      [
+        `--name=${m.name}`,
+        `--data-dir=${m.dataDir}`,
+        `--listen-client-urls=${m.client}`,
+        `--advertise-client-urls=${m.client}`,
+        `--listen-peer-urls=${m.peer}`,
+        `--initial-advertise-peer-urls=${m.peer}`,
+        `--initial-cluster=${cluster}`,
+        `--initial-cluster-state=${state}`,
+        '--initial-cluster-token=svc-local',
+        '--logger=zap',
+        '--log-level=warn',
+      ],
+      // Its log (warnings and worse) goes to a file beside its data, not over the components' output.
+      { stdio: ['ignore', 'ignore', fs.openSync(`${m.dataDir}.log`, 'a')] },
+    );
+    children.etcd.push(child);
+    watchExit(`etcd ${m.name}`, child);
+  }
+  console.log(`etcd members on ${etcdMembers.map((m) => m.client).join(', ')} (data and logs in ${path.join(root, 'etcd')})`);
+}
+
+let extraArgs;
+try {
+  const taken = takeNodesFlag(process.argv.slice(2).filter((a) => !a.startsWith('--store=')));
+  extraArgs = taken.rest;
+  localNodes = new LocalNodes({
+    root,
+    nodeName,
+    nodes: taken.nodes,
+    caFile: path.join(root, 'node-agent', 'client-ca', 'client-ca.crt'),
+    nodeAgentSvcconfig: identities.nodeAgent.path,
+    adminSvcconfig: svcconfig,
+    log: (line) => console.log(line),
+  });
+  localNodes.plan();
+} catch (error) {
+  console.error(error.message);
+  process.exit(2);
+}
 
 const distApiServer = path.join(__dirname, '..', 'dist', 'libs', 'apiserver', 'src', 'index.js');
 // The API server's client certificate for node agents (Kubernetes' apiserver-kubelet-client), issued
@@ -276,19 +332,31 @@ async function ensureNodeAgentClientCertificate() {
   fs.writeFileSync(nodeAgentPki.cert, issued.certPem, { mode: 0o644 });
 }
 
-ensureNodeAgentClientCertificate().then(startControlPlane, (error) => {
-  console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
-  process.exit(1);
-});
+ensureNodeAgentClientCertificate().then(
+  () =>
+    localNodes.apiServerAddressArgs().then(startControlPlane, (error) => {
+      console.error(`could not set up the node network: ${error.message}`);
+      process.exit(1);
+    }),
+  (error) => {
+    console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
+    process.exit(1);
+  },
+);
 
-function startControlPlane() {
-  run('svc-apiserver', [
-    '--bind-address=127.0.0.1',
+function startControlPlane(addressArgs) {
+  localNodes.startRuntime();
+  const storeArgs =
+    store === 'etcd'
+      ? ['--storage-backend=store3', `--store-servers=${etcdMembers.map((m) => m.client).join(',')}`]
+      : ['--storage-backend=embedded', `--data-dir=${path.join(root, 'store')}`];
+  if (store === 'etcd') startEtcd();
+  const apiServerArgs = (address, connectionFile, auditDir) => [
+    ...address,
     `--secure-port=${port}`,
-    '--storage-backend=embedded',
-    `--data-dir=${path.join(root, 'store')}`,
+    ...storeArgs,
     `--cert-dir=${certDir}`,
-    `--svcconfig-out=${svcconfig}`,
+    `--svcconfig-out=${connectionFile}`,
     '--nodeagent-preferred-address-types=InternalIP',
     '--authorization-mode=Node,RBAC',
     `--service-account-signing-key-file=${serviceAccountKey}`,
@@ -296,13 +364,17 @@ function startControlPlane() {
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
     `--nodeagent-client-certificate=${nodeAgentPki.cert}`,
     `--nodeagent-client-key=${nodeAgentPki.key}`,
-    ...securityDefaults(extraArgs),
+    ...securityDefaults(extraArgs, auditDir),
     ...extraArgs,
-  ]);
+  ];
+  run('svc-apiserver', apiServerArgs(addressArgs, svcconfig, 'audit'));
+  // The components name every API server and fail over between them.
+  const firstAddress = addressArgs.find((a) => a.startsWith('--bind-address=')).slice('--bind-address='.length);
+  const masterArgs = store === 'etcd' ? [`--master=https://${firstAddress}:${port},https://${SECOND_API_SERVER}:${port}`] : [];
 
   // Each component's identity, from the API server's own client CA.
+  const { writeIdentityConnectionFile } = require(distApiServer);
   async function writeIdentities() {
-    const { writeIdentityConnectionFile } = require(distApiServer);
     for (const identity of Object.values(identities)) {
       await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user, groups: identity.groups });
     }
@@ -316,17 +388,28 @@ function startControlPlane() {
         () => {
           // Each controller acts as its own ServiceAccount with only its role; the root CA publisher
           // hands out the CA of the manager's connection file, the one the API server is served with.
+          // The second API server starts once the first has made the certificate authorities they share.
+          if (store === 'etcd')
+            run('svc-apiserver', apiServerArgs([`--bind-address=${SECOND_API_SERVER}`], path.join(root, 'apiserver-b.svcconfig'), 'audit-b'));
           run('svc-controller-manager', [
             `--svcconfig=${identities.controllerManager.path}`,
+            ...masterArgs,
             '--secure-port=0',
             '--use-service-account-credentials',
             ...nodeIpamArgs,
           ]);
           // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
-          run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, '--secure-port=0']);
-          startNodeAgent();
-          startServiceProxy();
-          console.log(`Control plane running. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
+          run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, ...masterArgs, '--secure-port=0']);
+          localNodes
+            .startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }))
+            .catch((error) => console.log(`The container runtime did not start, so pods will not run: ${error.message}`));
+          startServiceProxy(masterArgs);
+          const where = store === 'etcd' ? ` (store3 on etcd; API servers on ${firstAddress} and ${SECOND_API_SERVER}, port ${port})` : '';
+          console.log(`Control plane running${where}. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
+          // The console ships in the build (dist/console); the API server serves it.
+          if (fs.existsSync(path.join(__dirname, '..', 'dist', 'console', 'index.html'))) {
+            console.log(`Web console: https://127.0.0.1:${port}/console/ (sign in with a token: "kubectl create token <service account>", see the README)`);
+          }
         },
         (error) => {
           console.error(`could not write the components' connection files: ${error.message}`);

@@ -22,7 +22,11 @@ const rootPackage = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
 const LIBRARIES = [
   { name: 'machinery', description: 'Selectors, Status errors, resourceVersion rules, patches and apply of the svc control plane.' },
   { name: 'options', description: 'Flag primitives and the option sets of the svc control plane processes.' },
-  { name: 'storage', description: 'The Storage contract of the svc control plane and its backends (embedded SQLite, MongoDB).' },
+  {
+    name: 'storage',
+    description: 'The Storage contract of the svc control plane and its backends (embedded SQLite, etcd v3 as store3, MongoDB).',
+    testing: true,
+  },
   { name: 'api', description: 'The kinds of the svc control plane: types, schemas, defaults, validation and the scheme.' },
   { name: 'client', description: 'REST client for the svc control plane (and Kubernetes): typed verbs, watches, connection settings.' },
   {

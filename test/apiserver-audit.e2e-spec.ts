@@ -181,6 +181,9 @@ describe('audit log (--audit-policy-file, --audit-log-path)', () => {
         'authorization.k8s.io/decision': 'allow',
         'authorization.k8s.io/reason': '',
         'pod-security.kubernetes.io/enforce-policy': 'privileged:latest',
+        // The media types the body and the answer went over the wire in (a JSON request here).
+        'audit.svc.io/request-content-type': 'application/json',
+        'audit.svc.io/response-content-type': 'application/json',
         'pod-security.kubernetes.io/audit-violations': expect.stringMatching(
           /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false \(container "c" must set/,
         ),

@@ -1,15 +1,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClient } from './support/api-client';
-import { create, eventually, expectStatus } from './support/api-fixtures';
+import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 import { runKubectl } from './support/kubectl-run';
 
 // The CEL environment of Kubernetes 1.32 on the real svc-apiserver, through kubectl 1.32: CRD rules
-// with the format library and optional field selection, and a ValidatingAdmissionPolicy with optional
-// types. The fixtures are ours, with the shapes of Gateway API's experimental XBackend (a port name
-// checked with format.dns1123Label) and of its routes' optional TLS settings.
+// with the format library and optional field selection, rules refused when written because they do
+// not type-check, and ValidatingAdmissionPolicies with optional types and with the authorizer. The
+// fixtures are ours, with the shapes of Gateway API's experimental XBackend (a port name checked with
+// format.dns1123Label) and of its routes' optional TLS settings.
 
 const GROUP = 'cel-env.example.com';
 
@@ -83,7 +83,6 @@ function crd(plural: string, kind: string, spec: Json): Json {
 
 describe("CEL with Kubernetes 1.32's environment", () => {
   let server: ApiServerProcess;
-  let client: ApiClient;
   let dir: string;
 
   const kubectl = (...args: string[]) => runKubectl(args, server.kubectlEnv, 60_000);
@@ -95,12 +94,12 @@ describe("CEL with Kubernetes 1.32's environment", () => {
   const backend = (name: string, spec: Json) => ({ apiVersion: `${GROUP}/v1`, kind: 'Backend', metadata: { name, namespace: 'default' }, spec });
 
   beforeAll(async () => {
-    server = await startApiServerProcess();
-    client = new ApiClient(server.url, server.ca);
+    // RBAC, so that the authorizer of policies has something to decide; kubectl's admin is a system:master.
+    server = await startApiServerProcess({ args: ['--authorization-mode=RBAC'] });
     dir = await mkdtemp(join(tmpdir(), 'cel-env-e2e-'));
     const applied = await kubectl('apply', '--server-side', '-f', await manifest('backends.json', crd('backends', 'Backend', backendSpec)));
     expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
-    await eventually(async () => expectStatus(await client.get(`/apis/${GROUP}/v1/namespaces/default/backends`), 200));
+    await eventually(async () => expect((await kubectl('get', 'backends', '-n', 'default')).code).toBe(0));
   });
 
   afterAll(async () => {
@@ -163,9 +162,12 @@ describe("CEL with Kubernetes 1.32's environment", () => {
   });
 
   it('runs a ValidatingAdmissionPolicy written with optional types and the format library', async () => {
-    const base = '/apis/admissionregistration.k8s.io/v1';
     const name = 'tier-labels.cel-env.example.com';
-    await create(client, `${base}/validatingadmissionpolicies`, {
+    const apply = async (file: string, body: Json) => {
+      const res = await kubectl('apply', '-f', await manifest(file, body));
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    };
+    await apply('tier-policy.json', {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingAdmissionPolicy',
       metadata: { name },
@@ -184,7 +186,7 @@ describe("CEL with Kubernetes 1.32's environment", () => {
         ],
       },
     });
-    await create(client, `${base}/validatingadmissionpolicybindings`, {
+    await apply('tier-binding.json', {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingAdmissionPolicyBinding',
       metadata: { name },
@@ -208,5 +210,130 @@ describe("CEL with Kubernetes 1.32's environment", () => {
     expect(good.stderr).toBe('');
     const bare = await kubectl('apply', '-f', await manifest('cm-bare.json', configMap('bare', {}, {})));
     expect(bare.stderr).toBe('');
+  });
+
+  it("refuses a CRD whose rules do not type-check, with Kubernetes' messages", async () => {
+    const widgetSpec = {
+      type: 'object',
+      properties: { replicas: { type: 'integer' }, name: { type: 'string', maxLength: 63 } },
+      'x-kubernetes-validations': [{ rule: 'self.replicas + "x" == "1x"' }, { rule: "self.nmae == 'web'" }, { rule: 'self.name.matches("[")' }],
+    };
+    const res = await kubectl('apply', '--server-side', '-f', await manifest('widgets.json', crd('widgets', 'Widget', widgetSpec)));
+    expect(res.code).not.toBe(0);
+    const at = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations';
+    expect(res.stderr).toContain(
+      `${at}[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.replicas + \\"x\\" == \\"1x\\"", Message:"", MessageExpression:"", ` +
+        `Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ` +
+        `ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'`,
+    );
+    expect(res.stderr).toContain("compilation failed: ERROR: <input>:1:5: undefined field 'nmae'");
+    expect(res.stderr).toContain('compilation failed: ERROR: <input>:1:19: invalid matches argument');
+    expect((await kubectl('get', 'crd', `widgets.${GROUP}`)).stderr).toContain('NotFound');
+  });
+
+  it("refuses a policy whose expression does not type-check, with Kubernetes' message", async () => {
+    const res = await kubectl(
+      'apply',
+      '-f',
+      await manifest('bad-policy.json', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'bad.cel-env.example.com' },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          validations: [{ expression: "request.operation == 1 || params.allowed || object.metadata.name.size() > 'a'" }],
+        },
+      }),
+    );
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(
+      'spec.validations[0].expression: Invalid value: "request.operation == 1 || params.allowed || object.metadata.name.size() > \'a\'": compilation failed: ',
+    );
+    expect(res.stderr).toContain("ERROR: <input>:1:19: found no matching overload for '_==_' applied to '(string, int)'");
+    expect(res.stderr).toContain("ERROR: <input>:1:27: undeclared reference to 'params' (in container '')");
+    expect(res.stderr).toContain("ERROR: <input>:1:73: found no matching overload for '_>_' applied to '(int, string)'");
+  });
+
+  it('lets a policy ask the authorizer: only users who may update the release gate create release config maps', async () => {
+    const ns = 'cel-authz';
+    const name = 'release-gate.cel-env.example.com';
+    const rbac = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'cel-authz': 'on' } } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'release-gate', namespace: ns } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'writer', namespace: ns },
+          rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'gatekeeper', namespace: ns },
+          rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['release-gate'], verbs: ['update'] }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'writers', namespace: ns },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'writer' },
+          subjects: [
+            { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' },
+            { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'gatekeepers', namespace: ns },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'gatekeeper' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+        },
+        {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingAdmissionPolicy',
+          metadata: { name },
+          spec: {
+            failurePolicy: 'Fail',
+            matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+            matchConditions: [{ name: 'release', expression: "has(object.metadata.labels) && object.metadata.labels.exists(k, k == 'release')" }],
+            variables: [
+              {
+                name: 'gate',
+                expression: "authorizer.group('').resource('configmaps').namespace(object.metadata.namespace).name('release-gate').check('update')",
+              },
+            ],
+            validations: [
+              {
+                expression: "authorizer.group('').resource('configmaps').namespace(object.metadata.namespace).name('release-gate').check('update').allowed()",
+                messageExpression: "request.userInfo.username + ' may not update the release gate'",
+              },
+            ],
+          },
+        },
+        {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingAdmissionPolicyBinding',
+          metadata: { name },
+          spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'cel-authz': 'on' } } } },
+        },
+      ],
+    };
+    const installed = await kubectl('apply', '-f', await manifest('authz.json', rbac));
+    expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: '' });
+    const release = (cm: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cm, namespace: ns, labels: { release: 'v2' } } });
+    await eventually(async () => {
+      const bob = await kubectl('create', '--as=bob', '-f', await manifest('bob.json', release('by-bob')));
+      expect(bob.stderr).toContain(`ValidatingAdmissionPolicy '${name}' with binding '${name}' denied request: bob may not update the release gate`);
+    });
+    const alice = await kubectl('create', '--as=alice', '-f', await manifest('alice.json', release('by-alice')));
+    expect({ code: alice.code, stderr: alice.stderr }).toEqual({ code: 0, stderr: '' });
+    // Without the label the match condition leaves the policy out, for everybody.
+    const plain = await kubectl('create', 'configmap', 'plain', '-n', ns, '--as=bob');
+    expect({ code: plain.code, stderr: plain.stderr }).toEqual({ code: 0, stderr: '' });
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { eventually } from '@svc/runtime/testing';
 import { parse as parseYaml } from 'yaml';
 import { freeLoopbackPort } from './support/apiserver-process';
-import { ensureDebianPackages } from './support/debian-packages';
+import { ensureDebianPackages } from '@svc/cri';
 import { leaseDockerDataRoot, type DockerDataRoot } from './support/docker-data-cache';
 import { DOCKER, DOCKER_COMPOSE, startDockerEngineSync, type DockerEngine } from './support/docker-engine';
 import { kubectl, spawnKubectl } from './support/kubectl-run';

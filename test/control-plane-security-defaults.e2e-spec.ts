@@ -18,8 +18,16 @@ describe('npm start: security defaults', () => {
     const port = await freeLoopbackPort();
     child = spawn(process.execPath, [join(ROOT, 'bin', 'svc-control-plane.js')], {
       cwd: ROOT,
-      // No service proxy: the host's nftables are left alone.
-      env: { ...process.env, SVC_DATA: join(dir, 'data'), SVC_PORT: String(port), NO_COLOR: '1', SVC_SERVICE_PROXY: 'off' },
+      // No node: a runtime socket that is not there keeps npm start from running containerd of its own.
+      env: {
+        ...process.env,
+        SVC_DATA: join(dir, 'data'),
+        SVC_PORT: String(port),
+        SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`,
+        NO_COLOR: '1',
+        // No service proxy: the host's nftables are left alone.
+        SVC_SERVICE_PROXY: 'off',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (c: Buffer) => (output += c.toString()));

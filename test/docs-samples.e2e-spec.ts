@@ -5,6 +5,7 @@ import { generatedFiles, ROOT, sampleFiles } from '../scripts/docs-tables';
 import { sample as api } from '../docs/samples/api';
 import { sample as apiserver } from '../docs/samples/apiserver';
 import { sample as client } from '../docs/samples/client';
+import { sample as controllers } from '../docs/samples/controllers';
 import { sample as informers } from '../docs/samples/informers';
 import { sample as machinery } from '../docs/samples/machinery';
 import { sample as options } from '../docs/samples/options';
@@ -45,6 +46,10 @@ describe('the docs code samples', () => {
     expect((await env.client.deployments.get('web', { namespace: 'default' })).spec.replicas).toBe(3);
     expect((await env.client.pods.get('web-0', { namespace: 'default' })).status?.phase).toBe('Running');
   });
+
+  it('the built-in controllers beside the test environment', async () => {
+    expect(await controllers()).toEqual(['ReplicaSet', 'ReplicaSet']);
+  }, 60_000);
 
   it('the informers and the work queue', async () => {
     expect(await informers(env)).toEqual(expect.arrayContaining(['web-1']));

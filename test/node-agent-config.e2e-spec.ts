@@ -45,6 +45,7 @@ describe('node agent: configuration files', () => {
     ['an unknown field', { ...header, maxPod: 10 }, /unknown field "maxPod"/],
     ['a value out of range', { ...header, imageGCHighThresholdPercent: 101 }, /imageGCHighThresholdPercent/],
     ['a bad enum value', { ...header, authorization: { mode: 'Sometimes' } }, /authorization\.mode/],
+    ['a content type the client cannot speak', { ...header, contentType: 'application/yaml' }, /contentType: Unsupported value: "application\/yaml"/],
     ['a bad duration', { ...header, syncFrequency: 'soon' }, /syncFrequency.*duration/],
     ['a field that must be greater than another', { ...header, imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60 }, /imageGCLowThresholdPercent/],
     ['a field that needs a feature gate', { ...header, cpuManagerPolicy: 'static' }, /cpuManagerPolicy.*CPUManager/],

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@svc/runtime/testing';
 import { ROOT } from './support/apiserver-process';
-import { ensureDebianPackages } from './support/debian-packages';
+import { ensureDebianPackages } from '@svc/cri';
 import { netnsPrefix, netnsUnavailable } from '../bench/support/netns-network';
 
 const unavailable = netnsUnavailable() ?? ensureDebianPackages([{ name: 'nftables', provides: '/usr/sbin/nft' }]);

@@ -9,7 +9,7 @@ import type { EndpointSlice, Event, Service } from '@svc/api';
 import { Client, loadClientConfig } from '@svc/client';
 import { writeIdentityConnectionFile } from '@svc/apiserver';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
-import { ensureDebianPackages } from './support/debian-packages';
+import { ensureDebianPackages } from '@svc/cri';
 import { NetnsNode, netnsPrefix, netnsUnavailable, POD_PORT, tcpFromHost, type NetnsPod } from '../bench/support/netns-network';
 import { runProxyCommand, startProxyProcess, type ProxyProcess } from './support/proxy-process';
 

@@ -22,18 +22,22 @@ export interface DoneMessage {
 
 export type ChildMessage = SyncedMessage | DoneMessage;
 
-/** The arguments every child takes: connection file, namespace, objects to expect, updates to expect. */
+/**
+ * The arguments every child takes: connection file, namespace, objects to expect, updates to expect;
+ * then, for this product's informer, the client's content type.
+ */
 export interface ChildArgs {
   svcconfig: string;
   namespace: string;
   objects: number;
   updates: number;
+  contentType?: string;
 }
 
 export function parseChildArgs(argv: readonly string[]): ChildArgs {
-  const [svcconfig, namespace, objects, updates] = argv;
-  if (!svcconfig || !namespace || !objects || !updates) throw new Error('usage: <svcconfig> <namespace> <objects> <updates>');
-  return { svcconfig, namespace, objects: Number(objects), updates: Number(updates) };
+  const [svcconfig, namespace, objects, updates, contentType] = argv;
+  if (!svcconfig || !namespace || !objects || !updates) throw new Error('usage: <svcconfig> <namespace> <objects> <updates> [<content type>]');
+  return { svcconfig, namespace, objects: Number(objects), updates: Number(updates), contentType };
 }
 
 export function send(message: ChildMessage): void {

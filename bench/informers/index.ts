@@ -13,9 +13,10 @@ import { positiveFromEnv } from '../support/env-number';
  * Informer figures beside @kubernetes/client-node's informer (1.x, the line that runs on Node 20),
  * against one API server child process on loopback in the same run: time to cache OBJECTS ConfigMaps
  * of about 500 B, heap per cached object after a forced GC, and how fast UPDATES update events are
- * processed while the parent writes them at fixed concurrency. A third side, a bare reader that only
- * parses each event's JSON into a Map, is the floor under any informer that reads JSON. Each side runs
- * in its own child process so that its heap holds nothing else; every child is stopped on the way out.
+ * processed while the parent writes them at fixed concurrency. Ours runs twice, its client speaking
+ * Kubernetes' protobuf and JSON. Another side, a bare reader that only parses each event's JSON into a
+ * Map, is the floor under any informer that reads JSON. Each side runs in its own child process so
+ * that its heap holds nothing else; every child is stopped on the way out.
  */
 const OBJECTS = positiveFromEnv('INFORMERS_BENCH_OBJECTS', 10_000);
 const UPDATES = positiveFromEnv('INFORMERS_BENCH_UPDATES', 2_000);
@@ -95,9 +96,17 @@ class ChildMessages {
   }
 }
 
-async function measureSide(side: string, script: string, server: RunningServer, svcconfig: string, agent: Agent, round: number): Promise<SideResult> {
+async function measureSide(
+  side: string,
+  script: string,
+  server: RunningServer,
+  svcconfig: string,
+  agent: Agent,
+  round: number,
+  extraArgs: string[] = [],
+): Promise<SideResult> {
   const messages = new ChildMessages(`${side} informer`);
-  const child = startNodeChild(join(__dirname, script), [svcconfig, NAMESPACE, String(OBJECTS), String(UPDATES)], messages.onLine);
+  const child = startNodeChild(join(__dirname, script), [svcconfig, NAMESPACE, String(OBJECTS), String(UPDATES), ...extraArgs], messages.onLine);
   messages.attach(child);
   try {
     const synced = (await messages.next('synced')) as SyncedMessage;
@@ -150,23 +159,26 @@ function report(results: readonly SideResult[]): void {
         fixed(row.cpuMicrosPerEvent).padStart(14),
     );
   }
-  const [ours, theirs, floor] = rows;
-  const ratios = (label: string, side: (typeof rows)[number]): void =>
+  const [protobuf, json, theirs, floor] = rows;
+  const ratios = (label: string, side: (typeof rows)[number], base: (typeof rows)[number]): void =>
     console.log(
       label.padEnd(16) +
-        `${fixed(side.syncPerSecond / theirs.syncPerSecond, 2)}x`.padStart(16) +
-        `${fixed(side.eventsPerSecond / theirs.eventsPerSecond, 2)}x`.padStart(12) +
+        `${fixed(side.syncPerSecond / base.syncPerSecond, 2)}x`.padStart(16) +
+        `${fixed(side.eventsPerSecond / base.eventsPerSecond, 2)}x`.padStart(12) +
         ''.padStart(12) +
-        `${fixed(side.heapPerObject / theirs.heapPerObject, 2)}x`.padStart(15) +
-        `${fixed(theirs.cpuMicrosPerEvent / side.cpuMicrosPerEvent, 2)}x`.padStart(14),
+        `${fixed(side.heapPerObject / base.heapPerObject, 2)}x`.padStart(15) +
+        `${fixed(base.cpuMicrosPerEvent / side.cpuMicrosPerEvent, 2)}x`.padStart(14),
     );
-  if (ours && theirs) ratios('ours/client-node', ours);
-  if (floor && theirs) ratios('bare/client-node', floor);
+  if (protobuf && theirs) ratios('pb/client-node', protobuf, theirs);
+  if (json && theirs) ratios('json/client-node', json, theirs);
+  if (protobuf && json) ratios('pb/json', protobuf, json);
+  if (floor && theirs) ratios('bare/client-node', floor, theirs);
   console.log(
     `events/s: ${UPDATES} update events processed, from resuming the child to its last event; the child is paused (SIGSTOP) while ` +
       `the parent writes them at ${CONCURRENCY} in flight (writes/s), then resumed to work through the backlog. CPU us/event: the child's ` +
       `CPU time (all its threads) for the backlog over the events, the figure to trust on a loaded machine; its ratio is client-node's over ours ` +
-      `(above 1: ours is cheaper), like events/s. bare JSON reader: the same list and watch with each line given to JSON.parse and ` +
+      `(above 1: ours is cheaper), like events/s. svc (protobuf) and svc (JSON): the same informer, its client speaking Kubernetes' ` +
+      `protobuf or JSON (pb/json compares them, above 1: protobuf is better). bare JSON reader: the same list and watch with each line given to JSON.parse and ` +
       `put in a Map, nothing else: the floor under any informer that reads JSON, and so the most a JSON informer can reach beside client-node.`,
   );
 }
@@ -187,9 +199,10 @@ export async function run(): Promise<void> {
     );
     const svcconfig = join(dir, 'svcconfig');
     const results: SideResult[] = [];
-    results.push(await measureSide('svc informers', 'svc-informer-child.js', server, svcconfig, agent, 1));
-    results.push(await measureSide('client-node 1.x', 'client-node-child.js', server, svcconfig, agent, 2));
-    results.push(await measureSide('bare JSON reader', 'bare-reader-child.js', server, svcconfig, agent, 3));
+    results.push(await measureSide('svc (protobuf)', 'svc-informer-child.js', server, svcconfig, agent, 1, ['application/vnd.kubernetes.protobuf']));
+    results.push(await measureSide('svc (JSON)', 'svc-informer-child.js', server, svcconfig, agent, 2, ['application/json']));
+    results.push(await measureSide('client-node 1.x', 'client-node-child.js', server, svcconfig, agent, 3));
+    results.push(await measureSide('bare JSON reader', 'bare-reader-child.js', server, svcconfig, agent, 4));
     report(results);
   } finally {
     agent?.destroy();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedStorage, type StoredObject } from '@svc/storage';
+import { store3Figures } from './store3';
 
 /**
  * Embedded storage backend figures, beside the raw engine measured in the same run:
@@ -13,13 +14,19 @@ import { EmbeddedStorage, type StoredObject } from '@svc/storage';
  * - reads/s: gets of random existing keys;
  * - write-to-watch latency: from calling create to a watcher of the prefix receiving the event;
  * - concurrent writes/s: creates with CONCURRENCY in flight, each awaited until durable (group
- *   commit lets the writes of one turn share a transaction and its fsync), and their CPU time.
+ *   commit lets the writes of one turn share a transaction and its fsync), and their CPU time;
+ * - store3 on a three-member etcd cluster on loopback, beside bare etcd Puts of the same keys (its floor)
+ *   and beside the embedded store (STORE3_BENCH_WRITES and friends size it; it is skipped, saying why,
+ *   where etcd is not installed).
  */
 const WRITES = Number(process.env.STORAGE_BENCH_WRITES ?? 3_000);
 const READS = Number(process.env.STORAGE_BENCH_READS ?? 50_000);
 const LATENCY_SAMPLES = Number(process.env.STORAGE_BENCH_LATENCY_SAMPLES ?? 2_000);
 /** Writers in flight for the concurrent write rate (what an API server under load has). */
 const CONCURRENCY = Number(process.env.STORAGE_BENCH_CONCURRENCY ?? 32);
+const STORE3_WRITES = Number(process.env.STORE3_BENCH_WRITES ?? 1_000);
+const STORE3_READS = Number(process.env.STORE3_BENCH_READS ?? 2_000);
+const STORE3_LATENCY_SAMPLES = Number(process.env.STORE3_BENCH_LATENCY_SAMPLES ?? 300);
 
 interface BenchObject extends StoredObject {
   apiVersion: string;
@@ -38,7 +45,7 @@ function object(i: number): BenchObject {
   };
 }
 
-const key = (i: number): string => `/registry/core/configmaps/bench/cm-${i}`;
+const key = (i: number): string => `/registry/configmaps/bench/cm-${i}`;
 
 const BLOCK = 50;
 
@@ -101,7 +108,7 @@ async function storeFigures(
     for (let i = 0; i < READS; i++) await store.get(key((i * 7919) % WRITES));
     const reads = READS / (Number(process.hrtime.bigint() - started) / 1e9);
 
-    const watcher = await store.watch<BenchObject>('/registry/core/configmaps/bench/');
+    const watcher = await store.watch<BenchObject>('/registry/configmaps/bench/');
     const events = watcher[Symbol.asyncIterator]();
     const latencies: number[] = [];
     for (let i = 0; i < LATENCY_SAMPLES; i++) {
@@ -137,6 +144,31 @@ export async function run(): Promise<void> {
       [`embedded store CPU per write at ${CONCURRENCY} in flight (us)`, store.concurrent.cpuMicros.toFixed(0)],
       [`embedded store at ${CONCURRENCY} in flight / raw engine write ratio`, (store.concurrent.perSecond / raw).toFixed(2)],
     ];
+    const etcd = await store3Figures({
+      writes: STORE3_WRITES,
+      reads: STORE3_READS,
+      latencySamples: STORE3_LATENCY_SAMPLES,
+      concurrency: CONCURRENCY,
+      object,
+      key,
+      watchPrefix: '/registry/configmaps/bench/',
+    });
+    if (etcd !== undefined) {
+      rows.push(
+        ['etcd floor (bare Put, 3 members) writes/s', etcd.floorWrites.toFixed(0)],
+        ['store3 writes/s (create)', etcd.writes.toFixed(0)],
+        ['store3 / etcd floor write ratio', (etcd.writes / etcd.floorWrites).toFixed(2)],
+        ['store3 / embedded store write ratio', (etcd.writes / store.writes).toFixed(2)],
+        ['store3 reads/s (get, linearizable)', etcd.reads.toFixed(0)],
+        ['store3 / embedded store read ratio', (etcd.reads / store.reads).toFixed(3)],
+        ['store3 write-to-watch latency p50 (ms)', etcd.p50.toFixed(3)],
+        ['store3 write-to-watch latency p99 (ms)', etcd.p99.toFixed(3)],
+        [`etcd floor writes/s (bare Put, ${CONCURRENCY} in flight)`, etcd.floorConcurrent.toFixed(0)],
+        [`store3 writes/s (create, ${CONCURRENCY} in flight)`, etcd.concurrent.toFixed(0)],
+        [`store3 / etcd floor write ratio at ${CONCURRENCY} in flight`, (etcd.concurrent / etcd.floorConcurrent).toFixed(2)],
+        [`store3 / embedded store write ratio at ${CONCURRENCY} in flight`, (etcd.concurrent / store.concurrent.perSecond).toFixed(2)],
+      );
+    }
     const width = Math.max(...rows.map(([label]) => label.length));
     console.log(`storage benchmark: ${WRITES} writes of ~1 KiB objects, ${READS} reads, ${LATENCY_SAMPLES} latency samples, data in ${dir}`);
     for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);

@@ -9,6 +9,7 @@ export async function sample(): Promise<string[]> {
   try {
     // #region doc
     const storage = await createStorage({ backend: 'embedded', dataDir, compactionIntervalMs: 5 * 60_000 }); // --store-compaction-interval
+    // or: createStorage({ backend: 'store3', servers: ['http://10.0.0.1:2379', 'http://10.0.0.2:2379', 'http://10.0.0.3:2379'] })
     // or: createStorage({ backend: 'mongodb', servers: ['mongodb://host/svc?replicaSet=rs0'] })
     // #endregion
     await storage.close();

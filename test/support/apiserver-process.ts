@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { startEtcdCluster, type EtcdCluster } from '@svc/storage/testing';
 import { httpsFetch } from './https-client';
 
 // SVC_E2E_ROOT runs the executable of another checkout or build snapshot (with its own bin/ and dist/),
@@ -29,6 +30,10 @@ export interface ApiServerProcess {
   stderr(): string;
   /** How the process ended, once it has; undefined while it runs. */
   exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The process id (for a fault test's kill -9). */
+  pid: number;
+  /** Sends a signal and waits until the process is gone; the scratch directory stays (see stop). */
+  kill(signal: NodeJS.Signals): Promise<void>;
   /** SIGTERM, then SIGKILL if the process is still there after a few seconds; removes the scratch directory. */
   stop(): Promise<void>;
 }
@@ -43,15 +48,53 @@ export interface StartApiServerProcessOptions {
    * this server): TokenRequest is served and the ServiceAccount admission plugin mounts tokens into pods.
    */
   serviceAccountTokens?: boolean;
+  /**
+   * The etcd members to keep objects in (`--storage-backend=store3`). Unset: the embedded store,
+   * unless SVC_E2E_STORE=store3 asks every test server to run on an etcd cluster the test file starts.
+   */
+  storeServers?: readonly string[];
+  /** The address to listen and advertise on; default 127.0.0.1 (any 127.x.y.z works on Linux). */
+  bindAddress?: string;
+  /** The secure port; default a free one. */
+  port?: number;
+  /**
+   * A certificate directory shared with other servers (their serving certificates then chain to one
+   * CA and they trust the same client CA, so one connection file reaches them all); not removed by stop.
+   */
+  certDir?: string;
+  /** Put before the node command, e.g. `unshare --uts` to run the server under a host name of its own. */
+  wrap?: readonly string[];
+}
+
+let sharedEtcd: Promise<EtcdCluster> | undefined;
+
+// Registered while the test file is loaded (Jest refuses hooks added once its tests run, and a file
+// may start its first server inside a test), so the file's cluster is stopped whatever started it.
+if (process.env.SVC_E2E_STORE === 'store3' && typeof afterAll === 'function') {
+  afterAll(async () => {
+    const cluster = sharedEtcd;
+    sharedEtcd = undefined;
+    await (await cluster?.catch(() => undefined))?.stop();
+  }, 30_000);
+}
+
+/**
+ * SVC_E2E_STORE=store3 runs the API end-to-end tests on store3: one three-member etcd cluster per
+ * test file (stopped when the file's tests are done), every server of the file on it.
+ */
+async function defaultStoreServers(): Promise<readonly string[] | undefined> {
+  if (process.env.SVC_E2E_STORE !== 'store3') return undefined;
+  sharedEtcd ??= startEtcdCluster({ members: 3 });
+  return (await sharedEtcd).endpoints;
 }
 
 /** A port the kernel just handed out on loopback; the server binds it right after. */
-export function freeLoopbackPort(): Promise<number> {
+export function freeLoopbackPort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.unref();
     probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
+    probe.listen(0, host, () => {
       const address = probe.address();
       const port = typeof address === 'object' && address ? address.port : 0;
       probe.close(() => resolve(port));
@@ -84,20 +127,25 @@ export async function startApiServerProcess(options: StartApiServerProcessOption
 }
 
 async function startOnce(dir: string, options: StartApiServerProcessOptions): Promise<ApiServerProcess> {
-  const port = await freeLoopbackPort();
+  const host = options.bindAddress ?? '127.0.0.1';
+  const port = options.port ?? (await freeLoopbackPort(host));
   const kubeconfig = join(dir, 'svcconfig');
   await rm(kubeconfig, { force: true });
+  const storeServers = options.storeServers ?? (await defaultStoreServers());
   const args = [
     EXECUTABLE,
-    '--bind-address=127.0.0.1',
+    `--bind-address=${host}`,
+    ...(host === '127.0.0.1' ? [] : [`--advertise-address=${host}`]),
     `--secure-port=${port}`,
+    ...(storeServers === undefined ? [] : ['--storage-backend=store3', `--store-servers=${storeServers.join(',')}`]),
     `--data-dir=${join(dir, 'data')}`,
-    `--cert-dir=${join(dir, 'certs')}`,
+    `--cert-dir=${options.certDir ?? join(dir, 'certs')}`,
     `--svcconfig-out=${kubeconfig}`,
     ...(options.serviceAccountTokens ? await serviceAccountKeyFlags(dir) : []),
     ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const command = options.wrap === undefined || options.wrap.length === 0 ? [process.execPath] : [...options.wrap, process.execPath];
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -144,6 +192,12 @@ async function startOnce(dir: string, options: StartApiServerProcessOptions): Pr
     stdout: () => stdout,
     stderr: () => stderr,
     exitStatus: () => exited,
+    pid: child.pid ?? 0,
+    kill: async (signal) => {
+      if (exited !== undefined) return;
+      child.kill(signal);
+      await exit;
+    },
     stop: async () => {
       await stopChild(child, exit, () => exited !== undefined);
       await rm(dir, { recursive: true, force: true });

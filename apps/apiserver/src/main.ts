@@ -1,10 +1,10 @@
 import { errorMessage } from '@svc/machinery';
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { APISERVER_FEATURE_GATES, featureEnabled, parseApiServerOptions, parseOrExit, type ApiServerFlags } from '@svc/options';
-import { builtinScheme } from '@svc/api';
+import { APISERVER_FEATURE_GATES, featureEnabled, parseApiServerOptions, parseOrExit, storeServersOverrides, type ApiServerFlags } from '@svc/options';
+import { builtinScheme, type Scheme } from '@svc/api';
 import { createApiServer, type ApiServerOptions } from '@svc/apiserver';
-import { createStorage, type Storage } from '@svc/storage';
+import { createStorage, prefixKey, routedStorage, type Storage, type StorageConfig, type StorageRoute } from '@svc/storage';
 import { auditOptionsFromFlags, encryptionFromFlags, tokenWebhookFromFlags } from './security-config';
 import { securityOptionsFromFlags } from './security-flags';
 import { unsupportedFlagProblem } from './unsupported-flags';
@@ -32,6 +32,8 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       strictTransportSecurityDirectives: [...(o.strictTransportSecurityDirectives ?? [])],
       corsAllowedOrigins: [...(o.corsAllowedOrigins ?? [])],
+      // The console the build puts beside the compiled apps (dist/console), when there is one.
+      consoleDir: join(__dirname, '..', '..', '..', 'console'),
     },
     resources: {
       storePrefix: o.storePrefix,
@@ -40,6 +42,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       consistentListFromCache: featureEnabled(APISERVER_FEATURE_GATES, o.featureGates, 'ConsistentListFromCache'),
       deleteCollectionWorkers: o.deleteCollectionWorkers,
       storeCountMetricPollPeriodMs: o.storeCountMetricPollPeriod,
+      storeDbMetricPollIntervalMs: o.storeDbMetricPollInterval,
       enableAdmissionPlugins: o.enableAdmissionPlugins,
       disableAdmissionPlugins: o.disableAdmissionPlugins,
       nodeAgent: {
@@ -62,14 +65,22 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       endpointReconcilerType: o.endpointReconcilerType,
       masterServiceNamespace: o.masterServiceNamespace,
     },
+    identityLease: featureEnabled(APISERVER_FEATURE_GATES, o.featureGates, 'APIServerIdentity') && {
+      durationSeconds: o.identityLeaseDurationSeconds,
+      renewIntervalSeconds: o.identityLeaseRenewIntervalSeconds,
+    },
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
     ...securityOptionsFromFlags(o),
   };
 }
 
-async function openStorage(o: ApiServerFlags): Promise<Storage> {
-  return createStorage({
+/**
+ * The store of `--storage-backend`, and one more per `--store-servers-overrides` entry for the keys of
+ * that resource (with the same TLS files and compaction, as Kubernetes' overrides take them).
+ */
+async function openStorage(o: ApiServerFlags, scheme: Scheme): Promise<Storage> {
+  const config: StorageConfig = {
     backend: o.storageBackend,
     dataDir: o.dataDir,
     servers: o.storeServers,
@@ -77,7 +88,22 @@ async function openStorage(o: ApiServerFlags): Promise<Storage> {
     certFile: o.storeCertfile,
     keyFile: o.storeKeyfile,
     compactionIntervalMs: o.storeCompactionInterval,
-  });
+    leaseReuseDurationSeconds: o.leaseReuseDurationSeconds,
+  };
+  const main = await createStorage(config);
+  const routes: StorageRoute[] = [];
+  try {
+    for (const override of storeServersOverrides(o)) {
+      const group = scheme.registeredGroup(override.group) ?? override.group;
+      const builtIn = scheme.all().some((d) => d.group === group && d.resource === override.resource && d.source.type === 'builtin');
+      const prefix = prefixKey({ prefix: o.storePrefix, group, resource: override.resource, builtIn });
+      routes.push({ prefix, storage: await createStorage({ ...config, servers: override.servers }) });
+    }
+  } catch (error) {
+    await Promise.all([main, ...routes.map((r) => r.storage)].map((s) => s.close().catch(() => undefined)));
+    throw error;
+  }
+  return routedStorage(main, routes);
 }
 
 async function main(): Promise<void> {
@@ -87,23 +113,24 @@ async function main(): Promise<void> {
     process.stderr.write(`svc-apiserver: ${unsupported}\n`);
     process.exit(2);
   }
+  const scheme = builtinScheme();
   let audit: Awaited<ReturnType<typeof auditOptionsFromFlags>>;
   let encryption: ReturnType<typeof encryptionFromFlags>;
   let tokenWebhook: Awaited<ReturnType<typeof tokenWebhookFromFlags>>;
   try {
     audit = await auditOptionsFromFlags(flags);
     tokenWebhook = await tokenWebhookFromFlags(flags);
-    encryption = encryptionFromFlags(flags);
+    encryption = encryptionFromFlags(flags, scheme);
   } catch (error) {
     // A configuration file the flags name is part of the flags: refused like a bad flag.
     process.stderr.write(`${errorMessage(error)}\n`);
     process.exit(2);
   }
-  const opened = await openStorage(flags);
+  const opened = await openStorage(flags, scheme);
   const storage = encryption ? encryption(opened) : opened;
   const options = apiServerOptionsFromFlags(flags);
   const authentication = tokenWebhook ? { ...options.authentication, tokenWebhook } : options.authentication;
-  const server = await createApiServer({ storage, scheme: builtinScheme(), options: { ...options, authentication, audit } });
+  const server = await createApiServer({ storage, scheme, options: { ...options, authentication, audit } });
 
   let stopping = false;
   const stop = async (): Promise<void> => {

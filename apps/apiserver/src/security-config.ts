@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { Scheme } from '@svc/api';
 import type { ApiServerFlags } from '@svc/options';
 import { loadAuditPolicy, type AuditBackendSettings, type AuditOptions, type TokenWebhookOptions } from '@svc/apiserver';
 import { parseConnectionFile } from '@svc/client';
@@ -113,8 +114,19 @@ export async function tokenWebhookFromFlags(o: ApiServerFlags): Promise<TokenWeb
 }
 
 /** `--encryption-provider-config`: the store seen through the configured providers; throws one line on a bad file. */
-export function encryptionFromFlags(o: ApiServerFlags): ((storage: Storage) => Storage) | undefined {
+export function encryptionFromFlags(o: ApiServerFlags, scheme: Scheme): ((storage: Storage) => Storage) | undefined {
   if (!o.encryptionProviderConfig) return undefined;
   const config = loadEncryptionConfig(o.encryptionProviderConfig);
-  return (storage) => encryptingStorage(storage, config, o.storePrefix);
+  // A built-in resource's key does not name its group (Kubernetes' layout): the scheme does.
+  const builtIn = scheme.all().filter((d) => d.source.type === 'builtin');
+  const groups = new Map(builtIn.map((d) => [d.resource, d.group]));
+  const builtInGroups = new Set(builtIn.map((d) => d.group));
+  return (storage) =>
+    encryptingStorage(
+      storage,
+      config,
+      o.storePrefix,
+      (resource) => groups.get(resource),
+      (group) => builtInGroups.has(group),
+    );
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Node, Pod } from '@svc/api';
+import type { Node, Pod, Service } from '@svc/api';
 import { quantityMilliValue, quantityValue } from '@svc/api';
 import { BUILTIN_RESOURCES, TokenBucket, type Client } from '@svc/client';
 import type { CriClient } from '@svc/cri';
@@ -38,6 +38,9 @@ export interface NodeAgentSettings {
   log: (message: string) => void;
 }
 
+/** How long a container's creation waits for the first list of Services. */
+const SERVICES_SYNC_MS = 30_000;
+
 /** The Node reporter's options, from the configuration file and the process's settings. */
 function reporterOptions(settings: NodeAgentSettings): NodeReporterOptions {
   const config = settings.config;
@@ -72,6 +75,7 @@ export class NodeAgent {
   private readonly eventLimiter?: TokenBucket;
   private podInformer?: SharedInformer<Pod>;
   private nodeInformer?: SharedInformer<Node>;
+  private readonly serviceInformer: SharedInformer<Service>;
   private nodeUid?: string;
   readonly podLogRoot: string;
   readonly staticPods?: StaticPodSource;
@@ -89,6 +93,10 @@ export class NodeAgent {
     this.recorder = new EventRecorder(client, { component: 'svc-node-agent', host: settings.nodeName, onError: () => undefined });
     if ((config.eventRecordQPS ?? 5) > 0) this.eventLimiter = new TokenBucket(config.eventRecordQPS ?? 5, Math.max(1, config.eventBurst ?? 10));
     this.reporter = new NodeReporter(client, cri, reporterOptions(settings), settings.log);
+    this.serviceInformer = new SharedInformer<Service>(listerWatcherFor(client.resource(BUILTIN_RESOURCES.services), {}), {
+      logger: silentInformerLogger,
+      name: 'services',
+    });
     this.objects = new ConfigObjects(client, (uids) => uids.forEach((uid) => this.pods.requestSync(uid)));
     this.tokens = new ServiceAccountTokenManager(apiServerTokenIssuer(client), (uid) => this.pods.requestSync(uid));
     this.probes = new ProbeManager(cri, {
@@ -145,6 +153,14 @@ export class NodeAgent {
       volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens),
       objects: this.objects,
       probes: this.probes,
+      services: async () => {
+        // As the kubelet: a container whose Service variables cannot be known yet is not made without them.
+        if (!(await this.serviceInformer.whenSynced(SERVICES_SYNC_MS)))
+          throw new Error(
+            `services have not yet been read at least once, cannot construct envvars: ${this.serviceInformer.lastError?.message ?? 'not synced'}`,
+          );
+        return this.serviceInformer.lister().list();
+      },
       restartBackoff: new KeyedBackoff(),
       startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),
@@ -216,6 +232,7 @@ export class NodeAgent {
       this.reporter.afterNode(node);
     };
     this.nodeInformer.addEventHandler({ onAdd: afterNode, onUpdate: (_o, node) => afterNode(node) });
+    this.serviceInformer.start();
     this.podInformer.start();
     this.nodeInformer.start();
     void this.podInformer.whenSynced().then((synced) => {
@@ -233,6 +250,6 @@ export class NodeAgent {
     this.logs.stop();
     this.probes.stop();
     this.tokens.stop();
-    await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.objects.stop()]);
+    await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.serviceInformer.stop(), this.objects.stop()]);
   }
 }

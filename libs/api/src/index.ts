@@ -88,6 +88,27 @@ export {
 } from './cel/cel-cost';
 export { COST_LIMIT_EXCEEDED } from './cel/cel-runtime-cost';
 export { DECL, escapeCelName, schemaDeclType, type CelDeclType } from './cel/cel-decl-type';
+export { formatType as formatCelType, type CelCheckedType } from './cel/cel-checker-types';
+export {
+  admissionEnvironment,
+  compileAdmissionExpression,
+  policyEnvironments,
+  policyExpressionErrors,
+  WEBHOOK_CONDITION_ENVIRONMENT,
+  type AdmissionEnvironment,
+  type AdmissionExpressionKind,
+  type PolicyEnvironments,
+} from './cel/cel-admission-environment';
+export {
+  authorizationCheckKey,
+  authorizerBindings,
+  PendingAuthorization,
+  type AuthorizationAnswer,
+  type AuthorizationAnswers,
+  type AuthorizationCheck,
+  type AuthorizationUser,
+  type RequestResource,
+} from './cel/cel-authorizer-library';
 export {
   checkValidationRules,
   markerSpelling,

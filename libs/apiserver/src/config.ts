@@ -41,6 +41,8 @@ export interface ApiServerServingConfig {
   tlsCipherSuites?: readonly string[];
   /** `--advertise-address`: added to the generated certificate's names. */
   advertiseAddress?: string;
+  /** The `kubernetes` Service's ClusterIP (the first of `--service-cluster-ip-range`): added to the generated certificate's names. */
+  kubernetesServiceIP?: string;
   /** Path of the client connection file (kubeconfig format) written once the server listens; none when empty. */
   svcconfigOut?: string;
   /** `--shutdown-delay-duration`. */
@@ -65,6 +67,8 @@ export interface ApiServerServingConfig {
   maxRequestBodyBytes: number;
   /** What `/version` reports. */
   version: ServerVersionInfo;
+  /** The built web console, served at `/console/` when the directory holds one; none otherwise. */
+  consoleDir?: string;
 }
 
 /** Kubernetes' MaxRequestBodyBytes. */

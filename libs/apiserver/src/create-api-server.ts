@@ -12,6 +12,7 @@ import { serviceWriteHooks, ServicesModule, type ServicesOptions } from './servi
 import { startApiServer, type ApiServerHandle } from './start-api-server';
 import { ensureClientCa, issueClientCertificate } from './auth/client-certificates';
 import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
+import { moveLegacyKeys } from './resources/legacy-key-layout';
 import { AUTHENTICATION_INFO_POST_START_HOOK, AuthenticationInfoController } from './auth/authentication-info/authentication-info-controller';
 import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
 import { rbacEscalationCheck } from './auth/rbac/escalation-check';
@@ -20,6 +21,7 @@ import { loadWebhookAuthorizerOptions } from './auth/webhook/webhook-authorizer'
 import { ownerReferencesPermissionEnforcement } from './admission/owner-references-permission';
 import { privilegedContainersDenied } from './admission/privileged-containers';
 import { EventExpiry } from './events/event-expiry';
+import { ApiServerIdentityLease, IDENTITY_POST_START_HOOKS } from './identity/apiserver-identity';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -40,6 +42,28 @@ export interface ApiServerOptions {
   authentication?: AuthenticationOptions;
   /** What callers may do (`--authorization-mode`); AlwaysAllow by default. */
   authorization?: AuthorizationOptions;
+  /**
+   * The identity Lease (`APIServerIdentity`, on by default as in Kubernetes): its duration and renewal
+   * interval in seconds (`--identity-lease-duration-seconds`, `--identity-lease-renew-interval-seconds`);
+   * false keeps none.
+   */
+  identityLease?: { durationSeconds?: number; renewIntervalSeconds?: number } | false;
+}
+
+/** Kubernetes' `kube-system`, where API servers keep their identity Leases. */
+const SYSTEM_NAMESPACE = 'svc-system';
+
+/** Calls `attempt` until it succeeds, backing off from 10 ms to 500 ms, for up to `ms`; then its last error. */
+async function retryFor(ms: number, attempt: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 500)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() + delay > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 /** The user the connection file written with self-issued client credentials authenticates as. */
@@ -99,10 +123,13 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     ...DEFAULT_RESOURCES_OPTIONS,
     ...options.resources,
     extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
+    admissionAuthorizer: () => built.security?.authorizer,
     minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
     maxRequestBodyBytes: serving.maxRequestBodyBytes,
     serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,
   };
+  // Before any cache or controller reads the store: a store of an earlier version's layout is moved first.
+  await moveLegacyKeys(storage, resourcesOptions.storePrefix, scheme);
   const servicesOptions = options.services ?? {};
   const services = serviceWriteHooks(storage, resourcesOptions.storePrefix, servicesOptions);
   const registries = createResourceRegistries({ storage, scheme, options: resourcesOptions, writeHooks: services.writeHooks });
@@ -114,7 +141,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   built.security = security;
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   const server = await startApiServer(
-    serving,
+    { ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP },
     [
       ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
       DiscoveryModule.forRoot({ scheme, servedApis }),
@@ -173,6 +200,21 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     const expiry = new EventExpiry({ events, ttlMs: options.resources?.eventTtlMs ?? 3_600_000, log: (message) => logger.warn(message) });
     server.lifecycle.onStopped(() => expiry.stop());
     server.health.addPostStartHook('start-event-expiry', () => expiry.start());
+  }
+  const leases = registries.forResource('coordination.k8s.io', 'v1', 'leases');
+  if (options.identityLease !== false && leases !== undefined) {
+    const logger = new Logger('ApiServerIdentity');
+    const identity = new ApiServerIdentityLease({
+      leases,
+      namespace: SYSTEM_NAMESPACE,
+      durationSeconds: options.identityLease?.durationSeconds ?? 3600,
+      renewIntervalSeconds: options.identityLease?.renewIntervalSeconds ?? 10,
+      log: (message) => logger.warn(message),
+    });
+    server.lifecycle.onStopped(() => identity.stop());
+    // The system namespace comes from another post-start hook: try again for a while.
+    server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.lease, () => retryFor(15_000, () => identity.start()));
+    server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.gc, () => identity.startGarbageCollector());
   }
   const nodeGraph = security.nodeGraph;
   if (nodeGraph !== undefined) {

@@ -40,6 +40,7 @@ export type { OidcOptions } from './auth/oidc-authenticator';
 export type { RequestHeaderOptions } from '@svc/machinery';
 export type { TokenWebhookOptions } from './auth/token-webhook-authenticator';
 export { CLIENT_CA_CERT_FILE, CLIENT_CA_KEY_FILE, ensureClientCa, issueClientCertificate, writeIdentityConnectionFile } from './auth/client-certificates';
+export { ApiServerIdentityLease, apiServerIdentity, IDENTITY_LEASE_LABEL } from './identity/apiserver-identity';
 export type { CertificateAuthority, IssuedCertificate } from './auth/client-certificates';
 export {
   BOOTSTRAP_CLUSTER_ROLES,
@@ -61,3 +62,5 @@ export { NodeAuthorizer } from './auth/node/node-authorizer';
 export { NodeGraph } from './auth/node/node-graph';
 export { WebhookAuthorizer } from './auth/webhook/webhook-authorizer';
 export type { WebhookAuthorizerOptions, WebhookModeOptions } from './auth/webhook/webhook-authorizer';
+export { CONSOLE_PATH, CONSOLE_NONCE_PLACEHOLDER, ConsoleFiles, consoleSecurityHeaders } from './console/console-files';
+export { BEARER_PROTOCOL_PREFIX, WebSocketProtocolAuthenticator } from './auth/websocket-protocol-authenticator';

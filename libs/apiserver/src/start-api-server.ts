@@ -26,6 +26,7 @@ import { StatusExceptionFilter } from './status/status-exception.filter';
 import { writeStatus } from './status/write-status';
 import type { Security } from './auth/security';
 import type { ResourceRegistries } from './resources/registries';
+import { CONSOLE_PATH, ConsoleFiles } from './console/console-files';
 
 export interface StartApiServerOptions {
   /** SIGTERM and SIGINT start the graceful stop, and the process exits when it is done (a second signal exits at once). */
@@ -100,6 +101,7 @@ export async function startApiServer(
       await audit.backend.shutdown();
     });
 
+  const consoleFiles = ConsoleFiles.load(config.consoleDir);
   const expressApp = express();
   expressApp.disable('x-powered-by');
   expressApp.disable('etag');
@@ -112,6 +114,7 @@ export async function startApiServer(
       security: options.security,
       registries: options.registries,
       componentStatuses: options.componentStatuses,
+      console: consoleFiles,
     }),
   );
 
@@ -240,6 +243,7 @@ export async function startApiServer(
     for (const { name, error } of failed) logger.error(`post-start hook ${name} failed: ${String(error)}`);
   });
   logger.log(`Serving securely on ${config.bindAddress || '0.0.0.0'}:${port}`);
+  if (consoleFiles) logger.log(`Serving the web console at ${url}${CONSOLE_PATH}`);
   return handle;
 }
 

@@ -1,6 +1,16 @@
 import { arch, platform } from 'node:os';
 
-export const JSON_MEDIA_TYPE = 'application/json';
+export const JSON_MEDIA_TYPE = 'application/json' as const;
+/** The specification's name for protobuf (spec 2's default of `--svc-api-content-type`). */
+export const SVC_PROTOBUF_MEDIA_TYPE = 'application/vnd.svc.protobuf' as const;
+/** Kubernetes' protobuf: the envelope with the kind's own generated message inside. */
+export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf' as const;
+
+/** The values `ClientConfig.contentType` (and `--svc-api-content-type`) accepts. */
+export const CLIENT_CONTENT_TYPES = [JSON_MEDIA_TYPE, SVC_PROTOBUF_MEDIA_TYPE, KUBERNETES_PROTOBUF_MEDIA_TYPE] as const;
+
+/** How a client encodes what it sends and asks for answers: see `ClientConfig.contentType`. */
+export type WireFormat = 'json' | 'protobuf';
 
 /** client-go's defaults for a zero `qps` / `burst` (rest.DefaultQPS, rest.DefaultBurst). */
 export const DEFAULT_QPS = 5;
@@ -16,6 +26,13 @@ export const DEFAULT_USER_AGENT = `svc-client/0.1.0 (${platform()}/${arch() === 
 export interface ClientConfig {
   /** `https://host:port` (or `http://` for a plain-text server); a path prefix is kept. */
   server: string;
+  /**
+   * Further addresses of the same API (several API servers on one store): when the current server
+   * cannot be reached, the next one is used from then on. A request that certainly did not reach a
+   * server (connection refused or unreachable) goes to the next at once, a write too; a read whose
+   * connection broke is retried there as well.
+   */
+  servers?: readonly string[];
   /** PEM bundle the server's certificate must chain to; the system roots when absent. */
   ca?: string;
   /** Turns certificate verification off. Never the default. */
@@ -47,9 +64,14 @@ export interface ClientConfig {
   /** Deadline of one non-watch request attempt in ms; 0 or absent means none (the server's request timeout applies). */
   timeoutMs?: number;
   /**
-   * The `--svc-api-content-type` setting. Recorded, but requests are always JSON: this server's
-   * protobuf form is an envelope around the same JSON (no per-kind messages), so it saves nothing,
-   * and custom resources have no protobuf form at all.
+   * The `--svc-api-content-type` setting: `application/json` (the default here, as in client-go), or
+   * protobuf, named `application/vnd.svc.protobuf` (the specification's name) or
+   * `application/vnd.kubernetes.protobuf` (Kubernetes' name): both mean Kubernetes' protobuf, the
+   * kind's own generated message in the envelope, and go on the wire under Kubernetes' name, which
+   * every Kubernetes API server and this one read and answer. With protobuf, requests on built-in
+   * kinds that have a message send their bodies in it and ask `Accept: application/vnd.kubernetes.protobuf,
+   * application/json`, as client-go's components do; custom resources, kinds without a message,
+   * patches (JSON by protocol) and metadata-only reads stay JSON. Any other value is refused.
    */
   contentType?: string;
   /** Retries after 429/503 with `Retry-After` and after connection resets of reads. */
@@ -68,6 +90,16 @@ export interface ResolvedClientConfig extends ClientConfig {
   maxRetries: number;
   maxRetryWaitMs: number;
   contentType: string;
+  /** What `contentType` means on the wire. */
+  wireFormat: WireFormat;
+}
+
+/** The wire format of a `contentType` setting; empty means JSON. Throws a RangeError naming the accepted values for anything else. */
+export function wireFormatOf(contentType: string | undefined): WireFormat {
+  const value = (contentType ?? '').trim().toLowerCase();
+  if (value === '' || value === JSON_MEDIA_TYPE) return 'json';
+  if (value === SVC_PROTOBUF_MEDIA_TYPE || value === KUBERNETES_PROTOBUF_MEDIA_TYPE) return 'protobuf';
+  throw new RangeError(`content type ${JSON.stringify(contentType)} is not supported; use one of ${CLIENT_CONTENT_TYPES.join(', ')}`);
 }
 
 export function resolveClientConfig(config: ClientConfig): ResolvedClientConfig {
@@ -78,6 +110,7 @@ export function resolveClientConfig(config: ClientConfig): ResolvedClientConfig 
   return {
     ...config,
     server: normalizeServer(config.server),
+    servers: config.servers?.map(normalizeServer),
     qps,
     burst,
     userAgent: config.userAgent || DEFAULT_USER_AGENT,
@@ -85,6 +118,7 @@ export function resolveClientConfig(config: ClientConfig): ResolvedClientConfig 
     maxRetries: config.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxRetryWaitMs: config.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
     contentType: config.contentType || JSON_MEDIA_TYPE,
+    wireFormat: wireFormatOf(config.contentType),
   };
 }
 

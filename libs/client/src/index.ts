@@ -7,6 +7,8 @@ export * from './response-errors';
 export { ignoreNotFound } from './ignore-not-found';
 export { RestClient, type RestRequest, type RestClientOptions, type QueryValue } from './rest-client';
 export { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
+export { ProtobufStreamDecoder, ProtobufStreamError, MAX_PROTOBUF_FRAME_BYTES } from './protobuf-stream-decoder';
+export { PROTOBUF_ACCEPT, hasProtobufForm, isProtobufMediaType } from './wire-codec';
 export { Watch, toWatchEvent, type WatchEvent, type WatchEventType } from './watch';
 export * from './request-params';
 export * from './resource-info';

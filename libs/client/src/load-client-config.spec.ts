@@ -79,6 +79,12 @@ describe('loadClientConfig', () => {
     const path = await write('config', file());
     expect(await loadClientConfig({ svcconfig: path, master: 'https://127.0.0.1:9443' })).toMatchObject({ server: 'https://127.0.0.1:9443', ca: CA });
     expect(await loadClientConfig({ master: 'http://127.0.0.1:8080', discover: false })).toEqual({ server: 'http://127.0.0.1:8080' });
+    // Several API servers of one store, tried in turn.
+    expect(await loadClientConfig({ svcconfig: path, master: 'https://10.0.0.1:6443, https://10.0.0.2:6443' })).toMatchObject({
+      server: 'https://10.0.0.1:6443',
+      servers: ['https://10.0.0.2:6443'],
+      ca: CA,
+    });
   });
 
   it('maps the process flags, rate and content type included', async () => {

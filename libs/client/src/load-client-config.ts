@@ -7,7 +7,7 @@ import type { ClientConfig } from './client-config';
 export interface LoadClientConfigOptions {
   /** Path of a kubeconfig-format connection file (`--svcconfig`). */
   svcconfig?: string;
-  /** API server address (`--master`); overrides the file's server. */
+  /** API server address (`--master`), or several separated by commas; overrides the file's server. */
   master?: string;
   /** Context to use instead of the file's `current-context`. */
   context?: string;
@@ -287,7 +287,14 @@ export async function loadClientConfig(options: LoadClientConfigOptions): Promis
       }
     }
   }
-  if (options.master) config = { ...(config ?? {}), server: options.master };
+  if (options.master) {
+    // Several API servers on one store: `--master=https://a:6443,https://b:6443`, tried in turn.
+    const [server, ...servers] = options.master
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    config = { ...(config ?? {}), server, ...(servers.length > 0 ? { servers } : {}) };
+  }
   if (!config) {
     throw new ClientConfigError(
       options.discover === false

@@ -17,6 +17,8 @@ import type {
 } from './request-params';
 import { apiVersionOfInfo, collectionPath, objectPath, type ResourceInfo } from './resource-info';
 import { Watch } from './watch';
+import { KUBERNETES_PROTOBUF_MEDIA_TYPE } from './client-config';
+import { hasProtobufForm, PROTOBUF_ACCEPT, protobufBody } from './wire-codec';
 
 /** The fields of an object every resource client reads. */
 export interface ObjectLike {
@@ -45,6 +47,9 @@ export interface PartialObjectMetadata {
 // Kubernetes' group name for the views, which this server answers as well as its own.
 const METADATA_OBJECT_MEDIA_TYPE = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const METADATA_LIST_MEDIA_TYPE = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+// The views have meta/v1 messages, for every resource: client-go's metadata client reads them in protobuf.
+const METADATA_OBJECT_PROTOBUF_ACCEPT = `${KUBERNETES_PROTOBUF_MEDIA_TYPE};as=PartialObjectMetadata;g=meta.k8s.io;v=v1, ${METADATA_OBJECT_MEDIA_TYPE}`;
+const METADATA_LIST_PROTOBUF_ACCEPT = `${KUBERNETES_PROTOBUF_MEDIA_TYPE};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, ${METADATA_LIST_MEDIA_TYPE}`;
 
 function writeQuery(p: WriteParams): Record<string, QueryValue> {
   return { dryRun: p.dryRun ? 'All' : undefined, fieldManager: p.fieldManager, fieldValidation: p.fieldValidation };
@@ -82,6 +87,9 @@ function deleteRequest(p: DeleteParams): { query: Record<string, QueryValue>; bo
  * paths, the core group (`/api/v1`) and named groups (`/apis/<g>/<v>`) come from its ResourceInfo.
  */
 export class ResourceClient<T extends ObjectLike = ApiObject> {
+  /** Whether this resource's requests speak protobuf (see `ClientConfig.contentType`). */
+  private readonly protobuf: boolean;
+
   constructor(
     private readonly rest: RestClient,
     readonly info: ResourceInfo,
@@ -89,7 +97,9 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     readonly namespace?: string,
     /** Set on a client made by `metadataOnly`: reads answer with metadata only. */
     private readonly metadataView = false,
-  ) {}
+  ) {
+    this.protobuf = rest.config.wireFormat === 'protobuf' && !metadataView && hasProtobufForm(apiVersionOfInfo(info), info.kind);
+  }
 
   /** A client whose calls default to `namespace`. */
   inNamespace(namespace: string): ResourceClient<T> {
@@ -115,7 +125,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: this.itemPath(name, params.namespace, 'get'),
       query: { resourceVersion: params.resourceVersion },
       signal: params.signal,
-      accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : undefined,
+      accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
     });
   }
 
@@ -126,7 +136,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: collectionPath(this.info, params.namespace ?? this.namespace),
       query: listQuery(params),
       signal: params.signal,
-      accept: this.metadataView ? METADATA_LIST_MEDIA_TYPE : undefined,
+      accept: this.metadataView ? this.metadataAccept(true) : this.answerAccept(),
     });
     list.items ??= [];
     list.metadata ??= {};
@@ -190,7 +200,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
           sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
         },
         signal: controller.signal,
-        accept: this.metadataView ? METADATA_OBJECT_MEDIA_TYPE : undefined,
+        accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
       });
       response.once('close', () => params.signal?.removeEventListener('abort', onAbort));
       return new Watch<T>(response, namespace ? `${this.info.resource} in ${namespace}` : this.info.resource, controller.signal);
@@ -206,7 +216,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'POST',
       path: collectionPath(this.info, namespace),
       query: writeQuery(params),
-      body: this.withTypeMeta(obj),
+      ...this.objectBody(this.withTypeMeta(obj)),
       signal: params.signal,
     });
   }
@@ -238,7 +248,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'POST',
       path: this.itemPath(name, params.namespace ?? body.metadata?.namespace ?? undefined, `create ${subresource} of`, subresource),
       query: writeQuery(params),
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -287,7 +297,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'DELETE',
       path: this.itemPath(name, params.namespace, 'delete'),
       query,
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -299,7 +309,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'DELETE',
       path: collectionPath(this.info, params.namespace ?? this.namespace),
       query: { ...listQuery(params), ...query },
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -311,6 +321,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       path: this.itemPath(name, params.namespace, 'get scale of', 'scale'),
       query: { resourceVersion: params.resourceVersion },
       signal: params.signal,
+      accept: this.answerAccept(),
     });
   }
 
@@ -327,7 +338,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'PUT',
       path: this.itemPath(name, namespace, 'update scale of', 'scale'),
       query: writeQuery(params),
-      body,
+      ...this.objectBody(body),
       signal: params.signal,
     });
   }
@@ -338,7 +349,7 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'PUT',
       path: this.itemPath(this.nameOf(obj, 'update'), namespace, 'update', subresource),
       query: writeQuery(params),
-      body: this.withTypeMeta(obj),
+      ...this.objectBody(this.withTypeMeta(obj)),
       signal: params.signal,
     });
   }
@@ -350,10 +361,34 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       method: 'PATCH',
       path: this.itemPath(name, params.namespace, 'patch', subresource),
       query: { ...writeQuery(params), force: type === 'apply' && params.force ? 'true' : undefined },
+      // Patch bodies are JSON (or YAML) by protocol; the answer may still be protobuf.
       body: patch,
       contentType,
       signal: params.signal,
+      accept: this.answerAccept(),
     });
+  }
+
+  /** The Accept of a metadata-only read: the view in protobuf first when the client speaks it. */
+  private metadataAccept(list: boolean): string {
+    if (this.rest.config.wireFormat === 'protobuf') return list ? METADATA_LIST_PROTOBUF_ACCEPT : METADATA_OBJECT_PROTOBUF_ACCEPT;
+    return list ? METADATA_LIST_MEDIA_TYPE : METADATA_OBJECT_MEDIA_TYPE;
+  }
+
+  /** The Accept of a request whose answer is an object (or a Status): protobuf first when this resource speaks it. */
+  private answerAccept(): string | undefined {
+    return this.protobuf ? PROTOBUF_ACCEPT : undefined;
+  }
+
+  /**
+   * A request's body: in protobuf when this resource speaks it and the object has a message that
+   * carries all of it (a Binding or an Eviction to a pod's subresource, DeleteOptions), as JSON
+   * otherwise; either way the answer is asked for as `answerAccept` says.
+   */
+  private objectBody(body: unknown): { body: unknown; contentType?: string; accept?: string } {
+    if (!this.protobuf || body === undefined) return { body, accept: this.answerAccept() };
+    const encoded = protobufBody(body);
+    return encoded ? { body: encoded, contentType: KUBERNETES_PROTOBUF_MEDIA_TYPE, accept: PROTOBUF_ACCEPT } : { body, accept: PROTOBUF_ACCEPT };
   }
 
   private requireScale(): void {

@@ -163,6 +163,34 @@ describe('RestClient against a scripted server', () => {
     });
   });
 
+  describe('several servers', () => {
+    it('goes on to the next server when one refuses connections, writes included, and stays there', async () => {
+      const gone = new ScriptedServer();
+      const goneUrl = await gone.listen();
+      await gone.close();
+      server.script(json(200, { n: 1 }), json(201, { n: 2 }), json(200, { n: 3 }));
+      const rest = client({ server: goneUrl, servers: [url] });
+      expect(await rest.request({ method: 'GET', path: '/a' })).toEqual({ n: 1 });
+      expect(await rest.request({ method: 'POST', path: '/b', body: {} })).toEqual({ n: 2 });
+      expect(rest.baseUrl.toString()).toBe(new URL(url).toString());
+      expect(await rest.request({ method: 'GET', path: '/c' })).toEqual({ n: 3 });
+      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /a', 'POST /b', 'GET /c']);
+    });
+
+    it('with every server gone, says which one it tried last', async () => {
+      const gone = new ScriptedServer();
+      const goneUrl = await gone.listen();
+      await gone.close();
+      await server.close();
+      const rest = client({ server: goneUrl, servers: [url], maxRetries: 0 });
+      const err = await rest.request({ method: 'GET', path: '/a' }).catch((e: unknown) => e);
+      expect(isTransportError(err)).toBe(true);
+      expect((err as TransportError).message).toMatch(/cannot reach the API server at http:\/\/127\.0\.0\.1:\d+/);
+      server = new ScriptedServer();
+      url = await server.listen();
+    });
+  });
+
   describe('withdrawal', () => {
     const later =
       (ms: number, answer: Handler): Handler =>

@@ -6,6 +6,7 @@ import { isStatus, StatusError } from '@svc/machinery';
 import { abortReason, systemClock, type Clock } from './clock';
 import { JSON_MEDIA_TYPE, resolveClientConfig, type ClientConfig, type ResolvedClientConfig } from './client-config';
 import { errorMessage, statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
+import { decodeAnswer, errorAnswerText } from './wire-codec';
 import { parseRetryAfter, retriableNetworkError, retriableResponse, type HttpMethod } from './retry-after';
 import { TokenBucket } from './token-bucket';
 
@@ -17,11 +18,15 @@ export interface RestRequest {
   path: string;
   /** Parameters with an undefined or null value are left out. */
   query?: Record<string, QueryValue>;
-  /** Sent as JSON, or as is when a string. */
+  /** Sent as JSON, or as is when a string or bytes (a protobuf body). */
   body?: unknown;
   /** Content type of the body; JSON by default. */
   contentType?: string;
-  /** The answer's media type; `application/json` by default (a JSON view such as `;as=PartialObjectMetadata`). */
+  /**
+   * The answer's media types; `application/json` by default (a JSON view such as
+   * `;as=PartialObjectMetadata`, or protobuf with a JSON fallback). The answer is decoded by the
+   * Content-Type the server chose.
+   */
   accept?: string;
   /** Cancels the request wherever it is: an aborted write may have taken effect or not. */
   signal?: AbortSignal;
@@ -46,6 +51,24 @@ export interface RestClientOptions {
   writeWithdrawal?: () => AbortSignal | undefined;
 }
 
+/** No connection was made: the request was never sent, whatever its method. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+/** The server cannot be reached now: another one is tried. */
+const UNREACHABLE = new Set([...NEVER_CONNECTED, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function neverConnected(err: unknown): boolean {
+  return NEVER_CONNECTED.has(errorCode(err) ?? '');
+}
+
+function serverUnreachable(err: unknown): boolean {
+  return UNREACHABLE.has(errorCode(err) ?? '');
+}
+
 /** A read connection failure is retried after this long, as client-go does. */
 const NETWORK_RETRY_DELAY_MS = 1_000;
 /** client-go re-reads a token file at most this often. */
@@ -56,6 +79,24 @@ async function readBody(res: IncomingMessage): Promise<string> {
   let text = '';
   for await (const chunk of res) text += chunk as string;
   return text;
+}
+
+async function readBytes(res: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** An error answer's body as text, a protobuf Status read into its JSON. */
+async function readErrorBody(res: IncomingMessage): Promise<string> {
+  return errorAnswerText(await readBytes(res), res.headers['content-type']);
+}
+
+/** A request body's bytes or text: as is when a string or bytes, JSON otherwise. */
+function requestPayload(body: unknown): string | Buffer | undefined {
+  if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return JSON.stringify(body);
 }
 
 /** The withdrawal that may stop a request on the wire: only a read's. */
@@ -72,8 +113,9 @@ function onWireSignal(req: RestRequest): AbortSignal | undefined {
 /**
  * The transport under every typed call: one keep-alive agent per client, a token bucket in
  * front of every attempt (retries included), retries of answers that ask for them, and errors
- * that are always StatusErrors. Every request says `Accept: application/json` (see
- * `ClientConfig.contentType` for why JSON only).
+ * that are always StatusErrors. A request asks for JSON unless it says otherwise (the resource
+ * clients ask for protobuf where `ClientConfig.contentType` says so); an answer is decoded by its
+ * Content-Type, JSON or a protobuf envelope.
  */
 export class RestClient {
   readonly config: ResolvedClientConfig;
@@ -81,17 +123,19 @@ export class RestClient {
   private readonly limiter?: TokenBucket;
   private readonly clock: Clock;
   private readonly writeWithdrawal?: () => AbortSignal | undefined;
-  private readonly baseUrl: URL;
+  /** The server and its alternatives (`ClientConfig.servers`); requests go to `baseUrls[current]`. */
+  private readonly baseUrls: URL[];
+  private current = 0;
   private cachedToken?: { value: string; readAt: number };
 
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = resolveClientConfig(config);
     this.clock = options.clock ?? systemClock;
     this.writeWithdrawal = options.writeWithdrawal;
-    this.baseUrl = new URL(this.config.server);
+    this.baseUrls = [this.config.server, ...(this.config.servers ?? [])].map((server) => new URL(server));
     const c = this.config;
     this.agent =
-      this.baseUrl.protocol === 'https:'
+      this.baseUrls[0].protocol === 'https:'
         ? new HttpsAgent({
             keepAlive: true,
             // One secure context for every connection: built per connection from ca/cert/key, it
@@ -104,21 +148,21 @@ export class RestClient {
     if (c.qps > 0) this.limiter = new TokenBucket(c.qps, Math.max(1, c.burst), this.clock);
   }
 
-  /** Sends a request and decodes the JSON answer; an empty answer is undefined. */
+  /** Sends a request and decodes the answer (JSON or protobuf, by its Content-Type); an empty answer is undefined. */
   async request<T>(req: RestRequest): Promise<T> {
     const res = await this.send(req, false);
-    const body = await readBody(res).catch((err: unknown) => {
+    const body = await readBytes(res).catch((err: unknown) => {
       throw this.failure(err, req.signal, readWithdrawal(req));
     });
-    if (!body) return undefined as T;
+    if (body.length === 0) return undefined as T;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body);
+      parsed = decodeAnswer(body, res.headers['content-type']);
     } catch (err) {
-      throw undecodableResponse(res.statusCode ?? 0, (err as Error).message, body);
+      throw undecodableResponse(res.statusCode ?? 0, (err as Error).message, errorAnswerText(body, undefined));
     }
     // A success code with a failure Status is still a failure (client-go reads it the same way).
-    if (isStatus(parsed) && parsed.status === 'Failure') throw statusErrorFromResponse(parsed.code ?? 500, body);
+    if (isStatus(parsed) && parsed.status === 'Failure') throw statusErrorFromResponse(parsed.code ?? 500, JSON.stringify(parsed));
     return parsed as T;
   }
 
@@ -143,6 +187,11 @@ export class RestClient {
     this.agent.destroy();
   }
 
+  /** The server requests go to now. */
+  get baseUrl(): URL {
+    return this.baseUrls[this.current];
+  }
+
   url(path: string, query?: Record<string, QueryValue>): URL {
     const url = new URL(this.baseUrl.toString());
     url.pathname = `${this.baseUrl.pathname.replace(/\/+$/, '')}${path}`;
@@ -159,7 +208,7 @@ export class RestClient {
     const { signal } = req;
     // Until it is sent, either signal stops the request; on the wire, a withdrawal stops only a read.
     const unsent = signal && withdraw ? AbortSignal.any([signal, withdraw]) : (signal ?? withdraw);
-    const payload = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const payload = requestPayload(req.body);
     const stopped = (err?: unknown) => this.failure(err, signal, withdraw);
     for (let attempt = 0; ; attempt++) {
       if (unsent?.aborted) throw stopped();
@@ -171,10 +220,17 @@ export class RestClient {
       // The token may come in the same turn as the abort.
       if (unsent?.aborted) throw stopped();
       let res: IncomingMessage;
+      const server = this.current;
       try {
         res = await this.attempt(req, payload, streaming);
       } catch (err) {
         if (signal?.aborted || readWithdrawal(req)?.aborted) throw stopped(err);
+        if (this.baseUrls.length > 1 && !(err instanceof TransportError) && serverUnreachable(err)) {
+          // Move on from a server that is gone (unless another request did already), and send the
+          // request there if it cannot have taken effect here.
+          if (this.current === server) this.current = (server + 1) % this.baseUrls.length;
+          if (attempt < this.config.maxRetries + this.baseUrls.length && (neverConnected(err) || retriableNetworkError(req.method, err))) continue;
+        }
         if (attempt < this.config.maxRetries && !(err instanceof TransportError) && retriableNetworkError(req.method, err)) {
           await this.clock.sleep(NETWORK_RETRY_DELAY_MS, unsent).catch((e: unknown) => {
             throw stopped(e);
@@ -185,7 +241,7 @@ export class RestClient {
       }
       const code = res.statusCode ?? 0;
       if (code >= 200 && code < 300) return res;
-      const body = await readBody(res).catch(() => '');
+      const body = await readErrorBody(res).catch(() => '');
       const retryAfter = parseRetryAfter(res.headers['retry-after']);
       if (attempt < this.config.maxRetries && retriableResponse(req.method, code, retryAfter)) {
         await this.clock.sleep(Math.min((retryAfter ?? 0) * 1000, this.config.maxRetryWaitMs), unsent).catch((e: unknown) => {
@@ -202,10 +258,10 @@ export class RestClient {
     if (signal?.aborted) return abortReason(signal);
     if (withdraw?.aborted) return new TransportError('withdrawn', `request withdrawn: ${errorMessage(abortReason(withdraw))}`, err);
     if (err instanceof StatusError) return err;
-    return new TransportError('connection', `cannot reach the API server at ${this.config.server}: ${errorMessage(err)}`, err);
+    return new TransportError('connection', `cannot reach the API server at ${this.baseUrl.origin}: ${errorMessage(err)}`, err);
   }
 
-  private async headers(req: RestRequest, payload: string | undefined): Promise<OutgoingHttpHeaders> {
+  private async headers(req: RestRequest, payload: string | Buffer | undefined): Promise<OutgoingHttpHeaders> {
     const headers: OutgoingHttpHeaders = { Accept: req.accept ?? JSON_MEDIA_TYPE, 'User-Agent': this.config.userAgent };
     if (payload !== undefined) {
       headers['Content-Type'] = req.contentType ?? JSON_MEDIA_TYPE;
@@ -242,7 +298,7 @@ export class RestClient {
     }
   }
 
-  private async attempt(req: RestRequest, payload: string | undefined, streaming: boolean): Promise<IncomingMessage> {
+  private async attempt(req: RestRequest, payload: string | Buffer | undefined, streaming: boolean): Promise<IncomingMessage> {
     const url = this.url(req.path, req.query);
     const headers = await this.headers(req, payload);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;

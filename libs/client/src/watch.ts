@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { StatusError, type WatchEvent, type WatchEventType, isRecord } from '@svc/machinery';
 import { JsonStreamDecoder, JsonStreamError } from './json-stream-decoder';
+import { ProtobufStreamDecoder, ProtobufStreamError } from './protobuf-stream-decoder';
+import { isProtobufMediaType } from './wire-codec';
 import { errorMessage, statusErrorFromResponse, TransportError, undecodableResponse } from './response-errors';
 
 export type { WatchEvent, WatchEventType };
@@ -21,9 +23,37 @@ export function toWatchEvent<T>(doc: unknown): WatchEvent<T> {
   return { type: doc.type as WatchEventType, object: doc.object as T };
 }
 
+/** Splits a stream's chunks into event documents: JSON lines, or length-prefixed protobuf frames. */
+interface StreamDecoder {
+  push(chunk: Buffer | string): unknown[];
+  readonly pending: boolean;
+}
+
+/** The decoder of a watch answer, chosen by its Content-Type (`...;stream=watch` for protobuf). */
+function streamDecoderFor(response: IncomingMessage): StreamDecoder {
+  if (isProtobufMediaType(response.headers?.['content-type'])) {
+    const frames = new ProtobufStreamDecoder();
+    return {
+      push: (chunk) => frames.push(chunk as Buffer),
+      get pending() {
+        return frames.pending;
+      },
+    };
+  }
+  response.setEncoding('utf8');
+  const lines = new JsonStreamDecoder();
+  return {
+    push: (chunk) => lines.push(chunk as string),
+    get pending() {
+      return lines.pending;
+    },
+  };
+}
+
 /**
- * One open watch: an async iterable of typed events decoded as the chunks arrive: ADDED, MODIFIED,
- * DELETED and BOOKMARK (whose object only carries a meaningful `metadata.resourceVersion`). The iteration
+ * One open watch (JSON or protobuf, by the answer's Content-Type): an async iterable of typed
+ * events decoded as the chunks arrive: ADDED, MODIFIED, DELETED and BOOKMARK (whose object only
+ * carries a meaningful `metadata.resourceVersion`). The iteration
  * ends when the server closes the stream (its `timeoutSeconds`), when `stop()` is called or the
  * call's signal aborts; it throws a StatusError for an `ERROR` event (410 Expired: list again) and
  * a TransportError when the connection breaks. It can be iterated once.
@@ -100,11 +130,10 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
   }
 
   private async *decodedBatches(): AsyncGenerator<WatchEvent<T>[]> {
-    const decoder = new JsonStreamDecoder();
-    this.response.setEncoding('utf8');
+    const decoder = streamDecoderFor(this.response);
     try {
       for await (const chunk of this.response) {
-        const docs = decoder.push(chunk as string);
+        const docs = decoder.push(chunk as Buffer | string);
         if (docs.length === 0) continue;
         const batch: WatchEvent<T>[] = [];
         let failure: Error | undefined;
@@ -124,7 +153,7 @@ export class Watch<T> implements AsyncIterable<WatchEvent<T>> {
     } catch (err) {
       if (this.stoppedFlag) return;
       if (err instanceof StatusError) throw err;
-      if (err instanceof JsonStreamError) throw undecodableResponse(200, err.message, '');
+      if (err instanceof JsonStreamError || err instanceof ProtobufStreamError) throw undecodableResponse(200, err.message, '');
       throw new TransportError('connection', `the watch of ${this.describe} broke: ${errorMessage(err)}`, err);
     } finally {
       this.response.destroy();

@@ -1,6 +1,6 @@
 import { criMessage } from './cri-protocol';
 import { grpcTarget } from './cri-client';
-import { fullImageName } from './testing/oci-image-archive';
+import { fullImageName } from './node-runtime';
 
 describe('CRI messages', () => {
   it('encode camelCase objects with the field numbers of the protocol and decode them back', () => {

@@ -77,6 +77,14 @@ export function hasStatusCause(err: unknown, causeType: string): boolean {
   return (statusOf(err)?.details?.causes ?? []).some((c) => c.reason === causeType);
 }
 
+/** The cause type of a create refused because its namespace is being deleted (Kubernetes' NamespaceTerminatingCause). */
+export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
+
+/** The write was refused because its namespace is being deleted: nothing to retry, the content goes with it. */
+export function isNamespaceTerminating(err: unknown): boolean {
+  return hasStatusCause(err, NAMESPACE_TERMINATING_CAUSE);
+}
+
 /** The read asked for a revision the server has not reached in time (a 504 with that cause). */
 export function isTooLargeResourceVersion(err: unknown): boolean {
   return isTimeout(err) && hasStatusCause(err, 'ResourceVersionTooLarge');

@@ -57,7 +57,8 @@ export {
   STORAGE_BACKENDS,
   type ApiServerFlags,
 } from './sets/apiserver-flags';
-export { apiServerFlagSet, parseApiServerOptions, serviceClusterIpRanges, watchCacheSizes } from './sets/apiserver-options';
+export { apiServerFlagSet, parseApiServerOptions, serviceClusterIpRanges, storeServersOverrides, watchCacheSizes } from './sets/apiserver-options';
+export type { StoreServersOverride } from './sets/apiserver-options';
 export { CLUSTER_SIGNERS, CONTROLLER_MANAGER_FLAGS, type ControllerManagerOptions } from './sets/controller-manager-flags';
 export { controllerManagerFlagSet, parseControllerManagerOptions } from './sets/controller-manager-options';
 export { SCHEDULER_FLAGS, type SchedulerOptions } from './sets/scheduler-flags';

@@ -11,6 +11,16 @@ export * from './decorators/runnable.decorator';
 export * from './controller/controller-metrics';
 export { Controller, controllerOwnerRequests, consoleControllerLogger, type ControllerDependencies, type ControllerLogger } from './controller/controller';
 export { TrackingClient } from './controller/tracking-client';
+export {
+  ReconcileRecorder,
+  RECONCILE_CONTROLLER_LABEL,
+  RECONCILE_RECORD_ANNOTATION,
+  MAX_RECORDED_WRITES,
+  type ReconcileRecord,
+  type ReconcileRecordResult,
+  type ReconcileRecorderOptions,
+  type ReconcileWrite,
+} from './controller/reconcile-recorder';
 export { WriteTracker, type TrackedWrite, type WriteScope } from './controller/write-tracker';
 export { Expectations, KeyExpectations, EXPECTATIONS_TIMEOUT_MS } from './controller/expectations';
 export * from './leader-election/leader-election-options';

@@ -30,7 +30,7 @@ export const SCAFFOLD_TOOL_VERSIONS = {
 
 /** The `@svc/*` packages a project uses at run time, and those its tests and tools add (the scaffold: `svc-operator`). */
 export const RUNTIME_PACKAGES = ['@svc/api', '@svc/client', '@svc/machinery', '@svc/runtime'] as const;
-export const TEST_PACKAGES = ['@svc/apiserver', '@svc/scaffold'] as const;
+export const TEST_PACKAGES = ['@svc/apiserver', '@svc/node-simulation', '@svc/scaffold'] as const;
 
 function names(s: ProjectSettings) {
   const lower = s.kind.toLowerCase();

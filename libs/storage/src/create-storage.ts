@@ -1,6 +1,8 @@
 import { EmbeddedStorage } from './embedded/embedded-storage';
 import { MongoStorage } from './mongodb/mongodb-storage';
 import { mongoUriFromServers } from './mongodb/mongodb-uri';
+import { Store3Storage } from './store3/store3-storage';
+import type { ValueCodec } from './value-codec';
 import type { Storage, StorageBackend } from './storage';
 import { StorageError } from './storage-error';
 
@@ -24,8 +26,12 @@ export interface StorageConfig {
   tooLargeWaitMs?: number;
   /** Undelivered live events a watcher may hold; default 10000. */
   watchBufferLimit?: number;
-  /** How long MongoDB startup waits for a server; default 10000. */
+  /** How long startup waits for a server (MongoDB, etcd); default 10000. */
   connectTimeoutMs?: number;
+  /** `--lease-reuse-duration-seconds` (store3: how long an etcd lease is shared by keys with a TTL). */
+  leaseReuseDurationSeconds?: number;
+  /** `--storage-media-type`: how values are written; JSON when unset. */
+  codec?: ValueCodec;
 }
 
 export async function createStorage(config: StorageConfig): Promise<Storage> {
@@ -36,6 +42,19 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
         compactionIntervalMs: config.compactionIntervalMs,
         tooLargeWaitMs: config.tooLargeWaitMs,
         watchBufferLimit: config.watchBufferLimit,
+      });
+    case 'store3':
+      return Store3Storage.open({
+        servers: config.servers ?? [],
+        caFile: config.caFile,
+        certFile: config.certFile,
+        keyFile: config.keyFile,
+        compactionIntervalMs: config.compactionIntervalMs,
+        tooLargeWaitMs: config.tooLargeWaitMs,
+        watchBufferLimit: config.watchBufferLimit,
+        connectTimeoutMs: config.connectTimeoutMs,
+        leaseReuseDurationSeconds: config.leaseReuseDurationSeconds,
+        codec: config.codec,
       });
     case 'mongodb':
       return MongoStorage.open({
@@ -50,6 +69,6 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
         connectTimeoutMs: config.connectTimeoutMs,
       });
     default:
-      throw new StorageError('InvalidArgument', `unknown storage backend ${JSON.stringify(config.backend)}: use "embedded" or "mongodb"`);
+      throw new StorageError('InvalidArgument', `unknown storage backend ${JSON.stringify(config.backend)}: use "store3", "embedded" or "mongodb"`);
   }
 }

@@ -6,8 +6,8 @@ import { decodeObject, encodeObject } from './stored-value';
 /** The single-shot operations the retry loops are built on. */
 export interface UpdatePrimitives {
   get<T extends StoredObject>(key: string): Promise<T>;
-  create<T extends StoredObject>(key: string, object: T): Promise<T>;
-  update<T extends StoredObject>(key: string, object: T, options: { preconditions: Preconditions }): Promise<T>;
+  create<T extends StoredObject>(key: string, object: T, options?: { ttlSeconds?: number }): Promise<T>;
+  update<T extends StoredObject>(key: string, object: T, options: { preconditions: Preconditions; ttlSeconds?: number }): Promise<T>;
 }
 
 export interface DeletePrimitives {
@@ -52,7 +52,7 @@ export async function guaranteedUpdate<T extends StoredObject>(
     if (current === null) {
       const created = await tryUpdate(null);
       try {
-        return await store.create(key, created);
+        return await store.create(key, created, { ttlSeconds: options.ttlSeconds });
       } catch (error) {
         if (isStorageError(error, 'KeyExists')) continue;
         throw error;
@@ -65,7 +65,7 @@ export async function guaranteedUpdate<T extends StoredObject>(
     // An update that changes nothing writes nothing, so it takes no revision and wakes no watcher.
     if (encodeObject(next) === before) return decodeObject<T>(before, Number(revision));
     try {
-      return await store.update(key, next, { preconditions: { resourceVersion: revision } });
+      return await store.update(key, next, { preconditions: { resourceVersion: revision }, ttlSeconds: options.ttlSeconds });
     } catch (error) {
       if (isStorageError(error, 'Conflict')) continue;
       if (isStorageError(error, 'KeyNotFound') && options.ignoreNotFound && options.preconditions === undefined) {

@@ -1,6 +1,7 @@
 export type {
   ChangeEvent,
   ChangeType,
+  CreateOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListMatch,
@@ -10,6 +11,7 @@ export type {
   Storage,
   StorageBackend,
   StorageDeleteOptions,
+  StorageStats,
   StorageWatchEvent,
   StorageWatchOptions,
   StoredMetadata,
@@ -17,12 +19,13 @@ export type {
   TryUpdate,
   UpdateOptions,
   Watcher,
+  StorageWriteOptions,
 } from './storage';
 export { StorageError, isStorageError } from './storage-error';
 export { encodeContinue } from './continue-token';
 export { MAX_STORED_OBJECT_BYTES } from './stored-value';
 export type { StorageErrorCode } from './storage-error';
-export { CORE_GROUP_SEGMENT, objectStorageKey, prefixKey, prefixRange } from './keys';
+export { legacyPrefixKey, objectStorageKey, prefixKey, prefixRange, resourceOfKey, resourcePath } from './keys';
 export type { ObjectKeyParts, ResourceKeyParts } from './keys';
 export { createStorage } from './create-storage';
 export type { StorageConfig } from './create-storage';
@@ -37,3 +40,10 @@ export { PullQueue, serialPulls } from './pull-queue';
 export { encryptingStorage, needsRewrite, ENCRYPTED_FIELD } from './encryption/encrypting-storage';
 export { loadEncryptionConfig, parseEncryptionConfig } from './encryption/encryption-config';
 export type { EncryptionConfig } from './encryption/encryption-config';
+export { Store3Storage, COMPACT_REVISION_KEY } from './store3/store3-storage';
+export type { Store3StorageOptions } from './store3/store3-storage';
+export { parseEtcdEndpoints } from './store3/etcd-client';
+export { JSON_VALUES } from './value-codec';
+export type { ValueCodec } from './value-codec';
+export { routedStorage } from './routed-storage';
+export type { StorageRoute } from './routed-storage';

@@ -1,15 +1,49 @@
 import { decodeContinue, encodeContinue } from './continue-token';
-import { keyAfter, objectStorageKey, prefixKey, prefixRange } from './keys';
+import { keyAfter, objectStorageKey, prefixKey, prefixRange, resourceOfKey } from './keys';
 
 describe('storage keys', () => {
-  test('namespaced and cluster-scoped objects, core group under "core"', () => {
-    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'default', name: 'web' })).toBe('/registry/core/pods/default/web');
-    expect(objectStorageKey({ prefix: '/registry/', group: 'apps', resource: 'deployments', namespace: 'ns', name: 'd' })).toBe(
-      '/registry/apps/deployments/ns/d',
+  test('Kubernetes layout: built-in resources under their plural, a few elsewhere, custom resources under group/resource', () => {
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'default', name: 'web' })).toBe('/registry/pods/default/web');
+    expect(objectStorageKey({ prefix: '/registry/', group: 'apps', resource: 'deployments', namespace: 'ns', name: 'd' })).toBe('/registry/deployments/ns/d');
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'namespaces', name: 'default' })).toBe('/registry/namespaces/default');
+    expect(prefixKey({ prefix: '/registry', group: 'coordination.svc.io', resource: 'leases' })).toBe('/registry/leases/');
+    expect(prefixKey({ prefix: '/registry', group: 'coordination.k8s.io', resource: 'leases', namespace: 'a' })).toBe('/registry/leases/a/');
+    // The exceptions of Kubernetes' storage factory.
+    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'nodes', name: 'n1' })).toBe('/registry/minions/n1');
+    expect(prefixKey({ prefix: '/registry', group: '', resource: 'services', namespace: 'a' })).toBe('/registry/services/specs/a/');
+    expect(prefixKey({ prefix: '/registry', group: '', resource: 'endpoints' })).toBe('/registry/services/endpoints/');
+    expect(prefixKey({ prefix: '/registry', group: '', resource: 'replicationcontrollers' })).toBe('/registry/controllers/');
+    expect(prefixKey({ prefix: '/registry', group: 'apiextensions.svc.io', resource: 'customresourcedefinitions' })).toBe(
+      '/registry/apiextensions.k8s.io/customresourcedefinitions/',
     );
-    expect(objectStorageKey({ prefix: '/registry', group: '', resource: 'namespaces', name: 'default' })).toBe('/registry/core/namespaces/default');
-    expect(prefixKey({ prefix: '/registry', group: 'coordination.svc.io', resource: 'leases' })).toBe('/registry/coordination.svc.io/leases/');
-    expect(prefixKey({ prefix: '/registry', group: '', resource: 'pods', namespace: 'a' })).toBe('/registry/core/pods/a/');
+    // Custom resources, by their group's dot, or because the caller says so.
+    expect(objectStorageKey({ prefix: '/registry', group: 'example.com', resource: 'widgets', namespace: 'a', name: 'w' })).toBe(
+      '/registry/example.com/widgets/a/w',
+    );
+    expect(prefixKey({ prefix: '/registry', group: 'widgets.svc.io', resource: 'widgets', builtIn: false })).toBe('/registry/widgets.svc.io/widgets/');
+  });
+
+  test('a key names its resource back (the group of a built-in one from the caller)', () => {
+    const groups = new Map([['deployments', 'apps']]);
+    expect(resourceOfKey('/registry/secrets/ns/s', '/registry')).toMatchObject({ group: '', resource: 'secrets' });
+    expect(resourceOfKey('/registry/deployments/ns/d', '/registry', (r) => groups.get(r))).toMatchObject({ group: 'apps', resource: 'deployments' });
+    expect(resourceOfKey('/registry/minions/n1', '/registry/')).toMatchObject({ group: '', resource: 'nodes' });
+    expect(resourceOfKey('/registry/services/specs/ns/s', '/registry')).toMatchObject({ group: '', resource: 'services' });
+    expect(resourceOfKey('/registry/example.com/widgets/a/w', '/registry')).toMatchObject({ group: 'example.com', resource: 'widgets' });
+    expect(resourceOfKey('/other/secrets/ns/s', '/registry')).toBeUndefined();
+    expect(resourceOfKey('/registry/services/specs/', '/registry')?.resourcePrefix).toBe('/registry/services/specs/');
+    // Keys of the earlier layout still name their resource.
+    const builtInGroups = new Set(['', 'apps']);
+    expect(resourceOfKey('/registry/core/secrets/ns/s', '/registry', undefined, (g) => builtInGroups.has(g))).toEqual({
+      group: '',
+      resource: 'secrets',
+      resourcePrefix: '/registry/core/secrets/',
+    });
+    expect(resourceOfKey('/registry/apps/deployments/', '/registry', undefined, (g) => builtInGroups.has(g))).toEqual({
+      group: 'apps',
+      resource: 'deployments',
+      resourcePrefix: '/registry/apps/deployments/',
+    });
   });
 
   test('segments that would escape their place are refused', () => {

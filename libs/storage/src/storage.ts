@@ -108,7 +108,20 @@ export interface GetOptions {
   minRevision?: number;
 }
 
-export interface UpdateOptions {
+/**
+ * Keys with a time to live: a write that carries `ttlSeconds` makes the key expire that many seconds
+ * after it (deleted by the store, with a DELETED event and a revision like any delete); a later write
+ * without it keeps the key until deleted. Stores may keep a key somewhat longer than asked (store3
+ * shares etcd leases, as Kubernetes does, for up to `--lease-reuse-duration-seconds` more; the
+ * others sweep once a second), never shorter.
+ */
+export interface StorageWriteOptions {
+  ttlSeconds?: number;
+}
+
+export type CreateOptions = StorageWriteOptions;
+
+export interface UpdateOptions extends StorageWriteOptions {
   preconditions?: Preconditions;
 }
 
@@ -118,7 +131,7 @@ export interface UpdateOptions {
  */
 export type TryUpdate<T extends StoredObject> = (current: T | null) => T | Promise<T>;
 
-export interface GuaranteedUpdateOptions {
+export interface GuaranteedUpdateOptions extends StorageWriteOptions {
   /** Checked against the current object on every attempt; a mismatch fails without retry. */
   preconditions?: Preconditions;
   /** When the key is absent, call `tryUpdate(null)` and create the result instead of failing. */
@@ -205,13 +218,21 @@ export interface Watcher<T extends StoredObject> extends AsyncIterable<StorageWa
   readonly ended: Promise<StorageError | undefined>;
 }
 
-export type StorageBackend = 'embedded' | 'mongodb';
+export type StorageBackend = 'embedded' | 'mongodb' | 'store3';
+
+/** What a store tells about itself for metrics. */
+export interface StorageStats {
+  /** Bytes the store's database takes (etcd's db size, the SQLite file, MongoDB's data and indexes). */
+  sizeBytes: number;
+  /** Which store this is: etcd's cluster id (hex), `embedded`, or MongoDB's database name. */
+  clusterId: string;
+}
 
 export interface Storage {
   readonly backend: StorageBackend;
 
   /** Stores a new object; KeyExists if the key is present. Returns the stored object. */
-  create<T extends StoredObject>(key: string, object: T): Promise<T>;
+  create<T extends StoredObject>(key: string, object: T, options?: CreateOptions): Promise<T>;
 
   /** The current object; KeyNotFound if absent. */
   get<T extends StoredObject>(key: string, options?: GetOptions): Promise<T>;
@@ -234,11 +255,14 @@ export interface Storage {
   /** Changes under a prefix; see the contract above. */
   watch<T extends StoredObject>(prefix: string, options?: StorageWatchOptions): Promise<Watcher<T>>;
 
-  /** The store's latest revision. */
-  currentRevision(): Promise<number>;
+  /**
+   * The store's latest revision. `keyPrefix` names whose revision when several stores stand behind
+   * this one (`--store-servers-overrides`: each store counts its own revisions); one store ignores it.
+   */
+  currentRevision(keyPrefix?: string): Promise<number>;
 
-  /** The oldest revision still readable exactly (0 when nothing was compacted). */
-  compactedRevision(): Promise<number>;
+  /** The oldest revision still readable exactly (0 when nothing was compacted); `keyPrefix` as above. */
+  compactedRevision(keyPrefix?: string): Promise<number>;
 
   /**
    * Drops history up to `revision` (clamped to the current revision). Runs on its own every
@@ -248,6 +272,9 @@ export interface Storage {
 
   /** Resolves when the backend answers within `timeoutMs`; else rejects with Unavailable. */
   healthCheck(timeoutMs?: number): Promise<void>;
+
+  /** Size and identity of each store behind this one (one, or one per override), for `--store-db-metric-poll-interval`. */
+  stats(): Promise<StorageStats[]>;
 
   /** Ends every watch with Closed, releases files, locks and connections. Idempotent. */
   close(): Promise<void>;

@@ -13,6 +13,12 @@ export interface WatchChannelOptions {
   progressRevision: () => number;
   /** Called once when the watch ends for any reason, so the backend stops feeding it. */
   onEnd: () => void;
+  /**
+   * For a backend whose feed may lag its store: called on `requestProgress()` with what emits the
+   * PROGRESS event, to be called once the feed has caught up with the store's current revision.
+   * Unset: emitted at once.
+   */
+  requestProgress?: (emit: () => void) => void;
 }
 
 /**
@@ -115,8 +121,13 @@ export class WatchChannel<T extends StoredObject> implements Watcher<T> {
   }
 
   requestProgress(): void {
-    if (this.live) this.emitProgress();
-    else this.progressWanted = true;
+    const emit = (): void => {
+      if (this.isOver) return;
+      if (this.live) this.emitProgress();
+      else this.progressWanted = true;
+    };
+    if (this.options.requestProgress === undefined) emit();
+    else this.options.requestProgress(emit);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StorageWatchEvent<T>> {

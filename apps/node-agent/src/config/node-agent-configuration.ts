@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { compileKind, defineKind, fieldErrors, ListAtomic, Quantity, StringMap, TaintSchema, type ApiObject, type FieldError } from '@svc/api';
+import { CLIENT_CONTENT_TYPES } from '@svc/client';
 import { parseDuration, TLS_CIPHER_SUITES, TLS_VERSIONS } from '@svc/options';
 import { Bool, Duration, Enum, I32, I64, Str, typeMeta } from './config-schema';
 
@@ -119,7 +120,8 @@ export const NodeAgentConfigurationSchema = Type.Object({
   cpuCFSQuotaPeriod: Type.Optional(Duration()),
   nodeStatusMaxImages: Type.Optional(I32(50, { minimum: -1 })),
   maxOpenFiles: Type.Optional(I64(1_000_000, { minimum: 0 })),
-  contentType: Type.Optional(Str('application/vnd.svc.protobuf')),
+  // Spec 3's default: Kubernetes' protobuf, as a kubelet speaks it (docs/kubectl.md, "Content types").
+  contentType: Type.Optional(Enum(CLIENT_CONTENT_TYPES, 'application/vnd.svc.protobuf')),
   svcAPIQPS: Type.Optional(I32(5)),
   svcAPIBurst: Type.Optional(NonNegative32(10)),
   serializeImagePulls: Type.Optional(Bool(true)),

@@ -35,9 +35,17 @@ export function expandReferences(text: string, lookup: (name: string) => string 
 
 /**
  * The container's environment, in order: `envFrom` sources, then `env` entries (each may refer to
- * earlier ones with `$(NAME)`), values from ConfigMaps, Secrets, the pod's fields and resources.
+ * earlier ones or to the Services' variables with `$(NAME)`), values from ConfigMaps, Secrets, the
+ * pod's fields and resources; then the Services' variables (`serviceEnvironment`) the container does
+ * not set itself, as the kubelet appends them.
  */
-export async function containerEnvironment(pod: Pod, container: Container, objects: ConfigObjects, facts: PodFacts): Promise<Array<[string, Buffer]>> {
+export async function containerEnvironment(
+  pod: Pod,
+  container: Container,
+  objects: ConfigObjects,
+  facts: PodFacts,
+  serviceEnv: ReadonlyMap<string, string> = new Map(),
+): Promise<Array<[string, Buffer]>> {
   const namespace = pod.metadata?.namespace ?? 'default';
   const uid = pod.metadata?.uid ?? '';
   const env = new Map<string, Buffer>();
@@ -54,12 +62,13 @@ export async function containerEnvironment(pod: Pod, container: Container, objec
     if (!object) continue;
     for (const [key, value] of configEntries(kind, object)) env.set(`${source.prefix ?? ''}${key}`, value);
   }
-  const lookup = (name: string) => env.get(name)?.toString('utf8');
+  const lookup = (name: string) => env.get(name)?.toString('utf8') ?? serviceEnv.get(name);
   for (const variable of container.env ?? []) {
     const value = await envValue(pod, container, variable, read, lookup, facts);
     // An optional reference to a missing object or key leaves the variable out.
     if (value !== undefined) env.set(variable.name, value);
   }
+  for (const [name, value] of serviceEnv) if (!env.has(name)) env.set(name, Buffer.from(value, 'utf8'));
   return [...env.entries()];
 }
 

@@ -7,6 +7,7 @@ import { ImagePullError } from '../images/image-manager';
 import { podDirectory, VolumeError } from '../volumes/volume-manager';
 import { containerConfig, hostsFileContent } from '../containers/container-config';
 import { containerEnvironment } from '../containers/environment';
+import { serviceEnvironment } from '../containers/service-environment';
 import { ContainerConfigError } from '../objects/container-config-error';
 import { removePodCgroups } from '../containers/pod-cgroups';
 import { beyondNewestTwo, type ContainerToKill, type ContainerToStart, type ContainerWaiting, type PodActions } from './plan-pod-actions';
@@ -236,7 +237,8 @@ export class PodActionExecutor {
     const context = this.context;
     const { container, type, attempt } = start;
     try {
-      const env = await containerEnvironment(pod, container, context.objects, { ...context.facts(), podIPs: observed.podIPs });
+      const services = serviceEnvironment(pod, await context.services());
+      const env = await containerEnvironment(pod, container, context.objects, { ...context.facts(), podIPs: observed.podIPs }, services);
       const config = await containerConfig(pod, container, {
         imageRef,
         env,

@@ -1,4 +1,4 @@
-import type { Pod } from '@svc/api';
+import type { Pod, Service } from '@svc/api';
 import type { CriClient } from '@svc/cri';
 import type { ImageManager } from '../images/image-manager';
 import type { VolumeManager } from '../volumes/volume-manager';
@@ -24,6 +24,8 @@ export interface PodWorkerContext {
   volumes: VolumeManager;
   objects: ConfigObjects;
   probes: ProbeManager;
+  /** The cluster's Services, once read (containers' `KUBERNETES_SERVICE_*` and per-Service variables come from them). */
+  services(): Promise<readonly Service[]>;
   /** The crash backoff of containers' restarts, keyed `<pod uid>/<container name>`. */
   restartBackoff: KeyedBackoff;
   startMetrics: PodStartMetrics;

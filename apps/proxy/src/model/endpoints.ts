@@ -1,6 +1,6 @@
 import { ENDPOINT_SLICE_SERVICE_NAME_LABEL, type EndpointSlice } from '@svc/api';
 import { canonicalIp, hostPort, ipFamilyOf, type IpFamily } from './ip';
-import { servicePortId, type Protocol } from './service-port';
+import { servicePortId, type ServiceProtocol } from './service-port';
 
 /** The annotation the EndpointSlice controller stamps with the time of the change behind a write. */
 export const LAST_CHANGE_TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
@@ -22,7 +22,7 @@ export interface EndpointInfo {
 /** The endpoints of each service port (`namespace/name:portName` with its protocol) of one Service. */
 export type ServiceEndpoints = Map<string, EndpointInfo[]>;
 
-export function endpointsKey(portId: string, protocol: Protocol): string {
+export function endpointsKey(portId: string, protocol: ServiceProtocol): string {
   return `${portId}/${protocol}`;
 }
 

@@ -1,6 +1,7 @@
+import type { IpFamily } from '@svc/options';
 import ipaddr from 'ipaddr.js';
 
-export type IpFamily = 'IPv4' | 'IPv6';
+export type { IpFamily };
 
 /** The family of an address, or undefined when it is not one. */
 export function ipFamilyOf(text: string): IpFamily | undefined {

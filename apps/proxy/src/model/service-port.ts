@@ -1,7 +1,7 @@
 import type { Service } from '@svc/api';
 import { canonicalCidr, canonicalIp, cidrFamilyOf, ipFamilyOf, type IpFamily } from './ip';
 
-export type Protocol = 'TCP' | 'UDP' | 'SCTP';
+export type ServiceProtocol = 'TCP' | 'UDP' | 'SCTP';
 const PROTOCOLS: ReadonlySet<string> = new Set(['TCP', 'UDP', 'SCTP']);
 
 /** Kubernetes' default ClientIP affinity timeout: three hours. */
@@ -21,7 +21,7 @@ export interface ServicePortInfo {
   readonly namespace: string;
   readonly name: string;
   readonly portName: string;
-  readonly protocol: Protocol;
+  readonly protocol: ServiceProtocol;
   readonly port: number;
   readonly clusterIP: string;
   /** 0 when the port has none. */
@@ -160,7 +160,7 @@ export function servicePortsOf(service: Service, family: IpFamily, kernel: Kerne
       namespace,
       name,
       portName,
-      protocol: protocol as Protocol,
+      protocol: protocol as ServiceProtocol,
       port: port.port,
       clusterIP: canonicalIp(clusterIP),
       nodePort,

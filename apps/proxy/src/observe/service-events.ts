@@ -3,7 +3,7 @@ import type { Event, Service } from '@svc/api';
 import type { ServiceProblem } from '../model/service-port';
 
 /** Where Events go: `client.events` of `@svc/client`, or a stand-in in unit tests. */
-export interface EventSink {
+export interface EventCreator {
   create(event: Event, options: { namespace: string }): Promise<unknown>;
 }
 
@@ -19,7 +19,7 @@ export class ServiceEvents {
   private readonly reported = new Map<string, Set<string>>();
 
   constructor(
-    private readonly sink: EventSink,
+    private readonly sink: EventCreator,
     private readonly component: string,
     private readonly host: string,
     private readonly log: (line: string) => void,

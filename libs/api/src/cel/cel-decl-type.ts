@@ -1,5 +1,6 @@
-import type { JsonSchema } from '../schema/json-schema';
 import { isRecord } from '@svc/machinery';
+import type { JsonSchema } from '../schema/json-schema';
+import { T, type CelCheckedType } from './cel-checker-types';
 
 /**
  * The type a CEL expression sees for a schema node, with the two figures Kubernetes' cost estimate
@@ -213,4 +214,78 @@ export function schemaDeclType(schema: JsonSchema | undefined, isResourceRoot: b
 /** How often a rule on a node of this type can run where an unbounded list or map holds it (maxCardinality). */
 export function unboundedCardinality(declType: CelDeclType): number {
   return Math.floor(MAX_REQUEST_SIZE_BYTES / (declType.minSerializedSize + 1));
+}
+
+/** A scope's declared variable types and the fields of the object types they reach (see cel-checker). */
+export interface DeclaredTypes {
+  variables: Map<string, CelCheckedType>;
+  structs: Map<string, Map<string, CelCheckedType>>;
+}
+
+/**
+ * The checker's type of a declared type, its object types named as Kubernetes' MaybeAssignTypeName
+ * names them (`<root>.spec`, `<root>.spec.ports.@idx`, `<root>.labels.@elem`) and their fields
+ * recorded in `structs`. Named types (kubernetes.AdmissionRequest) keep their names.
+ */
+export function checkedTypeOf(decl: CelDeclType, name: string, structs: Map<string, Map<string, CelCheckedType>>, depth = 0): CelCheckedType {
+  if (depth > 100) return T.dyn;
+  switch (decl.kind) {
+    case 'bool':
+    case 'int':
+    case 'uint':
+    case 'double':
+    case 'string':
+    case 'bytes':
+    case 'duration':
+    case 'timestamp':
+    case 'dyn':
+      return T[decl.kind];
+    case 'null':
+      return T.null;
+    case 'type':
+      return T.type();
+    case 'list':
+      return T.list(checkedTypeOf(decl.elem ?? DECL.dyn(), `${name}.@idx`, structs, depth + 1));
+    case 'map':
+      return T.map(
+        checkedTypeOf(decl.key ?? DECL.string(), `${name}.@key`, structs, depth + 1),
+        checkedTypeOf(decl.elem ?? DECL.dyn(), `${name}.@elem`, structs, depth + 1),
+      );
+    case 'optional':
+      return T.optional(checkedTypeOf(decl.elem ?? DECL.dyn(), name, structs, depth + 1));
+    case 'opaque':
+      return T.opaque(decl.name ?? 'opaque');
+    case 'struct': {
+      const typeName = decl.name !== undefined && decl.name !== 'object' ? decl.name : name;
+      if (!structs.has(typeName)) {
+        const fields = new Map<string, CelCheckedType>();
+        structs.set(typeName, fields);
+        for (const [field, type] of Object.entries(decl.fields ?? {})) fields.set(field, checkedTypeOf(type, `${typeName}.${field}`, structs, depth + 1));
+      }
+      return T.struct(typeName);
+    }
+    default:
+      return T.dyn;
+  }
+}
+
+/**
+ * Kubernetes' unstable name of a CRD rule's `self` type (`selfType<nanoseconds>`): it shows in messages
+ * and is new for every write, so no rule can depend on it.
+ */
+export function selfTypeName(): string {
+  return `selfType${Number(process.hrtime.bigint() % 1_000_000_000n)}`;
+}
+
+/** `self` and `oldSelf` of a CRD rule on a node of type `decl`; `oldSelf` is optional with optionalOldSelf. */
+export function ruleDeclarations(decl: CelDeclType, optionalOldSelf: boolean, rootName = selfTypeName()): DeclaredTypes {
+  const structs = new Map<string, Map<string, CelCheckedType>>();
+  const self = checkedTypeOf(decl, rootName, structs);
+  return {
+    variables: new Map([
+      ['self', self],
+      ['oldSelf', optionalOldSelf ? T.optional(self) : self],
+    ]),
+    structs,
+  };
 }

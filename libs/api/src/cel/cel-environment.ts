@@ -9,6 +9,7 @@ import {
   isCelUint,
   listType,
   parse,
+  plan,
   type CelEnv,
   type CelFunc,
   type CelList,
@@ -16,10 +17,14 @@ import {
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from 're2js';
-import { EXTENSION_FUNCTION_NAMES, QUALIFIED_FUNCTIONS } from './cel-extension-functions';
+import { QUALIFIED_FUNCTIONS } from './cel-extension-functions';
 import { kubernetesValueLibraries } from './cel-kubernetes-libraries';
-import { restoreOptionalSyntax, rewriteOptionalSyntax, usesReservedNames } from './cel-optional-syntax';
+import { T, type CelCheckedType } from './cel-checker-types';
+import { CelCheckFailure, checkCel, type CelCheckEnvironment } from './cel-checker';
+import { restoreOptionalSyntax, rewriteOptionalSyntaxMapped, usesReservedNames } from './cel-optional-syntax';
 import { CelCostLimitExceeded, evaluateWithCost } from './cel-runtime-cost';
+import { celGoPositions } from './cel-source-positions';
+import { PendingAuthorization } from './cel-authorizer-library';
 
 /** The longest expression accepted, as Kubernetes' limit on a rule's source. */
 export const MAX_EXPRESSION_LENGTH = 10 * 1024;
@@ -143,14 +148,16 @@ function tooDeep(error: unknown): boolean {
   return error instanceof RangeError;
 }
 
-/** Names CEL declares itself: the types (`type(x) == int`) and the root of `google.protobuf.Duration`. */
-const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn', 'google', 'optional_type']);
-
-/** Operators and macros' internal functions, which the interpreter evaluates itself. */
-const OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '@not_strictly_false', '_[_]', '_[?_]', '_?._', '@in', '_==_', '_!=_']);
-
-/** The variables an expression may name; others fail to compile. */
+/** The variables an expression may name, each of type dyn; others fail to compile. */
 export type CelVariables = readonly string[];
+
+/** What an expression is compiled against: variable names (all dyn), or typed declarations. */
+export type CelDeclarations = CelVariables | CelCheckEnvironment;
+
+function environmentOf(declarations: CelDeclarations): CelCheckEnvironment {
+  if (!Array.isArray(declarations)) return declarations as CelCheckEnvironment;
+  return { variables: new Map((declarations as CelVariables).map((name) => [name, T.dyn])), structs: new Map() };
+}
 
 /** A compiled expression: evaluate it with values for its variables. */
 export interface CelProgram {
@@ -158,6 +165,8 @@ export interface CelProgram {
   readonly ast: ReturnType<typeof parse>['expr'];
   /** Names of the variables the expression refers to (`oldSelf` makes a rule a transition rule). */
   readonly references: ReadonlySet<string>;
+  /** The type cel-go's checker gives the expression (`bool`, `string`, `dyn`, ...). */
+  readonly outputType: CelCheckedType;
   evaluate(bindings: Record<string, unknown>): CelOutcome;
   /**
    * Evaluates with cel-go's runtime cost tracking: the outcome carries the actual cost of what was
@@ -178,6 +187,40 @@ function environment(): CelEnv {
 }
 
 let shared: CelEnv | undefined;
+
+const conversions = new Map<string, (bindings: Record<string, unknown>) => unknown>();
+
+/**
+ * A string of a schema with `format: date-time`, `date` or `duration` as the timestamp or duration
+ * Kubernetes hands rules (its checker types such fields so); undefined where it does not parse.
+ */
+export function celValueOfFormat(format: string, text: string): unknown {
+  const call = format === 'date-time' || format === 'date' ? 'timestamp' : format === 'duration' ? 'duration' : undefined;
+  if (call === undefined) return undefined;
+  shared ??= environment();
+  let run = conversions.get(call);
+  if (run === undefined) {
+    run = plan(shared, parse(`${call}(s)`).expr) as (bindings: Record<string, unknown>) => unknown;
+    conversions.set(call, run);
+  }
+  const value = run({ s: format === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text });
+  return isCelError(value) ? undefined : value;
+}
+
+function sourcePositions(parsed: ReturnType<typeof parse>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [id, offset] of Object.entries(parsed.sourceInfo?.positions ?? {})) out[id] = Number(offset);
+  return out;
+}
+
+/** Whether `duration(literal)` or `timestamp(literal)` evaluates: Kubernetes refuses literals that do not parse. */
+function literalCallParses(env: CelEnv, call: Expr): boolean {
+  try {
+    return !isCelError(evaluateWithCost(env, call, {}, Number.POSITIVE_INFINITY).value);
+  } catch {
+    return false;
+  }
+}
 
 type Expr = CelProgram['ast'];
 
@@ -314,29 +357,21 @@ function resolveFunctions(e: Expr, variables: CelVariables, depth = 0): Expr {
   }
 }
 
-let knownFunctions: Set<string> | undefined;
-
-/** Every function an expression may call: the engine's, ours, and the operators. */
-function functionNames(env: CelEnv): Set<string> {
-  if (knownFunctions === undefined) {
-    knownFunctions = new Set([...OPERATORS, ...EXTENSION_FUNCTION_NAMES]);
-    for (const fn of env.funcs) knownFunctions.add(fn.name);
-  }
-  return knownFunctions;
-}
-
 /**
  * Compiles `source` for the variables in `variables`; throws an Error whose message says why it cannot
  * (syntax, length, an undeclared name). The expression is parsed once and planned once.
  */
-export function compileCel(source: string, variables: CelVariables): CelProgram {
+export function compileCel(source: string, declarations: CelDeclarations): CelProgram {
   if (source.length > MAX_EXPRESSION_LENGTH) throw new Error(`expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   if (source.trim() === '') throw new Error('expression is empty');
   if (bracketDepth(source) > MAX_NESTING) throw new Error(`compilation failed: expression nests deeper than ${MAX_NESTING} levels`);
   if (usesReservedNames(source)) throw new Error('compilation failed: undeclared reference to a reserved name');
+  const checkEnv = environmentOf(declarations);
+  const variables = [...checkEnv.variables.keys()];
   let parsed: ReturnType<typeof parse>;
+  const rewritten = rewriteOptionalSyntaxMapped(source);
   try {
-    parsed = parse(rewriteOptionalSyntax(source));
+    parsed = parse(rewritten.text);
     parsed.expr = restoreOptionalSyntax(parsed.expr);
   } catch (error) {
     throw new Error(`compilation failed: ${tooDeep(error) ? 'expression nests too deeply' : error instanceof Error ? error.message : String(error)}`);
@@ -348,34 +383,31 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
   } catch (error) {
     throw new Error(error instanceof Error ? error.message : String(error));
   }
+  const positions = celGoPositions(parsed.expr, rewritten.text, sourcePositions(parsed), source, rewritten.toOriginal);
+  let outputType: CelCheckedType;
+  try {
+    outputType = checkCel(parsed.expr, source, checkEnv, positions, (call) => literalCallParses(env, call)).outputType;
+  } catch (error) {
+    if (error instanceof CelCheckFailure) throw new Error(`compilation failed: ${error.message}`);
+    if (tooDeep(error)) throw new Error('compilation failed: expression nests too deeply');
+    throw error;
+  }
   const references = new Set<string>();
-  const called = new Set<string>();
-  // Comprehension variables are declared by their macro; everything else must be a declared variable.
-  const bound = new Set<string>();
   walkAst(parsed.expr, (node) => {
     if (node.exprKind.case === 'identExpr') references.add(node.exprKind.value.name);
-    if (node.exprKind.case === 'callExpr') called.add(node.exprKind.value.function);
-    if (node.exprKind.case === 'comprehensionExpr') {
-      const c = node.exprKind.value;
-      for (const name of [c.iterVar, c.iterVar2, c.accuVar]) if (name) bound.add(name);
-    }
   });
-  for (const name of references) {
-    if (!variables.includes(name) && !bound.has(name) && !name.startsWith('@') && !TYPE_NAMES.has(name))
-      throw new Error(`compilation failed: undeclared reference to '${name}'`);
-  }
-  const functions = functionNames(env);
-  for (const name of called) if (!functions.has(name)) throw new Error(`compilation failed: undeclared reference to '${name}'`);
   return {
     source,
     ast: parsed.expr,
     references,
+    outputType,
     evaluate(bindings) {
       try {
         const { value } = evaluateWithCost(env, parsed.expr, bindings, Number.POSITIVE_INFINITY);
         if (isCelError(value)) return { ok: false, error: value.message };
         return { ok: true, value };
       } catch (error) {
+        if (error instanceof PendingAuthorization) throw error;
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
       }
     },
@@ -385,6 +417,8 @@ export function compileCel(source: string, variables: CelVariables): CelProgram 
         if (isCelError(value)) return { ok: false, error: value.message, cost };
         return { ok: true, value, cost };
       } catch (error) {
+        // A check the authorizer has not answered yet: the caller answers it and evaluates again.
+        if (error instanceof PendingAuthorization) throw error;
         if (error instanceof CelCostLimitExceeded) return { ok: false, error: error.message, cost: limit + 1, limitExceeded: true };
         return { ok: false, error: error instanceof Error ? error.message : String(error), cost: 0 };
       }

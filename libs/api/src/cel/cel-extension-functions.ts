@@ -1,6 +1,7 @@
 import { celError, celList, isCelError, isCelList, isCelMap, type CelList } from '@bufbuild/cel';
+import { callAuthorizer, NOT_AUTHORIZER_CALL } from './cel-authorizer-library';
 import { CelFormat, FORMAT_NAMES, formatNamed, namedFormat } from './cel-format-library';
-import { callQuantity, NOT_A_QUANTITY_CALL } from './cel-kubernetes-libraries';
+import { callQuantity, ipIsCanonical, NOT_A_QUANTITY_CALL } from './cel-kubernetes-libraries';
 import { celEquals, CelOpaqueValue, CelOptional, isZeroValue, noSuchOverload, opaqueType } from './cel-values';
 
 /**
@@ -23,6 +24,7 @@ export const QUALIFIED_FUNCTIONS: ReadonlySet<string> = new Set([
   'sets.equivalent',
   'sets.intersects',
   'strings.quote',
+  'ip.isCanonical',
 ]);
 
 /** Every function name this file answers (for the compile-time check of undeclared functions). */
@@ -88,6 +90,8 @@ export function callExtension(name: string, target: unknown, args: readonly unkn
       if (isCelMap(haystack) && needle instanceof CelOpaqueValue) return false;
       return NOT_OURS;
     }
+    case 'ip.isCanonical':
+      return !member && typeof args[0] === 'string' ? ipIsCanonical(args[0]) : noSuchOverload(name, operands);
     case 'type':
       if (!member && args.length === 1 && args[0] instanceof CelOpaqueValue) return opaqueType(args[0]);
       return NOT_OURS;
@@ -126,7 +130,10 @@ export function callExtension(name: string, target: unknown, args: readonly unkn
     default:
       break;
   }
-  const quantity = callQuantity(name, target, args);
+  const authorized = callAuthorizer(name, target, args);
+  if (authorized !== NOT_AUTHORIZER_CALL) return authorized;
+  // Kubernetes 1.32 declares sign() as a global function of a quantity.
+  const quantity = name === 'sign' && !member && args.length === 1 ? callQuantity(name, args[0], []) : callQuantity(name, target, args);
   if (quantity !== NOT_A_QUANTITY_CALL) return quantity;
   if (name.startsWith('format.')) {
     const format = namedFormat(name.slice('format.'.length));

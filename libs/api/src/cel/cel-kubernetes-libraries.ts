@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { celError, celFunc, celMethod, CelScalar, listType, mapType, type CelError, type CelFunc } from '@bufbuild/cel';
 import { CelOpaqueValue, celTypeName } from './cel-values';
-import { QUANTITY_FORMAT_ERROR } from '../meta/quantity';
+import { parseQuantity, QUANTITY_FORMAT_ERROR, type QuantityParts } from '../meta/quantity';
 
 // Kubernetes' URL, IP/CIDR and quantity libraries (k8s.io/apiserver/pkg/cel/library). @bufbuild/cel
 // has no opaque value types a host can add, so a URL, IP, CIDR or quantity is carried as its string
@@ -156,6 +156,13 @@ const inRange = (a: Address, text: string) => {
   return contains(p, a);
 };
 
+/** `ip.isCanonical(s)`: whether `s` is the address as Kubernetes prints it; an error for no address. */
+export function ipIsCanonical(text: string): boolean | CelError {
+  const parsed = parseAddress(text);
+  if (parsed === undefined) return celError(`IP Address ${JSON.stringify(text)} parse error during conversion from string`);
+  return formatAddress(parsed) === text;
+}
+
 const ipFunctions: CelFunc[] = [
   celFunc('ip', [STRING], STRING, (text) => formatAddress(ip(text))),
   celFunc('isIP', [STRING], BOOL, (text) => parseAddress(text) !== undefined),
@@ -212,32 +219,13 @@ const ipFunctions: CelFunc[] = [
 // ---- quantity ----
 
 /** A quantity's value: mantissa × 10^exp10 × 2^exp2, exactly. */
-interface Amount {
-  mantissa: bigint;
-  exp10: number;
-  exp2: number;
-}
+type Amount = Pick<QuantityParts, 'mantissa' | 'exp10' | 'exp2'>;
 
-const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$/;
-
-/** Kubernetes' quantity grammar (resource.ParseQuantity). */
-function parseQuantity(text: string): Amount | undefined {
-  const match = QUANTITY.exec(text);
-  if (match === null) return undefined;
-  const [, sign, number, suffix = '', exponent] = match;
-  const [whole, fraction = ''] = number.split('.');
-  let mantissa = BigInt(`${whole || '0'}${fraction}`);
-  if (sign === '-') mantissa = -mantissa;
-  let exp10 = -fraction.length;
-  let exp2 = 0;
-  if (exponent !== undefined) {
-    if (Math.abs(Number(exponent)) > 1000) return undefined;
-    exp10 += Number(exponent);
-  } else if (suffix in BINARY) exp2 = BINARY[suffix];
-  else exp10 += DECIMAL[suffix];
-  return { mantissa, exp10, exp2 };
+/** Kubernetes' quantity grammar, with exponents bounded so that exact arithmetic stays cheap. */
+function parseAmount(text: string): Amount | undefined {
+  if (text !== text.trim()) return undefined;
+  const parts = parseQuantity(text);
+  return parts === undefined || Math.abs(parts.exp10) > 1000 ? undefined : parts;
 }
 
 /** The two amounts with one scale: mantissas to compare or add. */
@@ -318,7 +306,7 @@ export const NOT_A_QUANTITY_CALL: unique symbol = Symbol('not a quantity call');
 export function callQuantity(name: string, target: unknown, args: readonly unknown[]): unknown {
   if (name === 'quantity' && target === undefined && args.length === 1 && typeof args[0] === 'string') {
     const text = args[0];
-    const parsed = parseQuantity(text);
+    const parsed = parseAmount(text);
     if (parsed === undefined) return celError(`${QUANTITY_FORMAT_ERROR}: ${text}`);
     return new CelQuantity(text, parsed);
   }
@@ -358,7 +346,7 @@ export function callQuantity(name: string, target: unknown, args: readonly unkno
   return celError(`no such overload: ${name}(kubernetes.Quantity${args.map((a) => `, ${celTypeName(a)}`).join('')})`);
 }
 
-const quantityFunctions: CelFunc[] = [celFunc('isQuantity', [STRING], BOOL, (text) => parseQuantity(text) !== undefined)];
+const quantityFunctions: CelFunc[] = [celFunc('isQuantity', [STRING], BOOL, (text) => parseAmount(text) !== undefined)];
 
 /** Kubernetes' URL, IP/CIDR and quantity libraries, on string-carried values. */
 export const kubernetesValueLibraries: CelFunc[] = [...urlFunctions, ...ipFunctions, ...quantityFunctions];

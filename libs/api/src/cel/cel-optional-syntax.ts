@@ -121,10 +121,54 @@ export function usesReservedNames(source: string): boolean {
  * Offsets after a rewritten form shift, so a syntax error's column can be off by the marks' length.
  */
 export function rewriteOptionalSyntax(source: string): string {
-  if (!source.includes('?')) return source;
+  return rewriteOptionalSyntaxMapped(source).text;
+}
+
+/** An edit of the rewrite: `remove` characters at `at` of the original replaced by `insert`. */
+interface Edit {
+  at: number;
+  remove: number;
+  insert: string;
+}
+
+/** The rewritten source, and the offset in the original source of each offset in the rewritten one. */
+export interface RewrittenSource {
+  text: string;
+  toOriginal: (offset: number) => number;
+}
+
+function mapped(source: string, edits: readonly Edit[]): RewrittenSource {
+  const ascending = [...edits].sort((a, b) => a.at - b.at);
+  let text = '';
+  let from = 0;
+  // Pieces of the rewritten text: [start in rewritten, start in original, length, copied (else inserted)].
+  const pieces: Array<[number, number, number, boolean]> = [];
+  for (const edit of ascending) {
+    pieces.push([text.length, from, edit.at - from, true]);
+    text += source.slice(from, edit.at);
+    pieces.push([text.length, edit.at, edit.insert.length, false]);
+    text += edit.insert;
+    from = edit.at + edit.remove;
+  }
+  pieces.push([text.length, from, source.length - from, true]);
+  text += source.slice(from);
+  return {
+    text,
+    toOriginal: (offset) => {
+      for (const [start, original, length, copied] of pieces) {
+        if (offset >= start && offset < start + length) return copied ? original + (offset - start) : original;
+      }
+      return source.length;
+    },
+  };
+}
+
+export function rewriteOptionalSyntaxMapped(source: string): RewrittenSource {
+  const same: RewrittenSource = { text: source, toOriginal: (offset) => offset };
+  if (!source.includes('?')) return same;
   const tokens = tokenize(source);
-  if (tokens === undefined) return source;
-  const edits: Array<{ at: number; remove: number; insert: string }> = [];
+  if (tokens === undefined) return same;
+  const edits: Edit[] = [];
   const stack: Frame[] = [];
   const top = () => stack[stack.length - 1];
   for (let t = 0; t < tokens.length; t++) {
@@ -213,11 +257,8 @@ export function rewriteOptionalSyntax(source: string): string {
         break;
     }
   }
-  if (edits.length === 0) return source;
-  edits.sort((a, b) => b.at - a.at);
-  let out = source;
-  for (const edit of edits) out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at + edit.remove);
-  return out;
+  if (edits.length === 0) return same;
+  return mapped(source, edits);
 }
 
 function markedCall(expr: Expr | undefined, mark: string): Expr | undefined {

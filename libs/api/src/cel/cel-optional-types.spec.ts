@@ -77,7 +77,6 @@ describe('optional types', () => {
     // cel-go's own: selections after an optional one are optional too, and values compare across numeric types.
     "self.?presentObj.presentStr == optional.of('value')",
     'self.?absentObj.absentStr == optional.none()',
-    'optional.of(1) == optional.of(1.0)',
     'optional.of(1) != optional.of(2)',
     'optional.none() == optional.none()',
     'optional.of(3).optFlatMap(x, optional.of(x * 2)) == optional.of(6)',
@@ -96,7 +95,6 @@ describe('optional types', () => {
     ['optional.of(1) == null', false],
     ['null == optional.none()', false],
     ['optional.none() != null', true],
-    ['optional.of(1) == 1', false],
   ])('%s is %s', (rule, value) => {
     expect(evaluate(rule)).toEqual({ ok: true, value });
   });
@@ -104,13 +102,16 @@ describe('optional types', () => {
   it.each([
     ['self.absentObj.?absentStr == optional.none()', 'no such key: absentObj'],
     ['optional.none().value()', 'optional.none() dereference'],
-    ['[?1]', 'cannot initialize optional list element from non-optional value 1'],
   ])('%s fails with %s', (rule, error) => {
     expect(evaluate(rule, { self: validSelf })).toEqual({ ok: false, error: expect.stringContaining(error) });
   });
 
   it.each([
     ['optional.of(1).optMap(1, 2)', 'optMap() variable name must be a simple identifier'],
+    // Kubernetes' checker refuses what cel-go's runtime would only fail or answer false on.
+    ['optional.of(1) == optional.of(1.0)', "found no matching overload for '_==_' applied to '(optional_type(int), optional_type(double))'"],
+    ['optional.of(1) == 1', "found no matching overload for '_==_' applied to '(optional_type(int), int)'"],
+    ['[?1]', "expected type 'optional_type(int)' but found 'int'"],
     ['optional.foo(1)', "undeclared reference to 'optional'"],
     ['x.?y', "undeclared reference to 'x'"],
   ])('%s does not compile: %s', (rule, error) => {

@@ -319,6 +319,9 @@ class CostedEvaluation {
         if (TYPE_NAMES.has(kind.value.name) && !(kind.value.name in this.bindings)) return this.compute(e, () => e, this.bindings);
         if (OPAQUE_TYPE_NAMES.has(kind.value.name) && !(kind.value.name in this.bindings)) return objectType(kind.value.name);
         this.charge(1);
+        // Values of the libraries' own types (`authorizer`, `authorizer.requestResource`) are bound as they are.
+        const bound = this.bindings[kind.value.name];
+        if (bound instanceof CelOpaqueValue) return bound as unknown as CelResult;
         let value = this.globals.get(kind.value.name);
         if (value === undefined) {
           value = this.compute(e, () => e, this.bindings);

@@ -1,6 +1,17 @@
-import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError, isRecord } from '@svc/machinery';
+import {
+  fieldDuplicate,
+  fieldForbidden,
+  fieldInternalError,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  goQuote,
+  isRecord,
+  RenderedValue,
+  type FieldError,
+} from '@svc/machinery';
 import type { JsonSchema } from '../schema/json-schema';
-import { compileCel, type CelProgram } from './cel-environment';
+import { celValueOfFormat, compileCel, type CelProgram } from './cel-environment';
 import {
   costExceededMessage,
   declaredSizes,
@@ -11,7 +22,7 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   U64_MAX,
 } from './cel-cost';
-import { DECL, schemaDeclType, unboundedCardinality } from './cel-decl-type';
+import { DECL, escapeCelName, ruleDeclarations, schemaDeclType, unboundedCardinality, type CelDeclType } from './cel-decl-type';
 
 /**
  * `x-svc-validations` (Kubernetes' `x-kubernetes-validations`): CEL rules on the nodes of a custom
@@ -32,7 +43,6 @@ export interface ValidationRuleSpec {
 }
 
 const REASONS = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
-const VARIABLES = ['self', 'oldSelf'];
 /** Bounds on what a rule's message may grow to (Kubernetes cuts messageExpression results alike). */
 const MAX_MESSAGE_LENGTH = 5000;
 /** Rules per schema node, as a bound on hostile CRDs. */
@@ -215,12 +225,16 @@ function checkNode(schema: unknown, path: string, context: CheckContext, costs: 
       context.errors.push(fieldRequired(`${at2}.rule`, ''));
       return;
     }
-    const compiled = compileRule(raw as unknown as ValidationRuleSpec, at2, context.errors);
+    if (declType === undefined) {
+      // Kubernetes cannot type such a node (an array without items, a field without a type).
+      if (i === 0) context.errors.push(fieldInternalError(`${path}.${context.marker}`, 'failed to convert to declType for CEL validation rules'));
+      return;
+    }
+    const compiled = compileRule(raw as unknown as ValidationRuleSpec, at2, context.errors, declType);
     if (compiled === undefined) return;
     if (compiled.transition && !at.correlatable) {
       context.errors.push(fieldInvalid(`${at2}.rule`, raw.rule, 'oldSelf cannot be used on the uncorrelatable portion of the schema within ' + path));
     }
-    if (declType === undefined) return;
     const variables = { self: declType, oldSelf: compiled.spec.optionalOldSelf === true ? DECL.optional(declType) : declType };
     const sizes = declaredSizes(declType);
     const cost = estimateCost(compiled.program, variables, sizes);
@@ -254,22 +268,48 @@ function checkNode(schema: unknown, path: string, context: CheckContext, costs: 
   }
 }
 
-function compileRule(spec: ValidationRuleSpec, path: string, errors: FieldError[]): CompiledRule | undefined {
+/** A rule as Go's %#v prints Kubernetes' internal ValidationRule, the value of its field errors. */
+function ruleValue(spec: ValidationRuleSpec): RenderedValue {
+  const text = (v: unknown) => goQuote(typeof v === 'string' ? v : '');
+  const pointer = (type: string, v: unknown) => (v === undefined ? `(*${type})(nil)` : `(*${type})(0xc000000000)`);
+  return new RenderedValue(
+    `apiextensions.ValidationRule{Rule:${text(spec.rule)}, Message:${text(spec.message)}, MessageExpression:${text(spec.messageExpression)}, ` +
+      `Reason:${pointer('apiextensions.FieldValueErrorReason', spec.reason)}, FieldPath:${text(spec.fieldPath)}, OptionalOldSelf:${pointer('bool', spec.optionalOldSelf)}}`,
+  );
+}
+
+/**
+ * Compiles a rule as apiextensions-apiserver does: against `self` and `oldSelf` typed from the node's
+ * schema, the rule a bool, its messageExpression a string; errors worded and placed as Kubernetes'.
+ */
+function compileRule(spec: ValidationRuleSpec, path: string, errors: FieldError[], declType: CelDeclType): CompiledRule | undefined {
+  const declarations = ruleDeclarations(declType, spec.optionalOldSelf === true);
   let program: CelProgram;
   try {
-    program = compileCel(spec.rule, VARIABLES);
+    program = compileCel(spec.rule, declarations);
   } catch (error) {
-    errors.push(fieldInvalid(`${path}.rule`, spec.rule, (error as Error).message));
+    errors.push(fieldInvalid(`${path}.rule`, ruleValue(spec), (error as Error).message));
+    return undefined;
+  }
+  if (program.outputType.kind !== 'bool') {
+    errors.push(fieldInvalid(`${path}.rule`, ruleValue(spec), 'cel expression must evaluate to a bool'));
     return undefined;
   }
   let message: CelProgram | undefined;
-  if (spec.messageExpression !== undefined) {
+  if (spec.messageExpression !== undefined && String(spec.messageExpression).trim() !== '') {
     try {
-      message = compileCel(String(spec.messageExpression), VARIABLES);
+      message = compileCel(String(spec.messageExpression), declarations);
+      if (message.outputType.kind !== 'string') {
+        errors.push(fieldInvalid(`${path}.messageExpression`, ruleValue(spec), 'messageExpression must evaluate to a string'));
+        message = undefined;
+      }
     } catch (error) {
-      errors.push(fieldInvalid(`${path}.messageExpression`, spec.messageExpression, `messageExpression ${(error as Error).message}`));
-      return undefined;
+      errors.push(fieldInvalid(`${path}.messageExpression`, ruleValue(spec), `messageExpression ${(error as Error).message}`));
+      message = undefined;
     }
+  }
+  if (!program.references.has('oldSelf') && spec.optionalOldSelf !== undefined) {
+    errors.push(fieldInvalid(`${path}.optionalOldSelf`, spec.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
   }
   if (spec.message !== undefined && (typeof spec.message !== 'string' || spec.message.trim() === '' || spec.message.includes('\n'))) {
     errors.push(fieldInvalid(`${path}.message`, spec.message, 'message must be a non-empty single line'));
@@ -285,13 +325,15 @@ function compileRule(spec: ValidationRuleSpec, path: string, errors: FieldError[
   return { spec, program, message, transition, fieldPath };
 }
 
-function buildNode(schema: JsonSchema, depth: number): RuleNode | undefined {
+function buildNode(schema: JsonSchema, depth: number, root = depth === 0): RuleNode | undefined {
   if (depth > 200) return undefined;
   const rules: CompiledRule[] = [];
   for (const raw of rulesOf(schema).slice(0, MAX_RULES_PER_NODE)) {
     if (!isRecord(raw) || typeof raw.rule !== 'string') continue;
     const ignored: FieldError[] = [];
-    const compiled = compileRule(raw as unknown as ValidationRuleSpec, '', ignored);
+    const declType = schemaDeclType(schema, root || schema['x-svc-embedded-resource'] === true);
+    if (declType === undefined) continue;
+    const compiled = compileRule(raw as unknown as ValidationRuleSpec, '', ignored, declType);
     if (compiled) rules.push(compiled);
   }
   const properties = new Map<string, RuleNode>();
@@ -313,6 +355,9 @@ function toCel(value: unknown, schema: JsonSchema | undefined, depth = 0): unkno
     if (schema?.type === 'number') return value;
     return Number.isInteger(value) ? BigInt(value) : value;
   }
+  if (typeof value === 'string' && schema?.type === 'string' && typeof schema.format === 'string') {
+    return celValueOfFormat(schema.format, value) ?? value;
+  }
   if (Array.isArray(value)) {
     const items = schema && isRecord(schema.items) ? schema.items : undefined;
     return value.map((v) => toCel(v, items, depth + 1));
@@ -320,7 +365,13 @@ function toCel(value: unknown, schema: JsonSchema | undefined, depth = 0): unkno
   if (isRecord(value)) {
     const out: Record<string, unknown> = {};
     const additional = schema && isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined;
-    for (const [k, v] of Object.entries(value)) out[k] = toCel(v, schema?.properties?.[k] ?? additional, depth + 1);
+    for (const [k, v] of Object.entries(value)) {
+      const property = schema?.properties?.[k];
+      out[k] = toCel(v, property ?? additional, depth + 1);
+      // A declared property is read by its escaped name (`self.foo__dash__bar`, `self.__namespace__`) as well.
+      const escaped = property !== undefined ? escapeCelName(k) : undefined;
+      if (escaped !== undefined && escaped !== k) out[escaped] = out[k];
+    }
     return out;
   }
   return value;

@@ -73,6 +73,8 @@ function servedKinds(): ServedKind[] {
   }
   for (const kind of META_KINDS) add('', 'v1', kind);
   for (const { group, version, kind } of REVIEW_KINDS) add(group, version, kind);
+  // Served by the API server's health checks, not the scheme (`kubectl get cs`).
+  for (const kind of ['ComponentStatus', 'ComponentStatusList']) add('', 'v1', kind);
   return [...out.values()];
 }
 

@@ -33,29 +33,44 @@ function saturate(value: bigint): number {
 }
 
 /**
- * The quantity times `scale` (1000 for milli-units), rounded up as Kubernetes' MilliValue and Value
- * round, exactly; undefined when it is not a quantity.
+ * A quantity's exact value, mantissa × 10^exp10 × 2^exp2, and the format its suffix chose (a binary
+ * suffix, a decimal one or none, or an exponent), as Kubernetes' resource.ParseQuantity reads it.
  */
-function exactScaledValue(quantity: unknown, scale: bigint): bigint | undefined {
+export interface QuantityParts {
+  mantissa: bigint;
+  exp10: number;
+  exp2: number;
+  format: 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+}
+
+/** Kubernetes' quantity grammar; undefined when `quantity` (text or a JSON number) is not a quantity. */
+export function parseQuantity(quantity: unknown): QuantityParts | undefined {
   const text = typeof quantity === 'number' ? (Number.isFinite(quantity) ? String(quantity) : '') : typeof quantity === 'string' ? quantity.trim() : '';
   const match = QUANTITY.exec(text);
   if (!match) return undefined;
   const [, sign, number, binary, decimal, exponent] = match;
-  const signed = (value: bigint) => (sign === '-' ? -value : value);
   const [whole, fraction = ''] = number.split('.');
-  let mantissa = BigInt((whole || '0') + fraction);
-  let tenPower = -fraction.length;
-  if (binary !== undefined) mantissa *= 1n << BigInt(BINARY_POWER[binary]);
-  else if (decimal !== undefined) tenPower += DECIMAL_EXPONENT[decimal];
-  else if (exponent !== undefined) {
-    const e = Number(exponent);
-    if (!Number.isSafeInteger(e) || e > MAX_DECIMAL_EXPONENT) return mantissa === 0n ? 0n : signed(BEYOND);
-    tenPower += Math.max(e, -MAX_DECIMAL_EXPONENT * 2);
-  }
-  mantissa *= scale;
-  if (mantissa === 0n) return 0n;
-  if (tenPower > MAX_DECIMAL_EXPONENT) return signed(BEYOND);
-  return signed(tenPower >= 0 ? mantissa * 10n ** BigInt(tenPower) : ceilDiv(mantissa, 10n ** BigInt(-tenPower)));
+  const digits = BigInt((whole || '0') + fraction);
+  const mantissa = sign === '-' ? -digits : digits;
+  if (binary !== undefined) return { mantissa, exp10: -fraction.length, exp2: BINARY_POWER[binary], format: 'BinarySI' };
+  if (exponent !== undefined) return { mantissa, exp10: Number(exponent) - fraction.length, exp2: 0, format: 'DecimalExponent' };
+  return { mantissa, exp10: (decimal === undefined ? 0 : DECIMAL_EXPONENT[decimal]) - fraction.length, exp2: 0, format: 'DecimalSI' };
+}
+
+/**
+ * The quantity times `scale` (1000 for milli-units), rounded up as Kubernetes' MilliValue and Value
+ * round, exactly; undefined when it is not a quantity.
+ */
+function exactScaledValue(quantity: unknown, scale: bigint): bigint | undefined {
+  const parts = parseQuantity(quantity);
+  if (parts === undefined) return undefined;
+  const negative = parts.mantissa < 0n;
+  const signed = (value: bigint) => (negative ? -value : value);
+  if (parts.mantissa === 0n) return 0n;
+  if (!Number.isSafeInteger(parts.exp10) || parts.exp10 > MAX_DECIMAL_EXPONENT) return signed(BEYOND);
+  const tenPower = Math.max(parts.exp10, -MAX_DECIMAL_EXPONENT * 2);
+  const magnitude = (negative ? -parts.mantissa : parts.mantissa) * (1n << BigInt(parts.exp2)) * scale;
+  return signed(tenPower >= 0 ? magnitude * 10n ** BigInt(tenPower) : ceilDiv(magnitude, 10n ** BigInt(-tenPower)));
 }
 
 /** The same as a number, saturating at Number.MAX_SAFE_INTEGER. */
@@ -96,15 +111,12 @@ const MAX_CANONICAL_EXPONENT = 100;
  * quantity.
  */
 export function canonicalQuantity(quantity: unknown): string | undefined {
-  const text = typeof quantity === 'number' ? (Number.isFinite(quantity) ? String(quantity) : '') : typeof quantity === 'string' ? quantity.trim() : '';
-  const match = QUANTITY.exec(text);
-  if (!match) return undefined;
-  const [, sign, number, binary, decimal, exponent] = match;
-  if (exponent !== undefined && Math.abs(Number(exponent)) > MAX_CANONICAL_EXPONENT) return text;
-  const [whole, fraction = ''] = number.split('.');
-  // The value, rounded away from zero to the nano as Kubernetes parses it: nanos × 10^-9.
-  let tenPower = -fraction.length + (decimal !== undefined ? DECIMAL_EXPONENT[decimal] : exponent !== undefined ? Number(exponent) : 0);
-  let magnitude = BigInt((whole || '0') + fraction) * (binary !== undefined ? 1n << BigInt(BINARY_POWER[binary]) : 1n);
+  const parts = parseQuantity(quantity);
+  if (parts === undefined) return undefined;
+  if (Math.abs(parts.exp10) > MAX_CANONICAL_EXPONENT) return String(quantity).trim();
+  // The value, rounded away from zero to the nano as Kubernetes parses it.
+  let tenPower = parts.exp10;
+  let magnitude = (parts.mantissa < 0n ? -parts.mantissa : parts.mantissa) * (1n << BigInt(parts.exp2));
   if (tenPower < -9) {
     magnitude = ceilDiv(magnitude, 10n ** BigInt(-9 - tenPower));
     tenPower = -9;
@@ -114,8 +126,8 @@ export function canonicalQuantity(quantity: unknown): string | undefined {
     magnitude /= 10n;
     tenPower++;
   }
-  const negative = sign === '-' ? '-' : '';
-  if (binary !== undefined && tenPower >= 0) {
+  const negative = parts.mantissa < 0n ? '-' : '';
+  if (parts.format === 'BinarySI' && tenPower >= 0) {
     const value = magnitude * 10n ** BigInt(tenPower);
     if (value >= 1024n) {
       let power = 0;
@@ -131,7 +143,7 @@ export function canonicalQuantity(quantity: unknown): string | undefined {
   const extra = ((tenPower % 3) + 3) % 3;
   tenPower -= extra;
   magnitude *= 10n ** BigInt(extra);
-  if (exponent !== undefined) return `${negative}${magnitude}${tenPower === 0 ? '' : `e${tenPower}`}`;
+  if (parts.format === 'DecimalExponent') return `${negative}${magnitude}${tenPower === 0 ? '' : `e${tenPower}`}`;
   const suffix = DECIMAL_SUFFIX_BY_EXPONENT[tenPower];
   return suffix === undefined ? `${negative}${magnitude}e${tenPower}` : `${negative}${magnitude}${suffix}`;
 }

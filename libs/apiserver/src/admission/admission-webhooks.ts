@@ -1,19 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiObject, MutatingWebhook, MutatingWebhookConfiguration, ValidatingWebhook, ValidatingWebhookConfiguration } from '@svc/api';
+import {
+  WEBHOOK_CONDITION_ENVIRONMENT,
+  type ApiObject,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
+} from '@svc/api';
 import {
   failureStatus,
   isQualifiedName,
+  isRecord,
   jsonPatch,
   newBadRequest,
   newInternalError,
   StatusError,
   type JsonObject,
   type StatusReason,
-  isRecord,
 } from '@svc/machinery';
 import { requestUser } from './request-user';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
-import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
+import { AdmissionCelContext, matchConditionsHold, type AdmissionAuthorizer } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
 import type { NamespaceLookup } from './namespace-lifecycle';
@@ -89,12 +96,21 @@ function callFailed(name: string, error: unknown): StatusError {
   return newInternalError(`failed calling webhook "${name}": ${error instanceof Error ? error.message : String(error)}`);
 }
 
-async function webhookApplies(webhook: AnyWebhook, attributes: AdmissionAttributes, namespaces: NamespaceLookup): Promise<boolean> {
+async function webhookApplies(
+  webhook: AnyWebhook,
+  attributes: AdmissionAttributes,
+  namespaces: NamespaceLookup,
+  authorizer?: AdmissionAuthorizer,
+): Promise<boolean> {
   if (!rulesMatch(webhook.rules, attributes, webhook.matchPolicy)) return false;
   if (!objectSelectorMatches(webhook.objectSelector, attributes)) return false;
   if (!(await namespaceSelectorMatches(webhook.namespaceSelector, attributes, namespaces))) return false;
   if (webhook.matchConditions === undefined || webhook.matchConditions.length === 0) return true;
-  const held = matchConditionsHold(await AdmissionCelContext.of(attributes, namespaces), webhook.matchConditions);
+  const held = await matchConditionsHold(
+    await AdmissionCelContext.of(attributes, namespaces, authorizer),
+    webhook.matchConditions,
+    WEBHOOK_CONDITION_ENVIRONMENT,
+  );
   if (typeof held === 'string') {
     if ((webhook.failurePolicy ?? 'Fail') === 'Ignore') return false;
     throw callFailed(webhook.name, new Error(held));
@@ -192,6 +208,8 @@ export interface WebhookDependencies {
   validating: ConfigurationSource<ValidatingWebhookConfiguration>;
   /** Resolves webhooks' service references; without it they fail to be called. */
   services?: ServiceResolver;
+  /** Answers the `authorizer` of matchConditions for the request's user. */
+  authorizer?: AdmissionAuthorizer;
 }
 
 function webhooksOf<W>(configurations: readonly { webhooks?: W[] }[]): W[] {
@@ -223,7 +241,7 @@ export function mutatingAdmissionWebhook(deps: WebhookDependencies): AdmissionPl
         applyPatch(webhook, response, attributes);
       };
       for (const webhook of webhooks) {
-        if (!(await webhookApplies(webhook, attributes, deps.namespaces))) continue;
+        if (!(await webhookApplies(webhook, attributes, deps.namespaces, deps.authorizer))) continue;
         await call(webhook);
         ranAt.set(webhook, JSON.stringify(attributes.object));
       }
@@ -246,7 +264,7 @@ export function validatingAdmissionWebhook(deps: WebhookDependencies): Admission
       if (isAdmissionConfiguration(attributes)) return;
       const webhooks = webhooksOf(await deps.validating());
       const matching: ValidatingWebhook[] = [];
-      for (const webhook of webhooks) if (await webhookApplies(webhook, attributes, deps.namespaces)) matching.push(webhook);
+      for (const webhook of webhooks) if (await webhookApplies(webhook, attributes, deps.namespaces, deps.authorizer)) matching.push(webhook);
       for (const webhook of matching) checkDryRun(webhook, attributes);
       const outcomes = await Promise.allSettled(matching.map((w) => invoke(w, attributes, deps.services)));
       for (let i = 0; i < outcomes.length; i++) {

@@ -1,6 +1,7 @@
 import { enabledAdmissionPlugins, type AdmissionPluginName } from '@svc/options';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './admission-webhooks';
+import type { AdmissionAuthorizer } from './admission-cel';
 import { alwaysDeny } from './always';
 import type { AdmissionConfigurations } from './configuration-source';
 import { validatingAdmissionPolicy } from './validating-admission-policy';
@@ -38,6 +39,8 @@ export interface AdmissionDependencies {
   configurations?: AdmissionConfigurations;
   /** The flags plugins read their settings from. */
   flags?: AdmissionFlags;
+  /** The server's authorizer (built after admission), for the CEL `authorizer` of policies and match conditions. */
+  authorizer?: AdmissionAuthorizer;
 }
 
 /** The plugins this server implements; every other accepted name is on or off and does nothing. */
@@ -48,9 +51,12 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   ServiceAccount: (deps) =>
     serviceAccountAdmission(deps.serviceAccounts ?? (() => Promise.resolve({})), { mountTokens: deps.mountServiceAccountTokens !== false }),
   Priority: () => priorityAdmission(),
-  MutatingAdmissionWebhook: (deps) => deps.configurations && mutatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
-  ValidatingAdmissionPolicy: (deps) => deps.configurations && validatingAdmissionPolicy({ namespaces: deps.namespaces, ...deps.configurations }),
-  ValidatingAdmissionWebhook: (deps) => deps.configurations && validatingAdmissionWebhook({ namespaces: deps.namespaces, ...deps.configurations }),
+  MutatingAdmissionWebhook: (deps) =>
+    deps.configurations && mutatingAdmissionWebhook({ namespaces: deps.namespaces, authorizer: deps.authorizer, ...deps.configurations }),
+  ValidatingAdmissionPolicy: (deps) =>
+    deps.configurations && validatingAdmissionPolicy({ namespaces: deps.namespaces, authorizer: deps.authorizer, ...deps.configurations }),
+  ValidatingAdmissionWebhook: (deps) =>
+    deps.configurations && validatingAdmissionWebhook({ namespaces: deps.namespaces, authorizer: deps.authorizer, ...deps.configurations }),
   DefaultTolerationSeconds: (deps) =>
     defaultTolerationSeconds({
       notReadySeconds: deps.flags?.defaultNotReadyTolerationSeconds,

@@ -3,7 +3,7 @@ export { AdmissionChain, warningsOfRefusal } from './admission';
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './admission';
 export { admissionPluginSupport, buildAdmissionChain, unimplementedAdmissionPlugins } from './build-admission';
 export type { AdmissionDependencies, AdmissionFlags } from './build-admission';
-export { IMMORTAL_NAMESPACES, NAMESPACE_TERMINATING_CAUSE, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
+export { IMMORTAL_NAMESPACES, namespaceExists, namespaceLifecycle, storedNamespaceLookup } from './namespace-lifecycle';
 export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
 export { priorityAdmission, SYSTEM_PRIORITY_CLASSES } from './priority';
@@ -19,6 +19,7 @@ export { mutatingAdmissionWebhook, validatingAdmissionWebhook, admissionReview, 
 export type { WebhookDependencies } from './admission-webhooks';
 export { validatingAdmissionPolicy } from './validating-admission-policy';
 export type { PolicyDependencies } from './validating-admission-policy';
+export type { AdmissionAuthorizer } from './admission-cel';
 export { storedAdmissionConfigurations, storedConfigurations, CONFIGURATION_REFRESH_MS } from './configuration-source';
 export type { AdmissionConfigurations, ConfigurationSource } from './configuration-source';
 export { callWebhook, MAX_WEBHOOK_RESPONSE_BYTES } from './webhook-call';

@@ -1,5 +1,5 @@
 import { storedNamespace, type ApiObject } from '@svc/api';
-import { newForbidden, newNotFound, StatusError } from '@svc/machinery';
+import { NAMESPACE_TERMINATING_CAUSE, newForbidden, newNotFound, StatusError } from '@svc/machinery';
 import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
@@ -23,9 +23,6 @@ export function storedNamespaceLookup(storage: Storage, storePrefix: string): Na
     }
   };
 }
-
-/** The cause Kubernetes attaches to a create refused in a terminating namespace. */
-export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
 
 function isNamespace(attributes: AdmissionAttributes): boolean {
   return attributes.definition.group === '' && attributes.definition.resource === 'namespaces';

@@ -23,9 +23,10 @@ export function storedParams(storage: Storage, storePrefix: string, scheme: Sche
     const definition = scheme.byApiVersionKind(query.apiVersion, query.kind);
     if (definition === undefined) throw new Error(`paramKind ${query.apiVersion}, Kind=${query.kind} is not served`);
     const namespace = definition.namespaced && query.namespace ? query.namespace : undefined;
+    const builtIn = definition.source.type === 'builtin';
     if (query.name !== undefined && query.name !== '') {
       try {
-        const key = objectStorageKey({ prefix: storePrefix, group: definition.group, resource: definition.resource, namespace, name: query.name });
+        const key = objectStorageKey({ prefix: storePrefix, group: definition.group, resource: definition.resource, builtIn, namespace, name: query.name });
         return [await storage.get<ApiObject & { metadata: object }>(key)];
       } catch (error) {
         if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return [];
@@ -34,7 +35,7 @@ export function storedParams(storage: Storage, storePrefix: string, scheme: Sche
     }
     const selector = LabelQuery.fromLabelSelector(query.selector ?? {});
     const listed = await storage.list<ApiObject & { metadata: object }>(
-      prefixKey({ prefix: storePrefix, group: definition.group, resource: definition.resource, namespace }),
+      prefixKey({ prefix: storePrefix, group: definition.group, resource: definition.resource, builtIn, namespace }),
       {
         limit: 10 * MAX_POLICY_PARAMS,
       },

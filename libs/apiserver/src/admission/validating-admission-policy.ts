@@ -1,8 +1,14 @@
-import { type MatchResources, type ValidatingAdmissionPolicy, type ValidatingAdmissionPolicyBinding } from '@svc/api';
+import {
+  policyEnvironments,
+  type MatchResources,
+  type PolicyEnvironments,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+} from '@svc/api';
 import { newForbidden, type StatusReason } from '@svc/machinery';
 import { admittedName } from './pod-admission';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
-import { AdmissionCelContext, matchConditionsHold } from './admission-cel';
+import { AdmissionCelContext, matchConditionsHold, type AdmissionAuthorizer } from './admission-cel';
 import { namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './admission-match';
 import type { ConfigurationSource } from './configuration-source';
 import type { ParamSource } from './policy-params';
@@ -19,6 +25,8 @@ export interface PolicyDependencies {
   bindings: ConfigurationSource<ValidatingAdmissionPolicyBinding>;
   /** Reads the objects a binding's paramRef names; without it policies with a paramKind fail. */
   params?: ParamSource;
+  /** Answers the `authorizer` of expressions for the request's user. */
+  authorizer?: AdmissionAuthorizer;
 }
 
 async function matches(resources: MatchResources | undefined, attributes: AdmissionAttributes, namespaces: NamespaceLookup): Promise<boolean> {
@@ -31,27 +39,38 @@ async function matches(resources: MatchResources | undefined, attributes: Admiss
 
 type Outcome = { passed: true } | { passed: false; message: string } | { error: string };
 
-function check(context: AdmissionCelContext, expression: string, messageExpression: string | undefined, message: string | undefined): Outcome {
-  const result = context.evaluate(expression);
+async function check(
+  context: AdmissionCelContext,
+  envs: PolicyEnvironments,
+  expression: string,
+  messageExpression: string | undefined,
+  message: string | undefined,
+): Promise<Outcome> {
+  const result = await context.evaluate(expression, 'validation', envs.expressions);
   if (!result.ok) return { error: `expression '${expression}' resulted in error: ${result.error}` };
   if (result.value === true) return { passed: true };
   if (result.value !== false) return { error: `expression '${expression}' resulted in error: expected a bool` };
   let text = message ?? `failed expression: ${expression}`;
   if (messageExpression !== undefined) {
     // A messageExpression that fails or gives no text falls back to the message, as in Kubernetes.
-    const out = context.evaluate(messageExpression);
+    const out = await context.evaluate(messageExpression, 'messageExpression', envs.messages);
     if (out.ok && typeof out.value === 'string' && out.value.trim() !== '') text = out.value.replace(/[\r\n]+/g, ' ').slice(0, 5000);
   }
   return { passed: false, message: text };
 }
 
 /** A policy's variables in order, each seeing the ones before it; one that fails is left out (reading it is an error). */
-function withVariables(context: AdmissionCelContext, variables: readonly { name: string; expression: string }[] | undefined): AdmissionCelContext {
+async function withVariables(
+  context: AdmissionCelContext,
+  envs: PolicyEnvironments,
+  variables: readonly { name: string; expression: string }[] | undefined,
+): Promise<AdmissionCelContext> {
   if (variables === undefined || variables.length === 0) return context;
   const values: Record<string, unknown> = {};
   let current = context.withVariables(values);
-  for (const v of variables) {
-    const out = current.evaluate(v.expression);
+  for (let i = 0; i < variables.length; i++) {
+    const v = variables[i];
+    const out = await current.evaluate(v.expression, 'variable', envs.variables[i]);
     if (out.ok) values[v.name] = out.value;
     current = context.withVariables(values);
   }
@@ -106,9 +125,10 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
         if (policy?.spec === undefined || binding.spec === undefined) continue;
         if (!(await matches(policy.spec.matchConstraints, attributes, deps.namespaces))) continue;
         if (!(await matches(binding.spec.matchResources, attributes, deps.namespaces))) continue;
-        requestContext ??= await AdmissionCelContext.of(attributes, deps.namespaces);
+        requestContext ??= await AdmissionCelContext.of(attributes, deps.namespaces, deps.authorizer);
         const failOpen = (policy.spec.failurePolicy ?? 'Fail') === 'Ignore';
-        const matched = matchConditionsHold(requestContext, policy.spec.matchConditions);
+        const envs = policyEnvironments(policy.spec);
+        const matched = await matchConditionsHold(requestContext, policy.spec.matchConditions, envs.conditions);
         if (matched === false) continue;
         // A failure without a reason of its own answers Invalid (422), as Kubernetes' policy decisions do.
         const failures: Array<{ text: string; reason: string; index: number }> = [];
@@ -123,13 +143,15 @@ export function validatingAdmissionPolicy(deps: PolicyDependencies): AdmissionPl
             // One budget for all the binding's evaluations, as Kubernetes' RuntimeCELCostBudget per binding.
             const bindingContext = requestContext.forBinding();
             for (const param of params) {
-              const context = withVariables(bindingContext.withParams(param), policy.spec.variables);
-              (policy.spec.validations ?? []).forEach((validation, index) => {
-                const outcome = check(context, validation.expression, validation.messageExpression, validation.message);
+              const context = await withVariables(bindingContext.withParams(param), envs, policy.spec.variables);
+              const validations = policy.spec.validations ?? [];
+              for (let index = 0; index < validations.length; index++) {
+                const validation = validations[index];
+                const outcome = await check(context, envs, validation.expression, validation.messageExpression, validation.message);
                 if ('error' in outcome) {
                   if (!failOpen) fail(outcome.error, '', index);
                 } else if (!outcome.passed) fail(outcome.message, validation.reason ?? '', index);
-              });
+              }
             }
           }
         }

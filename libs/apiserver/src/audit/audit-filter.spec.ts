@@ -82,6 +82,28 @@ describe('the audit filters', () => {
     expect(events[1].objectRef).toEqual({ resource: 'configmaps', namespace: 'a', name: 'c', apiVersion: 'v1' });
   });
 
+  it('records the media types a request body and its answer went over the wire in', async () => {
+    await new Promise<void>((resolve, reject) => {
+      const body = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+      request(`${url}/api/v1/namespaces/a/configmaps`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf', 'Content-Length': body.length },
+      })
+        .on('response', (res) => res.resume().on('end', resolve))
+        .on('error', reject)
+        .end(body);
+    });
+    expect(events[0].annotations).toEqual({ 'audit.svc.io/request-content-type': 'application/vnd.kubernetes.protobuf' });
+    expect(events[1].annotations).toEqual({
+      'audit.svc.io/request-content-type': 'application/vnd.kubernetes.protobuf',
+      'audit.svc.io/response-content-type': 'application/json',
+    });
+    await get(`${url}/api/v1/namespaces/a/configmaps/c`);
+    // A read has no body: only the answer's type.
+    expect(events[2].annotations).toBeUndefined();
+    expect(events[3].annotations).toEqual({ 'audit.svc.io/response-content-type': 'application/json' });
+  });
+
   it('audits a request refused by authentication once, at ResponseStarted, with no user', async () => {
     const answer = await get(`${url}/api/v1/pods`, { Authorization: 'Bearer bad' });
     expect(answer.status).toBe(401);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { ANONYMOUS_USER, type UserInfo } from '@svc/machinery';
+import { ANONYMOUS_USER, decodeObjectEnvelope, type UserInfo } from '@svc/machinery';
 import { requestContext, type RequestContext } from '../request/request-context';
 import { internalErrorStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
@@ -17,6 +17,13 @@ export interface AuditRuntime {
   /** Answers false only when a blocking-strict backend could not take an event. */
   backend: AuditBackend;
 }
+
+/**
+ * The media types of the request body and of the answer, as they went over the wire: the objects an
+ * event logs are JSON whatever the client spoke (as Kubernetes logs them), so these say what it spoke.
+ */
+export const REQUEST_CONTENT_TYPE_ANNOTATION = 'audit.svc.io/request-content-type';
+export const RESPONSE_CONTENT_TYPE_ANNOTATION = 'audit.svc.io/response-content-type';
 
 /** Request and response bodies are logged only up to this size; larger ones are left out and annotated. */
 export const MAX_AUDITED_BODY_BYTES = 1024 * 1024;
@@ -89,6 +96,8 @@ export function withAudit(audit: AuditRuntime): ChainHandler {
         snapshot.impersonatedUser = context.user && auditUser(context.user);
       }
       if (context.auditAnnotations) snapshot.annotations = { ...context.auditAnnotations };
+      const wire = wireAnnotations(req, res, stage);
+      if (wire) snapshot.annotations = { ...snapshot.annotations, ...wire };
       if (stage !== 'RequestReceived') {
         snapshot.responseStatus = recorder.responseStatus(res.statusCode);
         if (decision.level !== 'Metadata') Object.assign(snapshot, recorder.requestObject());
@@ -132,6 +141,21 @@ export function withAudit(audit: AuditRuntime): ChainHandler {
     else received.then(proceed, () => proceed(false));
   };
 }
+
+/** The wire media types of a request with a body, and of the answer once it is under way. */
+function wireAnnotations(req: IncomingMessage, res: ServerResponse, stage: AuditStage): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  const sent = req.headers['content-type'];
+  if (sent !== undefined && sent !== '' && (req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined)) {
+    out = { [REQUEST_CONTENT_TYPE_ANNOTATION]: sent.slice(0, MAX_MEDIA_TYPE_LENGTH) };
+  }
+  const answered = stage === 'RequestReceived' ? undefined : res.getHeader('content-type');
+  if (typeof answered === 'string' && answered !== '') out = { ...out, [RESPONSE_CONTENT_TYPE_ANNOTATION]: answered };
+  return out;
+}
+
+/** A Content-Type is the client's text: logged up to this length. */
+const MAX_MEDIA_TYPE_LENGTH = 256;
 
 function baseEvent(req: IncomingMessage, context: RequestContext, decision: AuditDecision): AuditEvent {
   const info = context.info;
@@ -259,7 +283,18 @@ class BodyRecorder {
   }
 }
 
+/**
+ * A logged body as JSON: JSON as it is, a protobuf envelope decoded (Kubernetes logs the object a
+ * protobuf request carried, not its bytes), anything else left out.
+ */
 function parseJson(body: Buffer, contentType: string | undefined): unknown {
+  if (contentType && /protobuf/i.test(contentType)) {
+    try {
+      return decodeObjectEnvelope(body);
+    } catch {
+      return undefined;
+    }
+  }
   if (contentType && !/json/i.test(contentType)) return undefined;
   try {
     return JSON.parse(body.toString('utf8')) as unknown;

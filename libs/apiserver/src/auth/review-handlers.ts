@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EnvelopeError, failureStatus, isStatusError, newBadRequest, newInvalid } from '@svc/machinery';
 import { decodeObjectBody } from '../resources/body-decoder';
 import { mediaTypeOf, PROTOBUF_MEDIA_TYPES } from '../resources/media-types';
+import { negotiateOutput } from '../resources/negotiation';
+import { writeBody } from '../resources/response-writer';
 import { decodeReviewProtobuf } from './review-protobuf';
 import { readBody } from '../request/read-body';
 import { requestContext } from '../request/request-context';
@@ -94,11 +96,8 @@ async function answer(
     const metadata = { ...((object.metadata as Record<string, unknown> | undefined) ?? {}), creationTimestamp: null };
     const out = { kind: entry.kind, apiVersion, metadata, spec: object.spec ?? {}, ...filled };
     if (entry.kind === 'SelfSubjectReview') delete (out as { spec?: unknown }).spec;
-    const text = JSON.stringify(out);
-    res.statusCode = 201;
-    res.setHeader('Content-Type', 'application/json');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
+    // In protobuf for a client that asks for it (the review kinds have Kubernetes messages), JSON otherwise.
+    writeBody(res, 201, out, negotiateOutput(req.headers.accept, { verb: 'create', protobuf: true }, false));
   } catch (error) {
     if (isStatusError(error)) return writeStatus(res, error.status);
     if (error instanceof EnvelopeError) return writeStatus(res, failureStatus(error.kind === 'UnsupportedMediaType' ? 415 : 400, error.kind, error.message));

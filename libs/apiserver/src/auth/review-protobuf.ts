@@ -4,7 +4,7 @@ import { parse, Reader, type Type } from 'protobufjs';
 /**
  * The protobuf messages of the review kinds (authentication/v1, authorization/v1), with the field
  * numbers of Kubernetes' generated.proto: kubectl sends `auth whoami` and `auth can-i` requests as
- * protobuf. Only reading is needed; answers go out as JSON, which the same clients accept.
+ * protobuf. Only reading is needed here; answers are written with the codec of the full message table.
  */
 const REVIEW_PROTO = `
 syntax = "proto2";

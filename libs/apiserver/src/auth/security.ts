@@ -11,6 +11,7 @@ import { NodeGraphPopulator } from './node/node-graph-populator';
 import { WebhookAuthorizer, type WebhookAuthorizerOptions, type WebhookModeOptions } from './webhook/webhook-authorizer';
 import type { TokenAuthenticator } from './token-authenticator';
 import { BearerTokenAuthenticator } from './token-authenticator';
+import { WebSocketProtocolAuthenticator } from './websocket-protocol-authenticator';
 import { TokenFileAuthenticator } from './token-file-authenticator';
 import { ServiceAccountTokens, type ObjectUidLookup, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { isStatusError } from '@svc/machinery';
@@ -123,7 +124,11 @@ export function buildSecurity(
   tokenAuthenticators.push(...(authentication.tokenAuthenticators ?? []));
   if (authentication.tokenWebhook) tokenAuthenticators.push(new TokenWebhookAuthenticator(authentication.tokenWebhook, serviceAccountTokens?.audiences));
   // As in Kubernetes, a bearer token is only read when some token authenticator is configured.
-  if (tokenAuthenticators.length > 0) authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
+  if (tokenAuthenticators.length > 0) {
+    authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
+    // Browsers cannot set headers on a WebSocket: watches and exec carry the token as a subprotocol.
+    authenticators.push(new WebSocketProtocolAuthenticator(tokenAuthenticators));
+  }
 
   const modes = authorization.modes ?? ['AlwaysAllow'];
   const authorizers: Authorizer[] = [];
@@ -216,7 +221,7 @@ function registryPolicySource(registries: ResourceRegistries): PolicySource {
       const definition = registries.scheme.byResource({ group: RBAC_GROUP, version: 'v1', resource });
       if (definition === undefined) return undefined;
       const stored = storedDefinition(definition);
-      return registries.cachers.cacherFor(stored.group, stored.resource);
+      return registries.cachers.cacherFor(stored.group, stored.resource, true);
     });
     if (all.every((c) => c !== undefined)) found = all;
     return all;

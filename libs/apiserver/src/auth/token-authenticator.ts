@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator, AuthenticationOutcome } from '@svc/machinery';
+import type { Authenticator, AuthenticationOutcome, UserInfo } from '@svc/machinery';
 import { bearerToken } from './bearer-token';
 
 /** An authenticator of bearer tokens (a static file, service account JWTs, OIDC). */
@@ -25,17 +25,21 @@ export class BearerTokenAuthenticator implements Authenticator {
     const token = bearerToken(req);
     if (token === undefined) return undefined;
     if (token === null) return { error: 'invalid bearer token' };
-    const errors: string[] = [];
-    for (const authenticator of this.tokenAuthenticators) {
-      const outcome = await authenticator.authenticateToken(token);
-      if (outcome === undefined) continue;
-      if ('user' in outcome) {
-        // Kubernetes drops the credential once used, so nothing behind authentication can leak it.
-        delete req.headers.authorization;
-        return { user: outcome.user };
-      }
-      errors.push(outcome.error);
-    }
-    return { error: errors.length > 0 ? errors.join('; ') : 'invalid bearer token' };
+    const outcome = await authenticateToken(this.tokenAuthenticators, token);
+    // Kubernetes drops the credential once used, so nothing behind authentication can leak it.
+    if ('user' in outcome) delete req.headers.authorization;
+    return outcome;
   }
+}
+
+/** Asks each token authenticator in turn: the first to accept names the user; a token none accepts is refused. */
+export async function authenticateToken(tokenAuthenticators: readonly TokenAuthenticator[], token: string): Promise<{ user: UserInfo } | { error: string }> {
+  const errors: string[] = [];
+  for (const authenticator of tokenAuthenticators) {
+    const outcome = await authenticator.authenticateToken(token);
+    if (outcome === undefined) continue;
+    if ('user' in outcome) return { user: outcome.user };
+    errors.push(outcome.error);
+  }
+  return { error: errors.length > 0 ? errors.join('; ') : 'invalid bearer token' };
 }

@@ -21,7 +21,7 @@ export interface CustomResourceCleaner {
 export function storageCleaner(storage: Storage, storePrefix: string): CustomResourceCleaner {
   return {
     async deleteAll(kind: KindDefinition): Promise<number> {
-      const prefix = prefixKey({ prefix: storePrefix, group: kind.group, resource: kind.resource });
+      const prefix = prefixKey({ prefix: storePrefix, group: kind.group, resource: kind.resource, builtIn: false });
       const { items } = await storage.list<ApiObject>(prefix);
       for (const item of items) {
         const name = item.metadata?.name;
@@ -30,6 +30,7 @@ export function storageCleaner(storage: Storage, storePrefix: string): CustomRes
           prefix: storePrefix,
           group: kind.group,
           resource: kind.resource,
+          builtIn: false,
           namespace: kind.namespaced ? item.metadata?.namespace : undefined,
           name,
         });

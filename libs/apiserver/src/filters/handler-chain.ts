@@ -13,6 +13,7 @@ import { type ComponentStatusDependencies, withComponentStatuses } from '../heal
 import { withServiceAccountTokens } from '../auth/service-account-handlers';
 import type { ResourceRegistries } from '../resources/registries';
 import type { Security } from '../auth/security';
+import type { ConsoleFiles } from '../console/console-files';
 
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -28,6 +29,8 @@ export interface HandlerChainDependencies {
   registries?: ResourceRegistries;
   /** What `componentstatuses` probes; the resource is not served without it. */
   componentStatuses?: ComponentStatusDependencies;
+  /** The web console's files, served at `/console/` to anyone. */
+  console?: ConsoleFiles;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -102,6 +105,10 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withDrainTracking(deps.lifecycle),
     withRequestTimeout(deps.config.requestTimeoutMs),
     withCors(deps.config.corsAllowedOrigins),
+    // The console's files hold no data (everything it shows comes through the API as its user), so
+    // they are served to anyone, before authentication: a browser without credentials, or with a
+    // certificate of another CA, still gets the page where it signs in.
+    ...(deps.console ? [withConsole(deps.console)] : []),
     ...(deps.audit ? [withFailedAuthenticationAudit(deps.audit)] : []),
     withAuthentication(security?.authenticator),
     ...(deps.audit ? [withAudit(deps.audit)] : []),
@@ -139,6 +146,12 @@ function withRequestContextAndMetrics({ metrics }: HandlerChainDependencies): Ch
       });
     });
     next();
+  };
+}
+
+function withConsole(files: ConsoleFiles): ChainHandler {
+  return (req, res, next) => {
+    if (!files.serve(req, res)) next();
   };
 }
 

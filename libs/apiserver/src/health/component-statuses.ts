@@ -3,6 +3,7 @@ import { request } from 'node:https';
 import { COMPONENT_STATUS_RESOURCE } from '@svc/api';
 import { isStatusError, newNotFound } from '@svc/machinery';
 import { negotiateOutput } from '../resources/negotiation';
+import { writeBody } from '../resources/response-writer';
 import { requestContext } from '../request/request-context';
 import { methodNotAllowedStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
@@ -109,7 +110,8 @@ export function withComponentStatuses(deps: ComponentStatusDependencies): Handle
         if (info.name !== '' && !names.includes(info.name)) throw newNotFound({ group: '', resource: resource.resource }, info.name);
         const wanted = info.name === '' ? names : [info.name];
         const items = await Promise.all(wanted.map(async (name) => ({ metadata: { name, creationTimestamp: null }, conditions: [await condition(name)] })));
-        const format = negotiateOutput(req.headers.accept, { verb: info.name === '' ? 'list' : 'get', protobuf: false }, false);
+        // A built-in kind with a message: a client-go client asking for protobuf gets it.
+        const format = negotiateOutput(req.headers.accept, { verb: info.name === '' ? 'list' : 'get', protobuf: true }, false);
         let body: unknown;
         if (format.view?.as === 'Table') {
           body = {
@@ -130,11 +132,7 @@ export function withComponentStatuses(deps: ComponentStatusDependencies): Handle
         } else {
           body = { kind: 'ComponentStatus', apiVersion: 'v1', ...items[0] };
         }
-        const text = JSON.stringify(body);
-        res.statusCode = 200;
-        res.setHeader('Content-Type', format.view ? format.contentType : 'application/json');
-        res.setHeader('Content-Length', Buffer.byteLength(text));
-        res.end(req.method === 'HEAD' ? undefined : text);
+        writeBody(res, 200, body, format);
       } catch (error) {
         if (isStatusError(error)) writeStatus(res, error.status);
         else next(error);

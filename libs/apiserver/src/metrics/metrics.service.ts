@@ -54,6 +54,7 @@ export class MetricsService {
   private readonly inflightCounts: Record<InflightKind, number> = { readOnly: 0, mutating: 0 };
   private readonly longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
   private readonly storageObjects: Gauge<'resource'>;
+  private readonly storageSize: Gauge<'storage_cluster_id'>;
   private readonly deprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -93,6 +94,12 @@ export class MetricsService {
       labelNames: ['resource'],
       registers,
     });
+    this.storageSize = new Gauge({
+      name: 'apiserver_storage_size_bytes',
+      help: 'Size of the storage database file physically allocated in bytes.',
+      labelNames: ['storage_cluster_id'],
+      registers,
+    });
     this.deprecatedApis = new Gauge({
       name: 'apiserver_requested_deprecated_apis',
       help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
@@ -114,6 +121,11 @@ export class MetricsService {
   /** Number of objects of a resource (`pods`, `deployments.apps`) in the store. */
   setStorageObjects(resource: string, count: number): void {
     this.storageObjects.set({ resource }, count);
+  }
+
+  /** Bytes a store's database takes (`--store-db-metric-poll-interval`). */
+  setStorageSize(storageClusterId: string, bytes: number): void {
+    this.storageSize.set({ storage_cluster_id: storageClusterId }, bytes);
   }
 
   watchOpened(labels: LongRunningLabels): void {

@@ -23,14 +23,17 @@ export class CacherPool {
     private readonly options: CacherPoolOptions,
   ) {}
 
-  /** The resource's cache, started on first use; undefined when the resource is not cached. */
-  cacherFor(group: string, resource: string): Cacher<ApiObject> | undefined {
+  /**
+   * The resource's cache, started on first use; undefined when the resource is not cached. `builtIn`
+   * says where its objects are kept (see `prefixKey`): false for a custom resource.
+   */
+  cacherFor(group: string, resource: string, builtIn?: boolean): Cacher<ApiObject> | undefined {
     if (this.stopped || !isWatchCached(this.options, { group, resource })) return undefined;
     const name = resourceName(group, resource);
     let cacher = this.cachers.get(name);
     if (cacher === undefined) {
       cacher = new Cacher<ApiObject>(this.storage, {
-        prefix: prefixKey({ prefix: this.options.storePrefix, group, resource }),
+        prefix: prefixKey({ prefix: this.options.storePrefix, group, resource, builtIn }),
         resource: name,
         ...this.options.cacherOptions,
       });

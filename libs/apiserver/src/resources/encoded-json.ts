@@ -47,6 +47,16 @@ export function watchFrame(type: string, object: unknown): WatchFrame {
   return frame;
 }
 
+/** A watch document with its HTTP/1.1 chunk framing: length line, document, CRLF. */
+export function chunkedFrame(document: Buffer): WatchFrame {
+  const lengthLine = `${document.length.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(lengthLine.length + document.length + 2);
+  let at = chunk.write(lengthLine, 0, 'latin1');
+  at += document.copy(chunk, at);
+  chunk.write('\r\n', at, 'latin1');
+  return { document: chunk.subarray(lengthLine.length, lengthLine.length + document.length), chunk };
+}
+
 function frameOf(type: string, object: unknown): WatchFrame {
   const head = `{"type":${JSON.stringify(type)},"object":`;
   const json = jsonBytes(object);

@@ -37,6 +37,24 @@ describe('negotiateOutput', () => {
     expect(negotiateOutput('application/vnd.kubernetes.protobuf,application/json', get, false).encoding).toBe('kubernetes-protobuf');
   });
 
+  it("serves metadata views in Kubernetes protobuf, as client-go's metadata client asks for them, for any resource; never a Table", () => {
+    const metadataClient =
+      'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+    expect(negotiateOutput(metadataClient, { verb: 'list', protobuf: false }, false)).toMatchObject({
+      encoding: 'kubernetes-protobuf',
+      view: { as: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1' },
+      contentType: 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
+    });
+    expect(
+      negotiateOutput('application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', { verb: 'watch', protobuf: true }, false),
+    ).toMatchObject({
+      encoding: 'kubernetes-protobuf',
+      streamContentType: 'application/vnd.kubernetes.protobuf;stream=watch',
+    });
+    const table = negotiateOutput('application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1,application/json', get, false);
+    expect([table.encoding, table.view]).toEqual(['json', undefined]);
+  });
+
   it('honours q values', () => {
     expect(negotiateOutput('application/json;q=0.5,application/yaml', get, false).encoding).toBe('yaml');
     expect(negotiateOutput('application/yaml;q=0,application/json', get, false).encoding).toBe('json');

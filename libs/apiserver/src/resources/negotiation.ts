@@ -60,9 +60,22 @@ function formatFor(range: MediaRange, target: NegotiationTarget, pretty: boolean
   const full = `${range.type}/${range.subtype}`;
   const as = range.params.as;
   if (as !== undefined) {
-    if (full !== JSON_TYPE && full !== 'application/*' && full !== '*/*') return undefined;
+    const protobufView = full === KUBERNETES_PROTOBUF_MEDIA_TYPE;
+    if (!protobufView && full !== JSON_TYPE && full !== 'application/*' && full !== '*/*') return undefined;
     const view = viewFor(as, range.params.g ?? '', range.params.v ?? '', target.verb);
     if (view === undefined) return undefined;
+    if (protobufView) {
+      // Metadata views have meta/v1 messages, whatever the resource (custom ones too), as client-go's
+      // metadata client reads them; a Table has none.
+      if (view.as === 'Table') return undefined;
+      return {
+        encoding: 'kubernetes-protobuf',
+        contentType: `${full};as=${view.as};v=${range.params.v};g=${range.params.g}`,
+        streamContentType: `${full};stream=watch`,
+        view,
+        pretty: false,
+      };
+    }
     return {
       encoding: 'json',
       contentType: `${JSON_TYPE};as=${view.as};v=${range.params.v};g=${range.params.g}`,

@@ -29,7 +29,8 @@ export function startObjectCountPoller(options: ObjectCountPollerOptions): () =>
         if (seen.has(name) || stopped) continue;
         seen.add(name);
         try {
-          options.setStorageObjects(name, await options.storage.count(prefixKey({ prefix: options.storePrefix, group: def.group, resource: def.resource })));
+          const prefix = prefixKey({ prefix: options.storePrefix, group: def.group, resource: def.resource, builtIn: def.source.type === 'builtin' });
+          options.setStorageObjects(name, await options.storage.count(prefix));
         } catch {
           // A store that cannot count now is counted on the next round.
         }
@@ -45,4 +46,35 @@ export function startObjectCountPoller(options: ObjectCountPollerOptions): () =>
     stopped = true;
     clearInterval(timer);
   };
+}
+
+export interface StorageSizePollerOptions {
+  storage: Storage;
+  /** `--store-db-metric-poll-interval`; 0 disables. */
+  periodMs: number;
+  setStorageSize: (storageClusterId: string, bytes: number) => void;
+}
+
+/**
+ * Sets `apiserver_storage_size_bytes{storage_cluster_id}` for every store behind the server (one per
+ * `--store-servers-overrides` entry besides the main one), once at start and then every period.
+ */
+export function startStorageSizePoller(options: StorageSizePollerOptions): () => void {
+  if (options.periodMs <= 0) return () => undefined;
+  let running = false;
+  const poll = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    try {
+      for (const stats of await options.storage.stats()) options.setStorageSize(stats.clusterId, stats.sizeBytes);
+    } catch {
+      // A store that cannot answer now is measured on the next round.
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void poll(), options.periodMs);
+  timer.unref();
+  void poll();
+  return () => clearInterval(timer);
 }

@@ -185,6 +185,7 @@ export class ResourceRegistry {
       prefix: this.context.storePrefix,
       group: this.stored.group,
       resource: this.stored.resource,
+      builtIn: this.builtIn,
       namespace: this.scope(namespace),
       name,
     });
@@ -196,6 +197,7 @@ export class ResourceRegistry {
       prefix: this.context.storePrefix,
       group: this.stored.group,
       resource: this.stored.resource,
+      builtIn: this.builtIn,
       namespace: this.scope(namespace) || undefined,
     });
   }
@@ -1025,7 +1027,7 @@ export class ResourceRegistry {
   }
 
   private cacher() {
-    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource);
+    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource, this.builtIn);
   }
 
   private scope(namespace: string): string {

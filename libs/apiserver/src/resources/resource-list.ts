@@ -83,7 +83,7 @@ export async function readList(source: ListSource): Promise<ListOutcome> {
     return await readPages(source, options);
   } catch (error) {
     if (semantics.mode === 'Continue' && isStorageError(error, 'Expired')) {
-      throw newContinueExpired(await latestContinueToken(source.storage, semantics.continue));
+      throw newContinueExpired(await latestContinueToken(source.storage, source.prefix, semantics.continue));
     }
     throw error;
   }
@@ -129,7 +129,7 @@ async function countRest(storage: Storage, prefix: string, token: string): Promi
  * store's token names the last key returned and the revision of the first page; the same token at the
  * current revision goes on from there. A token of unknown shape gets no such successor.
  */
-async function latestContinueToken(storage: Storage, expired: string): Promise<string | undefined> {
+async function latestContinueToken(storage: Storage, prefix: string, expired: string): Promise<string | undefined> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(expired, 'base64url').toString('utf8'));
@@ -139,6 +139,6 @@ async function latestContinueToken(storage: Storage, expired: string): Promise<s
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const token = parsed as Record<string, unknown>;
   if (typeof token.rv !== 'number' || typeof token.after !== 'string') return undefined;
-  const revision = await storage.currentRevision();
+  const revision = await storage.currentRevision(prefix);
   return Buffer.from(JSON.stringify({ ...token, rv: revision })).toString('base64url');
 }

@@ -34,6 +34,8 @@ import { toStatusError } from './status-mapping';
 import { withEmptyDetails } from '../status/status';
 import { partialObjectMetadataListOf, partialObjectMetadataOf, tableOf } from './table-output';
 import { streamWatch } from './watch-stream';
+import { acceptWebSocket, streamWatchOverWebSocket } from './watch-websocket';
+import { isWebSocketRequest } from '../auth/websocket-protocol-authenticator';
 import { proxiedPathOf, serveProxy } from './resource-proxy';
 import { listJsonBytes } from './encoded-json';
 import { LargeBodyPool } from './large-body-pool';
@@ -104,7 +106,7 @@ export class ResourceRouter {
     try {
       target = this.resolve(context);
       this.warnIfDeprecated(target, res);
-      format = negotiateOutput(req.headers.accept, { verb: target.info.verb, protobuf: target.registry.builtIn }, fallback.pretty);
+      format = negotiateOutput(acceptOf(req), { verb: target.info.verb, protobuf: target.registry.builtIn }, fallback.pretty);
       await this.dispatch(req, res, target, format);
     } catch (error) {
       this.fail(req, res, error, format, target);
@@ -259,7 +261,10 @@ export class ResourceRouter {
           };
     this.options.metrics.watchOpened(labels);
     try {
-      await streamWatch(res, { watch, format, timeoutMs, stopSignal: this.options.lifecycle.longRunningStopSignal, view: shown });
+      const streamOptions = { watch, format, timeoutMs, stopSignal: this.options.lifecycle.longRunningStopSignal, view: shown };
+      const upgrade = isUpgrade(req) && isWebSocketRequest(req) ? takeUpgrade(req) : undefined;
+      if (upgrade) await streamWatchOverWebSocket(await acceptWebSocket(req, upgrade.socket, upgrade.head), streamOptions);
+      else await streamWatch(res, streamOptions);
     } finally {
       this.options.metrics.watchClosed(labels);
     }
@@ -461,6 +466,16 @@ function shownIn<T extends { metadata?: { namespace?: string } }>(target: Target
 }
 
 // Kubernetes' generic answers carry an empty `details`; kubectl reads it without a nil check (debug panicked on a 404 without).
+/**
+ * The media types a request accepts. A browser cannot set headers on a WebSocket, so a WebSocket
+ * handshake without an `Accept` header may name them in the `accept` query parameter instead (a
+ * watch of Tables for the console); every other request is negotiated from its header alone.
+ */
+function acceptOf(req: IncomingMessage): string | undefined {
+  if (req.headers.accept !== undefined || !isUpgrade(req) || !isWebSocketRequest(req)) return req.headers.accept;
+  return requestUrl(req).searchParams.get('accept') ?? undefined;
+}
+
 function notFound(message: string): StatusError {
   return new StatusError(withEmptyDetails(failureStatus(404, StatusReasons.NotFound, message)));
 }

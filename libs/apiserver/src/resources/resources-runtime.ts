@@ -11,6 +11,7 @@ import {
   storedCoreObjectLookup,
   storedNamespacePods,
   storedServiceAccountLookup,
+  type AdmissionAuthorizer,
   type AdmissionPlugin,
 } from '../admission';
 import type { HealthRegistry } from '../health/health-registry';
@@ -19,7 +20,7 @@ import type { ServerLifecycle } from '../lifecycle/server-lifecycle';
 import type { MetricsService } from '../metrics/metrics.service';
 import { ensureBootstrapNamespaces } from './bootstrap-namespaces';
 import { CacherPool, type CacherPoolOptions } from './cacher-pool';
-import { startObjectCountPoller } from './object-count-metrics';
+import { startObjectCountPoller, startStorageSizePoller } from './object-count-metrics';
 import { ResourceRegistries } from './registries';
 import { ResourceRouter } from './resource-router';
 import type { RegistryContext } from './registry-types';
@@ -48,6 +49,8 @@ export interface ResourcesOptions {
   deleteCollectionWorkers: number;
   /** `--store-count-metric-poll-period`; 0 disables. */
   storeCountMetricPollPeriodMs: number;
+  /** `--store-db-metric-poll-interval` in ms: how often the store's size is read for `apiserver_storage_size_bytes`; 0 disables. */
+  storeDbMetricPollIntervalMs?: number;
   /** `--enable-admission-plugins`. */
   enableAdmissionPlugins?: readonly AdmissionPluginName[];
   /** `--disable-admission-plugins`. */
@@ -66,6 +69,8 @@ export interface ResourcesOptions {
   maxRequestBodyBytes: number;
   /** Admission plugins added after the flag-selected ones (the CRD layer hooks in here). */
   extraAdmissionPlugins?: readonly AdmissionPlugin[];
+  /** The server's authorizer, built after the registries: what CEL's `authorizer` asks in policies. */
+  admissionAuthorizer?: AdmissionAuthorizer;
   /** Watch cache tuning (tests). */
   cacherOptions?: CacherPoolOptions['cacherOptions'];
   /** Whether the post-start hooks create the bootstrap namespaces (default true). */
@@ -109,6 +114,7 @@ export function createResourceRegistries(
     namespacePods: storedNamespacePods(storage, options.storePrefix),
     mountServiceAccountTokens: options.serviceAccountTokensIssued === true,
     configurations: storedAdmissionConfigurations(storage, options.storePrefix, scheme),
+    authorizer: options.admissionAuthorizer,
   });
   return new ResourceRegistries({
     storage,
@@ -183,7 +189,7 @@ export class ResourcesRuntime {
       const started = scheme
         .all()
         .filter((d) => d.source.type === 'builtin')
-        .map((d) => this.cachers.cacherFor(d.group, d.resource));
+        .map((d) => this.cachers.cacherFor(d.group, d.resource, true));
       await Promise.all(started.map((c) => c?.whenReady(60_000) ?? Promise.resolve()));
     });
     const stopPoller = startObjectCountPoller({
@@ -193,8 +199,14 @@ export class ResourcesRuntime {
       periodMs: options.storeCountMetricPollPeriodMs,
       setStorageObjects: (resource, count) => hooks.metrics.setStorageObjects(resource, count),
     });
+    const stopSizePoller = startStorageSizePoller({
+      storage,
+      periodMs: options.storeDbMetricPollIntervalMs ?? 30_000,
+      setStorageSize: (cluster, bytes) => hooks.metrics.setStorageSize(cluster, bytes),
+    });
     hooks.lifecycle.onStopped(async () => {
       stopPoller();
+      stopSizePoller();
       await this.cachers.stop();
     });
   }

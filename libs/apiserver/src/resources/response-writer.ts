@@ -1,7 +1,17 @@
 import type { ServerResponse } from 'node:http';
-import { encodeEnvelope, encodeKubernetesMessage, encodeObjectEnvelope, encodeProtobufObject, kubernetesMessageNameFor, type Status } from '@svc/machinery';
+import {
+  encodeEmbeddedObject,
+  encodeEnvelope,
+  encodeObjectEnvelope,
+  encodeProtobufList,
+  encodeProtobufMessage,
+  encodeProtobufObject,
+  encodeWatchEvent,
+  kubernetesMessageNameFor,
+  type Status,
+} from '@svc/machinery';
 import { stringify as toYaml } from 'yaml';
-import { jsonLine } from './encoded-json';
+import { chunkedFrame, jsonLine, type WatchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import { endWithBody } from './response-compression';
 
@@ -52,8 +62,10 @@ export function encodeBody(body: unknown, format: OutputFormat): Buffer | string
   switch (format.encoding) {
     case 'protobuf':
       return Buffer.from(encodeObjectEnvelope(body as Record<string, unknown>));
-    case 'kubernetes-protobuf':
-      return Buffer.from(encodeProtobufObject(body as Record<string, unknown>));
+    case 'kubernetes-protobuf': {
+      const object = body as Record<string, unknown>;
+      return Buffer.from(Array.isArray(object.items) ? kubernetesListEnvelope(object) : kubernetesEnvelope(object));
+    }
     case 'yaml':
       return toYaml(body);
     default:
@@ -102,7 +114,38 @@ export function writeStatusBody(res: ServerResponse, status: Status, format: Out
   writeBody(res, status.code ?? 500, status, plain);
 }
 
-const WATCH_EVENT_MESSAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
+// The message and the envelope of a shared (frozen) cache object, made once for every watcher,
+// read and list that carries it, as its JSON is (encoded-json.ts).
+const kubernetesMessageOf = new WeakMap<object, Uint8Array>();
+const kubernetesEnvelopeOf = new WeakMap<object, Uint8Array>();
+
+/** An object's own message (no envelope), kept for a shared object. */
+function kubernetesMessage(object: Record<string, unknown>): Uint8Array {
+  if (!Object.isFrozen(object)) return encodeProtobufMessage(object);
+  let message = kubernetesMessageOf.get(object);
+  if (message === undefined) {
+    message = encodeProtobufMessage(object);
+    kubernetesMessageOf.set(object, message);
+  }
+  return message;
+}
+
+/** An object's envelope in Kubernetes' protobuf (its JSON inside for a kind with no message). */
+function kubernetesEnvelope(object: Record<string, unknown>): Uint8Array {
+  if (!hasKubernetesMessage(object)) return encodeEmbeddedObject(object);
+  if (!Object.isFrozen(object)) return encodeProtobufObject(object);
+  let envelope = kubernetesEnvelopeOf.get(object);
+  if (envelope === undefined) {
+    envelope = encodeEnvelope({ apiVersion: object.apiVersion as string, kind: object.kind as string, raw: kubernetesMessage(object) });
+    kubernetesEnvelopeOf.set(object, envelope);
+  }
+  return envelope;
+}
+
+/** A list's envelope, its shared items' messages those kept for them. */
+function kubernetesListEnvelope(list: Record<string, unknown>): Uint8Array {
+  return encodeProtobufList(list, (item) => (Object.isFrozen(item) && hasKubernetesMessage(item) ? kubernetesMessage(item) : undefined));
+}
 
 /**
  * One frame of a Kubernetes protobuf watch stream, as its stream serializer writes it: a 4-byte
@@ -111,26 +154,27 @@ const WATCH_EVENT_MESSAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
  */
 export function kubernetesWatchFrame(event: { type: string; object: unknown }): Buffer {
   const object = event.object as Record<string, unknown>;
-  const embedded = hasKubernetesMessage(object) ? encodeProtobufObject(object) : encodeObjectEnvelope(object);
-  const message = encodeKubernetesMessage(WATCH_EVENT_MESSAGE, { type: event.type });
-  // The object is a RawExtension (field 2) whose raw (field 1) is the envelope's bytes.
-  const raw = Buffer.concat([Buffer.from([0x0a]), varint(embedded.length), embedded]);
-  const body = Buffer.concat([Buffer.from(message), Buffer.from([0x12]), varint(raw.length), raw]);
+  const body = encodeWatchEvent(event.type, object, kubernetesEnvelope(object));
   const frame = Buffer.allocUnsafe(4 + body.length);
   frame.writeUInt32BE(body.length, 0);
   frame.set(body, 4);
   return frame;
 }
 
-function varint(value: number): Buffer {
-  const bytes: number[] = [];
-  let v = value;
-  while (v > 0x7f) {
-    bytes.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  bytes.push(v);
-  return Buffer.from(bytes);
+const kubernetesWatchFramesOf = new WeakMap<object, Map<string, WatchFrame>>();
+
+/**
+ * The protobuf frame of `{type, object}` with its chunk framing, as the JSON stream has one
+ * (encoded-json.ts): the same bytes for every watcher of a shared object, written straight to
+ * their sockets in the batches the JSON stream is written in.
+ */
+export function kubernetesWatchChunk(type: string, object: unknown): WatchFrame {
+  if (typeof object !== 'object' || object === null || !Object.isFrozen(object)) return chunkedFrame(kubernetesWatchFrame({ type, object }));
+  let frames = kubernetesWatchFramesOf.get(object);
+  if (frames === undefined) kubernetesWatchFramesOf.set(object, (frames = new Map<string, WatchFrame>()));
+  let frame = frames.get(type);
+  if (frame === undefined) frames.set(type, (frame = chunkedFrame(kubernetesWatchFrame({ type, object }))));
+  return frame;
 }
 
 /** One frame of a protobuf watch stream: a 4-byte big-endian length, then an envelope of the event. */

@@ -1,9 +1,9 @@
 import { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { watchFrame } from './encoded-json';
+import { watchFrame, type WatchFrame } from './encoded-json';
 import type { OutputFormat } from './negotiation';
 import type { ResourceWatch, ResourceWatchEvent } from './registry-types';
-import { addWarnings, kubernetesWatchFrame, protobufWatchFrame } from './response-writer';
+import { addWarnings, kubernetesWatchChunk, protobufWatchFrame } from './response-writer';
 
 export interface WatchStreamOptions {
   watch: ResourceWatch;
@@ -30,24 +30,27 @@ const WATCH_WRITE_BATCH_BYTES = 1024 * 1024;
 
 /**
  * Streams a watch as chunked `{"type":..,"object":..}\n` documents (or length-prefixed protobuf
- * frames). An event of a shared cache object is encoded once for all its watchers: each writes the
- * same framed bytes straight to its socket, and the events of one dispatch go out in one TLS write
- * (the socket is corked until the tick ends). A live event of a watch with nothing queued is written
+ * frames). An event of a shared cache object is encoded once for all its watchers (JSON or
+ * Kubernetes' protobuf alike): each writes the same framed bytes straight to its socket, and the
+ * events of one dispatch go out in one TLS write (the socket is corked until the tick ends). A live
+ * event of a watch with nothing queued is written
  * during the cache's dispatch itself, without the promise hops of a pull. It ends cleanly, with no error
  * event, when its time is up, the client goes away, the server stops, or the watch ends; a client
  * too slow to take the stream holds up only itself (the watch cuts it off).
  */
 export async function streamWatch(res: ServerResponse, options: WatchStreamOptions): Promise<void> {
   const { watch, format } = options;
-  const protobuf = format.encoding === 'protobuf' || format.encoding === 'kubernetes-protobuf';
-  const protobufFrame = format.encoding === 'kubernetes-protobuf' ? kubernetesWatchFrame : protobufWatchFrame;
+  // JSON lines and Kubernetes' protobuf frames are shared between watchers and written in batches;
+  // the envelope of JSON events (the product's own protobuf type) is written event by event.
+  const frameOf: ((type: string, object: unknown) => WatchFrame) | undefined =
+    format.encoding === 'kubernetes-protobuf' ? kubernetesWatchChunk : format.encoding === 'protobuf' ? undefined : watchFrame;
   addWarnings(res, options.warnings ?? []);
   res.statusCode = 200;
   res.setHeader('Content-Type', format.streamContentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
   // Decided once: a response that owns its connection keeps it to the end.
-  const socket = protobuf ? undefined : directSocket(res);
+  const socket = frameOf === undefined ? undefined : directSocket(res);
 
   let ended = false;
   const stop = (): void => {
@@ -62,12 +65,12 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
   res.once('close', stop);
   if (options.stopSignal.aborted) stop();
 
-  // Live events of a plain JSON watch are written as the cache dispatches them, while the watch has
+  // Live events of a plain watch are written as the cache dispatches them, while the watch has
   // nothing else waiting; the loop below takes the rest (initial events, a backlog) in order.
-  const direct = socket !== undefined && options.view === undefined ? watch.deliverDirectly?.bind(watch) : undefined;
+  const direct = socket !== undefined && frameOf !== undefined && options.view === undefined ? watch.deliverDirectly?.bind(watch) : undefined;
   const take = (event: ResourceWatchEvent): boolean => {
-    if (ended || socket === undefined || socket.destroyed) return false;
-    return writeCorked(socket, watchFrame(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
+    if (ended || socket === undefined || socket.destroyed || frameOf === undefined) return false;
+    return writeCorked(socket, frameOf(event.type, event.object).chunk) || socket.writableLength < WATCH_WRITE_BATCH_BYTES;
   };
   const events = watch[Symbol.asyncIterator]();
   let done = false;
@@ -82,11 +85,11 @@ export async function streamWatch(res: ServerResponse, options: WatchStreamOptio
       if (ended) break;
       const event = next.value;
       const shown = options.view ? options.view(event) : event.object;
-      if (protobuf) {
-        if (!res.write(protobufFrame({ type: event.type, object: shown }))) await drained(res);
+      if (frameOf === undefined) {
+        if (!res.write(protobufWatchFrame({ type: event.type, object: shown }))) await drained(res);
         continue;
       }
-      const frame = watchFrame(event.type, shown);
+      const frame = frameOf(event.type, shown);
       if (socket === undefined || socket.destroyed) {
         if (!res.write(frame.document)) await drained(res);
       } else if (!writeCorked(socket, frame.chunk) && socket.writableLength >= WATCH_WRITE_BATCH_BYTES) await socketDrained(socket, res);

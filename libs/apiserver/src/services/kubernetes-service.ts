@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { ENDPOINT_SLICE_SERVICE_NAME_LABEL, type ApiObject } from '@svc/api';
 import { isStatusError, jsonEqual } from '@svc/machinery';
-import { isStorageError, objectStorageKey, prefixKey, type Storage } from '@svc/storage';
+import { objectStorageKey, prefixKey, type Storage } from '@svc/storage';
 import { SERVER_FIELD_MANAGER } from '../resources/bootstrap-namespaces';
 import type { ResourceRegistry } from '../resources/registry';
 import { INTERNAL_GROUP } from './allocation-store';
@@ -11,7 +11,7 @@ export const KUBERNETES_SERVICE_NAME = 'kubernetes';
 /** How often the Service and its Endpoints are checked, and an API server's lease renewed (Kubernetes: 10 s). */
 export const KUBERNETES_SERVICE_INTERVAL_MS = 10_000;
 /** How long an API server's address stays in the Endpoints without a renewal (Kubernetes' lease: 15 s). */
-export const MASTER_LEASE_TTL_MS = 15_000;
+export const MASTER_LEASE_TTL_SECONDS = 15;
 
 export type EndpointReconcilerType = 'lease' | 'master-count' | 'none';
 
@@ -34,14 +34,17 @@ export interface KubernetesServiceOptions {
   nodePort?: number;
   /** `--endpoint-reconciler-type`. */
   endpointReconcilerType: EndpointReconcilerType;
-  now?: () => number;
 }
 
+/**
+ * An API server's lease on its address, as Kubernetes keeps it under `masterleases/<ip>`: an Endpoints
+ * object naming the address, written with a time to live that each renewal starts again.
+ */
 interface MasterLease {
   apiVersion: 'v1';
-  kind: 'MasterLease';
-  metadata: { name: string; resourceVersion?: string };
-  expires: number;
+  kind: 'Endpoints';
+  metadata: { name: string; generation?: number; resourceVersion?: string };
+  subsets: Array<{ addresses: Array<{ ip: string }> }>;
 }
 
 /**
@@ -61,17 +64,16 @@ export function advertisedAddress(advertise: string | undefined, bindAddress: st
  * Kubernetes' bootstrap controller: keeps the `kubernetes` Service in `default` (cluster IP the first
  * of the range, port 443 to the secure port) and, unless the reconciler is `none`, its Endpoints
  * pointing at the API servers. With `lease`, each API server renews a lease of its address in the
- * store and the Endpoints list every address whose lease is live, so that servers sharing a store
- * agree; `master-count` lists this server's address alone. On shutdown the server takes its address out.
+ * store, a key with a time to live that the store deletes when its server stops renewing it, and the
+ * Endpoints list every address that has one, so that servers sharing a store agree and a dead one
+ * drops out within the TTL and an interval; `master-count` lists this server's address alone. On
+ * shutdown the server deletes its lease and takes its address out at once.
  */
 export class KubernetesService {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly now: () => number;
 
-  constructor(private readonly options: KubernetesServiceOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: KubernetesServiceOptions) {}
 
   /** Reconciles once (the post-start hook waits for it), then every interval. */
   async start(): Promise<void> {
@@ -150,22 +152,26 @@ export class KubernetesService {
   private async liveAddresses(): Promise<string[]> {
     const { storage, advertiseAddress, endpointReconcilerType } = this.options;
     if (endpointReconcilerType !== 'lease') return [advertiseAddress];
-    const expires = this.now() + MASTER_LEASE_TTL_MS;
-    const key = this.leaseKey(advertiseAddress);
-    const lease: MasterLease = { apiVersion: 'v1', kind: 'MasterLease', metadata: { name: advertiseAddress }, expires };
-    try {
-      await storage.guaranteedUpdate<MasterLease>(key, () => lease, { ignoreNotFound: true });
-    } catch (error) {
-      if (!isStorageError(error, 'KeyNotFound')) throw error;
-    }
+    // The store writes only what changed, so the generation goes up to renew the time to live (as Kubernetes does).
+    await storage.guaranteedUpdate<MasterLease>(
+      this.leaseKey(advertiseAddress),
+      (current) => ({
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: advertiseAddress, generation: (current?.metadata.generation ?? 0) + 1 },
+        subsets: [{ addresses: [{ ip: advertiseAddress }] }],
+      }),
+      { ignoreNotFound: true, ttlSeconds: MASTER_LEASE_TTL_SECONDS },
+    );
+    const addresses = (await this.leasedAddresses()).filter((ip) => ip !== advertiseAddress);
+    return [...addresses, advertiseAddress].sort();
+  }
+
+  /** The addresses of every live lease (the store has deleted the expired ones). */
+  private async leasedAddresses(): Promise<string[]> {
     const prefix = prefixKey({ prefix: this.options.storePrefix, group: INTERNAL_GROUP, resource: 'masterleases' });
-    const listed = await storage.list<MasterLease>(prefix);
-    const live: string[] = [];
-    for (const item of listed.items) {
-      if (item.expires > this.now() || item.metadata.name === advertiseAddress) live.push(item.metadata.name);
-      else await storage.delete(this.leaseKey(item.metadata.name)).catch(() => undefined);
-    }
-    return live.sort();
+    const listed = await this.options.storage.list<MasterLease>(prefix);
+    return listed.items.map((lease) => lease.subsets?.[0]?.addresses?.[0]?.ip ?? lease.metadata.name);
   }
 
   private async reconcileEndpoints(): Promise<void> {
@@ -238,12 +244,7 @@ export class KubernetesService {
   }
 
   private async addressesWithoutSelf(): Promise<string[]> {
-    const prefix = prefixKey({ prefix: this.options.storePrefix, group: INTERNAL_GROUP, resource: 'masterleases' });
-    const listed = await this.options.storage.list<MasterLease>(prefix);
-    return listed.items
-      .filter((l) => l.metadata.name !== this.options.advertiseAddress && l.expires > this.now())
-      .map((l) => l.metadata.name)
-      .sort();
+    return (await this.leasedAddresses()).filter((ip) => ip !== this.options.advertiseAddress).sort();
   }
 
   private leaseKey(address: string): string {

@@ -47,6 +47,15 @@ describe('ensureServingCertificates', () => {
     expect(new X509Certificate(certs.certPem).checkIP('10.1.2.3')).toBe('10.1.2.3');
   });
 
+  it('names what pods reach the server by: the kubernetes Service, its ClusterIP and its DNS names', async () => {
+    const certs = await ensureServingCertificates({ certDir: dir, bindAddress: '127.0.0.1', kubernetesServiceIP: '10.96.0.1' });
+    const cert = new X509Certificate(certs.certPem);
+    expect(cert.checkIP('10.96.0.1')).toBe('10.96.0.1');
+    for (const name of ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local']) {
+      expect(cert.checkHost(name, { wildcards: false })).toBe(name);
+    }
+  });
+
   it('reuses valid files on restart', async () => {
     const first = await ensureServingCertificates({ certDir: dir, bindAddress: '0.0.0.0' });
     const second = await ensureServingCertificates({ certDir: dir, bindAddress: '0.0.0.0' });

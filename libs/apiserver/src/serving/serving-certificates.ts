@@ -27,6 +27,8 @@ export interface CertificateRequest {
   tlsPrivateKeyFile?: string;
   bindAddress: string;
   advertiseAddress?: string;
+  /** The `kubernetes` Service's ClusterIP, through which pods reach the server. */
+  kubernetesServiceIP?: string;
   /** Milliseconds clock, replaceable in tests. */
   now?: () => number;
 }
@@ -113,13 +115,19 @@ async function ensureGeneratedCertificates(request: CertificateRequest): Promise
   };
 }
 
+/**
+ * The names pods reach the server by through the `kubernetes` Service (Kubernetes' self-signed
+ * certificate names the first three; kubeadm adds the one under the cluster domain).
+ */
+export const KUBERNETES_SERVICE_DNS_NAMES = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'] as const;
+
 /** The names the serving certificate must cover. */
-export function servingNames(request: Pick<CertificateRequest, 'bindAddress' | 'advertiseAddress'>): { dns: string[]; ips: string[] } {
-  const dns = new Set(['localhost']);
+export function servingNames(request: Pick<CertificateRequest, 'bindAddress' | 'advertiseAddress' | 'kubernetesServiceIP'>): { dns: string[]; ips: string[] } {
+  const dns = new Set<string>(['localhost', ...KUBERNETES_SERVICE_DNS_NAMES]);
   const ips = new Set(['127.0.0.1', '::1']);
   const host = hostname().toLowerCase();
   if (isDnsName(host)) dns.add(host);
-  for (const address of [request.bindAddress, request.advertiseAddress]) {
+  for (const address of [request.bindAddress, request.advertiseAddress, request.kubernetesServiceIP]) {
     if (!address || isUnspecifiedAddress(address)) continue;
     if (isIP(address)) ips.add(normalizeIp(address));
     else if (isDnsName(address)) dns.add(address.toLowerCase());

@@ -339,7 +339,7 @@ export class Cacher<T extends StoredObject> {
     const withState = options.sendInitialEvents ?? (from === undefined || from === 0);
 
     if (withState) {
-      const target = from === undefined ? await this.storage.currentRevision() : from > 0 ? from : undefined;
+      const target = from === undefined ? await this.storage.currentRevision(this.prefix) : from > 0 ? from : undefined;
       if (target !== undefined && !(await this.waitForRevision(target))) {
         throw StorageError.tooLarge(target, this.cacheRevision);
       }
@@ -356,13 +356,13 @@ export class Cacher<T extends StoredObject> {
     }
 
     let start: number;
-    if (from === undefined) start = await this.storage.currentRevision();
+    if (from === undefined) start = await this.storage.currentRevision(this.prefix);
     else if (from === 0) start = this.cacheRevision;
     else start = from;
     this.assertWatchable(start);
     if (start > this.cacheRevision && !(await this.waitForRevision(start))) {
       // The cache may lag behind storage; only a revision storage has not reached either is too large.
-      const stored = await this.storage.currentRevision();
+      const stored = await this.storage.currentRevision(this.prefix);
       if (stored < start) throw StorageError.tooLarge(start, stored);
     }
     this.assertReady();
@@ -624,7 +624,7 @@ export class Cacher<T extends StoredObject> {
   private async readTarget(options: CacheReadOptions): Promise<number | undefined> {
     let target = options.minRevision !== undefined && options.minRevision > 0 ? options.minRevision : undefined;
     if (options.consistent && this.isReady) {
-      const current = await this.storage.currentRevision();
+      const current = await this.storage.currentRevision(this.prefix);
       target = Math.max(target ?? 0, current);
     }
     return target;
@@ -639,7 +639,7 @@ export class Cacher<T extends StoredObject> {
     if (!this.isReady) return false;
     if (target === undefined || target <= this.cacheRevision) return true;
     if (await this.waitForRevision(target)) return this.isReady;
-    const stored = await this.storage.currentRevision();
+    const stored = await this.storage.currentRevision(this.prefix);
     if (stored < target) throw StorageError.tooLarge(target, this.cacheRevision);
     return false;
   }

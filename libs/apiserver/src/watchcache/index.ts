@@ -6,4 +6,4 @@ export { INITIAL_EVENTS_END_ANNOTATION, bookmarkMetadata } from './cache-events'
 export type { CacheBookmarkEvent, CacheObjectEvent, CacheWatchEvent } from './cache-events';
 export { DEFAULT_EVENT_FRESH_MS, MAX_WINDOW_CAPACITY, MIN_WINDOW_CAPACITY } from './event-window';
 export { isWatchCached } from './watch-cache-enabled';
-export type { CachedResource, WatchCacheSettings } from './watch-cache-enabled';
+export type { WatchCacheTarget, WatchCacheSettings } from './watch-cache-enabled';

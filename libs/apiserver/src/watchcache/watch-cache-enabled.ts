@@ -1,7 +1,7 @@
 import { watchCacheSizes } from '@svc/options';
 
 /** The resource a request is about, as the scheme names it; `group` is `""` for the core group. */
-export interface CachedResource {
+export interface WatchCacheTarget {
   group: string;
   resource: string;
 }
@@ -20,7 +20,7 @@ export interface WatchCacheSettings {
  * mean "cached": the window sizes itself. Resources that are not cached are read and watched directly
  * from storage.
  */
-export function isWatchCached(settings: WatchCacheSettings, target: CachedResource): boolean {
+export function isWatchCached(settings: WatchCacheSettings, target: WatchCacheTarget): boolean {
   if (!settings.watchCache) return false;
   const name = target.group === '' ? target.resource : `${target.resource}.${target.group}`;
   const sizes = watchCacheSizes({ watchCacheSizes: settings.watchCacheSizes ? [...settings.watchCacheSizes] : undefined });

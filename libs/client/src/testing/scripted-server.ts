@@ -6,7 +6,8 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) 
 
 /** A stand-in for a remote API server: answers each request with the next handler of a script. */
 export class ScriptedServer {
-  readonly requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
+  /** Each request as it arrived: `body` as UTF-8 text, `raw` its bytes (a protobuf body). */
+  readonly requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string; raw: Buffer }> = [];
   private handlers: Handler[] = [];
   private fallback: Handler = (_req, res) => res.writeHead(500).end('no handler');
   server: Server = createServer((req, res) => this.handle(req, res));
@@ -30,11 +31,12 @@ export class ScriptedServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      this.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const raw = Buffer.concat(chunks);
+      const body = raw.toString('utf8');
+      this.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body, raw });
       (this.handlers.shift() ?? this.fallback)(req, res, body);
     });
   }

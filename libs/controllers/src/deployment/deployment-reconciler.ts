@@ -1,6 +1,6 @@
 import type { Deployment, Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, type MergePatch, type ResourceClient } from '@svc/client';
-import { hasStatusCause, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery, errorMessage } from '@svc/machinery';
+import { isNamespaceTerminating, isAlreadyExists, isConflict, isInvalid, isNotFound, LabelQuery, errorMessage } from '@svc/machinery';
 import {
   cacheIndex,
   controllerReference,
@@ -336,7 +336,7 @@ export class DeploymentReconciler implements Reconcile {
         await this.writeStatus(state, { ...structuredClone(d.status ?? {}), collisionCount: (d.status?.collisionCount ?? 0) + 1 });
         throw new RequeueSoon(`hash collision for ${rsName}`);
       }
-      if (hasStatusCause(error, 'NamespaceTerminating')) throw error;
+      if (isNamespaceTerminating(error)) throw error;
       const message = `Failed to create new replica set "${rsName}": ${errorMessage(error)}`;
       if (hasProgressDeadline(d)) {
         const status = structuredClone<DeploymentStatus>(d.status ?? {});

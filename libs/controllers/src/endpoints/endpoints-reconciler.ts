@@ -1,6 +1,6 @@
 import type { Endpoints, Pod, Service } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
-import { hasStatusCause, isForbidden, errorMessage } from '@svc/machinery';
+import { isNamespaceTerminating, isForbidden, errorMessage } from '@svc/machinery';
 import { EventRecorder, Reconciler, type CacheReader, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { desiredSubsets, isHeadless, subsetsEqual, truncateSubsets } from './endpoint-subsets';
 import { EndpointsOptions } from './endpoints-options';
@@ -13,7 +13,6 @@ export const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
 export const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity';
 /** Endpoints used as a leader-election lock carry it; they never have a service and are never cleaned up. */
 const LEADER_ELECTION_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
-const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
 
 function sameRecord(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
   const ak = Object.keys(a ?? {});
@@ -136,7 +135,7 @@ export class EndpointsReconciler implements Reconcile {
       else await this.endpointsClient.create(next, { namespace });
     } catch (error) {
       // Nothing can be created in a terminating namespace; its content is going anyway.
-      if (!current && isForbidden(error) && hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return {};
+      if (!current && isForbidden(error) && isNamespaceTerminating(error)) return {};
       if (current) await this.events.warning(next, 'FailedToUpdateEndpoint', `Failed to update endpoint ${key}: ${errorMessage(error)}`);
       else await this.events.warning(next, 'FailedToCreateEndpoint', `Failed to create endpoint for service ${key}: ${errorMessage(error)}`);
       throw error;

@@ -1,6 +1,6 @@
 import { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, type EndpointSlice, type Service } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
-import { hasStatusCause, isForbidden, jsonEqual } from '@svc/machinery';
+import { isNamespaceTerminating, isForbidden, jsonEqual } from '@svc/machinery';
 import { Reconciler, setControllerReference, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { desiredSlices, sliceMatches, type DesiredSlice } from './desired-slices';
 import { EndpointSliceOptions } from './endpoint-slice-options';
@@ -10,7 +10,6 @@ export const ENDPOINT_SLICE_CONTROLLER_NAME = 'endpointslice-controller.k8s.io';
 /** Endpoints whose slices someone else writes (the API server for the `kubernetes` Service) carry it. */
 const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 const HEADLESS_SERVICE_LABEL = 'service.kubernetes.io/headless';
-const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
 
 /**
  * EndpointSlices for each Service (discovery/v1, what kube-proxy and `kubectl describe service` read),
@@ -104,7 +103,7 @@ export class EndpointSliceReconciler implements Reconcile {
       else await this.client.create(next, { namespace });
     } catch (error) {
       // Nothing can be created in a terminating namespace; its content is going anyway.
-      if (!current && isForbidden(error) && hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
+      if (!current && isForbidden(error) && isNamespaceTerminating(error)) return;
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import type { Pod, ReplicaSet } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, isWithdrawn, type ResourceClient } from '@svc/client';
-import { hasStatusCause, isConflict, isNotFound, isTimeout, type LabelQuery, errorMessage } from '@svc/machinery';
+import { isNamespaceTerminating, isConflict, isNotFound, isTimeout, type LabelQuery, errorMessage } from '@svc/machinery';
 import {
   EventRecorder,
   getControllerOf,
@@ -31,9 +31,6 @@ export const REPLICASET_CONTROLLER_NAME = 'replicaset';
 
 /** Pods created or deleted per sync at most (Kubernetes' BurstReplicas); the rest waits for the next sync. */
 export const BURST_REPLICAS = 500;
-
-/** Namespace creation refused because the namespace is going away: Kubernetes' NamespaceTerminatingCause. */
-const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
 
 /** How soon a sync capped by {@link BURST_REPLICAS} runs again (after its own writes show in the cache). */
 const BURST_REQUEUE_MS = 1;
@@ -219,7 +216,7 @@ export class ReplicaSetReconciler implements Reconcile {
       // Withdrawn because the ReplicaSet is going: nothing failed.
       if (isWithdrawn(error) && view.deleting.aborted) return;
       // Every create would fail in a namespace that is going away, and the namespace takes the ReplicaSet with it.
-      if (hasStatusCause(error, NAMESPACE_TERMINATING_CAUSE)) return;
+      if (isNamespaceTerminating(error)) return;
       this.events.emit(this.eventSubject(rs), 'Warning', 'FailedCreate', `Error creating: ${errorMessage(error)}`);
       throw error;
     }

@@ -1,2 +1,2 @@
 export * from './containerd-process';
-export * from './oci-image-archive';
+export { busyboxImageArchive, fullImageName, imageArchive } from '../node-runtime';

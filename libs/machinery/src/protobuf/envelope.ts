@@ -70,18 +70,64 @@ export class EnvelopeError extends Error {
   }
 }
 
+function varintSize(value: number): number {
+  let size = 1;
+  for (let v = value >>> 7; v > 0; v >>>= 7) size++;
+  return size;
+}
+
+function writeVarint(out: Buffer, at: number, value: number): number {
+  let v = value;
+  while (v > 0x7f) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  out[at++] = v;
+  return at;
+}
+
+/**
+ * The envelope's bytes, written directly (every answer and watch event of a protobuf client makes
+ * one): the prefix, then fields 1 to 4 in order, each written even when empty, as proto2's explicit
+ * presence and Kubernetes' marshaller write them.
+ */
 export function encodeEnvelope(input: EnvelopeInput): Uint8Array {
-  const message = unknownType.create({
-    typeMeta: { apiVersion: input.apiVersion, kind: input.kind },
-    raw: input.raw,
-    contentEncoding: input.contentEncoding ?? '',
-    contentType: input.contentType ?? '',
-  });
-  const body = unknownType.encode(message).finish();
-  const framed = new Uint8Array(ENVELOPE_MAGIC.length + body.length);
-  framed.set(ENVELOPE_MAGIC, 0);
-  framed.set(body, ENVELOPE_MAGIC.length);
-  return framed;
+  const apiVersion = Buffer.from(input.apiVersion, 'utf8');
+  const kind = Buffer.from(input.kind, 'utf8');
+  const encoding = Buffer.from(input.contentEncoding ?? '', 'utf8');
+  const type = Buffer.from(input.contentType ?? '', 'utf8');
+  const typeMetaSize = 1 + varintSize(apiVersion.length) + apiVersion.length + 1 + varintSize(kind.length) + kind.length;
+  const size =
+    ENVELOPE_MAGIC.length +
+    1 +
+    varintSize(typeMetaSize) +
+    typeMetaSize +
+    1 +
+    varintSize(input.raw.length) +
+    input.raw.length +
+    1 +
+    varintSize(encoding.length) +
+    encoding.length +
+    1 +
+    varintSize(type.length) +
+    type.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const byte of ENVELOPE_MAGIC) out[at++] = byte;
+  const field = (tag: number, bytes: Uint8Array): void => {
+    out[at++] = tag;
+    at = writeVarint(out, at, bytes.length);
+    out.set(bytes, at);
+    at += bytes.length;
+  };
+  out[at++] = 0x0a;
+  at = writeVarint(out, at, typeMetaSize);
+  field(0x0a, apiVersion);
+  field(0x12, kind);
+  field(0x12, input.raw);
+  field(0x1a, encoding);
+  field(0x22, type);
+  return out;
 }
 
 /** True when `bytes` starts with the envelope's magic prefix. */

@@ -5,13 +5,25 @@ export { decodeObjectEnvelope, encodeObjectEnvelope } from './object-envelope';
 export type { KubernetesMessage } from './kubernetes-codec';
 export {
   decodeKubernetesMessage,
+  encodeKubernetesList,
   encodeKubernetesMessage,
   formatGoDuration,
   kubernetesKinds,
   kubernetesMessage,
   kubernetesMessageNameFor,
   kubernetesMessageSource,
+  kubernetesMessageUnknownFields,
   parseGoDuration,
 } from './kubernetes-codec';
 export type { ProtobufKind } from './protobuf-object';
-export { decodeProtobufObject, encodeProtobufMessage, encodeProtobufObject, hasProtobufMessage, protobufKinds } from './protobuf-object';
+export {
+  decodeProtobufObject,
+  encodeProtobufList,
+  encodeProtobufMessage,
+  encodeProtobufObject,
+  hasProtobufMessage,
+  protobufKinds,
+  protobufUnknownFields,
+} from './protobuf-object';
+export type { ProtobufWatchEvent } from './watch-event';
+export { decodeWatchEvent, encodeEmbeddedObject, encodeWatchEvent } from './watch-event';

@@ -1,5 +1,12 @@
 import { EnvelopeError, encodeEnvelope, type Envelope } from './envelope';
-import { decodeKubernetesMessage, encodeKubernetesMessage, kubernetesKinds, kubernetesMessageNameFor } from './kubernetes-codec';
+import {
+  decodeKubernetesMessage,
+  encodeKubernetesList,
+  encodeKubernetesMessage,
+  kubernetesKinds,
+  kubernetesMessageNameFor,
+  kubernetesMessageUnknownFields,
+} from './kubernetes-codec';
 import { kubernetesGroupName } from '../group-names';
 
 /** A kind whose Kubernetes protobuf message this product reads and writes. */
@@ -72,4 +79,26 @@ export function encodeProtobufObject(object: Record<string, unknown>): Uint8Arra
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   return encodeEnvelope({ apiVersion, kind, raw: encodeProtobufMessage(object) });
+}
+
+const TYPE_META_KEYS: ReadonlySet<string> = new Set(['apiVersion', 'kind']);
+
+/**
+ * The paths of the fields of an object of a known kind that its message has no place for (up to
+ * `limit`): what `encodeProtobufObject` would leave out. A writer that must not lose them sends JSON.
+ */
+export function protobufUnknownFields(object: Record<string, unknown>, limit = 10): string[] {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const kind = typeof object.kind === 'string' ? object.kind : '';
+  return kubernetesMessageUnknownFields(messageNameFor(apiVersion, kind), object, limit, TYPE_META_KEYS);
+}
+
+/**
+ * The envelope of a list of a known kind (`PodList`), each item's message the one `itemMessage`
+ * hands back (bytes it keeps for an item many answers carry) or, when it gives none, encoded here.
+ */
+export function encodeProtobufList(list: Record<string, unknown>, itemMessage: (item: Record<string, unknown>) => Uint8Array | undefined): Uint8Array {
+  const apiVersion = typeof list.apiVersion === 'string' ? list.apiVersion : '';
+  const kind = typeof list.kind === 'string' ? list.kind : '';
+  return encodeEnvelope({ apiVersion, kind, raw: encodeKubernetesList(messageNameFor(apiVersion, kind), list, itemMessage) });
 }

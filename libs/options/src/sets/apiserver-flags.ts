@@ -8,7 +8,7 @@ import { keyValuePairs } from '../flags/key-value-pairs';
 import { portRange } from '../flags/port-range';
 import { oneOf, string } from '../flags/string';
 import { strings, stringsOf } from '../flags/strings';
-import { flag } from '../flag-set/flag';
+import { flag, type CheckResult } from '../flag-set/flag';
 import { flagTable, helpFlag, versionFlag, type OptionsOf } from '../flag-set/flag-set';
 import { DEFAULT_ADMISSION_PLUGINS, OPTIONAL_ADMISSION_PLUGINS } from './admission-plugins';
 import { atLeast, between, durationAtLeast, durationAbove, eachEntry, greaterThan, ipAddress, nonEmpty, urlProblem } from './checks';
@@ -28,7 +28,7 @@ const PROGRAM = 'svc-apiserver';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export const OIDC_SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const;
-export const STORAGE_BACKENDS = ['embedded', 'mongodb'] as const;
+export const STORAGE_BACKENDS = ['embedded', 'store3', 'mongodb'] as const;
 export const NODE_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
 const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const;
 const AUDIT_VERSIONS = ['audit.svc.io/v1', 'audit.k8s.io/v1'] as const;
@@ -42,6 +42,20 @@ function watchCacheSizeProblem(entry: string): string | undefined {
   }
   if (!/^-?\d+$/.test(match[2])) return 'entries must be resource[.group]#size with a whole-number size';
   return Number(match[2]) < 0 ? 'watch cache size cannot be negative' : undefined;
+}
+
+/**
+ * Each entry a URL; except that a MongoDB connection string naming several hosts
+ * (`mongodb://a:27017,b:27017/?replicaSet=rs0`) arrives split at its commas, its later hosts without a scheme.
+ */
+function storeServersProblem(values: readonly string[]): CheckResult {
+  const mongodb = /^mongodb(\+srv)?:\/\//.test(values[0] ?? '');
+  for (const [i, entry] of values.entries()) {
+    if (mongodb && i > 0 && /^[^/:]+(:\d+)?(\/.*)?$/.test(entry)) continue;
+    const reason = urlProblem(entry);
+    if (reason !== undefined) return { value: entry, reason };
+  }
+  return undefined;
 }
 
 /** `group/resource#server1;server2`. */
@@ -221,11 +235,9 @@ export const API_SERVER_FLAGS = flagTable({
       flags: [
         flag({
           name: 'storage-backend',
-          type: oneOf(STORAGE_BACKENDS, {
-            store3: 'this product ships the `embedded` and `mongodb` storage backends; store3 is not available',
-          }),
+          type: oneOf(STORAGE_BACKENDS, { etcd3: 'the etcd v3 backend is called store3 here' }),
           default: 'embedded',
-          help: 'persistence backend: `embedded` (zero-setup store in --data-dir) or `mongodb` (--store-servers)',
+          help: 'persistence backend: `embedded` (zero-setup store in --data-dir), `store3` (an etcd v3 cluster at --store-servers) or `mongodb` (a replica set at --store-servers)',
         }),
         flag({
           name: 'storage-media-type',
@@ -236,13 +248,13 @@ export const API_SERVER_FLAGS = flagTable({
         flag({
           name: 'store-servers',
           type: strings,
-          help: 'store servers to connect to (`scheme://ip:port`); required with --storage-backend=mongodb',
-          check: eachEntry(urlProblem),
+          help: 'store servers to connect to (`scheme://ip:port`): the etcd members for store3, one connection string for mongodb; required with both',
+          check: storeServersProblem,
         }),
         flag({
           name: 'store-servers-overrides',
           type: strings,
-          help: 'per-resource store servers: `group/resource#servers`, servers separated by semicolons',
+          help: 'per-resource store servers: `group/resource#servers`, servers separated by semicolons (e.g. `/events#https://10.0.0.9:2379` keeps Events on a cluster of their own)',
           check: eachEntry(serversOverrideProblem),
         }),
         flag({ name: 'store-cafile', type: string, help: 'CA file securing store connections' }),
@@ -288,7 +300,7 @@ export const API_SERVER_FLAGS = flagTable({
           name: 'lease-reuse-duration-seconds',
           type: int,
           default: 60,
-          help: 'time a lease is reused',
+          help: 'time an etcd lease is reused by keys with a time to live (store3)',
           check: greaterThan(0),
         }),
         flag({ name: 'delete-collection-workers', type: int, default: 1, help: 'workers for DeleteCollection' }),

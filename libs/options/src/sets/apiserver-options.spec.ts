@@ -153,7 +153,7 @@ describe('API server options', () => {
 
     it('--feature-gates takes only the gates the server implements', () => {
       expect(failure('--feature-gates=ConsistentListFromCache=true,WatchList=false')).toBe(
-        'invalid argument "ConsistentListFromCache=true,WatchList=false" for "--feature-gates" flag: unrecognized feature gate: WatchList (known: ConsistentListFromCache)',
+        'invalid argument "ConsistentListFromCache=true,WatchList=false" for "--feature-gates" flag: unrecognized feature gate: WatchList (known: APIServerIdentity, ConsistentListFromCache)',
       );
     });
 
@@ -304,12 +304,26 @@ describe('API server options', () => {
       expect(failure('--min-request-timeout=0')).toBe('invalid argument "0" for "--min-request-timeout" flag: must be greater than 0');
     });
 
-    it('--storage-backend is embedded or mongodb; store3 is explained', () => {
+    it('--storage-backend is embedded, store3 or mongodb', () => {
       expect(run('--storage-backend=embedded').storageBackend).toBe('embedded');
+      expect(run('--storage-backend=store3', '--store-servers=http://127.0.0.1:2379').storageBackend).toBe('store3');
       expect(failure('--storage-backend=store3')).toBe(
-        'invalid argument "store3" for "--storage-backend" flag: this product ships the `embedded` and `mongodb` storage backends; store3 is not available',
+        'invalid argument "store3" for "--storage-backend" flag: --store-servers is required with the store3 backend',
       );
-      expect(failure('--storage-backend=etcd')).toContain('must be one of: embedded, mongodb');
+      expect(failure('--storage-backend=etcd3')).toContain('the etcd v3 backend is called store3 here');
+      expect(failure('--storage-backend=etcd')).toContain('must be one of: embedded, store3, mongodb');
+    });
+
+    it('store3-only flags are refused with the other backends', () => {
+      expect(failure('--store-servers-overrides=/events#http://a:2379')).toContain('needs --storage-backend=store3 or mongodb');
+      expect(failure('--lease-reuse-duration-seconds=30')).toContain('is used by the store3 backend only');
+      const o = run(
+        '--storage-backend=store3',
+        '--store-servers=http://a:2379',
+        '--store-servers-overrides=/events#http://b:2379',
+        '--lease-reuse-duration-seconds=30',
+      );
+      expect(o.leaseReuseDurationSeconds).toBe(30);
     });
 
     it('--store-servers is required for mongodb and each is a URL', () => {
@@ -320,13 +334,21 @@ describe('API server options', () => {
         'mongodb://db-0:27017',
         'mongodb://db-1:27017',
       ]);
-      expect(failure('--store-servers=mongodb://db:27017,db-1:27017')).toBe(
-        'invalid argument "db-1:27017" for "--store-servers" flag: "db-1:27017" is not a URL (scheme://host:port)',
+      // A connection string naming several hosts is split at its commas; its later hosts carry no scheme.
+      expect(run('--storage-backend=mongodb', '--store-servers=mongodb://db:27017,db-1:27017/svc?replicaSet=rs0').storeServers).toEqual([
+        'mongodb://db:27017',
+        'db-1:27017/svc?replicaSet=rs0',
+      ]);
+      expect(failure('--store-servers=http://etcd-0:2379,etcd-1:2379')).toBe(
+        'invalid argument "etcd-1:2379" for "--store-servers" flag: "etcd-1:2379" is not a URL (scheme://host:port)',
       );
     });
 
     it('--store-servers-overrides entries are group/resource#servers', () => {
-      expect(run('--store-servers-overrides=/events#https://a:2379;https://b:2379').storeServersOverrides).toEqual(['/events#https://a:2379;https://b:2379']);
+      expect(
+        run('--storage-backend=store3', '--store-servers=https://c:2379', '--store-servers-overrides=/events#https://a:2379;https://b:2379')
+          .storeServersOverrides,
+      ).toEqual(['/events#https://a:2379;https://b:2379']);
       expect(failure('--store-servers-overrides=events#https://a:2379')).toContain('entries must be group/resource#servers');
       expect(failure('--store-servers-overrides=/events#nope')).toContain('is not a URL');
     });

@@ -28,10 +28,18 @@ const authorizationModeFiles: ApiServerRule = (o) => {
 const oidcClientId: ApiServerRule = (o) =>
   o.oidcIssuerUrl && !o.oidcClientId ? { flag: 'oidc-issuer-url', reason: '--oidc-client-id is required when --oidc-issuer-url is set' } : undefined;
 
-const storeServersForMongo: ApiServerRule = (o) =>
-  o.storageBackend === 'mongodb' && (o.storeServers ?? []).length === 0
-    ? { flag: 'storage-backend', reason: '--store-servers is required with the mongodb backend' }
-    : undefined;
+const storeServersForBackend: ApiServerRule = (o) => {
+  if (o.storageBackend !== 'embedded' && (o.storeServers ?? []).length === 0) {
+    return { flag: 'storage-backend', reason: `--store-servers is required with the ${o.storageBackend} backend` };
+  }
+  if (o.storageBackend === 'embedded' && (o.storeServersOverrides ?? []).length > 0) {
+    return { flag: 'store-servers-overrides', reason: 'needs --storage-backend=store3 or mongodb: the embedded store is one file' };
+  }
+  if (o.storageBackend !== 'store3' && o.leaseReuseDurationSeconds !== 60) {
+    return { flag: 'lease-reuse-duration-seconds', reason: 'is used by the store3 backend only (its etcd leases); the other stores expire keys themselves' };
+  }
+  return undefined;
+};
 
 const admissionOverlap: ApiServerRule = (o) => {
   const enabled: readonly string[] = o.enableAdmissionPlugins ?? [];
@@ -134,7 +142,7 @@ const API_SERVER_RULES: readonly ApiServerRule[] = [
   givenTogether('nodeagent-client-certificate', 'nodeagent-client-key'),
   authorizationModeFiles,
   oidcClientId,
-  storeServersForMongo,
+  storeServersForBackend,
   admissionOverlap,
   inflightTotal,
   serviceNodePortInRange,
@@ -163,4 +171,20 @@ export function watchCacheSizes(options: Pick<ApiServerFlags, 'watchCacheSizes'>
       return [entry.slice(0, at), Number(entry.slice(at + 1))];
     }),
   );
+}
+
+/** One `--store-servers-overrides` entry: the resource (group `""` for the core group) and its servers. */
+export interface StoreServersOverride {
+  group: string;
+  resource: string;
+  servers: string[];
+}
+
+/** --store-servers-overrides parsed (each entry already checked to be `group/resource#server;server`). */
+export function storeServersOverrides(options: Pick<ApiServerFlags, 'storeServersOverrides'>): StoreServersOverride[] {
+  return (options.storeServersOverrides ?? []).map((entry) => {
+    const hash = entry.indexOf('#');
+    const slash = entry.indexOf('/');
+    return { group: entry.slice(0, slash), resource: entry.slice(slash + 1, hash), servers: entry.slice(hash + 1).split(';') };
+  });
 }

@@ -3,7 +3,6 @@ import type { RefusedFlag } from '../flag-set/refused-flags';
 
 const YET = (what: string): string => `is not supported by this API server yet: ${what}`;
 const NO_CLOUD = 'this API server runs no cloud provider integration';
-const NO_IDENTITY = YET('it keeps no identity Lease');
 
 /**
  * Flags of the table (spec 2) whose effect this API server lacks: a value other than the default
@@ -17,14 +16,9 @@ export const API_SERVER_REFUSED_FLAGS: readonly RefusedFlag[] = [
   { flag: 'enable-aggregator-routing', reason: YET('it serves no aggregated APIs') },
   { flag: 'external-hostname', reason: YET('no URL it serves is built from a host name') },
   { flag: 'goaway-chance', reason: YET('it serves HTTP/1.1, which has no GOAWAY') },
-  { flag: 'identity-lease-duration-seconds', reason: NO_IDENTITY },
-  { flag: 'identity-lease-renew-interval-seconds', reason: NO_IDENTITY },
-  { flag: 'lease-reuse-duration-seconds', reason: YET('objects with a time to live are removed by the server, not by store leases') },
   { flag: 'max-connection-bytes-per-sec', reason: YET('long-running requests are not throttled') },
   // Every object is stored as JSON whatever the flag says: that one value is honoured.
   { flag: 'storage-media-type', reason: YET('objects are stored as application/json'), alsoAccepted: ['application/json'] },
-  { flag: 'store-db-metric-poll-interval', reason: YET('it exports no store size metric') },
-  { flag: 'store-servers-overrides', reason: YET('every resource is kept in one store') },
   { flag: 'tracing-config-file', reason: YET('it exports no traces') },
   ...UNSUPPORTED_SHARED_FLAGS,
 ];

@@ -78,6 +78,11 @@ export function featureEnabled(gates: Readonly<Record<string, FeatureGate>>, giv
 
 /** The gates the API server implements. */
 export const APISERVER_FEATURE_GATES: Readonly<Record<string, FeatureGate>> = {
+  APIServerIdentity: {
+    default: true,
+    stage: 'Beta',
+    what: 'each API server holds a Lease named by its identity in the system namespace, renewed every --identity-lease-renew-interval-seconds',
+  },
   ConsistentListFromCache: {
     default: true,
     stage: 'Beta',
@@ -197,13 +202,16 @@ export function leaderElectionFlags(resourceName: string, locks: readonly string
 /** The connection to the API server (`--master`, `--svcconfig`, `--svc-api-*`) with the process's own rate defaults. */
 export function clientFlags(qps: number, burst: number) {
   return [
-    flag({ name: 'master', type: string, help: 'API server address, overrides the config' }),
+    flag({ name: 'master', type: string, help: 'API server address, overrides the config; several (comma-separated) are tried in turn' }),
     flag({ name: 'svcconfig', type: string, help: 'path with authorization and master location' }),
     flag({
       name: 'svc-api-content-type',
-      type: oneOf(['application/json', 'application/vnd.svc.protobuf']),
+      // The client's accepted values (CLIENT_CONTENT_TYPES of @svc/client, which sits above this library):
+      // both protobuf names mean Kubernetes' protobuf on the wire. Protobuf by default, as spec 2 and
+      // Kubernetes' own components have it; docs/kubectl.md ("Content types") gives its measured cost.
+      type: oneOf(['application/json', 'application/vnd.svc.protobuf', 'application/vnd.kubernetes.protobuf']),
       default: 'application/vnd.svc.protobuf',
-      help: 'request content type',
+      help: 'request content type: protobuf (either name: Kubernetes protobuf for built-in kinds, JSON for the rest) or application/json',
     }),
     flag({ name: 'svc-api-qps', type: float, default: qps, help: 'requests per second to the API server', check: atLeast(0) }),
     flag({ name: 'svc-api-burst', type: int32, default: burst, help: 'burst to the API server', check: atLeast(0) }),

@@ -154,9 +154,12 @@ describe('controller manager options', () => {
       expect(failure('--secure-port=65536')).toBe('invalid argument "65536" for "--secure-port" flag: must be between 0 and 65535, inclusive');
     });
 
-    it('--svc-api-content-type is JSON or protobuf', () => {
+    it("--svc-api-content-type is JSON or protobuf, under the specification's name or Kubernetes'", () => {
       expect(run('--svc-api-content-type=application/json').svcApiContentType).toBe('application/json');
-      expect(failure('--svc-api-content-type=application/yaml')).toContain('must be one of: application/json, application/vnd.svc.protobuf');
+      expect(run('--svc-api-content-type=application/vnd.kubernetes.protobuf').svcApiContentType).toBe('application/vnd.kubernetes.protobuf');
+      expect(failure('--svc-api-content-type=application/yaml')).toBe(
+        'invalid argument "application/yaml" for "--svc-api-content-type" flag: must be one of: application/json, application/vnd.svc.protobuf, application/vnd.kubernetes.protobuf',
+      );
     });
 
     it('--min-resync-period is > 0', () => {

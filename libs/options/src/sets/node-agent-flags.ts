@@ -26,7 +26,7 @@ export const NODE_AGENT_FLAGS = flagTable({
         versionFlag(),
         flag({ name: 'config', type: string, help: 'NodeAgentConfiguration file (spec 3); every field has its default when absent' }),
         flag({ name: 'svcconfig', type: string, help: 'client connection file (kubeconfig format) of the API server' }),
-        flag({ name: 'master', type: string, help: 'API server address, overrides the connection file' }),
+        flag({ name: 'master', type: string, help: 'API server address, overrides the connection file; several (comma-separated) are tried in turn' }),
         flag({ name: 'svc-api-qps', type: float, help: 'requests per second to the API server; overrides svcAPIQPS of the file', check: atLeast(0) }),
         flag({ name: 'svc-api-burst', type: int32, help: 'burst to the API server; overrides svcAPIBurst of the file', check: atLeast(0) }),
         flag({ name: 'hostname-override', type: string, help: 'the node name, instead of the host name' }),

@@ -27,6 +27,7 @@ import { Expectations, KeyExpectations } from './expectations';
 import type { MetaObject } from '../helpers/object-shape';
 import { getControllerOf } from '../helpers/owner-references';
 import type { TrackedWrite, WriteTracker } from './write-tracker';
+import { MAX_RECORDED_WRITES, ReconcileRecorder, recordedError, type ReconcileRecorderOptions, type ReconcileWrite } from './reconcile-recorder';
 
 export interface ControllerLogger {
   info(message: string): void;
@@ -52,6 +53,16 @@ export interface ControllerDependencies {
   concurrency?: number;
   /** How long a reconcile waits for the caches to show its key's own writes. Default 5000. */
   readYourWritesTimeoutMs?: number;
+  /**
+   * Each reconcile published as an Event (see ReconcileRecorder) at this rate, or not at all when
+   * false. On by default.
+   */
+  reconcileRecords?: false | Pick<ReconcileRecorderOptions, 'ratePerSecond' | 'burst' | 'instance'>;
+  /**
+   * The client reconcile records are written with: one of their own, so that they never take a place
+   * in the rate limiter of the controller's writes. The controller's client when absent.
+   */
+  recordsClient?: Client;
 }
 
 /**
@@ -119,6 +130,8 @@ export class Controller {
   /** Why each queued key was queued, handed to its next reconcile. */
   private readonly triggers = new TriggerLog();
   private readonly forKind: string;
+  /** Publishes each reconcile through the API; absent when turned off. */
+  private readonly recorder: ReconcileRecorder | undefined;
 
   constructor(
     readonly reconciler: Reconcile,
@@ -148,6 +161,20 @@ export class Controller {
       toRequests: (obj) => [requestOf(obj)],
       predicates: options.predicates,
     });
+    if (deps.reconcileRecords !== false) {
+      let failures = 0;
+      this.recorder = new ReconcileRecorder(deps.recordsClient ?? deps.client, {
+        controller: this.name,
+        apiVersion: forInfo.group ? `${forInfo.group}/${forInfo.version}` : forInfo.version,
+        kind: this.forKind,
+        ...deps.reconcileRecords,
+        // Said once, then every hundredth time: a writer without the right to create Events
+        // (an operator's narrow role) must not drown its own log.
+        onError: (error) => {
+          if (failures++ % 100 === 0) this.logger.error(`controller ${this.name}: reconcile record not published (${failures} so far)`, error);
+        },
+      });
+    }
     const ownerGroup = forInfo.group;
     for (const owned of options.owns ?? []) {
       this.sources.push({
@@ -425,12 +452,16 @@ export class Controller {
     const writes: TrackedWrite[] = [];
     this.unseenWrites.set(key, writes);
     const signal = this.abort.signal;
+    const made: ReconcileWrite[] | undefined = this.recorder ? [] : undefined;
+    const startedAt = new Date();
+    const started = performance.now();
+    let requeueAfterMs: number | undefined;
     const deleting = this.deletionSignal(key);
     const inFlight = this.inFlight;
     const tracker = this.deps.tracker;
     try {
       const result = await tracker.collect(
-        { writes, signal, inFlight },
+        { writes, signal, inFlight, made },
         async () =>
           (await this.reconciler.reconcile(request, {
             controller: this.name,
@@ -438,7 +469,7 @@ export class Controller {
             cache: this.cache,
             signal,
             deleting,
-            withdrawOn: (also, fn) => tracker.collect({ writes, signal: AbortSignal.any([signal, also]), inFlight }, fn),
+            withdrawOn: (also, fn) => tracker.collect({ writes, signal: AbortSignal.any([signal, also]), inFlight, made }, fn),
             expectations: new KeyExpectations(this.expectations, key),
             trigger,
           })) as Result | undefined,
@@ -447,6 +478,7 @@ export class Controller {
         queue.forget(key);
         this.requeueOwn(key, 'requeue-after');
         queue.addAfter(key, result.requeueAfter);
+        requeueAfterMs = result.requeueAfter;
         outcome = { result: 'requeue_after' };
       } else if (result?.requeue) {
         this.requeueOwn(key, 'requeue');
@@ -476,6 +508,24 @@ export class Controller {
       endTimer();
     }
     this.metrics.total.inc({ ...labels, result: outcome.result });
+    if (this.recorder && made) {
+      const cached: MetaObject | undefined = this.forInformer.indexer.getByKey(key);
+      const failed = outcome.error !== undefined;
+      this.recorder.record(
+        request,
+        {
+          startTime: microTime(startedAt),
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          result: failed ? (isTerminalError(outcome.error) ? 'terminal_error' : 'error') : outcome.result,
+          ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+          ...(failed ? { error: recordedError(outcome.error) } : {}),
+          trigger,
+          writes: made.slice(0, MAX_RECORDED_WRITES),
+          ...(made.length > MAX_RECORDED_WRITES ? { writesDropped: made.length - MAX_RECORDED_WRITES } : {}),
+        },
+        cached?.metadata?.uid,
+      );
+    }
     return outcome;
   }
 }
@@ -510,6 +560,11 @@ function triggerEventAttributes(event: TriggerEvent): Attributes {
   };
   if (event.namespace) attributes['svc.trigger.namespace'] = event.namespace;
   return attributes;
+}
+
+/** RFC 3339 with microseconds, as Kubernetes writes MicroTime. */
+function microTime(at: Date): string {
+  return at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function isDeleting(obj: KubeObject): boolean {

@@ -3,6 +3,7 @@ import type { ApiObject, KindDefinition } from '@svc/api';
 import { namespacedNameKey } from '@svc/informers';
 import { resourceId } from '../reconcile/resource-ref';
 import type { WriteTracker } from './write-tracker';
+import type { ReconcileWrite } from './reconcile-recorder';
 
 const WRITE_VERBS = new Set(['create', 'update', 'updateStatus', 'updateSubresource', 'patch', 'patchStatus', 'apply', 'applyStatus', 'delete']);
 
@@ -60,6 +61,8 @@ export class TrackingClient extends Client {
                 pending.then(settled, settled);
               }
               const result = (await pending) as ObjectLike | undefined;
+              const made = tracker.current()?.made;
+              if (made) made.push(writeOf(prop, inner.info, result));
               const meta = result?.metadata;
               if (meta?.name && meta.resourceVersion && (result as { kind?: string }).kind !== 'Status') {
                 tracker.record(id, namespacedNameKey(meta.namespace, meta.name), meta.resourceVersion);
@@ -72,4 +75,23 @@ export class TrackingClient extends Client {
       });
     return wrap(inner);
   }
+}
+
+/** A write as a reconcile record lists it: what the server answered (an object, or a deletion's Status). */
+function writeOf(verb: string, info: ResourceInfo, result: ObjectLike | undefined): ReconcileWrite {
+  const apiVersion = info.group ? `${info.group}/${info.version}` : info.version;
+  const answer: { kind?: string; details?: { name?: string; kind?: string } } | undefined = result;
+  if (answer?.kind === 'Status') {
+    return { verb, apiVersion, resource: info.resource, kind: info.kind ?? answer.details?.kind, name: answer.details?.name ?? '' };
+  }
+  const meta = result?.metadata;
+  return {
+    verb,
+    apiVersion,
+    resource: info.resource,
+    ...(info.kind ? { kind: info.kind } : {}),
+    ...(meta?.namespace ? { namespace: meta.namespace } : {}),
+    name: meta?.name ?? '',
+    ...(meta?.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+  };
 }

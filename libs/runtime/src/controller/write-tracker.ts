@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isRevisionAtLeast } from '@svc/informers';
+import type { ReconcileWrite } from './reconcile-recorder';
 
 /** One write: the object (by resource and key) and the resourceVersion the server answered with. */
 export interface TrackedWrite {
@@ -16,6 +17,8 @@ export interface WriteScope {
   signal?: AbortSignal;
   /** The scope's writes sent or waiting to be, until they are answered or withdrawn. */
   inFlight?: Set<Promise<unknown>>;
+  /** Every answered write of the scope as its reconcile record lists it (deletions answered with a Status too). */
+  made?: ReconcileWrite[];
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Event } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client, type ResourceClient } from '@svc/client';
+import { isNamespaceTerminating } from '@svc/machinery';
 import type { MetaObject } from './object-shape';
 
 export type EventType = 'Normal' | 'Warning';
@@ -81,7 +82,8 @@ export class EventRecorder {
     } catch (error) {
       // A counted Event that was deleted meanwhile starts over next time.
       this.aggregates.delete(key);
-      this.options.onError?.(error);
+      // An Event in a namespace being deleted goes with it: Kubernetes' broadcaster drops it without a word.
+      if (!isNamespaceTerminating(error)) this.options.onError?.(error);
       return undefined;
     }
   }

@@ -65,6 +65,12 @@ export interface ManagerOptions {
    * (started for them even without this option; its host and port are taken from here).
    */
   webhooks?: ManagerWebhookOptions;
+  /**
+   * Each reconcile of every controller published as an Event about the reconciled object (trigger,
+   * duration, result, requeue, writes; see ReconcileRecorder), at most `ratePerSecond` per controller
+   * (default 5, burst 20); false publishes none. On by default.
+   */
+  reconcileRecords?: false | { ratePerSecond?: number; burst?: number; instance?: string };
 }
 
 type ManagerState = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
@@ -101,6 +107,8 @@ export class Manager {
   private readonly elector: LeaderElector | undefined;
   /** The elector's own client, apart from the controllers' (client-go's leader elector runs on one of its own). */
   private readonly electionClient: Client | undefined;
+  /** The reconcile records' own client: their writes never wait in the controllers' rate limiter. */
+  private recordsClient: Client | undefined;
   private health: HealthServer | undefined;
   private state: ManagerState = 'new';
   private cacheReader: CacheReader | undefined;
@@ -158,6 +166,8 @@ export class Manager {
       rateLimiter: this.options.rateLimiter,
       concurrency: this.options.concurrency?.[name],
       readYourWritesTimeoutMs: this.options.readYourWritesTimeoutMs,
+      reconcileRecords: this.options.reconcileRecords,
+      recordsClient: this.options.reconcileRecords === false ? undefined : (this.recordsClient ??= this.newRecordsClient()),
     });
     this.controllers.push(controller);
     if (this.state === 'started') {
@@ -176,6 +186,10 @@ export class Manager {
       });
     }
     return controller;
+  }
+
+  private newRecordsClient(): Client {
+    return new Client(recordsClientConfig(this.options.clientConfig), { scheme: this.options.scheme });
   }
 
   /**
@@ -362,6 +376,7 @@ export class Manager {
     this.client.close();
     for (const client of this.otherClients) client.close();
     this.electionClient?.close();
+    this.recordsClient?.close();
   }
 
   /** Serialised, so a quick loss after a gain stops what the gain started. */
@@ -450,6 +465,11 @@ function leaderElected(added: AddedRunnable): boolean {
 }
 
 /** The manager's connection with `/leader-election` added to its user agent, as client-go names its elector's client. */
+/** The manager's connection with `/reconcile-records` added to its user agent, and a rate of its own. */
+function recordsClientConfig(config: ClientConfig): ClientConfig {
+  return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/reconcile-records` };
+}
+
 function leaderElectionClientConfig(config: ClientConfig): ClientConfig {
   return { ...config, userAgent: `${resolveClientConfig(config).userAgent}/leader-election` };
 }

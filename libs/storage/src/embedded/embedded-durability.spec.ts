@@ -9,7 +9,7 @@ import type { ContractTestObject } from '../testing/contract-suite';
 import { EmbeddedStorage } from './embedded-storage';
 
 const CHILD = join(__dirname, '..', 'testing', 'embedded-child.js');
-const BURST_PREFIX = '/registry/core/configmaps/burst/';
+const BURST_PREFIX = '/registry/configmaps/burst/';
 
 describe('embedded storage backend: durability and exclusive ownership of the data directory', () => {
   let dataDir: string;

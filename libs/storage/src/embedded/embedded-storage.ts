@@ -9,12 +9,14 @@ import { DEFAULT_TOO_LARGE_WAIT_MS, RevisionWaiter } from '../revision-waiter';
 import type {
   ChangeEvent,
   ChangeType,
+  CreateOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
   ListResult,
   Storage,
   StorageDeleteOptions,
+  StorageStats,
   StorageWatchOptions,
   StoredObject,
   TryUpdate,
@@ -24,7 +26,7 @@ import type {
 import { StorageError } from '../storage-error';
 import { decodeObject, encodeObjectForWrite, uidOf } from '../stored-value';
 import { DEFAULT_WATCH_BUFFER_LIMIT, WatchChannel } from '../watch-channel';
-import { SCHEMA_SQL, SCHEMA_VERSION, SQL } from './schema';
+import { INDEX_SQL, MIGRATIONS, SCHEMA_SQL, SCHEMA_VERSION, SQL } from './schema';
 
 export const EMBEDDED_DATABASE_FILE = 'store.sqlite';
 
@@ -67,6 +69,9 @@ interface HistoryRow {
 }
 
 const HISTORY_PAGE = 500;
+/** How often keys with a time to live are checked, and how many expire per check at most. */
+const EXPIRY_SWEEP_MS = 1_000;
+const EXPIRY_BATCH = 500;
 const NO_LIMIT = -1;
 
 /**
@@ -112,6 +117,7 @@ export class EmbeddedStorage implements Storage {
   private compacted: number;
   private closed = false;
   private compactionTimer: NodeJS.Timeout | undefined;
+  private readonly expiryTimer: NodeJS.Timeout;
   private revisionAtLastTick = 0;
 
   private constructor(db: Database.Database, options: EmbeddedStorageOptions) {
@@ -129,7 +135,7 @@ export class EmbeddedStorage implements Storage {
       for (const row of rows) {
         s.insertLog.run(row.revision, row.key, row.created ? 1 : 0, row.deleted ? 1 : 0, row.createRevision, row.prevRevision, row.value);
         if (row.deleted) s.deleteKv.run(row.key);
-        else s.upsertKv.run(row.key, row.revision);
+        else s.upsertKv.run(row.key, row.revision, row.expires);
       }
     });
     this.compactBatch = db.transaction((from: number, to: number) => {
@@ -143,6 +149,8 @@ export class EmbeddedStorage implements Storage {
       this.compactionTimer = setInterval(() => this.onCompactionTick(), options.compactionIntervalMs);
       this.compactionTimer.unref();
     }
+    this.expiryTimer = setInterval(() => this.expireKeys(), EXPIRY_SWEEP_MS);
+    this.expiryTimer.unref();
   }
 
   /** Opens (creating if needed) the store in `options.dataDir`; fails if another process holds it. */
@@ -166,8 +174,14 @@ export class EmbeddedStorage implements Storage {
       db.pragma('synchronous = FULL');
       db.exec('BEGIN IMMEDIATE');
       db.exec(SCHEMA_SQL);
+      let version = (db.prepare(SQL.meta).get('schema_version') as { value: number }).value;
+      while (version < SCHEMA_VERSION && MIGRATIONS[version] !== undefined) {
+        db.exec(MIGRATIONS[version]);
+        version += 1;
+        db.prepare(SQL.setSchemaVersion).run(version);
+      }
+      db.exec(INDEX_SQL);
       db.exec('COMMIT');
-      const version = (db.prepare(SQL.meta).get('schema_version') as { value: number }).value;
       if (version !== SCHEMA_VERSION) {
         throw new Error(`${file} has schema version ${version}; this build reads version ${SCHEMA_VERSION}`);
       }
@@ -186,12 +200,13 @@ export class EmbeddedStorage implements Storage {
     }
   }
 
-  async create<T extends StoredObject>(key: string, object: T): Promise<T> {
+  async create<T extends StoredObject>(key: string, object: T, options: CreateOptions = {}): Promise<T> {
     this.assertOpen();
     if (this.latestRow(key) !== undefined) throw StorageError.keyExists(key);
     const value = encodeObjectForWrite(key, object);
     const revision = this.lastAssigned + 1;
-    await this.commit({ revision, key, created: true, deleted: false, createRevision: revision, prevRevision: 0, value }, 'ADDED');
+    const expires = expiryOf(options.ttlSeconds);
+    await this.commit({ revision, key, created: true, deleted: false, createRevision: revision, prevRevision: 0, value, expires }, 'ADDED');
     return decodeObject<T>(value, revision);
   }
 
@@ -221,6 +236,7 @@ export class EmbeddedStorage implements Storage {
         createRevision: current.createRevision,
         prevRevision: current.revision,
         value,
+        expires: expiryOf(options.ttlSeconds),
       },
       'MODIFIED',
       current.value,
@@ -253,6 +269,7 @@ export class EmbeddedStorage implements Storage {
         createRevision: current.createRevision,
         prevRevision: current.revision,
         value: current.value,
+        expires: null,
       },
       'DELETED',
       current.value,
@@ -370,10 +387,18 @@ export class EmbeddedStorage implements Storage {
     this.run(() => this.db.prepare('SELECT 1').get());
   }
 
+  async stats(): Promise<StorageStats[]> {
+    this.assertOpen();
+    const pages = this.run(() => this.db.pragma('page_count', { simple: true }) as number);
+    const pageSize = this.run(() => this.db.pragma('page_size', { simple: true }) as number);
+    return [{ sizeBytes: pages * pageSize, clusterId: 'embedded' }];
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.compactionTimer !== undefined) clearInterval(this.compactionTimer);
+    clearInterval(this.expiryTimer);
     // Writes already accepted are committed (and answered) before the database closes.
     this.flush();
     for (const channel of [...this.channels]) channel.fail(StorageError.closed());
@@ -483,6 +508,23 @@ export class EmbeddedStorage implements Storage {
     });
   }
 
+  /**
+   * Deletes the keys whose time to live has passed, each at the version that expired: a write that
+   * got there first (and set a new TTL or none) keeps the key.
+   */
+  private expireKeys(): void {
+    if (this.closed) return;
+    let rows: Array<{ key: string; revision: number }>;
+    try {
+      rows = this.statements.expired.all(Date.now(), EXPIRY_BATCH) as Array<{ key: string; revision: number }>;
+    } catch {
+      return; // the next sweep tries again
+    }
+    for (const row of rows) {
+      this.deleteOnce(row.key, { resourceVersion: String(row.revision) }).catch(() => undefined);
+    }
+  }
+
   private onCompactionTick(): void {
     const target = this.revisionAtLastTick;
     this.revisionAtLastTick = this.revision;
@@ -522,6 +564,12 @@ interface LogWrite {
   createRevision: number;
   prevRevision: number;
   value: string;
+  /** When the key expires (ms since the epoch), or null for never. */
+  expires: number | null;
+}
+
+function expiryOf(ttlSeconds: number | undefined): number | null {
+  return ttlSeconds !== undefined && ttlSeconds > 0 ? Date.now() + ttlSeconds * 1000 : null;
 }
 
 function prepare(db: Database.Database) {
@@ -536,6 +584,7 @@ function prepare(db: Database.Database) {
     listCurrent: db.prepare(SQL.listCurrent),
     countCurrent: db.prepare(SQL.countCurrent),
     listAt: db.prepare(SQL.listAt),
+    expired: db.prepare(SQL.expired),
     history: db.prepare(SQL.history),
     compactSuperseded: db.prepare(SQL.compactSuperseded),
     compactDeletions: db.prepare(SQL.compactDeletions),

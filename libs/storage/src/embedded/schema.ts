@@ -8,7 +8,7 @@
  * `prev_revision` links a row to the key's previous live row (0 for a create); compaction follows these
  * links to drop superseded rows without scanning per key.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS log (
@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS log (
 CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision);
 CREATE TABLE IF NOT EXISTS kv (
   key TEXT PRIMARY KEY,
-  revision INTEGER NOT NULL
+  revision INTEGER NOT NULL,
+  expires INTEGER
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
@@ -34,6 +35,17 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'log', 1
   WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'log');
 `;
 
+/**
+ * Steps from each older schema version to the next, run in one transaction at open. Version 2: keys
+ * with a time to live (`kv.expires`, milliseconds since the epoch; NULL for none).
+ */
+export const MIGRATIONS: Readonly<Record<number, string>> = {
+  1: `ALTER TABLE kv ADD COLUMN expires INTEGER;`,
+};
+
+/** Indexes on columns that older versions lack: created once the migrations have run. */
+export const INDEX_SQL = `CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires) WHERE expires IS NOT NULL;`;
+
 export const SQL = {
   revision: `SELECT seq FROM sqlite_sequence WHERE name = 'log'`,
   meta: `SELECT value FROM meta WHERE name = ?`,
@@ -42,8 +54,10 @@ export const SQL = {
     FROM kv JOIN log l ON l.revision = kv.revision WHERE kv.key = ?`,
   insertLog: `INSERT INTO log (revision, key, created, deleted, create_revision, prev_revision, value)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  upsertKv: `INSERT INTO kv (key, revision) VALUES (?, ?)
-    ON CONFLICT (key) DO UPDATE SET revision = excluded.revision`,
+  upsertKv: `INSERT INTO kv (key, revision, expires) VALUES (?, ?, ?)
+    ON CONFLICT (key) DO UPDATE SET revision = excluded.revision, expires = excluded.expires`,
+  expired: `SELECT key, revision FROM kv WHERE expires IS NOT NULL AND expires <= ? ORDER BY expires LIMIT ?`,
+  setSchemaVersion: `UPDATE meta SET value = ? WHERE name = 'schema_version'`,
   deleteKv: `DELETE FROM kv WHERE key = ?`,
   listCurrent: `SELECT kv.key AS key, l.revision AS revision, l.value AS value
     FROM kv JOIN log l ON l.revision = kv.revision

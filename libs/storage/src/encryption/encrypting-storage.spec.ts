@@ -42,7 +42,7 @@ interface Secret extends StoredObject {
   data: Record<string, string>;
 }
 const secret = (name: string, value: string): Secret => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}` }, data: { password: value } });
-const secretKey = (name: string) => `/registry/core/secrets/ns/${name}`;
+const secretKey = (name: string) => `/registry/secrets/ns/${name}`;
 
 describe('encryptingStorage', () => {
   it.each([
@@ -53,12 +53,12 @@ describe('encryptingStorage', () => {
     const dir = tempDir();
     const inner = EmbeddedStorage.open({ dataDir: dir, compactionIntervalMs: 0 });
     const store = encryptingStorage(inner, config('secrets', provider, identity), '/registry');
-    const watcher = await store.watch<Secret>('/registry/core/secrets/');
+    const watcher = await store.watch<Secret>('/registry/secrets/');
     const created = await store.create(secretKey('a'), secret('a', 'plain-text-password-1'));
     expect(created.data.password).toBe('plain-text-password-1');
     expect((await store.get<Secret>(secretKey('a'))).data.password).toBe('plain-text-password-1');
-    expect((await store.list<Secret>('/registry/core/secrets/ns/')).items.map((s) => s.data.password)).toEqual(['plain-text-password-1']);
-    await store.create('/registry/core/configmaps/ns/c', { metadata: { uid: 'c' }, data: { v: 'visible-config-value' } });
+    expect((await store.list<Secret>('/registry/secrets/ns/')).items.map((s) => s.data.password)).toEqual(['plain-text-password-1']);
+    await store.create('/registry/configmaps/ns/c', { metadata: { uid: 'c' }, data: { v: 'visible-config-value' } });
     const raw = await inner.get<StoredObject & { encryptedData?: string }>(secretKey('a'));
     expect(raw.encryptedData).toMatch(/^k8s:enc:[a-z]+:v1:k1:/);
     for await (const event of watcher) {

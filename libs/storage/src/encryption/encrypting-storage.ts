@@ -1,5 +1,6 @@
-import { CORE_GROUP_SEGMENT } from '../keys';
+import { resourceOfKey } from '../keys';
 import type {
+  CreateOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
@@ -47,20 +48,36 @@ interface ResourceProviders {
  * provider of their rule and read by whichever provider's prefix the stored value carries, so a new key
  * listed first takes over writes while the old one still reads. Other resources pass through.
  */
-export function encryptingStorage(inner: Storage, config: EncryptionConfig, storePrefix: string): Storage {
+export function encryptingStorage(
+  inner: Storage,
+  config: EncryptionConfig,
+  storePrefix: string,
+  /** The group of a built-in resource (its key does not name it); the core group when unset. */
+  groupOf?: (resource: string) => string | undefined,
+  /** Whether a group is built in, to read keys of the earlier layout (see resourceOfKey). */
+  isBuiltInGroup?: (group: string) => boolean,
+): Storage {
   const prefix = storePrefix.endsWith('/') ? storePrefix : `${storePrefix}/`;
   const byResource = new Map<string, ResourceProviders | undefined>();
 
   const providersFor = (key: string): ResourceProviders | undefined => {
-    if (!key.startsWith(prefix)) return undefined;
-    const [groupSegment, resource] = key.slice(prefix.length).split('/', 2);
-    const id = `${groupSegment}/${resource}`;
+    const of = resourceOfKey(key, prefix, groupOf, isBuiltInGroup);
+    if (of === undefined) return undefined;
+    const id = `${of.group}/${of.resource}`;
     if (!byResource.has(id)) {
-      const group = groupSegment === CORE_GROUP_SEGMENT ? '' : groupSegment;
-      const rule = config.rules.find((r) => r.resources.some((pattern) => resourceMatches(pattern, group, resource)));
+      const rule = config.rules.find((r) => r.resources.some((pattern) => resourceMatches(pattern, of.group, of.resource)));
       byResource.set(id, rule && { writer: rule.providers[0], readers: rule.providers });
     }
     return byResource.get(id);
+  };
+
+  /** The key of a listed object, which the AEAD providers authenticate: a list item does not carry it. */
+  const keyOf = (listPrefix: string, item: StoredObject): string => {
+    const metadata = item.metadata as { name?: string; namespace?: string } | undefined;
+    // A list of one namespace names it in its prefix; a list of the whole resource does not.
+    const of = resourceOfKey(listPrefix, prefix, groupOf, isBuiltInGroup);
+    const namespace = listPrefix !== of?.resourcePrefix || !metadata?.namespace ? '' : `${metadata.namespace}/`;
+    return `${listPrefix}${namespace}${metadata?.name ?? ''}`;
   };
 
   const seal = <T extends StoredObject>(key: string, object: T): T => {
@@ -104,7 +121,7 @@ export function encryptingStorage(inner: Storage, config: EncryptionConfig, stor
     get backend() {
       return inner.backend;
     },
-    create: async <T extends StoredObject>(key: string, object: T) => read(key, await inner.create(key, seal(key, object))),
+    create: async <T extends StoredObject>(key: string, object: T, options?: CreateOptions) => read(key, await inner.create(key, seal(key, object), options)),
     get: async <T extends StoredObject>(key: string, options?: GetOptions) => read(key, await inner.get<T>(key, options)),
     update: async <T extends StoredObject>(key: string, object: T, options?: UpdateOptions) => read(key, await inner.update(key, seal(key, object), options)),
     guaranteedUpdate: async <T extends StoredObject>(key: string, tryUpdate: TryUpdate<T>, options?: GuaranteedUpdateOptions) => {
@@ -129,25 +146,18 @@ export function encryptingStorage(inner: Storage, config: EncryptionConfig, stor
     },
     list: async <T extends StoredObject>(listPrefix: string, options?: ListOptions): Promise<ListResult<T>> => {
       const result = await inner.list<T>(listPrefix, options);
-      return { ...result, items: result.items.map((item) => read(keyOf(prefix, listPrefix, item), item)) };
+      return { ...result, items: result.items.map((item) => read(keyOf(listPrefix, item), item)) };
     },
     count: (countPrefix) => inner.count(countPrefix),
     watch: async <T extends StoredObject>(watchPrefix: string, options?: StorageWatchOptions) =>
       decryptingWatcher(await inner.watch<T>(watchPrefix, options), read),
-    currentRevision: () => inner.currentRevision(),
-    compactedRevision: () => inner.compactedRevision(),
+    currentRevision: (keyPrefix) => inner.currentRevision(keyPrefix),
+    compactedRevision: (keyPrefix) => inner.compactedRevision(keyPrefix),
     compact: (revision) => inner.compact(revision),
     healthCheck: (timeoutMs) => inner.healthCheck(timeoutMs),
+    stats: () => inner.stats(),
     close: () => inner.close(),
   };
-}
-
-/** The key of a listed object, which the AEAD providers authenticate: a list item does not carry it. */
-function keyOf(prefix: string, listPrefix: string, item: StoredObject): string {
-  const metadata = item.metadata as { name?: string; namespace?: string } | undefined;
-  const resourcePath = listPrefix.slice(0, prefix.length) + listPrefix.slice(prefix.length).split('/', 2).join('/');
-  const namespace = metadata?.namespace ? `${metadata.namespace}/` : '';
-  return `${resourcePath}/${namespace}${metadata?.name ?? ''}`;
 }
 
 function decryptingWatcher<T extends StoredObject>(inner: Watcher<T>, read: <U extends StoredObject>(key: string, stored: U) => U): Watcher<T> {

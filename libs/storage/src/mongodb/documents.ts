@@ -14,6 +14,8 @@ export interface KvDocument {
   rev: number;
   createRev: number;
   value: string;
+  /** When the key expires (ms since the epoch); absent for never. */
+  expiresAt?: number;
 }
 
 /**

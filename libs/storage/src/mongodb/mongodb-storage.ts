@@ -7,12 +7,14 @@ import { checkPreconditions, guaranteedUpdate, validatedDelete } from '../guaran
 import { keyAfter, prefixRange } from '../keys';
 import { DEFAULT_TOO_LARGE_WAIT_MS, RevisionWaiter } from '../revision-waiter';
 import type {
+  CreateOptions,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
   ListResult,
   Storage,
   StorageDeleteOptions,
+  StorageStats,
   StorageWatchOptions,
   StoredObject,
   TryUpdate,
@@ -50,6 +52,9 @@ export interface MongoStorageOptions {
 const MAJORITY = { readConcern: { level: 'majority' } } as const;
 const HISTORY_PAGE = 500;
 const COMPACTION_BATCH = 500;
+/** How often keys with a time to live are checked, and how many expire per check at most. */
+const EXPIRY_SWEEP_MS = 1_000;
+const EXPIRY_BATCH = 500;
 const DEFAULT_DATABASE = 'svc';
 
 interface KeyedRow {
@@ -105,11 +110,13 @@ export class MongoStorage implements Storage {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private compactionTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private sweeping = false;
   private revisionAtLastTick = 0;
 
   private constructor(
     private readonly client: MongoClient,
-    db: Db,
+    private readonly db: Db,
     private readonly options: MongoStorageOptions,
   ) {
     this.meta = db.collection<MetaDocument>(COLLECTIONS.meta);
@@ -164,14 +171,15 @@ export class MongoStorage implements Storage {
     }
   }
 
-  async create<T extends StoredObject>(key: string, object: T): Promise<T> {
+  async create<T extends StoredObject>(key: string, object: T, options: CreateOptions = {}): Promise<T> {
     const value = encodeObjectForWrite(key, object);
+    const expiry = expiryOf(options.ttlSeconds);
     const revision = await this.write(async (session) => {
       if ((await this.kv.findOne({ _id: key }, { session, projection: { _id: 1 } })) !== null) {
         throw StorageError.keyExists(key);
       }
       const rev = await this.nextRevision(session);
-      await this.kv.insertOne({ _id: key, rev, createRev: rev, value }, { session });
+      await this.kv.insertOne({ _id: key, rev, createRev: rev, value, ...expiry }, { session });
       await this.log.insertOne({ _id: rev, key, created: true, deleted: false, createRev: rev, prevRev: 0, value }, { session });
       return rev;
     });
@@ -187,10 +195,12 @@ export class MongoStorage implements Storage {
 
   async update<T extends StoredObject>(key: string, object: T, options: UpdateOptions = {}): Promise<T> {
     const value = encodeObjectForWrite(key, object);
+    const expiry = expiryOf(options.ttlSeconds);
     const revision = await this.write(async (session) => {
       const current = await this.currentDoc(session, key, options.preconditions);
       const rev = await this.nextRevision(session);
-      await this.kv.replaceOne({ _id: key }, { rev, createRev: current.createRev, value }, { session });
+      // A replacement without expiresAt drops the old one: a write without a TTL keeps the key.
+      await this.kv.replaceOne({ _id: key }, { rev, createRev: current.createRev, value, ...expiry }, { session });
       await this.log.insertOne(
         { _id: rev, key, created: false, deleted: false, createRev: current.createRev, prevRev: current.rev, value, prevValue: current.value },
         { session },
@@ -349,10 +359,17 @@ export class MongoStorage implements Storage {
     }
   }
 
+  async stats(): Promise<StorageStats[]> {
+    this.assertOpen();
+    const stats = (await this.read(() => this.db.command({ dbStats: 1 }))) as { dataSize?: number; indexSize?: number };
+    return [{ sizeBytes: Number(stats.dataSize ?? 0) + Number(stats.indexSize ?? 0), clusterId: this.db.databaseName }];
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.compactionTimer !== undefined) clearInterval(this.compactionTimer);
+    if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     for (const channel of [...this.channels]) channel.fail(StorageError.closed());
     this.waiter.notify();
     await this.feed.close();
@@ -370,10 +387,13 @@ export class MongoStorage implements Storage {
       });
     }
     await this.log.createIndex({ key: 1, _id: -1 }, { name: 'key_revision' });
+    await this.kv.createIndex({ expiresAt: 1 }, { name: 'expires_at', sparse: true });
     // A fresh store is at revision 1, so no object ever carries resourceVersion "0".
     await this.initMeta('revision', Long.fromNumber(1));
     await this.initMeta('compaction', Long.fromNumber(0));
     await this.feed.start();
+    this.expiryTimer = setInterval(() => void this.expireKeys(), EXPIRY_SWEEP_MS);
+    this.expiryTimer.unref();
     if (this.options.compactionIntervalMs > 0) {
       this.compactionTimer = setInterval(() => this.onCompactionTick(), this.options.compactionIntervalMs);
       this.compactionTimer.unref();
@@ -522,6 +542,26 @@ export class MongoStorage implements Storage {
     }
   }
 
+  /**
+   * Deletes the keys whose time to live has passed, each at the version that expired (so a write that
+   * got there first keeps the key). Every API server on the database sweeps; the first delete of a
+   * key wins and the others fail their precondition, which is ignored.
+   */
+  private async expireKeys(): Promise<void> {
+    if (this.closed || this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const due = await this.kv.find({ expiresAt: { $lte: Date.now() } }, { projection: { _id: 1, rev: 1 }, limit: EXPIRY_BATCH, ...MAJORITY }).toArray();
+      for (const doc of due) {
+        await this.deleteOnce(doc._id, { resourceVersion: String(doc.rev) }).catch(() => undefined);
+      }
+    } catch {
+      // the next sweep tries again
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
   private onCompactionTick(): void {
     void (async () => {
       const current = await this.currentRevision();
@@ -536,6 +576,10 @@ export class MongoStorage implements Storage {
   private assertOpen(): void {
     if (this.closed) throw StorageError.closed();
   }
+}
+
+function expiryOf(ttlSeconds: number | undefined): { expiresAt?: number } {
+  return ttlSeconds !== undefined && ttlSeconds > 0 ? { expiresAt: Date.now() + ttlSeconds * 1000 } : {};
 }
 
 function tlsOptions(options: MongoStorageOptions): MongoClientOptions {

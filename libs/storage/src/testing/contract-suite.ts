@@ -1,3 +1,6 @@
+// The suite is written for Jest's globals; the testing kit is also compiled with the benchmarks (which
+// start etcd clusters through it), whose build has no test runner's types, so they are named here.
+/// <reference types="jest" />
 import type { ChangeEvent, Storage, StoredObject, StorageWatchEvent, Watcher } from '../storage';
 import type { StorageErrorCode } from '../storage-error';
 
@@ -208,7 +211,7 @@ export function describeStorageContract(title: string, harness: StorageContractH
         const store = await open();
         for (const name of ['c', 'a', 'b']) await store.create(key(name), configMap(name));
         await store.create(key('a', 'other'), configMap('a'));
-        await store.create('/registry/core/configmaps/ns1x/z', configMap('z'));
+        await store.create('/registry/configmaps/ns1x/z', configMap('z'));
         const result = await store.list<ContractTestObject>(prefix());
         expect(result.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
         expect(result.revision).toBe(await store.currentRevision());
@@ -479,6 +482,30 @@ export function describeStorageContract(title: string, harness: StorageContractH
       });
     });
 
+    describe('keys with a time to live', () => {
+      test('a key written with a TTL is deleted when it expires (a DELETED event); a later write without one keeps it', async () => {
+        const store = await open();
+        const watcher = await store.watch<ContractTestObject>(prefix());
+        const started = Date.now();
+        await store.create(key('short'), configMap('short', { v: '1' }), { ttlSeconds: 1 });
+        await store.create(key('kept'), configMap('kept', { v: '1' }), { ttlSeconds: 1 });
+        const renewed = await store.guaranteedUpdate<ContractTestObject>(key('renewed'), () => configMap('renewed'), { ignoreNotFound: true, ttlSeconds: 1 });
+        await store.update(key('kept'), configMap('kept', { v: '2' }));
+        expect((await store.get<ContractTestObject>(key('short'))).data).toEqual({ v: '1' });
+        const events = (await take(watcher, 6, false, 15_000)) as Array<ChangeEvent<ContractTestObject>>;
+        expect(events.slice(0, 4).map(describeEvent)).toEqual(['ADDED short', 'ADDED kept', 'ADDED renewed', 'MODIFIED kept']);
+        expect(events.slice(4).map(describeEvent).sort()).toEqual(['DELETED renewed', 'DELETED short']);
+        // Never before the time to live.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+        const deleted = events.find((e) => e.key === key('short')) as ChangeEvent<ContractTestObject>;
+        expect(deleted.object.data).toEqual({ v: '1' });
+        await expectCode(store.get(key('short')), 'KeyNotFound');
+        await expectCode(store.get(key(renewed.metadata.name)), 'KeyNotFound');
+        expect((await store.get<ContractTestObject>(key('kept'))).data).toEqual({ v: '2' });
+        expect((await store.list(prefix())).items).toHaveLength(1);
+      }, 20_000);
+    });
+
     describe('lifecycle', () => {
       test('health check passes on an open store', async () => {
         const store = await open();
@@ -502,11 +529,11 @@ export function describeStorageContract(title: string, harness: StorageContractH
 export const NAMESPACE = 'ns1';
 
 export function key(name: string, namespace = NAMESPACE): string {
-  return `/registry/core/configmaps/${namespace}/${name}`;
+  return `/registry/configmaps/${namespace}/${name}`;
 }
 
 export function prefix(namespace = NAMESPACE): string {
-  return `/registry/core/configmaps/${namespace}/`;
+  return `/registry/configmaps/${namespace}/`;
 }
 
 export function configMap(name: string, data?: Record<string, string>, uid?: string): ContractTestObject {

@@ -19,11 +19,11 @@ async function burst() {
   print(`ready ${await store.currentRevision()}`);
   const stopAt = Date.now() + 60_000;
   for (let i = 0; Date.now() < stopAt; i++) {
-    const key = `/registry/core/configmaps/burst/k${i}`;
+    const key = `/registry/configmaps/burst/k${i}`;
     const created = await store.create(key, { kind: 'ConfigMap', metadata: { name: `k${i}` }, data: { i: String(i) } });
     print(`ADDED ${key} ${created.metadata.resourceVersion}`);
     if (i > 0 && i % 4 === 0) {
-      const previous = `/registry/core/configmaps/burst/k${i - 1}`;
+      const previous = `/registry/configmaps/burst/k${i - 1}`;
       const updated = await store.update(previous, { kind: 'ConfigMap', metadata: { name: `k${i - 1}` }, data: { i: 'updated' } });
       print(`MODIFIED ${previous} ${updated.metadata.resourceVersion}`);
     }

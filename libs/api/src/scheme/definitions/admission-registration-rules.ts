@@ -1,5 +1,5 @@
 import { isValidPortNum } from '@svc/machinery';
-import { compileCel } from '../../cel/cel-environment';
+import { matchConditionErrors, policyExpressionErrors, WEBHOOK_CONDITION_ENVIRONMENT } from '../../cel/cel-admission-environment';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from '../../kinds/admissionregistration/validating-admission-policy';
 import type { MutatingWebhookConfiguration, WebhookClientConfig } from '../../kinds/admissionregistration/webhook-configuration';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
@@ -10,7 +10,6 @@ import { as } from './define-kind';
 const REVIEW_VERSIONS = ['v1'];
 /** Kubernetes' admissionregistration/v1 takes only webhooks that say they have no side effects (or none on dry runs). */
 const SIDE_EFFECTS_V1 = ['None', 'NoneOnDryRun'];
-const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables'];
 
 function clientConfigErrors(config: WebhookClientConfig | undefined, path: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -68,25 +67,15 @@ export function validateWebhookConfiguration(obj: ApiObject): FieldError[] {
       );
     }
     errors.push(...clientConfigErrors(webhook.clientConfig, `${at}.clientConfig`));
+    errors.push(...matchConditionErrors(webhook.matchConditions, `${at}.matchConditions`, WEBHOOK_CONDITION_ENVIRONMENT));
   });
   return errors;
 }
 
-/** A policy's expressions must compile (Kubernetes reports them through status.typeChecking; refusing is clearer here). */
+/** A policy's expressions must compile against the declarations Kubernetes gives them, with cel-go's messages. */
 export function validateAdmissionPolicy(obj: ApiObject): FieldError[] {
-  const errors: FieldError[] = [];
   const spec = as<ValidatingAdmissionPolicy>(obj).spec;
-  (spec?.validations ?? []).forEach((v, i) => {
-    for (const field of ['expression', 'messageExpression'] as const) {
-      const source = v[field];
-      if (typeof source !== 'string') continue;
-      try {
-        compileCel(source, POLICY_VARIABLES);
-      } catch (error) {
-        errors.push(fieldErrors.invalid(`spec.validations[${i}].${field}`, source, (error as Error).message));
-      }
-    }
-  });
+  const errors: FieldError[] = spec === undefined ? [] : policyExpressionErrors(spec);
   if (spec !== undefined && spec.matchConstraints?.resourceRules === undefined) errors.push(fieldErrors.required('spec.matchConstraints.resourceRules', ''));
   return errors;
 }
