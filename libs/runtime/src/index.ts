@@ -35,6 +35,8 @@ export type { MetaObject } from './helpers/object-shape';
 export * from './helpers/finalizers';
 export * from './helpers/owner-references';
 export * from './helpers/update-status';
+export * from './helpers/conditions';
+export * from './helpers/create-or-update';
 export * from './helpers/event-recorder';
 export { informerForResource } from './controller/informer-for-resource';
 export * from './resources/define-resource';
@@ -49,3 +51,4 @@ export {
   type WebhookService,
 } from './webhooks/webhook-server';
 export { exitOnSignals } from './manager/exit-on-signals';
+export { parseBindAddress } from './manager/bind-address';

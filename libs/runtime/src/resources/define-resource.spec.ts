@@ -71,6 +71,7 @@ describe('defineResource', () => {
   it('makes the CustomResourceDefinition: names, versions, schema, subresources and columns, as YAML too', () => {
     const crd = greetings.crd();
     expect(crd.metadata?.name).toBe('greetings.demo.svc.io');
+    expect(crd.apiVersion).toBe('apiextensions.k8s.io/v1');
     expect(crd.spec.names).toEqual({ plural: 'greetings', singular: 'greeting', kind: 'Greeting', listKind: 'GreetingList', shortNames: ['gr'] });
     expect(crd.spec.versions).toHaveLength(1);
     const [v1] = crd.spec.versions;

@@ -1,6 +1,7 @@
 import { type Static, type TSchema } from '@sinclair/typebox';
 import {
   kindFromCrd,
+  withKubernetesMarkers,
   type CustomResourceColumnDefinition,
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
@@ -103,9 +104,12 @@ export interface DefinedResource<V extends Record<string, ResourceVersionDefinit
   convert(object: ResourceObject, apiVersion: string): ResourceObject;
 }
 
-/** The schema as plain JSON: TypeBox's symbols and functions dropped, as the CRD carries it. */
+/**
+ * The schema as plain JSON, as a CRD carries it to any Kubernetes cluster: TypeBox's symbols and
+ * functions dropped, the schema builders' markers (`ListMap`, `FreeForm`, ...) spelled as Kubernetes'.
+ */
 function plainSchema(schema: TSchema): JsonSchema {
-  return JSON.parse(JSON.stringify(schema)) as JsonSchema;
+  return withKubernetesMarkers(JSON.parse(JSON.stringify(schema)) as JsonSchema);
 }
 
 /**
@@ -145,7 +149,7 @@ export function defineResource<const V extends Record<string, ResourceVersionDef
     return out;
   };
   const crd = (): CustomResourceDefinition => ({
-    apiVersion: 'apiextensions.svc.io/v1',
+    apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name },
     spec: {
