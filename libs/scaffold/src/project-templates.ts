@@ -256,12 +256,22 @@ function mainFile(s: ProjectSettings): string {
   return `import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { loadClientConfig } from '@svc/client';
-import { createManager } from '@svc/runtime';
+import { createManager, parseBindAddress } from '@svc/runtime';
 import { ${n.camel}Type } from './${n.file}';
 import { ${s.kind}Reconciler } from './${n.file}-reconciler';
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { kubeconfig: { type: 'string' }, 'print-crd': { type: 'boolean' }, 'leader-elect': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      kubeconfig: { type: 'string' },
+      'print-crd': { type: 'boolean' },
+      'leader-elect': { type: 'boolean' },
+      // /healthz, /readyz and /metrics: every address by default (the kubelet probes the pod's IP);
+      // 127.0.0.1:0 for a second local instance, 0 for none.
+      'health-probe-bind-address': { type: 'string', default: ':8081' },
+    },
+  });
   if (values['print-crd']) {
     process.stdout.write(${n.camel}Type.yaml());
     return;
@@ -273,11 +283,12 @@ async function main(argv: string[]): Promise<void> {
     reconcilers: [${s.kind}Reconciler],
     // Applied (and waited for) before the manager starts watching.
     resources: [${n.camel}Type],
-    http: { port: 8081 },
+    http: parseBindAddress(values['health-probe-bind-address']),
     leaderElection: { leaderElect: values['leader-elect'] ?? false, resourceName: '${s.name}', resourceNamespace: process.env.POD_NAMESPACE ?? 'default' },
   });
   await manager.start();
-  console.log('${s.name}: reconciling ${n.plural}.${s.group}');
+  console.log('${s.name}: started' + (manager.port !== undefined ? ', probes and metrics on port ' + manager.port : ''));
+  void manager.elected.then(() => console.log('${s.name}: leading, reconciling ${n.plural}.${s.group}'));
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

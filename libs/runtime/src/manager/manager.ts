@@ -6,7 +6,7 @@ import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader
 import { prepareCaches } from '../reconcile/cache-declarations';
 import { getRunnableOptions, type Runnable, type RunnableOptions } from '../decorators/runnable.decorator';
 import { informerForResource } from '../controller/informer-for-resource';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
 import { Controller, consoleControllerLogger, type ControllerLogger } from '../controller/controller';
 import { TrackingClient } from '../controller/tracking-client';
@@ -43,6 +43,13 @@ export interface ManagerOptions {
   cacheSyncTimeoutMs?: number;
   /** Metrics registry; a new one by default. */
   registry?: Registry;
+  /**
+   * The process and Node.js runtime metrics of prom-client (`process_cpu_seconds_total`,
+   * `process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`, heap and GC, ...) in the
+   * registry, as every Kubernetes component exposes its process's. On by default when `http`
+   * serves `/metrics`; left alone when the registry given already has them.
+   */
+  processMetrics?: boolean;
   logger?: ControllerLogger;
   /** Per-key retry backoff of every controller; client-go's default controller limiter when absent. */
   rateLimiter?: () => RateLimiter<string>;
@@ -121,6 +128,15 @@ export class Manager {
   webhookPort: number | undefined;
   /** Informers that existed when start began: until they have synced, the process is not ready. */
   private startedInformers = new Set<string>();
+  private markElected: () => void = () => undefined;
+  /**
+   * Resolves once this process leads (at once after start without leader election), as
+   * controller-runtime's `Elected()`: the moment work that must run on one replica only may begin.
+   * It never resolves in a standby that stops without having led.
+   */
+  readonly elected: Promise<void> = new Promise<void>((resolve) => (this.markElected = resolve));
+  /** `leader_election_master_status{name}`: 1 while this process leads, as client-go reports it. */
+  private readonly leaderGauge: Gauge | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     this.registry = options.registry ?? new Registry();
@@ -128,8 +144,20 @@ export class Manager {
     this.client = new TrackingClient(options.clientConfig, this.tracker, { scheme: options.scheme });
     this.informers = new SharedInformerFactory(options.informers);
     registerInformerMetrics(this.registry, this.informers);
+    if ((options.processMetrics ?? options.http !== undefined) && !this.registry.getSingleMetric('process_cpu_user_seconds_total')) {
+      collectDefaultMetrics({ register: this.registry });
+    }
     const le = options.leaderElection;
     if (le && le.leaderElect !== false) {
+      this.leaderGauge =
+        (this.registry.getSingleMetric('leader_election_master_status') as Gauge | undefined) ??
+        new Gauge({
+          name: 'leader_election_master_status',
+          help: 'Gauge of whether this process is the leader of the named lease: 1 leading, 0 not.',
+          labelNames: ['name'],
+          registers: [this.registry],
+        });
+      this.leaderGauge.set({ name: le.resourceName }, 0);
       const { clientConfig, identity, ...election } = le;
       const config: LeaderElectionConfig = { ...DEFAULT_LEADER_ELECTION, ...election };
       this.electionClient = new Client(clientConfig ?? leaderElectionClientConfig(options.clientConfig), { scheme: options.scheme });
@@ -283,6 +311,14 @@ export class Manager {
     return this.leading;
   }
 
+  /**
+   * The identity of the lease's holder as last seen (this process's own while it leads); undefined
+   * without leader election or before the lease was first read.
+   */
+  leader(): string | undefined {
+    return this.elector?.leader() || undefined;
+  }
+
   /** The port `/healthz`, `/readyz` and `/metrics` are served on. */
   get port(): number | undefined {
     return this.httpPort;
@@ -384,7 +420,10 @@ export class Manager {
     this.leadership = this.leadership.then(async () => {
       if (leading === this.leading) return;
       this.leading = leading;
+      const le = this.options.leaderElection;
+      if (le) this.leaderGauge?.set({ name: le.resourceName }, leading ? 1 : 0);
       if (leading) {
+        this.markElected();
         this.startWebhookInstall();
         for (const controller of this.controllers) controller.start();
         for (const added of this.runnables) if (leaderElected(added)) this.startRunnable(added);
