@@ -50,7 +50,8 @@ export class ServedGroupNames {
       () => void (this.names = 'spec'),
     );
     await this.learning;
-    return this.names === 'kubernetes';
+    // Read through the getter: the learning above changed the field since the check at the top.
+    return this.kubernetes;
   }
 }
 
