@@ -344,7 +344,7 @@ export class Manager {
     if (this.options.webhooks || conversions.length > 0) {
       const { handlers = [], name = 'svc-operator', ...rest } = this.options.webhooks ?? {};
       const withHooks = [...handlers, ...this.controllers.map((c) => c.reconciler).filter((r) => admissionHooksOf(r).length > 0)];
-      this.webhooks = new WebhookServer(this.client, { ...rest, name, handlers: [...new Set(withHooks)], conversions });
+      this.webhooks = new WebhookServer(this.client, { logger: this.logger, ...rest, name, handlers: [...new Set(withHooks)], conversions });
       try {
         this.webhookPort = await this.webhooks.start();
         if (!this.webhooks.servesReplicas) {

@@ -1,13 +1,19 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
-import { errorMessage, isAlreadyExists, isNotFound, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
+import { errorMessage, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { compare } from 'fast-json-patch';
-import { generate } from 'selfsigned';
 import { resolveResource } from '../reconcile/resource-ref';
 import type { ResourceObject } from '../resources/define-resource';
+import {
+  DEFAULT_CERTIFICATE_ROTATION,
+  fileCertificate,
+  secretCertificate,
+  selfSignedCertificate,
+  type CertificateRotation,
+  type ServingCertificate,
+} from './serving-certificate';
 import { admissionHooksOf, type AdmissionHook, type AdmissionInput, type WebhookOperation, type ValidationVerdict } from './admission-decorators';
 
 /** Where the manager serves its admission webhooks. */
@@ -36,6 +42,14 @@ export interface WebhookServerOptions {
    * none, read by the others), or mounted files (cert-manager's `tls.crt`, `tls.key`, `ca.crt`).
    */
   certificate?: WebhookCertificate;
+  /**
+   * With a `service`: how often the certificate is read again (mounted files reloaded when they
+   * change, the Secret's certificate taken up when another replica renewed it) and when the Secret's
+   * serving certificate is renewed; see CertificateRotation.
+   */
+  rotation?: Partial<CertificateRotation>;
+  /** Where a failed certificate check or re-install is told; the manager passes its logger. */
+  logger?: { info(message: string): void; error(message: string, error?: unknown): void };
 }
 
 /** The Service in front of the replicas' webhook servers. */
@@ -64,69 +78,6 @@ export type ManagerWebhookOptions = Omit<WebhookServerOptions, 'name'> & { name?
 
 interface ServerSettings extends WebhookServerOptions {
   handlers: readonly object[];
-}
-
-/** The PEMs a webhook server serves with, and the bundle the API server trusts them by. */
-interface ServingCertificate {
-  cert: string;
-  key: string;
-  ca: string;
-}
-
-/** A self-signed certificate for these names is its own trust anchor, so its caBundle is itself. */
-async function selfSignedCertificate(names: readonly string[]): Promise<ServingCertificate> {
-  const isIp = (name: string) => /^[\d.]+$/.test(name) || name.includes(':');
-  const pems = await generate([{ name: 'commonName', value: names[0] }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: names.map((n) => (isIp(n) ? { type: 7 as const, ip: n } : { type: 2 as const, value: n })) }],
-  });
-  return { cert: pems.cert, key: pems.private, ca: pems.cert };
-}
-
-/**
- * The certificate every replica behind `service` serves: read from the Secret, or made and stored
- * there by the first replica to find none (a replica that loses the race to create it reads the
- * winner's).
- */
-async function secretCertificate(client: Client, secret: { namespace: string; name: string }, service: WebhookService): Promise<ServingCertificate> {
-  const secrets = client.resource(BUILTIN_RESOURCES.secrets).inNamespace(secret.namespace);
-  const decode = (value: string | undefined) => (value === undefined ? '' : Buffer.from(value, 'base64').toString('utf8'));
-  const read = async (): Promise<ServingCertificate | undefined> => {
-    try {
-      const found = await secrets.get(secret.name);
-      const pair = {
-        cert: decode(found.data?.['tls.crt']),
-        key: decode(found.data?.['tls.key']),
-        ca: decode(found.data?.['ca.crt'] ?? found.data?.['tls.crt']),
-      };
-      return pair.cert && pair.key ? pair : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  };
-  const existing = await read();
-  if (existing) return existing;
-  const made = await selfSignedCertificate(serviceNames(service));
-  const encode = (text: string) => Buffer.from(text).toString('base64');
-  try {
-    await secrets.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: secret.name, namespace: secret.namespace },
-      type: 'kubernetes.io/tls',
-      data: { 'tls.crt': encode(made.cert), 'tls.key': encode(made.key), 'ca.crt': encode(made.ca) },
-    });
-    return made;
-  } catch (error) {
-    if (!isAlreadyExists(error)) throw error;
-    const raced = await read();
-    if (!raced) throw new Error(`secret ${secret.namespace}/${secret.name} holds no tls.crt and tls.key`, { cause: error });
-    return raced;
-  }
 }
 
 /** The names the API server checks a service's webhook certificate against. */
@@ -173,6 +124,9 @@ export class WebhookServer {
   private caBundle = '';
   private hostPort = '';
   private installed = false;
+  private serving: ServingCertificate | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: Client,
@@ -200,6 +154,7 @@ export class WebhookServer {
   async start(): Promise<number> {
     const host = this.options.host ?? '127.0.0.1';
     const certificate = await this.servingCertificate(host);
+    this.serving = certificate;
     this.caBundle = Buffer.from(certificate.ca).toString('base64');
     const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
       const served = this.served.find((s) => s.path === req.url);
@@ -232,19 +187,60 @@ export class WebhookServer {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.options.port ?? 0, host, resolve));
     const port = (server.address() as AddressInfo).port;
     this.hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    if (this.options.service) {
+      const timer = setInterval(() => {
+        this.refreshing = this.refreshing.then(() => this.refreshCertificate());
+      }, this.rotation.checkIntervalMs);
+      timer.unref();
+      this.refreshTimer = timer;
+    }
     return port;
+  }
+
+  private get rotation(): CertificateRotation {
+    return { ...DEFAULT_CERTIFICATE_ROTATION, ...this.options.rotation };
   }
 
   private servingCertificate(host: string): Promise<ServingCertificate> {
     const { service, certificate } = this.options;
     if (!service) return selfSignedCertificate([host]);
-    if (certificate && 'certFile' in certificate) {
-      const cert = readFileSync(certificate.certFile, 'utf8');
-      const key = readFileSync(certificate.keyFile, 'utf8');
-      return Promise.resolve({ cert, key, ca: certificate.caFile ? readFileSync(certificate.caFile, 'utf8') : cert });
-    }
+    if (certificate && 'certFile' in certificate) return Promise.resolve(fileCertificate(certificate));
     const secret = certificate?.secret ?? { namespace: service.namespace, name: `${this.options.name}-webhook-certificate` };
-    return secretCertificate(this.client, secret, service);
+    return secretCertificate(this.client, secret, serviceNames(service), this.rotation);
+  }
+
+  /**
+   * Reads the certificate again (controller-runtime's certwatcher, cert-controller's rotator): a new
+   * pair is served from the next connection on, without a restart; a new CA becomes the caBundle, and
+   * the configurations this process installed are installed again with it. A failed read keeps the
+   * pair in use.
+   */
+  private async refreshCertificate(): Promise<void> {
+    const server = this.server;
+    const previous = this.serving;
+    if (!server || !previous) return;
+    let next: ServingCertificate;
+    try {
+      next = await this.servingCertificate(this.options.host ?? '127.0.0.1');
+    } catch (error) {
+      this.options.logger?.error('the webhook serving certificate could not be read; the one in use stays', error);
+      return;
+    }
+    if (this.server !== server) return;
+    if (next.cert !== previous.cert || next.key !== previous.key) {
+      server.setSecureContext({ cert: next.cert, key: next.key });
+      this.options.logger?.info('webhook serving certificate reloaded');
+    }
+    this.serving = next;
+    if (next.ca === previous.ca) return;
+    this.caBundle = Buffer.from(next.ca).toString('base64');
+    if (!this.installed) return;
+    try {
+      await this.install();
+      this.options.logger?.info('webhook configurations installed again with the new caBundle');
+    } catch (error) {
+      this.options.logger?.error('webhook configurations could not be installed with the new caBundle', error);
+    }
   }
 
   /** Where a path of this server is reached: the Service's reference, or this process's URL in development mode. */
@@ -279,6 +275,8 @@ export class WebhookServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    clearInterval(this.refreshTimer);
+    await this.refreshing;
     if (!this.options.service && this.installed) await this.uninstallOwn();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
