@@ -5,6 +5,7 @@ export * from './reconcile/terminal-error';
 export * from './reconcile/trigger';
 export * from './reconcile/cache-reader';
 export * from './reconcile/cache-declarations';
+export type { WriteDeclarations } from './reconcile/write-declarations';
 export * from './reconcile/resource-ref';
 export * from './decorators/reconciler.decorator';
 export * from './decorators/runnable.decorator';
@@ -50,5 +51,8 @@ export {
   type WebhookServerOptions,
   type WebhookService,
 } from './webhooks/webhook-server';
+export { DEFAULT_CERTIFICATE_ROTATION, type CertificateRotation } from './webhooks/serving-certificate';
 export { exitOnSignals } from './manager/exit-on-signals';
 export { parseBindAddress } from './manager/bind-address';
+export * from './manifests/rbac-rules';
+export * from './manifests/operator-manifests';
