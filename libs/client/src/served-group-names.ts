@@ -55,6 +55,15 @@ export class ServedGroupNames {
   }
 }
 
+/**
+ * A group as any Kubernetes cluster names it: a built-in group the specification calls `*.svc.io`
+ * under its `*.k8s.io` name, any other group (`apps`, a custom resource's) as it is. For what is
+ * written for other clusters: RBAC rules, webhook rules, manifests.
+ */
+export function kubernetesGroupOf(group: string): string {
+  return builtinSpecGroups().has(group) ? kubernetesGroupName(group)! : group;
+}
+
 let specGroups: ReadonlySet<string> | undefined;
 
 /** The built-in groups named `*.svc.io` that have a Kubernetes twin (not a custom resource's group). */

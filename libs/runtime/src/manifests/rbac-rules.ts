@@ -1,6 +1,5 @@
 import { builtinScheme, type PolicyRule, type Scheme } from '@svc/api';
-import type { ResourceInfo } from '@svc/client';
-import { kubernetesGroupName } from '@svc/machinery';
+import { kubernetesGroupOf, type ResourceInfo } from '@svc/client';
 import { getReconcilerOptions } from '../decorators/reconciler.decorator';
 import { getRunnableOptions } from '../decorators/runnable.decorator';
 import type { CachedResource } from '../reconcile/cache-declarations';
@@ -102,8 +101,7 @@ class RuleSet {
 
   add(info: ResourceInfo, verbs: readonly string[], subresource?: string): void {
     // A built-in group under the specification's name is granted under Kubernetes' (what any cluster checks).
-    const group = builtinScheme().registeredGroup(info.group) === info.group ? (kubernetesGroupName(info.group) ?? info.group) : info.group;
-    this.addRule(group, subresource ? `${info.resource}/${subresource}` : info.resource, verbs);
+    this.addRule(kubernetesGroupOf(info.group), subresource ? `${info.resource}/${subresource}` : info.resource, verbs);
   }
 
   addRule(group: string, resource: string, verbs: readonly string[]): void {

@@ -1,4 +1,3 @@
-import { type Static, type TSchema } from '@sinclair/typebox';
 import {
   kindFromCrd,
   withKubernetesMarkers,
@@ -12,7 +11,20 @@ import { typedResource, type TypedResource } from '@svc/client';
 import { stringify } from 'yaml';
 
 /** One version of a resource type: the schemas of its spec and status, and how kubectl shows it. */
-export interface ResourceVersionDefinition<Spec extends TSchema = TSchema, Status extends TSchema = TSchema> {
+/**
+ * A TypeBox schema as `defineResource` takes it: by its shape, not by TypeBox's own `TSchema`, whose
+ * `[Kind]` symbol is a different one in TypeBox's CommonJS and ES module declarations; so a schema
+ * built in an ES module project (`module: NodeNext`, `Bundler`) fits these CommonJS declarations.
+ */
+export interface SchemaLike {
+  static: unknown;
+  params: unknown[];
+}
+
+/** The type a schema describes, as TypeBox's `Static` works it out. */
+export type SchemaStatic<T extends SchemaLike> = (T & { params: [] })['static'];
+
+export interface ResourceVersionDefinition<Spec extends SchemaLike = SchemaLike, Status extends SchemaLike = SchemaLike> {
   spec: Spec;
   status?: Status;
   /** Columns of `kubectl get` beside NAME and AGE. */
@@ -48,7 +60,9 @@ export interface ResourceObject<Spec = unknown, Status = unknown> {
 
 /** The object type of one version definition. */
 export type ObjectOfVersion<V> =
-  V extends ResourceVersionDefinition<infer Spec, infer Status> ? ResourceObject<Static<Spec>, Status extends TSchema ? Static<Status> : never> : never;
+  V extends ResourceVersionDefinition<infer Spec, infer Status>
+    ? ResourceObject<SchemaStatic<Spec>, Status extends SchemaLike ? SchemaStatic<Status> : never>
+    : never;
 
 /**
  * How objects move between a version and the storage version (controller-runtime's hub and
@@ -108,7 +122,7 @@ export interface DefinedResource<V extends Record<string, ResourceVersionDefinit
  * The schema as plain JSON, as a CRD carries it to any Kubernetes cluster: TypeBox's symbols and
  * functions dropped, the schema builders' markers (`ListMap`, `FreeForm`, ...) spelled as Kubernetes'.
  */
-function plainSchema(schema: TSchema): JsonSchema {
+function plainSchema(schema: SchemaLike): JsonSchema {
   return withKubernetesMarkers(JSON.parse(JSON.stringify(schema)) as JsonSchema);
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig } from '@svc/api';
-import { BUILTIN_RESOURCES, type Client } from '@svc/client';
+import { BUILTIN_RESOURCES, kubernetesGroupOf, type Client } from '@svc/client';
 import { errorMessage, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { compare } from 'fast-json-patch';
 import { resolveResource } from '../reconcile/resource-ref';
@@ -318,7 +318,8 @@ export class WebhookServer {
         rules: [
           {
             operations: [...(s.hook.options.operations ?? ['CREATE', 'UPDATE'])],
-            apiGroups: [info.group],
+            // Kubernetes' name of a built-in group: what any cluster matches requests against.
+            apiGroups: [kubernetesGroupOf(info.group)],
             apiVersions: [info.version],
             resources: [info.resource],
             scope: info.namespaced ? ('Namespaced' as const) : ('Cluster' as const),
@@ -335,7 +336,7 @@ export class WebhookServer {
     const apply = { fieldManager: FIELD_MANAGER, force: true };
     if (validating.length > 0) {
       const config: ValidatingWebhookConfiguration = {
-        apiVersion: 'admissionregistration.svc.io/v1',
+        apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'ValidatingWebhookConfiguration',
         metadata: { name: `${this.options.name}-validating` },
         webhooks: validating.map(webhook),
@@ -344,7 +345,7 @@ export class WebhookServer {
     }
     if (mutating.length > 0) {
       const config: MutatingWebhookConfiguration = {
-        apiVersion: 'admissionregistration.svc.io/v1',
+        apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'MutatingWebhookConfiguration',
         metadata: { name: `${this.options.name}-mutating` },
         webhooks: mutating.map((s) => ({ ...webhook(s), reinvocationPolicy: 'Never' as const })),
