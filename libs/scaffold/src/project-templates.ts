@@ -320,11 +320,14 @@ main(process.argv.slice(2)).catch((error: unknown) => {
 
 // The build stage is the full image: its compilers build the test environment's native binding
 // should npm find no prebuilt one.
-const DOCKERFILE = `# Builds the operator's image: compile, then keep only what it runs with.
+function dockerfile(s: ProjectSettings): string {
+  // A project made from local tarballs installs them from its vendor/ folder.
+  const vendor = s.frameworkSpecs ? 'COPY vendor ./vendor\n' : '';
+  return `# Builds the operator's image: compile, then keep only what it runs with.
 FROM node:20 AS build
 WORKDIR /app
 COPY package.json package-lock.json* ./
-RUN npm install
+${vendor}RUN npm install
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
@@ -340,6 +343,7 @@ USER 1000
 EXPOSE 8081
 CMD ["node", "dist/main.js", "--leader-elect"]
 `;
+}
 
 function readmeFile(s: ProjectSettings): string {
   const n = names(s);
@@ -398,7 +402,7 @@ export function projectFiles(s: ProjectSettings): Record<string, string> {
     [`src/${n.file}-reconciler.ts`]: reconcilerFile(s),
     [`src/${n.file}-reconciler.spec.ts`]: specFile(s),
     'src/main.ts': mainFile(s),
-    Dockerfile: DOCKERFILE,
+    Dockerfile: dockerfile(s),
     'README.md': readmeFile(s),
   };
 }

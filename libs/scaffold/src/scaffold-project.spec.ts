@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ts from 'typescript';
@@ -84,10 +84,15 @@ describe('scaffoldProject', () => {
     ]) {
       writeFileSync(join(packs, `svc-${lib}-${rootPackage.version}.tgz`), '');
     }
-    scaffoldProject(join(work, 'op'), { packages: packs });
+    const written = scaffoldProject(join(work, 'op'), { packages: packs });
     const pkg = readJson(join(work, 'op', 'package.json'));
-    expect(pkg.dependencies['@svc/runtime']).toBe(`file:${join(packs, `svc-runtime-${rootPackage.version}.tgz`)}`);
-    expect(pkg.overrides['@svc/storage']).toBe(`file:${join(packs, `svc-storage-${rootPackage.version}.tgz`)}`);
+    // Copied into the project and named relative to it: the project leaves this machine whole.
+    expect(pkg.dependencies['@svc/runtime']).toBe(`file:vendor/svc-runtime-${rootPackage.version}.tgz`);
+    expect(pkg.overrides['@svc/storage']).toBe(`file:vendor/svc-storage-${rootPackage.version}.tgz`);
+    expect(written).toContain(`vendor/svc-runtime-${rootPackage.version}.tgz`);
+    expect(readdirSync(join(work, 'op', 'vendor'))).toHaveLength(11);
+    expect(readFileSync(join(work, 'op', 'package.json'), 'utf8')).not.toContain(work);
+    expect(readFileSync(join(work, 'op', 'Dockerfile'), 'utf8')).toContain('COPY package.json package-lock.json* ./\nCOPY vendor ./vendor\nRUN npm install\n');
 
     rmSync(join(packs, `svc-runtime-${rootPackage.version}.tgz`));
     expect(() => scaffoldProject(join(work, 'op2'), { packages: packs })).toThrow(/no tarball of @svc\/runtime/);
