@@ -438,6 +438,14 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
   },
 };
 
+/**
+ * Listable kinds with a message that a describe of their own checks, each with the reason: a CRD's
+ * name is fixed by its group and plural, and its status moves as the API server establishes it.
+ */
+const CHECKED_APART: Readonly<Record<string, string>> = {
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': "custom resource definitions in Kubernetes protobuf, as client-go's apiextensions clientset reads them",
+};
+
 interface ServedKind {
   apiVersion: string;
   kind: string;
@@ -546,7 +554,7 @@ describe('every built-in kind with a message, as a client-go protobuf client rea
   it('has a fixture for every listable kind discovery serves with a message', () => {
     const listable = kinds.filter((k) => k.verbs.includes('create') && k.verbs.includes('watch')).map((k) => `${k.apiVersion}/${k.kind}`);
     expect(listable.length).toBeGreaterThan(20);
-    expect(listable.filter((key) => !EVERY_KIND[key])).toEqual([]);
+    expect(listable.filter((key) => !EVERY_KIND[key] && !CHECKED_APART[key])).toEqual([]);
   });
 
   it('answers get, list and watch of each in its own message, spec and status, the same object as JSON', async () => {
@@ -643,11 +651,210 @@ describe('every built-in kind with a message, as a client-go protobuf client rea
       expect(watched.events.map((e) => e.object.kind)).toContain('PartialObjectMetadata');
     }
   });
+});
 
-  it('answers a custom resource definition, which has no message here, in JSON when JSON is accepted', async () => {
-    const res = await call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { Accept: CLIENT_GO_ACCEPT });
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe('application/json');
+// ---- custom resource definitions ----
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** A schema as real operators write them: every form of JSONSchemaProps' hand-marshalled unions that a v1 CRD may use. */
+const RICH_SCHEMA = {
+  type: 'object',
+  description: 'A backup of a volume, kept for a while.',
+  required: ['spec'],
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['source'],
+      'x-kubernetes-validations': [
+        { rule: 'self.retention.days >= 1', message: 'retention must keep a day at least' },
+        {
+          rule: '!has(self.paused) || !self.paused || has(self.reason)',
+          messageExpression: "'a paused backup needs a reason'",
+          reason: 'FieldValueRequired',
+          fieldPath: '.reason',
+        },
+        { rule: '!oldSelf.hasValue() || self.source.volume == oldSelf.value().source.volume', message: 'the volume is immutable', optionalOldSelf: true },
+      ],
+      properties: {
+        source: {
+          type: 'object',
+          properties: {
+            volume: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+            snapshotClass: { type: 'string', default: 'standard', nullable: true },
+          },
+        },
+        schedule: { type: 'string', example: '0 3 * * *' },
+        paused: { type: 'boolean', default: false },
+        reason: { type: 'string' },
+        retention: {
+          type: 'object',
+          default: { days: 7, copies: 3 },
+          properties: {
+            days: { type: 'integer', format: 'int32', minimum: 1, maximum: 3650, exclusiveMaximum: true },
+            copies: { type: 'number', minimum: 0.5, exclusiveMinimum: true, multipleOf: 0.5 },
+          },
+        },
+        mode: { type: 'string', enum: ['Full', 'Incremental'], default: 'Full' },
+        port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+        tags: { type: 'object', additionalProperties: { type: 'string', maxLength: 63 }, 'x-kubernetes-map-type': 'granular' },
+        // additionalProperties false is refused by this server's structural schema check: the codec's specs cover it.
+        open: { type: 'object', additionalProperties: true },
+        options: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        targets: {
+          type: 'array',
+          maxItems: 16,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, weight: { type: 'integer', default: 1, minimum: 0 }, zones: { type: 'array', items: { type: 'string' } } },
+          },
+        },
+        notes: { type: 'string', not: { maxLength: 0 } },
+      },
+    },
+    status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' }, selector: { type: 'string' } } },
+  },
+};
+
+function richCrd(group: string): Record<string, unknown> & { metadata: { name: string; labels: Record<string, string> }; spec: Record<string, unknown> } {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `backups.${group}`, labels: { tier: 'storage' } },
+    spec: {
+      group,
+      names: { plural: 'backups', singular: 'backup', shortNames: ['bk'], kind: 'Backup', listKind: 'BackupList', categories: ['storage'] },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: RICH_SCHEMA },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.retention.copies', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+          },
+          additionalPrinterColumns: [{ name: 'Phase', type: 'string', description: 'where it is', priority: 1, jsonPath: '.status.phase' }],
+          selectableFields: [{ jsonPath: '.spec.mode' }],
+        },
+        {
+          name: 'v1beta1',
+          served: true,
+          storage: false,
+          deprecated: true,
+          deprecationWarning: 'v1beta1 Backup is deprecated; use v1',
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+      conversion: { strategy: 'None' },
+    },
+  };
+}
+
+/**
+ * A CRD as compared between JSON and protobuf: spec and status exactly, metadata without its empty
+ * values (this server's JSON shows a managed field's empty manager, which Go's omitempty leaves out).
+ */
+function comparable(object: unknown): unknown {
+  const { metadata, ...rest } = object as Record<string, unknown>;
+  return { ...rest, metadata: withoutEmpty(metadata) };
+}
+
+/** A CRD's JSON once its controller has established it (its status no longer moves). */
+async function establishedCrd(name: string): Promise<Record<string, unknown> & { metadata: { resourceVersion: string }; spec: unknown }> {
+  return eventually(async () => {
+    const got = await client.get<
+      Record<string, unknown> & { metadata: { resourceVersion: string }; spec: unknown; status?: { conditions?: Array<{ type: string; status: string }> } }
+    >(`${CRDS}/${name}`);
+    expect(got.body.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
+    return got.body;
+  });
+}
+
+describe("custom resource definitions in Kubernetes protobuf, as client-go's apiextensions clientset reads them", () => {
+  let json: Record<string, unknown> & { metadata: { resourceVersion: string }; spec: unknown };
+  const created = richCrd('json.backups.example.com');
+
+  beforeAll(async () => {
+    const res = await client.post(CRDS, created);
+    expect(res.status === 201 ? 201 : res.text).toBe(201);
+    json = await establishedCrd(created.metadata.name);
+  }, 30_000);
+
+  it('keeps the schema it was given, every union form included', () => {
+    expect(json.spec).toEqual(created.spec);
+  });
+
+  it('answers a get in its own message, 200 to a client that accepts only protobuf, the same object as JSON', async () => {
+    const got = await call('GET', `${CRDS}/${created.metadata.name}`, { Accept: PROTOBUF });
+    expect(got.status).toBe(200);
+    expect(comparable(decodedAnswer(got))).toEqual(comparable(json));
+    expect(Buffer.from(encodeProtobufObject(json)).equals(got.body)).toBe(true);
+  });
+
+  it('answers a list as CustomResourceDefinitionList', async () => {
+    const listed = await call('GET', `${CRDS}?fieldSelector=${encodeURIComponent(`metadata.name=${created.metadata.name}`)}`, { Accept: PROTOBUF });
+    expect(listed.status).toBe(200);
+    const list = decodedAnswer(listed) as { kind: string; apiVersion: string; items: unknown[] };
+    expect([list.apiVersion, list.kind]).toEqual(['apiextensions.k8s.io/v1', 'CustomResourceDefinitionList']);
+    const { apiVersion: _a, kind: _k, ...bare } = json;
+    expect(list.items.map(comparable)).toEqual([comparable(bare)]);
+  });
+
+  it('streams a watch of it as WatchEvent messages holding its message', async () => {
+    const watched = await watchUntil(
+      `${CRDS}?watch=1&resourceVersion=0&fieldSelector=${encodeURIComponent(`metadata.name=${created.metadata.name}`)}`,
+      json.metadata.resourceVersion,
+      PROTOBUF,
+    );
+    expect(watched.headers['content-type']).toBe(`${PROTOBUF};stream=watch`);
+    expect(comparable(watched.events[watched.events.length - 1].object)).toEqual(comparable(json));
+  });
+
+  it('creates one sent as protobuf, which reads back as JSON unchanged', async () => {
+    const sent = richCrd('pb.backups.example.com');
+    const res = await call('POST', CRDS, { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, Buffer.from(encodeProtobufObject(sent)));
+    expect(res.status).toBe(201);
+    expect(decodedAnswer(res)).toMatchObject({ metadata: { name: sent.metadata.name }, spec: sent.spec });
+    const back = await establishedCrd(sent.metadata.name);
+    expect(back.spec).toEqual(sent.spec);
+    // The same object as the one written in JSON, group and name aside.
+    expect({ ...(back.spec as object), group: '' }).toEqual({ ...(json.spec as object), group: '' });
+    // And its custom resources are served, validated by the schema that travelled in protobuf.
+    const path = `/apis/pb.backups.example.com/v1/namespaces/${ns}/backups`;
+    const bad = await client.post(path, {
+      apiVersion: 'pb.backups.example.com/v1',
+      kind: 'Backup',
+      metadata: { name: 'b' },
+      spec: { source: { volume: 'v' }, mode: 'Sometimes' },
+    });
+    expect([bad.status, (bad.body as { message?: string }).message]).toEqual([422, expect.stringContaining('spec.mode: Unsupported value: "Sometimes"')]);
+    const good = await client.post(path, {
+      apiVersion: 'pb.backups.example.com/v1',
+      kind: 'Backup',
+      metadata: { name: 'b' },
+      spec: { source: { volume: 'v' }, port: 'http' },
+    });
+    expect([good.status, good.text.slice(0, 300)]).toEqual([201, expect.any(String)]);
+    expect((good.body as { spec: Record<string, unknown> }).spec).toMatchObject({ mode: 'Full', paused: false, retention: { days: 7, copies: 3 } });
+  }, 30_000);
+
+  it('reads them through the client in protobuf, the same as in JSON', async () => {
+    const config = await loadClientConfig({ svcconfig: server.kubeconfig, discover: false });
+    const clients = [new Client({ ...config, qps: -1, contentType: 'application/json' }), new Client({ ...config, qps: -1, contentType: PROTOBUF })];
+    try {
+      const info = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false, kind: 'CustomResourceDefinition' };
+      const got = await Promise.all(clients.map((c) => c.dynamic(info).get(created.metadata.name)));
+      expect(comparable(got[1])).toEqual(comparable(got[0]));
+      expect(comparable(got[1])).toEqual(comparable(json));
+    } finally {
+      for (const c of clients) c.close();
+    }
   });
 });
 

@@ -359,12 +359,29 @@ describeInBrowser('the web console in headless Chromium', () => {
     await shot(page, 'pod-logs');
 
     await page.getByRole('tab', { name: 'Terminal' }).click();
-    await page.getByRole('button', { name: 'Connect' }).click();
-    await page.getByTestId('terminal-state').filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });
-    await page.locator('.xterm-helper-textarea').focus();
-    await page.keyboard.type('echo "hello-$((6*7))"');
-    await page.keyboard.press('Enter');
-    await page.locator('.xterm-rows').filter({ hasText: 'hello-42' }).waitFor({ timeout: 15_000 });
+    // The node's containerd is held still while the user connects and types, so the exec socket is
+    // still opening (the node agent asks the runtime before it answers the upgrade): what is typed
+    // meanwhile must reach the shell once the socket opens.
+    const runtime = Number(await readFile(join(cluster.containerd.dir, 'containerd.pid'), 'utf8'));
+    process.kill(runtime, 'SIGSTOP');
+    try {
+      await page.getByRole('button', { name: 'Connect' }).click();
+      await page.locator('.xterm-helper-textarea').focus();
+      await page.keyboard.type('echo "hello-$((6*7))"');
+      await page.keyboard.press('Enter');
+      await page
+        .getByTestId('terminal-state')
+        .filter({ hasText: /^connecting$/ })
+        .waitFor();
+    } finally {
+      process.kill(runtime, 'SIGCONT');
+    }
+    await page.locator('.xterm-rows').filter({ hasText: 'hello-42' }).waitFor({ timeout: 20_000 });
+    // Exactly "connected" ("not connected", the state before, contains the word too).
+    await page
+      .getByTestId('terminal-state')
+      .filter({ hasText: /^connected$/ })
+      .waitFor();
     await shot(page, 'pod-terminal');
     await page.keyboard.type('exit');
     await page.keyboard.press('Enter');

@@ -51,7 +51,9 @@ describe('which objects travel as protobuf', () => {
     expect(hasProtobufForm('example.com/v1', 'Widget')).toBe(false);
     // meta/v1's kinds are registered in Kubernetes' own group versions only, not in a custom group.
     expect(hasProtobufForm('example.com/v1', 'Status')).toBe(false);
-    expect(hasProtobufForm('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toBe(false);
+    // A custom resource definition is a built-in kind with a message; the resources it defines are not.
+    expect(hasProtobufForm('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toBe(true);
+    expect(hasProtobufForm('apiextensions.svc.io/v1', 'CustomResourceDefinition')).toBe(true);
   });
 
   it('sends JSON for an object with a field its message has no place for, or a value that does not encode', () => {

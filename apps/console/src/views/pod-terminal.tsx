@@ -12,7 +12,9 @@ const CHANNEL = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 25
 /**
  * A terminal in a container: exec over a WebSocket with Kubernetes' channel protocol v5 (kubectl's),
  * the token in the bearer subprotocol. Keystrokes go to stdin, the terminal's size to the resize
- * channel; the exit status ends the session.
+ * channel; the exit status ends the session. What is typed while the socket still opens waits and
+ * goes first once it is open (the container's terminal holds it until the shell reads), so a user
+ * who types at once loses nothing.
  */
 export function PodTerminal({ pod }: { pod: WireObject }) {
   const names = containerNames(pod);
@@ -37,18 +39,27 @@ export function PodTerminal({ pod }: { pod: WireObject }) {
     );
     socket.binaryType = 'arraybuffer';
     const encoder = new TextEncoder();
+    const frame = (channel: number, data: Uint8Array) => {
+      const bytes = new Uint8Array(data.length + 1);
+      bytes[0] = channel;
+      bytes.set(data, 1);
+      return bytes;
+    };
     const send = (channel: number, data: Uint8Array) => {
-      if (socket.readyState !== WebSocket.OPEN) return;
-      const frame = new Uint8Array(data.length + 1);
-      frame[0] = channel;
-      frame.set(data, 1);
-      socket.send(frame);
+      if (socket.readyState === WebSocket.OPEN) socket.send(frame(channel, data));
+    };
+    // Input typed before the socket is open waits for it; a resize then does not, as the one sent on open supersedes it.
+    const pending: Uint8Array[] = [];
+    const input = (data: string) => {
+      if (socket.readyState === WebSocket.CONNECTING) pending.push(frame(CHANNEL.stdin, encoder.encode(data)));
+      else send(CHANNEL.stdin, encoder.encode(data));
     };
     const resize = () => send(CHANNEL.resize, encoder.encode(JSON.stringify({ Width: terminal.cols, Height: terminal.rows })));
     setState('connecting');
     socket.onopen = () => {
       setState('connected');
       resize();
+      for (const bytes of pending.splice(0)) socket.send(bytes);
       terminal.focus();
     };
     socket.onmessage = (message: MessageEvent<ArrayBuffer>) => {
@@ -62,13 +73,13 @@ export function PodTerminal({ pod }: { pod: WireObject }) {
       }
     };
     socket.onclose = (e) => setState((s) => (s === 'connected' || s === 'connecting' ? `closed${e.reason ? `: ${e.reason}` : ''}` : s));
-    const input = terminal.onData((data) => send(CHANNEL.stdin, encoder.encode(data)));
+    const typed = terminal.onData(input);
     const sized = terminal.onResize(() => resize());
     const observer = new ResizeObserver(() => fit.fit());
     observer.observe(host.current);
     return () => {
       observer.disconnect();
-      input.dispose();
+      typed.dispose();
       sized.dispose();
       socket.close();
       terminal.dispose();

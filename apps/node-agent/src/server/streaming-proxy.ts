@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Pod } from '@svc/api';
-import { errorMessage, queryBool, spliceDuplex } from '@svc/machinery';
+import { errorMessage, failureStatus, queryBool, spliceDuplex, StatusReasons } from '@svc/machinery';
 import { parseDuration } from '@svc/options';
 import type { NodeAgentConfiguration } from '../config/node-agent-configuration';
 import type { NodeAgent } from '../node-agent';
@@ -206,6 +206,14 @@ function ended(stream: SpdyStream): Promise<void> {
 }
 
 /**
+ * What the client is told when the runtime's connection ends without an exit status (the runtime
+ * always writes one, Success included): a client must never take a broken stream for exit code 0.
+ */
+const NO_EXIT_STATUS = Buffer.from(
+  JSON.stringify(failureStatus(500, StatusReasons.InternalError, "the container runtime's stream ended without an exit status")),
+);
+
+/**
  * Joins a v5 WebSocket (one channel byte before each message) to the exec's SPDY streams: output
  * goes out on its channel, input and resizes come in, v5's close of stdin ends it; the exit status
  * (the error stream) is sent last, once the output has drained or a second has passed.
@@ -224,7 +232,7 @@ function bridgeV5(ws: WebSocket, session: SpdySession, streams: ExecStreams): vo
   const finish = () => {
     if (finished) return;
     finished = true;
-    if (status.length > 0) send(CHANNEL.error, status);
+    send(CHANNEL.error, status.length > 0 ? status : NO_EXIT_STATUS);
     ws.close(1000);
     session.close();
   };

@@ -13,6 +13,32 @@ async function sessionPair(): Promise<{ client: SpdySession; server: SpdySession
   return { client: new SpdySession(clientSocket, true), server: new SpdySession(serverSocket, false), sockets: [clientSocket, serverSocket], listener };
 }
 
+/** A data frame as a peer writes it. */
+function dataFrame(id: number, payload: Buffer, fin = false): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(id, 0);
+  header.writeUInt32BE(((fin ? 1 : 0) << 24) | payload.length, 4);
+  return Buffer.concat([header, payload]);
+}
+
+/** The control frames in bytes a session wrote, by type (SETTINGS 4, WINDOW_UPDATE 9, ...). */
+function controlFrames(bytes: Buffer): Array<{ type: number; body: Buffer }> {
+  const frames: Array<{ type: number; body: Buffer }> = [];
+  for (let offset = 0; offset + 8 <= bytes.length;) {
+    const length = bytes.readUInt32BE(offset + 4) & 0xffffff;
+    if (bytes[offset] & 0x80) frames.push({ type: bytes.readUInt16BE(offset + 2), body: bytes.subarray(offset + 8, offset + 8 + length) });
+    offset += 8 + length;
+  }
+  return frames;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !condition();) {
+    if (Date.now() > deadline) throw new Error('condition not met in 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 function collect(stream: SpdyStream): { text: () => string; ended: Promise<unknown> } {
   let text = '';
   stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -65,5 +91,50 @@ describe('a SPDY/3.1 session', () => {
     pair.server.close();
     await Promise.all([ended, closed]);
     expect(other.remoteClosed).toBe(true);
+  });
+
+  it('grants the largest windows once at the start, and writes nothing back for the data it receives', async () => {
+    const [clientSocket, serverSocket] = pair.sockets;
+    serverSocket.removeAllListeners('data');
+    let written = Buffer.alloc(0);
+    serverSocket.on('data', (chunk: Buffer) => (written = Buffer.concat([written, chunk])));
+    const stdout = pair.client.openStream({ streamtype: 'stdout' });
+    const atClient = collect(stdout);
+    await until(() => controlFrames(written).some((f) => f.type === 1));
+    const before = written.length;
+    serverSocket.write(Buffer.concat([dataFrame(1, Buffer.alloc(100_000, 'x')), dataFrame(1, Buffer.from('end'), true)]));
+    await atClient.ended;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(atClient.text()).toHaveLength(100_003);
+    expect(written.length).toBe(before);
+    const frames = controlFrames(written);
+    expect(frames.map((f) => f.type)).toEqual([4, 9, 1]);
+    expect([frames[0].body.readUInt32BE(4), frames[0].body.readUInt32BE(8)]).toEqual([7, 0x7fffffff]);
+    expect([frames[1].body.readUInt32BE(0), frames[1].body.readUInt32BE(4)]).toEqual([0, 0x7fffffff - 65536]);
+    expect(clientSocket.destroyed).toBe(false);
+  });
+
+  it('hands on every frame a peer wrote before it closed, whatever it answers to bytes that come after', async () => {
+    const [, serverSocket] = pair.sockets;
+    const opened = new Promise<void>((resolve) =>
+      pair.server.on('stream', (stream: SpdyStream) => {
+        if (stream.id === 3) resolve();
+      }),
+    );
+    const stdout = collect(pair.client.openStream({ streamtype: 'stdout' }));
+    const error = collect(pair.client.openStream({ streamtype: 'error' }));
+    // Once the peer has read all the client wrote, it writes raw frames of its own.
+    await opened;
+    serverSocket.removeAllListeners('data');
+    // As a runtime ends an exec: its last output and the exit status, then the connection closed.
+    // Bytes that reach a closed socket are answered with a reset, on which Node destroys the socket
+    // with what it has not read yet; the output fills one read exactly, so the status comes in the next.
+    const output = Buffer.alloc(65536 - 8, 'o');
+    serverSocket.write(Buffer.concat([dataFrame(1, output), dataFrame(3, Buffer.from('{"status":"Success"}'))]));
+    expect(serverSocket.writableLength).toBe(0);
+    serverSocket.destroy();
+    await Promise.all([stdout.ended, error.ended]);
+    expect(stdout.text()).toHaveLength(output.length);
+    expect(error.text()).toBe('{"status":"Success"}');
   });
 });

@@ -10,6 +10,13 @@ const FLAG_FIN = 0x01;
 const MAX_DATA_FRAME = 32 * 1024;
 /** Largest frame accepted from the peer. */
 const MAX_FRAME = 16 * 1024 * 1024;
+/** SPDY/3.1's initial window of every stream and of the session. */
+const DEFAULT_WINDOW = 64 * 1024;
+/** The largest window SPDY allows: what this side grants the peer for each stream and for the session. */
+const MAX_WINDOW = 0x7fffffff;
+/** A window is topped up once this much of it has been used (never, in an ordinary exec). */
+const TOP_UP_AFTER = 2 ** 30;
+const SETTINGS_INITIAL_WINDOW_SIZE = 7;
 
 export type SpdyHeaders = Record<string, string>;
 
@@ -18,6 +25,8 @@ export class SpdyStream extends EventEmitter {
   private localClosed = false;
   remoteClosed = false;
   replyHeaders?: SpdyHeaders;
+  /** Bytes received since this stream's window was last topped up. */
+  received = 0;
 
   constructor(
     readonly id: number,
@@ -48,14 +57,25 @@ export class SpdyStream extends EventEmitter {
     this.remoteClosed = true;
     this.session.sendReset(this.id, status);
   }
+
+  /** The peer reset the stream: nothing more may be sent on it. */
+  peerReset(): void {
+    this.localClosed = true;
+    this.remoteClosed = true;
+  }
 }
 
 /**
  * A SPDY/3.1 session over a connection, as Kubernetes' streaming protocols use it (exec, attach and
  * port-forward streams of raw bytes, identified by headers): SYN_STREAM and SYN_REPLY with
- * zlib-compressed header blocks, data frames with FIN, RST_STREAM, PING, GOAWAY. Received data is
- * acknowledged with WINDOW_UPDATE; the peer's windows are not enforced (the Go implementation
- * Kubernetes uses does not enforce them either).
+ * zlib-compressed header blocks, data frames with FIN, RST_STREAM, PING, GOAWAY. The peer's windows
+ * are not enforced (the Go implementation Kubernetes uses has no flow control either).
+ *
+ * This side grants the peer the largest windows at the start instead of a WINDOW_UPDATE per data
+ * frame: Kubernetes' streaming servers ignore WINDOW_UPDATE, and one written just as the runtime
+ * closes the connection (after an exec's last output and exit status) is answered with a reset,
+ * on which Node destroys the socket and drops what it had not yet read: the exit status, and
+ * sometimes the last output, were lost.
  */
 export class SpdySession extends EventEmitter {
   private readonly streams = new Map<number, SpdyStream>();
@@ -66,6 +86,8 @@ export class SpdySession extends EventEmitter {
   private sendQueue: Promise<void> = Promise.resolve();
   private receiveQueue: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Bytes received since the session's window was last topped up. */
+  private received = 0;
 
   constructor(
     private readonly socket: Duplex,
@@ -73,6 +95,7 @@ export class SpdySession extends EventEmitter {
   ) {
     super();
     this.nextId = isClient ? 1 : 2;
+    this.grantWindows();
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     // Frames already received are handled first (headers inflate asynchronously, so the frames behind
     // them wait in the receive queue): a peer that writes its last output and closes loses nothing.
@@ -273,8 +296,8 @@ export class SpdySession extends EventEmitter {
   private onData(id: number, flags: number, body: Buffer): void {
     const stream = this.streams.get(id);
     if (body.length > 0) {
-      this.acknowledge(id, body.length);
       stream?.emit('data', body);
+      this.consumed(stream, body.length, (flags & FLAG_FIN) !== 0);
     }
     if (flags & FLAG_FIN && stream) this.remoteEnded(stream);
   }
@@ -302,7 +325,7 @@ export class SpdySession extends EventEmitter {
     const stream = this.streams.get(id);
     this.streams.delete(id);
     if (!stream) return;
-    stream.remoteClosed = true;
+    stream.peerReset();
     stream.emit('reset', body.readUInt32BE(4));
     stream.emit('end');
   }
@@ -320,14 +343,43 @@ export class SpdySession extends EventEmitter {
     stream.emit('end');
   }
 
-  private acknowledge(id: number, length: number): void {
+  /** Every stream's window and the session's at the largest SPDY allows, written before any stream opens. */
+  private grantWindows(): void {
+    const settings = Buffer.alloc(12);
+    settings.writeUInt32BE(1, 0);
+    settings.writeUInt32BE(SETTINGS_INITIAL_WINDOW_SIZE, 4);
+    settings.writeUInt32BE(MAX_WINDOW, 8);
     this.enqueue(async () => {
-      for (const target of [0, id]) {
-        const body = Buffer.alloc(8);
-        body.writeUInt32BE(target, 0);
-        body.writeUInt32BE(length, 4);
-        this.writeControl(TYPE.WINDOW_UPDATE, 0, body);
-      }
+      this.writeControl(TYPE.SETTINGS, 0, settings);
+      this.writeWindowUpdate(0, MAX_WINDOW - DEFAULT_WINDOW);
     });
+  }
+
+  /**
+   * Counts received data against the windows granted, and tops a window up only once half of it
+   * is used: a peer that enforces windows never stalls, and no frame is written back for an
+   * ordinary exec's output.
+   */
+  private consumed(stream: SpdyStream | undefined, length: number, fin: boolean): void {
+    this.received += length;
+    if (this.received >= TOP_UP_AFTER) {
+      const increment = this.received;
+      this.received = 0;
+      this.enqueue(async () => this.writeWindowUpdate(0, increment));
+    }
+    if (!stream) return;
+    stream.received += length;
+    if (stream.received >= TOP_UP_AFTER && !fin && !stream.remoteClosed) {
+      const increment = stream.received;
+      stream.received = 0;
+      this.enqueue(async () => this.writeWindowUpdate(stream.id, increment));
+    }
+  }
+
+  private writeWindowUpdate(id: number, increment: number): void {
+    const body = Buffer.alloc(8);
+    body.writeUInt32BE(id & 0x7fffffff, 0);
+    body.writeUInt32BE(increment & 0x7fffffff, 4);
+    this.writeControl(TYPE.WINDOW_UPDATE, 0, body);
   }
 }

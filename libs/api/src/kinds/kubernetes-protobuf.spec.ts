@@ -15,27 +15,37 @@ import { builtinScheme } from '../scheme/builtin-scheme';
 
 /**
  * The gate of the protobuf codec: for every kind the server serves (read from the scheme, so a kind
- * added later is gated too), Kubernetes' own fully populated fixture of that kind must come out of
- * the codec unchanged both ways: decoding its `.pb` gives its `.json`, encoding its `.json` gives
- * its `.pb`, byte for byte. The fixtures are the `testdata/HEAD` objects of k8s.io/api at the tag the
- * table was extracted from.
+ * added later is gated too), a fully populated fixture of that kind must come out of the codec
+ * unchanged both ways: decoding its `.pb` gives its `.json`, encoding its `.json` gives its `.pb`,
+ * byte for byte. The fixtures are Kubernetes' own `testdata/HEAD` objects of k8s.io/api at the tag
+ * the table was extracted from, those of apiextensions-apiserver where a copy of them sits beside
+ * k8s.io/api's, and fixtures of our own (testing/protobuf-fixtures) for kinds k8s.io/api has none of.
  */
-const FIXTURES = findFixtures('shared/reference/k8s-api-testdata-v0.32.9');
+const FIXTURE_DIRS: readonly FixtureDir[] = [
+  { source: 'k8s.io/api', dir: findFixtures('shared/reference/k8s-api-testdata-v0.32.9') },
+  { source: 'k8s.io/apiextensions-apiserver', dir: findFixtures('shared/reference/apiextensions-apiserver-testdata-v0.32.9', false) },
+  // A CRD as a real one is written (every union form of its schema, maps whose keys sort by bytes),
+  // its bytes checked against Kubernetes' generated.proto with another decoder when it was made.
+  { source: 'own', dir: join(__dirname, 'testing/protobuf-fixtures') },
+].filter((d): d is FixtureDir => d.dir !== undefined);
+
+interface FixtureDir {
+  source: string;
+  dir: string | undefined;
+}
 
 /** The fixtures sit beside the checkout (as the specification does), some levels above a worktree. */
-function findFixtures(relative: string): string {
+function findFixtures(relative: string, required = true): string | undefined {
   for (let dir = join(__dirname, '../../../..'); ; dir = dirname(dir)) {
     if (existsSync(join(dir, relative))) return join(dir, relative);
-    if (dirname(dir) === dir) throw new Error(`no ${relative} above ${__dirname}`);
+    if (dirname(dir) !== dir) continue;
+    if (required) throw new Error(`no ${relative} above ${__dirname}`);
+    return undefined;
   }
 }
 
-/** Served kinds that have no fixture in k8s.io/api's testdata, each with the reason. */
-const WITHOUT_FIXTURE: Readonly<Record<string, string>> = {
-  'apiextensions.k8s.io/v1/CustomResourceDefinition':
-    "apiextensions is not in k8s.io/api (its fixtures are apiextensions-apiserver's); the CRD's JSONSchemaProps have no protobuf message in the table, so CRDs are read and answered as JSON",
-  'apiextensions.k8s.io/v1/CustomResourceDefinitionList': 'as CustomResourceDefinition',
-};
+/** Served kinds that have no fixture, each with the reason. */
+const WITHOUT_FIXTURE: Readonly<Record<string, string>> = {};
 
 /** Kubernetes' kinds every group version serves, whatever kinds it holds. */
 const META_KINDS = ['Status', 'DeleteOptions', 'WatchEvent'];
@@ -82,39 +92,41 @@ function keyOf(k: ServedKind): string {
   return `${k.group === '' ? '' : `${k.group}/`}${k.version}/${k.kind}`;
 }
 
-function fixtureBase(k: ServedKind): string {
-  return join(FIXTURES, `${k.group === '' ? 'core' : k.group}.${k.version}.${k.kind}`);
+/** The fixtures of a kind (the path of each without its `.json` and `.pb`), with where each comes from. */
+function fixturesOf(k: ServedKind): Array<{ source: string; base: string }> {
+  const name = `${k.group === '' ? 'core' : k.group}.${k.version}.${k.kind}`;
+  return FIXTURE_DIRS.map(({ source, dir }) => ({ source, base: join(dir as string, name) })).filter(({ base }) => existsSync(`${base}.pb`));
 }
 
 /** A list kind's fixture: Kubernetes keeps none, so the list of its kind's fixture stands for it. */
 function listFixture(k: ServedKind): { json: Record<string, unknown>; pb: Buffer } | undefined {
   if (!k.kind.endsWith('List')) return undefined;
-  const item = { ...k, kind: k.kind.slice(0, -'List'.length) };
-  if (!existsSync(`${fixtureBase(item)}.json`)) return undefined;
-  return { json: JSON.parse(readFileSync(`${fixtureBase(item)}.json`, 'utf8')) as Record<string, unknown>, pb: readFileSync(`${fixtureBase(item)}.pb`) };
+  const [item] = fixturesOf({ ...k, kind: k.kind.slice(0, -'List'.length) });
+  if (item === undefined) return undefined;
+  return { json: JSON.parse(readFileSync(`${item.base}.json`, 'utf8')) as Record<string, unknown>, pb: readFileSync(`${item.base}.pb`) };
 }
 
 const served = servedKinds();
-const withFixture = served.filter((k) => existsSync(`${fixtureBase(k)}.pb`));
-const lists = served.filter((k) => !existsSync(`${fixtureBase(k)}.pb`) && listFixture(k) !== undefined);
+const withFixture = served.flatMap((k) => fixturesOf(k).map((fixture) => ({ ...fixture, k })));
+const lists = served.filter((k) => fixturesOf(k).length === 0 && listFixture(k) !== undefined);
 
-describe("the protobuf codec against Kubernetes' own fixtures", () => {
+describe('the protobuf codec against a fixture of every served kind', () => {
   it('has a fixture for every served kind, or a reason why not', () => {
-    const missing = served.filter((k) => !existsSync(`${fixtureBase(k)}.pb`) && !listFixture(k) && WITHOUT_FIXTURE[keyOf(k)] === undefined).map(keyOf);
+    const missing = served.filter((k) => fixturesOf(k).length === 0 && !listFixture(k) && WITHOUT_FIXTURE[keyOf(k)] === undefined).map(keyOf);
     expect(missing).toEqual([]);
     // A reason for a kind no longer served, or that has a fixture now, leaves the list.
-    const stale = Object.keys(WITHOUT_FIXTURE).filter((key) => !served.some((k) => keyOf(k) === key && !existsSync(`${fixtureBase(k)}.pb`)));
+    const stale = Object.keys(WITHOUT_FIXTURE).filter((key) => !served.some((k) => keyOf(k) === key && fixturesOf(k).length === 0 && !listFixture(k)));
     expect(stale).toEqual([]);
     expect(withFixture.length).toBeGreaterThan(20);
   });
 
   it('was extracted from the release the fixtures come from', () => {
-    expect(kubernetesMessageSource()).toEqual({ 'k8s.io/api': 'v0.32.9', 'k8s.io/apimachinery': 'v0.32.9' });
+    expect(kubernetesMessageSource()).toEqual({ 'k8s.io/api': 'v0.32.9', 'k8s.io/apimachinery': 'v0.32.9', 'k8s.io/apiextensions-apiserver': 'v0.32.9' });
   });
 
-  describe.each(withFixture.map((k) => [keyOf(k), k] as const))('%s', (_key, k) => {
-    const json = JSON.parse(readFileSync(`${fixtureBase(k)}.json`, 'utf8')) as Record<string, unknown>;
-    const pb = readFileSync(`${fixtureBase(k)}.pb`);
+  describe.each(withFixture.map(({ k, source, base }) => [keyOf(k), source, k, base] as const))('%s (%s fixture)', (_key, _source, k, base) => {
+    const json = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as Record<string, unknown>;
+    const pb = readFileSync(`${base}.pb`);
 
     it('has a message in the table', () => {
       expect(message).not.toEqual('');

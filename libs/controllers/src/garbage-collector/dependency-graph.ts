@@ -118,6 +118,16 @@ export class DependencyGraph {
   }
 
   /**
+   * Whether the last discovery found `resource` of `group` served (`widgets` of `example.com`, as a
+   * CustomResourceDefinition's name `widgets.example.com` says).
+   */
+  serves(group: string, resource: string): boolean {
+    const wanted = specGroupName(group);
+    for (const r of this.kinds.values()) if (r.resource === resource && specGroupName(r.group) === wanted) return true;
+    return false;
+  }
+
+  /**
    * The resource an owner reference's kind is served as, at its group's preferred version: the uid
    * names the object whatever version the reference was written in.
    */

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, ConfigMap, CustomResourceDefinition, OwnerReference } from '@svc/api';
-import { BUILTIN_RESOURCES, type ResourceClient } from '@svc/client';
+import { BUILTIN_RESOURCES, Client, type ClientConfig, type ResourceClient } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
+import { Manager } from '@svc/runtime';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
-import { GarbageCollector, garbageCollectorController, monitorName } from './index';
+import { GarbageCollector, GarbageCollectorOptions, garbageCollectorController, monitorName } from './index';
 
 const ns = 'gc';
 const HOLD = 'example.com/hold';
@@ -41,6 +42,24 @@ async function releaseHold(name: string): Promise<void> {
   await configMaps.patch(name, { metadata: { finalizers: null } } as never, 'merge', { namespace: ns }).catch((e: unknown) => {
     if (!isNotFound(e)) throw e;
   });
+}
+
+/** A client that runs `between` after its first discovery is answered and before it returns that answer. */
+class ClientWithLateChange extends Client {
+  constructor(
+    config: ClientConfig,
+    private between: (() => Promise<void>) | undefined,
+  ) {
+    super(config);
+  }
+
+  override async discoverResources(): ReturnType<Client['discoverResources']> {
+    const found = await super.discoverResources();
+    const between = this.between;
+    this.between = undefined;
+    await between?.();
+    return found;
+  }
 }
 
 const ownerUids = (obj: ApiObject) => (obj.metadata?.ownerReferences ?? []).map((r) => r.uid);
@@ -314,6 +333,49 @@ describe('the garbage collector', () => {
         await gc.resync();
         expect(gc.monitorNames()).not.toContain(monitorName(widgetResource));
       }, WAIT_MS);
+    });
+
+    it('picks up a definition made between its discovery and the first list of its definitions cache', async () => {
+      // Made then, the definition is in no discovery the collector has made and reaches its cache
+      // as part of the first list, with no event after. Its kind must not wait for the periodic
+      // rediscovery (30 s), or its objects' dependents stay unresolved that long.
+      const crds = env.client.resource(BUILTIN_RESOURCES.customResourceDefinitions);
+      const gadgets: CustomResourceDefinition = {
+        ...crd,
+        metadata: { name: 'gadgets.gc.svc.io' },
+        spec: { ...crd.spec, names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' } },
+      };
+      const gadgetResource = { ...widgetResource, resource: 'gadgets', kind: 'Gadget' };
+      const client = new ClientWithLateChange(env.clientConfig, async () => {
+        await crds.create(gadgets);
+        await eventually(async () => {
+          const current = await crds.get('gadgets.gc.svc.io');
+          expect(current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')).toBe(true);
+        }, WAIT_MS);
+      });
+      const manager = new Manager({
+        clientConfig: env.clientConfig,
+        logger: { info: () => undefined, error: () => undefined },
+        reconcileRecords: false,
+        gracefulShutdownMs: 2_000,
+      });
+      const gc = new GarbageCollector(manager, client, new GarbageCollectorOptions(2));
+      manager.addRunnable(gc);
+      try {
+        await manager.start();
+        await eventually(
+          () => expect(gc.monitorNames()).toEqual(expect.arrayContaining([expect.stringMatching(/^garbagecollector-customresourcedefinitions\./)])),
+          WAIT_MS,
+        );
+        await eventually(() => {
+          expect(gc.graph.resourceFor('gc.svc.io/v1', 'Gadget')).toMatchObject({ resource: 'gadgets' });
+          expect(gc.monitorNames()).toContain(monitorName(gadgetResource));
+        }, 5_000);
+      } finally {
+        await manager.stop();
+        client.close();
+        await crds.delete('gadgets.gc.svc.io');
+      }
     });
   });
 });

@@ -158,8 +158,11 @@ export class GarbageCollector implements Runnable {
       this.crdHandlers.set(
         id,
         informer.addEventHandler({
-          onAdd: (_obj, info) => {
-            if (!info.isInInitialList) this.resyncSoon();
+          onAdd: (crd, info) => {
+            // A definition in the cache's first list may have been made after the discovery that
+            // started this monitor (between its answer and this list), and no later event would say
+            // so: its kind would wait for the periodic rediscovery, its dependents unresolved.
+            if (!info.isInInitialList || !this.servesDefinedResource(crd)) this.resyncSoon();
           },
           onUpdate: (oldObj, newObj) => {
             if (oldObj !== newObj) this.resyncSoon();
@@ -175,6 +178,13 @@ export class GarbageCollector implements Runnable {
     this.crdHandlers.get(id)?.remove();
     this.crdHandlers.delete(id);
     await this.manager.remove(monitorName(resource));
+  }
+
+  /** Whether the resource a CustomResourceDefinition defines (its name is `<plural>.<group>`) is known served. */
+  private servesDefinedResource(crd: ApiObject): boolean {
+    const name = crd.metadata?.name ?? '';
+    const dot = name.indexOf('.');
+    return dot > 0 && this.graph.serves(name.slice(dot + 1), name.slice(0, dot));
   }
 
   private resyncSoon(): void {

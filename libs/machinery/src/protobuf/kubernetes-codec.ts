@@ -1,4 +1,5 @@
 import { kubernetesGroupName } from '../group-names';
+import { jsonNestingDepth, SERVER_NESTING_DEPTH } from '../nesting-depth';
 import { EnvelopeError } from './envelope';
 import table from './kubernetes-messages.json';
 import later from './kubernetes-messages-later.json';
@@ -12,14 +13,21 @@ import later from './kubernetes-messages-later.json';
  * - fields in number order; repeated scalars unpacked; map entries sorted by key, key and value both written;
  * - a Go value field (no `*`) always, zero or not; a pointer, a slice, a map or a `[]byte` only when set;
  * - Time as seconds (zero time: an empty message), MicroTime with microseconds, Quantity as its string,
- *   IntOrString as type, int and string, RawExtension and FieldsV1 as their raw JSON, Duration as nanoseconds.
+ *   IntOrString as type, int and string, RawExtension and FieldsV1 as their raw JSON, Duration as nanoseconds;
+ * - a CRD schema's hand-marshalled unions as apiextensions v1's marshal.go reads and writes them: JSON
+ *   (`default`, `example`, `enum` items) as its raw JSON, JSONSchemaPropsOrBool (`false`, `true` or a
+ *   schema: allows, always written, and the schema), JSONSchemaPropsOrArray (a schema, or an array of
+ *   schemas) and JSONSchemaPropsOrStringArray (a schema, or an array of property names).
  * The JSON is the one Go's encoding/json writes for the same struct: `omitempty` zero values left
  * out, inlined structs merged into their parent, value structs always present; `null` is left out.
  */
 
 type Json = Record<string, unknown>;
 
-type Special = 'time' | 'microtime' | 'duration' | 'rawjson' | 'quantity' | 'intorstring';
+/** Hand-marshalled types whose fields are scalars, the same in every type of a kind. */
+type ScalarSpecial = 'time' | 'microtime' | 'duration' | 'rawjson' | 'quantity' | 'intorstring';
+
+type Special = ScalarSpecial | 'json' | 'schemaorbool' | 'schemaorarray' | 'schemaorstringarray';
 
 interface FieldEntry {
   name: string;
@@ -72,8 +80,12 @@ const TABLE = withLaterFields(table, later);
 
 const META_PACKAGE = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 
-/** The deepest nesting of messages a body may have; Kubernetes' own types stay far below it. */
-const MAX_DEPTH = 100;
+/**
+ * The deepest nesting of messages a body may have. Kubernetes' own types stay far below it; a custom
+ * resource definition's schema is the deepest, two messages for each level under `items` or
+ * `additionalProperties`: the 128 levels of schema the API server accepts take some 260.
+ */
+const MAX_DEPTH = 300;
 
 const SCALAR_WIRE: Readonly<Record<string, number>> = {
   string: 2,
@@ -467,7 +479,7 @@ function zeroScalar(type: string): unknown {
 function writeBody(out: Out, message: KubernetesMessage, value: unknown, at: PathNode | undefined, depth: number): void {
   if (depth > MAX_DEPTH) fail(at, `at most ${MAX_DEPTH} levels of nesting`);
   if (message.special) {
-    writeSpecial(out, message.special, value, at);
+    writeSpecial(out, message, message.special, value, at, depth);
     return;
   }
   if (message.list) {
@@ -565,7 +577,23 @@ function parseTime(value: unknown, at: PathNode | undefined): { seconds: number;
   return parsed;
 }
 
-function writeSpecial(out: Out, special: Special, value: unknown, at: PathNode | undefined): void {
+/** A field of a hand-marshalled message by number (the table's own, so a missing one is a bug here). */
+function fieldNumbered(message: KubernetesMessage, id: number): Field {
+  const field = message.byId.get(id);
+  if (field === undefined) throw new Error(`the protobuf table's ${message.name} lacks field ${id}`);
+  return field;
+}
+
+/** Writes `value` as the message of field `id` of `message` (tag, length, body). */
+function writeNested(out: Out, message: KubernetesMessage, id: number, value: unknown, at: PathNode | undefined, depth: number): void {
+  const field = fieldNumbered(message, id);
+  out.tag(id, 2);
+  const body = out.fork();
+  writeBody(out, messageOf(field), value, at, depth + 1);
+  out.ldelim(body);
+}
+
+function writeSpecial(out: Out, message: KubernetesMessage, special: Special, value: unknown, at: PathNode | undefined, depth: number): void {
   const absent = value === undefined || value === null;
   switch (special) {
     case 'time':
@@ -605,6 +633,42 @@ function writeSpecial(out: Out, special: Special, value: unknown, at: PathNode |
     case 'duration':
       out.tag(1, 0);
       out.int64(absent ? 0 : parseGoDuration(value, pathOf(at)));
+      return;
+    case 'json':
+      // Raw is nil for JSON null (Go's UnmarshalJSON keeps nothing): an empty message.
+      if (absent) return;
+      out.tag(1, 2);
+      out.string(JSON.stringify(value));
+      return;
+    case 'schemaorbool': {
+      // allows (1) is a Go bool, written even when false; a schema (2) means allows.
+      if (!absent && typeof value !== 'boolean' && !isObject(value)) fail(at, 'a boolean or a schema');
+      out.tag(1, 0);
+      out.uint32(value === true || isObject(value) ? 1 : 0);
+      if (isObject(value)) writeNested(out, message, 2, value, at, depth);
+      return;
+    }
+    case 'schemaorarray':
+      // A schema (1), or an array of schemas (2).
+      if (absent) return;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++)
+          writeNested(out, message, 2, value[i] === null ? undefined : value[i], { parent: at, field: undefined, index: i }, depth);
+      } else if (isObject(value)) {
+        writeNested(out, message, 1, value, at, depth);
+      } else fail(at, 'a schema or an array of schemas');
+      return;
+    case 'schemaorstringarray':
+      // A schema (1), or an array of property names (2).
+      if (absent) return;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          out.tag(2, 2);
+          writeScalar(out, 'string', value[i], { parent: at, field: undefined, index: i });
+        }
+      } else if (isObject(value)) {
+        writeNested(out, message, 1, value, at, depth);
+      } else fail(at, 'a schema or an array of strings');
       return;
   }
 }
@@ -692,7 +756,12 @@ function collectUnknown(
   depth: number,
   skip?: ReadonlySet<string>,
 ): void {
-  if (out.length >= limit || depth > MAX_DEPTH || message.special || message.list || !isObject(value)) return;
+  if (out.length >= limit || depth > MAX_DEPTH || message.list) return;
+  if (message.special) {
+    collectUnknownInUnion(message, value, path, out, limit, depth);
+    return;
+  }
+  if (!isObject(value)) return;
   const keys = jsonKeys(message);
   for (const [key, item] of Object.entries(value)) {
     if (out.length >= limit) return;
@@ -712,6 +781,18 @@ function collectUnknown(
     } else {
       collectUnknown(inner, item, itemPath, out, limit, depth + 1);
     }
+  }
+}
+
+/** A CRD schema union's schemas (a schema, or each schema of an array) checked as schemas. */
+function collectUnknownInUnion(message: KubernetesMessage, value: unknown, path: string, out: string[], limit: number, depth: number): void {
+  if (message.special !== 'schemaorbool' && message.special !== 'schemaorarray' && message.special !== 'schemaorstringarray') return;
+  const schemaField = message.fields.find((field) => field.scalar === undefined);
+  if (schemaField === undefined) return;
+  const schema = messageOf(schemaField);
+  if (isObject(value)) collectUnknown(schema, value, path, out, limit, depth + 1);
+  else if (Array.isArray(value) && message.special === 'schemaorarray') {
+    value.forEach((item, i) => collectUnknown(schema, item, `${path}[${i}]`, out, limit, depth + 1));
   }
 }
 
@@ -894,7 +975,14 @@ function fieldById(message: KubernetesMessage, id: number): Field | undefined {
  */
 function readMessage(message: KubernetesMessage, c: Cursor, end: number, at: PathNode | undefined, depth: number, head?: Json): unknown {
   if (depth > MAX_DEPTH) fail2(at, `nested more than ${MAX_DEPTH} levels deep`);
-  if (message.special) return readSpecial(message.special, c, end, at, depth);
+  if (message.special) return readSpecial(message, message.special, c, end, at, depth);
+  const slots = readSlots(message, c, end, at, depth);
+  if (message.list) return slots[0] ?? [];
+  return jsonOf(message, slots, at, depth, head ?? {});
+}
+
+/** The values of a message's fields read from the wire, each in its field's slot (repeated fields as arrays, maps as objects). */
+function readSlots(message: KubernetesMessage, c: Cursor, end: number, at: PathNode | undefined, depth: number): unknown[] {
   const slots: unknown[] = new Array<unknown>(message.fields.length);
   while (c.pos < end) {
     const key = c.uint32(end);
@@ -937,8 +1025,7 @@ function readMessage(message: KubernetesMessage, c: Cursor, end: number, at: Pat
     if (field.rule === 'repeated') ((slots[slot] as unknown[] | undefined) ?? (slots[slot] = [])).push(value);
     else slots[slot] = value;
   }
-  if (message.list) return slots[0] ?? [];
-  return jsonOf(message, slots, at, depth, head ?? {});
+  return slots;
 }
 
 function wrongWire(at: PathNode | undefined, field: Field, wireType: number): never {
@@ -1064,7 +1151,19 @@ function readNumbered(message: KubernetesMessage, c: Cursor, end: number, at: Pa
   return values;
 }
 
-function readSpecial(special: Special, c: Cursor, end: number, at: PathNode | undefined, depth: number): unknown {
+function readSpecial(own: KubernetesMessage, special: Special, c: Cursor, end: number, at: PathNode | undefined, depth: number): unknown {
+  switch (special) {
+    case 'schemaorbool':
+    case 'schemaorarray':
+    case 'schemaorstringarray':
+      return readSchemaUnion(own, special, readSlots(own, c, end, at, depth));
+    case 'json': {
+      // Raw nil or empty is JSON null, as JSON.MarshalJSON writes it.
+      const raw = readNumbered(own, c, end, at)[1] as Buffer | undefined;
+      return raw === undefined || raw.length === 0 ? null : parseJson(raw, at, depth);
+    }
+    default:
+  }
   const empty = c.pos >= end;
   const message = SPECIAL_MESSAGES[special];
   const values = readNumbered(message(), c, end, at);
@@ -1091,8 +1190,30 @@ function readSpecial(special: Special, c: Cursor, end: number, at: PathNode | un
   }
 }
 
+/**
+ * The JSON of a CRD schema union from its read fields, as its MarshalJSON writes it: JSONSchemaPropsOrBool
+ * its schema if it has one, else `allows`; JSONSchemaPropsOrArray its schemas if it has any, else its
+ * schema (null without); JSONSchemaPropsOrStringArray its property names if it has any, else its schema
+ * (null without).
+ */
+function readSchemaUnion(message: KubernetesMessage, special: Special, slots: readonly unknown[]): unknown {
+  const slotOf = (id: number): unknown => slots[fieldNumbered(message, id).slot];
+  switch (special) {
+    case 'schemaorbool':
+      return slotOf(2) ?? slotOf(1) === true;
+    case 'schemaorarray': {
+      const schemas = slotOf(2) as unknown[] | undefined;
+      return schemas !== undefined && schemas.length > 0 ? schemas : (slotOf(1) ?? null);
+    }
+    default: {
+      const names = slotOf(2) as unknown[] | undefined;
+      return names !== undefined && names.length > 0 ? names : (slotOf(1) ?? null);
+    }
+  }
+}
+
 /** A message of each hand-marshalled kind (their fields are the same in every type of a kind). */
-const SPECIAL_MESSAGES: Readonly<Record<Special, () => KubernetesMessage>> = {
+const SPECIAL_MESSAGES: Readonly<Record<ScalarSpecial, () => KubernetesMessage>> = {
   time: () => kubernetesMessage(`${META_PACKAGE}.Time`) as KubernetesMessage,
   microtime: () => kubernetesMessage(`${META_PACKAGE}.MicroTime`) as KubernetesMessage,
   duration: () => kubernetesMessage(`${META_PACKAGE}.Duration`) as KubernetesMessage,
@@ -1106,6 +1227,17 @@ function rawJson(raw: Buffer, at: PathNode | undefined, depth: number): unknown 
   if (raw.length >= 4 && raw[0] === 0x6b && raw[1] === 0x38 && raw[2] === 0x73 && raw[3] === 0x00) {
     return decodeEmbeddedObject(raw.subarray(4), at, depth);
   }
+  return parseJson(raw, at, depth);
+}
+
+/**
+ * Raw JSON inside a message, parsed once its nesting is known to fit, with the messages around it,
+ * within what the server's objects may nest (managed fields as deep as the fields they track): what
+ * is read here is stringified, cloned and walked.
+ */
+function parseJson(raw: Buffer, at: PathNode | undefined, depth: number): unknown {
+  const limit = Math.max(SERVER_NESTING_DEPTH - depth, 0);
+  if (jsonNestingDepth(raw, limit) > limit) fail2(at, `nests more than ${SERVER_NESTING_DEPTH} levels deep`);
   try {
     return JSON.parse((raw as Buffer & NodeBufferMethods).utf8Slice(0, raw.length)) as unknown;
   } catch {

@@ -1,4 +1,5 @@
-import { describeStorageContract } from '../testing/contract-suite';
+import type { ChangeEvent, StorageWatchEvent } from '../storage';
+import { describeStorageContract, key, prefix, take, withTimeout, type ContractTestObject } from '../testing/contract-suite';
 import { etcdUnavailable, startEtcdCluster, type EtcdCluster } from '../testing/etcd-cluster';
 import { EtcdClient } from './etcd-client';
 import { ETCD, headerRevision, int64Number } from './etcd-protocol';
@@ -62,6 +63,59 @@ describeStorageContract(
     } finally {
       await Promise.all(stores.map((s) => s.close()));
       client.close();
+    }
+  });
+});
+
+(unavailable ? describe.skip : describe)('store3 watches and compaction', () => {
+  test('a watch that compaction overtakes while it catches up gives each change exactly, then ends with Expired', async () => {
+    const { endpoints } = await clusterReady();
+    const store = await Store3Storage.open({ servers: endpoints, compactionIntervalMs: 0 });
+    const namespace = 'catchup-compaction';
+    const padding = 'p'.repeat(16_000);
+    const object = (v: string): ContractTestObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace }, data: { v, padding } });
+    try {
+      const created = await store.create(key('a', namespace), object('0'));
+      const start = Number(created.metadata.resourceVersion);
+      // A watch from now is fed by the store's live stream; once it has the next change, the store's
+      // stream is past `start`, so a watch from `start` catches up on a stream of its own.
+      const live = await store.watch<ContractTestObject>(prefix(namespace));
+      await store.update(key('a', namespace), object('1'));
+      const first = await take(live, 1);
+      const behind = await store.watch<ContractTestObject>(prefix(namespace), { revision: start });
+
+      // etcd reads a change's previous value when it sends the change, and a watch that is not read
+      // holds back what etcd has not sent yet (flow control: well under a megabyte). 60 changes of
+      // 16 kB each are more than etcd can send before the compaction, so the catch-up meets changes
+      // without their previous value: Expired, after those it could give exactly.
+      const updates = 60;
+      for (let i = 2; i <= updates; i++) await store.update(key('a', namespace), object(String(i)));
+      const end = await store.currentRevision();
+      await store.compact(end);
+
+      const caughtUp: Array<ChangeEvent<ContractTestObject>> = [];
+      let failure: unknown;
+      for (const iterator = behind[Symbol.asyncIterator](); failure === undefined;) {
+        const result = await withTimeout(iterator.next(), 10_000, 'the next event').catch((error: unknown) => (failure = error));
+        if (failure !== undefined) break;
+        const { done, value } = result as IteratorResult<StorageWatchEvent<ContractTestObject>>;
+        if (done === true) throw new Error('the watch ended without an error');
+        if (value.type !== 'PROGRESS') caughtUp.push(value);
+      }
+      expect(failure).toMatchObject({ name: 'StorageError', code: 'Expired' });
+      expect(caughtUp.length).toBeGreaterThan(0);
+      expect(caughtUp.length).toBeLessThan(updates);
+      // The live watch read its changes as they came, before the compaction: all of them, exactly.
+      const fed = [first[0], ...(await take(live, updates - 1))] as Array<ChangeEvent<ContractTestObject>>;
+      // Every change is an update that comes with the state before it (the change delivered before it).
+      const steps = (changes: Array<ChangeEvent<ContractTestObject>>): string[] =>
+        changes.map((c) => `${c.type} ${c.prevObject?.data?.v}@${c.prevObject?.metadata.resourceVersion} -> ${c.object.data?.v}@${c.revision}`);
+      const expected = Array.from({ length: updates }, (_, i) => `MODIFIED ${i}@${start + i} -> ${i + 1}@${start + i + 1}`);
+      expect(steps(fed)).toEqual(expected);
+      expect(steps(caughtUp)).toEqual(expected.slice(0, caughtUp.length));
+      live.stop();
+    } finally {
+      await store.close();
     }
   });
 });

@@ -339,6 +339,13 @@ export class Store3Storage implements Storage {
         throw outcome.error;
       }
       for (const event of outcome.batch.events) {
+        // The events of `start` itself belong to the state the watch begins from; they are skipped
+        // before they are read. The stream starts at `start`, not after it, so that etcd answers
+        // whether `start` was compacted (below the compaction point the watch is Expired); but at the
+        // compaction revision itself etcd may still hold a deletion, until its physical compaction
+        // (which runs after the compaction request returns) removes the tombstone, and it reports
+        // that deletion without a previous value, which lies below the compaction point.
+        if (int64Number(event.kv?.mod_revision) <= start) continue;
         const change = this.changeOf(event, prefix);
         if (change !== undefined) channel.pushHistory(change);
       }
@@ -381,17 +388,19 @@ export class Store3Storage implements Storage {
     const key = Buffer.from(kv.key).toString('utf8');
     if (!key.startsWith(prefix)) return undefined;
     const revision = int64Number(kv.mod_revision);
+    const object = event.type === 1 ? undefined : this.decode(key, Buffer.from(kv.value ?? []), revision);
+    if (object !== undefined && int64Number(kv.create_revision) === revision) return { type: 'ADDED', key, object, revision };
+    // etcd reads a change's previous value when it sends the event, at the revision before it; a
+    // compaction past that revision in between (a catch-up read slowly, a feed far behind) leaves it
+    // out. A deletion's object and the selectors' view of an update need it, so the watch cannot go
+    // on exactly from here: Expired, and the client lists again (Kubernetes' watcher, too, ends a
+    // watch on a change that comes without its previous value).
     const prev = event.prev_kv;
-    if (event.type === 1) {
-      // A deletion's last state is its previous value, carrying the deletion revision.
-      if (prev?.value === undefined) {
-        throw new StorageError('Unavailable', `etcd reported the deletion of ${key} at ${revision} without its last state (compacted meanwhile); watch again`);
-      }
-      return { type: 'DELETED', key, object: this.decode(key, Buffer.from(prev.value), revision), prevObject: this.decodeKv(prev), revision };
-    }
-    const object = this.decode(key, Buffer.from(kv.value ?? []), revision);
-    if (int64Number(kv.create_revision) === revision) return { type: 'ADDED', key, object, revision };
-    return { type: 'MODIFIED', key, object, prevObject: prev?.value === undefined ? undefined : this.decodeKv(prev), revision };
+    if (prev?.value === undefined) throw StorageError.expired(revision - 1, Math.max(this.compacted, revision));
+    const prevObject = this.decodeKv(prev);
+    // A deletion's last state is its previous value, carrying the deletion revision.
+    if (object === undefined) return { type: 'DELETED', key, object: this.decode(key, Buffer.from(prev.value), revision), prevObject, revision };
+    return { type: 'MODIFIED', key, object, prevObject, revision };
   }
 
   /** The feed could not resume: every live watch has missed changes and ends with Expired. */

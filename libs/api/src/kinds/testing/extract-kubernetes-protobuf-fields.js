@@ -6,17 +6,18 @@
 //   the JSON name (and `,inline`), `omitempty`, and whether the Go field is a pointer (written only
 //   when set) or a value (always written, zero or not, as gogo-protobuf's marshaller does).
 // Not part of the test suite: run it by hand when a served kind needs a package not listed here,
-//   node libs/api/src/kinds/testing/extract-kubernetes-protobuf-fields.js <k8s.io/api checkout> <k8s.io/apimachinery checkout>
-// (both at the tag of the Kubernetes release served, v0.32.x).
+//   node libs/api/src/kinds/testing/extract-kubernetes-protobuf-fields.js <k8s.io/api checkout> <k8s.io/apimachinery checkout> <k8s.io/apiextensions-apiserver checkout>
+// (all at the tag of the Kubernetes release served, v0.32.x). apiextensions.k8s.io's types live in
+// apiextensions-apiserver, not in k8s.io/api.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Root, parse } = require('protobufjs');
 
-const [apiDir, machineryDir] = process.argv.slice(2);
-if (!apiDir || !machineryDir) {
-  console.error('usage: extract-kubernetes-protobuf-fields.js <k8s.io/api checkout> <k8s.io/apimachinery checkout>');
+const [apiDir, machineryDir, apiextensionsDir] = process.argv.slice(2);
+if (!apiDir || !machineryDir || !apiextensionsDir) {
+  console.error('usage: extract-kubernetes-protobuf-fields.js <k8s.io/api checkout> <k8s.io/apimachinery checkout> <k8s.io/apiextensions-apiserver checkout>');
   process.exit(2);
 }
 
@@ -40,7 +41,11 @@ const PACKAGES = [
     'authorization/v1',
     'events/v1',
   ].map((dir) => [apiDir, dir]),
+  [apiextensionsDir, 'pkg/apis/apiextensions/v1'],
 ];
+
+/** The checkouts whose packages are served API groups (meta/v1 and its helpers are not). */
+const GROUP_SOURCES = new Set([apiDir, apiextensionsDir]);
 
 /**
  * Types whose Go code marshals them by hand (custom Marshal and MarshalJSON): the codec knows their
@@ -55,6 +60,11 @@ const SPECIAL = {
   'k8s.io.apimachinery.pkg.api.resource.Quantity': 'quantity',
   'k8s.io.apimachinery.pkg.api.resource.QuantityValue': 'quantity',
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'intorstring',
+  // A CRD schema's unions and raw values (apiextensions v1's marshal.go).
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON': 'json',
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool': 'schemaorbool',
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray': 'schemaorarray',
+  'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray': 'schemaorstringarray',
 };
 
 /** Parses every `type X struct { ... }` and every `type X []Y` of a Go package's hand-written files. */
@@ -110,7 +120,7 @@ for (const [base, dir] of PACKAGES) {
   goTypes.set(pkg, goTypesOf(join(base, dir)));
   const group = groupOf(join(base, dir));
   const version = dir.split('/').pop();
-  if (group !== undefined && base === apiDir) packages[pkg] = { group, version };
+  if (group !== undefined && GROUP_SOURCES.has(base)) packages[pkg] = { group, version };
 }
 root.resolveAll();
 
@@ -181,12 +191,21 @@ if (problems.length > 0) {
 const describe = (dir) => execFileSync('git', ['-C', dir, 'describe', '--tags', '--always'], { encoding: 'utf8' }).trim();
 let source;
 try {
-  source = { 'k8s.io/api': describe(apiDir), 'k8s.io/apimachinery': describe(machineryDir) };
+  source = {
+    'k8s.io/api': describe(apiDir),
+    'k8s.io/apimachinery': describe(machineryDir),
+    'k8s.io/apiextensions-apiserver': describe(apiextensionsDir),
+  };
 } catch {
   // An exported tree (git archive) has no history: name the directories' last components instead.
-  source = { 'k8s.io/api': apiDir.split('/').pop(), 'k8s.io/apimachinery': machineryDir.split('/').pop() };
+  source = {
+    'k8s.io/api': apiDir.split('/').pop(),
+    'k8s.io/apimachinery': machineryDir.split('/').pop(),
+    'k8s.io/apiextensions-apiserver': apiextensionsDir.split('/').pop(),
+  };
 }
-if (process.env.KUBERNETES_SOURCE_TAG) source = { 'k8s.io/api': process.env.KUBERNETES_SOURCE_TAG, 'k8s.io/apimachinery': process.env.KUBERNETES_SOURCE_TAG };
+const tag = process.env.KUBERNETES_SOURCE_TAG;
+if (tag) source = { 'k8s.io/api': tag, 'k8s.io/apimachinery': tag, 'k8s.io/apiextensions-apiserver': tag };
 const out = { source, packages, messages };
 // One line per field, so that a change upstream reads as a one-line diff.
 const text = JSON.stringify(out, null, 1).replace(/\{\n\s*"name": [^{}]*?\n\s*\}/g, (block) => block.replace(/\n\s*/g, ' ').replace('{ ', '{ '));
