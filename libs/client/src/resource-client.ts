@@ -22,9 +22,9 @@ import { hasProtobufForm, PROTOBUF_ACCEPT, protobufBody } from './wire-codec';
 
 /** The fields of an object every resource client reads. */
 export interface ObjectLike {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: { name?: string | undefined; namespace?: string | undefined; resourceVersion?: string | undefined } | undefined;
 }
 
 export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
