@@ -104,6 +104,16 @@ export async function sample(env: TestEnvironment): Promise<string[]> {
   // #endregion
   seen.push(`ready at generation ${ready.status?.observedGeneration}`);
   seen.push((await env.client.configMaps.get('home-page', { namespace: 'default' })).data?.['index.html'] ?? '');
+  // The API server takes up the webhook configuration from its watch, a moment after the manager installed it.
+  await eventually(async () => {
+    if (
+      await client.patch('home', { spec: { title: 'Elsewhere' } }, 'merge', { dryRun: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new Error('not yet refused');
+  }, 10_000);
   await client.patch('home', { spec: { title: 'Elsewhere' } }).catch((error: Error) => seen.push(error.message.split(': ').pop()!));
   await client.create({ metadata: { name: 'latest' }, spec: { image: 'httpd:latest', title: 'Latest' } }).catch((error: Error) => seen.push(error.message));
   await client.delete('home');

@@ -202,6 +202,10 @@ describe('a server that names the built-in groups as Kubernetes does', () => {
     await eventually(async () =>
       expect((await client.get('web')).status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'True', observedGeneration: 1 }),
     );
+    // The API server takes up a new webhook configuration from its watch, as Kubernetes' does: a moment later.
+    await eventually(() =>
+      expect(client.create({ metadata: { name: 'latest' }, spec: { image: 'httpd:latest' } }, { dryRun: true })).rejects.toThrow(/pin the image/),
+    );
     await expect(client.create({ metadata: { name: 'latest' }, spec: { image: 'httpd:latest' } })).rejects.toThrow(/pin the image/);
     expect((await env.client.leases.inNamespace('default').get('names-operator')).spec?.holderIdentity).toBe('names-a');
     expect(await env.client.resource(BUILTIN_RESOURCES.validatingWebhookConfigurations).get('names-operator-validating')).toBeTruthy();
