@@ -62,7 +62,8 @@ async function despiteNetworkChanges<T>(navigate: () => Promise<T>): Promise<T> 
     try {
       return await navigate();
     } catch (error) {
-      if (attempt >= 4 || !/ERR_NETWORK_CHANGED/.test(String(error))) throw error;
+      // Either as the error itself or as Chromium's error page taking the navigation's place.
+      if (attempt >= 4 || !/ERR_NETWORK_CHANGED|interrupted by another navigation to "chrome-error:/.test(String(error))) throw error;
     }
   }
 }

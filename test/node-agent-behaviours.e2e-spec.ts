@@ -50,9 +50,9 @@ describeWithRuntime('node agent: registerNode, status reports, restart policies,
     hookPort = (hookServer.address() as AddressInfo).port;
     cluster = await startNodeCluster({
       agent: { nodeName, config: { registerNode: false, nodeStatusReportFrequency: '4s', nodeStatusUpdateFrequency: '1s' } },
-      // An administrator creates the Node after a while; until then the agent waits for it.
-      whileAgentStarts: async (apiserver) => {
-        await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // An administrator creates the Node once the agent says it waits for it (however long its start takes).
+      whileAgentStarts: async (apiserver, agentLog) => {
+        await eventually(() => expect(agentLog()).toContain(`waiting for Node ${nodeName} to be created (registerNode is false)`), 60_000, 100);
         nodeAbsentWhileWaiting = (await runKubectl(['get', 'node', nodeName], apiserver.kubectlEnv)).code !== 0;
         const file = `${apiserver.dir}/node.json`;
         await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName } })));

@@ -48,6 +48,8 @@ export interface StartNodeAgentOptions {
   config?: Record<string, unknown>;
   args?: string[];
   readyTimeoutMs?: number;
+  /** Called with everything the agent has written to stderr so far, as it writes (before it is ready too). */
+  onStderr?: (stderr: string) => void;
 }
 
 /**
@@ -101,7 +103,10 @@ export async function startNodeAgentProcess(apiserver: ApiServerProcess, options
     child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     hasExited = false;
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      options.onStderr?.(stderr);
+    });
     exit = new Promise<void>((resolve) =>
       child.on('exit', () => {
         hasExited = true;

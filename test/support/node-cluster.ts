@@ -29,8 +29,11 @@ export interface NodeClusterOptions {
   /** The API server issues service account tokens (a signing key made in its directory). */
   serviceAccountTokens?: boolean;
   agent?: Partial<StartNodeAgentOptions>;
-  /** Runs while the agent starts (before it is ready): an administrator creating the Node of a `registerNode: false` agent. */
-  whileAgentStarts?: (apiserver: ApiServerProcess) => Promise<void>;
+  /**
+   * Runs while the agent starts (before it is ready), with what the agent has logged so far: an
+   * administrator creating the Node of a `registerNode: false` agent once it says it waits.
+   */
+  whileAgentStarts?: (apiserver: ApiServerProcess, agentLog: () => string) => Promise<void>;
 }
 
 /** containerd, an API server reaching node agents on loopback, and one node agent with a pod CIDR of its own. */
@@ -44,15 +47,17 @@ export async function startNodeCluster(options: NodeClusterOptions = {}): Promis
   ]);
   let agent: NodeAgentProcess;
   try {
+    let agentLog = '';
     const starting = startNodeAgentProcess(apiserver, {
       endpoint: containerd.endpoint,
+      onStderr: (stderr) => (agentLog = stderr),
       ...options.agent,
       config: { podCIDR: randomPodCidr(), ...(options.agent?.config ?? {}) },
     });
     // Handled below; an early failure must not surface as an unhandled rejection meanwhile.
     void starting.catch(() => undefined);
     try {
-      await options.whileAgentStarts?.(apiserver);
+      await options.whileAgentStarts?.(apiserver, () => agentLog);
     } catch (error) {
       await starting.then((a) => a.cleanup()).catch(() => undefined);
       throw error;
