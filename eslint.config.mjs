@@ -38,17 +38,22 @@ const OFF_LIMITS = {
   controllers: [{ group: ['@nestjs/*'], message: 'The built-in controllers use the framework (@svc/runtime) alone, as operators do: no Nest.' }],
 };
 
-/** The rule for files of one library: the libraries above it are out of reach. */
-function layerRule(lib, { tests }) {
+/** The rule for files of one library: the libraries above it are out of reach, and `extraPaths` too. */
+function layerRule(lib, { tests, extraPaths = [] }) {
   const above = LAYERS.slice(LAYERS.indexOf(lib) + 1);
   const message = (name) => `${lib} sits below ${name} and may not import it${tests && name === 'apiserver' ? ' (tests may use @svc/apiserver/testing)' : ''}.`;
   // Tests may start the API server's test environment, a testing kit above every library.
-  const paths = above.map((name) => ({ name: `@svc/${name}`, message: message(name) }));
+  const paths = [...above.map((name) => ({ name: `@svc/${name}`, message: message(name) })), ...extraPaths];
   const patterns = above.filter((name) => !(tests && name === 'apiserver')).map((name) => ({ group: [`@svc/${name}/*`], message: message(name) }));
   return ['error', { paths, patterns: [...EVERYWHERE, ...patterns, ...(OFF_LIMITS[lib] ?? [])] }];
 }
 
 const TEST_FILES = ['**/*.spec.ts', '**/testing/**'];
+
+/** Admission reads what it needs through the registries, from the watch cache: never from the store beside it. */
+const ADMISSION_READS = [
+  { name: '@svc/storage', message: 'Admission reads through the registries (registry/admission-reads.ts), so the watch cache is the one read model.' },
+];
 
 export default tseslint.config(
   // type-fixtures/ hold files that must not compile, checked by their own spec, outside tsconfig.json.
@@ -92,4 +97,9 @@ export default tseslint.config(
     { files: [`libs/${lib}/**/*.ts`], rules: { 'no-restricted-imports': layerRule(lib, { tests: false }) } },
     { files: TEST_FILES.map((pattern) => `libs/${lib}/${pattern}`), rules: { 'no-restricted-imports': layerRule(lib, { tests: true }) } },
   ]),
+  {
+    files: ['libs/apiserver/src/admission/**/*.ts'],
+    ignores: TEST_FILES.map((pattern) => `libs/apiserver/src/admission/${pattern}`),
+    rules: { 'no-restricted-imports': layerRule('apiserver', { tests: false, extraPaths: ADMISSION_READS }) },
+  },
 );

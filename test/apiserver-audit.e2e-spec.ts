@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAuditPolicy, servingConfig, startApiServer } from '@svc/apiserver';
 import { eventually } from '@svc/runtime/testing';
-import { TestRoutesModule } from './support/test-routes.module';
+import { testRoutes } from './support/test-routes';
 import { ROOT, startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { httpsFetch } from './support/https-client';
 import { kubectl } from './support/kubectl-run';
@@ -377,7 +377,7 @@ describe('audit of a handler that fails unexpectedly', () => {
   it('writes the Panic stage with the 500 it answered', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-audit-panic-'));
     const log = join(dir, 'audit.log');
-    const server = await startApiServer(servingConfig({ bindAddress: '127.0.0.1', securePort: 0, certDir: dir, svcconfigOut: '' }), [TestRoutesModule], {
+    const server = await startApiServer(servingConfig({ bindAddress: '127.0.0.1', securePort: 0, certDir: dir, svcconfigOut: '' }), [testRoutes], {
       logger: false,
       audit: {
         policy: parseAuditPolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n'),

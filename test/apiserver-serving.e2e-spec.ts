@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { healthCheck, servingConfig, startApiServer, type ApiServerHandle, type ApiServerServingConfig } from '@svc/apiserver';
 import { httpsFetch } from './support/https-client';
 import { kubectl } from './support/kubectl-run';
-import { TestRoutesModule } from './support/test-routes.module';
+import { testRoutes } from './support/test-routes';
 
 describe('API server serving shell over HTTPS', () => {
   let dir: string;
@@ -27,7 +27,7 @@ describe('API server serving shell over HTTPS', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-apiserver-e2e-'));
     certDir = join(dir, 'certs');
     svcconfig = join(dir, 'svcconfig');
-    server = await startApiServer(config(), [TestRoutesModule], quiet);
+    server = await startApiServer(config(), [testRoutes], quiet);
     server.health.addReadyzChecks(
       healthCheck('test-switch', () => {
         if (failing) throw new Error('switched off by the test');
@@ -287,7 +287,7 @@ describe('API server serving shell: restarts, limits and shutdown', () => {
     });
   const running: ApiServerHandle[] = [];
   const start = async (overrides: Partial<ApiServerServingConfig> = {}) => {
-    const handle = await startApiServer(config(overrides), [TestRoutesModule], quiet);
+    const handle = await startApiServer(config(overrides), [testRoutes], quiet);
     running.push(handle);
     return handle;
   };

@@ -3,16 +3,19 @@ import { COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type Scheme } from '@svc/a
 import type { Storage } from '@svc/storage';
 import type { AuditOptions } from './audit/audit-runtime';
 import { servingConfig, type ApiServerServingConfig } from './config';
-import { CrdModule } from './crd';
-import { applyRuntimeConfig, DiscoveryModule, ServedApis, type RuntimeConfig } from './discovery';
+import { customResourceDefinitions } from './crd';
+import { applyRuntimeConfig, discoveryRoutes, ServedApis, type RuntimeConfig } from './discovery';
+import { resourceLayer } from './endpoints/resource-layer';
 import { healthCheck } from './health/health-check';
-import { OpenApiModule } from './openapi';
-import { createResourceRegistries, ResourcesModule, type ResourcesOptions } from './resources';
-import { serviceWriteHooks, ServicesModule, type ServicesOptions } from './services';
+import { OpenApiDocuments, openApiRoutes } from './openapi';
+import { createResourceRegistries, type ResourcesOptions } from './registry/create-registries';
+import type { ResourceRegistries } from './registry/registries';
+import { services as servicesPart, serviceWriteHooks, type ServicesOptions } from './services';
+import type { ServerPart } from './serving/serving-core';
 import { startApiServer, type ApiServerHandle } from './start-api-server';
 import { ensureClientCa, issueClientCertificate } from './auth/client-certificates';
 import { ensureBootstrapPolicy } from './auth/rbac/bootstrap-reconcile';
-import { moveLegacyKeys } from './resources/legacy-key-layout';
+import { moveLegacyKeys } from './registry/generic/legacy-key-layout';
 import { AUTHENTICATION_INFO_POST_START_HOOK, AuthenticationInfoController } from './auth/authentication-info/authentication-info-controller';
 import { buildSecurity, type AuthenticationOptions, type AuthorizationOptions, type Security } from './auth/security';
 import { rbacEscalationCheck } from './auth/rbac/escalation-check';
@@ -21,6 +24,7 @@ import { loadWebhookAuthorizerOptions } from './auth/webhook/webhook-authorizer'
 import { ownerReferencesPermissionEnforcement } from './admission/owner-references-permission';
 import { privilegedContainersDenied } from './admission/privileged-containers';
 import { EventExpiry } from './events/event-expiry';
+import { ComponentStatuses } from './registry/core/component-statuses';
 import { ApiServerIdentityLease, IDENTITY_POST_START_HOOKS } from './identity/apiserver-identity';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
@@ -101,33 +105,9 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const serving = servingConfig(options.serving);
   const runtimeConfig = options.runtimeConfig ?? {};
   applyRuntimeConfig(scheme, runtimeConfig);
-  // The review APIs and component statuses are answered by handlers of their own and stored nowhere.
-  const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE]);
-  // The escalation check is built before the authorizers it asks, which need the registries.
+  // The escalation check and OwnerReferencesPermissionEnforcement ask the authorizers, which need the registries.
   const built: { security?: Security } = {};
-  const rbacEnabled = options.authorization?.modes?.includes('RBAC') === true;
-  const escalation: AdmissionPlugin[] = rbacEnabled
-    ? [rbacEscalationCheck({ authorizer: () => built.security?.authorizer, rbac: () => built.security?.rbac })]
-    : [];
-  // OwnerReferencesPermissionEnforcement asks the authorizers too, so it is built here as well.
-  const enabled = new Set(options.resources?.enableAdmissionPlugins ?? []);
-  if (
-    enabled.has('OwnerReferencesPermissionEnforcement') &&
-    !(options.resources?.disableAdmissionPlugins ?? []).includes('OwnerReferencesPermissionEnforcement')
-  ) {
-    escalation.push(ownerReferencesPermissionEnforcement({ authorizer: () => built.security?.authorizer, scheme }));
-  }
-  // `--allow-privileged=false`, Kubernetes' validation of privileged containers, whatever the plugins.
-  if (options.resources?.allowPrivileged !== true) escalation.push(privilegedContainersDenied());
-  const resourcesOptions: ResourcesOptions = {
-    ...DEFAULT_RESOURCES_OPTIONS,
-    ...options.resources,
-    extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
-    admissionAuthorizer: () => built.security?.authorizer,
-    minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
-    maxRequestBodyBytes: serving.maxRequestBodyBytes,
-    serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,
-  };
+  const resourcesOptions = resourcesOptionsOf(options, serving, scheme, () => built.security);
   // Before any cache or controller reads the store: a store of an earlier version's layout is moved first.
   await moveLegacyKeys(storage, resourcesOptions.storePrefix, scheme);
   const servicesOptions = options.services ?? {};
@@ -140,89 +120,165 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   security.nodeGraph?.start();
   built.security = security;
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
-  const server = await startApiServer(
-    { ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP },
-    [
-      ResourcesModule.forRoot({ storage, scheme, options: resourcesOptions, registries, isEnabled: (def) => servedApis.isEnabled(def) }),
-      DiscoveryModule.forRoot({ scheme, servedApis }),
-      OpenApiModule.forRoot({ scheme, servedApis }),
-      // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
-      CrdModule.forRoot({ scheme, storage, storePrefix: resourcesOptions.storePrefix, registries }),
-      ServicesModule.forRoot({
-        scheme,
-        storage,
-        storePrefix: resourcesOptions.storePrefix,
-        registries,
-        allocators: services.allocators,
-        kubernetesClusterIP: services.kubernetesClusterIP,
-        masterServiceNamespace: servicesOptions.masterServiceNamespace ?? 'default',
-        kubernetesServiceNodePort: servicesOptions.kubernetesServiceNodePort || undefined,
-        endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
-      }),
-    ],
-    {
-      handleSignals: input.handleSignals,
-      logger: input.logger,
-      stdout: input.stdout,
-      audit: options.audit,
-      security,
-      clientCredentials,
-      registries,
-      componentStatuses: { storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) },
-    },
-  );
-  if (security.rbac !== undefined) {
-    server.health.addPostStartHook('rbac/bootstrap-roles', () => {
-      const rbac = (resource: string) => registries.forResource('rbac.authorization.k8s.io', 'v1', resource);
-      const [clusterRoles, clusterRoleBindings, roles, roleBindings] = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'].map(rbac);
-      const namespaces = registries.forResource('', 'v1', 'namespaces');
-      if (clusterRoles === undefined || clusterRoleBindings === undefined || roles === undefined || roleBindings === undefined || namespaces === undefined) {
-        throw new Error('RBAC needs rbac.authorization.k8s.io/v1 and namespaces to be served');
-      }
-      return ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, roles, roleBindings, namespaces });
-    });
-  }
-  const configMaps = registries.forResource('', 'v1', 'configmaps');
-  if (configMaps !== undefined) {
-    const logger = new Logger('AuthenticationInfo');
-    const controller = new AuthenticationInfoController({
-      configMaps,
-      namespaces: registries.forResource('', 'v1', 'namespaces'),
-      required: security.authenticationInfo,
-      log: (message) => logger.warn(message),
-    });
-    server.lifecycle.onStopped(() => controller.stop());
-    server.health.addPostStartHook(AUTHENTICATION_INFO_POST_START_HOOK, () => controller.start());
-  }
-  const events = registries.forResource('', 'v1', 'events');
-  if (events !== undefined) {
-    const logger = new Logger('EventExpiry');
-    const expiry = new EventExpiry({ events, ttlMs: options.resources?.eventTtlMs ?? 3_600_000, log: (message) => logger.warn(message) });
-    server.lifecycle.onStopped(() => expiry.stop());
-    server.health.addPostStartHook('start-event-expiry', () => expiry.start());
-  }
-  const leases = registries.forResource('coordination.k8s.io', 'v1', 'leases');
-  if (options.identityLease !== false && leases !== undefined) {
-    const logger = new Logger('ApiServerIdentity');
-    const identity = new ApiServerIdentityLease({
-      leases,
-      namespace: SYSTEM_NAMESPACE,
-      durationSeconds: options.identityLease?.durationSeconds ?? 3600,
-      renewIntervalSeconds: options.identityLease?.renewIntervalSeconds ?? 10,
-      log: (message) => logger.warn(message),
-    });
-    server.lifecycle.onStopped(() => identity.stop());
-    // The system namespace comes from another post-start hook: try again for a while.
-    server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.lease, () => retryFor(15_000, () => identity.start()));
-    server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.gc, () => identity.startGarbageCollector());
-  }
-  const nodeGraph = security.nodeGraph;
-  if (nodeGraph !== undefined) {
-    // As Kubernetes' node authorizer waits for its informers: the server is ready once the graph is.
-    server.health.addPostStartHook('authorization/node-graph', () => nodeGraph.whenSynced());
-    server.lifecycle.onStopped(() => nodeGraph.stop());
-  }
+  // The review APIs and component statuses are answered by REST of their own and stored nowhere.
+  const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE]);
+  const parts = serverParts({ storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis });
+  // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
+  const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {
+    handleSignals: input.handleSignals,
+    logger: input.logger,
+    stdout: input.stdout,
+    audit: options.audit,
+    security,
+    clientCredentials,
+  });
+  startServerControllers(server, registries, security, options.resources?.eventTtlMs);
+  if (options.identityLease !== false) startIdentityLease(server, registries, options.identityLease ?? {});
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
   server.health.addReadyzChecks(healthCheck('store', () => storage.healthCheck(options.storeReadycheckTimeoutMs)));
   return server;
+}
+
+/** What the server's parts are made of: the store, the scheme, the options and what was built from them. */
+interface PartsWiring {
+  storage: Storage;
+  scheme: Scheme;
+  options: ApiServerOptions;
+  serving: ApiServerServingConfig;
+  resourcesOptions: ResourcesOptions;
+  registries: ResourceRegistries;
+  security: Security;
+  services: ReturnType<typeof serviceWriteHooks>;
+  servedApis: ServedApis;
+}
+
+/** The parts installed on the serving shell: resources (with the REST of the reviews, tokens and component statuses), discovery, OpenAPI, CRDs, Services. */
+function serverParts(w: PartsWiring): ServerPart[] {
+  const { storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis } = w;
+  const servicesOptions = options.services ?? {};
+  return [
+    resourceLayer({
+      storage,
+      scheme,
+      options: resourcesOptions,
+      registries,
+      isEnabled: (def) => servedApis.isEnabled(def),
+      rest: {
+        reviews: { authorizer: security.authorizer, tokenAuthenticators: security.tokenAuthenticators },
+        tokens: security.serviceAccountTokens && { tokens: security.serviceAccountTokens, registries },
+        componentStatuses: new ComponentStatuses({ storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) }),
+      },
+    }),
+    () => discoveryRoutes(servedApis, serving),
+    (core) => openApiRoutes(new OpenApiDocuments(servedApis, { title: 'svc', version: core.config.version.gitVersion })),
+    // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
+    customResourceDefinitions({ scheme, storage, storePrefix: resourcesOptions.storePrefix, registries }),
+    servicesPart({
+      storage,
+      storePrefix: resourcesOptions.storePrefix,
+      registries,
+      allocators: services.allocators,
+      kubernetesClusterIP: services.kubernetesClusterIP,
+      masterServiceNamespace: servicesOptions.masterServiceNamespace ?? 'default',
+      kubernetesServiceNodePort: servicesOptions.kubernetesServiceNodePort || undefined,
+      endpointReconcilerType: servicesOptions.endpointReconcilerType ?? 'lease',
+    }),
+  ];
+}
+
+/**
+ * The resource layer's options: the defaults, the caller's, the serving shell's limits, and the
+ * admission plugins built beside the chain because they ask the authorizers (RBAC's escalation check,
+ * OwnerReferencesPermissionEnforcement) or hold whatever the plugins (`--allow-privileged=false`).
+ */
+function resourcesOptionsOf(
+  options: ApiServerOptions,
+  serving: ApiServerServingConfig,
+  scheme: Scheme,
+  security: () => Security | undefined,
+): ResourcesOptions {
+  const escalation: AdmissionPlugin[] = [];
+  if (options.authorization?.modes?.includes('RBAC') === true) {
+    escalation.push(rbacEscalationCheck({ authorizer: () => security()?.authorizer, rbac: () => security()?.rbac }));
+  }
+  const enabled = new Set(options.resources?.enableAdmissionPlugins ?? []);
+  if (
+    enabled.has('OwnerReferencesPermissionEnforcement') &&
+    !(options.resources?.disableAdmissionPlugins ?? []).includes('OwnerReferencesPermissionEnforcement')
+  ) {
+    escalation.push(ownerReferencesPermissionEnforcement({ authorizer: () => security()?.authorizer, scheme }));
+  }
+  // `--allow-privileged=false`, Kubernetes' validation of privileged containers, whatever the plugins.
+  if (options.resources?.allowPrivileged !== true) escalation.push(privilegedContainersDenied());
+  return {
+    ...DEFAULT_RESOURCES_OPTIONS,
+    ...options.resources,
+    extraAdmissionPlugins: [...(options.resources?.extraAdmissionPlugins ?? []), ...escalation],
+    admissionAuthorizer: () => security()?.authorizer,
+    minRequestTimeoutSeconds: serving.minRequestTimeoutSeconds,
+    maxRequestBodyBytes: serving.maxRequestBodyBytes,
+    serviceAccountTokensIssued: options.authentication?.serviceAccounts !== undefined,
+  };
+}
+
+/**
+ * The controllers the API server runs on its own objects, from post-start hooks, stopped with it:
+ * the bootstrap RBAC policy, the authentication info ConfigMap, the expiry of Events, the node
+ * authorizer's graph (the server is ready once it is, as Kubernetes' node authorizer waits for its informers).
+ */
+function startServerControllers(server: ApiServerHandle, registries: ResourceRegistries, security: Security, eventTtlMs: number | undefined): void {
+  if (security.rbac !== undefined) server.health.addPostStartHook('rbac/bootstrap-roles', () => ensureBootstrapPolicy(rbacRegistries(registries)));
+  const configMaps = registries.configMaps;
+  if (configMaps !== undefined) {
+    const logger = new Logger('AuthenticationInfo');
+    const required = security.authenticationInfo;
+    const controller = new AuthenticationInfoController({ configMaps, namespaces: registries.namespaces, required, log: (message) => logger.warn(message) });
+    server.lifecycle.onStopped(() => controller.stop());
+    server.health.addPostStartHook(AUTHENTICATION_INFO_POST_START_HOOK, () => controller.start());
+  }
+  const events = registries.events;
+  if (events !== undefined) {
+    const logger = new Logger('EventExpiry');
+    const expiry = new EventExpiry({ events, ttlMs: eventTtlMs ?? 3_600_000, log: (message) => logger.warn(message) });
+    server.lifecycle.onStopped(() => expiry.stop());
+    server.health.addPostStartHook('start-event-expiry', () => expiry.start());
+  }
+  const nodeGraph = security.nodeGraph;
+  if (nodeGraph !== undefined) {
+    server.health.addPostStartHook('authorization/node-graph', () => nodeGraph.whenSynced());
+    server.lifecycle.onStopped(() => nodeGraph.stop());
+  }
+}
+
+/**
+ * This server's identity Lease, written once the system namespace exists and renewed, and the
+ * collector of other servers' expired ones: Kubernetes' APIServerIdentity.
+ */
+function startIdentityLease(
+  server: ApiServerHandle,
+  registries: ResourceRegistries,
+  options: { durationSeconds?: number; renewIntervalSeconds?: number },
+): void {
+  const leases = registries.leases;
+  if (leases === undefined) return;
+  const logger = new Logger('ApiServerIdentity');
+  const identity = new ApiServerIdentityLease({
+    leases,
+    namespace: SYSTEM_NAMESPACE,
+    durationSeconds: options.durationSeconds ?? 3600,
+    renewIntervalSeconds: options.renewIntervalSeconds ?? 10,
+    log: (message) => logger.warn(message),
+  });
+  server.lifecycle.onStopped(() => identity.stop());
+  // The system namespace comes from another post-start hook: try again for a while.
+  server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.lease, () => retryFor(15_000, () => identity.start()));
+  server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.gc, () => identity.startGarbageCollector());
+}
+
+function rbacRegistries(registries: ResourceRegistries) {
+  const { clusterRoles, clusterRoleBindings, roles, roleBindings, namespaces } = registries;
+  if (clusterRoles === undefined || clusterRoleBindings === undefined || roles === undefined || roleBindings === undefined || namespaces === undefined) {
+    throw new Error('RBAC needs rbac.authorization.k8s.io/v1 and namespaces to be served');
+  }
+  return { clusterRoles, clusterRoleBindings, roles, roleBindings, namespaces };
 }

@@ -1,17 +1,19 @@
-// The API server library: createApiServer wires it whole; the serving shell's surface is for the modules hung on it.
+// The API server library: createApiServer wires it whole; the serving shell's surface is for the parts installed on it.
 export { createApiServer, DEFAULT_RESOURCES_OPTIONS } from './create-api-server';
 export { admissionPluginSupport, unimplementedAdmissionPlugins } from './admission/build-admission';
 export type { ApiServerOptions, CreateApiServerInput } from './create-api-server';
 export type { RuntimeConfig } from './discovery';
-export type { ResourcesOptions } from './resources';
+export type { ResourcesOptions } from './registry/create-registries';
 export type { ServicesOptions } from './services';
 export { ensureServingCertificates, SERVING_CERT_FILE, SERVING_KEY_FILE, type ServingCertificates } from './serving/serving-certificates';
 export { startApiServer } from './start-api-server';
 export type { ApiServerHandle, StartApiServerOptions } from './start-api-server';
 export { defaultVersionInfo, servingConfig, DEFAULT_MAX_REQUEST_BODY_BYTES, REFERENCE_RELEASE } from './config';
 export type { ApiServerServingConfig, ServerVersionInfo, TlsVersionName } from './config';
-export { SERVING_CONFIG, ServingCoreModule } from './serving-core.module';
-export type { ServingCore } from './serving-core.module';
+export type { ServerPart, ServingCore } from './serving/serving-core';
+export { Mux, decodeParam } from './serving/mux';
+export type { MuxRoute, RouteHandler, RouteParams } from './serving/mux';
+export { ResponseWriter } from './serving/response-writer';
 export { HealthRegistry, SHUTDOWN_CHECK_NAME } from './health/health-registry';
 export { healthCheck } from './health/health-check';
 export type { HealthCheck, HealthEndpoint, HealthReport } from './health/health-check';
@@ -22,7 +24,7 @@ export type { LifecyclePhase } from './lifecycle/server-lifecycle';
 export { requestInfo } from './request/request-info';
 export type { RequestInfo, ResourceVerb } from './request/request-info';
 export { isLongRunning, isMutating } from './request/request-classification';
-export { requestContext } from './request/request-context';
+export { requestContext, requestUrl } from './request/request-context';
 export type { RequestContext } from './request/request-context';
 export { readBody } from './request/read-body';
 export { watchTimeoutSeconds } from './request/request-timeout';

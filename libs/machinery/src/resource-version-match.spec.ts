@@ -1,16 +1,9 @@
 import { getSemantics, ListVersionParams, listSemantics, watchSemantics, WatchVersionParams } from './resource-version-match';
 import { StatusError } from './status';
 import { isBadRequest, isInvalid } from './status-predicates';
+import { thrownBy } from './testing/thrown-by';
 
-function failure(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StatusError);
-    return err as StatusError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = (run: () => unknown): StatusError => thrownBy(run, StatusError);
 
 describe('get', () => {
   it.each([

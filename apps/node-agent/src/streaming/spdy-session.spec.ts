@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { SpdySession, type SpdyStream } from './spdy-session';
+import { eventually } from '@svc/informers/testing';
 
 /** A client session and a server session over one loopback connection. */
 async function sessionPair(): Promise<{ client: SpdySession; server: SpdySession; sockets: Socket[]; listener: Server }> {
@@ -30,13 +31,6 @@ function controlFrames(bytes: Buffer): Array<{ type: number; body: Buffer }> {
     offset += 8 + length;
   }
   return frames;
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 5_000; !condition();) {
-    if (Date.now() > deadline) throw new Error('condition not met in 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function collect(stream: SpdyStream): { text: () => string; ended: Promise<unknown> } {
@@ -100,7 +94,7 @@ describe('a SPDY/3.1 session', () => {
     serverSocket.on('data', (chunk: Buffer) => (written = Buffer.concat([written, chunk])));
     const stdout = pair.client.openStream({ streamtype: 'stdout' });
     const atClient = collect(stdout);
-    await until(() => controlFrames(written).some((f) => f.type === 1));
+    await eventually(() => expect(controlFrames(written).some((f) => f.type === 1)).toBe(true));
     const before = written.length;
     serverSocket.write(Buffer.concat([dataFrame(1, Buffer.alloc(100_000, 'x')), dataFrame(1, Buffer.from('end'), true)]));
     await atClient.ended;

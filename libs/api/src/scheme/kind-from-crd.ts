@@ -5,7 +5,14 @@ import { customResourceSchema } from './crd-schema';
 import { METADATA_FIELD_SELECTORS } from './definitions/define-kind';
 import { jsonPathValue, parseJsonPath } from './json-path';
 import type { ApiObject, FieldGetter, KindConversion, KindDefinition, TableColumn } from './kind-definition';
+import type { ResetField } from './kind-strategy';
 import { nameColumn, column } from './table';
+
+/**
+ * A custom resource's status write takes its status alone: Kubernetes' statusStrategy copies the
+ * stored object whole and puts the request's status in it.
+ */
+const CUSTOM_RESOURCE_STATUS_RESET_FIELDS: readonly ResetField[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
 
 function printerCell(col: CustomResourceColumnDefinition): TableColumn['cell'] {
   const path = parseJsonPath(col.jsonPath);
@@ -51,20 +58,10 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
   const { spec } = crd;
   const version = spec.versions.find((v) => v.name === versionName);
   if (!version) throw new Error(`CustomResourceDefinition ${crd.metadata?.name ?? spec.names.plural + '.' + spec.group} has no version ${versionName}`);
-  const fieldSelectors: Record<string, FieldGetter> = { ...METADATA_FIELD_SELECTORS };
-  for (const f of version.selectableFields ?? []) {
-    const path = parseJsonPath(f.jsonPath);
-    fieldSelectors[f.jsonPath.replace(/^\./, '')] = (o) => stringValue(jsonPathValue(o, path));
-  }
   const scale = version.subresources?.scale;
   const schema = customResourceSchema(version.schema?.openAPIV3Schema, spec.preserveUnknownFields === true);
   const rules = ValidationRuleSet.of(schema);
-  const webhook = spec.conversion?.strategy === 'Webhook' ? spec.conversion.webhook : undefined;
-  const storageVersion = spec.versions.find((v) => v.storage)?.name;
-  const conversion: KindConversion | undefined =
-    webhook?.clientConfig && storageVersion
-      ? { storageVersion, clientConfig: structuredClone(webhook.clientConfig), conversionReviewVersions: [...webhook.conversionReviewVersions] }
-      : undefined;
+  const conversion = conversionOf(crd);
   return {
     group: spec.group,
     version: version.name,
@@ -80,7 +77,7 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
       scale: scale ? { ...scale } : undefined,
     },
     schema,
-    fieldSelectors,
+    fieldSelectors: fieldSelectorsOf(version.selectableFields),
     columns: columnsFor(version.additionalPrinterColumns),
     allowCreateOnUpdate: false,
     defaultHooks: [],
@@ -88,11 +85,11 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
     // Kubernetes keeps a custom resource's generation, and its status writes change only status.
     strategy: {
       tracksGeneration: true,
-      statusWritableMetadata: [],
-      ...(rules && {
-        validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current),
-        validateStatusUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current),
-      }),
+      status: {
+        resetFields: CUSTOM_RESOURCE_STATUS_RESET_FIELDS,
+        ...(rules && { validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current) }),
+      },
+      ...(rules && { validateUpdate: (obj: ApiObject, current: ApiObject) => rules.validateTransition(obj, current) }),
     },
     served: version.served,
     storage: version.storage,
@@ -100,6 +97,25 @@ export function kindFromCrd(crd: CustomResourceDefinition, versionName: string):
     source: { type: 'crd', name: crd.metadata?.name ?? `${spec.names.plural}.${spec.group}` },
     ...(conversion && { conversion }),
   };
+}
+
+/** The metadata's field selectors and the version's selectable fields. */
+function fieldSelectorsOf(selectable: ReadonlyArray<{ jsonPath: string }> | undefined): Record<string, FieldGetter> {
+  const fieldSelectors: Record<string, FieldGetter> = { ...METADATA_FIELD_SELECTORS };
+  for (const f of selectable ?? []) {
+    const path = parseJsonPath(f.jsonPath);
+    fieldSelectors[f.jsonPath.replace(/^\./, '')] = (o) => stringValue(jsonPathValue(o, path));
+  }
+  return fieldSelectors;
+}
+
+/** The conversion webhook of a definition whose strategy is Webhook, with the storage version it converts to. */
+function conversionOf(crd: CustomResourceDefinition): KindConversion | undefined {
+  const { spec } = crd;
+  const webhook = spec.conversion?.strategy === 'Webhook' ? spec.conversion.webhook : undefined;
+  const storageVersion = spec.versions.find((v) => v.storage)?.name;
+  if (!webhook?.clientConfig || !storageVersion) return undefined;
+  return { storageVersion, clientConfig: structuredClone(webhook.clientConfig), conversionReviewVersions: [...webhook.conversionReviewVersions] };
 }
 
 /** One definition per served version. */

@@ -2,37 +2,11 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from '../schema/field-error';
 import type { ApiObject, GroupVersionKind } from './kind-definition';
 
-/** How a subresource that acts beyond its own object deletes that object (Kubernetes' DeleteOptions). */
-export interface SubresourceDelete {
-  gracePeriodSeconds?: number;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
-  /** A dry run of the delete alone (the request's own dry run applies anyway). */
-  dryRun?: boolean;
-}
-
 /**
- * What a subresource that acts beyond its own object may do, on behalf of the request (its dry run
- * and caller included): a pod's eviction reads and charges disruption budgets, then deletes the pod.
- */
-export interface SubresourceOperations {
-  readonly now: Date;
-  readonly dryRun: boolean;
-  /** An object of a served resource, most recent; 404 when it is absent. */
-  get(group: string, version: string, resource: string, namespace: string, name: string): Promise<ApiObject>;
-  /** The objects of a served resource in a namespace, most recent; none when the resource is not served. */
-  list(group: string, version: string, resource: string, namespace: string): Promise<ApiObject[]>;
-  /** Writes an object's status through its status subresource, with its resourceVersion as precondition (409 when it moved). */
-  updateStatus(group: string, version: string, resource: string, object: ApiObject): Promise<ApiObject>;
-  /** Deletes the subresource's own object, as a DELETE of it with these options would. */
-  deleteSelf(options: SubresourceDelete): Promise<void>;
-}
-
-/**
- * A POST to a subresource whose body is an object of another kind (the answer is a Success Status,
- * 201), either applied to the stored object (Kubernetes' `pods/binding`: a Binding sets the pod's
- * node) or performed with the server's operations (`pods/eviction`: an Eviction deletes the pod
- * if its disruption budget allows).
+ * A POST to a subresource whose body is an object of another kind, answered with a Success Status
+ * (201): Kubernetes' `pods/binding` (a Binding sets the pod's node) and `pods/eviction` (an Eviction
+ * deletes the pod if its disruption budget allows). The kind declares the body; what the create does
+ * is the API server's REST of that subresource.
  */
 export interface SubresourceCreate {
   /** The kind of the body (and of the subresource in discovery and OpenAPI). */
@@ -41,13 +15,6 @@ export interface SubresourceCreate {
   schema: TSchema;
   /** Errors of the body itself (a 422 Invalid of `kind`), checked before the stored object is read. */
   validate(body: ApiObject): FieldError[];
-  /**
-   * The object the create leaves: a changed copy of `current`. Throws a StatusError when the stored
-   * object cannot take it (a pod already bound: 409 Conflict).
-   */
-  apply?(body: ApiObject, current: ApiObject, context: { now: Date }): ApiObject;
-  /** What the create does instead, given the stored object; throws a StatusError to refuse. */
-  perform?(body: ApiObject, current: ApiObject, operations: SubresourceOperations): Promise<void>;
 }
 
 /**
@@ -58,8 +25,36 @@ export interface SubresourceCreate {
 export interface ExtraSubresource {
   /** PUT: the object the request leaves, `current` with what the request may change. */
   updateOf?(incoming: ApiObject, current: ApiObject): ApiObject;
+  /** The fields a PUT of the subresource never changes, as Kubernetes' reset fields: their ownership is not tracked. */
+  resetFields?: readonly ResetField[];
   /** POST: a body of another kind applied to the stored object. */
   create?: SubresourceCreate;
+}
+
+/** A field a write keeps as stored (a reset field), by its path from the object's root (`['metadata', 'labels']`). */
+export type ResetField = readonly string[];
+
+/** What a status write resets when the kind says nothing: its spec, as most of Kubernetes' status strategies. */
+export const DEFAULT_STATUS_RESET_FIELDS: readonly ResetField[] = [['spec']];
+
+/**
+ * A kind's status strategy, as Kubernetes' per-kind ones (PrepareForUpdate, GetResetFields,
+ * ValidateUpdate): a write to `status` takes the request's status, and its labels and annotations
+ * unless they are among the reset fields; everything else stays as stored. The reset fields are put
+ * back from the stored object on a server-side apply and are never recorded in managedFields, so an
+ * update and an apply of the subresource take the same fields.
+ */
+export interface StatusStrategy {
+  /** Kubernetes' reset fields of the status subresource; DEFAULT_STATUS_RESET_FIELDS when absent. */
+  resetFields?: readonly ResetField[];
+  /** Errors of the write against the stored object (a custom resource's transition rules). */
+  validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
+}
+
+/** Whether a status write takes `field` of the request's metadata (no reset field covers it). */
+export function statusWriteTakes(strategy: StatusStrategy | undefined, field: 'labels' | 'annotations'): boolean {
+  const reset = strategy?.resetFields ?? DEFAULT_STATUS_RESET_FIELDS;
+  return !reset.some((path) => path[0] === 'metadata' && (path.length === 1 || (path.length === 2 && path[1] === field)));
 }
 
 /** The verbs a kind's own subresource answers, in Kubernetes' (sorted) order. */
@@ -112,13 +107,8 @@ export interface KindStrategy {
   warnings?(object: ApiObject, current: ApiObject | undefined): string[];
   /** Errors of an update against the stored object that the schema cannot state (immutable fields). */
   validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
-  /** Errors of a write to the `status` subresource against the stored object (a custom resource's transition rules). */
-  validateStatusUpdate?(object: ApiObject, current: ApiObject): FieldError[];
-  /**
-   * The metadata a write to the `status` subresource takes from the request besides `status`: a
-   * built-in kind's labels and annotations unless it says otherwise; nothing for a custom resource.
-   */
-  statusWritableMetadata?: ReadonlyArray<'labels' | 'annotations'>;
+  /** How a write to the `status` subresource is taken; see StatusStrategy. */
+  status?: StatusStrategy;
   /**
    * Whether `metadata.generation` is kept; by default for kinds with a status subresource. Pods,
    * Services, Nodes and Namespaces have a status subresource and no generation in Kubernetes.

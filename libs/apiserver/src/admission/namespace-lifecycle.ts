@@ -1,28 +1,14 @@
 import { storedNamespace, type ApiObject } from '@svc/api';
 import { NAMESPACE_TERMINATING_CAUSE, newForbidden, newNotFound, StatusError } from '@svc/machinery';
-import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
-/** Reads a namespace by name; undefined when there is none. */
+/** Reads a namespace by name (either of a system namespace's names), as it is now; undefined when there is none. */
 export type NamespaceLookup = (name: string) => Promise<ApiObject | undefined>;
 
 /** The namespaces the system needs; deleting them is refused (under their Kubernetes names too, the same namespaces). */
 export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'svc-system', 'svc-public'];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
-
-/** Reads a namespace straight from storage (a just-created namespace is seen at once). */
-export function storedNamespaceLookup(storage: Storage, storePrefix: string): NamespaceLookup {
-  return async (name: string) => {
-    try {
-      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, ...NAMESPACES, name: storedNamespace(name) }));
-    } catch (error) {
-      // A name that cannot be a key (objectStorageKey throws a TypeError) names no namespace either.
-      if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
-      throw error;
-    }
-  };
-}
 
 function isNamespace(attributes: AdmissionAttributes): boolean {
   return attributes.definition.group === '' && attributes.definition.resource === 'namespaces';

@@ -2,8 +2,6 @@ import { fieldInvalid, fieldNotSupported, isJsonObject, newForbidden, newInvalid
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import type { NamespaceLookup } from './namespace-lifecycle';
 import { heldPodSpec } from './pod-admission';
-import type { ApiObject } from '@svc/api';
-import { prefixKey, type Storage } from '@svc/storage';
 
 /** The Pod Security Standards' levels, from least to most restricted. */
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
@@ -193,15 +191,6 @@ function namespaceLabelErrors(labels: Obj): FieldError[] {
 
 /** A namespace's pods, at most `limit` of them in name order, and how many it holds in all. */
 export type NamespacePods = (namespace: string, limit: number) => Promise<{ pods: Obj[]; total: number }>;
-
-/** Reads a namespace's pods straight from storage. */
-export function storedNamespacePods(storage: Storage, storePrefix: string): NamespacePods {
-  return async (namespace, limit) => {
-    const prefix = prefixKey({ prefix: storePrefix, group: '', resource: 'pods', namespace });
-    const [page, total] = await Promise.all([storage.list<ApiObject>(prefix, { limit }), storage.count(prefix)]);
-    return { pods: page.items, total: Math.max(total, page.items.length) };
-  };
-}
 
 export interface PodSecurityDependencies {
   namespaces: NamespaceLookup;

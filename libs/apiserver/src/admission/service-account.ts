@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { ApiObject } from '@svc/api';
 import { newForbidden } from '@svc/machinery';
-import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
 import type { AdmissionPlugin } from './admission';
 import { admittedName, isPodCreate, podSpecOf } from './pod-admission';
 
@@ -22,23 +21,6 @@ const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 /** Reads an object of a core (group "") resource; undefined when there is none. */
 export type CoreObjectLookup = (namespace: string, name: string) => Promise<ApiObject | undefined>;
 export type ServiceAccountLookup = CoreObjectLookup;
-
-/** Reads objects of the core `resource` straight from storage (one just created is seen at once). */
-export function storedCoreObjectLookup(storage: Storage, storePrefix: string, resource: string): CoreObjectLookup {
-  return async (namespace, name) => {
-    try {
-      return await storage.get<ApiObject>(objectStorageKey({ prefix: storePrefix, group: '', resource, namespace, name }));
-    } catch (error) {
-      if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
-      throw error;
-    }
-  };
-}
-
-/** Reads ServiceAccounts straight from storage. */
-export function storedServiceAccountLookup(storage: Storage, storePrefix: string): ServiceAccountLookup {
-  return storedCoreObjectLookup(storage, storePrefix, 'serviceaccounts');
-}
 
 /**
  * Kubernetes' ServiceAccount admission plugin, its defaulting, lookup and token mount: a Pod that names

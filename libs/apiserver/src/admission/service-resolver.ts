@@ -1,5 +1,4 @@
 import type { ApiObject, Endpoints, Service } from '@svc/api';
-import { isStorageError, objectStorageKey, type Storage } from '@svc/storage';
 
 /** Where a webhook's service reference is reached: an address and port, and the name its certificate carries. */
 export interface ResolvedService {
@@ -20,28 +19,21 @@ export function endpointKey(resolved: Pick<ResolvedService, 'host' | 'port'>): s
   return `${resolved.host}:${resolved.port}`;
 }
 
-async function read<T>(storage: Storage, key: string): Promise<T | undefined> {
-  try {
-    return await storage.get<T & ApiObject>(key);
-  } catch (error) {
-    if (isStorageError(error, 'KeyNotFound') || error instanceof TypeError) return undefined;
-    throw error;
-  }
-}
+/** Reads a Service or its Endpoints by namespace and name, as they are now; undefined when absent. */
+export type ServiceObjectLookup = (resource: 'services' | 'endpoints', namespace: string, name: string) => Promise<ApiObject | undefined>;
 
 /**
  * Kubernetes sends a webhook's service reference to the service's cluster IP; cluster IPs are not
  * routed here, so the reference goes to the first ready endpoint of the service's port instead (as
  * Kubernetes' `--enable-aggregator-routing` does), with TLS still checked against the service's name.
  */
-export function endpointsServiceResolver(storage: Storage, storePrefix: string): ServiceResolver {
+export function endpointsServiceResolver(lookup: ServiceObjectLookup): ServiceResolver {
   return async (namespace, name, port, exclude) => {
-    const key = (resource: string) => objectStorageKey({ prefix: storePrefix, group: '', resource, namespace, name });
-    const service = await read<Service>(storage, key('services'));
+    const service = (await lookup('services', namespace, name)) as Service | undefined;
     if (service === undefined) throw new Error(`service "${namespace}/${name}" not found`);
     const servicePort = (service.spec?.ports ?? []).find((p) => p.port === port);
     if (servicePort === undefined) throw new Error(`service "${namespace}/${name}" has no port ${port}`);
-    const endpoints = await read<Endpoints>(storage, key('endpoints'));
+    const endpoints = (await lookup('endpoints', namespace, name)) as Endpoints | undefined;
     const target = servicePort.targetPort ?? port;
     const ready: ResolvedService[] = [];
     for (const subset of endpoints?.subsets ?? []) {

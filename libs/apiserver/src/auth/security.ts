@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { storedDefinition } from '@svc/api';
 import type { X509Certificate } from 'node:crypto';
-import type { ResourceRegistries } from '../resources/registries';
+import type { ResourceRegistries } from '../registry/registries';
+import type { ResourceRegistry } from '../registry/resource-registry';
 import { RequestAuthenticator, type Authenticator } from '@svc/machinery';
 import { alwaysAllow, alwaysDeny, privilegedGroups, UnionAuthorizer, type Authorizer } from './authorizer';
 import { RbacAuthorizer, type PolicyObjects, type PolicySource } from './rbac/rbac-authorizer';
@@ -88,6 +89,31 @@ export function buildSecurity(
   webhook?: WebhookAuthorizerOptions,
 ): Security {
   // Kubernetes' order: front proxy, client certificates, then bearer tokens (file, service accounts, OIDC, webhook).
+  const certificates = certificateAuthentication(authentication, ownClientCaPem);
+  const authenticators = [...certificates.authenticators];
+  const { tokenAuthenticators, serviceAccountTokens } = tokenAuthentication(authentication, registries);
+  // As in Kubernetes, a bearer token is only read when some token authenticator is configured.
+  if (tokenAuthenticators.length > 0) {
+    authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
+    // Browsers cannot set headers on a WebSocket: watches and exec carry the token as a subprotocol.
+    authenticators.push(new WebSocketProtocolAuthenticator(tokenAuthenticators));
+  }
+  const { authorizers, rbac, nodeGraph } = authorizationModes(authorization.modes ?? ['AlwaysAllow'], registries, webhook);
+  return {
+    authenticator: new RequestAuthenticator(authenticators, authentication.anonymous ?? true),
+    authorizer: new UnionAuthorizer(authorizers),
+    tokenAuthenticators,
+    clientCaPem: certificates.clientCaPem,
+    clientCas: certificates.clientCas,
+    authenticationInfo: certificates.authenticationInfo,
+    rbac,
+    serviceAccountTokens,
+    nodeGraph,
+  };
+}
+
+/** The front proxy's and the client certificates' authenticators, the CAs the TLS handshake asks for, and what the cluster is told of them. */
+function certificateAuthentication(authentication: AuthenticationOptions, ownClientCaPem: string | undefined) {
   const authenticators: Authenticator[] = [];
   const bundles: string[] = [];
   if (authentication.clientCaFile) bundles.push(readCaFile('--client-ca-file', authentication.clientCaFile));
@@ -109,8 +135,12 @@ export function buildSecurity(
     };
     authenticators.push(new RequestHeaderAuthenticator(parseCertificateBundle(pem, clientCaFile), headers));
   }
-  const clientCaPem = pemOf(tlsBundles);
   if (clientCas.length > 0) authenticators.push(new X509Authenticator(clientCas));
+  return { authenticators, clientCas, clientCaPem: pemOf(tlsBundles), authenticationInfo };
+}
+
+/** The bearer token authenticators in Kubernetes' order (file, service accounts, OIDC, given ones, webhook). */
+function tokenAuthentication(authentication: AuthenticationOptions, registries: ResourceRegistries) {
   const tokenAuthenticators: TokenAuthenticator[] = [];
   if (authentication.tokenAuthFile) tokenAuthenticators.push(TokenFileAuthenticator.fromFile(authentication.tokenAuthFile));
   const serviceAccountTokens = authentication.serviceAccounts
@@ -123,14 +153,11 @@ export function buildSecurity(
   }
   tokenAuthenticators.push(...(authentication.tokenAuthenticators ?? []));
   if (authentication.tokenWebhook) tokenAuthenticators.push(new TokenWebhookAuthenticator(authentication.tokenWebhook, serviceAccountTokens?.audiences));
-  // As in Kubernetes, a bearer token is only read when some token authenticator is configured.
-  if (tokenAuthenticators.length > 0) {
-    authenticators.push(new BearerTokenAuthenticator(tokenAuthenticators));
-    // Browsers cannot set headers on a WebSocket: watches and exec carry the token as a subprotocol.
-    authenticators.push(new WebSocketProtocolAuthenticator(tokenAuthenticators));
-  }
+  return { tokenAuthenticators, serviceAccountTokens };
+}
 
-  const modes = authorization.modes ?? ['AlwaysAllow'];
+/** The authorizers of `--authorization-mode`, in its order, with the privileged groups first unless every request is allowed. */
+function authorizationModes(modes: readonly AuthorizationMode[], registries: ResourceRegistries, webhook: WebhookAuthorizerOptions | undefined) {
   const authorizers: Authorizer[] = [];
   let rbac: RbacAuthorizer | undefined;
   let nodeGraph: NodeGraphPopulator | undefined;
@@ -162,17 +189,7 @@ export function buildSecurity(
         throw new Error(`--authorization-mode ${mode} is not supported by this server`);
     }
   }
-  return {
-    authenticator: new RequestAuthenticator(authenticators, authentication.anonymous ?? true),
-    authorizer: new UnionAuthorizer(authorizers),
-    tokenAuthenticators,
-    clientCaPem,
-    clientCas,
-    authenticationInfo,
-    rbac,
-    serviceAccountTokens,
-    nodeGraph,
-  };
+  return { authorizers, rbac, nodeGraph };
 }
 
 /** A PEM CA bundle the flag names, checked to hold certificates. */
@@ -208,10 +225,9 @@ const UNCACHED_REFRESH_MS = 1_000;
 
 /** The RBAC objects read through their registries, their watch caches' revisions as the version. */
 function registryPolicySource(registries: ResourceRegistries): PolicySource {
-  const registry = (resource: string) => {
-    const found = registries.forResource(RBAC_GROUP, 'v1', resource);
-    if (found === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
-    return found;
+  const items = async (registry: ResourceRegistry | undefined, resource: string) => {
+    if (registry === undefined) throw new Error(`RBAC needs ${resource}.${RBAC_GROUP} to be served`);
+    return (await registry.list('')).items;
   };
   // Asked on every request: once all four caches exist they are kept rather than looked up again.
   let found: ReadonlyArray<ReturnType<typeof registries.cachers.cacherFor>> | undefined;
@@ -233,9 +249,12 @@ function registryPolicySource(registries: ResourceRegistries): PolicySource {
       return all.map((c) => c!.revision()).join('/');
     },
     read: async (): Promise<PolicyObjects> => {
-      const [roles, clusterRoles, roleBindings, clusterRoleBindings] = await Promise.all(
-        Object.values(RBAC_RESOURCES).map(async (resource) => (await registry(resource).list('')).items),
-      );
+      const [roles, clusterRoles, roleBindings, clusterRoleBindings] = await Promise.all([
+        items(registries.roles, RBAC_RESOURCES.roles),
+        items(registries.clusterRoles, RBAC_RESOURCES.clusterRoles),
+        items(registries.roleBindings, RBAC_RESOURCES.roleBindings),
+        items(registries.clusterRoleBindings, RBAC_RESOURCES.clusterRoleBindings),
+      ]);
       return { roles, clusterRoles, roleBindings, clusterRoleBindings };
     },
   };

@@ -1,17 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator, AuthenticationOutcome } from '@svc/machinery';
+import { isWebSocketRequest } from '../request/upgrade';
 import { MAX_BEARER_TOKEN_LENGTH } from './bearer-token';
 import { authenticateToken, type TokenAuthenticator } from './token-authenticator';
 
 /** The subprotocol prefix a browser's WebSocket carries its token under (it cannot set `Authorization`). */
 export const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
-
-/** True for a WebSocket handshake (`Connection: Upgrade`, `Upgrade: websocket`). */
-export function isWebSocketRequest(req: IncomingMessage): boolean {
-  const connection = (req.headers.connection ?? '').toLowerCase();
-  const upgrade = (req.headers.upgrade ?? '').toLowerCase();
-  return upgrade === 'websocket' && connection.split(',').some((token) => token.trim() === 'upgrade');
-}
 
 /**
  * Kubernetes' WebSocket protocol authenticator: a WebSocket handshake may carry its bearer token as

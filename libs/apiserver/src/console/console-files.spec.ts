@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { CONSOLE_NONCE_PLACEHOLDER, ConsoleFiles } from './console-files';
+import { Mux } from '../serving/mux';
+import { ResponseWriter } from '../serving/response-writer';
+import { CONSOLE_NONCE_PLACEHOLDER, consoleRoutes, ConsoleFiles } from './console-files';
 
 let dir: string;
 let server: Server;
@@ -16,12 +18,16 @@ beforeAll(async () => {
   await mkdir(join(dir, 'assets'));
   await writeFile(join(dir, 'index.html'), `<meta property="csp-nonce" nonce="${CONSOLE_NONCE_PLACEHOLDER}"><script src="/console/assets/app-1.js"></script>`);
   await writeFile(join(dir, 'assets', 'app-1.js'), script);
-  const files = ConsoleFiles.load(dir)!;
+  const mux = new Mux();
+  for (const route of consoleRoutes(ConsoleFiles.load(dir)!)) mux.handle(route);
   server = createServer((req, res) => {
-    if (!files.serve(req, res)) {
+    const found = mux.match(req.method ?? 'GET', new URL(req.url ?? '/', 'http://console').pathname);
+    if (found === undefined) {
       res.statusCode = 418;
       res.end('not the console');
+      return;
     }
+    void found.route.handler(req, ResponseWriter.of(res), found.params);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -91,6 +97,12 @@ describe('the console files', () => {
     expect(posted.headers.allow).toBe('GET, HEAD');
     expect((await get('/consoles')).status).toBe(418);
     expect((await get('/api/v1/pods')).status).toBe(418);
+  });
+
+  it('is served to anyone: every route of it skips authentication and authorization', () => {
+    const routes = consoleRoutes(ConsoleFiles.load(dir)!);
+    expect(routes.map((route) => route.path)).toEqual(['/console', '/console/', '/console/{path...}']);
+    expect(routes.every((route) => route.toAnyone === true)).toBe(true);
   });
 
   it('is absent when no console was built', () => {

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { acceptsGzip } from '../resources/response-compression';
-import { requestUrl } from '../request/request-context';
+import type { MuxRoute, RouteParams } from '../serving/mux';
+import { acceptsGzip, type HeaderValues, type ResponseWriter } from '../serving/response-writer';
 
 /** Where the web console is served. */
 export const CONSOLE_PATH = '/console/';
@@ -65,7 +65,7 @@ export function consoleSecurityHeaders(nonce: string): Record<string, string> {
 }
 
 /**
- * The built web console, read once into memory: its files under `/console/`, `/console` sent there.
+ * The built web console, read once into memory: its files under `/console/` (consoleRoutes).
  * The files are the same for everyone and hold no data: the console fetches everything it shows from
  * the API with the user's own credentials. Hashed assets are cached for a year; index.html never, and
  * it carries a new style nonce each time.
@@ -109,64 +109,49 @@ export class ConsoleFiles {
     }
   }
 
-  /** Answers a request under `/console`; false when the path is not the console's. */
-  serve(req: IncomingMessage, res: ServerResponse): boolean {
-    const path = requestUrl(req).pathname;
-    if (path === '/console') {
-      res.statusCode = 301;
-      res.setHeader('Location', CONSOLE_PATH);
-      res.setHeader('Content-Length', 0);
-      res.end();
-      return true;
-    }
-    if (!path.startsWith(CONSOLE_PATH)) return false;
+  /** Answers a request for the console's `path` (what follows `/console/`, percent-escaped). */
+  serve(req: IncomingMessage, res: ResponseWriter, path: string): void {
     const method = (req.method ?? 'GET').toUpperCase();
     const nonce = randomBytes(18).toString('base64');
-    for (const [name, value] of Object.entries(consoleSecurityHeaders(nonce))) res.setHeader(name, value);
-    if (method !== 'GET' && method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      return this.plain(res, 405, 'method not allowed');
-    }
+    const security = consoleSecurityHeaders(nonce);
+    if (method !== 'GET' && method !== 'HEAD') return plain(res, 405, 'method not allowed', { ...security, Allow: 'GET, HEAD' });
     let name: string;
     try {
-      name = decodeURIComponent(path.slice(CONSOLE_PATH.length));
+      name = decodeURIComponent(path);
     } catch {
-      return this.plain(res, 400, 'malformed path');
+      return plain(res, 400, 'malformed path', security);
     }
     const index = name === '' || name === 'index.html';
     const file = this.files.get(index ? 'index.html' : name);
-    if (file === undefined) return this.plain(res, 404, 'not found');
-    let body = file.body;
+    if (file === undefined) return plain(res, 404, 'not found', security);
     if (index) {
       // The placeholder never appears elsewhere in the page, and a nonce is base64: nothing to escape.
-      body = Buffer.from(file.body.toString('utf8').replaceAll(CONSOLE_NONCE_PLACEHOLDER, nonce));
-      res.setHeader('Cache-Control', 'no-store');
-    } else {
-      res.setHeader('Cache-Control', name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-      res.setHeader('ETag', file.etag);
-      if (req.headers['if-none-match'] === file.etag) {
-        res.statusCode = 304;
-        res.end();
-        return true;
-      }
+      const page = Buffer.from(file.body.toString('utf8').replaceAll(CONSOLE_NONCE_PLACEHOLDER, nonce));
+      return res.end(200, page, { ...security, 'Cache-Control': 'no-store', 'Content-Type': file.contentType, Vary: 'Accept-Encoding' }, { compress: false });
     }
-    res.setHeader('Content-Type', file.contentType);
-    if (!index && file.gzipped !== undefined && acceptsGzip(req.headers['accept-encoding'])) {
-      body = file.gzipped;
-      res.setHeader('Content-Encoding', 'gzip');
-    }
-    res.setHeader('Vary', 'Accept-Encoding');
-    res.setHeader('Content-Length', body.length);
-    res.statusCode = 200;
-    res.end(method === 'HEAD' ? undefined : body);
-    return true;
+    const cached = { ...security, 'Cache-Control': name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache', ETag: file.etag };
+    if (req.headers['if-none-match'] === file.etag) return res.end(304, undefined, cached);
+    // Compressed once, when read: a client that takes gzip gets those bytes as they are.
+    const gzipped = file.gzipped !== undefined && acceptsGzip(req.headers['accept-encoding']);
+    res.end(
+      200,
+      gzipped ? file.gzipped : file.body,
+      { ...cached, 'Content-Type': file.contentType, Vary: 'Accept-Encoding', ...(gzipped ? { 'Content-Encoding': 'gzip' } : {}) },
+      { compress: false },
+    );
   }
+}
 
-  private plain(res: ServerResponse, code: number, text: string): true {
-    res.statusCode = code;
-    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
-    return true;
-  }
+function plain(res: ResponseWriter, code: number, text: string, headers: HeaderValues): void {
+  res.end(code, text, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }, { compress: false });
+}
+
+/** The console's routes, served to anyone: `/console` sent to `/console/`, and its files under it. */
+export function consoleRoutes(files: ConsoleFiles): MuxRoute[] {
+  const serve = (req: IncomingMessage, res: ResponseWriter, params: RouteParams): void => files.serve(req, res, params.path ?? '');
+  return [
+    { path: '/console', toAnyone: true, handler: (_req, res) => res.end(301, undefined, { Location: CONSOLE_PATH, 'Content-Length': 0 }) },
+    { path: CONSOLE_PATH, toAnyone: true, handler: serve },
+    { path: `${CONSOLE_PATH}{path...}`, toAnyone: true, handler: serve },
+  ];
 }

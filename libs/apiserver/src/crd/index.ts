@@ -1,6 +1,6 @@
 // CustomResourceDefinitions: naming, establishing and finalizing, and their validation beyond the schema.
-export { CrdModule, CRD_CONTROLLER, CRD_POST_START_HOOKS } from './crd.module';
-export type { CrdModuleOptions } from './crd.module';
+export { customResourceDefinitions, CRD_POST_START_HOOKS } from './crd-part';
+export type { CrdPartOptions } from './crd-part';
 export { CrdController } from './crd-controller';
 export type { CrdChange, CrdControllerLogger, CrdControllerOptions } from './crd-controller';
 export { storageCleaner } from './custom-resource-cleaner';

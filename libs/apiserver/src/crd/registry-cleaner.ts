@@ -1,5 +1,5 @@
 import type { KindDefinition } from '@svc/api';
-import type { ResourceRegistries } from '../resources';
+import type { ResourceRegistries } from '../registry/registries';
 import type { CustomResourceCleaner } from './custom-resource-cleaner';
 
 /** The field manager of the deletes made on a definition's behalf. */

@@ -1,8 +1,5 @@
 // Discovery: the documents Kubernetes clients read to learn what the server serves.
-export { DiscoveryModule } from './discovery.module';
-export type { DiscoveryModuleOptions } from './discovery.module';
-export { DiscoveryController } from './discovery.controller';
-export { SERVED_APIS } from './discovery.tokens';
+export { discoveryRoutes } from './discovery-routes';
 export { ServedApis, applyRuntimeConfig, groupVersionEnabled } from './served-apis';
 export type { RuntimeConfig } from './served-apis';
 export {

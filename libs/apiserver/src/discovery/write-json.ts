@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { ResponseWriter } from '../serving/response-writer';
 
 export interface WriteJsonOptions {
   contentType?: string;
@@ -25,19 +26,9 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * Writes a JSON document with an `ETag`, answering 304 when the client already holds it: discovery
  * and OpenAPI documents are fetched often and change rarely (client-go's HTTP cache revalidates them).
  */
-export function writeJson(req: IncomingMessage, res: ServerResponse, body: string | Buffer, options: WriteJsonOptions = {}): void {
+export function writeJson(req: IncomingMessage, res: ResponseWriter, body: string | Buffer, options: WriteJsonOptions = {}): void {
   const etag = options.etag ?? bodyEtag(body);
-  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
-  res.setHeader('ETag', etag);
-  res.setHeader('Vary', 'Accept');
-  if (matches(req.headers['if-none-match'], etag)) {
-    res.statusCode = 304;
-    res.end();
-    return;
-  }
-  res.statusCode = 200;
-  res.setHeader('Content-Type', options.contentType ?? 'application/json');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  const headers = { ...options.headers, ETag: etag, Vary: 'Accept' };
+  if (matches(req.headers['if-none-match'], etag)) return res.end(304, undefined, headers);
+  res.end(200, body, { ...headers, 'Content-Type': options.contentType ?? 'application/json', 'X-Content-Type-Options': 'nosniff' });
 }

@@ -1,6 +1,6 @@
 import type { ApiObject } from '@svc/api';
 import { isStatusError } from '@svc/machinery';
-import type { ResourceRegistry } from '../resources/registry';
+import type { ResourceRegistry } from '../registry/resource-registry';
 
 const PAGE = 500;
 

@@ -8,12 +8,8 @@ import { effectiveRequestTimeoutMs } from '../request/request-timeout';
 import { requestEntityTooLargeStatus, StatusError, timeoutStatus, tooManyRequestsStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import { withAuthentication, withAuthorization, withImpersonation } from '../auth/auth-filters';
-import { withReviews } from '../auth/review-handlers';
-import { type ComponentStatusDependencies, withComponentStatuses } from '../health/component-statuses';
-import { withServiceAccountTokens } from '../auth/service-account-handlers';
-import type { ResourceRegistries } from '../resources/registries';
+import { ResponseWriter } from '../serving/response-writer';
 import type { Security } from '../auth/security';
-import type { ConsoleFiles } from '../console/console-files';
 
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -25,12 +21,8 @@ export interface HandlerChainDependencies {
   audit?: AuditRuntime;
   /** Authentication and authorization; without it every request is anonymous and allowed. */
   security?: Security;
-  /** The registries TokenRequest reads service accounts and bound objects through. */
-  registries?: ResourceRegistries;
-  /** What `componentstatuses` probes; the resource is not served without it. */
-  componentStatuses?: ComponentStatusDependencies;
-  /** The web console's files, served at `/console/` to anyone. */
-  console?: ConsoleFiles;
+  /** Whether a request's route is served to anyone: the filters from authentication on are skipped for it. */
+  servedToAnyone?: (req: IncomingMessage) => boolean;
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -92,8 +84,8 @@ export function composeChain(handlers: readonly ChainHandler[]): ChainHandler {
  * DefaultBuildHandlerChain applies them: request info and metrics, the Audit-Id, shutdown refusal,
  * HSTS, drain tracking, deadline, CORS, the audit of failed authentication (in front of
  * authentication), authentication, audit (after authentication, before impersonation),
- * impersonation, in-flight caps, authorization, body size; then the review APIs and TokenRequest,
- * which answer from what authentication and authorization know.
+ * impersonation, in-flight caps, authorization, body size. A filter refuses a request or passes it on:
+ * it never serves a route.
  */
 export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
   const { security } = deps;
@@ -105,31 +97,29 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
     withDrainTracking(deps.lifecycle),
     withRequestTimeout(deps.config.requestTimeoutMs),
     withCors(deps.config.corsAllowedOrigins),
-    // The console's files hold no data (everything it shows comes through the API as its user), so
-    // they are served to anyone, before authentication: a browser without credentials, or with a
-    // certificate of another CA, still gets the page where it signs in.
-    ...(deps.console ? [withConsole(deps.console)] : []),
-    ...(deps.audit ? [withFailedAuthenticationAudit(deps.audit)] : []),
-    withAuthentication(security?.authenticator),
-    ...(deps.audit ? [withAudit(deps.audit)] : []),
-    ...(security ? [withImpersonation(security.authorizer)] : []),
-    withMaxInFlight(deps),
-    ...(security ? [withAuthorization(security.authorizer)] : []),
-    withBodySizeLimit(deps.config.maxRequestBodyBytes),
-    ...(security
-      ? [
-          withReviews({
-            authorizer: security.authorizer,
-            tokenAuthenticators: security.tokenAuthenticators,
-            maxRequestBodyBytes: deps.config.maxRequestBodyBytes,
-          }),
-        ]
-      : []),
-    ...(deps.componentStatuses ? [withComponentStatuses(deps.componentStatuses)] : []),
-    ...(security?.serviceAccountTokens && deps.registries
-      ? [withServiceAccountTokens(security.serviceAccountTokens, deps.registries, deps.config.maxRequestBodyBytes)]
-      : []),
+    withoutAuthenticationFor(
+      deps.servedToAnyone,
+      composeChain([
+        ...(deps.audit ? [withFailedAuthenticationAudit(deps.audit)] : []),
+        withAuthentication(security?.authenticator),
+        ...(deps.audit ? [withAudit(deps.audit)] : []),
+        ...(security ? [withImpersonation(security.authorizer)] : []),
+        withMaxInFlight(deps),
+        ...(security ? [withAuthorization(security.authorizer)] : []),
+        withBodySizeLimit(deps.config.maxRequestBodyBytes),
+      ]),
+    ),
   ];
+}
+
+/**
+ * The filters from authentication on, skipped for a route served to anyone: the console's files hold
+ * no data (everything it shows comes through the API as its user), so a browser without credentials,
+ * or with a certificate of another CA, still gets the page where it signs in.
+ */
+function withoutAuthenticationFor(servedToAnyone: ((req: IncomingMessage) => boolean) | undefined, authenticated: ChainHandler): ChainHandler {
+  if (servedToAnyone === undefined) return authenticated;
+  return (req, res, next) => (servedToAnyone(req) ? next() : authenticated(req, res, next));
 }
 
 function withRequestContextAndMetrics({ metrics }: HandlerChainDependencies): ChainHandler {
@@ -146,12 +136,6 @@ function withRequestContextAndMetrics({ metrics }: HandlerChainDependencies): Ch
       });
     });
     next();
-  };
-}
-
-function withConsole(files: ConsoleFiles): ChainHandler {
-  return (req, res, next) => {
-    if (!files.serve(req, res)) next();
   };
 }
 
@@ -212,42 +196,14 @@ function withRequestTimeout(serverTimeoutMs: number): ChainHandler {
 }
 
 /**
- * Answers 504 for a handler that is still working, then silences the response so the handler's late
- * writes go nowhere instead of failing; the handler learns of it through the context's signal.
+ * Answers 504 for a handler that is still working, through the response's writer, which from then on
+ * drops what the handler writes; the handler learns of it through the context's signal. A response
+ * already under way cannot become a 504: the writer cuts it, so the client sees it incomplete.
  */
 function answerTimedOut(context: RequestContext, res: ServerResponse): void {
   if (res.writableEnded) return;
   context.abort(new Error('request timed out'));
-  if (res.headersSent) {
-    // A response already under way cannot become a 504; cut it so the client sees it incomplete.
-    res.destroy();
-    return;
-  }
-  writeStatus(res, timeoutStatus('request did not complete within requested timeout - context deadline exceeded'));
-  silence(res);
-}
-
-function silence(res: ServerResponse): void {
-  const target = res as unknown as Record<string, unknown>;
-  const noop = function (this: ServerResponse) {
-    return this;
-  };
-  target.setHeader = noop;
-  target.appendHeader = noop;
-  target.removeHeader = noop;
-  target.writeHead = noop;
-  target.write = () => true;
-  target.end = function (this: ServerResponse, ...args: unknown[]) {
-    const callback = args.find((a) => typeof a === 'function') as (() => void) | undefined;
-    if (callback) process.nextTick(callback);
-    return this;
-  };
-  target.timedOut = true;
-}
-
-/** True when the handler chain already answered this response with a timeout. */
-export function isTimedOutResponse(res: ServerResponse): boolean {
-  return (res as unknown as { timedOut?: boolean }).timedOut === true;
+  ResponseWriter.of(res).timeOut(timeoutStatus('request did not complete within requested timeout - context deadline exceeded'));
 }
 
 // Kubernetes' WithCORS defaults.
@@ -266,11 +222,7 @@ function withCors(allowedOrigins: readonly string[]): ChainHandler {
     res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
     res.setHeader('Vary', 'Origin');
-    if (req.method === 'OPTIONS') {
-      res.statusCode = 204;
-      res.end();
-      return;
-    }
+    if (req.method === 'OPTIONS') return ResponseWriter.of(res).end(204, undefined);
     next();
   };
 }

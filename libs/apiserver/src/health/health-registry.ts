@@ -1,5 +1,4 @@
 import { errorMessage } from '@svc/machinery';
-import { Injectable } from '@nestjs/common';
 import { type HealthCheck, type HealthEndpoint, type HealthReport, healthCheck } from './health-check';
 import { type CheckOutcome, formatHealthReport, formatSingleCheck } from './health-format';
 import { logCheck, pingCheck } from './builtin-checks';
@@ -33,7 +32,6 @@ export const SHUTDOWN_CHECK_NAME = 'shutdown';
  * post-start hooks and caches register their own. Readiness ends with `shutdown`, which fails from the
  * moment the server is asked to stop.
  */
-@Injectable()
 export class HealthRegistry {
   private readonly checks: Record<HealthEndpoint, HealthCheck[]> = { healthz: [], livez: [], readyz: [] };
   private readonly postStartHooks = new Map<string, PostStartState>();

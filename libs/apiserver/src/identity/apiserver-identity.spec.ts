@@ -1,4 +1,4 @@
-import { registryFixture, type RegistryFixture } from '../resources/testing/registry-fixture';
+import { registryFixture, type RegistryFixture } from '../registry/testing/registry-fixture';
 import { ApiServerIdentityLease, apiServerIdentity, IDENTITY_LEASE_LABEL, microTime } from './apiserver-identity';
 
 describe('API server identity', () => {

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ApiObject } from '@svc/api';
+import type { Lease } from '@svc/api';
 import { isStatusError } from '@svc/machinery';
-import { SERVER_FIELD_MANAGER } from '../resources/bootstrap-namespaces';
-import type { ResourceRegistry } from '../resources/registry';
+import { SERVER_FIELD_MANAGER } from '../registry/core/namespace/bootstrap-namespaces';
+import type { ResourceRegistry } from '../registry/resource-registry';
 
 /** The label of every API server identity Lease, and its value for this kind of server (Kubernetes' names). */
 export const IDENTITY_LEASE_LABEL = 'apiserver.kubernetes.io/identity';
@@ -59,7 +59,7 @@ export function microTime(ms: number): string {
 }
 
 export interface IdentityLeaseOptions {
-  leases: ResourceRegistry;
+  leases: ResourceRegistry<Lease>;
   /** Where the Leases live: the system namespace (`kube-system`, stored as `svc-system`). */
   namespace: string;
   /** `--identity-lease-duration-seconds` (3600). */
@@ -123,7 +123,7 @@ export class ApiServerIdentityLease {
     if (this.gcTimer !== undefined) clearInterval(this.gcTimer);
     try {
       const current = await this.options.leases.get(this.options.namespace, this.name);
-      if ((current.spec as { holderIdentity?: string } | undefined)?.holderIdentity === this.holderIdentity) {
+      if (current.spec?.holderIdentity === this.holderIdentity) {
         await this.options.leases.delete(this.options.namespace, this.name, { preconditions: { uid: current.metadata?.uid } });
       }
     } catch {
@@ -136,7 +136,7 @@ export class ApiServerIdentityLease {
     const { leases, namespace, durationSeconds } = this.options;
     const now = microTime(this.now());
     const labels = { [IDENTITY_LEASE_LABEL]: IDENTITY_LEASE_COMPONENT, [HOSTNAME_LABEL]: this.host };
-    let current: ApiObject | undefined;
+    let current: Lease | undefined;
     try {
       current = await leases.get(namespace, this.name);
     } catch (error) {
@@ -152,7 +152,7 @@ export class ApiServerIdentityLease {
       await leases.create(namespace, { value: lease }, { fieldManager: SERVER_FIELD_MANAGER });
       return;
     }
-    const spec = { ...(current.spec as Record<string, unknown>), holderIdentity: this.holderIdentity, leaseDurationSeconds: durationSeconds, renewTime: now };
+    const spec = { ...current.spec, holderIdentity: this.holderIdentity, leaseDurationSeconds: durationSeconds, renewTime: now };
     const next = { ...current, metadata: { ...current.metadata, labels: { ...current.metadata?.labels, ...labels } }, spec };
     await leases.update(namespace, this.name, { value: next }, { fieldManager: SERVER_FIELD_MANAGER });
   }
@@ -163,7 +163,7 @@ export class ApiServerIdentityLease {
     const listed = await leases.list(namespace, { labelSelector: `${IDENTITY_LEASE_LABEL}=${IDENTITY_LEASE_COMPONENT}` });
     let deleted = 0;
     for (const lease of listed.items) {
-      const spec = (lease.spec ?? {}) as { renewTime?: string; leaseDurationSeconds?: number };
+      const spec = lease.spec ?? {};
       const renewed = spec.renewTime === undefined ? Number.NaN : Date.parse(spec.renewTime);
       const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
       if (Number.isNaN(renewed) || renewed + duration >= this.now()) continue;

@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import { Injectable } from '@nestjs/common';
 
 /**
  * The stages of a graceful stop, in order, as Kubernetes' lifecycle signals name them:
@@ -11,7 +10,6 @@ export type LifecyclePhase = 'running' | 'shutdownInitiated' | 'notAcceptingNewR
 const ORDER: LifecyclePhase[] = ['running', 'shutdownInitiated', 'notAcceptingNewRequests', 'drained', 'stopped'];
 
 /** Tracks the stop sequence and the requests it must wait for. */
-@Injectable()
 export class ServerLifecycle {
   private current: LifecyclePhase = 'running';
   private drainable = 0;

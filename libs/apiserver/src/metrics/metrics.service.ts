@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { RequestInfo } from '../request/request-info';
 import { metricScope, metricVerb } from '../request/request-classification';
@@ -46,7 +45,6 @@ type RequestLabelName = 'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 
  * The API server's Prometheus metrics under Kubernetes' names, in a registry of its own so that
  * several servers in one process (tests) do not collide.
  */
-@Injectable()
 export class MetricsService {
   readonly registry = new Registry();
   private readonly requests: RequestSeries;

@@ -58,7 +58,6 @@ const VERB_BY_METHOD: Record<string, ResourceVerb> = {
 };
 
 export function requestInfo(method: string, path: string, query?: QueryInput): RequestInfo {
-  const upperMethod = method.toUpperCase();
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -74,26 +73,9 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
     exact: !hasEmptySegment(path),
     namespacedPath: false,
   };
-
-  let parts = splitPath(path);
-  if (parts.length < 3 || !API_PREFIXES.has(parts[0])) return info;
-  const apiPrefix = parts[0];
-  parts = parts.slice(1);
-
-  let group = '';
-  if (!GROUPLESS_API_PREFIXES.has(apiPrefix)) {
-    // Group, version and at least a resource must follow `/apis`.
-    if (parts.length < 3) return info;
-    group = parts[0];
-    parts = parts.slice(1);
-  }
-
-  info.isResourceRequest = true;
-  info.apiPrefix = apiPrefix;
-  info.group = group;
-  info.version = parts[0];
-  parts = parts.slice(1);
-
+  const rest = apiRoot(info, splitPath(path));
+  if (rest === undefined) return info;
+  let parts = rest;
   if (SPECIAL_VERBS.has(parts[0])) {
     if (parts.length < 2) {
       // `/api/v1/watch` names no resource: not a resource request after all.
@@ -102,24 +84,9 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
     info.verb = parts[0];
     parts = parts.slice(1);
   } else {
-    info.verb = VERB_BY_METHOD[upperMethod] ?? '';
+    info.verb = VERB_BY_METHOD[method.toUpperCase()] ?? '';
   }
-
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      // A system namespace's Kubernetes name is the namespace of the spec's name, for every filter after this one.
-      const stored = storedNamespace(parts[1]);
-      if (stored !== parts[1]) info.requestedNamespace = parts[1];
-      parts[1] = stored;
-      info.namespace = stored;
-      // `namespaces/<ns>/<resource>...` is a namespaced resource unless the third segment is a namespace subresource.
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) {
-        parts = parts.slice(2);
-        info.namespacedPath = true;
-      }
-    }
-  }
-
+  parts = namespaceOf(info, parts);
   info.parts = parts;
   if (parts.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(info.verb)) info.subresource = parts[2];
   // What follows a proxy subresource is the target's path: a trailing slash or an empty segment there
@@ -127,15 +94,58 @@ export function requestInfo(method: string, path: string, query?: QueryInput): R
   if (info.subresource === 'proxy' && !info.exact) info.exact = !hasEmptySegment(pathBefore(path, parts.length - 3));
   if (parts.length >= 2) info.name = parts[1];
   if (parts.length >= 1) info.resource = parts[0];
+  collectionVerb(info, toSearchParams(query));
+  return info;
+}
 
-  const params = toSearchParams(query);
+/**
+ * `/api/<version>` or `/apis/<group>/<version>` followed by at least a resource: the info becomes a
+ * resource request of that group and version, and the segments after the version are returned.
+ */
+function apiRoot(info: RequestInfo, all: string[]): string[] | undefined {
+  if (all.length < 3 || !API_PREFIXES.has(all[0])) return undefined;
+  const apiPrefix = all[0];
+  let parts = all.slice(1);
+  let group = '';
+  if (!GROUPLESS_API_PREFIXES.has(apiPrefix)) {
+    // Group, version and at least a resource must follow `/apis`.
+    if (parts.length < 3) return undefined;
+    group = parts[0];
+    parts = parts.slice(1);
+  }
+  info.isResourceRequest = true;
+  info.apiPrefix = apiPrefix;
+  info.group = group;
+  info.version = parts[0];
+  return parts.slice(1);
+}
+
+/**
+ * `namespaces/<ns>/<resource>...` is a namespaced resource unless the third segment is a namespace
+ * subresource; a system namespace's Kubernetes name is the namespace of the spec's name, for every
+ * filter after this one. Returns the segments from the resource on.
+ */
+function namespaceOf(info: RequestInfo, parts: string[]): string[] {
+  if (parts[0] !== 'namespaces' || parts.length <= 1) return parts;
+  const stored = storedNamespace(parts[1]);
+  if (stored !== parts[1]) info.requestedNamespace = parts[1];
+  parts[1] = stored;
+  info.namespace = stored;
+  if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) {
+    info.namespacedPath = true;
+    return parts.slice(2);
+  }
+  return parts;
+}
+
+/** A get or delete of no name is a list (or a watch), or a deletecollection; a list selecting one name by field names it. */
+function collectionVerb(info: RequestInfo, params: URLSearchParams): void {
   if (info.name === '' && info.verb === 'get') {
     info.verb = isWatchRequested(params) ? 'watch' : 'list';
     const selectedName = exactNameFromFieldSelector(params.get('fieldSelector'));
     if (selectedName !== undefined && isValidPathSegmentName(selectedName)) info.name = selectedName;
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
-  return info;
 }
 
 /** The path without its last `count` segments (a trailing slash counted as none). */

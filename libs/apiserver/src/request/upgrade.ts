@@ -34,3 +34,20 @@ export function isUpgrade(req: IncomingMessage): boolean {
 export function upgradeTaken(req: IncomingMessage): boolean {
   return upgrades.get(req)?.taken === true;
 }
+
+/** True for a WebSocket handshake (`Connection: Upgrade`, `Upgrade: websocket`). */
+export function isWebSocketRequest(req: IncomingMessage): boolean {
+  const connection = (req.headers.connection ?? '').toLowerCase();
+  const upgrade = (req.headers.upgrade ?? '').toLowerCase();
+  return upgrade === 'websocket' && connection.split(',').some((token) => token.trim() === 'upgrade');
+}
+
+/**
+ * The media types a request accepts. A browser cannot set headers on a WebSocket, so a WebSocket
+ * handshake without an `Accept` header may name them in the `accept` query parameter instead (a
+ * watch of Tables for the console); every other request is negotiated from its header alone.
+ */
+export function acceptOf(req: IncomingMessage, params: URLSearchParams): string | undefined {
+  if (req.headers.accept !== undefined || !isUpgrade(req) || !isWebSocketRequest(req)) return req.headers.accept;
+  return params.get('accept') ?? undefined;
+}

@@ -4,5 +4,5 @@ export { advertisedAddress, KUBERNETES_SERVICE_NAME, KubernetesService, type End
 export { ServiceAllocation, type ServiceAllocators } from './service-allocation';
 export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, serviceAllocators, serviceIpRanges } from './service-ranges';
 export { LEAK_GRACE_MS, repairServiceAllocations, type RepairOutcome } from './service-repair';
-export { SERVICE_POST_START_HOOKS, ServicesModule, type ServicesModuleOptions } from './services.module';
+export { SERVICE_POST_START_HOOKS, services, type ServicesPartOptions } from './services-part';
 export { serviceWriteHooks, type ServicesOptions } from './service-storage';

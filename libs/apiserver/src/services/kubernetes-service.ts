@@ -2,8 +2,8 @@ import { networkInterfaces } from 'node:os';
 import { ENDPOINT_SLICE_SERVICE_NAME_LABEL, type ApiObject } from '@svc/api';
 import { isStatusError, jsonEqual } from '@svc/machinery';
 import { objectStorageKey, prefixKey, type Storage } from '@svc/storage';
-import { SERVER_FIELD_MANAGER } from '../resources/bootstrap-namespaces';
-import type { ResourceRegistry } from '../resources/registry';
+import { SERVER_FIELD_MANAGER } from '../registry/core/namespace/bootstrap-namespaces';
+import type { ResourceRegistry } from '../registry/resource-registry';
 import { INTERNAL_GROUP } from './allocation-store';
 
 /** The Service (and Endpoints) through which pods reach the API server. */

@@ -1,7 +1,7 @@
 import type { ApiObject, Service, ServicePort } from '@svc/api';
 import { fieldInvalid, fieldRequired, newInvalid, type FieldError } from '@svc/machinery';
 import type { IpFamily } from '@svc/options';
-import type { WriteFinish, WriteHooks } from '../resources/registry-types';
+import type { WriteFinish, WriteHooks } from '../registry/generic/write-hooks';
 import { AllocationError, type AllocationOwner, type AllocationStore } from './allocation-store';
 import { ipFamilyOf } from './ip-range';
 
@@ -51,6 +51,35 @@ function ownerOf(object: ApiObject): AllocationOwner {
 
 function portKey(port: Pick<ServicePort, 'port' | 'protocol'>): string {
   return `${port.port}/${port.protocol ?? 'TCP'}`;
+}
+
+/** Kubernetes' patchAllocatedValues: an update that leaves out what was allocated keeps it. */
+function keepAllocatedValues(spec: ServiceSpec, old: ServiceSpec): void {
+  if (needsClusterIP(spec) && needsClusterIP(old)) {
+    if (spec.clusterIP === undefined && spec.clusterIPs === undefined && old.clusterIP !== undefined) {
+      spec.clusterIP = old.clusterIP;
+      if (old.clusterIPs !== undefined) spec.clusterIPs = [...old.clusterIPs];
+    }
+    spec.ipFamilies ??= old.ipFamilies === undefined ? undefined : [...old.ipFamilies];
+    spec.ipFamilyPolicy ??= old.ipFamilyPolicy;
+    if (spec.ipFamilies === undefined) delete spec.ipFamilies;
+    if (spec.ipFamilyPolicy === undefined) delete spec.ipFamilyPolicy;
+  }
+  if (needsNodePorts(spec) && needsNodePorts(old)) {
+    const oldPorts = new Map((old.ports ?? []).filter((p) => p.nodePort).map((p) => [portKey(p), p.nodePort!]));
+    for (const port of spec.ports ?? []) if (port.nodePort === undefined && oldPorts.has(portKey(port))) port.nodePort = oldPorts.get(portKey(port));
+  }
+  if (needsHealthCheckNodePort(spec) && needsHealthCheckNodePort(old) && spec.healthCheckNodePort === undefined && old.healthCheckNodePort) {
+    spec.healthCheckNodePort = old.healthCheckNodePort;
+  }
+}
+
+/** An allocation that failed for its value (taken, out of range) is the Service's 422; any other failure stays what it is. */
+function allocationFailure(fail: (message: string) => never, prefix: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof AllocationError) fail(`${prefix}${error.message}`);
+    throw error;
+  };
 }
 
 /** What one write took, to give back if the write is not stored, and what it let go, to free once it is. */
@@ -105,51 +134,9 @@ export class ServiceAllocation implements WriteHooks {
     const owner = ownerOf(current);
     const ledger = new Ledger();
     try {
-      // Kubernetes' patchAllocatedValues: a write that leaves out what was allocated keeps it.
-      if (needsClusterIP(spec) && needsClusterIP(old)) {
-        if (spec.clusterIP === undefined && spec.clusterIPs === undefined && old.clusterIP !== undefined) {
-          spec.clusterIP = old.clusterIP;
-          if (old.clusterIPs !== undefined) spec.clusterIPs = [...old.clusterIPs];
-        }
-        spec.ipFamilies ??= old.ipFamilies === undefined ? undefined : [...old.ipFamilies];
-        spec.ipFamilyPolicy ??= old.ipFamilyPolicy;
-        if (spec.ipFamilies === undefined) delete spec.ipFamilies;
-        if (spec.ipFamilyPolicy === undefined) delete spec.ipFamilyPolicy;
-      }
-      if (needsNodePorts(spec) && needsNodePorts(old)) {
-        const oldPorts = new Map((old.ports ?? []).filter((p) => p.nodePort).map((p) => [portKey(p), p.nodePort!]));
-        for (const port of spec.ports ?? []) if (port.nodePort === undefined && oldPorts.has(portKey(port))) port.nodePort = oldPorts.get(portKey(port));
-      }
-      if (needsHealthCheckNodePort(spec) && needsHealthCheckNodePort(old) && spec.healthCheckNodePort === undefined && old.healthCheckNodePort) {
-        spec.healthCheckNodePort = old.healthCheckNodePort;
-      }
-
-      // Cluster IPs: allocated when the type starts to need them, freed when it stops; never changed.
-      const oldIPs = needsClusterIP(old) ? (old.clusterIPs ?? (old.clusterIP ? [old.clusterIP] : [])).filter((ip) => ip !== 'None') : [];
-      if (needsClusterIP(spec)) {
-        if (needsClusterIP(old)) this.checkClusterIPsUnchanged(object, spec, old);
-        else this.defaultFamilies(object, spec);
-        await this.allocateClusterIPs(object, spec, oldIPs, owner, ledger, options.dryRun);
-      } else {
-        for (const ip of oldIPs) this.drop(ip, ledger);
-        // An ExternalName Service has no cluster IP and no IP families (Kubernetes' dropTypeDependentFields).
-        for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'] as const) {
-          if (field === 'clusterIP' || field === 'clusterIPs' ? JSON.stringify(spec[field]) === JSON.stringify(old[field]) : true) delete spec[field];
-        }
-      }
-
-      // Node ports: kept where still wanted, allocated where new, freed where gone.
-      const oldNodePorts = needsNodePorts(old) ? (old.ports ?? []).flatMap((p) => (p.nodePort ? [p.nodePort] : [])) : [];
-      if (needsNodePorts(spec)) {
-        await this.allocateNodePorts(object, spec, oldNodePorts, owner, ledger, options.dryRun);
-      } else if (typeOf(spec) === 'ClusterIP' || typeOf(spec) === 'ExternalName') {
-        // Node ports the client left as they were go with the type (dropTypeDependentFields).
-        const kept = new Map((old.ports ?? []).map((p) => [portKey(p), p.nodePort]));
-        for (const port of spec.ports ?? []) if (port.nodePort !== undefined && kept.get(portKey(port)) === port.nodePort) delete port.nodePort;
-      }
-      const stillUsed = new Set((needsNodePorts(spec) ? (spec.ports ?? []) : []).flatMap((p) => (p.nodePort ? [p.nodePort] : [])));
-      for (const port of oldNodePorts) if (!stillUsed.has(port)) this.drop(String(port), ledger, this.allocators.nodePorts);
-
+      keepAllocatedValues(spec, old);
+      await this.updateClusterIPs(object, spec, old, owner, ledger, options.dryRun);
+      await this.updateNodePorts(object, spec, old, owner, ledger, options.dryRun);
       const oldHealth = needsHealthCheckNodePort(old) ? old.healthCheckNodePort : undefined;
       if (needsHealthCheckNodePort(spec)) await this.allocateHealthCheckNodePort(object, spec, oldHealth, owner, ledger, options.dryRun);
       else if (spec.healthCheckNodePort !== undefined && spec.healthCheckNodePort === oldHealth) delete spec.healthCheckNodePort;
@@ -212,6 +199,50 @@ export class ServiceAllocation implements WriteHooks {
     if (errors.length > 0) throw newInvalid(SERVICE_KIND, object.metadata?.name ?? '', errors);
   }
 
+  /** Cluster IPs on update: allocated when the type starts to need them, freed when it stops; never changed. */
+  private async updateClusterIPs(
+    object: ApiObject,
+    spec: ServiceSpec,
+    old: ServiceSpec,
+    owner: AllocationOwner,
+    ledger: Ledger,
+    dryRun: boolean,
+  ): Promise<void> {
+    const oldIPs = needsClusterIP(old) ? (old.clusterIPs ?? (old.clusterIP ? [old.clusterIP] : [])).filter((ip) => ip !== 'None') : [];
+    if (needsClusterIP(spec)) {
+      if (needsClusterIP(old)) this.checkClusterIPsUnchanged(object, spec, old);
+      else this.defaultFamilies(object, spec);
+      await this.allocateClusterIPs(object, spec, oldIPs, owner, ledger, dryRun);
+      return;
+    }
+    for (const ip of oldIPs) this.drop(ip, ledger);
+    // An ExternalName Service has no cluster IP and no IP families (Kubernetes' dropTypeDependentFields).
+    for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'] as const) {
+      if (field === 'clusterIP' || field === 'clusterIPs' ? JSON.stringify(spec[field]) === JSON.stringify(old[field]) : true) delete spec[field];
+    }
+  }
+
+  /** Node ports on update: kept where still wanted, allocated where new, freed where gone. */
+  private async updateNodePorts(
+    object: ApiObject,
+    spec: ServiceSpec,
+    old: ServiceSpec,
+    owner: AllocationOwner,
+    ledger: Ledger,
+    dryRun: boolean,
+  ): Promise<void> {
+    const oldNodePorts = needsNodePorts(old) ? (old.ports ?? []).flatMap((p) => (p.nodePort ? [p.nodePort] : [])) : [];
+    if (needsNodePorts(spec)) {
+      await this.allocateNodePorts(object, spec, oldNodePorts, owner, ledger, dryRun);
+    } else if (typeOf(spec) === 'ClusterIP' || typeOf(spec) === 'ExternalName') {
+      // Node ports the client left as they were go with the type (dropTypeDependentFields).
+      const kept = new Map((old.ports ?? []).map((p) => [portKey(p), p.nodePort]));
+      for (const port of spec.ports ?? []) if (port.nodePort !== undefined && kept.get(portKey(port)) === port.nodePort) delete port.nodePort;
+    }
+    const stillUsed = new Set((needsNodePorts(spec) ? (spec.ports ?? []) : []).flatMap((p) => (p.nodePort ? [p.nodePort] : [])));
+    for (const port of oldNodePorts) if (!stillUsed.has(port)) this.drop(String(port), ledger, this.allocators.nodePorts);
+  }
+
   /** One cluster IP per family of `ipFamilies` (none for a headless Service), requested ones taken as given. */
   private async allocateClusterIPs(
     object: ApiObject,
@@ -232,47 +263,44 @@ export class ServiceAllocation implements WriteHooks {
     for (let i = 0; i < families.length; i++) {
       const family = families[i];
       const store = this.allocators.ips[this.allocators.families.indexOf(family)];
-      const wanted = requested[i];
       const fail = (message: string): never => {
         throw newInvalid(SERVICE_KIND, object.metadata?.name ?? '', [fieldInvalid('spec.clusterIPs', requested, message)]);
       };
       if (store === undefined) fail(`failed to allocate IP: ${family} is not configured on this cluster`);
+      const wanted = requested[i];
       if (wanted !== undefined && wanted !== '') {
         if (ipFamilyOf(wanted) !== family) {
           throw newInvalid(SERVICE_KIND, object.metadata?.name ?? '', [
             fieldInvalid(`spec.clusterIPs[${i}]`, wanted, `expected an IP of family ${family}, as spec.ipFamilies[${i}] is`),
           ]);
         }
-        if (held.includes(wanted)) {
-          result.push(wanted);
-          continue;
-        }
-        try {
-          if (dryRun) {
-            if (store.range.offsetOf(wanted) === undefined) throw new AllocationError('NotInRange', store.range.notInRangeMessage(wanted));
-            if (await store.isAllocated(wanted)) throw new AllocationError('Allocated', 'provided IP is already allocated');
-          } else {
-            await store.allocate(wanted, owner);
-            ledger.taken.push({ store, value: wanted });
-          }
-        } catch (error) {
-          if (error instanceof AllocationError) fail(`failed to allocate IP ${wanted}: ${error.message}`);
-          throw error;
-        }
+        if (!held.includes(wanted))
+          await this.takeRequestedIP(store, wanted, owner, ledger, dryRun).catch(allocationFailure(fail, `failed to allocate IP ${wanted}: `));
         result.push(wanted);
       } else {
-        try {
-          const ip = dryRun ? await this.dryRunPick(store) : await store.allocateNext(owner);
-          if (!dryRun) ledger.taken.push({ store, value: ip });
-          result.push(ip);
-        } catch (error) {
-          if (error instanceof AllocationError) fail(`failed to allocate IP: ${error.message}`);
-          throw error;
-        }
+        result.push(await this.takeNextIP(store, owner, ledger, dryRun).catch(allocationFailure(fail, 'failed to allocate IP: ')));
       }
     }
     spec.clusterIPs = result;
     spec.clusterIP = result[0];
+  }
+
+  /** A cluster IP the client asked for, taken (or, for a dry run, checked to be free). */
+  private async takeRequestedIP(store: AllocationStore, wanted: string, owner: AllocationOwner, ledger: Ledger, dryRun: boolean): Promise<void> {
+    if (dryRun) {
+      if (store.range.offsetOf(wanted) === undefined) throw new AllocationError('NotInRange', store.range.notInRangeMessage(wanted));
+      if (await store.isAllocated(wanted)) throw new AllocationError('Allocated', 'provided IP is already allocated');
+      return;
+    }
+    await store.allocate(wanted, owner);
+    ledger.taken.push({ store, value: wanted });
+  }
+
+  /** The next free cluster IP of the range, taken (or, for a dry run, only picked). */
+  private async takeNextIP(store: AllocationStore, owner: AllocationOwner, ledger: Ledger, dryRun: boolean): Promise<string> {
+    const ip = dryRun ? await this.dryRunPick(store) : await store.allocateNext(owner);
+    if (!dryRun) ledger.taken.push({ store, value: ip });
+    return ip;
   }
 
   /** The cluster IPs of an existing Service may not change (Kubernetes' ValidateServiceUpdate). */

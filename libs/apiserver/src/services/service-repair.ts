@@ -59,8 +59,6 @@ export async function repairServiceAllocations(options: {
   graceMs?: number;
 }): Promise<RepairOutcome> {
   const { storage, allocators } = options;
-  const now = options.now ?? Date.now;
-  const grace = options.graceMs ?? LEAK_GRACE_MS;
   const outcome: RepairOutcome = { recorded: 0, released: 0, problems: [] };
   const live = new Map<AllocationStore, Map<string, AllocationOwner>>();
   const prefix = prefixKey({ prefix: options.storePrefix, group: '', resource: 'services' });
@@ -68,46 +66,57 @@ export async function repairServiceAllocations(options: {
   do {
     const page = await storage.list<Service & ApiObject>(prefix, { limit: 500, continue: continueKey });
     for (const service of page.items) {
-      for (const claim of claimsOf(service, allocators)) {
-        if (typeof claim === 'string') {
-          outcome.problems.push(claim);
-          continue;
-        }
-        const held = live.get(claim.store) ?? new Map<string, AllocationOwner>();
-        live.set(claim.store, held);
-        const other = held.get(claim.value);
-        if (other !== undefined && other.uid !== claim.owner.uid) {
-          outcome.problems.push(`the value ${claim.value} is claimed by more than one Service`);
-          continue;
-        }
-        held.set(claim.value, claim.owner);
-        if (!(await claim.store.isAllocated(claim.value))) {
-          try {
-            await claim.store.allocate(claim.value, claim.owner);
-            outcome.recorded++;
-          } catch {
-            // Taken between the check and the write by a create that will fail on it: no harm.
-          }
-        }
-      }
+      for (const claim of claimsOf(service, allocators)) await recordClaim(claim, live, outcome);
     }
     continueKey = page.continue || undefined;
   } while (continueKey);
-
   for (const store of [...allocators.ips, allocators.nodePorts]) {
-    const held = live.get(store) ?? new Map<string, AllocationOwner>();
-    for (const record of await store.list()) {
-      const owner = held.get(record.value);
-      if (owner?.uid === record.owner.uid) continue;
-      if (now() - record.createdAt < grace) continue;
-      await store.release(record.value, record.owner);
-      outcome.released++;
-      // Held in the name of an owner that is gone while a live Service has the value: it is that Service's.
-      if (owner !== undefined) {
-        await store.allocate(record.value, owner).catch(() => undefined);
-        outcome.recorded++;
-      }
-    }
+    await releaseLeaks(store, live.get(store) ?? new Map<string, AllocationOwner>(), outcome, options.now ?? Date.now, options.graceMs ?? LEAK_GRACE_MS);
   }
   return outcome;
+}
+
+/** A live Service's value is recorded as its own (once: a value two Services claim is a problem). */
+async function recordClaim(claim: Claim | string, live: Map<AllocationStore, Map<string, AllocationOwner>>, outcome: RepairOutcome): Promise<void> {
+  if (typeof claim === 'string') {
+    outcome.problems.push(claim);
+    return;
+  }
+  const held = live.get(claim.store) ?? new Map<string, AllocationOwner>();
+  live.set(claim.store, held);
+  const other = held.get(claim.value);
+  if (other !== undefined && other.uid !== claim.owner.uid) {
+    outcome.problems.push(`the value ${claim.value} is claimed by more than one Service`);
+    return;
+  }
+  held.set(claim.value, claim.owner);
+  if (await claim.store.isAllocated(claim.value)) return;
+  try {
+    await claim.store.allocate(claim.value, claim.owner);
+    outcome.recorded++;
+  } catch {
+    // Taken between the check and the write by a create that will fail on it: no harm.
+  }
+}
+
+/** Records no live Service holds (past the grace of a create in flight) are released, or given to the Service that has the value. */
+async function releaseLeaks(
+  store: AllocationStore,
+  held: Map<string, AllocationOwner>,
+  outcome: RepairOutcome,
+  now: () => number,
+  grace: number,
+): Promise<void> {
+  for (const record of await store.list()) {
+    const owner = held.get(record.value);
+    if (owner?.uid === record.owner.uid) continue;
+    if (now() - record.createdAt < grace) continue;
+    await store.release(record.value, record.owner);
+    outcome.released++;
+    // Held in the name of an owner that is gone while a live Service has the value: it is that Service's.
+    if (owner !== undefined) {
+      await store.allocate(record.value, owner).catch(() => undefined);
+      outcome.recorded++;
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { storedDefinition, type KindDefinition } from '@svc/api';
 import type { PortRange } from '@svc/options';
 import type { Storage } from '@svc/storage';
-import type { WriteHooks } from '../resources/registry-types';
+import type { WriteHooks } from '../registry/generic/write-hooks';
 import type { EndpointReconcilerType } from './kubernetes-service';
 import { ServiceAllocation, type ServiceAllocators } from './service-allocation';
 import { DEFAULT_SERVICE_NODE_PORT_RANGE, serviceAllocators, serviceIpRanges } from './service-ranges';

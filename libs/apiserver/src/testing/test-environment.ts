@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { builtinScheme, type Scheme } from '@svc/api';
 import { Client, loadClientConfig, type ClientConfig } from '@svc/client';
 import type { ControllerDescriptor } from '@svc/controllers';
-import { createStorage } from '@svc/storage';
+import { createStorage, type Storage } from '@svc/storage';
 import { createApiServer } from '../create-api-server';
 import type { AuthenticationOptions, AuthorizationOptions } from '../auth/security';
 import type { ApiServerHandle } from '../start-api-server';
@@ -72,7 +72,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   const started = performance.now();
   // Loaded only when asked for: an environment without controllers does not load Nest and the
   // reconcilers. Unknown names are refused before anything starts.
-  let wanted: { kit: typeof import('@svc/controllers/testing'); controllers: ControllerDescriptor[] } | undefined;
+  let wanted: WantedControllers | undefined;
   if (options.controllers?.length) {
     const kit = await import('@svc/controllers/testing');
     wanted = { kit, controllers: kit.builtInControllers(options.controllers) };
@@ -80,56 +80,52 @@ export async function startTestEnvironment(options: TestEnvironmentOptions = {})
   const dir = await mkdtemp(join(tmpdir(), 'svc-runtime-env-'));
   const storage = await createStorage({ backend: 'embedded', dataDir: join(dir, 'data'), compactionIntervalMs: 0 });
   const svcconfig = join(dir, 'svcconfig');
-  let server: ApiServerHandle;
-  try {
-    server = await createApiServer({
-      storage,
-      scheme: options.scheme ?? builtinScheme(),
-      options: {
-        serving: { bindAddress: '127.0.0.1', securePort: 0, certDir: await sharedCertDir(), svcconfigOut: svcconfig },
-        resources: { storeCountMetricPollPeriodMs: 0 },
-        authentication: { ...options.authentication, selfIssuedClients: true },
-        authorization: options.authorization,
-      },
-      logger: false,
-      stdout: () => undefined,
-    });
-    // Ready as /readyz says it: the bootstrap RBAC policy and other post-start work are in place.
-    await server.health.postStartHooksSettled();
-  } catch (error) {
+  const removeAll = async (): Promise<void> => {
     await storage.close();
     await rm(dir, { recursive: true, force: true });
+  };
+  const server = await startServer(storage, svcconfig, options).catch(async (error: unknown) => {
+    await removeAll();
     throw error;
-  }
+  });
   const clientConfig: ClientConfig = { ...(await loadClientConfig({ svcconfig })), qps: -1 };
   const client = new Client(clientConfig);
-  const handle = server;
-  let controllers: { stop(): Promise<void> } | undefined;
-  if (wanted !== undefined) {
-    try {
-      controllers = await wanted.kit.startControllers({ clientConfig }, wanted.controllers, options.controllerFlags);
-    } catch (error) {
-      client.close();
-      await handle.close();
-      await storage.close();
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-  }
+  const controllers = await wanted?.kit.startControllers({ clientConfig }, wanted.controllers, options.controllerFlags).catch(async (error: unknown) => {
+    client.close();
+    await server.close();
+    await removeAll();
+    throw error;
+  });
   let stopping: Promise<void> | undefined;
-  return {
-    url: handle.url,
-    clientConfig,
-    client,
-    svcconfig,
-    startupMs: performance.now() - started,
-    stop: () =>
-      (stopping ??= (async () => {
-        await controllers?.stop();
-        client.close();
-        await handle.close();
-        await storage.close();
-        if (!options.keepData) await rm(dir, { recursive: true, force: true });
-      })()),
+  const stop = async (): Promise<void> => {
+    await controllers?.stop();
+    client.close();
+    await server.close();
+    await storage.close();
+    if (!options.keepData) await rm(dir, { recursive: true, force: true });
   };
+  return { url: server.url, clientConfig, client, svcconfig, startupMs: performance.now() - started, stop: () => (stopping ??= stop()) };
+}
+
+interface WantedControllers {
+  kit: typeof import('@svc/controllers/testing');
+  controllers: ControllerDescriptor[];
+}
+
+/** The server on a free loopback port, ready as /readyz says it: the bootstrap RBAC policy and other post-start work in place. */
+async function startServer(storage: Storage, svcconfig: string, options: TestEnvironmentOptions): Promise<ApiServerHandle> {
+  const server = await createApiServer({
+    storage,
+    scheme: options.scheme ?? builtinScheme(),
+    options: {
+      serving: { bindAddress: '127.0.0.1', securePort: 0, certDir: await sharedCertDir(), svcconfigOut: svcconfig },
+      resources: { storeCountMetricPollPeriodMs: 0 },
+      authentication: { ...options.authentication, selfIssuedClients: true },
+      authorization: options.authorization,
+    },
+    logger: false,
+    stdout: () => undefined,
+  });
+  await server.health.postStartHooksSettled();
+  return server;
 }

@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ClientConfig } from '@svc/client';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
@@ -71,43 +71,43 @@ export function postJson(target: JsonPostTarget, body: unknown, limits: JsonPost
         reject(error);
       } else resolve(value);
     };
-    const req = send(
-      target.url,
-      {
-        method: 'POST',
-        headers,
-        agent: false,
-        ca: target.ca,
-        cert: target.cert,
-        key: target.key,
-        servername: target.servername,
-        rejectUnauthorized: target.insecureSkipTlsVerify !== true,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limits.maxResponseBytes) finish(new JsonPostError(`response body larger than ${limits.maxResponseBytes} bytes`, false));
-          else chunks.push(chunk);
-        });
-        res.on('error', (error) => finish(new JsonPostError(error.message, true)));
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          if (code < 200 || code > 299) return finish(new JsonPostError(`the webhook answered ${code}`, code === 429 || code >= 500));
-          const text = Buffer.concat(chunks);
-          if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) return finish(new JsonPostError('the answer is nested too deeply', false));
-          try {
-            finish(undefined, JSON.parse(text.toString('utf8')));
-          } catch {
-            finish(new JsonPostError('the answer is not JSON', false));
-          }
-        });
-      },
-    );
+    const options = {
+      method: 'POST',
+      headers,
+      agent: false as const,
+      ca: target.ca,
+      cert: target.cert,
+      key: target.key,
+      servername: target.servername,
+      rejectUnauthorized: target.insecureSkipTlsVerify !== true,
+    };
+    const req = send(target.url, options, (res) => readAnswer(res, limits.maxResponseBytes, finish));
     // Go's words for a call that ran out of time, as Kubernetes reports it.
     const timer = setTimeout(() => finish(new JsonPostError('context deadline exceeded', true)), limits.timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => finish(new JsonPostError(error.message, true, error.code)));
     req.end(payload);
+  });
+}
+
+/** Reads a 2xx answer of at most `maxBytes` and parses it (its nesting checked first); anything else fails the call. */
+function readAnswer(res: IncomingMessage, maxBytes: number, finish: (error: JsonPostError | undefined, value?: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) finish(new JsonPostError(`response body larger than ${maxBytes} bytes`, false));
+    else chunks.push(chunk);
+  });
+  res.on('error', (error) => finish(new JsonPostError(error.message, true)));
+  res.on('end', () => {
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) return finish(new JsonPostError(`the webhook answered ${code}`, code === 429 || code >= 500));
+    const text = Buffer.concat(chunks);
+    if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) return finish(new JsonPostError('the answer is nested too deeply', false));
+    try {
+      finish(undefined, JSON.parse(text.toString('utf8')));
+    } catch {
+      finish(new JsonPostError('the answer is not JSON', false));
+    }
   });
 }

@@ -4,6 +4,7 @@ import { StatusError } from '../status';
 import { ApplyPatchOptions, applyPatch, updateManagedFields } from './index';
 import { deploymentSchema, deploymentZeroValue } from './testing/deployment-schema';
 import { entryOf, managersOf, ownedBy } from './testing/ownership-helpers';
+import { thrownBy } from '../testing/thrown-by';
 
 const T0 = new Date('2024-05-01T10:00:00Z');
 const T1 = new Date('2024-05-01T10:05:00Z');
@@ -31,15 +32,7 @@ function update(live: JsonObject, updated: JsonObject, manager: string, now = T1
   return { ...updated, metadata };
 }
 
-function failure(run: () => unknown): StatusError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof StatusError) return error;
-    throw error;
-  }
-  throw new Error('expected a StatusError');
-}
+const failure = (run: () => unknown): StatusError => thrownBy(run, StatusError);
 
 /** An applied configuration; an empty `spec` is left out (an applied `spec: {}` is itself a field the applier owns). */
 function config(spec: JsonObject, metadata: JsonObject = {}): JsonObject {

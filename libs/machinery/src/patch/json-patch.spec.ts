@@ -1,14 +1,7 @@
 import { JsonObject, PatchError, jsonPatch } from './index';
+import { thrownBy } from '../testing/thrown-by';
 
-function refusal(run: () => unknown): PatchError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof PatchError) return error;
-    throw error;
-  }
-  throw new Error('expected a PatchError');
-}
+const refusal = (run: () => unknown): PatchError => thrownBy(run, PatchError);
 
 const pod = (): JsonObject => ({
   metadata: { name: 'p', labels: { app: 'web' }, finalizers: ['a', 'b'] },

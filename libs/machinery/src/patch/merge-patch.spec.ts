@@ -1,14 +1,7 @@
 import { JsonObject, JsonValue, PatchError, createMergePatch, mergePatch } from './index';
+import { thrownBy } from '../testing/thrown-by';
 
-function refusal(run: () => unknown): PatchError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof PatchError) return error;
-    throw error;
-  }
-  throw new Error('expected a PatchError');
-}
+const refusal = (run: () => unknown): PatchError => thrownBy(run, PatchError);
 
 describe('mergePatch', () => {
   // RFC 7386 appendix A, the rows whose target and result are objects.

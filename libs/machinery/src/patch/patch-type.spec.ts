@@ -11,16 +11,9 @@ import {
   parsePatchBody,
 } from './index';
 import { workloadSchema } from './testing/workload-schema';
+import { thrownBy } from '../testing/thrown-by';
 
-function refusal(run: () => unknown): PatchError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof PatchError) return error;
-    throw error;
-  }
-  throw new Error('expected a PatchError');
-}
+const refusal = (run: () => unknown): PatchError => thrownBy(run, PatchError);
 
 const live: JsonObject = { metadata: { name: 'p', finalizers: ['a'] }, spec: { containers: [{ name: 'app', image: '1' }] } };
 

@@ -1,5 +1,6 @@
 import { JsonObject, JsonValue, PatchError, strategicMergePatch } from './index';
 import { workloadSchema } from './testing/workload-schema';
+import { thrownBy } from '../testing/thrown-by';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
@@ -17,15 +18,7 @@ function spec(fields: JsonObject): JsonObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: fields };
 }
 
-function refusal(run: () => unknown): PatchError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof PatchError) return error;
-    throw error;
-  }
-  throw new Error('expected a PatchError');
-}
+const refusal = (run: () => unknown): PatchError => thrownBy(run, PatchError);
 
 describe('strategicMergePatch', () => {
   describe('lists of objects with a merge key', () => {

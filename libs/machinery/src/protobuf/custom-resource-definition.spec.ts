@@ -7,6 +7,7 @@ import {
   encodeProtobufObject,
   protobufUnknownFields,
 } from './index';
+import { thrownBy } from '../testing/thrown-by';
 
 /**
  * The hand-marshalled parts of a CustomResourceDefinition's schema (apiextensions v1's marshal.go),
@@ -40,15 +41,7 @@ function crd(schema: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-function envelopeError(run: () => unknown): EnvelopeError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EnvelopeError) return error;
-    throw error;
-  }
-  throw new Error('expected an EnvelopeError');
-}
+const envelopeError = (run: () => unknown): EnvelopeError => thrownBy(run, EnvelopeError);
 
 describe("a custom resource definition's schema in protobuf", () => {
   // Every value field of an empty JSONSchemaProps, written zero as gogo-protobuf writes them:

@@ -8,19 +8,12 @@ import {
   encodeObjectEnvelope,
   hasEnvelopePrefix,
 } from './index';
+import { thrownBy } from '../testing/thrown-by';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-function envelopeError(run: () => unknown): EnvelopeError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EnvelopeError) return error;
-    throw error;
-  }
-  throw new Error('expected an EnvelopeError');
-}
+const envelopeError = (run: () => unknown): EnvelopeError => thrownBy(run, EnvelopeError);
 
 describe('binary envelope', () => {
   it('names its media type and the Kubernetes prefix', () => {

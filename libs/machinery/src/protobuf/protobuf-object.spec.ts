@@ -8,6 +8,7 @@ import {
   encodeProtobufObject,
   protobufKinds,
 } from './index';
+import { thrownBy } from '../testing/thrown-by';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const utf8Hex = (text: string): string => Buffer.from(text, 'utf8').toString('hex');
@@ -16,15 +17,7 @@ function roundTrip(object: Record<string, unknown>): Record<string, unknown> {
   return decodeProtobufObject(decodeEnvelope(encodeProtobufObject(object)));
 }
 
-function envelopeError(run: () => unknown): EnvelopeError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EnvelopeError) return error;
-    throw error;
-  }
-  throw new Error('expected an EnvelopeError');
-}
+const envelopeError = (run: () => unknown): EnvelopeError => thrownBy(run, EnvelopeError);
 
 const fullMetadata = {
   name: 'web',

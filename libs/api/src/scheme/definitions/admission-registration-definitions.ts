@@ -44,7 +44,8 @@ export const validatingAdmissionPolicyDefinition = defineKind({
   categories: ['api-extensions'],
   validationRules: [validateAdmissionPolicy],
   subresources: { status: true },
-  strategy: { tracksGeneration: true },
+  // Kubernetes' status strategy of a policy resets its spec and its metadata (ResetObjectMetaForStatus).
+  strategy: { tracksGeneration: true, status: { resetFields: [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']] } },
   columns: [
     nameColumn(),
     column('Validations', 'integer', (o) => as<{ spec?: { validations?: unknown[] } }>(o).spec?.validations?.length ?? 0, {

@@ -57,11 +57,12 @@ export const deploymentDefinition = defineKind({
     status: true,
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' },
   },
-  // apps/v1 selectors are immutable; a status write takes the annotations (the controller's revision) but not the labels.
+  // apps/v1 selectors are immutable; a status write resets spec and labels and takes the annotations
+  // (the controller's revision), as Kubernetes' deploymentStatusStrategy.
   // deploymentStrategy.PrepareForCreate starts with an empty status, which the Go struct serializes as `{}`.
   strategy: {
     validateUpdate: immutableSelector,
-    statusWritableMetadata: ['annotations'],
+    status: { resetFields: [['spec'], ['metadata', 'labels']] },
     podSpec: { path: ['spec', 'template', 'spec'], template: true },
     prepareForCreate(deployment) {
       deployment.status = {};

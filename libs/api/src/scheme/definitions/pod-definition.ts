@@ -119,14 +119,12 @@ function readinessGates(pod: Pod): string {
  * generation (1.32: PodObservedGenerationTracking is later); a delete of a pod bound to a node and still running
  * waits for its node agent (the request's gracePeriodSeconds, else terminationGracePeriodSeconds, else
  * 30), one that is unbound or finished goes at once; delete answers with the pod. `binding` (a POST of
- * a Binding) places a pod on a node, once.
+ * a Binding) and `eviction` (a POST of an Eviction) are served by the API server's REST of each.
  */
 export const podStrategy: KindStrategy = {
   tracksGeneration: false,
   podSpec: { path: ['spec'], template: false },
   prepareForCreate(pod) {
-    // The class is computed on the defaulted pod, as Kubernetes decodes (defaults) before this hook: a limit without a request is the request.
-    defaultPodOnly(pod.spec);
     pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },
   validateUpdate: validatePodUpdate,
@@ -140,6 +138,9 @@ export const podStrategy: KindStrategy = {
     return Math.max(0, requestedSeconds ?? spec.terminationGracePeriodSeconds ?? 30);
   },
   subresources: { binding: { create: podBinding }, eviction: { create: podEviction } },
+  // Kubernetes' podStatusStrategy: a status write takes labels and annotations, never the spec, a
+  // deletion mark or the owners.
+  status: { resetFields: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] },
 };
 
 export const podDefinition = defineKind({

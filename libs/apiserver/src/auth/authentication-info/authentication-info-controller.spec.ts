@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiObject } from '@svc/api';
 import { eventually } from '@svc/runtime/testing';
-import { registryFixture, type RegistryFixture } from '../../resources/testing/registry-fixture';
+import { registryFixture, type RegistryFixture } from '../../registry/testing/registry-fixture';
 import { ensureClientCa } from '../client-certificates';
 import { AuthenticationInfoController } from './authentication-info-controller';
 import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '@svc/machinery';

@@ -1,8 +1,8 @@
 import type { ApiObject } from '@svc/api';
 import { errorMessage, isStatusError, jsonEqual } from '@svc/machinery';
-import { ensureNamespace, SERVER_FIELD_MANAGER } from '../../resources/bootstrap-namespaces';
-import type { ResourceRegistry } from '../../resources/registry';
-import type { ResourceWatch } from '../../resources/registry-types';
+import { ensureNamespace, SERVER_FIELD_MANAGER } from '../../registry/core/namespace/bootstrap-namespaces';
+import type { ResourceRegistry } from '../../registry/resource-registry';
+import type { ResourceWatch } from '../../registry/types';
 import { AUTHENTICATION_INFO_CONFIGMAP, AUTHENTICATION_INFO_NAMESPACE } from '@svc/machinery';
 import { authenticationInfoData, combineAuthenticationInfo, parseAuthenticationInfoData, type ClusterAuthenticationInfo } from './cluster-authentication-info';
 

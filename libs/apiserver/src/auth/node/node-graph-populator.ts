@@ -1,5 +1,5 @@
-import type { ResourceRegistries } from '../../resources/registries';
-import type { ResourceWatch } from '../../resources/registry-types';
+import type { ResourceRegistries } from '../../registry/registries';
+import type { ResourceWatch } from '../../registry/types';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../watchcache';
 import type { NodeGraph } from './node-graph';
 
@@ -80,46 +80,55 @@ export class NodeGraphPopulator {
         watch.stop();
         return;
       }
-      this.watches.add(watch);
-      const initial: unknown[] = [];
-      let live = false;
-      try {
-        for await (const event of watch) {
-          if (this.stopped) break;
-          if (event.type === 'ERROR') break;
-          if (event.type === 'BOOKMARK') {
-            const annotations = event.object.metadata?.annotations;
-            if (!live && annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
-              live = true;
-              delivered = true;
-              followed.reset(initial);
-              initial.length = 0;
-              this.markSynced(followed.resource);
-            }
-            continue;
-          }
-          if (!live) {
-            if (event.type !== 'DELETED') initial.push(event.object);
-            continue;
-          }
-          if (event.type === 'DELETED') followed.remove(event.object);
-          else followed.set(event.object);
-        }
-      } finally {
-        this.watches.delete(watch);
-        watch.stop();
-      }
+      delivered = await this.consume(watch, followed);
     } catch {
       // Retried below, like an ended watch.
     }
     if (this.stopped) return;
-    const next = delivered ? 0 : failures + 1;
+    this.retry(followed, delivered ? 0 : failures + 1);
+  }
+
+  /**
+   * Hands a watch's events to the graph until it ends: the initial ones at once when the bookmark
+   * that ends them comes (the resource is then synced), the rest as they come. True when the initial
+   * events were delivered before it ended, whether it ended well or not.
+   */
+  private async consume(watch: ResourceWatch, followed: Followed): Promise<boolean> {
+    this.watches.add(watch);
+    const initial: unknown[] = [];
+    let live = false;
+    try {
+      for await (const event of watch) {
+        if (this.stopped || event.type === 'ERROR') break;
+        if (event.type === 'BOOKMARK') {
+          if (!live && event.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+            live = true;
+            followed.reset(initial);
+            initial.length = 0;
+            this.markSynced(followed.resource);
+          }
+        } else if (!live) {
+          if (event.type !== 'DELETED') initial.push(event.object);
+        } else if (event.type === 'DELETED') followed.remove(event.object);
+        else followed.set(event.object);
+      }
+    } catch {
+      // An ended watch: the caller follows again.
+    } finally {
+      this.watches.delete(watch);
+      watch.stop();
+    }
+    return live;
+  }
+
+  /** Follows the resource again after a backoff that grows with the failures in a row. */
+  private retry(followed: Followed, failures: number): void {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
-        void this.follow(followed, next);
+        void this.follow(followed, failures);
       },
-      Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** Math.min(next, 5)),
+      Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** Math.min(failures, 5)),
     );
     timer.unref();
     this.timers.add(timer);

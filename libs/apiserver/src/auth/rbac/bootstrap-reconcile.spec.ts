@@ -1,5 +1,5 @@
 import type { ApiObject } from '@svc/api';
-import { registryFixture, type RegistryFixture } from '../../resources/testing/registry-fixture';
+import { registryFixture, type RegistryFixture } from '../../registry/testing/registry-fixture';
 import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_ROLE_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy';
 import { ensureBootstrapPolicy } from './bootstrap-reconcile';
 

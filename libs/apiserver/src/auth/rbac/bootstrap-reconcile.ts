@@ -1,6 +1,6 @@
 import { isStatusError } from '@svc/machinery';
-import { ensureNamespace } from '../../resources/bootstrap-namespaces';
-import type { ResourceRegistry } from '../../resources/registry';
+import { ensureNamespace } from '../../registry/core/namespace/bootstrap-namespaces';
+import type { ResourceRegistry } from '../../registry/resource-registry';
 import {
   AUTOUPDATE_ANNOTATION,
   bootstrapClusterRoleBindingObjects,

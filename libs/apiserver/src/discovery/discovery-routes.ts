@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import type { ApiServerServingConfig } from '../config';
+import { decodeParam, type MuxRoute } from '../serving/mux';
+import type { ResponseWriter } from '../serving/response-writer';
+import { failureStatus, notFoundStatus } from '../status/status';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery-documents';
+import { aggregatedContentType, negotiateDiscovery, type DiscoveryFormat } from './discovery-negotiation';
+import type { ServedApis } from './served-apis';
+import { writeJson } from './write-json';
+
+/** `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`: what the server serves, computed per request from the scheme. */
+export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig): MuxRoute[] {
+  const get = ['GET'];
+  return [
+    { path: '/api', methods: get, handler: (req, res) => root(apis, config, req, res, 'api') },
+    { path: '/apis', methods: get, handler: (req, res) => root(apis, config, req, res, 'apis') },
+    { path: '/api/{version}', methods: get, handler: (req, res, { version }) => resources(apis, req, res, '', decodeParam(version)) },
+    { path: '/apis/{group}', methods: get, handler: (req, res, { group }) => groupDocument(apis, req, res, decodeParam(group)) },
+    {
+      path: '/apis/{group}/{version}',
+      methods: get,
+      handler: (req, res, { group, version }) => resources(apis, req, res, decodeParam(group), decodeParam(version)),
+    },
+  ];
+}
+
+function root(apis: ServedApis, config: ApiServerServingConfig, req: IncomingMessage, res: ResponseWriter, root: 'api' | 'apis'): void {
+  const format = negotiate(req, res, true);
+  if (!format) return;
+  if (format.type === 'aggregated') {
+    writeJson(req, res, JSON.stringify(aggregatedDiscovery(apis, root, format.version)), { contentType: aggregatedContentType(format.version) });
+    return;
+  }
+  const doc = root === 'api' ? apiVersions(apis, serverAddress(config, req)) : apiGroupList(apis);
+  writeJson(req, res, JSON.stringify(doc));
+}
+
+function groupDocument(apis: ServedApis, req: IncomingMessage, res: ResponseWriter, group: string): void {
+  if (!negotiate(req, res, false)) return;
+  const doc = apiGroup(apis, group);
+  if (!doc) return res.status(notFoundStatus());
+  writeJson(req, res, JSON.stringify(doc));
+}
+
+function resources(apis: ServedApis, req: IncomingMessage, res: ResponseWriter, group: string, version: string): void {
+  if (!negotiate(req, res, false)) return;
+  const doc = apiResourceList(apis, group, version);
+  if (!doc) return res.status(notFoundStatus());
+  writeJson(req, res, JSON.stringify(doc));
+}
+
+function negotiate(req: IncomingMessage, res: ResponseWriter, aggregatedAllowed: boolean): DiscoveryFormat | undefined {
+  const format = negotiateDiscovery(req.headers.accept, aggregatedAllowed);
+  if (!format) {
+    res.status(failureStatus(406, 'NotAcceptable', `only the following media types are accepted: application/json (got ${req.headers.accept ?? ''})`));
+  }
+  return format;
+}
+
+/** `host:port` clients should use: the advertised address, else the address this request came in on. */
+function serverAddress(config: ApiServerServingConfig, req: IncomingMessage): string {
+  const host = config.advertiseAddress || req.socket.localAddress?.replace(/^::ffff:/, '') || '127.0.0.1';
+  const port = req.socket.localPort ?? config.securePort;
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
