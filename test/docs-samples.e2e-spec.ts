@@ -9,6 +9,7 @@ import { sample as controllers } from '../docs/samples/controllers';
 import { sample as informers } from '../docs/samples/informers';
 import { sample as machinery } from '../docs/samples/machinery';
 import { sample as options } from '../docs/samples/options';
+import { sample as runtime } from '../docs/samples/runtime';
 import { sample as storage } from '../docs/samples/storage';
 
 /** The code samples the docs show are these files' regions: each runs here against a real API server. */
@@ -54,6 +55,16 @@ describe('the docs code samples', () => {
   it('the informers and the work queue', async () => {
     expect(await informers(env)).toEqual(expect.arrayContaining(['web-1']));
   });
+
+  it('the operator of the tutorial', async () => {
+    expect(await runtime(env)).toEqual([
+      'ready at generation 1',
+      '<h1>Home</h1>',
+      'the title of a website is set once',
+      'Website.tutorial.example.com "latest" is invalid: spec.image: Invalid value: "object": pin the image',
+      '10 manifests',
+    ]);
+  }, 60_000);
 
   it('the machinery', async () => {
     expect(await machinery(env)).toEqual(['not found', '2 requirements']);

@@ -90,6 +90,45 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** An operator as a user writes it, typechecked under each module system a project may choose. */
+const TYPES_PROBE = `import { Type } from '@sinclair/typebox';
+import type { ConfigMap } from '@svc/api';
+import { BUILTIN_RESOURCES, type Client } from '@svc/client';
+import { createOrUpdate, defineResource, Reconciler, setCondition, type Reconcile, type ReconcileContext, type Request, type ResourceType } from '@svc/runtime';
+
+export const sites = defineResource({
+  group: 'demo.example.com',
+  kind: 'Site',
+  storage: 'v1',
+  versions: {
+    v1: {
+      spec: Type.Object({ image: Type.String(), replicas: Type.Optional(Type.Integer({ default: 1 })) }),
+      status: Type.Object({ ready: Type.Optional(Type.Boolean()) }),
+    },
+  },
+});
+export type Site = ResourceType<typeof sites>;
+export const example: Site = { spec: { image: 'httpd:2.4' } };
+
+@Reconciler({ for: sites.resource, owns: [BUILTIN_RESOURCES.configMaps] })
+export class SiteReconciler implements Reconcile {
+  constructor(private readonly client: Client) {}
+  async reconcile(request: Request, { cache }: ReconcileContext): Promise<void> {
+    const site = cache.get(sites.resource, request);
+    if (!site) return;
+    const image: string = site.spec.image;
+    const ready: boolean | undefined = site.status?.ready;
+    const namespace = request.namespace ? { namespace: request.namespace } : {};
+    await createOrUpdate(this.client.configMaps, { metadata: { name: request.name, ...namespace } }, (cm: ConfigMap) => {
+      cm.data = { ...cm.data, image, ready: String(ready) };
+    });
+    const phase = cache.list(BUILTIN_RESOURCES.pods, { namespace: request.namespace })[0]?.status?.phase;
+    const conditions = setCondition([], { type: 'Ready', status: phase === 'Running' ? 'True' : 'False', reason: 'Pods' });
+    await this.client.resource(sites.resource).updateStatus({ ...site, status: { ready: conditions[0]?.status === 'True' } });
+  }
+}
+`;
+
 describe('the packed framework, installed outside the repository', () => {
   it('has one package per library, at one version, with declarations and a README each', () => {
     for (const lib of LIBRARIES) {
@@ -113,6 +152,12 @@ describe('the packed framework, installed outside the repository', () => {
       await sh('npm', ['run', 'typecheck'], project, 5 * MINUTE);
       const output = await sh('npm', ['test', '--', '--ci'], project, 10 * MINUTE);
       expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+      // It names its tarballs inside itself, so it can leave this machine; and it writes its own manifests.
+      expect(readFileSync(join(project, 'package.json'), 'utf8')).not.toContain(work);
+      const manifests = await sh('npm', ['run', '--silent', 'manifests', '--', '--image', 'my-operator:test'], project, 5 * MINUTE);
+      expect(manifests).toContain('kind: ClusterRole\n');
+      expect(manifests).toContain('- greetings/status\n');
+      expect(manifests).toContain('image: my-operator:test\n');
     },
     15 * MINUTE,
   );
@@ -190,6 +235,30 @@ console.log(JSON.stringify({ manager: typeof Manager, missing, starts }));
       const common = ['--noEmit', '--strict', '--target', 'es2022', '--experimentalDecorators', '--types', 'node', 'entries.ts'];
       await sh(process.execPath, [tsc, ...common, '--module', 'node16', '--moduleResolution', 'node16', '--skipLibCheck', 'false'], project, 5 * MINUTE);
       await sh(process.execPath, [tsc, ...common, '--module', 'commonjs', '--moduleResolution', 'node10', '--skipLibCheck'], project, 5 * MINUTE);
+    },
+    15 * MINUTE,
+  );
+
+  it(
+    'types an operator in NodeNext (ES module and CommonJS), Bundler and CommonJS projects, with and without exactOptionalPropertyTypes',
+    async () => {
+      // An ES module's TypeBox is another declaration file than the CommonJS one the packages see:
+      // defineResource must take its schemas by their shape (TS2741 on [Kind] otherwise).
+      writeFileSync(join(project, 'types-probe.mts'), TYPES_PROBE);
+      writeFileSync(join(project, 'types-probe.ts'), TYPES_PROBE);
+      const tsc = join(project, 'node_modules/typescript/bin/tsc');
+      const common = ['--noEmit', '--strict', '--target', 'es2022', '--experimentalDecorators', '--emitDecoratorMetadata', '--types', 'node', '--skipLibCheck'];
+      const modes = [
+        ['types-probe.mts', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+        ['types-probe.ts', '--module', 'nodenext', '--moduleResolution', 'nodenext'],
+        ['types-probe.ts', '--module', 'esnext', '--moduleResolution', 'bundler'],
+        ['types-probe.ts', '--module', 'commonjs', '--moduleResolution', 'node10'],
+      ];
+      for (const mode of modes) {
+        for (const exact of [[], ['--exactOptionalPropertyTypes', '--noUncheckedIndexedAccess']]) {
+          await sh(process.execPath, [tsc, ...common, ...exact, ...mode], project, 5 * MINUTE);
+        }
+      }
     },
     15 * MINUTE,
   );

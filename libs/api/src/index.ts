@@ -79,7 +79,7 @@ export * from './scheme/builtin-scheme';
 export * from './scheme/versions';
 export * from './scheme/removed-versions';
 export { kindFromCrd, kindsFromCrd } from './scheme/kind-from-crd';
-export { customResourceSchema, withSvcMarkers } from './scheme/crd-schema';
+export { customResourceSchema, withKubernetesMarkers, withSvcMarkers } from './scheme/crd-schema';
 export { celToJson, compileCel, MAX_EXPRESSION_LENGTH, type CelCostedOutcome, type CelOutcome, type CelProgram } from './cel/cel-environment';
 export {
   costExceededMessage,

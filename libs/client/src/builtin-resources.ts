@@ -83,7 +83,39 @@ export function typedResource<T>(def: KindDefinition | ResourceInfo): TypedResou
  * Every built-in kind of the scheme with its object type, keyed by the camel-cased plural of its
  * resource (`configmaps` -> `configMaps`). A test keeps it equal to `BUILTIN_KINDS`.
  */
-export const BUILTIN_RESOURCES = {
+/**
+ * The type of {@link BUILTIN_RESOURCES}, written out: its declaration names each kind's type (`ConfigMap`)
+ * instead of the expanded object type the compiler would emit, which a project compiled with
+ * `exactOptionalPropertyTypes` could not match with the same kind's type computed on its side.
+ */
+export interface BuiltinResources {
+  readonly namespaces: TypedResource<Namespace>;
+  readonly pods: TypedResource<Pod>;
+  readonly services: TypedResource<Service>;
+  readonly endpoints: TypedResource<Endpoints>;
+  readonly configMaps: TypedResource<ConfigMap>;
+  readonly secrets: TypedResource<Secret>;
+  readonly events: TypedResource<Event>;
+  readonly nodes: TypedResource<Node>;
+  readonly serviceAccounts: TypedResource<ServiceAccount>;
+  readonly replicaSets: TypedResource<ReplicaSet>;
+  readonly replicationControllers: TypedResource<ReplicationController>;
+  readonly deployments: TypedResource<Deployment>;
+  readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
+  readonly leases: TypedResource<Lease>;
+  readonly endpointSlices: TypedResource<EndpointSlice>;
+  readonly customResourceDefinitions: TypedResource<CustomResourceDefinition>;
+  readonly roles: TypedResource<Role>;
+  readonly clusterRoles: TypedResource<ClusterRole>;
+  readonly roleBindings: TypedResource<RoleBinding>;
+  readonly clusterRoleBindings: TypedResource<ClusterRoleBinding>;
+  readonly validatingWebhookConfigurations: TypedResource<ValidatingWebhookConfiguration>;
+  readonly mutatingWebhookConfigurations: TypedResource<MutatingWebhookConfiguration>;
+  readonly validatingAdmissionPolicies: TypedResource<ValidatingAdmissionPolicy>;
+  readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
+}
+
+export const BUILTIN_RESOURCES: BuiltinResources = {
   namespaces: typedResource<Namespace>(namespaceDefinition),
   pods: typedResource<Pod>(podDefinition),
   services: typedResource<Service>(serviceDefinition),
@@ -115,8 +147,7 @@ export const BUILTIN_RESOURCES = {
   mutatingWebhookConfigurations: typedResource<MutatingWebhookConfiguration>(mutatingWebhookConfigurationDefinition),
   validatingAdmissionPolicies: typedResource<ValidatingAdmissionPolicy>(validatingAdmissionPolicyDefinition),
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
-} as const;
+};
 
-export type BuiltinResources = typeof BUILTIN_RESOURCES;
 export type BuiltinResourceName = keyof BuiltinResources;
 export type ObjectOf<R> = R extends TypedResource<infer T> ? T : never;

@@ -16,3 +16,4 @@ export { ResourceClient, PATCH_CONTENT_TYPES, DEFAULT_PAGE_SIZE, type ObjectLike
 export * from './builtin-resources';
 export { Client, type ClientOptions, type BuiltinClients } from './client';
 export { discoverServedResources, type ServedResource } from './discovery';
+export { kubernetesGroupOf } from './served-group-names';

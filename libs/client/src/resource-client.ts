@@ -22,9 +22,9 @@ import { hasProtobufForm, PROTOBUF_ACCEPT, protobufBody } from './wire-codec';
 
 /** The fields of an object every resource client reads. */
 export interface ObjectLike {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: { name?: string | undefined; namespace?: string | undefined; resourceVersion?: string | undefined } | undefined;
 }
 
 export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
@@ -120,24 +120,28 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
   }
 
   async get(name: string, params: GetParams = {}): Promise<T> {
-    return this.rest.request<T>({
-      method: 'GET',
-      path: this.itemPath(name, params.namespace, 'get'),
-      query: { resourceVersion: params.resourceVersion },
-      signal: params.signal,
-      accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
-    });
+    return this.call(() =>
+      this.rest.request<T>({
+        method: 'GET',
+        path: this.itemPath(name, params.namespace, 'get'),
+        query: { resourceVersion: params.resourceVersion },
+        signal: params.signal,
+        accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
+      }),
+    );
   }
 
   /** One page of the collection (all of it without `limit`). */
   async list(params: ListParams = {}): Promise<List<T>> {
-    const list = await this.rest.request<List<T>>({
-      method: 'GET',
-      path: collectionPath(this.info, params.namespace ?? this.namespace),
-      query: listQuery(params),
-      signal: params.signal,
-      accept: this.metadataView ? this.metadataAccept(true) : this.answerAccept(),
-    });
+    const list = await this.call(() =>
+      this.rest.request<List<T>>({
+        method: 'GET',
+        path: collectionPath(this.wire(), params.namespace ?? this.namespace),
+        query: listQuery(params),
+        signal: params.signal,
+        accept: this.metadataView ? this.metadataAccept(true) : this.answerAccept(),
+      }),
+    );
     list.items ??= [];
     list.metadata ??= {};
     return list;
@@ -186,22 +190,24 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     if (params.signal?.aborted) onAbort();
     params.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = await this.rest.stream({
-        method: 'GET',
-        path: collectionPath(this.info, namespace),
-        query: {
-          watch: 1,
-          resourceVersion: params.resourceVersion,
-          resourceVersionMatch: params.resourceVersionMatch,
-          allowWatchBookmarks: params.allowWatchBookmarks ? 'true' : undefined,
-          labelSelector: params.labelSelector,
-          fieldSelector: params.fieldSelector,
-          timeoutSeconds: params.timeoutSeconds,
-          sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
-        },
-        signal: controller.signal,
-        accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
-      });
+      const response = await this.call(() =>
+        this.rest.stream({
+          method: 'GET',
+          path: collectionPath(this.wire(), namespace),
+          query: {
+            watch: 1,
+            resourceVersion: params.resourceVersion,
+            resourceVersionMatch: params.resourceVersionMatch,
+            allowWatchBookmarks: params.allowWatchBookmarks ? 'true' : undefined,
+            labelSelector: params.labelSelector,
+            fieldSelector: params.fieldSelector,
+            timeoutSeconds: params.timeoutSeconds,
+            sendInitialEvents: params.sendInitialEvents === undefined ? undefined : String(params.sendInitialEvents),
+          },
+          signal: controller.signal,
+          accept: this.metadataView ? this.metadataAccept(false) : this.answerAccept(),
+        }),
+      );
       response.once('close', () => params.signal?.removeEventListener('abort', onAbort));
       return new Watch<T>(response, namespace ? `${this.info.resource} in ${namespace}` : this.info.resource, controller.signal);
     } catch (err) {
@@ -212,13 +218,15 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
 
   async create(obj: T, params: PostParams = {}): Promise<T> {
     const namespace = this.writeNamespace(obj, params, 'create');
-    return this.rest.request<T>({
-      method: 'POST',
-      path: collectionPath(this.info, namespace),
-      query: writeQuery(params),
-      ...this.objectBody(this.withTypeMeta(obj)),
-      signal: params.signal,
-    });
+    return this.call(() =>
+      this.rest.request<T>({
+        method: 'POST',
+        path: collectionPath(this.wire(), namespace),
+        query: writeQuery(params),
+        ...this.objectBody(this.withTypeMeta(obj)),
+        signal: params.signal,
+      }),
+    );
   }
 
   /** Replaces the object (PUT); `metadata.resourceVersion`, when set, makes it conditional. */
@@ -244,13 +252,15 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
    * what the server returns, a Success Status for a binding.
    */
   async createSubresource<B extends ObjectLike, R = Status>(name: string, subresource: string, body: B, params: PostParams = {}): Promise<R> {
-    return this.rest.request<R>({
-      method: 'POST',
-      path: this.itemPath(name, params.namespace ?? body.metadata?.namespace ?? undefined, `create ${subresource} of`, subresource),
-      query: writeQuery(params),
-      ...this.objectBody(body),
-      signal: params.signal,
-    });
+    return this.call(() =>
+      this.rest.request<R>({
+        method: 'POST',
+        path: this.itemPath(name, params.namespace ?? body.metadata?.namespace ?? undefined, `create ${subresource} of`, subresource),
+        query: writeQuery(params),
+        ...this.objectBody(body),
+        signal: params.signal,
+      }),
+    );
   }
 
   patch(name: string, patch: readonly JsonPatchOperation[], type: 'json', params?: PatchParams): Promise<T>;
@@ -293,36 +303,42 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
    */
   async delete(name: string, params: DeleteParams = {}): Promise<T | Status> {
     const { query, body } = deleteRequest(params);
-    return this.rest.request<T | Status>({
-      method: 'DELETE',
-      path: this.itemPath(name, params.namespace, 'delete'),
-      query,
-      ...this.objectBody(body),
-      signal: params.signal,
-    });
+    return this.call(() =>
+      this.rest.request<T | Status>({
+        method: 'DELETE',
+        path: this.itemPath(name, params.namespace, 'delete'),
+        query,
+        ...this.objectBody(body),
+        signal: params.signal,
+      }),
+    );
   }
 
   /** Deletes every object the selectors match (in one namespace, or in all when none is given). */
   async deleteCollection(params: DeleteCollectionParams = {}): Promise<List<T> | Status> {
     const { query, body } = deleteRequest(params);
-    return this.rest.request<List<T> | Status>({
-      method: 'DELETE',
-      path: collectionPath(this.info, params.namespace ?? this.namespace),
-      query: { ...listQuery(params), ...query },
-      ...this.objectBody(body),
-      signal: params.signal,
-    });
+    return this.call(() =>
+      this.rest.request<List<T> | Status>({
+        method: 'DELETE',
+        path: collectionPath(this.wire(), params.namespace ?? this.namespace),
+        query: { ...listQuery(params), ...query },
+        ...this.objectBody(body),
+        signal: params.signal,
+      }),
+    );
   }
 
   async getScale(name: string, params: GetParams = {}): Promise<Scale> {
     this.requireScale();
-    return this.rest.request<Scale>({
-      method: 'GET',
-      path: this.itemPath(name, params.namespace, 'get scale of', 'scale'),
-      query: { resourceVersion: params.resourceVersion },
-      signal: params.signal,
-      accept: this.answerAccept(),
-    });
+    return this.call(() =>
+      this.rest.request<Scale>({
+        method: 'GET',
+        path: this.itemPath(name, params.namespace, 'get scale of', 'scale'),
+        query: { resourceVersion: params.resourceVersion },
+        signal: params.signal,
+        accept: this.answerAccept(),
+      }),
+    );
   }
 
   async updateScale(name: string, scale: Scale, params: WriteParams = {}): Promise<Scale> {
@@ -334,39 +350,45 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
       kind: scale.kind ?? 'Scale',
       metadata: { ...(scale.metadata ?? {}), name },
     };
-    return this.rest.request<Scale>({
-      method: 'PUT',
-      path: this.itemPath(name, namespace, 'update scale of', 'scale'),
-      query: writeQuery(params),
-      ...this.objectBody(body),
-      signal: params.signal,
-    });
+    return this.call(() =>
+      this.rest.request<Scale>({
+        method: 'PUT',
+        path: this.itemPath(name, namespace, 'update scale of', 'scale'),
+        query: writeQuery(params),
+        ...this.objectBody(body),
+        signal: params.signal,
+      }),
+    );
   }
 
   private async put(obj: T, params: WriteParams, subresource: string | undefined): Promise<T> {
     const namespace = this.writeNamespace(obj, params, 'update');
-    return this.rest.request<T>({
-      method: 'PUT',
-      path: this.itemPath(this.nameOf(obj, 'update'), namespace, 'update', subresource),
-      query: writeQuery(params),
-      ...this.objectBody(this.withTypeMeta(obj)),
-      signal: params.signal,
-    });
+    return this.call(() =>
+      this.rest.request<T>({
+        method: 'PUT',
+        path: this.itemPath(this.nameOf(obj, 'update'), namespace, 'update', subresource),
+        query: writeQuery(params),
+        ...this.objectBody(this.withTypeMeta(obj)),
+        signal: params.signal,
+      }),
+    );
   }
 
   private async sendPatch(name: string, patch: unknown, type: PatchType, params: PatchParams, subresource: string | undefined): Promise<T> {
     const contentType = PATCH_CONTENT_TYPES[type];
     if (!contentType) throw newBadRequest(`unknown patch type ${JSON.stringify(type)}`);
-    return this.rest.request<T>({
-      method: 'PATCH',
-      path: this.itemPath(name, params.namespace, 'patch', subresource),
-      query: { ...writeQuery(params), force: type === 'apply' && params.force ? 'true' : undefined },
-      // Patch bodies are JSON (or YAML) by protocol; the answer may still be protobuf.
-      body: patch,
-      contentType,
-      signal: params.signal,
-      accept: this.answerAccept(),
-    });
+    return this.call(() =>
+      this.rest.request<T>({
+        method: 'PATCH',
+        path: this.itemPath(name, params.namespace, 'patch', subresource),
+        query: { ...writeQuery(params), force: type === 'apply' && params.force ? 'true' : undefined },
+        // Patch bodies are JSON (or YAML) by protocol; the answer may still be protobuf.
+        body: patch,
+        contentType,
+        signal: params.signal,
+        accept: this.answerAccept(),
+      }),
+    );
   }
 
   /** The Accept of a metadata-only read: the view in protobuf first when the client speaks it. */
@@ -413,13 +435,38 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     if (!name) throw newBadRequest(`a name is required to ${verb} ${this.info.resource}`);
     const ns = namespace ?? this.namespace;
     if (this.info.namespaced && !ns) throw newBadRequest(`a namespace is required to ${verb} ${this.info.resource}`);
-    return objectPath(this.info, name, ns, subresource);
+    return objectPath(this.wire(), name, ns, subresource);
   }
 
-  /** A copy with apiVersion and kind filled in when the resource's kind is known and the object leaves them out. */
+  /**
+   * A copy with apiVersion and kind filled in when the resource's kind is known and the object
+   * leaves them out, its apiVersion as the server names the group (see ServedGroupNames).
+   */
   private withTypeMeta<O extends ObjectLike>(obj: O): O {
-    if (!this.info.kind || (obj.apiVersion && obj.kind)) return obj;
-    return { ...obj, apiVersion: obj.apiVersion ?? this.apiVersion, kind: obj.kind ?? this.info.kind };
+    const typed =
+      !this.info.kind || (obj.apiVersion && obj.kind) ? obj : { ...obj, apiVersion: obj.apiVersion ?? this.apiVersion, kind: obj.kind ?? this.info.kind };
+    if (!this.rest.groupNames.kubernetes || !typed.apiVersion) return typed;
+    const apiVersion = this.rest.groupNames.wireApiVersion(typed.apiVersion);
+    return apiVersion === typed.apiVersion ? typed : { ...typed, apiVersion };
+  }
+
+  /** This resource as requests address it now: a built-in group under Kubernetes' name on a server that serves only that. */
+  private wire(): ResourceInfo {
+    const group = this.rest.groupNames.wireGroup(this.info.group);
+    return group === this.info.group ? this.info : { ...this.info, group };
+  }
+
+  /**
+   * Sends, and sends once more when the answer showed that the server names this resource's group
+   * as Kubernetes does (the request is built again, at the new path).
+   */
+  private async call<R>(send: () => Promise<R>): Promise<R> {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(await this.rest.groupNames.switchedBy(this.info.group, error))) throw error;
+      return send();
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import { errorMessage, statusErrorFromResponse, TransportError, undecodableRespo
 import { decodeAnswer, errorAnswerText } from './wire-codec';
 import { parseRetryAfter, retriableNetworkError, retriableResponse, type HttpMethod } from './retry-after';
 import { TokenBucket } from './token-bucket';
+import { ServedGroupNames } from './served-group-names';
 
 export type QueryValue = string | number | boolean | undefined | null;
 
@@ -127,6 +128,11 @@ export class RestClient {
   private readonly baseUrls: URL[];
   private current = 0;
   private cachedToken?: { value: string; readAt: number };
+  /** The names this server gives the built-in `*.svc.io` groups (Kubernetes' `*.k8s.io` only, on a Kubernetes cluster). */
+  readonly groupNames = new ServedGroupNames(async () => {
+    const list = await this.request<{ groups?: Array<{ name?: string }> }>({ method: 'GET', path: '/apis' });
+    return (list?.groups ?? []).map((g) => g.name ?? '');
+  });
 
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = resolveClientConfig(config);

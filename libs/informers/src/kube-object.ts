@@ -3,19 +3,19 @@
  * resource) fits, so informers never import the kinds they hold.
  */
 export interface KubeObjectMeta {
-  name?: string;
-  namespace?: string;
-  resourceVersion?: string;
-  generation?: number;
-  labels?: Readonly<Record<string, string>>;
-  annotations?: Readonly<Record<string, string>>;
+  name?: string | undefined;
+  namespace?: string | undefined;
+  resourceVersion?: string | undefined;
+  generation?: number | undefined;
+  labels?: Readonly<Record<string, string>> | undefined;
+  annotations?: Readonly<Record<string, string>> | undefined;
   /** Dropped by the reflector's default transform. */
   managedFields?: unknown;
 }
 
 /** An object as lists and watches return it. */
 export interface KubeObject {
-  metadata?: KubeObjectMeta;
+  metadata?: KubeObjectMeta | undefined;
 }
 
 /** The resourceVersion an object carries, `''` when it carries none. */

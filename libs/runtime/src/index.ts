@@ -5,6 +5,7 @@ export * from './reconcile/terminal-error';
 export * from './reconcile/trigger';
 export * from './reconcile/cache-reader';
 export * from './reconcile/cache-declarations';
+export type { WriteDeclarations } from './reconcile/write-declarations';
 export * from './reconcile/resource-ref';
 export * from './decorators/reconciler.decorator';
 export * from './decorators/runnable.decorator';
@@ -35,10 +36,23 @@ export type { MetaObject } from './helpers/object-shape';
 export * from './helpers/finalizers';
 export * from './helpers/owner-references';
 export * from './helpers/update-status';
+export * from './helpers/conditions';
+export * from './helpers/create-or-update';
 export * from './helpers/event-recorder';
 export { informerForResource } from './controller/informer-for-resource';
 export * from './resources/define-resource';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
-export { WebhookServer, type ConversionSource, type ManagerWebhookOptions, type WebhookServerOptions } from './webhooks/webhook-server';
+export {
+  WebhookServer,
+  type ConversionSource,
+  type ManagerWebhookOptions,
+  type WebhookCertificate,
+  type WebhookServerOptions,
+  type WebhookService,
+} from './webhooks/webhook-server';
+export { DEFAULT_CERTIFICATE_ROTATION, type CertificateRotation } from './webhooks/serving-certificate';
 export { exitOnSignals } from './manager/exit-on-signals';
+export { parseBindAddress } from './manager/bind-address';
+export * from './manifests/rbac-rules';
+export * from './manifests/operator-manifests';

@@ -66,6 +66,7 @@ function packageJson(s: ProjectSettings): string {
       build: 'tsc -p tsconfig.build.json',
       start: 'node dist/main.js',
       'print-crd': 'npm run --silent build && node dist/main.js --print-crd',
+      manifests: 'npm run --silent build && node dist/main.js --print-manifests',
       test: 'jest',
       typecheck: 'tsc -p tsconfig.json --noEmit',
     },
@@ -256,14 +257,38 @@ function mainFile(s: ProjectSettings): string {
   return `import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { loadClientConfig } from '@svc/client';
-import { createManager } from '@svc/runtime';
+import { createManager, operatorManifests, parseBindAddress } from '@svc/runtime';
 import { ${n.camel}Type } from './${n.file}';
 import { ${s.kind}Reconciler } from './${n.file}-reconciler';
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { kubeconfig: { type: 'string' }, 'print-crd': { type: 'boolean' }, 'leader-elect': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      kubeconfig: { type: 'string' },
+      'print-crd': { type: 'boolean' },
+      // The YAML that deploys this operator (CRD, RBAC derived from the reconcilers, Deployment, ...).
+      'print-manifests': { type: 'boolean' },
+      image: { type: 'string', default: '${s.name}:0.1.0' },
+      'leader-elect': { type: 'boolean' },
+      // /healthz, /readyz and /metrics: every address by default (the kubelet probes the pod's IP);
+      // 127.0.0.1:0 for a second local instance, 0 for none.
+      'health-probe-bind-address': { type: 'string', default: ':8081' },
+    },
+  });
   if (values['print-crd']) {
     process.stdout.write(${n.camel}Type.yaml());
+    return;
+  }
+  if (values['print-manifests']) {
+    const manifests = operatorManifests({
+      name: '${s.name}',
+      namespace: '${s.name}-system',
+      image: values.image,
+      reconcilers: [${s.kind}Reconciler],
+      resources: [${n.camel}Type],
+    });
+    process.stdout.write(manifests);
     return;
   }
   // No --kubeconfig: the files KUBECONFIG lists, else the pod's service account, else ~/.kube/config.
@@ -273,11 +298,12 @@ async function main(argv: string[]): Promise<void> {
     reconcilers: [${s.kind}Reconciler],
     // Applied (and waited for) before the manager starts watching.
     resources: [${n.camel}Type],
-    http: { port: 8081 },
+    http: parseBindAddress(values['health-probe-bind-address']),
     leaderElection: { leaderElect: values['leader-elect'] ?? false, resourceName: '${s.name}', resourceNamespace: process.env.POD_NAMESPACE ?? 'default' },
   });
   await manager.start();
-  console.log('${s.name}: reconciling ${n.plural}.${s.group}');
+  console.log('${s.name}: started' + (manager.port !== undefined ? ', probes and metrics on port ' + manager.port : ''));
+  void manager.elected.then(() => console.log('${s.name}: leading, reconciling ${n.plural}.${s.group}'));
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -294,11 +320,14 @@ main(process.argv.slice(2)).catch((error: unknown) => {
 
 // The build stage is the full image: its compilers build the test environment's native binding
 // should npm find no prebuilt one.
-const DOCKERFILE = `# Builds the operator's image: compile, then keep only what it runs with.
+function dockerfile(s: ProjectSettings): string {
+  // A project made from local tarballs installs them from its vendor/ folder.
+  const vendor = s.frameworkSpecs ? 'COPY vendor ./vendor\n' : '';
+  return `# Builds the operator's image: compile, then keep only what it runs with.
 FROM node:20 AS build
 WORKDIR /app
 COPY package.json package-lock.json* ./
-RUN npm install
+${vendor}RUN npm install
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
@@ -309,113 +338,10 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-USER node
+# node's uid, as a number: a pod that runs as non-root can only verify a numeric user.
+USER 1000
 EXPOSE 8081
 CMD ["node", "dist/main.js", "--leader-elect"]
-`;
-
-function rbac(s: ProjectSettings): string {
-  const n = names(s);
-  return `# What ${s.name} may do: its resource type (and its CRD, which it applies at start), the ConfigMaps
-# it keeps, Events, and the Lease of its leader election in its own namespace.
-apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: ${s.name}
-  namespace: ${s.name}-system
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: ${s.name}
-rules:
-  - apiGroups: ['${s.group}']
-    resources: ['${n.plural}']
-    verbs: ['get', 'list', 'watch', 'update', 'patch']
-  - apiGroups: ['${s.group}']
-    resources: ['${n.plural}/status']
-    verbs: ['get', 'update', 'patch']
-  - apiGroups: ['']
-    resources: ['configmaps']
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']
-  - apiGroups: ['', 'events.k8s.io']
-    resources: ['events']
-    verbs: ['create', 'patch']
-  - apiGroups: ['apiextensions.k8s.io']
-    resources: ['customresourcedefinitions']
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch']
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: ${s.name}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: ${s.name}
-subjects:
-  - kind: ServiceAccount
-    name: ${s.name}
-    namespace: ${s.name}-system
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: ${s.name}-leader-election
-  namespace: ${s.name}-system
-rules:
-  - apiGroups: ['coordination.k8s.io']
-    resources: ['leases']
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: ${s.name}-leader-election
-  namespace: ${s.name}-system
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: ${s.name}-leader-election
-subjects:
-  - kind: ServiceAccount
-    name: ${s.name}
-    namespace: ${s.name}-system
-`;
-}
-
-function deployment(s: ProjectSettings): string {
-  return `apiVersion: v1
-kind: Namespace
-metadata:
-  name: ${s.name}-system
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${s.name}
-  namespace: ${s.name}-system
-spec:
-  replicas: 2
-  selector:
-    matchLabels: { app: ${s.name} }
-  template:
-    metadata:
-      labels: { app: ${s.name} }
-    spec:
-      serviceAccountName: ${s.name}
-      containers:
-        - name: operator
-          image: ${s.name}:0.1.0
-          env:
-            - name: POD_NAMESPACE
-              valueFrom: { fieldRef: { fieldPath: metadata.namespace } }
-          ports:
-            - { name: probes, containerPort: 8081 }
-          readinessProbe:
-            httpGet: { path: /readyz, port: probes }
-          livenessProbe:
-            httpGet: { path: /healthz, port: probes }
 `;
 }
 
@@ -431,8 +357,6 @@ An operator for \`${n.plural}.${s.group}\`, written with the svc operator framew
 | \`src/${n.file}-reconciler.ts\` | the reconciler: one ConfigMap per ${s.kind}, saying its message |
 | \`src/${n.file}-reconciler.spec.ts\` | its test, on a real API server started in the test's process |
 | \`src/main.ts\` | the operator as a program: applies the CRD, then reconciles until signalled |
-| \`deploy/rbac.yaml\` | ServiceAccount, ClusterRole and binding, and the leader election Role and binding |
-| \`deploy/operator.yaml\` | its Namespace and Deployment (two replicas, one leads) |
 | \`Dockerfile\` | its image |
 
 ## Test, build, run
@@ -442,18 +366,23 @@ npm install          # builds the test environment's native SQLite binding (abou
 npm test             # starts an API server in-process, applies the CRD, runs the reconciler
 npm run typecheck
 npm run build && npm start          # against the cluster of KUBECONFIG (else in-cluster, else ~/.kube/config)
-npm run print-crd > deploy/crd.yaml # the CRD as YAML, for kubectl apply
+npm run print-crd > crd.yaml       # the CRD alone, as YAML
 \`\`\`
 
-The manager applies the CRD itself at start, so \`deploy/crd.yaml\` is only needed where the
-operator may not write CRDs.
+The manager applies the CRD itself at start.
 
 ## Image and deployment
 
 \`\`\`sh
 docker build -t ${s.name}:0.1.0 .
-kubectl apply -f deploy/operator.yaml -f deploy/rbac.yaml
+npm run --silent manifests -- --image ${s.name}:0.1.0 > operator.yaml
+kubectl apply -f operator.yaml
 \`\`\`
+
+\`operator.yaml\` holds the Namespace \`${s.name}-system\`, the CRD, a ServiceAccount with the RBAC the
+reconciler's declarations need (derived from \`@Reconciler\`: nothing to keep by hand; declare what it
+writes besides what it reconciles and owns with \`writes\`), a Deployment of two replicas with probes
+(one leads) and a PodDisruptionBudget. \`--health-probe-bind-address\` moves the probes.
 
 The Dockerfile is not built by the tests (they need no Docker engine); build it where Docker runs.
 `;
@@ -473,9 +402,7 @@ export function projectFiles(s: ProjectSettings): Record<string, string> {
     [`src/${n.file}-reconciler.ts`]: reconcilerFile(s),
     [`src/${n.file}-reconciler.spec.ts`]: specFile(s),
     'src/main.ts': mainFile(s),
-    Dockerfile: DOCKERFILE,
-    'deploy/rbac.yaml': rbac(s),
-    'deploy/operator.yaml': deployment(s),
+    Dockerfile: dockerfile(s),
     'README.md': readmeFile(s),
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { projectFiles, RUNTIME_PACKAGES, TEST_PACKAGES, type ProjectSettings } from './project-templates';
 
@@ -10,8 +10,10 @@ export interface ScaffoldOptions {
   /** Its API group; `demo.example.com` by default. */
   group?: string;
   /**
-   * A folder of packed framework packages (`svc-<lib>-<version>.tgz`): the project depends on
-   * those files instead of the registry's versions.
+   * A folder of packed framework packages (`svc-<lib>-<version>.tgz`): they are copied into the
+   * project's `vendor/` and the project depends on them there, by a path relative to itself, instead
+   * of the registry's versions; so the project, committed with `vendor/`, installs and builds on any
+   * machine, in CI and in its Dockerfile.
    */
   packages?: string;
 }
@@ -35,21 +37,29 @@ export function frameworkVersion(): string {
   throw new ScaffoldError('cannot find the framework version (no package.json above the scaffold)');
 }
 
+/** Where a project keeps the framework's tarballs it was made with. */
+export const VENDOR_FOLDER = 'vendor';
+
 /**
- * `file:` specs for each framework package in a folder of tarballs. Every package is listed, as the
- * packages depend on each other by version and npm would otherwise look those up in the registry.
+ * The framework's tarballs in a folder, by package, and the `file:` specs that name their copies in
+ * the project's `vendor/` (relative, never a path of the machine the project was made on). Every
+ * package is listed, as the packages depend on each other by version and npm would otherwise look
+ * those up in the registry.
  */
-function tarballSpecs(folder: string, version: string): Record<string, string> {
+function tarballs(folder: string, version: string): { files: Record<string, string>; specs: Record<string, string> } {
   const dir = resolve(folder);
   if (!existsSync(dir)) throw new ScaffoldError(`--packages: ${folder} does not exist`);
+  const files: Record<string, string> = {};
   const specs: Record<string, string> = {};
   for (const file of readdirSync(dir)) {
     const match = /^svc-([a-z-]+)-(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\.tgz$/.exec(file);
-    if (match && match[2] === version) specs[`@svc/${match[1]}`] = `file:${join(dir, file)}`;
+    if (!match || match[2] !== version) continue;
+    files[file] = join(dir, file);
+    specs[`@svc/${match[1]}`] = `file:${VENDOR_FOLDER}/${file}`;
   }
   const missing = FRAMEWORK_PACKAGES.filter((p) => !specs[p]);
   if (missing.length > 0) throw new ScaffoldError(`--packages: ${folder} has no tarball of ${missing.join(', ')} at version ${version}`);
-  return specs;
+  return { files, specs };
 }
 
 /** Writes a new operator project into `dir` (missing or empty); returns the files written. */
@@ -68,18 +78,18 @@ export function scaffoldProject(dir: string, options: ScaffoldOptions = {}): str
   if (existsSync(target) && readdirSync(target).length > 0) throw new ScaffoldError(`${dir} exists and is not empty`);
 
   const version = frameworkVersion();
-  const settings: ProjectSettings = {
-    name,
-    kind,
-    group,
-    frameworkVersion: version,
-    frameworkSpecs: options.packages ? tarballSpecs(options.packages, version) : undefined,
-  };
+  const vendored = options.packages ? tarballs(options.packages, version) : undefined;
+  const settings: ProjectSettings = { name, kind, group, frameworkVersion: version, frameworkSpecs: vendored?.specs };
   const files = projectFiles(settings);
   for (const [path, text] of Object.entries(files)) {
     const file = join(target, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
-  return Object.keys(files);
+  const copied = Object.entries(vendored?.files ?? {}).map(([name, from]) => {
+    mkdirSync(join(target, VENDOR_FOLDER), { recursive: true });
+    copyFileSync(from, join(target, VENDOR_FOLDER, name));
+    return `${VENDOR_FOLDER}/${name}`;
+  });
+  return [...Object.keys(files), ...copied];
 }

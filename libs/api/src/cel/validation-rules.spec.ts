@@ -42,6 +42,19 @@ describe('x-svc-validations', () => {
     ]);
   });
 
+  it('reports a rule of the root at Kubernetes’ nil path, and at its fieldPath when it has one', () => {
+    const root = ValidationRuleSet.of({
+      type: 'object',
+      'x-svc-validations': [
+        { rule: "self.spec.name != 'root'", message: 'not root' },
+        { rule: "self.spec.name != 'pathed'", message: 'not pathed', fieldPath: '.spec.name' },
+      ],
+      properties: { spec: { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } } },
+    })!;
+    expect(root.validate({ spec: { name: 'root' } })).toEqual([{ type: 'FieldValueInvalid', field: '<nil>', badValue: 'object', detail: 'not root' }]);
+    expect(root.validate({ spec: { name: 'pathed' } })).toEqual([{ type: 'FieldValueInvalid', field: 'spec.name', badValue: 'object', detail: 'not pathed' }]);
+  });
+
   it('runs transition rules only on updates where the old value exists', () => {
     expect(rules.validate({ spec: { min: 1, max: 2, name: 'a', replicas: 0 } })).toEqual([]);
     expect(rules.validateTransition({ spec: { min: 1, max: 2, name: 'a', replicas: 1 } }, { spec: { replicas: 2 } })).toEqual([

@@ -458,7 +458,9 @@ export class ValidationRuleSet {
     }
   }
 
-  private evaluate(node: RuleNode, value: unknown, old: unknown, hasOld: boolean, path: string, context: RunContext): void {
+  private evaluate(node: RuleNode, value: unknown, old: unknown, hasOld: boolean, at: string, context: RunContext): void {
+    // Kubernetes validates the root with a nil field path, which its errors print as `<nil>`.
+    const path = at === '' ? '<nil>' : at;
     let self: unknown;
     let oldSelf: unknown;
     for (const rule of node.rules) {
@@ -497,8 +499,8 @@ export class ValidationRuleSet {
         context.errors.push(fieldInvalid(path, node.schemaType, `rule did not evaluate to a bool: ${rule.spec.rule}`));
         continue;
       }
-      const at = appendPath(path, rule.fieldPath);
-      context.errors.push(errorFor(rule, at, node.schemaType, messageOf(rule, bindings, context)));
+      const target = rule.fieldPath.length > 0 ? appendPath(at, rule.fieldPath) : path;
+      context.errors.push(errorFor(rule, target, node.schemaType, messageOf(rule, bindings, context)));
     }
   }
 }

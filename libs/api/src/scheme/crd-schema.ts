@@ -29,6 +29,37 @@ export function withSvcMarkers<T>(schema: T): T {
   return walk(schema) as T;
 }
 
+/** The markers a CustomResourceDefinition's schema may carry (apiextensions.k8s.io/v1 JSONSchemaProps). */
+const CRD_MARKERS = new Set(['preserve-unknown-fields', 'embedded-resource', 'int-or-string', 'list-type', 'list-map-keys', 'map-type', 'validations']);
+
+/**
+ * The reverse of {@link withSvcMarkers}, for a schema a CRD will carry to any Kubernetes cluster:
+ * the specification's markers spelled as Kubernetes' (`x-svc-list-type` -> `x-kubernetes-list-type`),
+ * and those a CRD has no field for (`x-svc-patch-strategy`, `x-svc-patch-merge-key`: custom resources
+ * merge by list type) left out, since a Kubernetes server refuses unknown fields of a CRD.
+ */
+export function withKubernetesMarkers<T>(schema: T): T {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isRecord(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(node)) {
+      let name = key;
+      if (key.startsWith(SVC_MARKER_PREFIX)) {
+        const marker = key.slice(SVC_MARKER_PREFIX.length);
+        if (!CRD_MARKERS.has(marker)) continue;
+        name = `${KUBERNETES_MARKER_PREFIX}${marker}`;
+      }
+      if (key === 'default' || key === 'enum' || key === 'example' || key === 'const') out[name] = child;
+      else if (key === 'properties' || key === 'patternProperties' || key === 'definitions' || key === '$defs') {
+        out[name] = isRecord(child) ? Object.fromEntries(Object.entries(child).map(([k, v]) => [k, walk(v)])) : child;
+      } else out[name] = walk(child);
+    }
+    return out;
+  };
+  return walk(schema) as T;
+}
+
 /**
  * Rewrites the OpenAPI 3.0 spellings ajv (JSON Schema draft 7) reads differently: boolean
  * `exclusiveMinimum`/`exclusiveMaximum`, and `nullable` on a node without `type` (where it

@@ -44,6 +44,8 @@ export class JsonPostError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The system error code of a failed connection (`ECONNREFUSED`, `ECONNRESET`, ...). */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -82,7 +84,7 @@ export function postJson(target: JsonPostTarget, body: unknown, limits: JsonPost
     const req = send(target.url, options, (res) => readAnswer(res, limits.maxResponseBytes, finish));
     // Go's words for a call that ran out of time, as Kubernetes reports it.
     const timer = setTimeout(() => finish(new JsonPostError('context deadline exceeded', true)), limits.timeoutMs);
-    req.on('error', (error) => finish(new JsonPostError(error.message, true)));
+    req.on('error', (error: NodeJS.ErrnoException) => finish(new JsonPostError(error.message, true, error.code)));
     req.end(payload);
   });
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { KubeObject } from '@svc/informers';
 import type { CacheDeclarations } from '../reconcile/cache-declarations';
+import type { WriteDeclarations } from '../reconcile/write-declarations';
 import type { CacheReader } from '../reconcile/cache-reader';
 import type { Predicate } from '../reconcile/predicates';
 import type { Request } from '../reconcile/request';
@@ -33,7 +34,7 @@ export interface WatchMapping<T = KubeObject, R = never> {
  * What `@Reconciler` records. `T` is the type of the `for` resource's objects and `W` those of
  * each watch's resource, in order; both are inferred from the resources named.
  */
-export interface ReconcilerOptions<T = KubeObject, W extends readonly unknown[] = readonly KubeObject[]> extends CacheDeclarations {
+export interface ReconcilerOptions<T = KubeObject, W extends readonly unknown[] = readonly KubeObject[]> extends CacheDeclarations, WriteDeclarations {
   /** The primary resource: each of its objects is one request. */
   for: ResourceRef<T>;
   /** Resources whose objects' controller owner (ownerReference with `controller: true`) of the `for` kind is enqueued. */

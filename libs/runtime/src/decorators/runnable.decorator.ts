@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Client } from '@svc/client';
 import type { CacheDeclarations } from '../reconcile/cache-declarations';
+import type { WriteDeclarations } from '../reconcile/write-declarations';
 import type { CacheReader } from '../reconcile/cache-reader';
 
 /** What the manager hands a runnable when it starts it. */
@@ -24,7 +25,7 @@ export interface Runnable {
 }
 
 /** What `@Runnable` records. */
-export interface RunnableOptions extends CacheDeclarations {
+export interface RunnableOptions extends CacheDeclarations, WriteDeclarations {
   /** Name in logs. */
   name: string;
   /**

@@ -6,6 +6,7 @@ import { EventRecorder } from './event-recorder';
 import { handleFinalizer, hasFinalizer, withFinalizer, withoutFinalizer } from './finalizers';
 import { AlreadyOwnedError, getControllerOf, isControlledBy, setControllerReference, setOwnerReference } from './owner-references';
 import { updateStatusWithRetry } from './update-status';
+import { createOrUpdate } from './create-or-update';
 
 let env: TestEnvironment;
 beforeAll(async () => {
@@ -61,6 +62,39 @@ describe('finalizers', () => {
       );
       expect(gone).toBe(true);
     });
+  });
+});
+
+describe('createOrUpdate', () => {
+  it('creates, then writes only when mutate changes something, with the owner it sets', async () => {
+    const owners = env.client.configMaps.inNamespace('helpers');
+    const ownerObj = await owners.create({ metadata: { name: 'cou-owner' } });
+    const cms = env.client.configMaps.inNamespace('helpers');
+    const state = (message: string) => (cm: ConfigMap) => {
+      cm.data = { ...cm.data, message };
+      return setControllerReference(ownerObj, cm);
+    };
+    const created = await createOrUpdate(cms, { metadata: { name: 'cou' } }, state('hi'));
+    expect(created.outcome).toBe('created');
+    expect(created.object.data).toEqual({ message: 'hi' });
+    expect(isControlledBy(created.object, ownerObj)).toBe(true);
+    const again = await createOrUpdate(cms, { metadata: { name: 'cou' } }, state('hi'));
+    expect(again.outcome).toBe('unchanged');
+    expect(again.object.metadata?.resourceVersion).toBe(created.object.metadata?.resourceVersion);
+    // Someone else's data is kept: mutate states only what it owns.
+    await cms.patch('cou', { data: { extra: 'theirs' } });
+    const updated = await createOrUpdate(cms, { metadata: { name: 'cou' } }, state('hello'));
+    expect(updated.outcome).toBe('updated');
+    expect(updated.object.data).toEqual({ message: 'hello', extra: 'theirs' });
+    // From a cached copy, no read: a stale one is a conflict for the reconcile to retry.
+    const fromCache = await createOrUpdate(cms, { metadata: { name: 'cou' } }, state('hello'), { existing: Object.freeze(updated.object) });
+    expect(fromCache.outcome).toBe('unchanged');
+    await expect(createOrUpdate(cms, { metadata: { name: 'cou' } }, state('bye'), { existing: created.object })).rejects.toMatchObject({
+      status: { code: 409 },
+    });
+    await expect(createOrUpdate(cms, { metadata: { name: 'cou' } }, (cm) => ({ ...cm, metadata: { ...cm.metadata, name: 'other' } }))).rejects.toThrow(
+      /must not change the object's name/,
+    );
   });
 });
 

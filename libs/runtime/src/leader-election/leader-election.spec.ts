@@ -199,6 +199,38 @@ describe('leader election', () => {
     }
   });
 
+  it('shows who leads: elected, leader(), and the leader and process metrics on /metrics', async () => {
+    const lease = `le-${++n}`;
+    const make = (id: string) => {
+      const manager = new Manager({
+        clientConfig: env.clientConfig,
+        logger: silent,
+        http: { port: 0 },
+        leaderElection: { resourceName: lease, resourceNamespace: 'default', identity: id, ...TIMING },
+      });
+      managers.push(manager);
+      return manager;
+    };
+    const a = make('a');
+    const b = make('b');
+    const metrics = async (m: Manager) => (await fetch(`http://127.0.0.1:${m.port}/metrics`)).text();
+    await Promise.all([a.start(), b.start()]);
+    const first = await Promise.race([a.elected.then(() => a), b.elected.then(() => b)]);
+    const standby = first === a ? b : a;
+    expect(first.isLeader()).toBe(true);
+    await eventually(() => expect(standby.leader()).toBe(first.identity));
+    expect(first.leader()).toBe(first.identity);
+    expect(await metrics(first)).toContain(`leader_election_master_status{name="${lease}"} 1`);
+    const standbyMetrics = await metrics(standby);
+    expect(standbyMetrics).toContain(`leader_election_master_status{name="${lease}"} 0`);
+    for (const family of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(standbyMetrics).toContain(`# TYPE ${family} `);
+    }
+    await first.stop();
+    await standby.elected;
+    expect(await metrics(standby)).toContain(`leader_election_master_status{name="${lease}"} 1`);
+  });
+
   it('stops reconciling when it cannot renew, before its lease could expire', async () => {
     const lease = `le-${++n}`;
     const a = candidate(lease, [], 'a');

@@ -6,7 +6,7 @@ import { InformerCacheReader, type CacheReader } from '../reconcile/cache-reader
 import { prepareCaches } from '../reconcile/cache-declarations';
 import { getRunnableOptions, type Runnable, type RunnableOptions } from '../decorators/runnable.decorator';
 import { informerForResource } from '../controller/informer-for-resource';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { getReconcilerOptions, type ReconcilerOptions } from '../decorators/reconciler.decorator';
 import { Controller, consoleControllerLogger, type ControllerLogger } from '../controller/controller';
 import { TrackingClient } from '../controller/tracking-client';
@@ -43,6 +43,13 @@ export interface ManagerOptions {
   cacheSyncTimeoutMs?: number;
   /** Metrics registry; a new one by default. */
   registry?: Registry;
+  /**
+   * The process and Node.js runtime metrics of prom-client (`process_cpu_seconds_total`,
+   * `process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`, heap and GC, ...) in the
+   * registry, as every Kubernetes component exposes its process's. On by default when `http`
+   * serves `/metrics`; left alone when the registry given already has them.
+   */
+  processMetrics?: boolean;
   logger?: ControllerLogger;
   /** Per-key retry backoff of every controller; client-go's default controller limiter when absent. */
   rateLimiter?: () => RateLimiter<string>;
@@ -56,9 +63,11 @@ export interface ManagerOptions {
    */
   resources?: readonly CustomResourceSource[];
   /**
-   * Admission webhooks from `@Validate` / `@Default` methods (of `handlers`, and of the reconcilers):
-   * served over HTTPS with a certificate made at start, and registered with the API server as
-   * Validating/MutatingWebhookConfigurations (removed again at stop). None when absent. The same
+   * Admission webhooks from `@Validate` / `@Default` methods (of `handlers`, and of the reconcilers),
+   * served over HTTPS by every replica, and registered with the API server as
+   * Validating/MutatingWebhookConfigurations: with `service`, naming that Service, by the leader,
+   * never removed by a stopping replica; without (development mode), naming this process's URL,
+   * installed at start and removed at stop. None when absent. The same
    * server serves the conversion functions of `resources` as their CRDs' conversion webhooks
    * (started for them even without this option; its host and port are taken from here).
    */
@@ -114,10 +123,20 @@ export class Manager {
   private leadership: Promise<void> = Promise.resolve();
   private httpPort: number | undefined;
   private webhooks: WebhookServer | undefined;
+  private webhookInstall: AbortController | undefined;
   /** The port the admission webhooks listen on, once started. */
   webhookPort: number | undefined;
   /** Informers that existed when start began: until they have synced, the process is not ready. */
   private startedInformers = new Set<string>();
+  private markElected: () => void = () => undefined;
+  /**
+   * Resolves once this process leads (at once after start without leader election), as
+   * controller-runtime's `Elected()`: the moment work that must run on one replica only may begin.
+   * It never resolves in a standby that stops without having led.
+   */
+  readonly elected: Promise<void> = new Promise<void>((resolve) => (this.markElected = resolve));
+  /** `leader_election_master_status{name}`: 1 while this process leads, as client-go reports it. */
+  private readonly leaderGauge: Gauge | undefined;
 
   constructor(private readonly options: ManagerOptions) {
     this.registry = options.registry ?? new Registry();
@@ -125,8 +144,20 @@ export class Manager {
     this.client = new TrackingClient(options.clientConfig, this.tracker, { scheme: options.scheme });
     this.informers = new SharedInformerFactory(options.informers);
     registerInformerMetrics(this.registry, this.informers);
+    if ((options.processMetrics ?? options.http !== undefined) && !this.registry.getSingleMetric('process_cpu_user_seconds_total')) {
+      collectDefaultMetrics({ register: this.registry });
+    }
     const le = options.leaderElection;
     if (le && le.leaderElect !== false) {
+      this.leaderGauge =
+        (this.registry.getSingleMetric('leader_election_master_status') as Gauge | undefined) ??
+        new Gauge({
+          name: 'leader_election_master_status',
+          help: 'Gauge of whether this process is the leader of the named lease: 1 leading, 0 not.',
+          labelNames: ['name'],
+          registers: [this.registry],
+        });
+      this.leaderGauge.set({ name: le.resourceName }, 0);
       const { clientConfig, identity, ...election } = le;
       const config: LeaderElectionConfig = { ...DEFAULT_LEADER_ELECTION, ...election };
       this.electionClient = new Client(clientConfig ?? leaderElectionClientConfig(options.clientConfig), { scheme: options.scheme });
@@ -280,6 +311,14 @@ export class Manager {
     return this.leading;
   }
 
+  /**
+   * The identity of the lease's holder as last seen (this process's own while it leads); undefined
+   * without leader election or before the lease was first read.
+   */
+  leader(): string | undefined {
+    return this.elector?.leader() || undefined;
+  }
+
   /** The port `/healthz`, `/readyz` and `/metrics` are served on. */
   get port(): number | undefined {
     return this.httpPort;
@@ -305,9 +344,15 @@ export class Manager {
     if (this.options.webhooks || conversions.length > 0) {
       const { handlers = [], name = 'svc-operator', ...rest } = this.options.webhooks ?? {};
       const withHooks = [...handlers, ...this.controllers.map((c) => c.reconciler).filter((r) => admissionHooksOf(r).length > 0)];
-      this.webhooks = new WebhookServer(this.client, { ...rest, name, handlers: [...new Set(withHooks)], conversions });
+      this.webhooks = new WebhookServer(this.client, { logger: this.logger, ...rest, name, handlers: [...new Set(withHooks)], conversions });
       try {
         this.webhookPort = await this.webhooks.start();
+        if (!this.webhooks.servesReplicas) {
+          this.logger.info(
+            `webhooks in development mode: configurations name https://${rest.host ?? '127.0.0.1'}:${this.webhookPort}, installed now and removed at stop (set webhooks.service for replicas)`,
+          );
+          if (this.webhooks.size > 0) await this.webhooks.install();
+        }
       } catch (error) {
         await this.shutdownParts();
         this.state = 'stopped';
@@ -375,7 +420,11 @@ export class Manager {
     this.leadership = this.leadership.then(async () => {
       if (leading === this.leading) return;
       this.leading = leading;
+      const le = this.options.leaderElection;
+      if (le) this.leaderGauge?.set({ name: le.resourceName }, leading ? 1 : 0);
       if (leading) {
+        this.markElected();
+        this.startWebhookInstall();
         for (const controller of this.controllers) controller.start();
         for (const added of this.runnables) if (leaderElected(added)) this.startRunnable(added);
       } else {
@@ -387,10 +436,36 @@ export class Manager {
             ? (le.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs) - (le.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs)
             : Infinity;
         const grace = Math.min(this.options.gracefulShutdownMs ?? 30_000, leaseGap);
+        this.webhookInstall?.abort();
+        this.webhookInstall = undefined;
         await Promise.all([...this.controllers.map((c) => c.stop(grace)), this.stopRunnables(grace, leaderElected)]);
       }
     });
     return this.leadership;
+  }
+
+  /**
+   * The leader installs the webhook configurations of a replicated server (a replica that stops
+   * never removes them, since the others still serve them), retrying with backoff until it succeeds
+   * or leadership ends.
+   */
+  private startWebhookInstall(): void {
+    const webhooks = this.webhooks;
+    if (!webhooks?.servesReplicas || webhooks.size === 0) return;
+    const abort = new AbortController();
+    this.webhookInstall = abort;
+    void (async () => {
+      for (let delayMs = 200; !abort.signal.aborted; delayMs = Math.min(delayMs * 2, 10_000)) {
+        try {
+          await webhooks.install();
+          this.logger.info('webhook configurations installed');
+          return;
+        } catch (error) {
+          this.logger.error('webhook configurations could not be installed; retrying', error);
+        }
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    })();
   }
 
   private startRunnable(added: AddedRunnable): void {

@@ -9,9 +9,9 @@ import { informerResourceId, resolveResource, type ResourceRef } from './resourc
  */
 export interface CacheReader {
   /** The object of `key` (a Request fits), undefined when the cache holds none. */
-  get<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, key: { namespace?: string; name: string }): T | undefined;
+  get<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, key: { namespace?: string | undefined; name: string }): T | undefined;
   /** The cached objects, of one namespace when given, matching the label selector when given. */
-  list<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, options?: { namespace?: string; labelSelector?: ListerSelector }): T[];
+  list<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, options?: { namespace?: string | undefined; labelSelector?: ListerSelector | undefined }): T[];
   /**
    * The cached objects an index (declared in `indexes` of `@Reconciler` or `@Runnable`) files under
    * `key`, in every namespace the cache holds.
@@ -39,13 +39,16 @@ export class InformerCacheReader implements CacheReader {
     private readonly namespace?: string,
   ) {}
 
-  get<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, key: { namespace?: string; name: string }): T | undefined {
+  get<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, key: { namespace?: string | undefined; name: string }): T | undefined {
     const { informer, namespace } = this.informerOf(ref, key.namespace);
     const lister = informer.lister();
     return (namespace === undefined ? lister.get(key.name) : lister.namespace(namespace).get(key.name)) as T | undefined;
   }
 
-  list<T extends KubeObject = KubeObject>(ref: ResourceRef<T>, options: { namespace?: string; labelSelector?: ListerSelector } = {}): T[] {
+  list<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    options: { namespace?: string | undefined; labelSelector?: ListerSelector | undefined } = {},
+  ): T[] {
     const { informer, namespace } = this.informerOf(ref, options.namespace);
     const lister = informer.lister();
     return (namespace === undefined ? lister.list(options.labelSelector) : lister.namespace(namespace).list(options.labelSelector)) as T[];

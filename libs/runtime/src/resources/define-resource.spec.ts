@@ -71,6 +71,7 @@ describe('defineResource', () => {
   it('makes the CustomResourceDefinition: names, versions, schema, subresources and columns, as YAML too', () => {
     const crd = greetings.crd();
     expect(crd.metadata?.name).toBe('greetings.demo.svc.io');
+    expect(crd.apiVersion).toBe('apiextensions.k8s.io/v1');
     expect(crd.spec.names).toEqual({ plural: 'greetings', singular: 'greeting', kind: 'Greeting', listKind: 'GreetingList', shortNames: ['gr'] });
     expect(crd.spec.versions).toHaveLength(1);
     const [v1] = crd.spec.versions;
@@ -87,9 +88,11 @@ describe('defineResource', () => {
         },
         status: { type: 'object', properties: { configMaps: { type: 'integer' } } },
       },
-      'x-svc-validations': [{ rule: "self.spec.message != 'forbidden'", message: 'that message is not allowed', fieldPath: '.spec.message' }],
+      'x-kubernetes-validations': [{ rule: "self.spec.message != 'forbidden'", message: 'that message is not allowed', fieldPath: '.spec.message' }],
     });
     expect(parse(greetings.yaml())).toEqual(crd);
+    // What other clusters read carries Kubernetes' names only.
+    for (const text of [greetings.yaml(), notes.yaml()]) expect(text).not.toMatch(/x-svc-/);
     expect(notes.crd().spec.versions.map((v) => [v.name, v.storage])).toEqual([
       ['v1alpha1', false],
       ['v1', true],

@@ -1,6 +1,6 @@
-import { type Static, type TSchema } from '@sinclair/typebox';
 import {
   kindFromCrd,
+  withKubernetesMarkers,
   type CustomResourceColumnDefinition,
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
@@ -11,7 +11,20 @@ import { typedResource, type TypedResource } from '@svc/client';
 import { stringify } from 'yaml';
 
 /** One version of a resource type: the schemas of its spec and status, and how kubectl shows it. */
-export interface ResourceVersionDefinition<Spec extends TSchema = TSchema, Status extends TSchema = TSchema> {
+/**
+ * A TypeBox schema as `defineResource` takes it: by its shape, not by TypeBox's own `TSchema`, whose
+ * `[Kind]` symbol is a different one in TypeBox's CommonJS and ES module declarations; so a schema
+ * built in an ES module project (`module: NodeNext`, `Bundler`) fits these CommonJS declarations.
+ */
+export interface SchemaLike {
+  static: unknown;
+  params: unknown[];
+}
+
+/** The type a schema describes, as TypeBox's `Static` works it out. */
+export type SchemaStatic<T extends SchemaLike> = (T & { params: [] })['static'];
+
+export interface ResourceVersionDefinition<Spec extends SchemaLike = SchemaLike, Status extends SchemaLike = SchemaLike> {
   spec: Spec;
   status?: Status;
   /** Columns of `kubectl get` beside NAME and AGE. */
@@ -22,11 +35,11 @@ export interface ResourceVersionDefinition<Spec extends TSchema = TSchema, Statu
   deprecationWarning?: string;
   /** Fields usable in field selectors (`.spec.color`). */
   selectableFields?: readonly string[];
-  /** Rules over the whole object (`self.spec.min <= self.spec.max`), as the schema's `x-svc-validations`. */
+  /** Rules over the whole object (`self.spec.min <= self.spec.max`), as the schema's `x-kubernetes-validations`. */
   validations?: readonly CelValidationRule[];
 }
 
-/** A CEL rule of `x-svc-validations`, as Kubernetes' `x-kubernetes-validations`. */
+/** A CEL rule of Kubernetes' `x-kubernetes-validations`. */
 export interface CelValidationRule {
   rule: string;
   message?: string;
@@ -47,7 +60,9 @@ export interface ResourceObject<Spec = unknown, Status = unknown> {
 
 /** The object type of one version definition. */
 export type ObjectOfVersion<V> =
-  V extends ResourceVersionDefinition<infer Spec, infer Status> ? ResourceObject<Static<Spec>, Status extends TSchema ? Static<Status> : never> : never;
+  V extends ResourceVersionDefinition<infer Spec, infer Status>
+    ? ResourceObject<SchemaStatic<Spec>, Status extends SchemaLike ? SchemaStatic<Status> : never>
+    : never;
 
 /**
  * How objects move between a version and the storage version (controller-runtime's hub and
@@ -103,9 +118,12 @@ export interface DefinedResource<V extends Record<string, ResourceVersionDefinit
   convert(object: ResourceObject, apiVersion: string): ResourceObject;
 }
 
-/** The schema as plain JSON: TypeBox's symbols and functions dropped, as the CRD carries it. */
-function plainSchema(schema: TSchema): JsonSchema {
-  return JSON.parse(JSON.stringify(schema)) as JsonSchema;
+/**
+ * The schema as plain JSON, as a CRD carries it to any Kubernetes cluster: TypeBox's symbols and
+ * functions dropped, the schema builders' markers (`ListMap`, `FreeForm`, ...) spelled as Kubernetes'.
+ */
+function plainSchema(schema: SchemaLike): JsonSchema {
+  return withKubernetesMarkers(JSON.parse(JSON.stringify(schema)) as JsonSchema);
 }
 
 /**
@@ -132,7 +150,7 @@ export function defineResource<const V extends Record<string, ResourceVersionDef
     const properties: Record<string, JsonSchema> = { spec: plainSchema(def.spec) };
     if (def.status) properties.status = plainSchema(def.status);
     const openAPIV3Schema: JsonSchema = { type: 'object', required: ['spec'], properties };
-    if (def.validations?.length) openAPIV3Schema['x-svc-validations'] = def.validations.map((rule) => ({ ...rule }));
+    if (def.validations?.length) openAPIV3Schema['x-kubernetes-validations'] = def.validations.map((rule) => ({ ...rule }));
     const out: CustomResourceDefinitionVersion = { name: version, served: def.served ?? true, storage: version === input.storage, schema: { openAPIV3Schema } };
     if (def.deprecated) out.deprecated = true;
     if (def.deprecationWarning) out.deprecationWarning = def.deprecationWarning;
@@ -145,7 +163,7 @@ export function defineResource<const V extends Record<string, ResourceVersionDef
     return out;
   };
   const crd = (): CustomResourceDefinition => ({
-    apiVersion: 'apiextensions.svc.io/v1',
+    apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name },
     spec: {

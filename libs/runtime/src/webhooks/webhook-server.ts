@@ -1,12 +1,19 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '@svc/api';
-import { BUILTIN_RESOURCES, type Client } from '@svc/client';
+import type { CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig } from '@svc/api';
+import { BUILTIN_RESOURCES, kubernetesGroupOf, type Client } from '@svc/client';
 import { errorMessage, jsonNestingDepth, MAX_NESTING_DEPTH } from '@svc/machinery';
 import { compare } from 'fast-json-patch';
-import { generate } from 'selfsigned';
 import { resolveResource } from '../reconcile/resource-ref';
 import type { ResourceObject } from '../resources/define-resource';
+import {
+  DEFAULT_CERTIFICATE_ROTATION,
+  fileCertificate,
+  secretCertificate,
+  selfSignedCertificate,
+  type CertificateRotation,
+  type ServingCertificate,
+} from './serving-certificate';
 import { admissionHooksOf, type AdmissionHook, type AdmissionInput, type WebhookOperation, type ValidationVerdict } from './admission-decorators';
 
 /** Where the manager serves its admission webhooks. */
@@ -21,7 +28,40 @@ export interface WebhookServerOptions {
   name: string;
   /** Resource types whose versions convert by functions: each served as a CRD conversion webhook. */
   conversions?: readonly ConversionSource[];
+  /**
+   * The Service the API server reaches the webhooks through (a Deployment's replicas behind it). Set,
+   * the configurations name this Service instead of a URL, every replica serves the same
+   * certificate (see `certificate`), and the configurations are installed by the leader alone and
+   * never removed by a stopping replica. Unset, the server runs in development mode: one process, its
+   * own URL (`https://<host>:<port>`), configurations installed at start and removed at stop.
+   */
+  service?: WebhookService;
+  /**
+   * Where the serving certificate comes from with a `service`: a Secret (the default,
+   * `<name>-webhook-certificate` in the Service's namespace; made by the first replica that finds
+   * none, read by the others), or mounted files (cert-manager's `tls.crt`, `tls.key`, `ca.crt`).
+   */
+  certificate?: WebhookCertificate;
+  /**
+   * With a `service`: how often the certificate is read again (mounted files reloaded when they
+   * change, the Secret's certificate taken up when another replica renewed it) and when the Secret's
+   * serving certificate is renewed; see CertificateRotation.
+   */
+  rotation?: Partial<CertificateRotation>;
+  /** Where a failed certificate check or re-install is told; the manager passes its logger. */
+  logger?: { info(message: string): void; error(message: string, error?: unknown): void };
 }
+
+/** The Service in front of the replicas' webhook servers. */
+export interface WebhookService {
+  namespace: string;
+  name: string;
+  /** The Service's port; 443 by default, as Kubernetes defaults it. */
+  port?: number;
+}
+
+/** A serving certificate kept in a Secret, or mounted as files. */
+export type WebhookCertificate = { secret: { namespace: string; name: string } } | { certFile: string; keyFile: string; caFile?: string };
 
 /** A resource type that converts its objects between versions (a `defineResource` result with conversion functions). */
 export interface ConversionSource {
@@ -38,6 +78,11 @@ export type ManagerWebhookOptions = Omit<WebhookServerOptions, 'name'> & { name?
 
 interface ServerSettings extends WebhookServerOptions {
   handlers: readonly object[];
+}
+
+/** The names the API server checks a service's webhook certificate against. */
+function serviceNames(service: WebhookService): string[] {
+  return [`${service.name}.${service.namespace}.svc`, `${service.name}.${service.namespace}.svc.cluster.local`];
 }
 
 /** The path a resource type's conversion webhook is served at. */
@@ -68,15 +113,20 @@ interface AdmissionReviewRequest {
 }
 
 /**
- * The HTTPS server of a manager's admission webhooks: a certificate generated for `host` at start, one
- * path per decorated method, and the Validating/MutatingWebhookConfigurations that point the API server
- * at them (with the certificate as caBundle), applied at start and deleted at stop.
+ * The HTTPS server of a manager's admission webhooks: one path per decorated method, and the
+ * Validating/MutatingWebhookConfigurations that point the API server at them (with the serving
+ * certificate's CA as caBundle). With a `service` every replica serves the same certificate and the
+ * configurations name the Service; in development mode they name this process's URL.
  */
 export class WebhookServer {
   private server: Server | undefined;
   private readonly served: Served[];
   private caBundle = '';
   private hostPort = '';
+  private installed = false;
+  private serving: ServingCertificate | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: Client,
@@ -96,18 +146,17 @@ export class WebhookServer {
     return this.served.length;
   }
 
+  /** Whether the configurations point at a Service (replicas) rather than at this process's URL (development mode). */
+  get servesReplicas(): boolean {
+    return this.options.service !== undefined;
+  }
+
   async start(): Promise<number> {
     const host = this.options.host ?? '127.0.0.1';
-    const isIp = /^[\d.]+$/.test(host) || host.includes(':');
-    const pems = await generate([{ name: 'commonName', value: host }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
-      extensions: [{ name: 'subjectAltName', altNames: [isIp ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }] }],
-    });
-    this.caBundle = Buffer.from(pems.cert).toString('base64');
-    const server = createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
+    const certificate = await this.servingCertificate(host);
+    this.serving = certificate;
+    this.caBundle = Buffer.from(certificate.ca).toString('base64');
+    const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
       const served = this.served.find((s) => s.path === req.url);
       const conversion = this.options.conversions?.find((c) => conversionPath(c.name) === req.url);
       if (req.method !== 'POST' || (!served && !conversion)) {
@@ -138,8 +187,67 @@ export class WebhookServer {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.options.port ?? 0, host, resolve));
     const port = (server.address() as AddressInfo).port;
     this.hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    await this.register(host, port);
+    if (this.options.service) {
+      const timer = setInterval(() => {
+        this.refreshing = this.refreshing.then(() => this.refreshCertificate());
+      }, this.rotation.checkIntervalMs);
+      timer.unref();
+      this.refreshTimer = timer;
+    }
     return port;
+  }
+
+  private get rotation(): CertificateRotation {
+    return { ...DEFAULT_CERTIFICATE_ROTATION, ...this.options.rotation };
+  }
+
+  private servingCertificate(host: string): Promise<ServingCertificate> {
+    const { service, certificate } = this.options;
+    if (!service) return selfSignedCertificate([host]);
+    if (certificate && 'certFile' in certificate) return Promise.resolve(fileCertificate(certificate));
+    const secret = certificate?.secret ?? { namespace: service.namespace, name: `${this.options.name}-webhook-certificate` };
+    return secretCertificate(this.client, secret, serviceNames(service), this.rotation);
+  }
+
+  /**
+   * Reads the certificate again (controller-runtime's certwatcher, cert-controller's rotator): a new
+   * pair is served from the next connection on, without a restart; a new CA becomes the caBundle, and
+   * the configurations this process installed are installed again with it. A failed read keeps the
+   * pair in use.
+   */
+  private async refreshCertificate(): Promise<void> {
+    const server = this.server;
+    const previous = this.serving;
+    if (!server || !previous) return;
+    let next: ServingCertificate;
+    try {
+      next = await this.servingCertificate(this.options.host ?? '127.0.0.1');
+    } catch (error) {
+      this.options.logger?.error('the webhook serving certificate could not be read; the one in use stays', error);
+      return;
+    }
+    if (this.server !== server) return;
+    if (next.cert !== previous.cert || next.key !== previous.key) {
+      server.setSecureContext({ cert: next.cert, key: next.key });
+      this.options.logger?.info('webhook serving certificate reloaded');
+    }
+    this.serving = next;
+    if (next.ca === previous.ca) return;
+    this.caBundle = Buffer.from(next.ca).toString('base64');
+    if (!this.installed) return;
+    try {
+      await this.install();
+      this.options.logger?.info('webhook configurations installed again with the new caBundle');
+    } catch (error) {
+      this.options.logger?.error('webhook configurations could not be installed with the new caBundle', error);
+    }
+  }
+
+  /** Where a path of this server is reached: the Service's reference, or this process's URL in development mode. */
+  private clientConfig(path: string): WebhookClientConfig {
+    const service = this.options.service;
+    if (service) return { service: { namespace: service.namespace, name: service.name, port: service.port ?? 443, path }, caBundle: this.caBundle };
+    return { url: `https://${this.hostPort}${path}`, caBundle: this.caBundle };
   }
 
   /**
@@ -152,41 +260,66 @@ export class WebhookServer {
     return {
       strategy: 'Webhook',
       webhook: {
-        clientConfig: { url: `https://${this.hostPort}${conversionPath(crdName)}`, caBundle: this.caBundle },
+        clientConfig: this.clientConfig(conversionPath(crdName)),
         conversionReviewVersions: [...CONVERSION_REVIEW_VERSIONS],
       },
     };
   }
 
+  /**
+   * Stops serving. In development mode the configurations this process installed are removed too
+   * (unless another process has installed its own since); with a `service` they stay, since the
+   * other replicas still serve them.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    await Promise.all([
-      this.client
-        .resource(BUILTIN_RESOURCES.validatingWebhookConfigurations)
-        .delete(`${this.options.name}-validating`)
-        .catch(() => undefined),
-      this.client
-        .resource(BUILTIN_RESOURCES.mutatingWebhookConfigurations)
-        .delete(`${this.options.name}-mutating`)
-        .catch(() => undefined),
-    ]);
+    clearInterval(this.refreshTimer);
+    await this.refreshing;
+    if (!this.options.service && this.installed) await this.uninstallOwn();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private async register(host: string, port: number): Promise<void> {
-    const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  private async uninstallOwn(): Promise<void> {
+    const ownUrl = (url: string | undefined) => url?.startsWith(`https://${this.hostPort}/`) === true;
+    const remove = async (
+      resource: typeof BUILTIN_RESOURCES.validatingWebhookConfigurations | typeof BUILTIN_RESOURCES.mutatingWebhookConfigurations,
+      name: string,
+    ) => {
+      const configs = this.client.resource(resource);
+      try {
+        const current = await configs.get(name);
+        if (!(current.webhooks ?? []).every((w) => ownUrl(w.clientConfig.url))) return;
+        await configs.delete(name, { preconditions: { resourceVersion: current.metadata?.resourceVersion, uid: current.metadata?.uid } });
+      } catch {
+        // Gone already, or changed since it was read: it is no longer this process's to remove.
+      }
+    };
+    await Promise.all([
+      remove(BUILTIN_RESOURCES.validatingWebhookConfigurations, `${this.options.name}-validating`),
+      remove(BUILTIN_RESOURCES.mutatingWebhookConfigurations, `${this.options.name}-mutating`),
+    ]);
+  }
+
+  /**
+   * Applies the Validating/MutatingWebhookConfigurations that send the API server to these webhooks
+   * (the manager calls it at start in development mode, else when it gains leadership). Idempotent:
+   * a server-side apply of the same content.
+   */
+  async install(): Promise<void> {
+    if (!this.server) throw new Error('the webhook server is not started');
     const webhook = (s: Served) => {
       const info = resolveResource(s.hook.resource, this.client.scheme);
       return {
         name: s.webhookName,
-        clientConfig: { url: `https://${hostPort}${s.path}`, caBundle: this.caBundle },
+        clientConfig: this.clientConfig(s.path),
         rules: [
           {
             operations: [...(s.hook.options.operations ?? ['CREATE', 'UPDATE'])],
-            apiGroups: [info.group],
+            // Kubernetes' name of a built-in group: what any cluster matches requests against.
+            apiGroups: [kubernetesGroupOf(info.group)],
             apiVersions: [info.version],
             resources: [info.resource],
             scope: info.namespaced ? ('Namespaced' as const) : ('Cluster' as const),
@@ -203,7 +336,7 @@ export class WebhookServer {
     const apply = { fieldManager: FIELD_MANAGER, force: true };
     if (validating.length > 0) {
       const config: ValidatingWebhookConfiguration = {
-        apiVersion: 'admissionregistration.svc.io/v1',
+        apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'ValidatingWebhookConfiguration',
         metadata: { name: `${this.options.name}-validating` },
         webhooks: validating.map(webhook),
@@ -212,13 +345,14 @@ export class WebhookServer {
     }
     if (mutating.length > 0) {
       const config: MutatingWebhookConfiguration = {
-        apiVersion: 'admissionregistration.svc.io/v1',
+        apiVersion: 'admissionregistration.k8s.io/v1',
         kind: 'MutatingWebhookConfiguration',
         metadata: { name: `${this.options.name}-mutating` },
         webhooks: mutating.map((s) => ({ ...webhook(s), reinvocationPolicy: 'Never' as const })),
       };
       await this.client.resource(BUILTIN_RESOURCES.mutatingWebhookConfigurations).apply(config, apply);
     }
+    this.installed = true;
   }
 
   /** One AdmissionReview answered: the method's verdict, or its changes as a JSON patch. */
