@@ -101,6 +101,13 @@ export interface BuiltinResources {
   readonly replicaSets: TypedResource<ReplicaSet>;
   readonly replicationControllers: TypedResource<ReplicationController>;
   readonly deployments: TypedResource<Deployment>;
+  readonly podTemplates: TypedResource<PodTemplate>;
+  readonly statefulSets: TypedResource<StatefulSet>;
+  readonly daemonSets: TypedResource<DaemonSet>;
+  readonly controllerRevisions: TypedResource<ControllerRevision>;
+  readonly jobs: TypedResource<Job>;
+  readonly cronJobs: TypedResource<CronJob>;
+  readonly priorityClasses: TypedResource<PriorityClass>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
