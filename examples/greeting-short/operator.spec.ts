@@ -31,7 +31,8 @@ it('keeps spec.copies owned ConfigMaps saying spec.message, and counts them in s
     );
   const created = await greetings.create({ metadata: { name: 'hi' }, spec: { message: 'Hello', copies: 3 } });
   await eventually(async () => expect(await messages()).toEqual({ 'hi-1': 'Hello', 'hi-2': 'Hello', 'hi-3': 'Hello' }), 10_000);
-  await greetings.update({ ...(await greetings.get('hi')), spec: { message: 'Bye', copies: 1 } });
+  // The operator writes the status meanwhile: an update from a stale read conflicts, so read again and retry.
+  await eventually(async () => greetings.update({ ...(await greetings.get('hi')), spec: { message: 'Bye', copies: 1 } }), 10_000);
   await eventually(async () => expect(await messages()).toEqual({ 'hi-1': 'Bye' }), 10_000);
   await eventually(async () => expect((await greetings.get('hi')).status).toEqual({ configMaps: 1 }), 10_000);
   expect(created.spec.copies).toBe(3);

@@ -1,3 +1,4 @@
+import { eventually } from '../testing/eventually';
 import { runQueueWorker } from './queue-worker';
 import { RateLimitingQueue } from './rate-limiting-queue';
 
@@ -18,9 +19,10 @@ describe('runQueueWorker', () => {
       (error) => !(error instanceof Gone),
     );
     for (const key of ['a', 'flaky', 'gone']) queue.add(key);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(seen.filter((k) => k === 'flaky')).toHaveLength(3);
-    expect(seen.filter((k) => k === 'gone')).toHaveLength(1);
+    await eventually(() => {
+      expect(seen.filter((k) => k === 'flaky')).toHaveLength(3);
+      expect(seen.filter((k) => k === 'gone')).toHaveLength(1);
+    });
     // Success forgot the backoff of the key that failed before.
     expect(queue.numRequeues('flaky')).toBe(0);
     queue.shutDown();
