@@ -28,6 +28,14 @@ export class NodeInfo {
     this.allowedPods = Math.max(0, quantityValue(allocatable?.pods) ?? 0);
   }
 
+  /** A copy to simulate on (nominated pods added, preemption victims removed) without touching the cache. */
+  clone(): NodeInfo {
+    const copy = new NodeInfo(this.name);
+    if (this.node !== undefined) copy.setNode(this.node);
+    for (const info of this.pods.values()) copy.addPod(info);
+    return copy;
+  }
+
   addPod(info: PodInfo): void {
     this.removePod(info.key);
     this.pods.set(info.key, info);
