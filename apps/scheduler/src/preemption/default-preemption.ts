@@ -18,8 +18,7 @@ const NOT_HELPFUL = 'Preemption is not helpful for scheduling';
  * evict there; or why not, with whether its old nomination goes (`''`) or stays (undefined).
  */
 export type PreemptionResult =
-  | { candidate: Candidate; message?: undefined; nominatedNodeName: string }
-  | { candidate?: undefined; message: string; nominatedNodeName: '' | undefined };
+  { candidate: Candidate; message?: undefined; nominatedNodeName: string } | { candidate?: undefined; message: string; nominatedNodeName: '' | undefined };
 
 /** The pod was deleted by preemption and is still going (Kubernetes' podTerminatingByPreemption). */
 export function terminatingByPreemption(pod: Pod): boolean {

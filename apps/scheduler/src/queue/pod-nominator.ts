@@ -26,7 +26,10 @@ export class PodNominator implements NominatedPods {
     this.delete(info.key);
     if (nodeName === '' || info.pod.spec.nodeName) return;
     let pods = this.byNode.get(nodeName);
-    if (pods === undefined) this.byNode.set(nodeName, (pods = new Map()));
+    if (pods === undefined) {
+      pods = new Map<string, PodInfo>();
+      this.byNode.set(nodeName, pods);
+    }
     pods.set(info.key, info);
     this.nodeOf.set(info.key, nodeName);
   }
