@@ -112,13 +112,13 @@ export class Scheduler {
       if (!unschedulable) {
         this.deps.logger.error(`scheduling ${key} failed`, error);
         queue.addBackoff(queued);
-        this.recordFailure(current, REASON_SCHEDULER_ERROR, errorMessage(error));
+        void this.recordFailure(current, REASON_SCHEDULER_ERROR, errorMessage(error));
         return;
       }
       if (error instanceof FitError && this.deps.preemption !== undefined) this.preempt(queued, cycle, state, current, error);
       else {
         queue.addUnschedulable(queued, cycle);
-        this.recordFailure(current, REASON_UNSCHEDULABLE, errorMessage(error));
+        void this.recordFailure(current, REASON_UNSCHEDULABLE, errorMessage(error));
       }
       return;
     }
@@ -144,7 +144,7 @@ export class Scheduler {
     if (result.candidate === undefined) {
       if (result.nominatedNodeName === '') queue.nominator.delete(key);
       queue.addUnschedulable(queued, cycle);
-      this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} ${result.message}.`, result.nominatedNodeName);
+      void this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} ${result.message}.`, result.nominatedNodeName);
       return;
     }
     const { candidate } = result;
@@ -161,13 +161,14 @@ export class Scheduler {
       candidate,
       lower.map((p) => p.pod),
     )
+      // The pod is tried again only once its status names the node, so it is never bound before it says so.
       .then(
         () => this.recordFailure(pod, REASON_UNSCHEDULABLE, fitError.message, candidate.nodeName),
         (error: unknown) => {
           // Kubernetes gives the nomination up and tries the pod again later.
           logger.error(`preempting for ${key} on ${candidate.nodeName} failed`, error);
           queue.nominator.delete(key);
-          this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} preemption: ${errorMessage(error)}.`);
+          return this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} preemption: ${errorMessage(error)}.`);
         },
       )
       .finally(() => {
@@ -206,7 +207,7 @@ export class Scheduler {
       // A conflict is a pod bound, deleted or replaced meanwhile: its next attempt finds that out
       // from the informer and drops it; anything else is worth saying on the pod.
       queue.addBackoff(queued);
-      if (!isConflict(error)) this.recordFailure(pod, REASON_SCHEDULER_ERROR, `binding rejected: ${errorMessage(error)}`);
+      if (!isConflict(error)) void this.recordFailure(pod, REASON_SCHEDULER_ERROR, `binding rejected: ${errorMessage(error)}`);
       return;
     }
     cache.finishBinding(queued.info.key);
@@ -220,12 +221,13 @@ export class Scheduler {
   /**
    * FailedScheduling, and PodScheduled=False with the same message unless the pod already says so;
    * in the same status write the nominated node when it changes (`''` clears it, undefined keeps it).
+   * Settles once the status is written (or failed, which is logged).
    */
-  private recordFailure(pod: Pod, reason: string, message: string, nominatedNodeName?: string): void {
+  private recordFailure(pod: Pod, reason: string, message: string, nominatedNodeName?: string): Promise<void> {
     this.deps.events.record(pod, 'Warning', 'FailedScheduling', message);
     const existing = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     const nominationChanges = nominatedNodeName !== undefined && (pod.status?.nominatedNodeName ?? '') !== nominatedNodeName;
-    if (existing?.status === 'False' && existing.reason === reason && existing.message === message && !nominationChanges) return;
+    if (existing?.status === 'False' && existing.reason === reason && existing.message === message && !nominationChanges) return Promise.resolve();
     const condition: PodCondition = {
       type: 'PodScheduled',
       status: 'False',
@@ -234,7 +236,7 @@ export class Scheduler {
       lastTransitionTime: existing?.status === 'False' ? existing.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
     const meta = pod.metadata ?? {};
-    this.deps.client.pods
+    return this.deps.client.pods
       .patchStatus(
         meta.name ?? '',
         { status: { conditions: [condition], ...(nominationChanges ? { nominatedNodeName: nominatedNodeName || null } : {}) } },
@@ -243,6 +245,7 @@ export class Scheduler {
       )
       .catch((error: unknown) => {
         if (!isNotFound(error)) this.deps.logger.error(`updating the PodScheduled condition of ${meta.namespace}/${meta.name} failed`, error);
-      });
+      })
+      .then(() => undefined);
   }
 }
