@@ -96,6 +96,18 @@ async function unschedulableMessage(namespace: string, name: string): Promise<st
   }, 20_000);
 }
 
+describe('priority', () => {
+  it('comes from the built-in system classes as from any other', async () => {
+    const ns = 'priority-system';
+    await client.namespaces.create({ metadata: { name: ns } });
+    const critical = await createPod(ns, 'critical', ['no-such-node'], { priorityClassName: 'system-cluster-critical' });
+    const nodeCritical = await createPod(ns, 'node-critical', ['no-such-node'], { priorityClassName: 'system-node-critical' });
+    expect([critical.spec.priority, nodeCritical.spec.priority]).toEqual([2_000_000_000, 2_000_001_000]);
+    await client.pods.delete('critical', { namespace: ns, gracePeriodSeconds: 0 });
+    await client.pods.delete('node-critical', { namespace: ns, gracePeriodSeconds: 0 });
+  });
+});
+
 describe('preemption', () => {
   it('evicts a low-priority pod from a full node for a high-priority one, which is nominated there and then bound', async () => {
     const ns = 'preempt-basic';
