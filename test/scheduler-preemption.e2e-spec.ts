@@ -158,11 +158,11 @@ describe('preemption', () => {
     await createPod(ns, 'peer', ['prio-b'], { priorityClassName: 'low' });
 
     expect(await unschedulableMessage(ns, 'never')).toBe(
-      "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match Pod's node affinity/selector. preemption: not eligible due to preemptionPolicy=Never..",
+      "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match Pod's node affinity/selector. preemption: not eligible due to preemptionPolicy=Never.",
     );
     expect(await unschedulableMessage(ns, 'peer')).toBe(
       "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match Pod's node affinity/selector. " +
-        'preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling..',
+        'preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.',
     );
     const tenant = await client.pods.get('tenant', { namespace: ns });
     expect(tenant.metadata?.deletionTimestamp).toBeUndefined();

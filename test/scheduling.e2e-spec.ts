@@ -132,7 +132,7 @@ describe('placing pods', () => {
     // No pod here outranks another, so preemption cannot help either, and Kubernetes says so.
     const message =
       '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. ' +
-      'preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod..';
+      'preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.';
     await eventually(async () => {
       const condition = await kubectl('get', 'pod', 'huge', '-n', ns, '-o', 'jsonpath={.status.conditions[?(@.type=="PodScheduled")]}');
       expect(JSON.parse(condition)).toMatchObject({ status: 'False', reason: 'Unschedulable', message });

@@ -144,7 +144,7 @@ export class Scheduler {
     if (result.candidate === undefined) {
       if (result.nominatedNodeName === '') queue.nominator.delete(key);
       queue.addUnschedulable(queued, cycle);
-      void this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} ${result.message}.`, result.nominatedNodeName);
+      void this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} ${result.message}`, result.nominatedNodeName);
       return;
     }
     const { candidate } = result;
@@ -168,7 +168,7 @@ export class Scheduler {
           // Kubernetes gives the nomination up and tries the pod again later.
           logger.error(`preempting for ${key} on ${candidate.nodeName} failed`, error);
           queue.nominator.delete(key);
-          return this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} preemption: ${errorMessage(error)}.`);
+          return this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} preemption: ${errorMessage(error)}`);
         },
       )
       .finally(() => {
