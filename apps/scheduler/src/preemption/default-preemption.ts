@@ -5,13 +5,14 @@ import { countReasons, fitErrorMessage, type FitError } from '../framework/fit-e
 import type { Framework } from '../framework/framework';
 import type { CycleState, Refusal } from '../framework/plugin';
 import { pickCandidate, type Candidate } from './candidates';
-import { isRefusal, selectVictimsOnNode } from './victims';
+import { ERR_NO_VICTIMS, isRefusal, PREEMPTION_PLUGIN, selectVictimsOnNode } from './victims';
 
 /** Kubernetes' DefaultPreemptionArgs defaults: dry-run at least 10% of the nodes, and at least 100. */
 const MIN_CANDIDATE_NODES_PERCENTAGE = 10;
 const MIN_CANDIDATE_NODES_ABSOLUTE = 100;
 
 const NOT_HELPFUL = 'Preemption is not helpful for scheduling';
+const NO_VICTIMS: Refusal = { plugin: PREEMPTION_PLUGIN, reasons: [ERR_NO_VICTIMS], unresolvable: true };
 
 /**
  * What preemption decided for a pod that fits nowhere: a node to nominate it to with the pods to
@@ -92,8 +93,14 @@ export class DefaultPreemption {
     const offset = Math.floor(this.random() * potential.length);
     const budgets = this.budgets();
     const now = this.now();
+    const priority = podPriority(state.pod.pod);
     for (let i = 0; i < potential.length; i++) {
       const node = potential[(offset + i) % potential.length];
+      // Most failures in a cluster of equals end here, before copying the node and the state.
+      if (!node.hasPodBelow(priority)) {
+        refusals.set(node.name, NO_VICTIMS);
+        continue;
+      }
       const outcome = selectVictimsOnNode(this.framework, state.clone(), node.clone(), budgets, now);
       if (isRefusal(outcome)) {
         refusals.set(node.name, outcome);
@@ -101,7 +108,7 @@ export class DefaultPreemption {
       }
       if (outcome.pods.length === 0) {
         // Only possible when nominated pods decided the refusal; Kubernetes treats it as an error of that node.
-        refusals.set(node.name, { plugin: 'DefaultPreemption', reasons: [`expected at least one victim pod on node "${node.name}"`], unresolvable: true });
+        refusals.set(node.name, { plugin: PREEMPTION_PLUGIN, reasons: [`expected at least one victim pod on node "${node.name}"`], unresolvable: true });
         continue;
       }
       (outcome.pdbViolations === 0 ? nonViolating : violating).push({ nodeName: node.name, victims: outcome });
