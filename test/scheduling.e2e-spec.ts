@@ -129,7 +129,10 @@ describe('placing pods', () => {
   it('says why a pod fits nowhere, and binds it as soon as a fitting node appears', async () => {
     const ns = await namespace('nowhere');
     await run(ns, 'huge', requests('huge', '12'));
-    const message = '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.';
+    // No pod here outranks another, so preemption cannot help either, and Kubernetes says so.
+    const message =
+      '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. ' +
+      'preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.';
     await eventually(async () => {
       const condition = await kubectl('get', 'pod', 'huge', '-n', ns, '-o', 'jsonpath={.status.conditions[?(@.type=="PodScheduled")]}');
       expect(JSON.parse(condition)).toMatchObject({ status: 'False', reason: 'Unschedulable', message });

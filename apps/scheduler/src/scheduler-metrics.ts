@@ -6,6 +6,8 @@ export class SchedulerMetrics {
   readonly attempts: Counter<'result' | 'profile'>;
   readonly attemptDuration: Histogram<'result' | 'profile'>;
   readonly bindings: Counter<'result'>;
+  readonly preemptionAttempts: Counter;
+  readonly preemptionVictims: Histogram;
 
   constructor(registry: Registry, queue: SchedulingQueue) {
     this.attempts = new Counter({
@@ -25,6 +27,17 @@ export class SchedulerMetrics {
       name: 'scheduler_bindings_total',
       help: 'Number of bindings sent to the API server, by the result.',
       labelNames: ['result'],
+      registers: [registry],
+    });
+    this.preemptionAttempts = new Counter({
+      name: 'scheduler_preemption_attempts_total',
+      help: 'Total preemption attempts in the cluster till now',
+      registers: [registry],
+    });
+    this.preemptionVictims = new Histogram({
+      name: 'scheduler_preemption_victims',
+      help: 'Number of selected preemption victims',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     });
     new Gauge({

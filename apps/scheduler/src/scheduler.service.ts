@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { Namespace, Pod } from '@svc/api';
+import type { Namespace, Pod, PodDisruptionBudget } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
 import { listerWatcherFor, type SharedInformer } from '@svc/informers';
 import { consoleControllerLogger, Manager } from '@svc/runtime';
@@ -8,6 +8,7 @@ import { nodeEventHandler, podEventHandler } from './event-handlers';
 import { EventSink } from './event-sink';
 import { Framework } from './framework/framework';
 import { DEFAULT_FILTERS, DEFAULT_SCORERS } from './plugins/default-plugins';
+import { DefaultPreemption } from './preemption/default-preemption';
 import { SchedulingQueue } from './queue/scheduling-queue';
 import { Scheduler } from './scheduler';
 import { SchedulerMetrics } from './scheduler-metrics';
@@ -17,9 +18,9 @@ import { SCHEDULER_OPTIONS, type SchedulerOptions } from './scheduler-options';
 export const UNFINISHED_PODS = 'status.phase!=Succeeded,status.phase!=Failed';
 
 /**
- * The scheduler inside the framework's manager: its informers (unfinished pods, nodes, namespaces)
- * feed the cache and the queue from start, leader or not, so that a standby that takes over knows
- * every pending pod; the scheduling loop is a leader-elected runnable.
+ * The scheduler inside the framework's manager: its informers (unfinished pods, nodes, namespaces,
+ * disruption budgets) feed the cache and the queue from start, leader or not, so that a standby that
+ * takes over knows every pending pod; the scheduling loop is a leader-elected runnable.
  */
 @Injectable()
 export class SchedulerService implements OnModuleInit {
@@ -44,11 +45,15 @@ export class SchedulerService implements OnModuleInit {
       listerWatcherFor(client.pods, { fieldSelector: UNFINISHED_PODS }),
     );
     const namespaces = manager.informerFor<Namespace>(BUILTIN_RESOURCES.namespaces).lister();
+    // Preemption reads the budgets to spare the pods they protect where it can, as Kubernetes' does.
+    const budgets = manager.informerFor<PodDisruptionBudget>(BUILTIN_RESOURCES.podDisruptionBudgets).lister();
+    const framework = new Framework(filters, DEFAULT_SCORERS, options.percentageOfNodesToScore);
     this.scheduler = new Scheduler({
       client,
       cache: this.cache,
       queue: this.queue,
-      framework: new Framework(filters, DEFAULT_SCORERS, options.percentageOfNodesToScore),
+      framework,
+      preemption: new DefaultPreemption(framework, () => budgets.list()),
       events: new EventSink(client, options.schedulerName),
       metrics: new SchedulerMetrics(manager.registry, this.queue),
       currentPod: (namespace, name) => this.pods.lister().namespace(namespace).get(name),

@@ -126,7 +126,10 @@ describe('the scheduler', () => {
 
   it('says why a pod fits nowhere, in the condition and the event, and binds it once a fitting node appears', async () => {
     const name = await createPod({ cpu: '12' });
-    const message = '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.';
+    // Every pod here has priority 0, so none may preempt another: Kubernetes says so after the filters' reasons.
+    const message =
+      '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. ' +
+      'preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.';
     await eventually(async () => {
       const pod = await env.client.pods.get(name, { namespace: 'default' });
       expect(pod.status?.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({ status: 'False', reason: 'Unschedulable', message });
@@ -151,7 +154,8 @@ describe('the scheduler', () => {
       const condition = (await env.client.pods.get(fourth, { namespace: 'default' })).status?.conditions?.find((c) => c.type === 'PodScheduled');
       expect(condition?.message).toBe(
         // The placed pods' own anti-affinity is checked first, as in Kubernetes.
-        "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 node(s) didn't satisfy existing pods anti-affinity rules.",
+        "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 node(s) didn't satisfy existing pods anti-affinity rules. " +
+          'preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.',
       );
     }, 10_000);
   });

@@ -2,12 +2,15 @@ import type { Pod, PodCondition } from '@svc/api';
 import type { Client } from '@svc/client';
 import { errorMessage, isConflict, isNotFound } from '@svc/machinery';
 import type { ControllerLogger } from '@svc/runtime';
+import { podPriority } from './cache/pod-info';
 import type { SchedulerCache } from './cache/scheduler-cache';
 import type { EventSink } from './event-sink';
 import type { NamespaceLabels } from './framework/affinity';
 import { FitError, NoNodesAvailableError } from './framework/fit-error';
 import type { Framework } from './framework/framework';
 import { CycleState } from './framework/plugin';
+import type { DefaultPreemption } from './preemption/default-preemption';
+import { evictVictims } from './preemption/evict-victims';
 import type { QueuedPodInfo, SchedulingQueue } from './queue/scheduling-queue';
 import { InFlightLimit } from './in-flight-limit';
 import type { SchedulerMetrics } from './scheduler-metrics';
@@ -31,6 +34,8 @@ export interface SchedulerDependencies {
   /** The pod as the informer has it now, to skip pods deleted, bound or replaced since they were queued. */
   currentPod: (namespace: string, name: string) => Pod | undefined;
   namespaceLabels: NamespaceLabels;
+  /** Kubernetes' DefaultPreemption PostFilter, run for a pod that fits nowhere; none: pods never preempt. */
+  preemption?: DefaultPreemption;
   /** `--scheduler-name`, the profile label of the metrics. */
   schedulerName: string;
   logger: ControllerLogger;
@@ -47,6 +52,7 @@ const REASON_SCHEDULER_ERROR = 'SchedulerError';
  * the queue for a cluster change.
  */
 export class Scheduler {
+  /** Bindings and preemptions under way. */
   private readonly bindings = new Set<Promise<void>>();
   private readonly bindingSlots = new InFlightLimit(BINDING_PARALLELISM);
 
@@ -93,24 +99,83 @@ export class Scheduler {
       queue.done(key);
       return;
     }
+    const state = new CycleState(queued.info, cache, this.deps.namespaceLabels, queue.nominator);
     let nodeName: string;
     try {
-      nodeName = framework.schedule(new CycleState(queued.info, cache, this.deps.namespaceLabels)).node.name;
+      nodeName = framework.schedule(state).node.name;
     } catch (error) {
       const unschedulable = error instanceof FitError || error instanceof NoNodesAvailableError;
       queued.unschedulablePlugins = error instanceof FitError ? new Set(error.plugins) : new Set();
-      if (unschedulable) queue.addUnschedulable(queued, cycle);
-      else queue.addBackoff(queued);
       const result = unschedulable ? 'unschedulable' : 'error';
       metrics?.attempts.inc({ result, profile: schedulerName });
       metrics?.attemptDuration.observe({ result, profile: schedulerName }, (performance.now() - started) / 1000);
-      if (!unschedulable) this.deps.logger.error(`scheduling ${key} failed`, error);
-      this.recordFailure(current, unschedulable ? REASON_UNSCHEDULABLE : REASON_SCHEDULER_ERROR, errorMessage(error));
+      if (!unschedulable) {
+        this.deps.logger.error(`scheduling ${key} failed`, error);
+        queue.addBackoff(queued);
+        void this.recordFailure(current, REASON_SCHEDULER_ERROR, errorMessage(error));
+        return;
+      }
+      if (error instanceof FitError && this.deps.preemption !== undefined) this.preempt(queued, cycle, state, current, error);
+      else {
+        queue.addUnschedulable(queued, cycle);
+        void this.recordFailure(current, REASON_UNSCHEDULABLE, errorMessage(error));
+      }
       return;
     }
+    // Placed: its nomination, if any, is now an assumed pod on the node.
+    queue.nominator.delete(key);
     cache.assumePod(queued.info, nodeName);
     const binding = this.bind(queued, nodeName, started).finally(() => this.bindings.delete(binding));
     this.bindings.add(binding);
+  }
+
+  /**
+   * The PostFilter for a pod that fits nowhere (Kubernetes' DefaultPreemption): when evicting pods
+   * of lower priority makes room on a node, the pod is nominated to it at once (so later pods leave
+   * that room alone), the victims are evicted, and only then does the pod say so in its status and
+   * wait in the queue for them to go; the FailedScheduling message keeps the filters' reasons, and
+   * says why preemption did not help when it did not.
+   */
+  private preempt(queued: QueuedPodInfo, cycle: number, state: CycleState, pod: Pod, fitError: FitError): void {
+    const { client, queue, events, metrics, logger } = this.deps;
+    metrics?.preemptionAttempts.inc();
+    const result = this.deps.preemption!.preempt(state, pod, fitError);
+    const key = queued.info.key;
+    if (result.candidate === undefined) {
+      if (result.nominatedNodeName === '') queue.nominator.delete(key);
+      queue.addUnschedulable(queued, cycle);
+      void this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} ${result.message}`, result.nominatedNodeName);
+      return;
+    }
+    const { candidate } = result;
+    metrics?.preemptionVictims.observe(candidate.victims.pods.length);
+    const priority = podPriority(pod);
+    const lower = queue.nominator.forNode(candidate.nodeName).filter((p) => p.key !== key && podPriority(p.pod) < priority);
+    for (const p of lower) queue.nominator.delete(p.key);
+    queue.nominator.nominate(queued.info, candidate.nodeName);
+    const work = evictVictims(
+      client,
+      events,
+      logger,
+      pod,
+      candidate,
+      lower.map((p) => p.pod),
+    )
+      // The pod is tried again only once its status names the node, so it is never bound before it says so.
+      .then(
+        () => this.recordFailure(pod, REASON_UNSCHEDULABLE, fitError.message, candidate.nodeName),
+        (error: unknown) => {
+          // Kubernetes gives the nomination up and tries the pod again later.
+          logger.error(`preempting for ${key} on ${candidate.nodeName} failed`, error);
+          queue.nominator.delete(key);
+          return this.recordFailure(pod, REASON_UNSCHEDULABLE, `${fitError.message} preemption: ${errorMessage(error)}`);
+        },
+      )
+      .finally(() => {
+        queue.addUnschedulable(queued, cycle);
+        this.bindings.delete(work);
+      });
+    this.bindings.add(work);
   }
 
   private async bind(queued: QueuedPodInfo, nodeName: string, started: number): Promise<void> {
@@ -142,7 +207,7 @@ export class Scheduler {
       // A conflict is a pod bound, deleted or replaced meanwhile: its next attempt finds that out
       // from the informer and drops it; anything else is worth saying on the pod.
       queue.addBackoff(queued);
-      if (!isConflict(error)) this.recordFailure(pod, REASON_SCHEDULER_ERROR, `binding rejected: ${errorMessage(error)}`);
+      if (!isConflict(error)) void this.recordFailure(pod, REASON_SCHEDULER_ERROR, `binding rejected: ${errorMessage(error)}`);
       return;
     }
     cache.finishBinding(queued.info.key);
@@ -153,11 +218,16 @@ export class Scheduler {
     events.record(pod, 'Normal', 'Scheduled', `Successfully assigned ${meta.namespace}/${meta.name} to ${nodeName}`);
   }
 
-  /** FailedScheduling, and PodScheduled=False with the same message unless the pod already says so. */
-  private recordFailure(pod: Pod, reason: string, message: string): void {
+  /**
+   * FailedScheduling, and PodScheduled=False with the same message unless the pod already says so;
+   * in the same status write the nominated node when it changes (`''` clears it, undefined keeps it).
+   * Settles once the status is written (or failed, which is logged).
+   */
+  private recordFailure(pod: Pod, reason: string, message: string, nominatedNodeName?: string): Promise<void> {
     this.deps.events.record(pod, 'Warning', 'FailedScheduling', message);
     const existing = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-    if (existing?.status === 'False' && existing.reason === reason && existing.message === message) return;
+    const nominationChanges = nominatedNodeName !== undefined && (pod.status?.nominatedNodeName ?? '') !== nominatedNodeName;
+    if (existing?.status === 'False' && existing.reason === reason && existing.message === message && !nominationChanges) return Promise.resolve();
     const condition: PodCondition = {
       type: 'PodScheduled',
       status: 'False',
@@ -166,10 +236,16 @@ export class Scheduler {
       lastTransitionTime: existing?.status === 'False' ? existing.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
     const meta = pod.metadata ?? {};
-    this.deps.client.pods
-      .patchStatus(meta.name ?? '', { status: { conditions: [condition] } }, 'strategic', { namespace: meta.namespace })
+    return this.deps.client.pods
+      .patchStatus(
+        meta.name ?? '',
+        { status: { conditions: [condition], ...(nominationChanges ? { nominatedNodeName: nominatedNodeName || null } : {}) } },
+        'strategic',
+        { namespace: meta.namespace },
+      )
       .catch((error: unknown) => {
         if (!isNotFound(error)) this.deps.logger.error(`updating the PodScheduled condition of ${meta.namespace}/${meta.name} failed`, error);
-      });
+      })
+      .then(() => undefined);
   }
 }

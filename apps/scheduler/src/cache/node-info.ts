@@ -1,6 +1,6 @@
 import type { Node } from '@svc/api';
 import { quantityValue } from '@svc/api';
-import type { HostPort, PodInfo } from './pod-info';
+import { podPriority, type HostPort, type PodInfo } from './pod-info';
 import { addResources, emptyResources, resourcesOf, type Resources } from './resources';
 
 /**
@@ -17,6 +17,8 @@ export class NodeInfo {
   readonly pods = new Map<string, PodInfo>();
   readonly ownerCounts = new Map<string, number>();
   readonly podsWithAntiAffinity = new Set<PodInfo>();
+  /** How many pods of each priority are here: preemption asks whether any is below a pod's without walking them. */
+  readonly priorityCounts = new Map<number, number>();
   private readonly usedPorts = new Map<string, number>();
 
   constructor(readonly name: string) {}
@@ -26,6 +28,14 @@ export class NodeInfo {
     const allocatable = node.status?.allocatable as Record<string, unknown> | undefined;
     this.allocatable = resourcesOf(allocatable);
     this.allowedPods = Math.max(0, quantityValue(allocatable?.pods) ?? 0);
+  }
+
+  /** A copy to simulate on (nominated pods added, preemption victims removed) without touching the cache. */
+  clone(): NodeInfo {
+    const copy = new NodeInfo(this.name);
+    if (this.node !== undefined) copy.setNode(this.node);
+    for (const info of this.pods.values()) copy.addPod(info);
+    return copy;
   }
 
   addPod(info: PodInfo): void {
@@ -43,6 +53,12 @@ export class NodeInfo {
   }
 
   /** Kubernetes' HostPortInfo.CheckConflict: the same protocol and port on the same IP, or where either side is 0.0.0.0. */
+  /** Whether a pod of lower priority than `priority` is here. */
+  hasPodBelow(priority: number): boolean {
+    for (const p of this.priorityCounts.keys()) if (p < priority) return true;
+    return false;
+  }
+
   portConflict(port: HostPort): boolean {
     if (port.ip === '0.0.0.0') {
       for (const [key, count] of this.usedPorts) if (count > 0 && key.startsWith(`${port.protocol}/`) && key.endsWith(`/${port.port}`)) return true;
@@ -66,6 +82,10 @@ export class NodeInfo {
       if (count > 0) this.ownerCounts.set(info.ownerUid, count);
       else this.ownerCounts.delete(info.ownerUid);
     }
+    const priority = podPriority(info.pod);
+    const atPriority = (this.priorityCounts.get(priority) ?? 0) + sign;
+    if (atPriority > 0) this.priorityCounts.set(priority, atPriority);
+    else this.priorityCounts.delete(priority);
     if (info.requiredAntiAffinity.length > 0) {
       if (sign > 0) this.podsWithAntiAffinity.add(info);
       else this.podsWithAntiAffinity.delete(info);

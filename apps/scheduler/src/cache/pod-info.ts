@@ -24,6 +24,11 @@ export interface PodInfo {
   requiredAntiAffinity: AffinityTerm[];
 }
 
+/** The pod's priority, 0 when it has none (Kubernetes' corev1helpers.PodPriority). */
+export function podPriority(pod: Pod): number {
+  return typeof pod.spec.priority === 'number' ? pod.spec.priority : 0;
+}
+
 export function podKey(pod: Pod): string {
   return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
 }

@@ -1,3 +1,5 @@
+import type { Refusal } from './plugin';
+
 /**
  * No node fits the pod (Kubernetes' FitError): `0/3 nodes are available: 1 node(s) had untolerated
  * taint {k: v}, 2 Insufficient cpu.`, the reasons counted over the nodes and sorted.
@@ -9,6 +11,8 @@ export class FitError extends Error {
     readonly reasons: ReadonlyMap<string, number>,
     /** The plugins that refused a node: only events they care about make the pod worth trying again. */
     readonly plugins: ReadonlySet<string>,
+    /** Each node's refusal, by node name: preemption tries the nodes whose refusal evictions may cure. */
+    readonly refusals: ReadonlyMap<string, Refusal> = new Map(),
   ) {
     super(fitErrorMessage(numAllNodes, reasons));
     this.name = 'FitError';
@@ -18,6 +22,13 @@ export class FitError extends Error {
 export function fitErrorMessage(numAllNodes: number, reasons: ReadonlyMap<string, number>): string {
   const histogram = [...reasons].map(([reason, count]) => `${count} ${reason}`).sort();
   return `0/${numAllNodes} nodes are available:${histogram.length > 0 ? ` ${histogram.join(', ')}.` : ''}`;
+}
+
+/** Each reason counted over the refusals, for the message. */
+export function countReasons(refusals: Iterable<Refusal>): Map<string, number> {
+  const reasons = new Map<string, number>();
+  for (const refusal of refusals) for (const reason of refusal.reasons) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  return reasons;
 }
 
 /** Kubernetes' ErrNoNodesAvailable: the cluster has no node at all. */

@@ -5,6 +5,7 @@ import { DEFAULT_FILTERS, DEFAULT_SCORERS } from '../plugins/default-plugins';
 import { FitError, NoNodesAvailableError, fitErrorMessage } from './fit-error';
 import { Framework, numFeasibleNodesToFind } from './framework';
 import { CycleState } from './plugin';
+import { PodNominator } from '../queue/pod-nominator';
 
 function node(
   name: string,
@@ -110,5 +111,29 @@ describe('the scheduling framework', () => {
     expect(failure(cache, bad).message).toBe("0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.");
     const garbage = pod('q', { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: 'nonsense' } } });
     expect(schedule(cache, garbage)).toBe('n');
+  });
+
+  it('keeps the room of a nominated pod from pods of its priority or lower, not from higher ones', () => {
+    const cache = new SchedulerCache();
+    cache.addNode(node('only', { cpu: '1' }));
+    const nominator = new PodNominator();
+    nominator.nominate(podInfoOf(pod('nominated', { priority: 10 }, '600m')), 'only');
+    const attempt = (p: Pod) => new Framework(DEFAULT_FILTERS, DEFAULT_SCORERS).schedule(new CycleState(podInfoOf(p), cache, () => undefined, nominator));
+    expect(() => attempt(pod('lower', { priority: 5 }, '600m'))).toThrow('0/1 nodes are available: 1 Insufficient cpu.');
+    expect(() => attempt(pod('equal', { priority: 10 }, '600m'))).toThrow('0/1 nodes are available: 1 Insufficient cpu.');
+    expect(attempt(pod('higher', { priority: 11 }, '600m')).node.name).toBe('only');
+    // The nominated pod itself fits on its node, trying that node first.
+    expect(attempt({ ...pod('nominated', { priority: 10 }, '600m'), status: { nominatedNodeName: 'only' } })).toMatchObject({ evaluated: 1 });
+  });
+
+  it('says which refusals evictions cannot cure', () => {
+    const cache = new SchedulerCache();
+    cache.addNode(node('tainted', { taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }] }));
+    cache.addNode(node('small', { cpu: '1' }));
+    const error = failure(cache, pod('p', {}, '2'));
+    expect(Object.fromEntries(error.refusals)).toEqual({
+      tainted: { plugin: 'TaintToleration', reasons: ['node(s) had untolerated taint {k: v}'], unresolvable: true },
+      small: { plugin: 'NodeResourcesFit', reasons: ['Insufficient cpu'], unresolvable: false },
+    });
   });
 });

@@ -1,6 +1,7 @@
 import type { NodeInfo } from '../cache/node-info';
-import { FitError, NoNodesAvailableError } from './fit-error';
-import type { CycleState, FilterPlugin, ScorePlugin } from './plugin';
+import { podPriority, type PodInfo } from '../cache/pod-info';
+import { countReasons, FitError, NoNodesAvailableError } from './fit-error';
+import type { CycleState, FilterPlugin, Refusal, ScorePlugin } from './plugin';
 
 /** Below this many nodes every node is searched (Kubernetes' minFeasibleNodesToFind). */
 const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -47,30 +48,76 @@ export class Framework {
     const all = nodes.length;
     if (all === 0) throw new NoNodesAvailableError();
     for (const f of this.filters) f.preFilter?.(state);
+    // A pod that preempted pods tries the node it was nominated to first (Kubernetes' evaluateNominatedNode).
+    const nominated = state.pod.pod.status?.nominatedNodeName;
+    if (nominated) {
+      const node = state.cache.node(nominated);
+      if (node?.node !== undefined && this.filterWithNominatedPods(state, node) === undefined) return { node, evaluated: 1, feasible: 1 };
+    }
     const wanted = numFeasibleNodesToFind(all, this.percentageOfNodesToScore);
     const feasible: NodeInfo[] = [];
-    const reasons = new Map<string, number>();
-    const plugins = new Set<string>();
+    const refusals = new Map<string, Refusal>();
     const start = this.nextStartNodeIndex % all;
     let evaluated = 0;
     for (let i = 0; i < all && feasible.length < wanted; i++) {
       const node = nodes[(start + i) % all];
       evaluated++;
-      let refused = false;
-      for (const filter of this.filters) {
-        const outcome = filter.filter(state, node);
-        if (outcome === undefined) continue;
-        refused = true;
-        plugins.add(filter.name);
-        for (const reason of typeof outcome === 'string' ? [outcome] : outcome) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-        break;
-      }
-      if (!refused) feasible.push(node);
+      const refusal = this.filterWithNominatedPods(state, node);
+      if (refusal === undefined) feasible.push(node);
+      else refusals.set(node.name, refusal);
     }
     this.nextStartNodeIndex = (start + evaluated) % all;
-    if (feasible.length === 0) throw new FitError(all, reasons, plugins);
+    if (feasible.length === 0) {
+      const plugins = new Set([...refusals.values()].map((r) => r.plugin));
+      throw new FitError(all, countReasons(refusals.values()), plugins, refusals);
+    }
     if (feasible.length === 1) return { node: feasible[0], evaluated, feasible: 1 };
     return { node: this.best(state, feasible), evaluated, feasible: feasible.length };
+  }
+
+  /** Runs the filters in order on one node; the first that refuses it decides. */
+  filter(state: CycleState, node: NodeInfo): Refusal | undefined {
+    for (const plugin of this.filters) {
+      const outcome = plugin.filter(state, node);
+      if (outcome === undefined) continue;
+      const reasons = typeof outcome === 'string' ? [outcome] : outcome;
+      return { plugin: plugin.name, reasons, unresolvable: plugin.unresolvable?.(reasons) ?? false };
+    }
+    return undefined;
+  }
+
+  /**
+   * The filters with the pods nominated to this node at the pod's priority or above counted on it,
+   * then (when there were some) without them, as Kubernetes' RunFilterPluginsWithNominatedPods: a
+   * lower-priority pod does not take the room a preemption freed, and a pod whose affinity needs a
+   * nominated pod does not count on one that is not there yet.
+   */
+  filterWithNominatedPods(state: CycleState, node: NodeInfo): Refusal | undefined {
+    const nominated = state.nominated.forNode(node.name);
+    if (nominated.length > 0) {
+      const priority = podPriority(state.pod.pod);
+      const ahead = nominated.filter((p) => p.key !== state.pod.key && podPriority(p.pod) >= priority);
+      if (ahead.length > 0) {
+        const withState = state.clone();
+        const withNode = node.clone();
+        for (const pod of ahead) this.addPod(withState, pod, withNode);
+        const refusal = this.filter(withState, withNode);
+        if (refusal !== undefined) return refusal;
+      }
+    }
+    return this.filter(state, node);
+  }
+
+  /** Places `pod` on a simulated `node`, the plugins' pre-filter work following. */
+  addPod(state: CycleState, pod: PodInfo, node: NodeInfo): void {
+    node.addPod(pod);
+    for (const plugin of this.filters) plugin.addPod?.(state, pod, node);
+  }
+
+  /** Takes `pod` off a simulated `node`, the plugins' pre-filter work following. */
+  removePod(state: CycleState, pod: PodInfo, node: NodeInfo): void {
+    node.removePod(pod.key);
+    for (const plugin of this.filters) plugin.removePod?.(state, pod, node);
   }
 
   /** The weighted sum of every plugin's normalized score, per node. */

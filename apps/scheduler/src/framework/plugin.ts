@@ -4,6 +4,22 @@ import type { PodInfo } from '../cache/pod-info';
 import type { ClusterEvent } from '../queue/cluster-event';
 import type { NamespaceLabels } from './affinity';
 
+/** The pods nominated to a node (by preemption) that other pods must leave room for. */
+export interface NominatedPods {
+  forNode(nodeName: string): readonly PodInfo[];
+}
+
+const NO_NOMINATIONS: NominatedPods = { forNode: () => [] };
+
+/** What a plugin keeps in the cycle state and must copy when the state is copied (Kubernetes' StateData). */
+export interface StateData {
+  clone(): StateData;
+}
+
+function isStateData(value: unknown): value is StateData {
+  return typeof value === 'object' && value !== null && typeof (value as { clone?: unknown }).clone === 'function';
+}
+
 /** What one scheduling attempt of one pod carries from plugin to plugin (Kubernetes' CycleState). */
 export class CycleState {
   private readonly data = new Map<string, unknown>();
@@ -12,6 +28,7 @@ export class CycleState {
     readonly pod: PodInfo,
     readonly cache: SchedulerCache,
     readonly namespaceLabels: NamespaceLabels,
+    readonly nominated: NominatedPods = NO_NOMINATIONS,
   ) {}
 
   write<T>(key: string, value: T): void {
@@ -21,6 +38,13 @@ export class CycleState {
   read<T>(key: string): T | undefined {
     return this.data.get(key) as T | undefined;
   }
+
+  /** A copy whose plugin data can be changed (pods added or removed on a node) without touching this one. */
+  clone(): CycleState {
+    const copy = new CycleState(this.pod, this.cache, this.namespaceLabels, this.nominated);
+    for (const [key, value] of this.data) copy.data.set(key, isStateData(value) ? value.clone() : value);
+    return copy;
+  }
 }
 
 /**
@@ -29,6 +53,16 @@ export class CycleState {
  */
 export type FilterOutcome = string | readonly string[] | undefined;
 
+/**
+ * A node refused, by the first filter that refused it: its reasons, and whether evicting pods could
+ * not change it (Kubernetes' UnschedulableAndUnresolvable), so that preemption leaves the node alone.
+ */
+export interface Refusal {
+  readonly plugin: string;
+  readonly reasons: readonly string[];
+  readonly unresolvable: boolean;
+}
+
 /** A filter plugin (Kubernetes' PreFilter + Filter). Filters run in order; the first that refuses decides a node's reasons. */
 export interface FilterPlugin {
   readonly name: string;
@@ -36,6 +70,14 @@ export interface FilterPlugin {
   preFilter?(state: CycleState): void;
   /** Undefined when the node fits. */
   filter(state: CycleState, node: NodeInfo): FilterOutcome;
+  /** Whether these reasons of this plugin stay whatever pods leave the node; resolvable when absent. */
+  unresolvable?(reasons: readonly string[]): boolean;
+  /**
+   * The pre-filter work updated for a pod placed on (or taken off) `node` in a simulation: a
+   * nominated pod counted, a preemption victim removed (Kubernetes' PreFilterExtensions).
+   */
+  addPod?(state: CycleState, added: PodInfo, node: NodeInfo): void;
+  removePod?(state: CycleState, removed: PodInfo, node: NodeInfo): void;
   /** Whether a cluster event may make a node this plugin refused fit now. */
   curedBy(event: ClusterEvent): boolean;
 }

@@ -16,6 +16,8 @@ export const nodeAffinityFilter: FilterPlugin = {
     const required = state.read<RequiredNodeAffinity>(REQUIRED) ?? RequiredNodeAffinity.of(state.pod.pod);
     return node.node !== undefined && required.matches(node.node) ? undefined : ERR_NODE_AFFINITY;
   },
+  // No eviction changes the node itself.
+  unresolvable: () => true,
   curedBy: (e) => e.resource === 'Node' && (e.action === 'Add' || e.changes.has('label')),
 };
 

@@ -9,5 +9,7 @@ export const nodeName: FilterPlugin = {
     const wanted = state.pod.pod.spec.nodeName;
     return wanted && wanted !== node.name ? ERR_NODE_NAME : undefined;
   },
+  // No eviction changes the node itself.
+  unresolvable: () => true,
   curedBy: (e) => e.resource === 'Node' && e.action === 'Add',
 };

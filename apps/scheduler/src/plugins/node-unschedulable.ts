@@ -10,5 +10,7 @@ export const nodeUnschedulable: FilterPlugin = {
     if (!node.node?.spec?.unschedulable) return undefined;
     return taintTolerated({ key: TAINT_NODE_UNSCHEDULABLE, effect: 'NoSchedule' }, state.pod.pod.spec.tolerations) ? undefined : ERR_NODE_UNSCHEDULABLE;
   },
+  // No eviction changes the node itself.
+  unresolvable: () => true,
   curedBy: (e) => e.resource === 'Node' && (e.action === 'Add' || e.changes.has('unschedulable') || e.changes.has('taint')),
 };

@@ -13,6 +13,8 @@ export const taintTolerationFilter: FilterPlugin = {
     const taint = findUntoleratedTaint(node.node?.spec?.taints, state.pod.pod.spec.tolerations, isDoNotScheduleTaint);
     return taint === undefined ? undefined : untoleratedTaintReason(taint.key, taint.value);
   },
+  // No eviction changes the node itself.
+  unresolvable: () => true,
   curedBy: (e) => e.resource === 'Node' && (e.action === 'Add' || e.changes.has('taint')),
 };
 

@@ -1,7 +1,8 @@
 import type { Pod } from '@svc/api';
-import { podInfoOf, podKey, type PodInfo } from '../cache/pod-info';
+import { podInfoOf, podKey, podPriority, type PodInfo } from '../cache/pod-info';
 import type { ClusterEvent } from './cluster-event';
 import { KeyedHeap } from './keyed-heap';
+import { PodNominator } from './pod-nominator';
 
 /** A pending pod in the queue (Kubernetes' QueuedPodInfo). */
 export interface QueuedPodInfo {
@@ -26,10 +27,6 @@ export interface SchedulingQueueOptions {
   now?: () => number;
 }
 
-function priorityOf(pod: Pod): number {
-  return typeof pod.spec.priority === 'number' ? pod.spec.priority : 0;
-}
-
 /** The fields whose change makes an unschedulable pod worth trying again (Kubernetes' isPodUpdated, less status). */
 function specChanged(oldPod: Pod, newPod: Pod): boolean {
   const strip = (p: Pod) => JSON.stringify({ spec: p.spec, labels: p.metadata?.labels, annotations: p.metadata?.annotations });
@@ -46,8 +43,8 @@ export class SchedulingQueue {
   private readonly active = new KeyedHeap<QueuedPodInfo>(
     (q) => q.info.key,
     (a, b) => {
-      const pa = priorityOf(a.info.pod);
-      const pb = priorityOf(b.info.pod);
+      const pa = podPriority(a.info.pod);
+      const pb = podPriority(b.info.pod);
       return pa !== pb ? pa > pb : a.timestamp < b.timestamp;
     },
   );
@@ -56,6 +53,8 @@ export class SchedulingQueue {
     (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b),
   );
   private readonly unschedulable = new Map<string, QueuedPodInfo>();
+  /** The queued pods nominated to nodes by preemption. */
+  readonly nominator = new PodNominator();
   /** Pods popped and not yet done with (scheduling or binding). */
   private readonly inFlight = new Map<string, QueuedPodInfo>();
   private waiters: Array<(q: QueuedPodInfo | undefined) => void> = [];
@@ -75,19 +74,23 @@ export class SchedulingQueue {
     const key = podKey(pod);
     if (this.inFlight.has(key)) {
       this.inFlight.get(key)!.info = podInfoOf(pod);
+      this.nominator.update(undefined, pod, this.inFlight.get(key)!.info);
       return;
     }
     if (this.active.has(key) || this.backoff.has(key) || this.unschedulable.has(key)) {
       this.update(pod, pod);
       return;
     }
-    this.pushActive({ info: podInfoOf(pod), timestamp: this.now(), attempts: 0, unschedulablePlugins: new Set() });
+    const info = podInfoOf(pod);
+    this.nominator.update(undefined, pod, info);
+    this.pushActive({ info, timestamp: this.now(), attempts: 0, unschedulablePlugins: new Set() });
   }
 
   /** A pending pod changed: it keeps its place, and an unschedulable one whose spec changed is tried again. */
   update(oldPod: Pod, newPod: Pod): void {
     const key = podKey(newPod);
     const info = podInfoOf(newPod);
+    if (this.has(key)) this.nominator.update(oldPod, newPod, info);
     const flying = this.inFlight.get(key);
     if (flying) {
       flying.info = info;
@@ -115,6 +118,7 @@ export class SchedulingQueue {
 
   delete(pod: Pod): void {
     const key = podKey(pod);
+    this.nominator.delete(key);
     this.active.delete(key);
     this.backoff.delete(key);
     this.unschedulable.delete(key);
