@@ -5,6 +5,7 @@ import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
 import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
+import { jobController } from './job';
 import { namespaceController } from './namespace';
 import { nodeIpamController } from './nodeipam';
 import { nodeLifecycleController } from './nodelifecycle';
@@ -29,6 +30,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   rootCaCertPublisherController,
   disruptionController,
+  jobController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -6,6 +6,7 @@ export { disruptionController } from './disruption';
 export { endpointsController } from './endpoints';
 export { endpointSliceController } from './endpointslice';
 export { garbageCollectorController } from './garbage-collector';
+export { jobController } from './job';
 export { namespaceController } from './namespace';
 export { nodeIpamController } from './nodeipam';
 export { nodeLifecycleController } from './nodelifecycle';
