@@ -14,6 +14,7 @@ import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
+import { ttlAfterFinishedController } from './ttlafterfinished';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -31,6 +32,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   rootCaCertPublisherController,
   disruptionController,
   jobController,
+  ttlAfterFinishedController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */
