@@ -9,7 +9,9 @@ function job(spec: Partial<Job['spec']> = {}, status: Job['status'] = {}): Job {
   return { metadata: { name: 'j', namespace: 'ns', uid: 'job-uid' }, spec: { backoffLimit: 6, template: { spec: { containers: [] } }, ...spec }, status };
 }
 
-function pod(uid: string, phase: string, extra: { index?: number; finalizer?: boolean; deleting?: boolean; ready?: boolean; exitCode?: number } = {}): Pod {
+type Phase = NonNullable<NonNullable<Pod['status']>['phase']>;
+
+function pod(uid: string, phase: Phase, extra: { index?: number; finalizer?: boolean; deleting?: boolean; ready?: boolean; exitCode?: number } = {}): Pod {
   const { index, finalizer = true, deleting = false, ready = false, exitCode } = extra;
   return {
     metadata: {
