@@ -272,4 +272,20 @@ describe('the Job controller', () => {
     expect(condition(failed, 'Failed')).toMatchObject({ reason: 'MaxFailedIndexesExceeded' });
     expect(failed.status?.failedIndexes).toBe('1');
   });
+  it('scales an elastic Indexed Job: indexes past the new completions go, new ones start', async () => {
+    const ns = await newNamespace();
+    const created = await env.client.jobs.create(job(ns, 'elastic', { completions: 4, parallelism: 4, completionMode: 'Indexed' }));
+    await activePods(created, 4);
+    const indexes = async () => (await activePods(created, 2)).map((p) => p.metadata?.annotations?.['batch.kubernetes.io/job-completion-index']).sort();
+    await env.client.jobs.patch('elastic', { spec: { completions: 2, parallelism: 2 } }, 'merge', { namespace: ns });
+    await eventually(async () => expect(await indexes()).toEqual(['0', '1']));
+    const [zero] = (await activePods(created, 2)).filter((p) => p.metadata?.annotations?.['batch.kubernetes.io/job-completion-index'] === '0');
+    await finish(zero, 0);
+    await env.client.jobs.patch('elastic', { spec: { completions: 3, parallelism: 3 } }, 'merge', { namespace: ns });
+    await eventually(async () => {
+      const active = (await activePods(created, 2)).map((p) => p.metadata?.annotations?.['batch.kubernetes.io/job-completion-index']).sort();
+      expect(active).toEqual(['1', '2']);
+      expect((await getJob(created)).status?.completedIndexes).toBe('0');
+    });
+  });
 });
