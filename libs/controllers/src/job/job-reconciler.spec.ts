@@ -288,4 +288,16 @@ describe('the Job controller', () => {
       expect((await getJob(created)).status?.completedIndexes).toBe('0');
     });
   });
+  it('with podReplacementPolicy Failed, replaces a pod only once it has ended, counting it as terminating meanwhile', async () => {
+    const ns = await newNamespace();
+    const spec = job(ns, 'patient', { podReplacementPolicy: 'Failed', backoffLimit: 3 });
+    // Bound to a node: its deletion waits for a node agent (there is none), so the pod stays terminating.
+    spec.spec.template.spec.nodeName = 'node-1';
+    const created = await env.client.jobs.create(spec);
+    const [first] = await activePods(created, 1);
+    await env.client.pods.delete(first.metadata!.name!, { namespace: ns });
+    await eventually(async () => expect((await getJob(created)).status).toMatchObject({ terminating: 1 }));
+    expect(await podsOf(created)).toHaveLength(1);
+    expect((await getJob(created)).status?.active).toBeUndefined();
+  });
 });
