@@ -300,4 +300,41 @@ describe('the Job controller', () => {
     expect(await podsOf(created)).toHaveLength(1);
     expect((await getJob(created)).status?.active).toBeUndefined();
   });
+  it('releases the finalizers of the pods of a Job that is deleted', async () => {
+    const ns = await newNamespace();
+    const created = await env.client.jobs.create(job(ns, 'doomed', { parallelism: 2, completions: 2 }));
+    await activePods(created, 2);
+    await env.client.jobs.delete('doomed', { namespace: ns, propagationPolicy: 'Background' });
+    await eventually(async () => {
+      const pods = await podsOf(created);
+      expect(pods).toHaveLength(2);
+      for (const pod of pods) expect(pod.metadata?.finalizers ?? []).toEqual([]);
+    });
+  });
+
+  it('fails only the index a FailIndex rule matches, and the Job once every index has ended', async () => {
+    const ns = await newNamespace();
+    const created = await env.client.jobs.create(
+      job(ns, 'fail-index', {
+        completions: 2,
+        parallelism: 2,
+        completionMode: 'Indexed',
+        backoffLimitPerIndex: 3,
+        podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [9] } }] },
+      }),
+    );
+    const pods = await activePods(created, 2);
+    const byIndex = (i: string) => pods.find((p) => p.metadata?.annotations?.['batch.kubernetes.io/job-completion-index'] === i)!;
+    await finish(byIndex('0'), 9);
+    await eventually(async () => expect((await getJob(created)).status?.failedIndexes).toBe('0'));
+    expect(condition(await getJob(created), 'FailureTarget')).toBeUndefined();
+    await finish(byIndex('1'), 0);
+    const failed = await eventually(async () => {
+      const current = await getJob(created);
+      expect(condition(current, 'Failed')?.status).toBe('True');
+      return current;
+    });
+    expect(condition(failed, 'Failed')).toMatchObject({ reason: 'FailedIndexes', message: 'Job has failed indexes' });
+    expect(failed.status).toMatchObject({ failedIndexes: '0', completedIndexes: '1', succeeded: 1, failed: 1 });
+  });
 });
