@@ -9,7 +9,7 @@ import { freePort, startApiServer, type RunningServer } from '../apiserver/serve
 import { atConcurrency } from '../apiserver/at-concurrency';
 import { positiveFromEnv } from '../support/env-number';
 import { probeGet } from '../support/probe-get';
-import { runIndexedJobPhase } from './indexed-job-phase';
+import { runIndexedJobPhase, type MeasuredPhase } from './indexed-job-phase';
 
 /**
  * Built-in controller figures on one machine, in one run: an API server child process and a
@@ -82,15 +82,7 @@ function podTemplate(image: string): Pod {
   return { metadata: { labels: { app: 'bench' } }, spec: { containers: [{ name: 'app', image }] } };
 }
 
-interface Phase {
-  name: string;
-  ms: number;
-  reconciles: Map<string, number>;
-  /** Write requests the API server answered during the phase, per resource (the simulated node agent's included). */
-  writes: Map<string, number>;
-  cmCpuMs: number;
-  serverCpuMs: number;
-}
+type Phase = MeasuredPhase;
 
 async function measure(name: string, server: RunningServer, cm: Child, cmPort: number, client: Client, work: () => Promise<void>): Promise<Phase> {
   const before = await reconcileCounts(cmPort);

@@ -14,7 +14,7 @@ import {
   type Result,
 } from '@svc/runtime';
 import { isPodReady } from '../common/pod-status';
-import { claimPods } from '../replicaset/claim-pods';
+import { claimPods, runLimited } from '../replicaset/claim-pods';
 import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
 import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
 import { compareForDeletion } from '../replicaset/pod-ranking';
@@ -71,31 +71,23 @@ function jobsForOrphan(cache: CacheReader, pod: Pod): Request[] {
     .map((job) => ({ namespace, name: job.metadata?.name ?? '' }));
 }
 
-/** Runs the tasks, at most `limit` at once, and settles each. */
-async function settleLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<PromiseSettledResult<void>[]> {
-  const results: PromiseSettledResult<void>[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        await fn(items[i]);
-        results[i] = { status: 'fulfilled', value: undefined };
-      } catch (reason) {
-        results[i] = { status: 'rejected', reason };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+/** Runs `fn` on each item, at most `limit` at once; how many succeeded, and the first failure. */
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<{ succeeded: number; error?: unknown }> {
+  let succeeded = 0;
+  let error: unknown;
+  await runLimited(
+    items.map((item) => async () => {
+      await fn(item);
+      succeeded++;
+    }),
+    limit,
+    (e) => (error ??= e),
+  );
+  return error === undefined ? { succeeded } : { succeeded, error };
 }
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(errorMessage(error));
-}
-
-function firstError(results: readonly PromiseSettledResult<void>[]): unknown {
-  return results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason;
 }
 
 /**
@@ -390,7 +382,7 @@ export class JobReconciler implements Reconcile {
     expectations: KeyExpectations,
   ): Promise<{ removed: number; removedReady: number; error?: unknown }> {
     let removedReady = 0;
-    const results = await settleLimited(pods, POD_WRITE_CONCURRENCY, async (pod) => {
+    const outcome = await eachLimited(pods, POD_WRITE_CONCURRENCY, async (pod) => {
       try {
         if (hasTrackingFinalizer(pod)) await this.removeFinalizerPatch(pod);
         await this.deletePod(job, pod);
@@ -400,17 +392,17 @@ export class JobReconciler implements Reconcile {
         throw error;
       }
     });
-    return { removed: results.filter((r) => r.status === 'fulfilled').length, removedReady, error: firstError(results) };
+    return { removed: outcome.succeeded, removedReady, error: outcome.error };
   }
 
   /** Deletes the active pods of a Job that is finishing; their finalizers stay until they are counted. */
   private async deleteActivePods(job: Job, pods: readonly Pod[]): Promise<{ removed: number; removedReady: number; error?: unknown }> {
     let removedReady = 0;
-    const results = await settleLimited(pods, POD_WRITE_CONCURRENCY, async (pod) => {
+    const outcome = await eachLimited(pods, POD_WRITE_CONCURRENCY, async (pod) => {
       await this.deletePod(job, pod);
       if (isPodReady(pod)) removedReady++;
     });
-    return { removed: results.filter((r) => r.status === 'fulfilled').length, removedReady, error: firstError(results) };
+    return { removed: outcome.succeeded, removedReady, error: outcome.error };
   }
 
   private async deletePod(job: Job, pod: Pod): Promise<void> {
@@ -467,7 +459,7 @@ export class JobReconciler implements Reconcile {
     this.removals.set(key, pending);
     for (const pod of pods) pending.add(pod.metadata?.uid ?? '');
     const uids: string[] = [];
-    const results = await settleLimited(pods, POD_WRITE_CONCURRENCY, async (pod) => {
+    const outcome = await eachLimited(pods, POD_WRITE_CONCURRENCY, async (pod) => {
       const uid = pod.metadata?.uid ?? '';
       try {
         await this.removeFinalizerPatch(pod);
@@ -482,7 +474,7 @@ export class JobReconciler implements Reconcile {
         throw error;
       }
     });
-    return { uids, error: firstError(results) };
+    return { uids, error: outcome.error };
   }
 
   private async writeStatus(state: JobSyncState): Promise<void> {
