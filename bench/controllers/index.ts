@@ -9,6 +9,7 @@ import { freePort, startApiServer, type RunningServer } from '../apiserver/serve
 import { atConcurrency } from '../apiserver/at-concurrency';
 import { positiveFromEnv } from '../support/env-number';
 import { probeGet } from '../support/probe-get';
+import { runIndexedJobPhase, type MeasuredPhase } from './indexed-job-phase';
 
 /**
  * Built-in controller figures on one machine, in one run: an API server child process and a
@@ -21,6 +22,8 @@ import { probeGet } from '../support/probe-get';
  *   then a new image and the time until the rollout is complete (every pod replaced and ready).
  * - Many keys: SMALL deployments of one replica each, created at CONCURRENCY, and the time until every
  *   one is Available (pods marked ready as they come).
+ * - An Indexed Job of 1,000 completions at parallelism 100 beside running as many pods by hand
+ *   (indexed-job-phase.ts).
  * - Reconciles per second of each controller in each phase, from the controller manager's metrics,
  *   and CPU seconds of both processes.
  */
@@ -79,15 +82,7 @@ function podTemplate(image: string): Pod {
   return { metadata: { labels: { app: 'bench' } }, spec: { containers: [{ name: 'app', image }] } };
 }
 
-interface Phase {
-  name: string;
-  ms: number;
-  reconciles: Map<string, number>;
-  /** Write requests the API server answered during the phase, per resource (the simulated node agent's included). */
-  writes: Map<string, number>;
-  cmCpuMs: number;
-  serverCpuMs: number;
-}
+type Phase = MeasuredPhase;
 
 async function measure(name: string, server: RunningServer, cm: Child, cmPort: number, client: Client, work: () => Promise<void>): Promise<Phase> {
   const before = await reconcileCounts(cmPort);
@@ -234,6 +229,8 @@ export async function run(): Promise<void> {
       const per = phase === toAvailable ? '' : ` (${(total(phase.writes) / perPod(phase)).toFixed(1)} per pod)`;
       console.log(`server writes, ${phase.name}: ${total(phase.writes)}${per}: ${byResource}`);
     }
+    const measurePhase = (name: string, work: () => Promise<void>) => measure(name, server!, cm!, cmPort, client!, work);
+    await runIndexedJobPhase(client, measurePhase);
     console.log(`controller manager resident memory at the end: ${memoryMiB(cm.pid)} MiB (${REPLICAS + SMALL} pods, ${SMALL + 1} deployments cached)`);
     console.log(
       'pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).',

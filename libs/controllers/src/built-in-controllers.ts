@@ -5,6 +5,7 @@ import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
 import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbage-collector';
+import { jobController } from './job';
 import { namespaceController } from './namespace';
 import { nodeIpamController } from './nodeipam';
 import { nodeLifecycleController } from './nodelifecycle';
@@ -13,6 +14,7 @@ import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
+import { ttlAfterFinishedController } from './ttlafterfinished';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -29,6 +31,8 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   rootCaCertPublisherController,
   disruptionController,
+  jobController,
+  ttlAfterFinishedController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */
