@@ -97,8 +97,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => s
 // npm (or a shell) that is itself killed does not pass the signal on: the launcher then finds itself
 // handed to another parent, and stops as if told to.
 const parentAtStart = process.ppid;
+// Not a second signal: npm passes a SIGTERM on and then exits, and the stop already under way must
+// not be cut short to a SIGKILL of everything.
 setInterval(() => {
-  if (process.ppid !== parentAtStart) stop(0);
+  if (process.ppid !== parentAtStart && !stopping) stop(0);
 }, 500).unref();
 
 // The nodes: a node agent per node, on a container runtime npm start manages (bin/local-nodes.js) unless

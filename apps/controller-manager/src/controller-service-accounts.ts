@@ -14,6 +14,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   endpoints: 'endpoint-controller',
   endpointslice: 'endpointslice-controller',
   garbagecollector: 'generic-garbage-collector',
+  job: 'job-controller',
   namespace: 'namespace-controller',
   nodeipam: 'node-controller',
   nodelifecycle: 'node-controller',
@@ -22,6 +23,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   replicationcontroller: 'replication-controller',
   'root-ca-cert-publisher': 'root-ca-cert-publisher',
   serviceaccount: 'service-account-controller',
+  'ttl-after-finished': 'ttl-after-finished-controller',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

@@ -110,6 +110,21 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
       EVENTS,
     ],
   },
+  {
+    account: 'job-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['jobs/status']),
+      rule(['update'], ['batch'], ['jobs/finalizers']),
+      // Pods are made and removed, and their job-tracking finalizer taken off by patch.
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      EVENTS,
+    ],
+  },
+  {
+    account: 'ttl-after-finished-controller',
+    rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), EVENTS],
+  },
   { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
   { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
 ];
