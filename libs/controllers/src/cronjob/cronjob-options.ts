@@ -1,0 +1,14 @@
+import { localTimeZone } from '@svc/api';
+
+/** Workers of the cronjob controller (Kubernetes' default for `--concurrent-cron-job-syncs`). */
+export const DEFAULT_CRON_JOB_SYNCS = 5;
+
+/** What the cronjob controller reads the time from, and the zone of schedules that name none. */
+export class CronJobOptions {
+  constructor(
+    /** The time now, in ms since the epoch (a fake clock in tests). */
+    readonly now: () => number = Date.now,
+    /** Where a CronJob names no time zone, its schedule is read in the controller manager's own (as Kubernetes does). */
+    readonly defaultTimeZone: string = localTimeZone(),
+  ) {}
+}
