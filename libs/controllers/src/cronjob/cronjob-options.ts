@@ -1,8 +1,5 @@
 import { localTimeZone } from '@svc/api';
 
-/** Workers of the cronjob controller (Kubernetes' default for `--concurrent-cron-job-syncs`). */
-export const DEFAULT_CRON_JOB_SYNCS = 5;
-
 /** What the cronjob controller reads the time from, and the zone of schedules that name none. */
 export class CronJobOptions {
   constructor(

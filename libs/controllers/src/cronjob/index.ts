@@ -1,5 +1,5 @@
 import type { ControllerDescriptor } from '../controller-descriptor';
-import { CronJobOptions, DEFAULT_CRON_JOB_SYNCS } from './cronjob-options';
+import { CronJobOptions } from './cronjob-options';
 import { CRONJOB_CONTROLLER_NAME, CronJobReconciler } from './cronjob-reconciler';
 
 export { CronJobOptions } from './cronjob-options';
@@ -9,5 +9,5 @@ export const cronJobController: ControllerDescriptor = {
   name: 'cronjob',
   reconcilers: [CronJobReconciler],
   options: () => [new CronJobOptions()],
-  concurrency: () => ({ [CRONJOB_CONTROLLER_NAME]: DEFAULT_CRON_JOB_SYNCS }),
+  concurrency: (flags) => ({ [CRONJOB_CONTROLLER_NAME]: flags.concurrentCronJobSyncs }),
 };
