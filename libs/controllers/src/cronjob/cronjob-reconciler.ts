@@ -84,6 +84,8 @@ export class CronJobReconciler implements Reconcile {
   private readonly jobs: ResourceClient<Job>;
   private readonly cronJobs: ResourceClient<CronJob>;
   private readonly events: RateLimitedEvents;
+  /** The schedule (with its zone) each CronJob had at its last reconcile, by `namespace/name`. */
+  private readonly schedulesSeen = new Map<string, string>();
 
   constructor(
     client: Client,
@@ -95,10 +97,16 @@ export class CronJobReconciler implements Reconcile {
   }
 
   async reconcile({ namespace = '', name }: Request, { cache }: ReconcileContext): Promise<Result> {
+    const key = `${namespace}/${name}`;
     const cached = cache.get(BUILTIN_RESOURCES.cronJobs, { namespace, name });
-    if (!cached) return {};
+    if (!cached) {
+      this.schedulesSeen.delete(key);
+      return {};
+    }
     // Every change of this sync goes into one copy, written once at the end.
     const cronJob = { ...structuredClone(cached), ...CRON_JOB_KIND } as CronJob;
+    const rescheduled = this.rescheduled(key, cronJob);
+    if (rescheduled) return rescheduled;
     const jobs = cache.byIndex(BUILTIN_RESOURCES.jobs, JOBS_BY_CRON_JOB, `${namespace}/${name}`);
 
     const cleaned = await this.cleanupFinishedJobs(cronJob, jobs);
@@ -107,6 +115,27 @@ export class CronJobReconciler implements Reconcile {
     if (outcome.requeueAfterMs !== undefined) return { requeueAfter: Math.max(1, outcome.requeueAfterMs) };
     if (outcome.error) throw outcome.error;
     return {};
+  }
+
+  /**
+   * Kubernetes syncs a CronJob whose schedule or time zone just changed only at the new schedule's
+   * next time (any other change syncs it at once), so that runs the new schedule "missed" before
+   * it existed are not started: the first reconcile that sees a new schedule only asks for that time.
+   */
+  private rescheduled(key: string, cronJob: CronJob): Result | undefined {
+    const schedule = `${cronJob.spec.timeZone ?? ''} ${cronJob.spec.schedule}`;
+    const seen = this.schedulesSeen.get(key);
+    this.schedulesSeen.set(key, schedule);
+    if (seen === undefined || seen === schedule) return undefined;
+    let parsed: CronSchedule;
+    try {
+      parsed = this.schedule(cronJob, false);
+    } catch {
+      this.emit(cronJob, 'Warning', 'UnParseableCronJobSchedule', `unparseable schedule for cronjob: ${cronJob.spec.schedule}`);
+      return {};
+    }
+    const delay = nextSyncDelayMs(cronJob, this.options.now(), (afterMs) => nextCronTime(parsed, afterMs, this.options.defaultTimeZone));
+    return delay === undefined ? {} : { requeueAfter: Math.max(1, delay) };
   }
 
   private emit(cronJob: CronJob, type: EventType, reason: string, message: string): void {
@@ -140,15 +169,16 @@ export class CronJobReconciler implements Reconcile {
   }
 
   /** The schedule as Kubernetes reads it (`formatSchedule`): a time zone in the schedule wins, with a warning. */
-  private schedule(cronJob: CronJob): CronSchedule {
+  private schedule(cronJob: CronJob, warn = true): CronSchedule {
     const { schedule, timeZone } = cronJob.spec;
     if (schedule.includes('TZ')) {
-      this.emit(
-        cronJob,
-        'Warning',
-        'UnsupportedSchedule',
-        `CRON_TZ or TZ used in schedule ${JSON.stringify(schedule)} is not officially supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details`,
-      );
+      if (warn)
+        this.emit(
+          cronJob,
+          'Warning',
+          'UnsupportedSchedule',
+          `CRON_TZ or TZ used in schedule ${JSON.stringify(schedule)} is not officially supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details`,
+        );
       return parseCronSchedule(schedule);
     }
     const parsed = parseCronSchedule(schedule);
