@@ -207,11 +207,14 @@ describe('the cronjob controller', () => {
     expect(await eventsOf('hist')).toContainEqual({ type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${name}` });
   });
 
-  it('after more than 100 missed runs, warns TooManyMissedTimes and starts only the latest', async () => {
-    const { schedule, lastRunMs } = hourlyRanAgo(2);
-    await suspendedCronJob('storm', schedule);
+  it("after more than 100 missed runs, warns TooManyMissedTimes and starts only the latest, read in the CronJob's time zone", async () => {
+    const { lastRunMs } = hourlyRanAgo(2);
+    // Asia/Kolkata is 5 h 30 min ahead of UTC: its minute is half an hour off.
+    const kolkataMinute = (new Date(lastRunMs).getUTCMinutes() + 30) % 60;
+    await suspendedCronJob('storm', `${kolkataMinute} * * * *`, { timeZone: 'Asia/Kolkata' });
     await lastScheduledAt('storm', lastRunMs - 300 * 60 * MINUTE);
     await resume('storm');
+    const name = `storm-${lastRunMs / MINUTE}`;
     await eventually(
       async () =>
         expect(await eventsOf('storm')).toEqual(
@@ -221,13 +224,33 @@ describe('the cronjob controller', () => {
               reason: 'TooManyMissedTimes',
               message: 'too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew',
             },
-            { type: 'Normal', reason: 'SuccessfulCreate', message: `Created job storm-${lastRunMs / MINUTE}` },
+            { type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${name}` },
           ]),
         ),
       15_000,
       100,
     );
-    expect((await jobsOf('storm')).map((j) => j.metadata?.name)).toEqual([`storm-${lastRunMs / MINUTE}`]);
+    const made = await jobsOf('storm');
+    expect(made.map((j) => j.metadata?.name)).toEqual([name]);
+    const local = new Date(lastRunMs + 330 * MINUTE).toISOString().slice(0, 19);
+    expect(made[0].metadata?.annotations?.[SCHEDULED_AT]).toBe(`${local}+05:30`);
+  });
+
+  it('drops an active Job that went missing from status.active', async () => {
+    await suspendedCronJob('lost', '0 0 1 1 *');
+    await cronJobs().patchStatus(
+      'lost',
+      { status: { active: [{ kind: 'Job', namespace: ns, name: 'lost-1', uid: 'a-uid-no-job-has', apiVersion: 'batch/v1' }] } },
+      'merge',
+    );
+    await eventually(
+      async () => {
+        expect((await cronJobs().get('lost')).status?.active ?? []).toEqual([]);
+        expect(await eventsOf('lost')).toContainEqual({ type: 'Normal', reason: 'MissingJob', message: 'Active job went missing: lost-1' });
+      },
+      15_000,
+      100,
+    );
   });
 
   /** A CronJob whose run of three minutes ago is active, and whose run of a minute ago is due once it resumes. */
@@ -340,8 +363,10 @@ describe('the cronjob controller', () => {
       expect(status?.lastScheduleTime).toBe(metaTime(boundary));
       expect(status?.active?.map((r) => r.name)).toEqual([name]);
     });
-    // kubectl shows it active.
-    expect(await kubectl('get', 'cronjob', 'tick', '-n', ns, '-o', 'jsonpath={.status.active[*].name}')).toBe(name);
+    // kubectl shows it active, and the event of its creation.
+    const described = await kubectl('describe', 'cronjob', 'tick', '-n', ns);
+    expect(described).toMatch(new RegExp(`^Active Jobs:\\s+${name}$`, 'm'));
+    expect(described).toMatch(new RegExp(`Normal\\s+SuccessfulCreate\\s+.*cronjob-controller\\s+Created job ${name}`));
   });
 });
 
