@@ -236,6 +236,30 @@ describe('the cronjob controller', () => {
     expect(made[0].metadata?.annotations?.[SCHEDULED_AT]).toBe(`${local}+05:30`);
   });
 
+  it('startingDeadlineSeconds: a run later than the deadline is skipped, one within it starts', async () => {
+    const { schedule, lastRunMs } = hourlyRanAgo(2);
+    await suspendedCronJob('late', schedule, { startingDeadlineSeconds: 30 });
+    await suspendedCronJob('in-time', schedule, { startingDeadlineSeconds: 600 });
+    for (const name of ['late', 'in-time']) {
+      await lastScheduledAt(name, lastRunMs - 3 * 60 * MINUTE);
+      await resume(name);
+    }
+    await eventually(async () => expect((await jobsOf('in-time')).map((j) => j.metadata?.name)).toEqual([`in-time-${lastRunMs / MINUTE}`]), 15_000, 100);
+    // A sync after the resume, seen by the active Job it drops (written after its decision to start nothing).
+    await cronJobs().patchStatus(
+      'late',
+      { status: { active: [{ kind: 'Job', namespace: ns, name: 'late-1', uid: 'no-such-job', apiVersion: 'batch/v1' }] } },
+      'merge',
+    );
+    await eventually(
+      async () => expect(await eventsOf('late')).toContainEqual({ type: 'Normal', reason: 'MissingJob', message: 'Active job went missing: late-1' }),
+      15_000,
+      100,
+    );
+    expect(await jobsOf('late')).toEqual([]);
+    expect((await cronJobs().get('late')).status?.lastScheduleTime).toBe(metaTime(lastRunMs - 3 * 60 * MINUTE));
+  });
+
   it('drops an active Job that went missing from status.active', async () => {
     await suspendedCronJob('lost', '0 0 1 1 *');
     await cronJobs().patchStatus(
