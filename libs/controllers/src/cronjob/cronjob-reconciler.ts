@@ -85,7 +85,7 @@ export class CronJobReconciler implements Reconcile {
   private readonly cronJobs: ResourceClient<CronJob>;
   private readonly events: RateLimitedEvents;
   /** The schedule (with its zone) each CronJob had at its last reconcile, by `namespace/name`. */
-  private readonly schedulesSeen = new Map<string, string>();
+  private readonly schedulesSeen = new Map<string, { uid?: string; text: string }>();
 
   constructor(
     client: Client,
@@ -123,10 +123,11 @@ export class CronJobReconciler implements Reconcile {
    * it existed are not started: the first reconcile that sees a new schedule only asks for that time.
    */
   private rescheduled(key: string, cronJob: CronJob): Result | undefined {
-    const schedule = `${cronJob.spec.timeZone ?? ''} ${cronJob.spec.schedule}`;
+    const schedule = { uid: cronJob.metadata?.uid, text: `${cronJob.spec.timeZone ?? ''} ${cronJob.spec.schedule}` };
     const seen = this.schedulesSeen.get(key);
     this.schedulesSeen.set(key, schedule);
-    if (seen === undefined || seen === schedule) return undefined;
+    // A CronJob made anew under the same name is new, whatever its predecessor's schedule.
+    if (seen === undefined || seen.uid !== schedule.uid || seen.text === schedule.text) return undefined;
     let parsed: CronSchedule;
     try {
       parsed = this.schedule(cronJob, false);
