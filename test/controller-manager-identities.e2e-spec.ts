@@ -89,6 +89,7 @@ describe('--use-service-account-credentials', () => {
         'service-account-controller',
         'root-ca-cert-publisher',
         'disruption-controller',
+        'cronjob-controller',
       ]),
     );
   });
@@ -102,6 +103,35 @@ describe('--use-service-account-credentials', () => {
     );
     await eventually(async () => expect(await actors('create', 'serviceaccounts', 'fresh')).toEqual([account('service-account-controller')]));
     await eventually(async () => expect(await actors('create', 'configmaps', 'fresh')).toEqual([account('root-ca-cert-publisher')]));
+  }, 60_000);
+
+  it('runs a CronJob as cronjob-controller', async () => {
+    await kubectl('create', 'namespace', 'cron');
+    // Hourly, at the minute of two minutes ago, and last run hours ago: a run is due as soon as it resumes.
+    const lastRun = Math.floor((Date.now() - 120_000) / 60_000) * 60_000;
+    const manifest = join(dir, 'cronjob.yaml');
+    await writeFile(
+      manifest,
+      `apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: report}\nspec: {schedule: '${new Date(lastRun).getUTCMinutes()} * * * *', timeZone: UTC, suspend: true, ` +
+        `jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: main, image: busybox}]}}}}}\n`,
+    );
+    await kubectl('create', '-f', manifest, '-n', 'cron');
+    const longAgo = new Date(lastRun - 3 * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await kubectl(
+      'patch',
+      'cronjob',
+      'report',
+      '-n',
+      'cron',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { lastScheduleTime: longAgo } }),
+    );
+    await kubectl('patch', 'cronjob', 'report', '-n', 'cron', '--type=merge', '-p', '{"spec":{"suspend":false}}');
+    await eventually(async () => expect(await kubectl('get', 'jobs', '-n', 'cron', '-o', 'name')).toBe(`job.batch/report-${lastRun / 60_000}`), 30_000);
+    expect(await actors('create', 'jobs', 'cron')).toEqual([account('cronjob-controller')]);
+    await eventually(async () => expect(await actors('update', 'cronjobs', 'cron')).toEqual([account('cronjob-controller')]));
   }, 60_000);
 
   it('runs deployment -> replicaset -> pods, the garbage collector and namespace deletion, each as its own account', async () => {

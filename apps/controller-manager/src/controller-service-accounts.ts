@@ -9,6 +9,7 @@ export const CONTROLLER_SERVICE_ACCOUNT_NAMESPACE = 'svc-system';
  * policy. The node IPAM and node lifecycle controllers share one, as in Kubernetes.
  */
 export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>> = {
+  cronjob: 'cronjob-controller',
   deployment: 'deployment-controller',
   disruption: 'disruption-controller',
   endpoints: 'endpoint-controller',

@@ -150,6 +150,7 @@ export { controllerRevisionDefinition } from './scheme/definitions/controller-re
 export { jobDefinition, countIndexes } from './scheme/definitions/job-definition';
 export { cronJobDefinition } from './scheme/definitions/cron-job-definition';
 export { parseCronSchedule, CronScheduleError, isIanaTimeZone, type CronSchedule, type CronField } from './scheme/definitions/cron-schedule';
+export { nextCronTime, formatRfc3339InZone, localTimeZone } from './scheme/definitions/cron-schedule-times';
 export { podTemplateDefinition } from './scheme/definitions/pod-template-definition';
 export { priorityClassDefinition } from './scheme/definitions/priority-class-definition';
 export { serviceDefinition } from './scheme/definitions/service-definition';

@@ -1,5 +1,6 @@
 import { enabledControllers, type ControllerManagerOptions } from '@svc/options';
 import type { ControllerDescriptor } from './controller-descriptor';
+import { cronJobController } from './cronjob';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
@@ -33,6 +34,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   disruptionController,
   jobController,
   ttlAfterFinishedController,
+  cronJobController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -32,7 +32,8 @@ const SHORTHAND: Readonly<Record<string, readonly string[]>> = {
 /** Flags the product adds to what spec 2 lists. */
 const PRODUCT_FLAGS: Readonly<Record<Process, readonly string[]>> = {
   apiserver: ['--data-dir', '--svcconfig-out', '--help'],
-  'controller-manager': [],
+  // Kubernetes' own flag for the cronjob controller's workers, which spec 2 does not list.
+  'controller-manager': ['--concurrent-cron-job-syncs'],
 };
 
 /** Every flag token of the option tables (and the backing-store paragraph), with the process(es) it belongs to. */

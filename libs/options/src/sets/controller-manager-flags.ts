@@ -291,6 +291,7 @@ export const CONTROLLER_MANAGER_FLAGS = flagTable({
         ...signerFiles('legacy-unknown'),
       ],
     },
+    { title: 'CronJob controller', flags: [syncs('concurrent-cron-job-syncs', 5, 'cron job')] },
     { title: 'Deployment controller', flags: [syncs('concurrent-deployment-syncs', 5, 'deployment')] },
     {
       title: 'Endpoints controller',

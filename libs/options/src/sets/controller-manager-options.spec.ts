@@ -43,6 +43,7 @@ describe('controller manager options', () => {
       svcApiBurst: 30,
       svcApiContentType: 'application/vnd.svc.protobuf',
       concurrentDeploymentSyncs: 5,
+      concurrentCronJobSyncs: 5,
       concurrentReplicasetSyncs: 5,
       concurrentNamespaceSyncs: 10,
       concurrentGcSyncs: 20,

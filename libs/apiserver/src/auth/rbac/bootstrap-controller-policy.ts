@@ -125,6 +125,16 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
     account: 'ttl-after-finished-controller',
     rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), EVENTS],
   },
+  {
+    account: 'cronjob-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'delete', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['cronjobs/status', 'cronjobs/finalizers']),
+      rule(['list', 'delete'], [''], ['pods']),
+      EVENTS,
+    ],
+  },
   { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
   { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
 ];
