@@ -8,7 +8,8 @@ import { REPLICA_SET_KIND, type ControllerKind } from './pod-from-template';
 const CLAIM_CONCURRENCY = 16;
 
 export interface ClaimOptions {
-  rs: ReplicaSet;
+  /** The claiming controller; only its metadata is read (a DaemonSet claims its pods so too). */
+  rs: Pick<ReplicaSet, 'metadata'>;
   /** The kind of the controller behind `rs` (ReplicaSet when absent). */
   owner?: ControllerKind;
   selector: LabelQuery;
@@ -23,7 +24,7 @@ export interface ClaimOptions {
 type Decision = 'keep' | 'ignore' | 'adopt' | 'release';
 
 /** What the ReplicaSet does with one active pod of its namespace (Kubernetes' ClaimObject). */
-export function claimDecision(pod: Pod, rs: ReplicaSet, selector: LabelQuery): Decision {
+export function claimDecision(pod: Pod, rs: Pick<ReplicaSet, 'metadata'>, selector: LabelQuery): Decision {
   const ref = getControllerOf(pod);
   const deleting = !!rs.metadata?.deletionTimestamp;
   if (ref) {
