@@ -1,5 +1,6 @@
 import { enabledControllers, type ControllerManagerOptions } from '@svc/options';
 import type { ControllerDescriptor } from './controller-descriptor';
+import { daemonSetController } from './daemonset';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
@@ -29,6 +30,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   rootCaCertPublisherController,
   disruptionController,
+  daemonSetController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -1,6 +1,7 @@
 export type { ControllerDescriptor } from './controller-descriptor';
 export { BUILT_IN_CONTROLLERS, selectControllers } from './built-in-controllers';
 export { createControllerManager } from './controller-manager';
+export { daemonSetController } from './daemonset';
 export { deploymentController } from './deployment';
 export { disruptionController } from './disruption';
 export { endpointsController } from './endpoints';
