@@ -13,6 +13,7 @@ import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
+import { statefulSetController } from './statefulset';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -29,6 +30,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   rootCaCertPublisherController,
   disruptionController,
+  statefulSetController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */
