@@ -22,6 +22,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   replicationcontroller: 'replication-controller',
   'root-ca-cert-publisher': 'root-ca-cert-publisher',
   serviceaccount: 'service-account-controller',
+  statefulset: 'statefulset-controller',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

@@ -14,6 +14,7 @@ import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replication';
 import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
+import { statefulSetController } from './statefulset';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -30,6 +31,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   rootCaCertPublisherController,
   disruptionController,
+  statefulSetController,
   daemonSetController,
 ];
 

@@ -15,3 +15,4 @@ export { replicaSetController } from './replicaset';
 export { replicationControllerController } from './replication';
 export { rootCaCertPublisherController } from './root-ca-cert-publisher';
 export { serviceAccountController } from './serviceaccount';
+export { statefulSetController } from './statefulset';
