@@ -2,7 +2,7 @@ import { DAEMON_SET_TEMPLATE_GENERATION_ANNOTATION, DAEMON_SET_TEMPLATE_GENERATI
 import { withDaemonPodTolerations } from './daemon-pod-tolerations';
 
 /** The label of a daemon pod and of a ControllerRevision with the hash of the revision (apps/v1's DefaultDaemonSetUniqueLabelKey). */
-export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
+export const DAEMON_SET_REVISION_HASH_LABEL = 'controller-revision-hash';
 
 /**
  * The DaemonSet's template generation, from the annotation the API server keeps (Kubernetes'
@@ -22,7 +22,7 @@ export function templateGeneration(ds: DaemonSet): number | undefined {
 export function isPodUpdated(pod: Pod, hash: string, generation: number | undefined): boolean {
   const labels = pod.metadata?.labels ?? {};
   const generationMatches = generation !== undefined && labels[DAEMON_SET_TEMPLATE_GENERATION_LABEL] === String(generation);
-  const hashMatches = hash.length > 0 && labels[CONTROLLER_REVISION_HASH_LABEL] === hash;
+  const hashMatches = hash.length > 0 && labels[DAEMON_SET_REVISION_HASH_LABEL] === hash;
   return hashMatches || generationMatches;
 }
 
@@ -35,6 +35,6 @@ export function daemonPodTemplate(ds: DaemonSet, hash: string): PodTemplateSpec 
   const labels: Record<string, string> = { ...template.metadata?.labels };
   const generation = templateGeneration(ds);
   if (generation !== undefined) labels[DAEMON_SET_TEMPLATE_GENERATION_LABEL] = String(generation);
-  if (hash.length > 0) labels[CONTROLLER_REVISION_HASH_LABEL] = hash;
+  if (hash.length > 0) labels[DAEMON_SET_REVISION_HASH_LABEL] = hash;
   return { ...template, metadata: { ...template.metadata, labels }, spec: withDaemonPodTolerations(template.spec ?? { containers: [] }) };
 }

@@ -1,8 +1,7 @@
 import type { ControllerRevision, DaemonSet, Node, Pod } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, isWithdrawn, type ResourceClient } from '@svc/client';
-import { errorMessage, isAlreadyExists, isConflict, isInvalid, isNamespaceTerminating, isNotFound, isTimeout, LabelQuery } from '@svc/machinery';
+import { errorMessage, isAlreadyExists, isConflict, isNamespaceTerminating, isNotFound, isTimeout, LabelQuery } from '@svc/machinery';
 import {
-  controllerReference,
   EventRecorder,
   getControllerOf,
   Reconciler,
@@ -15,6 +14,7 @@ import {
   type Request,
   type Result,
 } from '@svc/runtime';
+import { ControllerHistory, nextRevisionNumber } from '../history';
 import { claimPods, runLimited } from '../replicaset/claim-pods';
 import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
 import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
@@ -22,10 +22,10 @@ import { podFromTemplate } from '../replicaset/pod-from-template';
 import { RateLimitedEvents } from '../replicaset/rate-limited-events';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../replicaset/slow-start-batch';
 import { nodeNameAffinity } from './daemon-pod-placement';
-import { CONTROLLER_REVISION_HASH_LABEL, daemonPodTemplate } from './daemon-pod-revision';
+import { DAEMON_SET_REVISION_HASH_LABEL, daemonPodTemplate } from './daemon-pod-revision';
 import { podsByNode } from './daemon-pods-by-node';
 import { calculateCounts, statusNeedsUpdate, type DaemonSetCounts } from './daemonset-status';
-import { DAEMON_SET_KIND, maxRevision, newRevision, revisionMatches, revisionsToCleanUp, revisionToKeep } from './daemonset-revisions';
+import { DAEMON_SET_KIND, newRevision, revisionMatches, revisionsToCleanUp, revisionToKeep } from './daemonset-revisions';
 import { FailedPodBackoff } from './failed-pod-backoff';
 import { DaemonSetReasons, planManage, type DaemonSetEvent } from './manage-plan';
 import { planRollingUpdate } from './rolling-update';
@@ -143,6 +143,7 @@ export class DaemonSetReconciler implements Reconcile {
   private readonly client: Client;
   private readonly pods: ResourceClient<Pod>;
   private readonly revisions: ResourceClient<ControllerRevision>;
+  private readonly history: ControllerHistory;
   private readonly daemonSets: ResourceClient<DaemonSet>;
   private readonly events: RateLimitedEvents;
   private readonly backoff = new FailedPodBackoff();
@@ -152,6 +153,7 @@ export class DaemonSetReconciler implements Reconcile {
     this.client = client;
     this.pods = client.pods;
     this.revisions = client.controllerRevisions;
+    this.history = new ControllerHistory(client);
     this.daemonSets = client.daemonSets;
     // Written in the background; the manager's client lets them finish when the controller stops.
     this.events = new RateLimitedEvents(new EventRecorder(client, { component: 'daemonset-controller' }));
@@ -182,7 +184,7 @@ export class DaemonSetReconciler implements Reconcile {
     const sync: Sync = { ds, cache, nodes: cache.list(BUILTIN_RESOURCES.nodes), expectations, deleting, withdrawOn };
     const claimed = await this.claimDaemonPods(sync, selector);
     const revision = await this.constructHistory(sync, selector, claimed);
-    const hash = revision.current.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
+    const hash = revision.current.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL] ?? '';
 
     if (!expectations.satisfied()) {
       // Only the status: the generation was not acted on, so it is not observed.
@@ -222,9 +224,7 @@ export class DaemonSetReconciler implements Reconcile {
     }
 
     const victims = revisionsToCleanUp(old, ds.spec.revisionHistoryLimit ?? 10, claimed);
-    for (const revision of victims) {
-      await this.revisions.delete(revision.metadata?.name ?? '', { namespace: ds.metadata?.namespace }).catch(ignoreNotFound);
-    }
+    for (const revision of victims) await this.history.delete(revision);
     return plan.retryAfterMs;
   }
 
@@ -257,21 +257,18 @@ export class DaemonSetReconciler implements Reconcile {
     const old: ControllerRevision[] = [];
     for (let revision of controlled) {
       // Revisions written before the label was kept get it, named after themselves (never a collision).
-      if (revision.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === undefined) {
+      if (revision.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL] === undefined) {
         const labelled = structuredClone(revision);
-        labelled.metadata = { ...labelled.metadata, labels: { ...labelled.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: labelled.metadata?.name ?? '' } };
+        labelled.metadata = { ...labelled.metadata, labels: { ...labelled.metadata?.labels, [DAEMON_SET_REVISION_HASH_LABEL]: labelled.metadata?.name ?? '' } };
         revision = await this.revisions.update(labelled, { namespace });
       }
       (revisionMatches(ds, revision) ? current : old).push(revision);
     }
-    const next = maxRevision(old) + 1;
+    const next = nextRevisionNumber(old);
     if (current.length === 0) return { current: await this.snapshot(ds, next), old };
     const keep = revisionToKeep(current);
     if (current.length > 1) await this.dedupRevisions(ds, keep, current, pods);
-    if (Number(keep.revision ?? 0) < next) {
-      const renumbered = await this.revisions.update({ ...structuredClone(keep), revision: next }, { namespace });
-      return { current: renumbered, old };
-    }
+    if (keep.revision < next) return { current: await this.history.renumber(keep, next), old };
     return { current: keep, old };
   }
 
@@ -301,55 +298,40 @@ export class DaemonSetReconciler implements Reconcile {
   /** Kubernetes' dedupCurHistories: pods of the duplicates are relabelled to the kept revision's hash, then the duplicates go. */
   private async dedupRevisions(ds: DaemonSet, keep: ControllerRevision, current: readonly ControllerRevision[], pods: readonly Pod[]): Promise<void> {
     const namespace = ds.metadata?.namespace ?? '';
-    const hash = keep.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
+    const hash = keep.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL] ?? '';
     for (const pod of pods) {
-      if (pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash) continue;
+      if (pod.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL] === hash) continue;
       await this.pods
-        .patch(pod.metadata?.name ?? '', { metadata: { labels: { [CONTROLLER_REVISION_HASH_LABEL]: hash } } }, 'merge', { namespace })
+        .patch(pod.metadata?.name ?? '', { metadata: { labels: { [DAEMON_SET_REVISION_HASH_LABEL]: hash } } }, 'merge', { namespace })
         .catch(ignoreNotFound);
     }
-    for (const revision of current) {
-      if (revision.metadata?.name === keep.metadata?.name) continue;
-      await this.revisions.delete(revision.metadata?.name ?? '', { namespace }).catch(ignoreNotFound);
-    }
+    for (const revision of current) if (revision.metadata?.name !== keep.metadata?.name) await this.history.delete(revision);
   }
 
-  /** Kubernetes' ClaimControllerRevisions: the revisions the DaemonSet controls and selects, orphans it selects adopted, the others released. */
+  /**
+   * Kubernetes' ClaimControllerRevisions: the revisions the DaemonSet controls and selects, orphans it
+   * selects adopted (after an uncached check that it is still there), the others it controls released.
+   * All revisions of the namespace are read, so that one whose labels stopped matching is released.
+   */
   private async claimRevisions(ds: DaemonSet, selector: LabelQuery, revisions: readonly ControllerRevision[]): Promise<ControllerRevision[]> {
-    const uid = ds.metadata?.uid;
-    const namespace = ds.metadata?.namespace ?? '';
     const claimed: ControllerRevision[] = [];
     const tasks: Array<() => Promise<void>> = [];
     let adoptable: Promise<void> | undefined;
     for (const revision of revisions) {
       const ref = getControllerOf(revision);
       const matches = selector.matches(revision.metadata?.labels);
-      const name = revision.metadata?.name ?? '';
       if (ref) {
-        if (ref.uid !== uid) continue;
+        if (ref.uid !== ds.metadata?.uid) continue;
         if (matches) claimed.push(revision);
-        else
-          tasks.push(async () => {
-            const patch = { metadata: { ownerReferences: [{ $patch: 'delete', uid }], uid: revision.metadata?.uid } };
-            await this.revisions.patch(name, patch as never, 'strategic', { namespace }).catch((e: unknown) => {
-              if (!isNotFound(e) && !isInvalid(e)) throw e;
-            });
-          });
+        else tasks.push(() => this.history.release(ds, revision));
         continue;
       }
       if (!matches || revision.metadata?.deletionTimestamp) continue;
       tasks.push(async () => {
         adoptable ??= this.recheckForAdoption(ds);
         await adoptable;
-        const patch = {
-          metadata: {
-            ownerReferences: [controllerReference(ds, DAEMON_SET_KIND)],
-            uid: revision.metadata?.uid,
-            resourceVersion: revision.metadata?.resourceVersion,
-          },
-        };
         try {
-          claimed.push(await this.revisions.patch(name, patch as never, 'strategic', { namespace }));
+          claimed.push(await this.history.adopt(ds, DAEMON_SET_KIND, revision));
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }
@@ -398,9 +380,9 @@ export class DaemonSetReconciler implements Reconcile {
       expectations.creationObserved();
       return;
     }
-    // The pod is made as a ReplicaSet's would be from the same template (generated name, labels,
-    // controller reference), then pinned to its node through the scheduler.
-    const pod = podFromTemplate({ metadata: ds.metadata, spec: { selector: ds.spec.selector, template } }, DAEMON_SET_KIND);
+    // The pod is made as any controller's from its template (generated name, labels, controller
+    // reference), then pinned to its node through the scheduler.
+    const pod = podFromTemplate({ metadata: ds.metadata, spec: { template } }, DAEMON_SET_KIND);
     pod.spec = { ...pod.spec, affinity: nodeNameAffinity(pod.spec.affinity, nodeName) };
     try {
       const created = await this.pods.create(pod, { namespace: ds.metadata?.namespace });

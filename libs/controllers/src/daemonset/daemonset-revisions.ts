@@ -1,8 +1,8 @@
 import type { ControllerRevision, DaemonSet, Pod } from '@svc/api';
-import { jsonEqual } from '@svc/machinery';
 import { controllerReference } from '@svc/runtime';
 import { computePodTemplateHash } from '../deployment/pod-template-hash';
-import { CONTROLLER_REVISION_HASH_LABEL } from './daemon-pod-revision';
+import { equalRevision, sortControllerRevisions } from '../history';
+import { DAEMON_SET_REVISION_HASH_LABEL } from './daemon-pod-revision';
 
 /** The kind a DaemonSet's pods and revisions name as their controller. */
 export const DAEMON_SET_KIND = { apiVersion: 'apps/v1', kind: 'DaemonSet' } as const;
@@ -30,7 +30,7 @@ export function revisionData(ds: DaemonSet): Record<string, unknown> {
 
 /** Kubernetes' Match: the revision records the DaemonSet's current template. */
 export function revisionMatches(ds: DaemonSet, revision: ControllerRevision): boolean {
-  return jsonEqual(revisionData(ds), revision.data);
+  return equalRevision({ data: revisionData(ds), revision: 0 }, revision);
 }
 
 /** The hash naming the revision of the DaemonSet's current template (Kubernetes' ComputeHash with the collision count). */
@@ -48,7 +48,7 @@ export function newRevision(ds: DaemonSet, revision: number): ControllerRevision
     metadata: {
       name: `${ds.metadata?.name ?? ''}-${hash}`,
       namespace: ds.metadata?.namespace,
-      labels: { ...ds.spec.template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash },
+      labels: { ...ds.spec.template.metadata?.labels, [DAEMON_SET_REVISION_HASH_LABEL]: hash },
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
       ownerReferences: [controllerReference(ds, DAEMON_SET_KIND)],
     },
@@ -57,19 +57,13 @@ export function newRevision(ds: DaemonSet, revision: number): ControllerRevision
   };
 }
 
-/** The highest revision number of `revisions` (0 for none). */
-export function maxRevision(revisions: readonly ControllerRevision[]): number {
-  return revisions.reduce((max, r) => Math.max(max, Number(r.revision ?? 0)), 0);
-}
-
 /**
  * Of several revisions of the current template (left by a collision or a crash), the one kept: the
- * highest revision, the last of equals (Kubernetes' dedupCurHistories).
+ * newest (Kubernetes' dedupCurHistories).
  */
 export function revisionToKeep(current: readonly ControllerRevision[]): ControllerRevision {
-  let keep = current[0];
-  for (const r of current) if (Number(r.revision ?? 0) >= Number(keep.revision ?? 0)) keep = r;
-  return keep;
+  const sorted = sortControllerRevisions(current);
+  return sorted[sorted.length - 1];
 }
 
 /**
@@ -81,13 +75,14 @@ export function revisionsToCleanUp(old: readonly ControllerRevision[], limit: nu
   if (toKill <= 0) return [];
   const liveHashes = new Set<string>();
   for (const pod of pods) {
-    const hash = pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL];
+    const hash = pod.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL];
     if (hash) liveHashes.add(hash);
   }
   const victims: ControllerRevision[] = [];
-  for (const revision of [...old].sort((a, b) => Number(a.revision ?? 0) - Number(b.revision ?? 0))) {
+  // Unlike the StatefulSet's truncation, the live revisions count towards the limit here, as in Kubernetes.
+  for (const revision of sortControllerRevisions(old)) {
     if (toKill <= 0) break;
-    if (liveHashes.has(revision.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '')) continue;
+    if (liveHashes.has(revision.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL] ?? '')) continue;
     victims.push(revision);
     toKill--;
   }

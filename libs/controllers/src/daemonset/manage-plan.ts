@@ -1,7 +1,7 @@
 import type { DaemonSet, Node, Pod } from '@svc/api';
 import { isPodAvailable, isPodReady, isPodTerminating } from '../common/pod-status';
 import { compareDaemonPods, type PodsByNode } from './daemon-pods-by-node';
-import { CONTROLLER_REVISION_HASH_LABEL } from './daemon-pod-revision';
+import { DAEMON_SET_REVISION_HASH_LABEL } from './daemon-pod-revision';
 import type { FailedPodBackoff } from './failed-pod-backoff';
 import { nodeShouldRunDaemonPod } from './node-should-run';
 import { allowsSurge } from './rolling-update-bounds';
@@ -124,7 +124,7 @@ function planNode({ ds, pods, hash, nowMs, backoff }: ManageInput, node: Node, p
   let oldestNew: Pod | undefined;
   let oldestOld: Pod | undefined;
   for (const pod of running) {
-    const isNew = pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash;
+    const isNew = pod.metadata?.labels?.[DAEMON_SET_REVISION_HASH_LABEL] === hash;
     if (isNew && oldestNew === undefined) oldestNew = pod;
     else if (!isNew && oldestOld === undefined) oldestOld = pod;
     else plan.podsToDelete.push(pod);
