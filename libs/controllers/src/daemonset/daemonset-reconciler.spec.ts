@@ -80,6 +80,11 @@ async function finishDeletions(ns: string): Promise<void> {
   }
 }
 
+/** A change of the template, as `kubectl set image` makes it (a patch: the controller writes the status meanwhile). */
+async function newImage(ns: string, image: string): Promise<void> {
+  await env.client.daemonSets.patch('agent', { spec: { template: { spec: { containers: [{ name: 'c', image }] } } } } as never, 'strategic', { namespace: ns });
+}
+
 const nodesOf = (pods: Pod[]) => pods.map((p) => targetNodeName(p)).sort();
 
 describe('the DaemonSet controller', () => {
@@ -190,9 +195,7 @@ describe('the DaemonSet controller', () => {
     for (const pod of await podsOf(ns)) await bindAndReady(pod);
     await eventually(async () => expect((await env.client.daemonSets.get('agent', { namespace: ns })).status?.numberAvailable).toBe(3));
 
-    const current = await env.client.daemonSets.get('agent', { namespace: ns });
-    current.spec.template.spec.containers[0].image = 'busybox:1.37';
-    await env.client.daemonSets.update(current);
+    await newImage(ns, 'busybox:1.37');
 
     let maxDown = 0;
     await eventually(
@@ -218,5 +221,26 @@ describe('the DaemonSet controller', () => {
     expect(maxDown).toBeLessThanOrEqual(1);
     const revisions: ControllerRevision[] = (await env.client.controllerRevisions.listAll({ namespace: ns })).items;
     expect(revisions.map((r) => r.revision).sort()).toEqual([1, 2]);
+  });
+
+  it('with OnDelete leaves old pods alone until they are deleted, and makes their replacements from the new template', async () => {
+    const { ns, group } = await scope();
+    for (const n of ['a', 'b']) await node(`${group}-${n}`, group);
+    await env.client.daemonSets.create(daemonSet(ns, group, { updateStrategy: { type: 'OnDelete' } }));
+    await eventually(async () => expect(await podsOf(ns)).toHaveLength(2));
+    for (const pod of await podsOf(ns)) await bindAndReady(pod);
+
+    await newImage(ns, 'busybox:1.37');
+    await eventually(async () =>
+      expect((await env.client.daemonSets.get('agent', { namespace: ns })).status).toMatchObject({ observedGeneration: 2, updatedNumberScheduled: 0 }),
+    );
+    expect((await podsOf(ns)).map((p) => p.spec.containers[0].image)).toEqual(['busybox:1.36', 'busybox:1.36']);
+
+    const [victim] = await podsOf(ns);
+    await env.client.pods.delete(victim.metadata!.name!, { namespace: ns, gracePeriodSeconds: 0 });
+    await eventually(async () => {
+      const images = (await podsOf(ns)).map((p) => p.spec.containers[0].image).sort();
+      expect(images).toEqual(['busybox:1.36', 'busybox:1.37']);
+    });
   });
 });
