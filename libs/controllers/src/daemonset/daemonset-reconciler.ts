@@ -20,6 +20,7 @@ import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
 import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
 import { podFromTemplate } from '../replicaset/pod-from-template';
 import { RateLimitedEvents } from '../replicaset/rate-limited-events';
+import { replicaSetSelector } from '../replicaset/replicaset-selector';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../replicaset/slow-start-batch';
 import { nodeNameAffinity } from './daemon-pod-placement';
 import { DAEMON_SET_REVISION_HASH_LABEL, daemonPodTemplate } from './daemon-pod-revision';
@@ -42,22 +43,8 @@ const AVAILABILITY_SLACK_MS = 50;
 /** How often idle failed-pod backoff entries are dropped (Kubernetes' BackoffGCInterval). */
 const BACKOFF_GC_INTERVAL_MS = 60_000;
 
-// Cached objects are frozen and replaced on every change: the object keys its parsed selector.
-const selectors = new WeakMap<DaemonSet, LabelQuery | null>();
-
 /** The DaemonSet's pod selector, parsed once per cached object; undefined when it cannot be parsed. */
-export function daemonSetSelector(ds: DaemonSet): LabelQuery | undefined {
-  let query = selectors.get(ds);
-  if (query === undefined) {
-    try {
-      query = LabelQuery.fromLabelSelector(ds.spec?.selector);
-    } catch {
-      query = null;
-    }
-    selectors.set(ds, query);
-  }
-  return query ?? undefined;
-}
+export const daemonSetSelector: (ds: DaemonSet) => LabelQuery | undefined = replicaSetSelector;
 
 /** The DaemonSets of an orphan pod's namespace whose selector matches it, to adopt it (Kubernetes' getDaemonSetsForPod). */
 export function daemonSetsForOrphan(cache: CacheReader, pod: Pod): Request[] {
