@@ -4,6 +4,7 @@ import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testi
 import { eventually } from '@svc/runtime/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
 import { targetNodeName } from './daemon-pod-placement';
+import { podGcController, PodGcOptions } from '../podgc';
 import { daemonSetController } from './index';
 
 let env: TestEnvironment;
@@ -12,7 +13,9 @@ let count = 0;
 
 beforeAll(async () => {
   env = await startTestEnvironment();
-  running = await startControllers(env, [daemonSetController], [], { logger: { info: () => undefined, error: (m, e) => console.error(m, e) } });
+  // The pod garbage collector removes the pods of nodes that are gone; here with periods of a test's length.
+  const podGc = { ...podGcController, options: () => [new PodGcOptions(12_500, 200, 500)] };
+  running = await startControllers(env, [daemonSetController, podGc], [], { logger: { info: () => undefined, error: (m, e) => console.error(m, e) } });
 });
 
 afterAll(async () => {
@@ -241,6 +244,52 @@ describe('the DaemonSet controller', () => {
     await eventually(async () => {
       const images = (await podsOf(ns)).map((p) => p.spec.containers[0].image).sort();
       expect(images).toEqual(['busybox:1.36', 'busybox:1.37']);
+    });
+  });
+
+  it('a node removed loses its pod: the pod garbage collector deletes it and the DaemonSet makes no other', async () => {
+    const { ns, group } = await scope();
+    for (const n of ['a', 'b']) await node(`${group}-${n}`, group);
+    await env.client.daemonSets.create(daemonSet(ns, group));
+    await eventually(async () => expect(await podsOf(ns)).toHaveLength(2));
+    for (const pod of await podsOf(ns)) await bindAndReady(pod);
+    await eventually(async () => expect((await env.client.daemonSets.get('agent', { namespace: ns })).status?.numberAvailable).toBe(2));
+
+    await env.client.nodes.delete(`${group}-b`);
+    await eventually(async () => {
+      expect(nodesOf(await podsOf(ns, true))).toEqual([`${group}-a`]);
+      expect((await env.client.daemonSets.get('agent', { namespace: ns })).status).toMatchObject({
+        desiredNumberScheduled: 1,
+        currentNumberScheduled: 1,
+        numberAvailable: 1,
+      });
+    }, 10_000);
+  });
+
+  it('with maxSurge starts the new pod beside the old one, which goes once the new one is available', async () => {
+    const { ns, group } = await scope();
+    await node(`${group}-a`, group);
+    await env.client.daemonSets.create(daemonSet(ns, group, { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } } }));
+    const [old] = await eventually(async () => {
+      const found = await podsOf(ns);
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    await bindAndReady(old);
+    await eventually(async () => expect((await env.client.daemonSets.get('agent', { namespace: ns })).status?.numberAvailable).toBe(1));
+
+    await newImage(ns, 'busybox:1.37');
+    const surged = await eventually(async () => {
+      const found = await podsOf(ns);
+      expect(found.map((p) => p.spec.containers[0].image).sort()).toEqual(['busybox:1.36', 'busybox:1.37']);
+      return found.find((p) => p.spec.containers[0].image === 'busybox:1.37')!;
+    });
+    // Not yet available: the old pod stays.
+    expect((await podsOf(ns)).some((p) => p.metadata?.uid === old.metadata?.uid)).toBe(true);
+    await bindAndReady(surged);
+    await eventually(async () => {
+      await finishDeletions(ns);
+      expect((await podsOf(ns, true)).map((p) => p.metadata?.uid)).toEqual([surged.metadata?.uid]);
     });
   });
 });
