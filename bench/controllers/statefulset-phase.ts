@@ -79,6 +79,7 @@ export async function runStatefulSetPhase({ client, concurrency, timeoutMs }: St
     await atConcurrency(REPLICAS, concurrency, async (i) => {
       await pods.create(pod(`direct-${i}`, 'nginx'));
     });
+    const directCreateMs = performance.now() - started;
     await until('direct pods ready', timeoutMs, async () => (await readyCount('app=direct-sts')) === REPLICAS, 20);
     const directUpMs = performance.now() - started;
 
@@ -97,6 +98,8 @@ export async function runStatefulSetPhase({ client, concurrency, timeoutMs }: St
     const get = () => sets.get('web');
     started = performance.now();
     await sets.create(statefulSet('nginx'));
+    await until(`${REPLICAS} pods of the StatefulSet`, timeoutMs, async () => (await pods.list({ labelSelector: 'app=sts' })).items.length === REPLICAS, 20);
+    const setCreateMs = performance.now() - started;
     await until('StatefulSet ready', timeoutMs, async () => rolledOut(await get(), 'nginx'), 20);
     const setUpMs = performance.now() - started;
 
@@ -110,6 +113,7 @@ export async function runStatefulSetPhase({ client, concurrency, timeoutMs }: St
         `${what.padEnd(44)} by hand ${(reference / 1000).toFixed(2).padStart(6)} s  controller ${(controller / 1000).toFixed(2).padStart(6)} s  ${(reference / controller).toFixed(2)}x`,
       );
     console.log(`StatefulSet of ${REPLICAS} (Parallel), pods marked ready by a simulated node agent (${simulator.written} status writes):`);
+    line(`${REPLICAS} pods created`, directCreateMs, setCreateMs);
     line(`${REPLICAS} pods created and ready`, directUpMs, setUpMs);
     line(`rolling update, one pod at a time`, directRollMs, setRollMs);
     console.log('"by hand": this process creates the pods at the same concurrency, and replaces them one by one polling each until ready.');
