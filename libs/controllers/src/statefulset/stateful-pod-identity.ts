@@ -49,7 +49,10 @@ export function podRevision(pod: Pod): string {
   return pod.metadata?.labels?.[STATEFUL_SET_REVISION_LABEL] ?? '';
 }
 
-/** Whether the pod has the name, namespace and identity labels its ordinal gives (Kubernetes' identityMatches). */
+/**
+ * Whether the pod has the name, namespace and pod-name label its ordinal gives (Kubernetes'
+ * identityMatches; like it, a pod without the pod-index label is left so).
+ */
 export function identityMatches(set: StatefulSet, pod: Pod): boolean {
   const { parent, ordinal } = parentAndOrdinal(pod);
   const labels = pod.metadata?.labels ?? {};
@@ -58,8 +61,7 @@ export function identityMatches(set: StatefulSet, pod: Pod): boolean {
     parent === set.metadata?.name &&
     pod.metadata?.name === statefulPodName(set, ordinal) &&
     pod.metadata?.namespace === set.metadata?.namespace &&
-    labels[STATEFUL_SET_POD_NAME_LABEL] === pod.metadata?.name &&
-    labels[STATEFUL_SET_POD_INDEX_LABEL] === String(ordinal)
+    labels[STATEFUL_SET_POD_NAME_LABEL] === pod.metadata?.name
   );
 }
 

@@ -299,6 +299,27 @@ describe('the StatefulSet controller', () => {
     await eventually(async () => expect((await getSet(ns)).status).toMatchObject({ readyReplicas: 1, availableReplicas: 1 }), 5_000);
   });
 
+  it('in Parallel removes the pods beyond the range at once, ready or not, and remakes a failed pod', async () => {
+    const ns = await newNamespace();
+    await env.client.statefulSets.create(statefulSet(ns, 4, { podManagementPolicy: 'Parallel' }));
+    const list = await eventually(async () => {
+      const found = await pods(ns);
+      expect(found).toHaveLength(4);
+      return found;
+    });
+    await markReady(list[3]);
+    await env.client.statefulSets.patch('web', { spec: { replicas: 2 } }, 'merge', { namespace: ns });
+    await eventually(async () => expect(names(await pods(ns))).toEqual(['web-0', 'web-1']));
+
+    const failed = (await pods(ns))[1];
+    await env.client.pods.patchStatus('web-1', { status: { phase: 'Failed' } }, 'merge', { namespace: ns });
+    await eventually(async () => {
+      const again = (await pods(ns)).find((p) => p.metadata?.name === 'web-1');
+      expect(again?.metadata?.uid).toBeDefined();
+      expect(again?.metadata?.uid).not.toBe(failed.metadata?.uid);
+    });
+  });
+
   it('adopts an orphan pod named as its member and leaves others alone', async () => {
     const ns = await newNamespace();
     const orphan = (name: string): Pod => ({
