@@ -10,6 +10,7 @@ import { atConcurrency } from '../apiserver/at-concurrency';
 import { positiveFromEnv } from '../support/env-number';
 import { probeGet } from '../support/probe-get';
 import { runIndexedJobPhase, type MeasuredPhase } from './indexed-job-phase';
+import { runStatefulSetPhase } from './statefulset-phase';
 
 /**
  * Built-in controller figures on one machine, in one run: an API server child process and a
@@ -235,6 +236,8 @@ export async function run(): Promise<void> {
     console.log(
       'pods/s of the rollout counts creates and deletes; "vs direct" is the reference time (for the small deployments: creating as many pods) over the phase time (1.00x = as fast as creating the pods by hand).',
     );
+
+    await runStatefulSetPhase({ client, concurrency: CONCURRENCY, timeoutMs: PHASE_TIMEOUT_MS });
   } finally {
     await simulator?.stop();
     client?.close();

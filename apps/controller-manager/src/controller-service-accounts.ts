@@ -25,6 +25,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   'root-ca-cert-publisher': 'root-ca-cert-publisher',
   serviceaccount: 'service-account-controller',
   'ttl-after-finished': 'ttl-after-finished-controller',
+  statefulset: 'statefulset-controller',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

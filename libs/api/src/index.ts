@@ -31,6 +31,7 @@ export * from './kinds/core/node';
 export * from './kinds/core/binding';
 export * from './kinds/core/well-known';
 export * from './kinds/core/taints';
+export * from './kinds/core/node-affinity';
 export * from './kinds/core/service-account';
 export * from './kinds/core/replication-controller';
 export * from './kinds/core/pod-template';

@@ -1,6 +1,7 @@
 import { enabledControllers, type ControllerManagerOptions } from '@svc/options';
 import type { ControllerDescriptor } from './controller-descriptor';
 import { cronJobController } from './cronjob';
+import { daemonSetController } from './daemonset';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { endpointsController } from './endpoints';
@@ -16,6 +17,7 @@ import { replicationControllerController } from './replication';
 import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
 import { ttlAfterFinishedController } from './ttlafterfinished';
+import { statefulSetController } from './statefulset';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -35,6 +37,8 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   jobController,
   ttlAfterFinishedController,
   cronJobController,
+  statefulSetController,
+  daemonSetController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -1,6 +1,6 @@
 import type { Deployment, ReplicaSet } from '@svc/api';
 import { CONDITION_AVAILABLE, CONDITION_PROGRESSING, CONDITION_REPLICA_FAILURE, Reasons } from './deployment-keys';
-import { semanticEqual } from './pod-template-hash';
+import { semanticEqual } from '../common/object-hash';
 import { sumAvailableReplicas, sumReadyReplicas, sumSpecReplicas, sumStatusReplicas } from './replica-set-counts';
 import { desiredReplicas, maxUnavailable } from './rolling-update-bounds';
 

@@ -1,5 +1,6 @@
 import type { PodTemplateSpec } from '@svc/api';
-import { canonicalJson, computePodTemplateHash, equalIgnoreHash, fnv32a, safeEncodeString } from './pod-template-hash';
+import { canonicalJson, fnv32a, safeEncodeString } from '../common/object-hash';
+import { computePodTemplateHash, equalIgnoreHash } from './pod-template-hash';
 
 const template = (image = 'nginx:1.25', labels: Record<string, string> = { app: 'web' }): PodTemplateSpec => ({
   metadata: { labels },
@@ -7,19 +8,6 @@ const template = (image = 'nginx:1.25', labels: Record<string, string> = { app: 
 });
 
 describe('pod-template-hash', () => {
-  it('is FNV-32a', () => {
-    const bytes = (s: string) => Buffer.from(s, 'utf8');
-    expect(fnv32a(bytes(''))).toBe(0x811c9dc5);
-    expect(fnv32a(bytes('a'))).toBe(0xe40c292c);
-    expect(fnv32a(bytes('foobar'))).toBe(0xbf9cf968);
-    // Continuing a hash is hashing the concatenation.
-    expect(fnv32a(bytes('bar'), fnv32a(bytes('foo')))).toBe(0xbf9cf968);
-  });
-
-  it('safe-encodes digits as Kubernetes does', () => {
-    expect(safeEncodeString('0123456789')).toBe('456789bcdf');
-  });
-
   it('hashes the template to safe alphanumerics, whatever the key order', () => {
     const hash = computePodTemplateHash(template());
     expect(hash).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);

@@ -7,8 +7,11 @@ import { REPLICA_SET_KIND, type ControllerKind } from './pod-from-template';
 /** Adoptions and releases in flight at once for one ReplicaSet. */
 const CLAIM_CONCURRENCY = 16;
 
+/** The controller claiming pods: only its metadata counts (a ReplicaSet, a StatefulSet, ...). */
+export type PodClaimer = Pick<ReplicaSet, 'metadata'>;
+
 export interface ClaimOptions {
-  rs: ReplicaSet;
+  rs: PodClaimer;
   /** The kind of the controller behind `rs` (ReplicaSet when absent). */
   owner?: ControllerKind;
   selector: LabelQuery;
@@ -23,7 +26,7 @@ export interface ClaimOptions {
 type Decision = 'keep' | 'ignore' | 'adopt' | 'release';
 
 /** What the ReplicaSet does with one active pod of its namespace (Kubernetes' ClaimObject). */
-export function claimDecision(pod: Pod, rs: ReplicaSet, selector: LabelQuery): Decision {
+export function claimDecision(pod: Pod, rs: PodClaimer, selector: LabelQuery): Decision {
   const ref = getControllerOf(pod);
   const deleting = !!rs.metadata?.deletionTimestamp;
   if (ref) {

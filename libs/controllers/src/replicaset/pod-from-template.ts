@@ -21,12 +21,15 @@ export function podNamePrefix(controllerName: string): string {
   return isDNS1123Subdomain(`${controllerName}a`).length === 0 ? prefix : controllerName;
 }
 
+/** What a pod is made from: a controller with a pod template (a ReplicaSet, a StatefulSet, ...). */
+export type TemplateOwner = Pick<ReplicaSet, 'metadata'> & { spec: Pick<ReplicaSet['spec'], 'template'> };
+
 /**
  * A new pod of `rs`: the template's labels, annotations, finalizers and spec, a generated name, and
  * `rs` as controller owner (Kubernetes' GetPodFromTemplate). Nothing else of the template's metadata
  * is copied: the server names the pod and sets the rest.
  */
-export function podFromTemplate(rs: ReplicaSet, owner: ControllerKind = REPLICA_SET_KIND): Pod {
+export function podFromTemplate(rs: TemplateOwner, owner: ControllerKind = REPLICA_SET_KIND): Pod {
   const template = rs.spec.template;
   const meta = template.metadata ?? {};
   const pod: Pod = {

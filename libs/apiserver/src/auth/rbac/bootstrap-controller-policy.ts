@@ -52,6 +52,19 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
     ],
   },
   {
+    account: 'statefulset-controller',
+    rules: [
+      rule(['list', 'watch'], [''], ['pods']),
+      // The get is the uncached read that confirms a set before it adopts pods or revisions.
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['apps'], ['statefulsets/status', 'statefulsets/finalizers']),
+      rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
+      rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], ['apps'], ['controllerrevisions']),
+      rule(['get', 'create', 'update', 'patch', 'delete'], [''], ['persistentvolumeclaims']),
+      EVENTS,
+    ],
+  },
+  {
     account: 'namespace-controller',
     rules: [
       rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']),
