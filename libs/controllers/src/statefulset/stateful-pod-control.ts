@@ -35,43 +35,49 @@ export class StatefulPodControl {
     this.claims = client.dynamic({ group: '', version: 'v1', resource: 'persistentvolumeclaims', namespaced: true, kind: 'PersistentVolumeClaim' });
   }
 
-  /** Creates the pod's missing claims, then the pod. A pod already there is no failure of its own: the cache will show it. */
-  async createPod(set: StatefulSet, pod: Pod): Promise<void> {
+  /**
+   * Creates the pod's missing claims, then the pod; true when the server made it. A pod already
+   * there is no failure of its own: the cache will show it.
+   */
+  async createPod(set: StatefulSet, pod: Pod): Promise<boolean> {
     await this.createMissingClaims(set, pod);
     try {
       await this.pods.create(pod, { namespace: set.metadata?.namespace });
     } catch (error) {
-      if (isAlreadyExists(error)) return;
+      if (isAlreadyExists(error)) return false;
       this.podEvent('create', set, pod, error);
       throw error;
     }
     this.podEvent('create', set, pod);
+    return true;
   }
 
-  /** Deletes the pod; one already gone is no failure. */
-  async deletePod(set: StatefulSet, pod: Pod): Promise<void> {
+  /** Deletes the pod; true when the server took the deletion, false when it was already gone. */
+  async deletePod(set: StatefulSet, pod: Pod): Promise<boolean> {
     try {
       await this.pods.delete(pod.metadata?.name ?? '', { namespace: pod.metadata?.namespace, preconditions: { uid: pod.metadata?.uid } });
     } catch (error) {
-      if (isNotFound(error)) return;
+      if (isNotFound(error)) return false;
       this.podEvent('delete', set, pod, error);
       throw error;
     }
     this.podEvent('delete', set, pod);
+    return true;
   }
 
-  /** Gives a pod whose identity labels went astray those of its ordinal (Kubernetes' UpdateStatefulPod). */
-  async updatePodIdentity(set: StatefulSet, pod: Pod): Promise<void> {
+  /** Gives a pod whose identity labels went astray those of its ordinal (Kubernetes' UpdateStatefulPod); true when written. */
+  async updatePodIdentity(set: StatefulSet, pod: Pod): Promise<boolean> {
     const copy = structuredClone(pod);
     updateIdentity(set, copy);
     try {
       await this.pods.update(copy, { namespace: set.metadata?.namespace });
     } catch (error) {
-      if (isNotFound(error)) return;
+      if (isNotFound(error)) return false;
       this.podEvent('update', set, pod, error);
       throw error;
     }
     this.podEvent('update', set, pod);
+    return true;
   }
 
   /**

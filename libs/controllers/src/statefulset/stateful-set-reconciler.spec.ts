@@ -320,6 +320,27 @@ describe('the StatefulSet controller', () => {
     });
   });
 
+  it('counts a collision when the hash of its template names a revision of other data', async () => {
+    // The first namespace tells which name the template's revision takes.
+    const probe = await newNamespace();
+    await env.client.statefulSets.create(statefulSet(probe, 0));
+    const taken = await eventually(async () => {
+      const [revision] = await revisions(probe);
+      expect(revision).toBeDefined();
+      return revision.metadata!.name!;
+    });
+    const ns = await newNamespace();
+    await env.client.controllerRevisions.create({ metadata: { name: taken, namespace: ns }, data: { other: true }, revision: 1 });
+    await env.client.statefulSets.create(statefulSet(ns, 0));
+    const status = await eventually(async () => {
+      const s = (await getSet(ns)).status;
+      expect(s?.collisionCount).toBe(1);
+      return s!;
+    });
+    expect(status.updateRevision).not.toBe(taken);
+    expect((await revisions(ns)).map((r) => r.metadata?.name).sort()).toEqual([taken, status.updateRevision].sort());
+  });
+
   it('adopts an orphan pod named as its member and leaves others alone', async () => {
     const ns = await newNamespace();
     const orphan = (name: string): Pod => ({

@@ -53,6 +53,8 @@ interface Sync {
   nowMs: number;
   /** Set when this sync deleted a pod for the update: it is no longer current. */
   deletedForUpdate: boolean;
+  /** Set when the server took a pod write of this sync: the cache will show it, and wake the set again. */
+  changed: boolean;
 }
 
 /** The StatefulSets of the pod's namespace whose selector matches it, when it has no controller and its name makes it theirs. */
@@ -150,8 +152,10 @@ export class StatefulSetReconciler implements Reconcile {
         failure = { error };
       }
     }
-    const status = this.status(sync, pods);
-    await this.writeStatus(set, status);
+    // Pods this sync made or deleted are on their way to the cache, and each one's arrival syncs the
+    // set again: a status written now would be stale at once (and its own update event one more sync
+    // queued before theirs), so the sync that sees them writes it.
+    if (!sync.changed || failure) await this.writeStatus(set, this.status(sync, pods));
     await this.truncateHistory(set, found, pods);
     if (failure) throw failure.error;
     const minReadySeconds = set.spec.minReadySeconds ?? 0;
@@ -219,6 +223,7 @@ export class StatefulSetReconciler implements Reconcile {
       monotonic: set.spec.podManagementPolicy !== 'Parallel',
       nowMs: Date.now(),
       deletedForUpdate: false,
+      changed: false,
     };
   }
 
@@ -257,18 +262,18 @@ export class StatefulSetReconciler implements Reconcile {
     const pod = slot.pod;
     if (slot.created && isFinished(pod)) {
       // A finished pod is deleted; its successor is made once the deletion shows.
-      if (!isPodTerminating(pod)) await this.control.deletePod(set, pod);
+      if (!isPodTerminating(pod)) this.changed(sync, await this.control.deletePod(set, pod));
       return true;
     }
     if (!slot.created) {
-      await this.control.createPod(set, pod);
+      this.changed(sync, await this.control.createPod(set, pod));
       return monotonic;
     }
     if (pod.status?.phase === 'Pending') await this.control.createMissingClaims(set, pod);
     if (monotonic && (isPodTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds ?? 0, nowMs))) {
       return true;
     }
-    if (!identityMatches(set, pod)) await this.control.updatePodIdentity(set, pod);
+    if (!identityMatches(set, pod)) this.changed(sync, await this.control.updatePodIdentity(set, pod));
     return false;
   }
 
@@ -279,7 +284,7 @@ export class StatefulSetReconciler implements Reconcile {
     // In order, a pod that is not ready waits, unless it is the first unhealthy one (it holds up nothing).
     if (monotonic && pod !== firstUnhealthy && (!isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds ?? 0, nowMs))) return true;
     await this.control.releaseClaimsWithPod(set, pod);
-    await this.control.deletePod(set, pod);
+    this.changed(sync, await this.control.deletePod(set, pod));
     return monotonic;
   }
 
@@ -294,12 +299,16 @@ export class StatefulSetReconciler implements Reconcile {
     for (let i = replicas.length - 1; i >= partition; i--) {
       const { pod, created } = replicas[i];
       if (created && podRevision(pod) !== revisions.update.metadata?.name && !isPodTerminating(pod)) {
-        await this.control.deletePod(set, pod);
+        this.changed(sync, await this.control.deletePod(set, pod));
         sync.deletedForUpdate = true;
         return;
       }
       if (!created || !isHealthy(pod)) return;
     }
+  }
+
+  private changed(sync: Sync, written: boolean): void {
+    if (written) sync.changed = true;
   }
 
   /** The status this sync leaves (Kubernetes' updateStatus and completeRollingUpdate). */
