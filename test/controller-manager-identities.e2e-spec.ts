@@ -90,6 +90,10 @@ describe('--use-service-account-credentials', () => {
         'root-ca-cert-publisher',
         'disruption-controller',
         'cronjob-controller',
+        'job-controller',
+        'ttl-after-finished-controller',
+        'statefulset-controller',
+        'daemon-set-controller',
       ]),
     );
   });

@@ -162,7 +162,7 @@ describe('svc-controller-manager boot', () => {
         // The line follows the start of every controller, which a loaded machine may not have reached yet.
         await eventually(() =>
           expect(cm.stdout()).toContain(
-            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc, serviceaccount, root-ca-cert-publisher, disruption, cronjob',
+            'Controllers: replicaset, deployment, namespace, garbagecollector, endpoints, replicationcontroller, endpointslice, nodelifecycle, podgc, serviceaccount, root-ca-cert-publisher, disruption, job, ttl-after-finished, cronjob, statefulset, daemonset',
           ),
         );
       } finally {

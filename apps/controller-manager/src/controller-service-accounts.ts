@@ -10,6 +10,7 @@ export const CONTROLLER_SERVICE_ACCOUNT_NAMESPACE = 'svc-system';
  */
 export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>> = {
   cronjob: 'cronjob-controller',
+  daemonset: 'daemon-set-controller',
   deployment: 'deployment-controller',
   disruption: 'disruption-controller',
   endpoints: 'endpoint-controller',

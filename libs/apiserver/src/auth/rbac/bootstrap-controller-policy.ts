@@ -124,6 +124,18 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
     ],
   },
   {
+    account: 'daemon-set-controller',
+    rules: [
+      rule(READ, ['apps', 'extensions'], ['daemonsets']),
+      rule(['update'], ['apps', 'extensions'], ['daemonsets/status', 'daemonsets/finalizers']),
+      rule(['list', 'watch'], [''], ['nodes']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      rule(['create'], [''], ['pods/binding']),
+      rule(['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'], ['apps'], ['controllerrevisions']),
+      EVENTS,
+    ],
+  },
+  {
     account: 'job-controller',
     rules: [
       rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
