@@ -204,7 +204,11 @@ describe('the cronjob controller', () => {
         { kind: 'Job', namespace: ns, name, uid: job.metadata?.uid, apiVersion: 'batch/v1', resourceVersion: expect.any(String) },
       ]);
     });
-    expect(await eventsOf('hist')).toContainEqual({ type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${name}` });
+    await eventually(
+      async () => expect(await eventsOf('hist')).toContainEqual({ type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${name}` }),
+      10_000,
+      100,
+    );
   });
 
   it("after more than 100 missed runs, warns TooManyMissedTimes and starts only the latest, read in the CronJob's time zone", async () => {
@@ -326,11 +330,16 @@ describe('the cronjob controller', () => {
       15_000,
       100,
     );
-    expect(await eventsOf('forbid')).toEqual(
-      expect.arrayContaining([
-        { type: 'Normal', reason: 'SawCompletedJob', message: `Saw completed job: ${firstJob.metadata?.name}, condition: Complete` },
-        { type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${second}` },
-      ]),
+    await eventually(
+      async () =>
+        expect(await eventsOf('forbid')).toEqual(
+          expect.arrayContaining([
+            { type: 'Normal', reason: 'SawCompletedJob', message: `Saw completed job: ${firstJob.metadata?.name}, condition: Complete` },
+            { type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${second}` },
+          ]),
+        ),
+      10_000,
+      100,
     );
   });
 
@@ -338,11 +347,16 @@ describe('the cronjob controller', () => {
     const { firstJob, secondRunMs } = await withActiveRun('replace', 'Replace');
     const second = `replace-${secondRunMs / MINUTE}`;
     await eventually(async () => expect((await jobsOf('replace')).map((j) => j.metadata?.name)).toEqual([second]), 15_000, 100);
-    expect(await eventsOf('replace')).toEqual(
-      expect.arrayContaining([
-        { type: 'Normal', reason: 'SuccessfulDelete', message: `Deleted job ${firstJob.metadata?.name}` },
-        { type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${second}` },
-      ]),
+    await eventually(
+      async () =>
+        expect(await eventsOf('replace')).toEqual(
+          expect.arrayContaining([
+            { type: 'Normal', reason: 'SuccessfulDelete', message: `Deleted job ${firstJob.metadata?.name}` },
+            { type: 'Normal', reason: 'SuccessfulCreate', message: `Created job ${second}` },
+          ]),
+        ),
+      10_000,
+      100,
     );
     await eventually(async () => expect((await cronJobs().get('replace')).status?.active?.map((r) => r.name)).toEqual([second]), 10_000, 100);
   });

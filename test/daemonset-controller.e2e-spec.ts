@@ -38,6 +38,17 @@ describeWithRuntime('the DaemonSet controller with kubectl, a real node agent an
     cluster = await startNodeCluster();
     [controllers, scheduler] = await Promise.all([startControllerManagerProcess(cluster.apiserver), startSchedulerProcess(cluster.apiserver)]);
     await simulate('ds-sim-b');
+    // A node that just registered carries the not-ready NoSchedule taint until the node lifecycle
+    // controller sees it Ready; a daemon pod does not tolerate it, so the DaemonSet would find no node.
+    await eventually(
+      async () => {
+        const nodes = JSON.parse(await run('get', 'nodes', '-o', 'json')).items as Array<{ spec?: { taints?: Array<{ key: string }> } }>;
+        expect(nodes).toHaveLength(2);
+        expect(nodes.flatMap((n) => n.spec?.taints ?? []).map((t) => t.key)).toEqual([]);
+      },
+      30_000,
+      250,
+    );
   }, 120_000);
 
   afterAll(async () => {

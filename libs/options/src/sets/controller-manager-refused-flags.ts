@@ -40,6 +40,5 @@ export const CONTROLLER_MANAGER_REFUSED_FLAGS: readonly RefusedFlag[] = [
   ...refuse(NO_QUOTA, 'concurrent-resource-quota-syncs', 'resource-quota-sync-period'),
   ...refuse(NO_TOKENS, 'concurrent-serviceaccount-token-syncs', 'service-account-private-key-file'),
   { flag: 'concurrent-service-syncs', reason: 'this controller manager runs no service (load balancer) controller' },
-  { flag: 'concurrent-statefulset-syncs', reason: 'this controller manager runs no statefulset controller' },
   ...UNSUPPORTED_SHARED_FLAGS,
 ];
