@@ -4,16 +4,16 @@
 // with nftables; the official Python client's test needs Debian's python3-kubernetes. As root on a Debian machine, install what is missing; elsewhere say why those tests
 // will skip. Never fails the test command itself.
 import { ensureDebianPackages, RUNTIME_PACKAGES, runtimeHostProblem, type DebianPackage } from '@svc/cri';
+import { PYTHON_CLIENT_PACKAGE } from './support/python-client';
 
 const STORE3_PACKAGES: readonly DebianPackage[] = [
   { name: 'etcd-server', provides: 'etcd' },
   { name: 'nftables', provides: 'nft' },
 ];
-const PYTHON_CLIENT: readonly DebianPackage[] = [{ name: 'python3-kubernetes', provides: '/usr/lib/python3/dist-packages/kubernetes/__init__.py' }];
 
 const problem =
   runtimeHostProblem() ??
-  ensureDebianPackages([...RUNTIME_PACKAGES, ...STORE3_PACKAGES, ...PYTHON_CLIENT], {
+  ensureDebianPackages([...RUNTIME_PACKAGES, ...STORE3_PACKAGES, PYTHON_CLIENT_PACKAGE], {
     onInstall: console.log,
     purpose: 'for the container runtime, etcd and Python client tests',
   });

@@ -1,15 +1,16 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureDebianPackages } from '@svc/cri';
+import { ensureDebianPackages, type DebianPackage } from '@svc/cri';
 
 /** Debian's Python, which has Debian's packages (a Python earlier on PATH may not). */
 const PYTHON = '/usr/bin/python3';
-const PYTHON_KUBERNETES = '/usr/lib/python3/dist-packages/kubernetes/__init__.py';
+/** Debian's package of the official Python client, and the file that shows it is installed. */
+export const PYTHON_CLIENT_PACKAGE: DebianPackage = { name: 'python3-kubernetes', provides: '/usr/lib/python3/dist-packages/kubernetes/__init__.py' };
 const SCRIPTS = join(__dirname, 'python-client');
 
 /** Why the official Python client cannot run here (installed from Debian when missing, as root), or undefined. */
 export function pythonClientUnavailable(): string | undefined {
-  return ensureDebianPackages([{ name: 'python3-kubernetes', provides: PYTHON_KUBERNETES }], { purpose: 'for the Python client tests' });
+  return ensureDebianPackages([PYTHON_CLIENT_PACKAGE], { purpose: 'for the Python client tests' });
 }
 
 /** Runs a script of test/support/python-client with the client's environment and gives the JSON it prints. */
