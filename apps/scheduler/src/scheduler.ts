@@ -1,6 +1,6 @@
 import type { Pod, PodCondition } from '@svc/api';
 import type { Client } from '@svc/client';
-import { errorMessage, isConflict, isNotFound } from '@svc/machinery';
+import { errorMessage, isConflict, isNotFound, metaTime } from '@svc/machinery';
 import type { ControllerLogger } from '@svc/runtime';
 import { podPriority } from './cache/pod-info';
 import type { SchedulerCache } from './cache/scheduler-cache';
@@ -233,7 +233,7 @@ export class Scheduler {
       status: 'False',
       reason,
       message,
-      lastTransitionTime: existing?.status === 'False' ? existing.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      lastTransitionTime: existing?.status === 'False' ? existing.lastTransitionTime : metaTime(),
     };
     const meta = pod.metadata ?? {};
     return this.deps.client.pods

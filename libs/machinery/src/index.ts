@@ -23,6 +23,7 @@ export * from './patch';
 export * from './protobuf';
 export * from './profiling';
 export * from './apply';
+export { metaTime } from './meta-time';
 export { jsonClone, jsonEqual, jsonEqualExcept } from './json-equal';
 export { jsonNestingDepth, MAX_NESTING_DEPTH, SERVER_NESTING_DEPTH, valueNestingDepth, yamlNestingBound } from './nesting-depth';
 export { errorMessage } from './error-message';

@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import type { Pod, PodStatus } from '@svc/api';
 
 export interface RunningPodStatusOptions {
@@ -9,17 +10,13 @@ export interface RunningPodStatusOptions {
   now?: Date;
 }
 
-function seconds(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
-}
-
 /**
  * The status a node agent writes for a pod whose containers run: phase Running, its IPs, the start
  * time, running container statuses, and the Initialized, ContainersReady and Ready conditions (the
  * last two True or False as `ready` says), each keeping its transition time while unchanged.
  */
 export function runningPodStatus(pod: Pod, options: RunningPodStatusOptions): PodStatus {
-  const now = seconds(options.now ?? new Date());
+  const now = metaTime(options.now ?? new Date());
   const readyText = options.ready ? 'True' : 'False';
   const previous = new Map((pod.status?.conditions ?? []).map((c) => [c.type, c]));
   const condition = (type: string, status: 'True' | 'False') => {

@@ -1,7 +1,7 @@
 import { LABEL_ARCH, LABEL_HOSTNAME, LABEL_OS, NODE_LEASE_NAMESPACE, type Lease, type Node, type NodeCondition, type Pod, type Taint } from '@svc/api';
 import type { Client } from '@svc/client';
 import { listerWatcherFor, RateLimitingQueue, runQueueWorker, SharedInformerFactory, type SharedInformer } from '@svc/informers';
-import { isAlreadyExists, isNotFound } from '@svc/machinery';
+import { isAlreadyExists, isNotFound, metaTime } from '@svc/machinery';
 import { runningPodStatus, showsRunning } from './running-pod-status';
 
 /** One simulated node: its name, labels, taints and capacity. */
@@ -29,17 +29,13 @@ export interface SimulatedNodesOptions {
 const DEFAULT_CAPACITY: Record<string, string> = { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' };
 const VERSION = 'v0.1.0-simulated';
 
-function seconds(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
-}
-
 function microseconds(at: Date): string {
   return at.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 /** The conditions a healthy node agent reports, Ready as asked. */
 function nodeConditions(ready: boolean, now: Date, previous: readonly NodeCondition[] | undefined): NodeCondition[] {
-  const at = seconds(now);
+  const at = metaTime(now);
   const before = new Map((previous ?? []).map((c) => [c.type, c]));
   const condition = (type: string, status: 'True' | 'False', reason: string, message: string): NodeCondition => ({
     type,

@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import type { Node, NodeCondition } from '@svc/api';
 import { quantityMilliValue, quantityValue } from '@svc/api';
 import type { Image, StatusResponse, VersionResponse } from '@svc/cri';
@@ -28,10 +29,6 @@ export interface NodeStatusInputs {
   maxImages: number;
   previous?: NodeStatus;
   now: Date;
-}
-
-function toTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function reserved(inputs: NodeStatusInputs, resource: string, milli: boolean): number {
@@ -73,7 +70,7 @@ export function nodeResources(inputs: NodeStatusInputs): { capacity: Record<stri
 function condition(type: string, ok: boolean, reason: string, message: string, inputs: NodeStatusInputs): NodeCondition {
   const before = inputs.previous?.conditions?.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
-  const now = toTime(inputs.now);
+  const now = metaTime(inputs.now);
   return {
     type,
     status,

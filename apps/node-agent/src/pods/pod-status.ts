@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import {
   podQosClassOf,
   type Container,
@@ -39,7 +40,7 @@ export interface StatusInputs {
 const RUNTIME = 'containerd';
 
 function iso(nanos: number): string | undefined {
-  return nanos > 0 ? new Date(Math.floor(nanos / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
+  return nanos > 0 ? metaTime(Math.floor(nanos / 1e6)) : undefined;
 }
 
 function terminatedState(status: RuntimeContainerStatus, message?: string): ContainerState {

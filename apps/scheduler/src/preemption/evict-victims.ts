@@ -1,6 +1,6 @@
 import type { Pod, PodCondition } from '@svc/api';
 import type { Client } from '@svc/client';
-import { isConflict, isNotFound } from '@svc/machinery';
+import { isConflict, isNotFound, metaTime } from '@svc/machinery';
 import type { ControllerLogger } from '@svc/runtime';
 import type { EventSink } from '../event-sink';
 import { InFlightLimit } from '../in-flight-limit';
@@ -8,10 +8,6 @@ import type { Candidate } from './candidates';
 
 /** Victims evicted at once (Kubernetes' parallelizer default). */
 const EVICTION_PARALLELISM = 16;
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * Evicts one victim as Kubernetes' preemption does: the DisruptionTarget condition with reason
@@ -30,7 +26,7 @@ async function evict(client: Client, events: EventSink, preemptor: Pod, victim: 
       status: 'True',
       reason: 'PreemptionByScheduler',
       message,
-      lastTransitionTime: existing?.status === 'True' ? existing.lastTransitionTime : now(),
+      lastTransitionTime: existing?.status === 'True' ? existing.lastTransitionTime : metaTime(),
     };
     try {
       await client.pods.patchStatus(meta.name ?? '', { status: { conditions: [condition] } }, 'strategic', { namespace: meta.namespace });

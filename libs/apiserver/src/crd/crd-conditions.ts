@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import type { ConditionStatus } from '@svc/machinery';
 
 /** The condition types and reasons of a CustomResourceDefinition's status, Kubernetes' own. */
@@ -16,11 +17,6 @@ export const ESTABLISHED = 'Established';
 export const NAMES_ACCEPTED = 'NamesAccepted';
 export const TERMINATING = 'Terminating';
 
-/** Kubernetes' RFC 3339 timestamps carry whole seconds. */
-export function conditionTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 export function findCondition(conditions: readonly CrdCondition[] | undefined, type: string): CrdCondition | undefined {
   return conditions?.find((c) => c.type === type);
 }
@@ -37,7 +33,7 @@ export function setCondition(conditions: readonly CrdCondition[] | undefined, ne
   const list = [...(conditions ?? [])];
   const i = list.findIndex((c) => c.type === next.type);
   const previous = i >= 0 ? list[i] : undefined;
-  const lastTransitionTime = previous && previous.status === next.status && previous.lastTransitionTime ? previous.lastTransitionTime : conditionTime(now);
+  const lastTransitionTime = previous && previous.status === next.status && previous.lastTransitionTime ? previous.lastTransitionTime : metaTime(now);
   const condition: CrdCondition = { type: next.type, status: next.status, lastTransitionTime, reason: next.reason, message: next.message };
   if (i >= 0) list[i] = condition;
   else list.push(condition);

@@ -10,5 +10,5 @@ export { customResourceDefinitionRule, installCrdValidation, validateCustomResou
 export { structuralSchemaErrors } from './structural-schema';
 export { checkNames, claimedNames, expectedCrdName, requestedNames, servable } from './crd-names';
 export type { ClaimedNames, NamesAcceptedCondition, NamesCheck } from './crd-names';
-export { CRD_FINALIZER, ESTABLISHED, NAMES_ACCEPTED, TERMINATING, conditionTime, findCondition, isConditionTrue, setCondition } from './crd-conditions';
+export { CRD_FINALIZER, ESTABLISHED, NAMES_ACCEPTED, TERMINATING, findCondition, isConditionTrue, setCondition } from './crd-conditions';
 export type { CrdCondition } from './crd-conditions';

@@ -1,6 +1,6 @@
 import { isIanaTimeZone, nextCronTime, parseCronSchedule, type CronJob, type CronSchedule, type Job, type ObjectReference } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import { errorMessage, isAlreadyExists, isNamespaceTerminating, isNotFound } from '@svc/machinery';
+import { errorMessage, isAlreadyExists, isNamespaceTerminating, isNotFound, metaTime } from '@svc/machinery';
 import {
   cacheIndex,
   EventRecorder,
@@ -14,7 +14,6 @@ import {
   type Result,
 } from '@svc/runtime';
 import { RateLimitedEvents } from '../replicaset/rate-limited-events';
-import { metaTime } from '../replicaset/replicaset-status';
 import { CronJobOptions } from './cronjob-options';
 import { CRON_JOB_KIND, jobFromTemplate, jobNameFor } from './job-from-template';
 import { finishedCondition, jobsBeyondHistoryLimits } from './job-history';

@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import type { Deployment, ReplicaSet } from '@svc/api';
 import { CONDITION_AVAILABLE, CONDITION_PROGRESSING, CONDITION_REPLICA_FAILURE, Reasons } from './deployment-keys';
 import { semanticEqual } from '../common/object-hash';
@@ -10,13 +11,8 @@ type ConditionStatus = DeploymentCondition['status'];
 
 const MAX_INT32 = 2147483647;
 
-/** metav1.Time: RFC 3339 in whole seconds. */
-export function formatTime(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
-}
-
 export function newCondition(type: string, status: ConditionStatus, reason: string, message: string, now: Date): DeploymentCondition {
-  const at = formatTime(now);
+  const at = metaTime(now);
   return { type, status, lastUpdateTime: at, lastTransitionTime: at, reason, message };
 }
 

@@ -8,11 +8,10 @@ import {
   type Pod,
   type PodDisruptionBudget,
 } from '@svc/api';
-import { jsonEqual } from '@svc/machinery';
+import { jsonEqual, metaTime } from '@svc/machinery';
 import { getControllerOf } from '@svc/runtime';
 import { isPodReady, isPodTerminating } from '../common/pod-status';
 import { valueFromIntOrPercent } from '../deployment/rolling-update-bounds';
-import { metaTime } from '../replicaset/replicaset-status';
 
 export type BudgetStatus = NonNullable<PodDisruptionBudget['status']>;
 

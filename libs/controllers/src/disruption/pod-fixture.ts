@@ -1,8 +1,9 @@
+import { metaTime } from '@svc/machinery';
 import type { Pod } from '@svc/api';
 
 // A pod as the disruption controller's specs vary it: labels, readiness, phase, deletion and controller.
 export const NOW = Date.parse('2026-01-01T12:00:00Z');
-export const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+export const at = metaTime;
 
 export function pod(
   rv: string,

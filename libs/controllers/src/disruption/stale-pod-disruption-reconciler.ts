@@ -1,8 +1,8 @@
+import { metaTime } from '@svc/machinery';
 import type { Pod, PodCondition } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
 import { Reconciler, type Predicate, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { isPodTerminating } from '../common/pod-status';
-import { metaTime } from '../replicaset/replicaset-status';
 
 /** How long a pod marked as about to be disrupted may stay without being deleted (Kubernetes' stalePodDisruptionTimeout). */
 export const STALE_POD_DISRUPTION_TIMEOUT_MS = 2 * 60_000;

@@ -1,5 +1,5 @@
+import { metaTime } from '@svc/machinery';
 import type { ConditionStatus, Job, JobCondition } from '@svc/api';
-import { metaTime } from '../replicaset/replicaset-status';
 
 /** The reasons Kubernetes gives a Job's conditions (k8s.io/api/batch/v1), which clients match. */
 export const JobReasons = {

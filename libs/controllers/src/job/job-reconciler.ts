@@ -1,6 +1,6 @@
 import { JOB_CONTROLLER_NAME, JOB_TRACKING_FINALIZER, type Job, type Pod } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, isWithdrawn, type ResourceClient } from '@svc/client';
-import { errorMessage, isNamespaceTerminating, isNotFound, isTimeout } from '@svc/machinery';
+import { errorMessage, isNamespaceTerminating, isNotFound, isTimeout, metaTime } from '@svc/machinery';
 import {
   EventRecorder,
   getControllerOf,
@@ -40,7 +40,6 @@ import {
 } from './job-sync-state';
 import { newIndexFailureCounts, remainingIndexBackoffMs } from './index-failures';
 import { remainingBackoffMs, type BackoffRecord } from './pod-failure-backoff';
-import { metaTime } from '../replicaset/replicaset-status';
 
 /** The controller's name: `--controllers`, metrics and logs. */
 export const JOB_RECONCILER_NAME = 'job';

@@ -1,6 +1,6 @@
+import { metaTime } from '@svc/machinery';
 import type { Job, JobCondition, JobStatus, Pod } from '@svc/api';
 import { isPodActive, isPodReady } from '../common/pod-status';
-import { metaTime } from '../replicaset/replicaset-status';
 import { countOf, formatIndexes, hasIndex, parseIndexes, validCompletionIndex, withIndexes, type IndexInterval } from './completion-indexes';
 import { findCondition, hasSuccessCriteriaMet, JobReasons, newJobCondition } from './job-conditions';
 import { hasTrackingFinalizer, isPodFailedForJob, isPodStopping } from './job-pod-state';

@@ -1,6 +1,6 @@
 import { NAMESPACE_FINALIZER, type Namespace } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound, type ResourceClient } from '@svc/client';
-import { isConflict, isNotFound, errorMessage } from '@svc/machinery';
+import { isConflict, isNotFound, errorMessage, metaTime } from '@svc/machinery';
 import { Reconciler, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { updatedConditions } from './namespace-conditions';
 import { NamespaceOptions } from './namespace-options';
@@ -9,10 +9,6 @@ import { NamespacedContentDeleter } from './namespaced-content-deleter';
 /** The first look again at a namespace whose content is still going; doubled each time up to the estimate. */
 const FIRST_RECHECK_MS = 1_000;
 const FINALIZE_ATTEMPTS = 5;
-
-function rfc3339(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
 
 /**
  * Kubernetes' namespace controller. A namespace being deleted (deletionTimestamp set, phase
@@ -59,7 +55,7 @@ export class NamespaceReconciler implements Reconcile {
     if (!(namespace.spec?.finalizers ?? []).includes(NAMESPACE_FINALIZER)) return this.done(name);
 
     const outcome = await this.deleter.deleteAllContent(name, context.signal);
-    const now = rfc3339(Date.now());
+    const now = metaTime(Date.now());
     if (updatedConditions(namespace.status?.conditions, outcome.findings, now).changed) {
       namespace = await updateStatusWithRetry(
         this.namespaces,

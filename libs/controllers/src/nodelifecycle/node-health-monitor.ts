@@ -1,6 +1,6 @@
 import { NODE_LEASE_NAMESPACE, type Node, type NodeCondition } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import { errorMessage, isConflict, isNotFound, jsonClone } from '@svc/machinery';
+import { errorMessage, isConflict, isNotFound, jsonClone, metaTime } from '@svc/machinery';
 import { consoleControllerLogger, EventRecorder, Runnable, type CacheReader, type RunContext } from '@svc/runtime';
 import { NodeLifecycleOptions } from './node-lifecycle-options';
 import { PODS_BY_NODE, podsByNodeIndex } from './pods-by-node';
@@ -25,10 +25,6 @@ interface NodeHealth {
   probeTimestamp: number;
   readyTransitionTimestamp: number;
   leaseRenewTime: number | undefined;
-}
-
-function seconds(at: number): string {
-  return `${new Date(at).toISOString().slice(0, 19)}Z`;
 }
 
 /** Kubernetes' ComputeZoneState: how many nodes are not ready, and what that makes the zone. */
@@ -175,7 +171,7 @@ export class NodeHealthMonitor implements Runnable {
     let gracePeriod: number;
     if (current === undefined) {
       // Never reported: judged from its creation, with the startup grace.
-      observed = { type: 'Ready', status: 'Unknown', lastHeartbeatTime: seconds(created), lastTransitionTime: seconds(created) };
+      observed = { type: 'Ready', status: 'Unknown', lastHeartbeatTime: metaTime(created), lastTransitionTime: metaTime(created) };
       gracePeriod = this.options.nodeStartupGracePeriod;
       health ??= { ready: undefined, probeTimestamp: created, readyTransitionTimestamp: created, leaseRenewTime: undefined };
     } else {
@@ -203,7 +199,7 @@ export class NodeHealthMonitor implements Runnable {
     this.health.set(name, health);
     if (now <= health.probeTimestamp + gracePeriod) return { node, observed, current };
 
-    const at = seconds(now);
+    const at = metaTime(now);
     const conditions = [...(node.status?.conditions ?? [])];
     for (const type of AGENT_CONDITIONS) {
       const index = conditions.findIndex((c) => c.type === type);
@@ -213,7 +209,7 @@ export class NodeHealthMonitor implements Runnable {
           status: 'Unknown',
           reason: 'NodeStatusNeverUpdated',
           message: 'Kubelet never posted node status.',
-          lastHeartbeatTime: seconds(created),
+          lastHeartbeatTime: metaTime(created),
           lastTransitionTime: at,
         });
       } else if (conditions[index].status !== 'Unknown') {
@@ -374,7 +370,7 @@ export class NodeHealthMonitor implements Runnable {
       try {
         await this.client.pods.patchStatus(
           meta.name ?? '',
-          { status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: seconds(Date.now()) }] } },
+          { status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: metaTime(Date.now()) }] } },
           'strategic',
           { namespace: meta.namespace },
         );

@@ -1,13 +1,9 @@
 import type { Node, Taint } from '@svc/api';
 import type { Client } from '@svc/client';
-import { isConflict, isNotFound } from '@svc/machinery';
+import { isConflict, isNotFound, metaTime } from '@svc/machinery';
 import { sameTaint } from './node-helpers';
 
 const ATTEMPTS = 5;
-
-function seconds(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
-}
 
 /** The taints after adding (replacing any of the same key and effect) and removing; undefined when nothing changes. */
 export function swappedTaints(current: readonly Taint[], add: readonly Taint[], remove: readonly Taint[], now: Date): Taint[] | undefined {
@@ -17,7 +13,7 @@ export function swappedTaints(current: readonly Taint[], add: readonly Taint[], 
     const existing = kept.findIndex((t) => sameTaint(t, taint));
     if (existing >= 0 && (kept[existing].value ?? '') === (taint.value ?? '')) continue;
     // A NoExecute taint says when it came, which tolerations count from.
-    const added: Taint = taint.effect === 'NoExecute' ? { ...taint, timeAdded: seconds(now) } : { ...taint };
+    const added: Taint = taint.effect === 'NoExecute' ? { ...taint, timeAdded: metaTime(now) } : { ...taint };
     if (existing >= 0) kept[existing] = added;
     else kept.push(added);
     changed = true;

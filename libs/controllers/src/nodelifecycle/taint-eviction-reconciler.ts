@@ -1,6 +1,6 @@
 import { matchingTolerations, minTolerationSeconds, type Node, type Pod } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound } from '@svc/client';
-import { jsonEqual } from '@svc/machinery';
+import { jsonEqual, metaTime } from '@svc/machinery';
 import { EventRecorder, Reconciler, type CacheReader, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { PODS_BY_NODE, podsByNodeIndex } from './pods-by-node';
 
@@ -18,10 +18,6 @@ function sameNoExecuteTaints(a: Node, b: Node): boolean {
 export function podsOn(cache: CacheReader, nodeName: string): Request[] {
   if (nodeName === '') return [];
   return cache.byIndex(BUILTIN_RESOURCES.pods, PODS_BY_NODE, nodeName).map((p) => ({ namespace: p.metadata?.namespace, name: p.metadata?.name ?? '' }));
-}
-
-function seconds(at: number): string {
-  return `${new Date(at).toISOString().slice(0, 19)}Z`;
 }
 
 /**
@@ -100,7 +96,7 @@ export class TaintEvictionReconciler implements Reconcile {
                   status: 'True',
                   reason: 'DeletionByTaintManager',
                   message: 'Taint manager: deleting due to NoExecute taint',
-                  lastTransitionTime: seconds(Date.now()),
+                  lastTransitionTime: metaTime(Date.now()),
                 },
               ],
             },

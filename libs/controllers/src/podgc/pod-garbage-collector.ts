@@ -1,6 +1,6 @@
 import type { Pod, PodCondition } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, ignoreNotFound } from '@svc/client';
-import { isNotFound } from '@svc/machinery';
+import { isNotFound, metaTime } from '@svc/machinery';
 import type { ControllerManagerOptions } from '@svc/options';
 import { consoleControllerLogger, Runnable, type CacheReader, type RunContext } from '@svc/runtime';
 
@@ -21,10 +21,6 @@ export class PodGcOptions {
   static fromFlags(flags: Pick<ControllerManagerOptions, 'terminatedPodGcThreshold'>): PodGcOptions {
     return new PodGcOptions(flags.terminatedPodGcThreshold);
   }
-}
-
-function seconds(at: number): string {
-  return `${new Date(at).toISOString().slice(0, 19)}Z`;
 }
 
 function terminated(pod: Pod): boolean {
@@ -131,7 +127,7 @@ export class PodGarbageCollector implements Runnable {
     try {
       if (!terminated(pod)) {
         const status: Record<string, unknown> = { phase: 'Failed' };
-        if (condition) status.conditions = [{ ...condition, lastTransitionTime: seconds(Date.now()) }];
+        if (condition) status.conditions = [{ ...condition, lastTransitionTime: metaTime(Date.now()) }];
         await this.client.pods.patchStatus(name, { status }, 'strategic', { namespace });
       }
       await this.client.pods.delete(name, { namespace, gracePeriodSeconds: 0, preconditions: { uid: meta.uid } });

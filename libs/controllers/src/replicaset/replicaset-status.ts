@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import type { Pod, ReplicaSet } from '@svc/api';
 import { isPodAvailable, isPodReady, podAvailableAt } from '../common/pod-status';
 
@@ -6,11 +7,6 @@ export type ReplicaSetCondition = NonNullable<ReplicaSetStatus['conditions']>[nu
 
 /** The condition a ReplicaSet carries while creating or deleting its pods fails. */
 export const REPLICA_FAILURE = 'ReplicaFailure';
-
-/** A metav1.Time: RFC 3339 in whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function matchesAll(labels: Readonly<Record<string, string>> | undefined, wanted: Readonly<Record<string, string>>): boolean {
   for (const [key, value] of Object.entries(wanted)) if (labels?.[key] !== value) return false;

@@ -1,3 +1,4 @@
+import { metaTime } from '../meta-time';
 import { isJsonObject } from '../patch';
 import type { ManagedFieldsEntry, ManagedFieldsOperation } from '../meta/managed-fields-entry';
 import { FieldSet } from './field-set';
@@ -101,7 +102,7 @@ export function encodeManagedFields(records: ManagerRecords): ManagedFieldsEntry
 
 /** Kubernetes' time format for managedFields: RFC 3339, whole seconds, UTC. */
 export function formatManagedFieldsTime(now: Date): string {
-  return `${now.toISOString().slice(0, 19)}Z`;
+  return metaTime(now);
 }
 
 /** How many Update entries an object keeps before the oldest are folded together. */

@@ -1,3 +1,4 @@
+import { metaTime } from '@svc/machinery';
 import type { TArray } from '@sinclair/typebox';
 import { ConditionSchema, ListMap, type Condition, type ConditionStatus } from '@svc/api';
 
@@ -24,7 +25,7 @@ export function Conditions(): TArray<typeof ConditionSchema> {
 
 /** A time as metav1.Time writes it: RFC 3339 at whole seconds. */
 export function conditionTime(at: Date = new Date()): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
+  return metaTime(at);
 }
 
 export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {

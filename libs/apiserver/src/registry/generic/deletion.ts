@@ -1,6 +1,5 @@
 import type { ApiObject, KindDefinition, PropagationPolicy } from '@svc/api';
-import { jsonClone, jsonEqual } from '@svc/machinery';
-import { formatTimestamp } from './object-meta-rules';
+import { jsonClone, jsonEqual, metaTime } from '@svc/machinery';
 
 /** The finalizers the garbage collector acts on, added by a delete's propagationPolicy. */
 export const ORPHAN_FINALIZER = 'orphan';
@@ -47,7 +46,7 @@ export function planDeletion(def: KindDefinition, current: ApiObject, request: D
     const pendingGrace = meta.deletionGracePeriodSeconds ?? 0;
     if (grace < pendingGrace) {
       if (grace === 0 && !held) return { action: 'remove' };
-      const shortened = formatTimestamp(new Date(now.getTime() + grace * 1000));
+      const shortened = metaTime(new Date(now.getTime() + grace * 1000));
       if (shortened < meta.deletionTimestamp) meta.deletionTimestamp = shortened;
       meta.deletionGracePeriodSeconds = grace;
       changed = true;
@@ -56,13 +55,13 @@ export function planDeletion(def: KindDefinition, current: ApiObject, request: D
     return changed ? { action: 'mark', object } : { action: 'none' };
   }
   if (grace > 0) {
-    meta.deletionTimestamp = formatTimestamp(new Date(now.getTime() + grace * 1000));
+    meta.deletionTimestamp = metaTime(new Date(now.getTime() + grace * 1000));
     meta.deletionGracePeriodSeconds = grace;
     def.strategy.onDeletionMarked?.(object);
     return { action: 'mark', object };
   }
   if (held) {
-    meta.deletionTimestamp = formatTimestamp(now);
+    meta.deletionTimestamp = metaTime(now);
     meta.deletionGracePeriodSeconds = 0;
     def.strategy.onDeletionMarked?.(object);
     return { action: 'mark', object };

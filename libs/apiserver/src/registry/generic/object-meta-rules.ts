@@ -1,5 +1,5 @@
 import { statusWriteTakes, type ApiObject, type KindDefinition, type ObjectMeta } from '@svc/api';
-import { fieldForbidden, fieldInvalid, jsonEqualExcept, type FieldError } from '@svc/machinery';
+import { fieldForbidden, fieldInvalid, jsonEqualExcept, type FieldError, metaTime } from '@svc/machinery';
 
 /**
  * The metadata rules every write follows, as Kubernetes' BeforeCreate/BeforeUpdate apply them, with
@@ -18,18 +18,13 @@ export function hasStatusSubresource(def: KindDefinition): boolean {
   return def.subresources.status === true;
 }
 
-/** RFC 3339 in UTC with second precision, as Kubernetes writes timestamps. */
-export function formatTimestamp(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
-}
-
 /** The fields a client never sets: uid, creation time, version, deletion marks, generation, initial status. */
 export function prepareForCreate(def: KindDefinition, obj: ApiObject, context: { namespace: string; now: Date; uid: string }): void {
   const meta = (obj.metadata ??= {}) as ObjectMeta & Record<string, unknown>;
   if (def.namespaced) meta.namespace = context.namespace;
   else delete meta.namespace;
   meta.uid = context.uid;
-  meta.creationTimestamp = formatTimestamp(context.now);
+  meta.creationTimestamp = metaTime(context.now);
   delete meta.resourceVersion;
   delete meta.selfLink;
   delete meta.deletionTimestamp;

@@ -1,5 +1,5 @@
 import type { ApiObject, Binding, Pod, PodCondition } from '@svc/api';
-import { newConflict, newNotFound } from '@svc/machinery';
+import { newConflict, newNotFound, metaTime } from '@svc/machinery';
 import { guaranteedUpdate } from '../../generic/guaranteed-update';
 import { bumpGeneration } from '../../generic/object-meta-rules';
 import { validateObject } from '../../generic/validation';
@@ -64,5 +64,5 @@ function checkBindable(binding: Binding, pod: Pod): void {
 /** `PodScheduled=True`: its transition time kept when it was True already; a failed-to-schedule reason and message dropped. */
 function scheduledCondition(scheduled: PodCondition | undefined, now: Date): PodCondition {
   if (scheduled?.status === 'True') return { ...scheduled, type: 'PodScheduled', status: 'True', lastTransitionTime: scheduled.lastTransitionTime };
-  return { type: 'PodScheduled', status: 'True', lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return { type: 'PodScheduled', status: 'True', lastTransitionTime: metaTime(now) };
 }

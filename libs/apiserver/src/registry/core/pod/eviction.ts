@@ -1,5 +1,5 @@
 import type { Eviction, Pod, PodCondition, PodDisruptionBudget } from '@svc/api';
-import { isConflict, LabelQuery, newForbidden, newInternalError, newNotFound, newTooManyRequests, type StatusError } from '@svc/machinery';
+import { isConflict, LabelQuery, newForbidden, newInternalError, newNotFound, newTooManyRequests, type StatusError, metaTime } from '@svc/machinery';
 import { checkDeletePreconditions } from '../../generic/preconditions';
 import type { ResourceRegistries } from '../../registries';
 import type { SubresourceCreation, SubresourceRest } from '../../rest';
@@ -103,7 +103,7 @@ function withDisruptionTarget(pod: Pod, now: Date): Pod | undefined {
     status: 'True',
     reason: EVICTION_REASON,
     message: EVICTION_MESSAGE,
-    lastTransitionTime: existing?.status === 'True' && existing.lastTransitionTime ? existing.lastTransitionTime : timestamp(now),
+    lastTransitionTime: existing?.status === 'True' && existing.lastTransitionTime ? existing.lastTransitionTime : metaTime(now),
   };
   const next = existing ? conditions.map((c) => (c === existing ? condition : c)) : [...conditions, condition];
   return { ...pod, status: { ...pod.status, conditions: next } };
@@ -163,7 +163,7 @@ function chargedBudget(budget: PodDisruptionBudget, podName: string, now: Date):
   if (status.disruptionsAllowed === 0) {
     throw budgetRefusal(`The disruption budget ${budgetName} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`);
   }
-  return { ...budget, status: { ...status, disruptionsAllowed: status.disruptionsAllowed - 1, disruptedPods: { ...disrupted, [podName]: timestamp(now) } } };
+  return { ...budget, status: { ...status, disruptionsAllowed: status.disruptionsAllowed - 1, disruptedPods: { ...disrupted, [podName]: metaTime(now) } } };
 }
 
 /** A 429 that names the budget, as Kubernetes' (kubectl drain waits and asks again). */
@@ -179,8 +179,4 @@ function podsOf(registries: ResourceRegistries) {
   const pods = registries.pods;
   if (pods === undefined) throw newNotFound({ group: '', resource: 'pods' }, '');
   return pods;
-}
-
-function timestamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -1,4 +1,4 @@
-import { newBadRequest, newConflict, newInvalid, newNotFound, type UserInfo } from '@svc/machinery';
+import { newBadRequest, newConflict, newInvalid, newNotFound, type UserInfo, metaTime } from '@svc/machinery';
 import { MIN_TOKEN_SECONDS, type BoundObject, type ServiceAccountTokens } from '../../../auth/service-account-tokens';
 import type { AdmissionAttributes } from '../../../admission';
 import type { ResourceRegistries } from '../../registries';
@@ -65,7 +65,7 @@ export async function requestToken(tokens: ServiceAccountTokens, registries: Res
       expirationSeconds,
       boundObjectRef: bound ? { kind: bound.kind, apiVersion: 'v1', name: bound.name, uid: bound.uid } : null,
     },
-    status: { token: issued.token, expirationTimestamp: issued.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    status: { token: issued.token, expirationTimestamp: metaTime(issued.expiresAt) },
   };
 }
 
