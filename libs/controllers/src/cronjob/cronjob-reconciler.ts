@@ -13,7 +13,7 @@ import {
   type Request,
   type Result,
 } from '@svc/runtime';
-import { RateLimitedEvents } from '../replicaset/rate-limited-events';
+import { RateLimitedEvents } from '../common/rate-limited-events';
 import { CronJobOptions } from './cronjob-options';
 import { CRON_JOB_KIND, jobFromTemplate, jobNameFor } from './job-from-template';
 import { finishedCondition, jobsBeyondHistoryLimits } from './job-history';

@@ -15,13 +15,13 @@ import {
   type Result,
 } from '@svc/runtime';
 import { ControllerHistory, nextRevisionNumber } from '../history';
-import { claimPods, runLimited } from '../replicaset/claim-pods';
-import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
-import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
-import { podFromTemplate } from '../replicaset/pod-from-template';
-import { RateLimitedEvents } from '../replicaset/rate-limited-events';
-import { replicaSetSelector } from '../replicaset/replicaset-selector';
-import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../replicaset/slow-start-batch';
+import { claimPods, runLimited } from '../common/claim-pods';
+import { orphanPodChanged } from '../common/orphan-pod-watch';
+import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../common/pod-controller-index';
+import { podFromTemplate } from '../common/pod-from-template';
+import { RateLimitedEvents } from '../common/rate-limited-events';
+import { controllerSelector } from '../common/controller-selector';
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../common/slow-start-batch';
 import { nodeNameAffinity } from './daemon-pod-placement';
 import { DAEMON_SET_REVISION_HASH_LABEL, daemonPodTemplate } from './daemon-pod-revision';
 import { podsByNode } from './daemon-pods-by-node';
@@ -44,7 +44,7 @@ const AVAILABILITY_SLACK_MS = 50;
 const BACKOFF_GC_INTERVAL_MS = 60_000;
 
 /** The DaemonSet's pod selector, parsed once per cached object; undefined when it cannot be parsed. */
-export const daemonSetSelector: (ds: DaemonSet) => LabelQuery | undefined = replicaSetSelector;
+export const daemonSetSelector: (ds: DaemonSet) => LabelQuery | undefined = controllerSelector;
 
 /** The DaemonSets of an orphan pod's namespace whose selector matches it, to adopt it (Kubernetes' getDaemonSetsForPod). */
 export function daemonSetsForOrphan(cache: CacheReader, pod: Pod): Request[] {

@@ -2,7 +2,7 @@ import { JOB_TRACKING_FINALIZER, type Job, type Pod } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
 import { getControllerOf, Reconciler, type CacheReader, type Predicate, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
-import { POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
+import { POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../common/pod-controller-index';
 import { isJobFinished } from './job-conditions';
 import { hasTrackingFinalizer } from './job-pod-state';
 import { managedElsewhere } from './job-reconciler';

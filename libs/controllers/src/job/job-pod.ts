@@ -8,7 +8,7 @@ import {
   type Pod,
 } from '@svc/api';
 import type { ReplicaSet } from '@svc/api';
-import { podFromTemplate, type ControllerKind } from '../replicaset/pod-from-template';
+import { podFromTemplate, type ControllerKind } from '../common/pod-from-template';
 
 /** The owner the pods of a Job name. */
 export const JOB_KIND: ControllerKind = { apiVersion: 'batch/v1', kind: 'Job' };

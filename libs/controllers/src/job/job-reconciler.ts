@@ -14,12 +14,12 @@ import {
   type Result,
 } from '@svc/runtime';
 import { isPodReady } from '../common/pod-status';
-import { claimPods, runLimited } from '../replicaset/claim-pods';
-import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
-import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
-import { compareForDeletion } from '../replicaset/pod-ranking';
-import { RateLimitedEvents } from '../replicaset/rate-limited-events';
-import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../replicaset/slow-start-batch';
+import { claimPods, runLimited } from '../common/claim-pods';
+import { orphanPodChanged } from '../common/orphan-pod-watch';
+import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../common/pod-controller-index';
+import { compareForDeletion } from '../common/pod-ranking';
+import { RateLimitedEvents } from '../common/rate-limited-events';
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../common/slow-start-batch';
 import { firstPendingIndexes, validCompletionIndex, withIndexes, mergeIntervals } from './completion-indexes';
 import { ensureJobCondition, isJobFinished } from './job-conditions';
 import { JOB_KIND, newJobPod, templateOwnerView } from './job-pod';

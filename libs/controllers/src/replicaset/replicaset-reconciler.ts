@@ -14,17 +14,18 @@ import {
   type Result,
 } from '@svc/runtime';
 import { isPodActive, isPodTerminating } from '../common/pod-status';
-import { claimPods } from './claim-pods';
+import { claimPods } from '../common/claim-pods';
 import { REPLICA_SETS, type ReplicaSetViews, type ReplicatedKind } from './replicated-kind';
-import { orphanPodChanged, replicaSetsForOrphan } from './orphan-pod-watch';
-import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from './pod-controller-index';
-import { podFromTemplate } from './pod-from-template';
-import { podsToDelete, type RankingOptions } from './pod-ranking';
-import { RateLimitedEvents } from './rate-limited-events';
+import { orphanPodChanged } from '../common/orphan-pod-watch';
+import { replicaSetsForOrphan } from './replicasets-for-orphan';
+import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../common/pod-controller-index';
+import { podFromTemplate } from '../common/pod-from-template';
+import { podsToDelete, type RankingOptions } from '../common/pod-ranking';
+import { RateLimitedEvents } from '../common/rate-limited-events';
 import { ReplicaSetOptions } from './replicaset-options';
-import { replicaSetSelector } from './replicaset-selector';
+import { controllerSelector } from '../common/controller-selector';
 import { calculateStatus, nextAvailabilityCheckMs, statusNeedsUpdate, type ReplicaSetStatus } from './replicaset-status';
-import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from './slow-start-batch';
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../common/slow-start-batch';
 
 /** The controller's name: metrics, logs, and the `--concurrent-replicaset-syncs` flag. */
 export const REPLICASET_CONTROLLER_NAME = 'replicaset';
@@ -100,7 +101,7 @@ export class ReplicaSetReconciler implements Reconcile {
     const rs = view.replicaSets.namespace(namespace).get(name);
     // Gone: its pods name it as controller owner, so the garbage collector removes them.
     if (!rs) return {};
-    const selector = replicaSetSelector(rs);
+    const selector = controllerSelector(rs);
     if (!selector) return {};
 
     const pods = await claimPods(this.candidatePods(view, rs), {

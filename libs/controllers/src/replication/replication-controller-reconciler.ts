@@ -1,7 +1,8 @@
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
 import { Reconciler } from '@svc/runtime';
-import { orphanPodChanged, replicaSetsForOrphan } from '../replicaset/orphan-pod-watch';
-import { podControllerUidIndex } from '../replicaset/pod-controller-index';
+import { orphanPodChanged } from '../common/orphan-pod-watch';
+import { replicaSetsForOrphan } from '../replicaset/replicasets-for-orphan';
+import { podControllerUidIndex } from '../common/pod-controller-index';
 import { REPLICATION_CONTROLLERS } from '../replicaset/replicated-kind';
 import { ReplicaSetOptions } from '../replicaset/replicaset-options';
 import { ReplicaSetReconciler } from '../replicaset/replicaset-reconciler';

@@ -2,7 +2,7 @@ import type { ApiObject, OwnerReference, PersistentVolumeClaimTemplate, Pod, Sta
 import type { Client, ResourceClient } from '@svc/client';
 import { errorMessage, isAlreadyExists, isNotFound } from '@svc/machinery';
 import type { MetaObject } from '@svc/runtime';
-import type { RateLimitedEvents } from '../replicaset/rate-limited-events';
+import type { RateLimitedEvents } from '../common/rate-limited-events';
 import { podClaims, podOrdinal, STATEFUL_SET_KIND, updateIdentity } from './stateful-pod-identity';
 
 /** How long a claims resource found not served is not asked again. */

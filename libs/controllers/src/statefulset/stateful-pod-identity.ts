@@ -6,7 +6,7 @@ import {
   type StatefulSet,
   type Volume,
 } from '@svc/api';
-import { podFromTemplate, type ControllerKind } from '../replicaset/pod-from-template';
+import { podFromTemplate, type ControllerKind } from '../common/pod-from-template';
 
 /** A StatefulSet's kind, as its pods' and revisions' controller references name it. */
 export const STATEFUL_SET_KIND: ControllerKind = { apiVersion: 'apps/v1', kind: 'StatefulSet' };

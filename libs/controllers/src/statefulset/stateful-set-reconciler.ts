@@ -4,11 +4,11 @@ import { errorMessage, isConflict, isNotFound, LabelQuery } from '@svc/machinery
 import { EventRecorder, getControllerOf, Reconciler, type CacheReader, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { isPodTerminating } from '../common/pod-status';
 import { ControllerHistory, revisionsBeyondLimit } from '../history';
-import { claimPods } from '../replicaset/claim-pods';
-import { orphanPodChanged } from '../replicaset/orphan-pod-watch';
-import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../replicaset/pod-controller-index';
-import { RateLimitedEvents } from '../replicaset/rate-limited-events';
-import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../replicaset/slow-start-batch';
+import { claimPods } from '../common/claim-pods';
+import { orphanPodChanged } from '../common/orphan-pod-watch';
+import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } from '../common/pod-controller-index';
+import { RateLimitedEvents } from '../common/rate-limited-events';
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../common/slow-start-batch';
 import { identityMatches, isMemberOf, newStatefulPod, podOrdinal, podRevision, startOrdinal, STATEFUL_SET_KIND } from './stateful-pod-identity';
 import { StatefulPodControl } from './stateful-pod-control';
 import { applyRevision, statefulSetRevisions, type StatefulSetRevisions } from './stateful-set-revisions';

@@ -8,10 +8,11 @@ export type SelectingController = { spec?: Pick<ReplicaSet['spec'], 'selector'> 
 const parsed = new WeakMap<SelectingController, LabelQuery | null>();
 
 /**
- * The ReplicaSet's pod selector, parsed once per cached object; undefined when it cannot be parsed
- * (such a ReplicaSet selects nothing and is left alone, as Kubernetes does).
+ * A controller's pod selector (a ReplicaSet's, a DaemonSet's, ...), parsed once per cached object;
+ * undefined when it cannot be parsed (such a controller selects nothing and is left alone, as
+ * Kubernetes does).
  */
-export function replicaSetSelector(rs: SelectingController): LabelQuery | undefined {
+export function controllerSelector(rs: SelectingController): LabelQuery | undefined {
   let query = parsed.get(rs);
   if (query === undefined) {
     try {
