@@ -159,9 +159,16 @@ describeWithRuntime('node agent: pods run in containers', () => {
         30_000,
         250,
       );
-      const events = JSON.parse((await kubectl(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'], env())).stdout);
-      expect(events.items).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'InspectFailed', message }));
-      expect(events.items.map((e: { reason: string }) => e.reason)).not.toContain('Pulling');
+      // The agent's events are written after the status it reports, and may arrive a moment later.
+      await eventually(
+        async () => {
+          const events = JSON.parse((await kubectl(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'json'], env())).stdout);
+          expect(events.items).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'InspectFailed', message }));
+          expect(events.items.map((e: { reason: string }) => e.reason)).not.toContain('Pulling');
+        },
+        10_000,
+        250,
+      );
     }
     // A resync later it is still InvalidImageName, not a pull failure backing off.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
