@@ -13,7 +13,7 @@ import { Resolver } from 'node:dns/promises';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createNodeNetwork, ensureDebianPackages, type NamespacedNode, type NodeNetwork } from '@svc/cri';
+import { createNodeNetwork, ensureDebianPackages, nodeBaseImageArchive, nodeBaseImageName, type NamespacedNode, type NodeNetwork } from '@svc/cri';
 import { localRuntimeUnavailable } from '@svc/cri/testing';
 import { eventually } from '@svc/runtime/testing';
 import { ROOT } from './support/apiserver-process';
@@ -102,6 +102,7 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
       containerd: { netns: node.netns },
       // The proxy in the node's namespace reaches the API server at the host's address on the node network.
       apiserverBindAddress: network.hostAddress,
+      serviceAccountTokens: true,
       agent: { config: { podCIDR: POD_CIDR, clusterDNS: [KUBE_DNS], clusterDomain: ZONE } },
     });
     // The host (the agent's probes, this test) reaches the node's pods through the node, as flannel's host-gw routes.
@@ -218,6 +219,29 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
       }).stdout;
     expect(flows('udp')).toContain('dport=53');
     expect(flows('tcp')).toContain('dport=53');
+  }, 120_000);
+
+  it("reaches the API server at KUBERNETES_SERVICE_HOST:PORT (the kubernetes Service's ClusterIP, through the proxy) with the pod's ServiceAccount token, verifying ca.crt from Node", async () => {
+    await cluster.containerd.importImage(await nodeBaseImageArchive());
+    const review = 'apis/authentication.k8s.io/v1/selfsubjectreviews';
+    const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    // In-cluster configuration as client libraries read it: the Service's variables, the token, ca.crt.
+    const inCluster = [
+      "const fs = require('fs'); const dir = '/var/run/secrets/kubernetes.io/serviceaccount/';",
+      'const { KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port } = process.env;',
+      `const req = require('https').request({ host, port, method: 'POST', path: '/${review}', ca: fs.readFileSync(dir + 'ca.crt'),`,
+      "  headers: { authorization: 'Bearer ' + fs.readFileSync(dir + 'token', 'utf8'), 'content-type': 'application/json' } },",
+      "  (res) => { let t = ''; res.on('data', (c) => (t += c)); res.on('end', () => console.log(host, res.statusCode, JSON.parse(t).status.userInfo.username)); });",
+      "req.on('error', (e) => console.log('error', e.message)); req.end(process.argv[1]);",
+    ].join('\n');
+    // Not busybox's wget: Debian's runs `openssl s_client` for https, which a busybox image does not have.
+    const [node] = await runToCompletion({
+      name: 'in-cluster',
+      script: '',
+      spec: { containers: [{ name: 'main', image: nodeBaseImageName(), command: ['node', '-e', inCluster, body] }] },
+    });
+    const kubernetes = (await kubectl(['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'], env())).stdout;
+    expect(node).toBe(`${kubernetes} 201 system:serviceaccount:default:default\n`);
   }, 120_000);
 
   it("finds a headless Service's pods by name: the EndpointSlice names each by its hostname, the Service name gives every ready pod", async () => {
