@@ -62,7 +62,7 @@ describeWithRegistry('pulling images from a registry on loopback', () => {
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'h-dns-registry-pulls-'));
+    dir = await mkdtemp(join(tmpdir(), 'svc-image-pulls-'));
     const archive = join(dir, 'app.tar');
     await writeFile(archive, await busyboxImageArchive({ references: ['registry.test/app:1'] }));
     [open, locked] = await Promise.all([startImageRegistry(), startImageRegistry({ user: USER })]);

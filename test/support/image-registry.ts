@@ -39,7 +39,7 @@ export interface ImageRegistryOptions {
  * directory that stop() removes; plain HTTP, as a registry on loopback is served.
  */
 export async function startImageRegistry(options: ImageRegistryOptions = {}): Promise<ImageRegistry> {
-  const dir = await mkdtemp(join(tmpdir(), 'h-dns-registry-'));
+  const dir = await mkdtemp(join(tmpdir(), 'svc-image-registry-'));
   const auth: string[] = [];
   if (options.user) {
     const { stdout } = await exec('htpasswd', ['-Bbn', options.user.name, options.user.password]);
