@@ -14,7 +14,7 @@ function pod(name: string, resources?: Record<string, unknown>): Pod {
     kind: 'Pod',
     metadata: { name },
     spec: { containers: [{ name: 'app', image: 'busybox:1.36', ...(resources ? { resources } : {}) }] },
-  } as Pod;
+  };
 }
 
 describe('ResourceQuota and LimitRange', () => {

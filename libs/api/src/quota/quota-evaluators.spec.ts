@@ -45,7 +45,7 @@ describe('quota evaluators', () => {
     expect(quotaMatches(quota([], [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }]), podQuotaEvaluator, besteffort)).toBe(true);
     expect(quotaMatches(quota([], [{ scopeName: 'PriorityClass', operator: 'NotIn', values: ['high'] }]), podQuotaEvaluator, besteffort)).toBe(false);
     // Kinds without scopes are in no scope.
-    expect(quotaMatches({ spec: { scopes: ['BestEffort'] }, status: { hard: { services: '1' } } } as never, serviceQuotaEvaluator, {})).toBe(false);
+    expect(quotaMatches({ spec: { scopes: ['BestEffort'] }, status: { hard: { services: '1' } } }, serviceQuotaEvaluator, {})).toBe(false);
   });
 
   it('names the containers that do not state what a quota counts', () => {

@@ -63,7 +63,7 @@ describe('ResourceQuota', () => {
       { hard: { pods: '4', 'limits.cpu': '2', 'requests.memory': '1Gi' } },
       { hard: { pods: '4', 'limits.cpu': '2', 'requests.memory': '1Gi' }, used: { pods: '1', 'limits.cpu': '500m' } },
     );
-    const row = buildTable(resourceQuotaDefinition, [q as ApiObject], { now: new Date() });
+    const row = buildTable(resourceQuotaDefinition, [q], { now: new Date() });
     expect(row.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Age', 'Request', 'Limit']);
     expect(row.rows[0].cells.slice(2)).toEqual(['pods: 1/4, requests.memory: 0/1Gi', 'limits.cpu: 500m/2']);
   });
