@@ -11,29 +11,41 @@ export type ResourceQuotaScope = (typeof ResourceQuotaScopes)[number];
 /** The operators of a scope selector (Kubernetes' ScopeSelectorOperator). */
 export const ScopeSelectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 
-export const ScopedResourceSelectorRequirementSchema = Type.Object({
-  scopeName: Type.String({ description: 'The scope the selector applies to.' }),
-  operator: Type.String({ description: "How the scope's value is compared with the values: In, NotIn, Exists or DoesNotExist." }),
-  values: Type.Optional(ListAtomic(Type.String(), { description: 'The values In and NotIn compare with; empty for Exists and DoesNotExist.' })),
-});
+export const ScopedResourceSelectorRequirementSchema = Type.Object(
+  {
+    scopeName: Type.String({ description: 'The scope the selector applies to.' }),
+    operator: Type.String({ description: "How the scope's value is compared with the values: In, NotIn, Exists or DoesNotExist." }),
+    values: Type.Optional(ListAtomic(Type.String(), { description: 'The values In and NotIn compare with; empty for Exists and DoesNotExist.' })),
+  },
+  { description: "One requirement on an object's scope: the scope's name, an operator and the values it compares with." },
+);
 
 export const ScopeSelectorSchema = Type.Object(
   {
     matchExpressions: Type.Optional(ListAtomic(ScopedResourceSelectorRequirementSchema, { description: 'Requirements, all of which must hold.' })),
   },
-  ATOMIC,
+  { ...ATOMIC, description: 'Which scopes the objects a quota counts must be in: the requirements of their scopes, all of which must hold.' },
 );
 
-export const ResourceQuotaSpecSchema = Type.Object({
-  hard: Type.Optional(ResourceListSchema),
-  scopes: Type.Optional(ListAtomic(Type.String(), { description: 'The scopes every object the quota counts must match; none means all objects.' })),
-  scopeSelector: Type.Optional(ScopeSelectorSchema),
-});
+export const ResourceQuotaSpecSchema = Type.Object(
+  {
+    hard: Type.Optional({ ...ResourceListSchema, description: 'The most of each named resource the objects the quota counts may use together.' }),
+    scopes: Type.Optional(ListAtomic(Type.String(), { description: 'The scopes every object the quota counts must match; none means all objects.' })),
+    scopeSelector: Type.Optional({
+      ...ScopeSelectorSchema,
+      description: 'Scopes as requirements (the PriorityClass scope needs one); every object the quota counts must be in them.',
+    }),
+  },
+  { description: 'What a quota limits, and which objects it counts.' },
+);
 
-export const ResourceQuotaStatusSchema = Type.Object({
-  hard: Type.Optional(ResourceListSchema),
-  used: Type.Optional(ResourceListSchema),
-});
+export const ResourceQuotaStatusSchema = Type.Object(
+  {
+    hard: Type.Optional({ ...ResourceListSchema, description: 'The limits in force: spec.hard as the quota controller last copied it.' }),
+    used: Type.Optional({ ...ResourceListSchema, description: 'What the counted objects of the namespace use now of each limited resource.' }),
+  },
+  { description: "A quota's limits in force and the namespace's use of them, kept by the quota controller and charged by admission." },
+);
 
 export const ResourceQuotaSchema = Type.Object(
   {
