@@ -107,7 +107,7 @@ describe('ResourceQuota admission plugin', () => {
     const access = store(quota('q', { pods: '3' }, { pods: '0' }), 2);
     const plugin = resourceQuotaAdmission(access);
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => plugin.validate!(attributes(pods, { ...pod(), metadata: { name: `p${i}` } }))),
+      Array.from({ length: 8 }, async (_, i) => plugin.validate!(attributes(pods, { ...pod(), metadata: { name: `p${i}` } }))),
     );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     expect(access.current().status?.used).toEqual({ pods: '3' });
