@@ -12,6 +12,7 @@ import { localRuntimeUnavailable } from '@svc/cri/testing';
 import { eventually } from '@svc/runtime/testing';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
 import { startDnsProcess, type DnsProcess } from './support/dns-process';
+import { startSchedulerProcess, type SchedulerProcess } from './support/scheduler-process';
 import { kubectl } from './support/kubectl-run';
 import { startNodeCluster, type NodeCluster } from './support/node-cluster';
 
@@ -46,6 +47,7 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
   let cluster: NodeCluster;
   let controllers: ControllerManagerProcess;
   let dns: DnsProcess;
+  let scheduler: SchedulerProcess;
   let resolver: Resolver;
   const env = () => cluster.env();
   const pod = async (name: string) => JSON.parse((await kubectl(['get', 'pod', name, '-o', 'json'], env())).stdout);
@@ -74,15 +76,17 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
   beforeAll(async () => {
     network = await createNodeNetwork({ prefix: PREFIX, cidr: DNS_NETWORK });
     cluster = await startNodeCluster({ agent: { config: { clusterDNS: [network.hostAddress], clusterDomain: ZONE } } });
-    [controllers, dns] = await Promise.all([
+    [controllers, dns, scheduler] = await Promise.all([
       startControllerManagerProcess(cluster.apiserver),
       startDnsProcess({ svcconfig: cluster.apiserver.kubeconfig, bindAddress: network.hostAddress, port: 53, resolvConf: '' }),
+      startSchedulerProcess(cluster.apiserver),
     ]);
     resolver = new Resolver({ timeout: 2000, tries: 1 });
     resolver.setServers([network.hostAddress]);
   }, 120_000);
 
   afterAll(async () => {
+    await scheduler?.stop();
     await dns?.stop();
     await controllers?.stop();
     await cluster?.stop();
@@ -207,6 +211,61 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
       ].join('; '),
     });
     expect(log.trimEnd().split('\n')).toEqual(['db-0', `db-1.${name}`, ...[ip0, ip1].sort().map((ip) => `headless ${ip}`)]);
+  }, 120_000);
+
+  it("gives each pod of a StatefulSet its stable name under the set's governing Service (`web-0.web`), as the controller sets hostname and subdomain", async () => {
+    await cluster.apply(
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'webs' },
+        spec: { clusterIP: 'None', selector: { app: 'webs' }, ports: [{ name: 'http', port: 8080 }] },
+      },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'webs' },
+        spec: {
+          serviceName: 'webs',
+          replicas: 2,
+          podManagementPolicy: 'Parallel',
+          selector: { matchLabels: { app: 'webs' } },
+          template: {
+            metadata: { labels: { app: 'webs' } },
+            spec: {
+              terminationGracePeriodSeconds: 1,
+              containers: [
+                {
+                  name: 'httpd',
+                  image: 'busybox:1.36',
+                  command: ['sh', '-c', 'mkdir -p /www && hostname > /www/index.html && exec httpd -f -p 8080 -h /www'],
+                  ports: [{ name: 'http', containerPort: 8080 }],
+                  readinessProbe: { httpGet: { path: '/index.html', port: 'http' }, periodSeconds: 1 },
+                },
+              ],
+            },
+          },
+        },
+      },
+    );
+    await eventually(
+      async () => expect((await kubectl(['get', 'statefulset', 'webs', '-o', 'jsonpath={.status.readyReplicas}'], env())).stdout).toBe('2'),
+      60_000,
+      250,
+    );
+    const ip0: string = (await pod('webs-0')).status.podIP;
+    const ip1: string = (await pod('webs-1')).status.podIP;
+    await eventually(async () => expect(await resolver.resolve4(`webs-1.webs.default.svc.${ZONE}`)).toEqual([ip1]), 20_000, 100);
+
+    const [log] = await runToCompletion({
+      name: 'set-reader',
+      script: [
+        'wget -qO- http://webs-0.webs:8080/index.html',
+        `wget -qO- http://webs-1.webs.default.svc.${ZONE}:8080/index.html`,
+        resolves('webs-0.webs'),
+      ].join('; '),
+    });
+    expect(log.trimEnd().split('\n')).toEqual(['webs-0', 'webs-1', `webs-0.webs ${ip0}`]);
   }, 120_000);
 
   it("gives a host-network pod the node's resolver (here none: the node's loopback) and the node's hosts file with its hostAliases", async () => {
