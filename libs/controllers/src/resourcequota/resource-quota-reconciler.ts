@@ -69,13 +69,10 @@ export class ResourceQuotaReconciler implements Reconcile {
 
   async reconcile({ namespace = '', name }: Request, { cache }: ReconcileContext): Promise<Result> {
     if (!cache.get(BUILTIN_RESOURCES.resourceQuotas, { namespace, name })) return {};
-    let quota: ResourceQuota;
-    try {
-      quota = await this.client.resourceQuotas.get(name, { namespace });
-    } catch (error) {
-      if (isNotFound(error)) return {};
-      throw error;
-    }
+    // Read as stored now, by a list (Kubernetes' role for this controller grants list and watch, not get).
+    const listed = await this.client.resourceQuotas.list({ namespace, fieldSelector: `metadata.name=${name}` });
+    const quota: ResourceQuota | undefined = listed.items[0];
+    if (quota === undefined) return {};
     const used = await calculateQuotaUsage(quota, (group, resource) => this.objects(namespace, group, resource), new Date());
     const hard = quota.spec?.hard ?? {};
     if (!listsEqual(quota.status?.hard, hard) || !listsEqual(quota.status?.used, used)) {
