@@ -753,6 +753,8 @@ spec:
     [
       volumeAttachmentDefinition,
       { metadata: { name: 'csi-123' }, spec: { attacher: 'hostpath.csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'data-0' } } },
+    ],
+    [
       resourceQuotaDefinition,
       parse(`
 apiVersion: v1
