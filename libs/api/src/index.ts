@@ -36,6 +36,13 @@ export * from './kinds/core/service-account';
 export * from './kinds/core/replication-controller';
 export * from './kinds/core/pod-template';
 export * from './kinds/core/persistent-volume-claim';
+export * from './kinds/core/persistent-volume';
+export * from './kinds/core/node-selector';
+export * from './kinds/storage/storage-class';
+export * from './kinds/storage/csi-driver';
+export * from './kinds/storage/csi-node';
+export * from './kinds/storage/csi-storage-capacity';
+export * from './kinds/storage/volume-attachment';
 export * from './kinds/core/resource-quota';
 export * from './kinds/core/limit-range';
 export * from './kinds/apps/replica-set';
@@ -156,6 +163,19 @@ export { parseCronSchedule, CronScheduleError, isIanaTimeZone, type CronSchedule
 export { nextCronTime, formatRfc3339InZone, localTimeZone } from './scheme/definitions/cron-schedule-times';
 export { podTemplateDefinition } from './scheme/definitions/pod-template-definition';
 export { priorityClassDefinition } from './scheme/definitions/priority-class-definition';
+export { persistentVolumeDefinition } from './scheme/definitions/persistent-volume-definition';
+export { persistentVolumeClaimDefinition } from './scheme/definitions/persistent-volume-claim-definition';
+export {
+  storageClassDefinition,
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  volumeAttachmentDefinition,
+  isDefaultStorageClass,
+  defaultStorageClassOf,
+} from './scheme/definitions/storage-definitions';
+export { persistentVolumeSources } from './scheme/definitions/persistent-volume-rules';
+export { accessModesCell as formatAccessModes, storageClassOf } from './scheme/definitions/storage-rules';
 export { serviceDefinition } from './scheme/definitions/service-definition';
 export { isGlobalUnicast, splitSchemeNamePort } from './scheme/definitions/proxy-locations';
 export { endpointsDefinition, formatEndpoints } from './scheme/definitions/endpoints-definition';

@@ -17,6 +17,8 @@ import { jobDefinition } from './definitions/job-definition';
 import { leaseDefinition } from './definitions/lease-definition';
 import { namespaceDefinition } from './definitions/namespace-definition';
 import { nodeDefinition } from './definitions/node-definition';
+import { persistentVolumeClaimDefinition } from './definitions/persistent-volume-claim-definition';
+import { persistentVolumeDefinition } from './definitions/persistent-volume-definition';
 import { podDefinition } from './definitions/pod-definition';
 import { podDisruptionBudgetDefinition } from './definitions/pod-disruption-budget-definition';
 import { podTemplateDefinition } from './definitions/pod-template-definition';
@@ -26,6 +28,13 @@ import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
 import { serviceDefinition } from './definitions/service-definition';
 import { statefulSetDefinition } from './definitions/stateful-set-definition';
+import {
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  storageClassDefinition,
+  volumeAttachmentDefinition,
+} from './definitions/storage-definitions';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import { limitRangeDefinition } from './definitions/limit-range-definition';
@@ -45,6 +54,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   serviceAccountDefinition,
   replicationControllerDefinition,
   podTemplateDefinition,
+  persistentVolumeDefinition,
+  persistentVolumeClaimDefinition,
   replicaSetDefinition,
   deploymentDefinition,
   statefulSetDefinition,
@@ -54,6 +65,11 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   cronJobDefinition,
   priorityClassDefinition,
   podDisruptionBudgetDefinition,
+  storageClassDefinition,
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  volumeAttachmentDefinition,
   leaseDefinition,
   endpointSliceDefinition,
   customResourceDefinitionDefinition,

@@ -49,6 +49,8 @@ export interface StatusStrategy {
   resetFields?: readonly ResetField[];
   /** Errors of the write against the stored object (a custom resource's transition rules). */
   validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
+  /** Server-set fields of a status write, after the reset fields are put back (a volume's phase transition time). */
+  prepareForUpdate?(object: ApiObject, current: ApiObject): void;
 }
 
 /** Whether a status write takes `field` of the request's metadata (no reset field covers it). */

@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { describeFields, ListAtomic, ListMap, StringStringMap } from '../../schema/builders';
 import { conditionFieldDescriptions, kindConditionSchema, OptionalTime } from '../../meta/condition';
 import { LabelSelectorSchema } from '../../meta/label-selector';
-import { TemplateObjectMetaSchema } from '../../meta/object-meta';
+import { objectMetaSchema, TemplateObjectMetaSchema } from '../../meta/object-meta';
+import type { List } from '../../meta/list';
 import { ResourceListSchema } from './container';
 
 /** Where a claim's volume is filled from: an object of the claim's namespace. */
@@ -56,8 +57,7 @@ export const PersistentVolumeClaimStatusSchema = Type.Object({
 
 /**
  * A PersistentVolumeClaim as a workload's template holds it (a StatefulSet's volumeClaimTemplates):
- * the whole object, whose metadata names the claims made from it. The kind itself is served with
- * the storage kinds.
+ * the whole object, whose metadata names the claims made from it.
  */
 export const PersistentVolumeClaimTemplateSchema = Type.Object({
   apiVersion: Type.Optional(Type.String()),
@@ -69,6 +69,43 @@ export const PersistentVolumeClaimTemplateSchema = Type.Object({
 });
 export type PersistentVolumeClaimTemplate = Static<typeof PersistentVolumeClaimTemplateSchema>;
 export type PersistentVolumeClaimSpec = Static<typeof PersistentVolumeClaimSpecSchema>;
+export type PersistentVolumeClaimStatus = Static<typeof PersistentVolumeClaimStatusSchema>;
+
+/** The served kind: a user's request for storage, bound by the volume controller to a PersistentVolume. */
+export const PersistentVolumeClaimSchema = Type.Object(
+  {
+    apiVersion: Type.Optional(Type.String({ description: 'v1.' })),
+    kind: Type.Optional(Type.String({ description: 'PersistentVolumeClaim.' })),
+    metadata: Type.Optional(objectMetaSchema('dns1123-subdomain')),
+    spec: Type.Optional(PersistentVolumeClaimSpecSchema),
+    status: Type.Optional(PersistentVolumeClaimStatusSchema),
+  },
+  {
+    description:
+      'A request for storage of a namespace: how much, how it is mounted and of which class. It is bound to one PersistentVolume, which pods then mount by naming the claim.',
+  },
+);
+export type PersistentVolumeClaim = Static<typeof PersistentVolumeClaimSchema>;
+export type PersistentVolumeClaimList = List<PersistentVolumeClaim>;
+
+/** The finalizer that keeps a claim while a pod uses it (StorageObjectInUseProtection). */
+export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
+/** The finalizer that keeps a volume while a claim is bound to it. */
+export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
+/** The node the scheduler chose for a WaitForFirstConsumer claim; the provisioner makes the volume there. */
+export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
+/** The provisioner expected to make a claim's volume. */
+export const STORAGE_PROVISIONER_ANNOTATION = 'volume.kubernetes.io/storage-provisioner';
+/** The same, under its beta key, which external provisioners still read. */
+export const BETA_STORAGE_PROVISIONER_ANNOTATION = 'volume.beta.kubernetes.io/storage-provisioner';
+/** The provisioner that made a volume. */
+export const PROVISIONED_BY_ANNOTATION = 'pv.kubernetes.io/provisioned-by';
+/** Set on a claim once the volume controller completed its binding. */
+export const BIND_COMPLETED_ANNOTATION = 'pv.kubernetes.io/bind-completed';
+/** Set on a claim or volume whose binding the controller made (rather than the user). */
+export const BOUND_BY_CONTROLLER_ANNOTATION = 'pv.kubernetes.io/bound-by-controller';
+/** The class an old claim or volume names in an annotation, before storageClassName existed. */
+export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
 // What `kubectl explain` says of each field, in this project's words.
 describeFields(

@@ -42,6 +42,7 @@ const PACKAGES = [
     'events/v1',
     'batch/v1',
     'scheduling/v1',
+    'storage/v1',
   ].map((dir) => [apiDir, dir]),
   [apiextensionsDir, 'pkg/apis/apiextensions/v1'],
 ];
