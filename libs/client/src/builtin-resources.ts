@@ -63,6 +63,22 @@ import {
   type ValidatingAdmissionPolicyBinding,
   type ValidatingWebhookConfiguration,
 } from '@svc/api';
+import {
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  persistentVolumeClaimDefinition,
+  persistentVolumeDefinition,
+  storageClassDefinition,
+  volumeAttachmentDefinition,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+  type VolumeAttachment,
+} from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
 
 /**
@@ -120,6 +136,13 @@ export interface BuiltinResources {
   readonly mutatingWebhookConfigurations: TypedResource<MutatingWebhookConfiguration>;
   readonly validatingAdmissionPolicies: TypedResource<ValidatingAdmissionPolicy>;
   readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
+  readonly persistentVolumes: TypedResource<PersistentVolume>;
+  readonly persistentVolumeClaims: TypedResource<PersistentVolumeClaim>;
+  readonly storageClasses: TypedResource<StorageClass>;
+  readonly csiDrivers: TypedResource<CSIDriver>;
+  readonly csiNodes: TypedResource<CSINode>;
+  readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
+  readonly volumeAttachments: TypedResource<VolumeAttachment>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -154,6 +177,13 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   mutatingWebhookConfigurations: typedResource<MutatingWebhookConfiguration>(mutatingWebhookConfigurationDefinition),
   validatingAdmissionPolicies: typedResource<ValidatingAdmissionPolicy>(validatingAdmissionPolicyDefinition),
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
+  persistentVolumes: typedResource<PersistentVolume>(persistentVolumeDefinition),
+  persistentVolumeClaims: typedResource<PersistentVolumeClaim>(persistentVolumeClaimDefinition),
+  storageClasses: typedResource<StorageClass>(storageClassDefinition),
+  csiDrivers: typedResource<CSIDriver>(csiDriverDefinition),
+  csiNodes: typedResource<CSINode>(csiNodeDefinition),
+  csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
+  volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;
