@@ -18,9 +18,6 @@ export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-p
 export const ANN_DYNAMICALLY_PROVISIONED = 'pv.kubernetes.io/provisioned-by';
 /** The class of a claim or volume before `storageClassName` existed; it still wins over the field. */
 export const ANN_BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
-/** On a StorageClass: the class claims without one get. */
-export const ANN_IS_DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
-export const ANN_BETA_IS_DEFAULT_CLASS = 'storageclass.beta.kubernetes.io/is-default-class';
 
 /** The finalizer that keeps a claim in use by a pod from going (StorageObjectInUseProtection). */
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';

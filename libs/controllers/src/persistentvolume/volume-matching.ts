@@ -1,6 +1,15 @@
-import { NodeSelectorTerm, quantityNanoValue, type Node, type PersistentVolume, type PersistentVolumeClaim, type StorageClass } from '@svc/api';
+import {
+  isDefaultStorageClass,
+  NodeSelectorTerm,
+  quantityNanoValue,
+  storageClassOf,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+} from '@svc/api';
 import { LabelQuery } from '@svc/machinery';
-import { ANN_BETA_IS_DEFAULT_CLASS, ANN_BETA_STORAGE_CLASS, ANN_IS_DEFAULT_CLASS, ANN_SELECTED_NODE } from './volume-annotations';
+import { ANN_BETA_STORAGE_CLASS, ANN_SELECTED_NODE } from './volume-annotations';
 
 /**
  * What Kubernetes' storage helpers (component-helpers/storage/volume) decide about claims, volumes and
@@ -10,8 +19,7 @@ import { ANN_BETA_IS_DEFAULT_CLASS, ANN_BETA_STORAGE_CLASS, ANN_IS_DEFAULT_CLASS
 
 /** The claim's class: the beta annotation wins over `spec.storageClassName`; "" is no class. */
 export function claimClass(claim: PersistentVolumeClaim): string {
-  const annotated = claim.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS];
-  return annotated ?? claim.spec?.storageClassName ?? '';
+  return storageClassOf(claim);
 }
 
 /** Whether the claim names a class at all (an explicit "" counts: it asks for no class). */
@@ -21,8 +29,7 @@ export function claimHasClass(claim: PersistentVolumeClaim): boolean {
 
 /** The volume's class, read as the claim's is. */
 export function volumeClass(volume: PersistentVolume): string {
-  const annotated = volume.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS];
-  return annotated ?? volume.spec?.storageClassName ?? '';
+  return storageClassOf(volume);
 }
 
 /** The claim's `namespace/name`. */
@@ -167,15 +174,9 @@ export function volumeUnfitFor(volume: PersistentVolume, claim: PersistentVolume
   return undefined;
 }
 
-/** Whether the class annotates itself the default (either key, "true"). */
-export function isDefaultClass(storageClass: StorageClass): boolean {
-  const annotations = storageClass.metadata?.annotations ?? {};
-  return annotations[ANN_IS_DEFAULT_CLASS] === 'true' || annotations[ANN_BETA_IS_DEFAULT_CLASS] === 'true';
-}
-
 /** The default class; of several, the newest (then the first by name), as Kubernetes' GetDefaultClass picks. */
 export function defaultStorageClass(classes: readonly StorageClass[]): StorageClass | undefined {
-  const defaults = classes.filter(isDefaultClass);
+  const defaults = classes.filter((c) => isDefaultStorageClass(c));
   defaults.sort((a, b) => {
     const at = (c: StorageClass) => Date.parse(c.metadata?.creationTimestamp ?? '') || 0;
     if (at(a) !== at(b)) return at(b) - at(a);
