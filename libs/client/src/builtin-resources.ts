@@ -7,6 +7,20 @@ import {
   podTemplateDefinition,
   priorityClassDefinition,
   statefulSetDefinition,
+  persistentVolumeDefinition,
+  persistentVolumeClaimDefinition,
+  storageClassDefinition,
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  volumeAttachmentDefinition,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
+  type VolumeAttachment,
   type ControllerRevision,
   type CronJob,
   type DaemonSet,
@@ -63,22 +77,6 @@ import {
   type ValidatingAdmissionPolicyBinding,
   type ValidatingWebhookConfiguration,
 } from '@svc/api';
-import {
-  csiDriverDefinition,
-  csiNodeDefinition,
-  csiStorageCapacityDefinition,
-  persistentVolumeClaimDefinition,
-  persistentVolumeDefinition,
-  storageClassDefinition,
-  volumeAttachmentDefinition,
-  type CSIDriver,
-  type CSINode,
-  type CSIStorageCapacity,
-  type PersistentVolume,
-  type PersistentVolumeClaim,
-  type StorageClass,
-  type VolumeAttachment,
-} from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
 
 /**
@@ -124,6 +122,13 @@ export interface BuiltinResources {
   readonly jobs: TypedResource<Job>;
   readonly cronJobs: TypedResource<CronJob>;
   readonly priorityClasses: TypedResource<PriorityClass>;
+  readonly persistentVolumes: TypedResource<PersistentVolume>;
+  readonly persistentVolumeClaims: TypedResource<PersistentVolumeClaim>;
+  readonly storageClasses: TypedResource<StorageClass>;
+  readonly csiDrivers: TypedResource<CSIDriver>;
+  readonly csiNodes: TypedResource<CSINode>;
+  readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
+  readonly volumeAttachments: TypedResource<VolumeAttachment>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -136,13 +141,6 @@ export interface BuiltinResources {
   readonly mutatingWebhookConfigurations: TypedResource<MutatingWebhookConfiguration>;
   readonly validatingAdmissionPolicies: TypedResource<ValidatingAdmissionPolicy>;
   readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
-  readonly persistentVolumes: TypedResource<PersistentVolume>;
-  readonly persistentVolumeClaims: TypedResource<PersistentVolumeClaim>;
-  readonly storageClasses: TypedResource<StorageClass>;
-  readonly csiDrivers: TypedResource<CSIDriver>;
-  readonly csiNodes: TypedResource<CSINode>;
-  readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
-  readonly volumeAttachments: TypedResource<VolumeAttachment>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -165,6 +163,13 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   jobs: typedResource<Job>(jobDefinition),
   cronJobs: typedResource<CronJob>(cronJobDefinition),
   priorityClasses: typedResource<PriorityClass>(priorityClassDefinition),
+  persistentVolumes: typedResource<PersistentVolume>(persistentVolumeDefinition),
+  persistentVolumeClaims: typedResource<PersistentVolumeClaim>(persistentVolumeClaimDefinition),
+  storageClasses: typedResource<StorageClass>(storageClassDefinition),
+  csiDrivers: typedResource<CSIDriver>(csiDriverDefinition),
+  csiNodes: typedResource<CSINode>(csiNodeDefinition),
+  csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
+  volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),
@@ -177,13 +182,6 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   mutatingWebhookConfigurations: typedResource<MutatingWebhookConfiguration>(mutatingWebhookConfigurationDefinition),
   validatingAdmissionPolicies: typedResource<ValidatingAdmissionPolicy>(validatingAdmissionPolicyDefinition),
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
-  persistentVolumes: typedResource<PersistentVolume>(persistentVolumeDefinition),
-  persistentVolumeClaims: typedResource<PersistentVolumeClaim>(persistentVolumeClaimDefinition),
-  storageClasses: typedResource<StorageClass>(storageClassDefinition),
-  csiDrivers: typedResource<CSIDriver>(csiDriverDefinition),
-  csiNodes: typedResource<CSINode>(csiNodeDefinition),
-  csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
-  volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

@@ -85,7 +85,7 @@ describe('VolumeBinding', () => {
     expect(filterNodes(plugin, cycleFor(cluster, podWith('now'))).n1).toBe(ERR_UNBOUND_IMMEDIATE);
     state.claims.set('now', { ...claim('now', 'now'), metadata: { ...claim('now', 'now').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } });
     expect(filterNodes(plugin, cycleFor(cluster, podWith('now'))).n1).toBe('persistentvolumeclaim "now" is being deleted');
-    const ephemeral = testPod('p', { spec: { volumes: [{ name: 'scratch', ephemeral: { volumeClaimTemplate: {} } }] } });
+    const ephemeral = testPod('p', { spec: { volumes: [{ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: {} } } }] } });
     expect(filterNodes(plugin, cycleFor(cluster, ephemeral)).n2).toBe(
       'waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"',
     );

@@ -1,6 +1,6 @@
 import type { PersistentVolumeClaim, Pod, Volume } from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
-import { errorMessage, isRecord } from '@svc/machinery';
+import { errorMessage } from '@svc/machinery';
 import { EventRecorder, Reconciler, type CacheReader, type Predicate, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
 import { ephemeralClaimName, POD_CLAIM_INDEX, podClaimIndex } from '../common/pod-claim-index';
 import { RateLimitedEvents } from '../common/rate-limited-events';
@@ -22,8 +22,9 @@ export function claimIsForPod(pod: Pod, claim: PersistentVolumeClaim): string | 
 
 /** The claim of one generic ephemeral volume: the template's labels, annotations and spec, owned by the pod. */
 export function ephemeralClaim(pod: Pod, volume: Volume): PersistentVolumeClaim {
-  const template = isRecord(volume.ephemeral?.volumeClaimTemplate) ? volume.ephemeral.volumeClaimTemplate : {};
-  const metadata = isRecord(template.metadata) ? template.metadata : {};
+  const template = volume.ephemeral?.volumeClaimTemplate;
+  const labels = template?.metadata?.labels;
+  const annotations = template?.metadata?.annotations;
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -33,10 +34,10 @@ export function ephemeralClaim(pod: Pod, volume: Volume): PersistentVolumeClaim 
       ownerReferences: [
         { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true },
       ],
-      ...(isRecord(metadata.annotations) ? { annotations: { ...(metadata.annotations as Record<string, string>) } } : {}),
-      ...(isRecord(metadata.labels) ? { labels: { ...(metadata.labels as Record<string, string>) } } : {}),
+      ...(annotations ? { annotations: { ...annotations } } : {}),
+      ...(labels ? { labels: { ...labels } } : {}),
     },
-    spec: structuredClone(isRecord(template.spec) ? template.spec : {}),
+    spec: structuredClone(template?.spec ?? {}),
   };
 }
 
