@@ -4,6 +4,7 @@ import { isNotFound } from '@svc/machinery';
 import { eventually } from '@svc/runtime/testing';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
 import { startControllers, type RunningControllers } from '../testing/start-controllers';
+import { pvcProtectionController } from '../pvcprotection';
 import { persistentVolumeBinderController } from './index';
 import { externalProvisioningMessage } from './claim-binder-reconciler';
 
@@ -13,7 +14,8 @@ const NS = 'pvb';
 
 beforeAll(async () => {
   env = await startTestEnvironment();
-  running = await startControllers(env, [persistentVolumeBinderController], ['--pvclaimbinder-sync-period=1s']);
+  // Admission gives claims the pvc-protection finalizer: its controller lets deleted ones go.
+  running = await startControllers(env, [persistentVolumeBinderController, pvcProtectionController], ['--pvclaimbinder-sync-period=1s']);
   await env.client.namespaces.create({ metadata: { name: NS } });
 });
 
