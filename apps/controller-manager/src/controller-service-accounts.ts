@@ -31,6 +31,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   'pvc-protection': 'pvc-protection-controller',
   'pv-protection': 'pv-protection-controller',
   'ephemeral-volume': 'ephemeral-volume-controller',
+  resourcequota: 'resourcequota-controller',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

@@ -22,6 +22,7 @@ import { persistentVolumeBinderController } from './persistentvolume';
 import { pvcProtectionController } from './pvcprotection';
 import { pvProtectionController } from './pvprotection';
 import { ephemeralVolumeController } from './ephemeral';
+import { resourceQuotaController } from './resourcequota';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -47,6 +48,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   pvcProtectionController,
   pvProtectionController,
   ephemeralVolumeController,
+  resourceQuotaController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

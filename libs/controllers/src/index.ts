@@ -41,3 +41,4 @@ export {
   volumeNodeAffinityMatches,
 } from './persistentvolume';
 export { ephemeralClaimName, podClaimNames } from './common/pod-claim-index';
+export { resourceQuotaController } from './resourcequota';
