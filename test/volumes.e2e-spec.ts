@@ -213,7 +213,10 @@ describeWithRuntime('volumes that keep data, on a node agent, with the controlle
 
     // A rolling update replaces both pods; each comes back to its own claim.
     const uids = { 0: (await cluster.getPod('db-0')).metadata.uid, 1: (await cluster.getPod('db-1')).metadata.uid };
-    await kubectl(['patch', 'statefulset', 'db', '--type=merge', '-p', JSON.stringify({ spec: { template: { metadata: { annotations: { marker: 'two' } } } } })], env());
+    await kubectl(
+      ['patch', 'statefulset', 'db', '--type=merge', '-p', JSON.stringify({ spec: { template: { metadata: { annotations: { marker: 'two' } } } } })],
+      env(),
+    );
     await eventually(
       async () => {
         expect((await cluster.getPod('db-0')).metadata.uid).not.toBe(uids[0]);
