@@ -86,8 +86,8 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
 
 /**
  * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
- * kinds this server does not serve (CertificateSigningRequest, Ingress), or labels of cloud volumes this
- * server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
+ * kinds this server does not serve (CertificateSigningRequest, Ingress), or labels of cloud volumes
+ * this server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
  * is built beside the chain, with the authorizer.
  */
 const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<AdmissionPluginName>([
