@@ -27,6 +27,10 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   serviceaccount: 'service-account-controller',
   'ttl-after-finished': 'ttl-after-finished-controller',
   statefulset: 'statefulset-controller',
+  'persistentvolume-binder': 'persistent-volume-binder',
+  'pvc-protection': 'pvc-protection-controller',
+  'pv-protection': 'pv-protection-controller',
+  'ephemeral-volume': 'ephemeral-volume-controller',
   resourcequota: 'resourcequota-controller',
 };
 

@@ -55,12 +55,17 @@ export class Scheduler {
   /** Bindings and preemptions under way. */
   private readonly bindings = new Set<Promise<void>>();
   private readonly bindingSlots = new InFlightLimit(BINDING_PARALLELISM);
+  /** Aborted when the loop stops: pre-bind waits (claims being provisioned) end with it. */
+  private stopping = new AbortController();
 
   constructor(private readonly deps: SchedulerDependencies) {}
 
   /** Runs until `signal` aborts (leadership lost, or the process stops); bindings under way are given a few seconds. */
   async run(signal: AbortSignal): Promise<void> {
     const { queue, cache } = this.deps;
+    this.stopping = new AbortController();
+    const stop = () => this.stopping.abort();
+    signal.addEventListener('abort', stop, { once: true });
     const timers = [
       setInterval(() => queue.flushBackoff(), BACKOFF_FLUSH_MS),
       setInterval(() => {
@@ -81,6 +86,8 @@ export class Scheduler {
       }
     } finally {
       for (const timer of timers) clearInterval(timer);
+      signal.removeEventListener('abort', stop);
+      this.stopping.abort();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(this.bindings), new Promise((resolve) => (timer = setTimeout(resolve, BINDING_DRAIN_MS)))]);
       clearTimeout(timer);
@@ -122,10 +129,18 @@ export class Scheduler {
       }
       return;
     }
+    try {
+      framework.reserve(state, nodeName);
+    } catch (error) {
+      metrics?.attempts.inc({ result: 'error', profile: schedulerName });
+      queue.addBackoff(queued);
+      void this.recordFailure(current, REASON_SCHEDULER_ERROR, `running Reserve plugin: ${errorMessage(error)}`);
+      return;
+    }
     // Placed: its nomination, if any, is now an assumed pod on the node.
     queue.nominator.delete(key);
     cache.assumePod(queued.info, nodeName);
-    const binding = this.bind(queued, nodeName, started).finally(() => this.bindings.delete(binding));
+    const binding = this.bind(queued, state, nodeName, started).finally(() => this.bindings.delete(binding));
     this.bindings.add(binding);
   }
 
@@ -178,10 +193,22 @@ export class Scheduler {
     this.bindings.add(work);
   }
 
-  private async bind(queued: QueuedPodInfo, nodeName: string, started: number): Promise<void> {
-    const { client, cache, queue, events, metrics, schedulerName } = this.deps;
+  private async bind(queued: QueuedPodInfo, state: CycleState, nodeName: string, started: number): Promise<void> {
+    const { client, cache, queue, events, metrics, schedulerName, framework } = this.deps;
     const pod = queued.info.pod;
     const meta = pod.metadata ?? {};
+    try {
+      // Outside the binding slots: a pre-bind may wait long (for a claim to be provisioned).
+      await framework.preBind(state, nodeName, this.stopping.signal);
+    } catch (error) {
+      framework.unreserve(state, nodeName);
+      cache.forgetPod(queued.info.key);
+      metrics?.bindings.inc({ result: 'error' });
+      metrics?.attempts.inc({ result: 'error', profile: schedulerName });
+      queue.addBackoff(queued);
+      void this.recordFailure(pod, REASON_SCHEDULER_ERROR, errorMessage(error));
+      return;
+    }
     try {
       await this.bindingSlots.run(() =>
         client.pods.createSubresource(
@@ -197,6 +224,7 @@ export class Scheduler {
         ),
       );
     } catch (error) {
+      framework.unreserve(state, nodeName);
       cache.forgetPod(queued.info.key);
       metrics?.bindings.inc({ result: 'error' });
       if (isNotFound(error)) {

@@ -18,6 +18,10 @@ import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
 import { ttlAfterFinishedController } from './ttlafterfinished';
 import { statefulSetController } from './statefulset';
+import { persistentVolumeBinderController } from './persistentvolume';
+import { pvcProtectionController } from './pvcprotection';
+import { pvProtectionController } from './pvprotection';
+import { ephemeralVolumeController } from './ephemeral';
 import { resourceQuotaController } from './resourcequota';
 
 /** Every controller this process implements, in the order they are added to the manager. */
@@ -40,6 +44,10 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   cronJobController,
   statefulSetController,
   daemonSetController,
+  persistentVolumeBinderController,
+  pvcProtectionController,
+  pvProtectionController,
+  ephemeralVolumeController,
   resourceQuotaController,
 ];
 

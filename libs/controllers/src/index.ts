@@ -19,4 +19,26 @@ export { rootCaCertPublisherController } from './root-ca-cert-publisher';
 export { serviceAccountController } from './serviceaccount';
 export { ttlAfterFinishedController } from './ttlafterfinished';
 export { statefulSetController } from './statefulset';
+export { persistentVolumeBinderController, PersistentVolumeBinderOptions } from './persistentvolume';
+export { pvcProtectionController } from './pvcprotection';
+export { pvProtectionController } from './pvprotection';
+export { ephemeralVolumeController } from './ephemeral';
+export {
+  ANN_BETA_STORAGE_PROVISIONER,
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_DYNAMICALLY_PROVISIONED,
+  ANN_SELECTED_NODE,
+  ANN_STORAGE_PROVISIONER,
+  NOT_SUPPORTED_PROVISIONER,
+  PV_PROTECTION_FINALIZER,
+  PVC_PROTECTION_FINALIZER,
+  checkAccessModes,
+  claimClass,
+  findMatchingVolume,
+  isDelayBindingClass,
+  isVolumeBoundToClaim,
+  volumeNodeAffinityMatches,
+} from './persistentvolume';
+export { ephemeralClaimName, podClaimNames } from './common/pod-claim-index';
 export { resourceQuotaController } from './resourcequota';

@@ -13,8 +13,10 @@ export class FitError extends Error {
     readonly plugins: ReadonlySet<string>,
     /** Each node's refusal, by node name: preemption tries the nodes whose refusal evictions may cure. */
     readonly refusals: ReadonlyMap<string, Refusal> = new Map(),
+    /** The reason a pre-filter rejected the pod with on every node, said once (Kubernetes' Diagnosis.PreFilterMsg). */
+    readonly preFilterMessage?: string,
   ) {
-    super(fitErrorMessage(numAllNodes, reasons));
+    super(preFilterMessage ? `0/${numAllNodes} nodes are available: ${preFilterMessage}.` : fitErrorMessage(numAllNodes, reasons));
     this.name = 'FitError';
   }
 }

@@ -1,7 +1,7 @@
 import type { NodeInfo } from '../cache/node-info';
 import { podPriority, type PodInfo } from '../cache/pod-info';
 import { countReasons, FitError, NoNodesAvailableError } from './fit-error';
-import type { CycleState, FilterPlugin, Refusal, ScorePlugin } from './plugin';
+import type { BindingPlugin, CycleState, FilterPlugin, Refusal, ScorePlugin } from './plugin';
 
 /** Below this many nodes every node is searched (Kubernetes' minFeasibleNodesToFind). */
 const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -41,13 +41,20 @@ export class Framework {
     readonly scorers: readonly ScorePlugin[],
     private readonly percentageOfNodesToScore = 0,
     private readonly random: () => number = Math.random,
+    readonly binders: readonly BindingPlugin[] = [],
   ) {}
 
   schedule(state: CycleState): ScheduleResult {
     const nodes = state.cache.nodes();
     const all = nodes.length;
     if (all === 0) throw new NoNodesAvailableError();
-    for (const f of this.filters) f.preFilter?.(state);
+    for (const f of this.filters) {
+      const rejected = f.preFilter?.(state);
+      if (rejected) {
+        const refusal: Refusal = { plugin: f.name, reasons: [rejected], unresolvable: true };
+        throw new FitError(all, new Map(), new Set([f.name]), new Map(nodes.map((n) => [n.name, refusal])), rejected);
+      }
+    }
     // A pod that preempted pods tries the node it was nominated to first (Kubernetes' evaluateNominatedNode).
     const nominated = state.pod.pod.status?.nominatedNodeName;
     if (nominated) {
@@ -73,6 +80,37 @@ export class Framework {
     }
     if (feasible.length === 1) return { node: feasible[0], evaluated, feasible: 1 };
     return { node: this.best(state, feasible), evaluated, feasible: feasible.length };
+  }
+
+  /** Reserves for the chosen node, in order; a plugin that fails has what the earlier ones reserved undone. */
+  reserve(state: CycleState, nodeName: string): void {
+    const done: BindingPlugin[] = [];
+    try {
+      for (const plugin of this.binders) {
+        plugin.reserve?.(state, nodeName);
+        done.push(plugin);
+      }
+    } catch (error) {
+      this.unreserve(state, nodeName, done);
+      throw error;
+    }
+  }
+
+  /** Undoes the reservations, in reverse order (Kubernetes' RunReservePluginsUnreserve). */
+  unreserve(state: CycleState, nodeName: string, plugins: readonly BindingPlugin[] = this.binders): void {
+    for (const plugin of [...plugins].reverse()) plugin.unreserve?.(state, nodeName);
+  }
+
+  /** The pre-bind work, in order; a failure names its plugin as Kubernetes' message does. */
+  async preBind(state: CycleState, nodeName: string, signal: AbortSignal): Promise<void> {
+    for (const plugin of this.binders) {
+      if (!plugin.preBind) continue;
+      try {
+        await plugin.preBind(state, nodeName, signal);
+      } catch (error) {
+        throw new Error(`running PreBind plugin "${plugin.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
   }
 
   /** Runs the filters in order on one node; the first that refuses it decides. */

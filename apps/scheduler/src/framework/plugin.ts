@@ -66,8 +66,12 @@ export interface Refusal {
 /** A filter plugin (Kubernetes' PreFilter + Filter). Filters run in order; the first that refuses decides a node's reasons. */
 export interface FilterPlugin {
   readonly name: string;
-  /** Work done once per attempt before the nodes are filtered. */
-  preFilter?(state: CycleState): void;
+  /**
+   * Work done once per attempt before the nodes are filtered. A reason returned rejects the pod on
+   * every node at once, and no eviction can change it (Kubernetes' PreFilter returning
+   * UnschedulableAndUnresolvable): the message then says it once rather than per node.
+   */
+  preFilter?(state: CycleState): string | undefined | void;
   /** Undefined when the node fits. */
   filter(state: CycleState, node: NodeInfo): FilterOutcome;
   /** Whether these reasons of this plugin stay whatever pods leave the node; resolvable when absent. */
@@ -80,6 +84,20 @@ export interface FilterPlugin {
   removePod?(state: CycleState, removed: PodInfo, node: NodeInfo): void;
   /** Whether a cluster event may make a node this plugin refused fit now. */
   curedBy(event: ClusterEvent): boolean;
+}
+
+/**
+ * A plugin that acts for the chosen node before the pod is bound to it (Kubernetes' Reserve,
+ * Unreserve and PreBind extension points).
+ */
+export interface BindingPlugin {
+  readonly name: string;
+  /** Once the node is chosen, in the scheduling loop, before the pod is assumed there: reserves what the pod will use. */
+  reserve?(state: CycleState, nodeName: string): void;
+  /** Undoes `reserve` when the pod is not bound after all. */
+  unreserve?(state: CycleState, nodeName: string): void;
+  /** Before the binding call, outside the scheduling loop; throwing fails the binding and the pod is tried again. */
+  preBind?(state: CycleState, nodeName: string, signal: AbortSignal): Promise<void>;
 }
 
 /** A score plugin (Kubernetes' PreScore + Score + NormalizeScore); scores end in 0..100 and are weighted. */

@@ -19,6 +19,16 @@ export const DEFAULT_FILTERS: readonly FilterPlugin[] = [
   interPodAffinity,
 ];
 
+/**
+ * The filters with the volume binding in its place of Kubernetes' default profile (after
+ * NodeResourcesFit, before InterPodAffinity); it reads claims and volumes, so the process makes it.
+ */
+export function filtersWithVolumeBinding(volumeBinding: FilterPlugin): FilterPlugin[] {
+  const filters = [...DEFAULT_FILTERS];
+  filters.splice(filters.indexOf(nodeResourcesFit) + 1, 0, volumeBinding);
+  return filters;
+}
+
 /** The scores, with Kubernetes' default weights. */
 export const DEFAULT_SCORERS: readonly ScorePlugin[] = [
   taintTolerationScore,

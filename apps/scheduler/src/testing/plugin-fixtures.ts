@@ -71,7 +71,8 @@ export function cycleFor(cache: SchedulerCache, pod: Pod, namespaceLabels: Names
 
 /** Each node's filter outcome (undefined: it fits), by node name, after the plugin's pre-filter. */
 export function filterNodes(plugin: FilterPlugin, state: CycleState): Record<string, FilterOutcome> {
-  plugin.preFilter?.(state);
+  const rejected = plugin.preFilter?.(state);
+  if (rejected) return Object.fromEntries(state.cache.nodes().map((node) => [node.name, rejected]));
   return Object.fromEntries(state.cache.nodes().map((node) => [node.name, plugin.filter(state, node)]));
 }
 

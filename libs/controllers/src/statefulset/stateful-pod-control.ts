@@ -1,12 +1,13 @@
-import type { ApiObject, OwnerReference, PersistentVolumeClaimTemplate, Pod, StatefulSet } from '@svc/api';
+import type { PersistentVolumeClaim, PersistentVolumeClaimTemplate, Pod, StatefulSet } from '@svc/api';
 import type { Client, ResourceClient } from '@svc/client';
 import { errorMessage, isAlreadyExists, isNotFound } from '@svc/machinery';
 import type { MetaObject } from '@svc/runtime';
 import type { RateLimitedEvents } from '../common/rate-limited-events';
+import { claimIsStale, retentionOwnerReferences } from './claim-retention';
 import { podClaims, podOrdinal, STATEFUL_SET_KIND, updateIdentity } from './stateful-pod-identity';
 
-/** How long a claims resource found not served is not asked again. */
-const UNSERVED_RECHECK_MS = 60_000;
+/** A claim as the cache has it (undefined: not there). */
+export type ClaimLookup = (namespace: string, name: string) => PersistentVolumeClaim | undefined;
 
 /** Kubernetes' strings.Title of a one-word verb. */
 const title = (verb: string) => verb[0].toUpperCase() + verb.slice(1);
@@ -17,30 +18,29 @@ const title = (verb: string) => verb[0].toUpperCase() + verb.slice(1);
  * successful", `FailedCreate` "create Pod web-0 in StatefulSet web failed error: ...", and so for
  * delete and update.
  *
- * Claims (from volumeClaimTemplates) are written only while the server serves
- * PersistentVolumeClaims: a create answered 404 means the resource is not served, and then the
- * pod is made without its claims (its volumes still name them, as Kubernetes sets them), the
- * resource asked again a minute later.
+ * Claims (from volumeClaimTemplates) are made before their pod and carry the owner references the
+ * set's persistentVolumeClaimRetentionPolicy asks for, so the garbage collector removes them with
+ * the set (`whenDeleted: Delete`) or with a pod scaled away (`whenScaled: Delete`), and keeps them
+ * otherwise: a pod made again for its ordinal mounts the same claim.
  */
 export class StatefulPodControl {
   private readonly pods: ResourceClient<Pod>;
-  private readonly claims: ResourceClient<ApiObject>;
-  private claimsUnservedUntil = 0;
+  private readonly claims: ResourceClient<PersistentVolumeClaim>;
 
   constructor(
     client: Client,
     private readonly events: RateLimitedEvents,
   ) {
     this.pods = client.pods;
-    this.claims = client.dynamic({ group: '', version: 'v1', resource: 'persistentvolumeclaims', namespaced: true, kind: 'PersistentVolumeClaim' });
+    this.claims = client.persistentVolumeClaims;
   }
 
   /**
    * Creates the pod's missing claims, then the pod; true when the server made it. A pod already
    * there is no failure of its own: the cache will show it.
    */
-  async createPod(set: StatefulSet, pod: Pod): Promise<boolean> {
-    await this.createMissingClaims(set, pod);
+  async createPod(set: StatefulSet, pod: Pod, lookup: ClaimLookup): Promise<boolean> {
+    await this.createMissingClaims(set, pod, lookup);
     try {
       await this.pods.create(pod, { namespace: set.metadata?.namespace });
     } catch (error) {
@@ -82,50 +82,58 @@ export class StatefulPodControl {
 
   /**
    * Creates the claims of the pod that do not exist, owned as the retention policy says
-   * (Kubernetes' createPersistentVolumeClaims): by the set when `whenDeleted` is Delete.
+   * (Kubernetes' createPersistentVolumeClaims).
    */
-  async createMissingClaims(set: StatefulSet, pod: Pod): Promise<void> {
-    const templates = set.spec.volumeClaimTemplates ?? [];
-    if (templates.length === 0 || Date.now() < this.claimsUnservedUntil) return;
+  async createMissingClaims(set: StatefulSet, pod: Pod, lookup: ClaimLookup): Promise<void> {
+    const namespace = set.metadata?.namespace ?? '';
     for (const claim of podClaims(set, podOrdinal(pod)).values()) {
-      if (!(await this.createClaim(set, pod, claim))) return;
+      if (lookup(namespace, claim.metadata?.name ?? '')) continue;
+      await this.createClaim(set, pod, claim);
     }
   }
 
   /**
-   * Before a scale-down deletes the pod, makes it an owner of its claims when the retention policy
-   * deletes claims on scale-down, so that the garbage collector removes them with it.
+   * Whether a claim of the pod is still owned by an earlier pod of its ordinal that a scale-down
+   * deletes with it (Kubernetes' PodClaimIsStale): the pod must not be made on it.
    */
-  async releaseClaimsWithPod(set: StatefulSet, pod: Pod): Promise<void> {
-    if (set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled !== 'Delete' || Date.now() < this.claimsUnservedUntil) return;
-    const owner: OwnerReference = { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' };
+  podClaimIsStale(set: StatefulSet, pod: Pod, lookup: ClaimLookup): boolean {
+    const namespace = set.metadata?.namespace ?? '';
     for (const claim of podClaims(set, podOrdinal(pod)).values()) {
-      const name = claim.metadata?.name ?? '';
+      const current = lookup(namespace, claim.metadata?.name ?? '');
+      if (current && claimIsStale(set, pod, current)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Gives the pod's existing claims the owner references the retention policy asks for now
+   * (Kubernetes' UpdatePodClaimForRetentionPolicy): `scaledDown` for a pod beyond the range, about
+   * to be deleted, whose claims then go with it under `whenScaled: Delete`.
+   */
+  async updateClaimsForRetention(set: StatefulSet, pod: Pod, scaledDown: boolean, lookup: ClaimLookup): Promise<void> {
+    const namespace = set.metadata?.namespace ?? '';
+    for (const template of podClaims(set, podOrdinal(pod)).values()) {
+      const claim = lookup(namespace, template.metadata?.name ?? '');
+      if (!claim) continue;
+      const ownerReferences = retentionOwnerReferences(set, pod, claim, scaledDown);
+      if (!ownerReferences) continue;
       try {
-        await this.claims.patch(name, { metadata: { ownerReferences: [owner] } } as never, 'strategic', { namespace: set.metadata?.namespace });
+        await this.claims.update({ ...structuredClone(claim), metadata: { ...structuredClone(claim.metadata), ownerReferences } }, { namespace });
       } catch (error) {
+        // Gone: nothing to own. A conflict (changed since the cache saw it) is retried.
         if (!isNotFound(error)) throw error;
       }
     }
   }
 
-  /** False when claims are not served. */
-  private async createClaim(set: StatefulSet, pod: Pod, claim: PersistentVolumeClaimTemplate): Promise<boolean> {
-    const object = { ...claim, apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as ApiObject & MetaObject;
-    if (set.spec.persistentVolumeClaimRetentionPolicy?.whenDeleted === 'Delete') {
-      object.metadata = {
-        ...object.metadata,
-        ownerReferences: [{ ...STATEFUL_SET_KIND, name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '' }],
-      };
-    }
+  private async createClaim(set: StatefulSet, pod: Pod, claim: PersistentVolumeClaimTemplate): Promise<void> {
+    const object = { ...structuredClone(claim), apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as PersistentVolumeClaim;
+    const ownerReferences = retentionOwnerReferences(set, pod, object, false);
+    if (ownerReferences) object.metadata = { ...object.metadata, ownerReferences };
     try {
       await this.claims.create(object, { namespace: set.metadata?.namespace });
     } catch (error) {
-      if (isAlreadyExists(error)) return true;
-      if (isNotFound(error)) {
-        this.claimsUnservedUntil = Date.now() + UNSERVED_RECHECK_MS;
-        return false;
-      }
+      if (isAlreadyExists(error)) return;
       this.events.emit(
         this.subject(set),
         'Warning',
@@ -140,7 +148,6 @@ export class StatefulPodControl {
       'SuccessfulCreate',
       `create Claim ${object.metadata?.name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`,
     );
-    return true;
   }
 
   private podEvent(verb: 'create' | 'delete' | 'update', set: StatefulSet, pod: Pod, error?: unknown): void {

@@ -10,7 +10,7 @@ import { orphanPodIndexKey, POD_CONTROLLER_UID_INDEX, podControllerUidIndex } fr
 import { RateLimitedEvents } from '../common/rate-limited-events';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../common/slow-start-batch';
 import { identityMatches, isMemberOf, newStatefulPod, podOrdinal, podRevision, startOrdinal, STATEFUL_SET_KIND } from './stateful-pod-identity';
-import { StatefulPodControl } from './stateful-pod-control';
+import { StatefulPodControl, type ClaimLookup } from './stateful-pod-control';
 import { applyRevision, statefulSetRevisions, type StatefulSetRevisions } from './stateful-set-revisions';
 import {
   completeRollingUpdate,
@@ -55,7 +55,14 @@ interface Sync {
   deletedForUpdate: boolean;
   /** Set when the server took a pod write of this sync: the cache will show it, and wake the set again. */
   changed: boolean;
+  /** The claims of the set's namespace as the cache has them. */
+  claims: ClaimLookup;
+  /** Set when a pod waits for a claim of an earlier pod of its ordinal to go. */
+  staleClaims?: boolean;
 }
+
+/** How often a set whose pod waits for a stale claim to go looks again. */
+const STALE_CLAIM_RECHECK_MS = 1_000;
 
 /** The StatefulSets of the pod's namespace whose selector matches it, when it has no controller and its name makes it theirs. */
 function statefulSetsForOrphan(cache: CacheReader, pod: Pod): Request[] {
@@ -102,7 +109,7 @@ function statefulSetSelector(set: StatefulSet): LabelQuery | undefined {
   name: STATEFULSET_CONTROLLER_NAME,
   for: BUILTIN_RESOURCES.statefulSets,
   owns: [BUILTIN_RESOURCES.pods],
-  reads: [BUILTIN_RESOURCES.controllerRevisions],
+  reads: [BUILTIN_RESOURCES.controllerRevisions, BUILTIN_RESOURCES.persistentVolumeClaims],
   indexes: [podControllerUidIndex],
   // A pod without a controller wakes the StatefulSets it could belong to, to be adopted.
   watches: [
@@ -143,7 +150,7 @@ export class StatefulSetReconciler implements Reconcile {
     });
 
     const found = await statefulSetRevisions(this.history, set, revisions);
-    const sync = this.plan(set, found, pods);
+    const sync = this.plan(set, found, pods, (ns, claim) => cache.get(BUILTIN_RESOURCES.persistentVolumeClaims, { namespace: ns, name: claim }));
     let failure: { error: unknown } | undefined;
     if (!set.metadata?.deletionTimestamp) {
       try {
@@ -160,6 +167,8 @@ export class StatefulSetReconciler implements Reconcile {
     if (failure) throw failure.error;
     const minReadySeconds = set.spec.minReadySeconds ?? 0;
     const wait = minReadySeconds > 0 ? nextAvailabilityInMs(pods, minReadySeconds, Date.now()) : undefined;
+    // No event of its own wakes the set when a stale claim is finally gone.
+    if (sync.staleClaims) return { requeueAfter: Math.min(wait ?? STALE_CLAIM_RECHECK_MS, STALE_CLAIM_RECHECK_MS) };
     return wait !== undefined ? { requeueAfter: wait + AVAILABILITY_SLACK_MS } : {};
   }
 
@@ -183,7 +192,7 @@ export class StatefulSetReconciler implements Reconcile {
   }
 
   /** Sorts the pods into the ordinals of the range and the condemned beyond it, and makes the pods missing from the range. */
-  private plan(set: StatefulSet, revisions: StatefulSetRevisions, pods: readonly Pod[]): Sync {
+  private plan(set: StatefulSet, revisions: StatefulSetRevisions, pods: readonly Pod[], claims: ClaimLookup): Sync {
     const start = startOrdinal(set);
     const count = set.spec.replicas ?? 1;
     const byOrdinal = new Map<number, Pod>();
@@ -224,6 +233,7 @@ export class StatefulSetReconciler implements Reconcile {
       nowMs: Date.now(),
       deletedForUpdate: false,
       changed: false,
+      claims,
     };
   }
 
@@ -266,10 +276,16 @@ export class StatefulSetReconciler implements Reconcile {
       return true;
     }
     if (!slot.created) {
-      this.changed(sync, await this.control.createPod(set, pod));
+      // A claim still going with an earlier pod of this ordinal (scaled away) waits for it to go.
+      if (this.control.podClaimIsStale(set, pod, sync.claims)) {
+        sync.staleClaims = true;
+        return true;
+      }
+      this.changed(sync, await this.control.createPod(set, pod, sync.claims));
       return monotonic;
     }
-    if (pod.status?.phase === 'Pending') await this.control.createMissingClaims(set, pod);
+    if (pod.status?.phase === 'Pending') await this.control.createMissingClaims(set, pod, sync.claims);
+    await this.control.updateClaimsForRetention(set, pod, false, sync.claims);
     if (monotonic && (isPodTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds ?? 0, nowMs))) {
       return true;
     }
@@ -283,7 +299,7 @@ export class StatefulSetReconciler implements Reconcile {
     if (isPodTerminating(pod)) return monotonic;
     // In order, a pod that is not ready waits, unless it is the first unhealthy one (it holds up nothing).
     if (monotonic && pod !== firstUnhealthy && (!isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds ?? 0, nowMs))) return true;
-    await this.control.releaseClaimsWithPod(set, pod);
+    await this.control.updateClaimsForRetention(set, pod, true, sync.claims);
     this.changed(sync, await this.control.deletePod(set, pod));
     return monotonic;
   }

@@ -3,7 +3,9 @@ import type { RefusedFlag } from '../flag-set/refused-flags';
 import { CLUSTER_SIGNERS } from './controller-manager-flags';
 
 const NO_CLOUD = 'this controller manager runs no cloud provider integration';
-const NO_VOLUMES = 'this controller manager runs no volume controllers';
+const NO_ATTACH = 'this controller manager runs no attach/detach controller';
+const NO_VOLUME_PLUGINS = 'this controller manager runs no in-tree volume plugins: volumes are provisioned and deleted by external provisioners';
+const NO_RECYCLER = 'this controller manager runs no volume recycler (Recycle is deprecated; such volumes are marked Failed)';
 const NO_SIGNING = 'this controller manager runs no certificate signing controller';
 const NO_HPA = 'this controller manager runs no horizontal pod autoscaler controller';
 const NO_MIRRORING = 'this controller manager runs no endpointslice mirroring controller';
@@ -26,11 +28,11 @@ export const CONTROLLER_MANAGER_REFUSED_FLAGS: readonly RefusedFlag[] = [
   { flag: 'service-cluster-ip-range', reason: 'is not supported by this controller manager yet: node CIDRs are not kept apart from a service range' },
   { flag: 'controller-start-interval', reason: 'is not supported by this controller manager yet: its controllers start together' },
   ...refuse(NO_MIGRATION, 'enable-leader-migration', 'leader-migration-config'),
-  ...refuse(NO_VOLUMES, 'attach-detach-reconcile-sync-period', 'disable-attach-detach-reconcile-sync', 'concurrent-ephemeralvolume-syncs'),
-  ...refuse(NO_VOLUMES, 'enable-dynamic-provisioning', 'enable-hostpath-provisioner', 'flex-volume-plugin-dir', 'pvclaimbinder-sync-period'),
-  ...refuse(NO_VOLUMES, 'pv-recycler-increment-timeout-nfs', 'pv-recycler-minimum-timeout-hostpath', 'pv-recycler-minimum-timeout-nfs'),
-  ...refuse(NO_VOLUMES, 'pv-recycler-pod-template-filepath-hostpath', 'pv-recycler-pod-template-filepath-nfs', 'pv-recycler-timeout-increment-hostpath'),
-  ...refuse(NO_VOLUMES, 'volume-host-allow-local-loopback', 'volume-host-cidr-denylist'),
+  ...refuse(NO_ATTACH, 'attach-detach-reconcile-sync-period', 'disable-attach-detach-reconcile-sync'),
+  ...refuse(NO_VOLUME_PLUGINS, 'enable-hostpath-provisioner', 'flex-volume-plugin-dir'),
+  ...refuse(NO_RECYCLER, 'pv-recycler-increment-timeout-nfs', 'pv-recycler-minimum-timeout-hostpath', 'pv-recycler-minimum-timeout-nfs'),
+  ...refuse(NO_RECYCLER, 'pv-recycler-pod-template-filepath-hostpath', 'pv-recycler-pod-template-filepath-nfs', 'pv-recycler-timeout-increment-hostpath'),
+  ...refuse(NO_VOLUME_PLUGINS, 'volume-host-allow-local-loopback', 'volume-host-cidr-denylist'),
   ...refuse(NO_SIGNING, 'cluster-signing-cert-file', 'cluster-signing-key-file', 'cluster-signing-duration'),
   ...refuse(NO_SIGNING, ...CLUSTER_SIGNERS.flatMap((s) => [`cluster-signing-${s}-cert-file`, `cluster-signing-${s}-key-file`])),
   ...refuse(NO_MIRRORING, 'mirroring-concurrent-service-endpoint-syncs', 'mirroring-endpointslice-updates-batch-period', 'mirroring-max-endpoints-per-subset'),

@@ -60,7 +60,8 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
       rule(['update'], ['apps'], ['statefulsets/status', 'statefulsets/finalizers']),
       rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
       rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], ['apps'], ['controllerrevisions']),
-      rule(['get', 'create', 'update', 'patch', 'delete'], [''], ['persistentvolumeclaims']),
+      // The list and watch feed the claims cache the retention policy's owner references are read from.
+      rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], [''], ['persistentvolumeclaims']),
       EVENTS,
     ],
   },
