@@ -119,6 +119,18 @@ describe('goJsonDecodeError', () => {
       'json: cannot unmarshal number into Go struct field Container.spec.containers.stdin of type bool',
     ],
     [
+      'a string into a volume source',
+      podDefinition,
+      podWith({ containers: [container({})], volumes: [{ name: 'config', configMap: 'settings' }] }),
+      'json: cannot unmarshal string into Go struct field Volume.spec.volumes.configMap of type v1.ConfigMapVolumeSource',
+    ],
+    [
+      'a number into an env source key',
+      podDefinition,
+      podWith({ containers: [container({ env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 1 } } }] })] }),
+      'json: cannot unmarshal number into Go struct field SecretKeySelector.spec.containers.env.valueFrom.secretKeyRef.key of type string',
+    ],
+    [
       "a kind's inline spec is <Kind>Spec",
       namespaceDefinition,
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' }, spec: { finalizers: 'kubernetes' } },

@@ -238,9 +238,9 @@ function goTypeName(node: JsonSchema, field: string, parent: StructName): string
 }
 
 /**
- * A struct's Go name: its OpenAPI component's for a named struct; a kind's `spec` and `status` are
- * `<Kind>Spec` and `<Kind>Status` by Kubernetes' convention; any other inline struct is named after
- * its field, in its parent's package.
+ * A struct's Go name: its OpenAPI component's for a named struct; by Kubernetes' conventions a
+ * `metadata` is metav1's ObjectMeta and a kind's `spec` and `status` are `<Kind>Spec` and
+ * `<Kind>Status`; any other inline struct is named after its field, in its parent's package.
  */
 function structName(node: JsonSchema, field: string, parent: StructName): StructName {
   const named = structuralNodes(node)
@@ -250,6 +250,7 @@ function structName(node: JsonSchema, field: string, parent: StructName): Struct
     const parts = named.component.split('.');
     return { struct: parts[parts.length - 1], pkg: parts[parts.length - 2] };
   }
+  if (field === 'metadata') return { struct: 'ObjectMeta', pkg: 'v1' };
   if ((field === 'spec' || field === 'status') && parent.kind === true) {
     return { struct: `${parent.struct}${capitalize(field)}`, pkg: parent.pkg };
   }
