@@ -433,7 +433,15 @@ describe("a body that does not decode into a built-in kind: 400 in the words of 
     );
   });
 
-  it("Quantity and IntOrString answer with their own decoders' words", async () => {
+  it("Quantity, IntOrString and a Secret's bytes answer with their own decoders' words", async () => {
+    const secret = (data: Record<string, string>, name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data });
+    const secrets = `/api/v1/namespaces/${ns}/secrets`;
+    expect(expectFailure(await client.post(secrets, secret({ password: 'not base64!' }, 'decode-secret')), 400, 'BadRequest').message).toBe(
+      cannotBeHandled('Secret', 'illegal base64 data at input byte 3'),
+    );
+    // Go's decoder skips line breaks, as base64 tools write them every 76 characters.
+    expectStatus(await client.post(secrets, secret({ password: 'c2VjcmV0\nc2VjcmV0' }, 'decode-secret-lines')), 201);
+
     const limits = pod('decode-quantity');
     limits.spec.containers[0].resources = { limits: { cpu: 'lots' } };
     expect(expectFailure(await client.post(paths.pods(ns), limits), 400, 'BadRequest').message).toBe(

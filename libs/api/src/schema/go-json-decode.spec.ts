@@ -101,6 +101,12 @@ describe('goJsonDecodeError', () => {
       'json: cannot unmarshal number into Go struct field Secret.data of type []uint8',
     ],
     [
+      "text that is not base64 into bytes: Go's base64 error, with no field context",
+      secretDefinition,
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: 'not base64!' } },
+      'illegal base64 data at input byte 3',
+    ],
+    [
       'a fraction into an int32: the number is quoted',
       podDefinition,
       podWith({ containers: [container({ ports: [{ containerPort: 80.5 }] })] }),

@@ -2,6 +2,7 @@ import { isRecord } from '@svc/machinery';
 import { parseQuantity, QUANTITY_FORMAT_ERROR } from '../meta/quantity';
 import { namedStructs } from '../openapi/named-structs';
 import { QUANTITY_PATTERN } from './builders';
+import { goBase64ErrorOffset } from './go-base64';
 import type { JsonSchema } from './json-schema';
 import { arrayItems, isEmbeddedResource, objectChild, preservesUnknownFields, structuralNodes } from './schema-walk';
 
@@ -99,7 +100,13 @@ class GoJsonDecoder {
     }
     const typeName = () => goTypeName(node, field, parent);
     if (typeof value === 'string') {
-      if (go.kind !== 'string' && go.kind !== 'bytes') this.save(unmarshalError('string', typeName(), at));
+      if (go.kind === 'bytes') {
+        // Go's base64 error, kept as the first error with no field context.
+        const offset = goBase64ErrorOffset(value);
+        if (offset !== undefined) this.save(`illegal base64 data at input byte ${offset}`);
+      } else if (go.kind !== 'string') {
+        this.save(unmarshalError('string', typeName(), at));
+      }
     } else if (typeof value === 'boolean') {
       if (go.kind !== 'bool') this.save(unmarshalError('bool', typeName(), at));
     } else if (typeof value === 'number') {
