@@ -61,7 +61,7 @@ export * from './schema/builders';
 export * from './schema/field-error';
 export { formatFieldPath, joinField, joinIndex, joinKey, type PathSegment } from './schema/field-path';
 export { compileKind, schemaCompileError, type CompiledKind } from './schema/compile-kind';
-export { goJsonDecodeError } from './schema/go-json-decode';
+export { goJsonDecodeError, kindDecodeError } from './schema/go-json-decode';
 export {
   objectChild,
   arrayItems,

@@ -2,10 +2,13 @@ import {
   configMapDefinition,
   deploymentDefinition,
   goJsonDecodeError,
+  kindDecodeError,
+  kindFromCrd,
   namespaceDefinition,
   podDefinition,
   secretDefinition,
   serviceDefinition,
+  type CustomResourceDefinition,
   type KindDefinition,
 } from '../index';
 
@@ -178,5 +181,37 @@ describe('goJsonDecodeError', () => {
     expect(decode(serviceDefinition, { spec: { ports: [{ port: 80, targetPort: 'http' }] } })).toBeUndefined();
     // Values that break other rules (a name too long, an unsupported enum value) are for validation, not decoding.
     expect(decode(podDefinition, podWith({ restartPolicy: 'Sometimes', containers: [container({ name: 'a'.repeat(100) })] }))).toBeUndefined();
+  });
+
+  it('a custom resource: only its metadata is decoded into ObjectMeta, the path starting inside it', () => {
+    const crd: CustomResourceDefinition = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { port: { type: 'integer' } } } } } },
+          },
+        ],
+      },
+    };
+    const gadget = kindFromCrd(crd, 'v1');
+    const body = (metadata: unknown, spec: unknown = {}) => ({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata, spec });
+    expect(kindDecodeError(gadget, body({ name: 'g', labels: 5 }))).toBe(
+      'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type map[string]string',
+    );
+    expect(kindDecodeError(gadget, body(5))).toBe('json: cannot unmarshal number into Go value of type v1.ObjectMeta');
+    // The rest of a custom resource is unstructured JSON: a wrong type there is its schema's to report.
+    expect(kindDecodeError(gadget, body({ name: 'g' }, { port: 'eighty' }))).toBeUndefined();
+    expect(kindDecodeError(deploymentDefinition, deploymentWith({ containers: [container({})] }, { replicas: 'x' }))).toBe(
+      'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    );
   });
 });

@@ -1,8 +1,10 @@
 import { isRecord } from '@svc/machinery';
+import { ObjectMetaSchema } from '../meta/object-meta';
 import { parseQuantity, QUANTITY_FORMAT_ERROR } from '../meta/quantity';
 import { namedStructs } from '../openapi/named-structs';
 import { QUANTITY_PATTERN } from './builders';
 import { goBase64ErrorOffset } from './go-base64';
+import type { KindDefinition } from '../scheme/kind-definition';
 import type { JsonSchema } from './json-schema';
 import { arrayItems, isEmbeddedResource, objectChild, preservesUnknownFields, structuralNodes } from './schema-walk';
 
@@ -28,16 +30,32 @@ import { arrayItems, isEmbeddedResource, objectChild, preservesUnknownFields, st
  *
  * Undefined when Go would decode the body, whatever else is wrong with it.
  */
-export function goJsonDecodeError(schema: JsonSchema, kind: string, version: string, body: unknown): string | undefined {
+export function goJsonDecodeError(schema: JsonSchema, kind: string, version: string, body: unknown, isKind = true): string | undefined {
   if (!isRecord(body)) return undefined;
   const decoder = new GoJsonDecoder();
   try {
-    decoder.struct(body, schema, { struct: kind, pkg: version, kind: true }, []);
+    decoder.struct(body, schema, { struct: kind, pkg: version, kind: isKind }, []);
   } catch (error) {
     if (error instanceof Fatal) return error.message;
     throw error;
   }
   return decoder.saved;
+}
+
+/**
+ * What Kubernetes' decoder says of a body of the kind `definition`: a built-in kind is decoded into
+ * its Go struct (see goJsonDecodeError); a custom resource is decoded as unstructured JSON, where no
+ * value has a wrong type, and only its metadata is then read into ObjectMeta's Go struct (the CRD
+ * handler's schema coercion), so only there Go's words answer.
+ */
+export function kindDecodeError(definition: KindDefinition, body: unknown): string | undefined {
+  if (definition.source.type === 'builtin') return goJsonDecodeError(definition.schema, definition.kind, definition.version, body);
+  if (!isRecord(body)) return undefined;
+  const metadata = body.metadata;
+  if (metadata === undefined || metadata === null) return undefined;
+  // The metadata alone is decoded, so the path starts inside it (`ObjectMeta.labels`).
+  if (!isRecord(metadata)) return unmarshalError(jsonKind(metadata), 'v1.ObjectMeta', { fields: [] });
+  return goJsonDecodeError(ObjectMetaSchema, 'ObjectMeta', 'v1', metadata, false);
 }
 
 /** A decoder of its own failed: Go's Unmarshal returns its error as it is, with no field context. */

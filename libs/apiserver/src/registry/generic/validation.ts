@@ -1,4 +1,4 @@
-import { goJsonDecodeError, type ApiObject } from '@svc/api';
+import { kindDecodeError, type ApiObject } from '@svc/api';
 import { fieldErrorsMessage, fieldInvalid, isValidPathSegmentName, newBadRequest, newInvalid, type FieldError } from '@svc/machinery';
 import { applyFieldValidation } from './field-validation';
 import { writeStep, type WriteStep } from './stepper';
@@ -19,9 +19,10 @@ export function validateObject(store: Store, object: ApiObject, extra: FieldErro
     return;
   }
   const def = store.definition;
-  // Kubernetes decodes a built-in kind's body into its Go struct before anything else: a value Go
-  // cannot hold there is the answer, in Go's words, whatever else the body gets wrong.
-  const decodeError = store.builtIn ? goJsonDecodeError(def.schema, def.kind, def.version, object) : undefined;
+  // Kubernetes decodes a built-in kind's body (a custom resource's metadata) into its Go struct
+  // before anything else: a value Go cannot hold there is the answer, in Go's words, whatever else
+  // the body gets wrong.
+  const decodeError = kindDecodeError(def, object);
   if (decodeError !== undefined) throw cannotBeHandled(store, decodeError);
   const typeErrors = errors.filter((e) => e.type === 'FieldValueTypeInvalid');
   if (typeErrors.length > 0 && (store.builtIn || w.unknownCount > 0)) throw cannotBeHandled(store, fieldErrorsMessage(typeErrors));
@@ -70,7 +71,7 @@ export function validateFields(store: Store, object: ApiObject, duplicates: read
     outcome = applyFieldValidation(store.compiled, object, duplicates, w.options.fieldValidation ?? 'Warn');
   } catch (refusal) {
     // Go's decoder keeps a type error ahead of the strict errors it gathers on the way.
-    const decodeError = store.builtIn ? goJsonDecodeError(store.definition.schema, store.definition.kind, store.definition.version, object) : undefined;
+    const decodeError = kindDecodeError(store.definition, object);
     throw decodeError === undefined ? refusal : cannotBeHandled(store, decodeError);
   }
   for (const warning of outcome.warnings) w.warnings.push(warning);
