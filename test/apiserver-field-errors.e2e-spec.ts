@@ -138,5 +138,35 @@ spec:
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(stderr).toBe('The Gadget "g" is invalid: spec.port: Invalid value: 70000: spec.port in body should be less than or equal to 65535\n');
+    // A custom resource's metadata alone goes through ObjectMeta's Go struct: Go's words, the path inside it.
+    // (kubectl refuses such a manifest itself; --raw sends it as it is.)
+    const labelled = await manifest(
+      'labelled-gadget.json',
+      JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'l', labels: 5 } }),
+    );
+    expect(await refused('create', '--raw', '/apis/example.com/v1/namespaces/default/gadgets', '-f', labelled)).toBe(
+      'Error from server (BadRequest): Gadget in version "v1" cannot be handled as a Gadget: ' +
+        'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type map[string]string\n',
+    );
+  });
+
+  it("apply -f and create -f of a field of the wrong type: Go's JSON decoder's words, as a 400", async () => {
+    const deployment = await manifest(
+      'replicas.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: typed\nspec:\n  replicas: three\n  selector:\n    matchLabels: {app: typed}\n' +
+        '  template:\n    metadata:\n      labels: {app: typed}\n    spec:\n      containers: [{name: app, image: busybox}]\n',
+    );
+    expect(await refused('apply', '-f', deployment)).toBe(
+      `Error from server (BadRequest): error when creating "${deployment}": Deployment in version "v1" cannot be handled as a Deployment: ` +
+        'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32\n',
+    );
+    const pod = await manifest(
+      'containers.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: typed\nspec:\n  containers:\n    name: app\n    image: busybox\n',
+    );
+    expect(await refused('create', '-f', pod)).toBe(
+      `Error from server (BadRequest): error when creating "${pod}": Pod in version "v1" cannot be handled as a Pod: ` +
+        'json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container\n',
+    );
   });
 });

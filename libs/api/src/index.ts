@@ -70,6 +70,7 @@ export * from './schema/builders';
 export * from './schema/field-error';
 export { formatFieldPath, joinField, joinIndex, joinKey, type PathSegment } from './schema/field-path';
 export { compileKind, schemaCompileError, type CompiledKind } from './schema/compile-kind';
+export { goJsonDecodeError, kindDecodeError } from './schema/go-json-decode';
 export {
   objectChild,
   arrayItems,

@@ -153,7 +153,9 @@ describe('OpenAPI v3 documents', () => {
       'x-kubernetes-patch-strategy': 'retainKeys',
     });
     const rollingUpdate = apps.components.schemas['io.svc.api.apps.v1.DeploymentStrategy'].properties!.rollingUpdate;
-    expect(collectRefs(rollingUpdate.properties!.maxSurge)).toEqual(['#/components/schemas/io.svc.apimachinery.pkg.util.intstr.IntOrString']);
+    expect(collectRefs(rollingUpdate)).toEqual(['#/components/schemas/io.svc.api.apps.v1.RollingUpdateDeployment']);
+    const maxSurge = apps.components.schemas['io.svc.api.apps.v1.RollingUpdateDeployment'].properties!.maxSurge;
+    expect(collectRefs(maxSurge)).toEqual(['#/components/schemas/io.svc.apimachinery.pkg.util.intstr.IntOrString']);
   });
 
   it('never publishes a type array: quantities and int-or-strings are oneOf components, as in Kubernetes', () => {

@@ -3,6 +3,7 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import { RE2JS } from 're2js';
 import { BUILTIN_PATTERNS } from '../meta/names';
 import addFormats from 'ajv-formats';
+import { goBase64ErrorOffset } from './go-base64';
 import { SVC_KEYWORDS, type JsonSchema } from './json-schema';
 import { SharedSubschemas } from './shared-subschemas';
 
@@ -26,7 +27,7 @@ const MARKER_SCHEMAS: Record<(typeof SVC_KEYWORDS)[number], object> = {
 };
 
 /** Formats Kubernetes accepts in CRD schemas that ajv-formats does not define; unknown ones pass. */
-const EXTRA_FORMATS: Record<string, RegExp | true> = {
+const EXTRA_FORMATS: Record<string, RegExp | true | ((value: string) => boolean)> = {
   'int-or-string': true,
   bsonobjectid: /^[0-9a-f]{24}$/,
   cidr: /^[0-9a-fA-F.:]+\/[0-9]{1,3}$/,
@@ -43,6 +44,8 @@ const EXTRA_FORMATS: Record<string, RegExp | true> = {
   rgbcolor: /^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/,
   datetime: true,
   quantity: true,
+  // What Go's base64 decoder takes (line breaks anywhere, padding required), not ajv-formats' line-wise test.
+  byte: (value) => goBase64ErrorOffset(value) === undefined,
 };
 
 function configure(ajv: Ajv): Ajv {

@@ -207,7 +207,7 @@ function readCaFile(flag: string, path: string): string {
 /** The uid of a live object, read through its registry (the watch cache). */
 function registryUidLookup(registries: ResourceRegistries): ObjectUidLookup {
   return async (resource, namespace, name) => {
-    const registry = registries.forResource('', 'v1', resource);
+    const registry = { serviceaccounts: registries.serviceAccounts, pods: registries.pods, secrets: registries.secrets }[resource];
     if (registry === undefined) return undefined;
     try {
       return (await registry.get(namespace, name)).metadata?.uid;

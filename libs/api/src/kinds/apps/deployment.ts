@@ -13,11 +13,16 @@ export const DeploymentStrategyTypes = ['Recreate', 'RollingUpdate'] as const;
 /** An absolute number (integers) or a percentage (strings); each keyword only constrains its own type. */
 const IntOrPercent = () => IntOrString({ minimum: 0, pattern: PERCENT_PATTERN });
 
+export const RollingUpdateDeploymentSchema = Type.Object(
+  { maxUnavailable: Type.Optional(IntOrPercent()), maxSurge: Type.Optional(IntOrPercent()) },
+  { description: 'How far a rolling update may go below and above the desired number of pods while it replaces them.' },
+);
+
 export const DeploymentStrategySchema = Type.Object(
   {
     type: Type.Optional(StringEnum(DeploymentStrategyTypes, { default: 'RollingUpdate' })),
     /** Defaulted to 25%/25% by a hook, only when the type is RollingUpdate. */
-    rollingUpdate: Type.Optional(Type.Object({ maxUnavailable: Type.Optional(IntOrPercent()), maxSurge: Type.Optional(IntOrPercent()) })),
+    rollingUpdate: Type.Optional(RollingUpdateDeploymentSchema),
   },
   { default: {}, 'x-svc-patch-strategy': 'retainKeys' },
 );

@@ -22,14 +22,14 @@ export const ContainerPortSchema = Type.Object({
 });
 export type ContainerPort = Static<typeof ContainerPortSchema>;
 
-const KeySelector = () =>
+const KeySelector = (description: string) =>
   Type.Object(
     {
       name: Type.Optional(Type.String()),
       key: Type.String(),
       optional: Type.Optional(Type.Boolean()),
     },
-    ATOMIC,
+    { ...ATOMIC, description },
   );
 
 export const ObjectFieldSelectorSchema = Type.Object({ apiVersion: Type.Optional(Type.String({ default: 'v1' })), fieldPath: Type.String() }, ATOMIC);
@@ -39,29 +39,41 @@ export const ResourceFieldSelectorSchema = Type.Object(
   ATOMIC,
 );
 
+export const ConfigMapKeySelectorSchema = KeySelector('A key of a ConfigMap in the namespace of the pod.');
+export const SecretKeySelectorSchema = KeySelector('A key of a Secret in the namespace of the pod.');
+export const FileKeySelectorSchema = Type.Object(
+  { volumeName: Type.String(), path: Type.String(), key: Type.String(), optional: Type.Optional(Type.Boolean()) },
+  { ...ATOMIC, description: "A key of an environment file in one of the pod's volumes." },
+);
+
+export const EnvVarSourceSchema = Type.Object(
+  {
+    fieldRef: Type.Optional(ObjectFieldSelectorSchema),
+    resourceFieldRef: Type.Optional(ResourceFieldSelectorSchema),
+    configMapKeyRef: Type.Optional(ConfigMapKeySelectorSchema),
+    secretKeyRef: Type.Optional(SecretKeySelectorSchema),
+    fileKeyRef: Type.Optional(FileKeySelectorSchema),
+  },
+  { description: 'Where the value of an environment variable comes from, instead of a literal value: exactly one source.' },
+);
+
 export const EnvVarSchema = Type.Object({
   name: Type.String({ minLength: 1 }),
   value: Type.Optional(Type.String()),
-  valueFrom: Type.Optional(
-    Type.Object({
-      fieldRef: Type.Optional(ObjectFieldSelectorSchema),
-      resourceFieldRef: Type.Optional(ResourceFieldSelectorSchema),
-      configMapKeyRef: Type.Optional(KeySelector()),
-      secretKeyRef: Type.Optional(KeySelector()),
-      fileKeyRef: Type.Optional(
-        Type.Object({ volumeName: Type.String(), path: Type.String(), key: Type.String(), optional: Type.Optional(Type.Boolean()) }, ATOMIC),
-      ),
-    }),
-  ),
+  valueFrom: Type.Optional(EnvVarSourceSchema),
 });
 export type EnvVar = Static<typeof EnvVarSchema>;
 
-const OptionalNameRef = () => Type.Object({ name: Type.Optional(Type.String()), optional: Type.Optional(Type.Boolean()) }, ATOMIC);
+const OptionalNameRef = (description: string) =>
+  Type.Object({ name: Type.Optional(Type.String()), optional: Type.Optional(Type.Boolean()) }, { ...ATOMIC, description });
+
+export const ConfigMapEnvSourceSchema = OptionalNameRef('A ConfigMap whose keys all become environment variables.');
+export const SecretEnvSourceSchema = OptionalNameRef('A Secret whose keys all become environment variables.');
 
 export const EnvFromSourceSchema = Type.Object({
   prefix: Type.Optional(Type.String()),
-  configMapRef: Type.Optional(OptionalNameRef()),
-  secretRef: Type.Optional(OptionalNameRef()),
+  configMapRef: Type.Optional(ConfigMapEnvSourceSchema),
+  secretRef: Type.Optional(SecretEnvSourceSchema),
 });
 export type EnvFromSource = Static<typeof EnvFromSourceSchema>;
 

@@ -6,7 +6,7 @@ import type { List } from '../../meta/list';
 import { ResourceListSchema } from './container';
 import { NodeSelectorSchema } from './node-selector';
 import { ObjectReferenceSchema } from './object-reference';
-import { HostPathTypes } from './volume';
+import { HostPathVolumeSourceSchema, NFSVolumeSourceSchema } from './volume';
 
 /** Access modes of a volume (PersistentVolumeAccessMode), sorted as Kubernetes lists them when one is not supported. */
 export const PersistentVolumeAccessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'] as const;
@@ -63,15 +63,6 @@ export const SecretReferenceSchema = Described(
   'A Secret by name and namespace.',
 );
 
-export const HostPathVolumeSourceSchema = Described(
-  Type.Object({ path: Type.String({ minLength: 1 }), type: Type.Optional(StringEnum(HostPathTypes, { default: '' })) }),
-  {
-    path: "The directory (or file) on the node's filesystem.",
-    type: 'What must be at the path: empty (no check), Directory, DirectoryOrCreate, File, FileOrCreate, Socket, CharDevice or BlockDevice.',
-  },
-  "A directory of the node's own filesystem; for one-node clusters and tests.",
-);
-
 export const LocalVolumeSourceSchema = Described(
   Type.Object({ path: Type.String(), fsType: Type.Optional(Type.String()) }),
   {
@@ -79,16 +70,6 @@ export const LocalVolumeSourceSchema = Described(
     fsType: 'The filesystem of a block device, when the path is one.',
   },
   'Storage attached to one node (a directory or disk); the volume names that node in its nodeAffinity.',
-);
-
-export const NFSVolumeSourceSchema = Described(
-  Type.Object({ server: Type.String(), path: Type.String(), readOnly: Type.Optional(Type.Boolean()) }),
-  {
-    server: 'The host name or IP address of the NFS server.',
-    path: 'The path the server exports.',
-    readOnly: 'Whether the export is mounted read-only.',
-  },
-  "An NFS server's export.",
 );
 
 export const CSIPersistentVolumeSourceSchema = Described(

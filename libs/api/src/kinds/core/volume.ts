@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ATOMIC, describeFields, FreeForm, Int32, Int64, ListAtomic, Quantity, StringEnum, StringStringMap } from '../../schema/builders';
+import { ATOMIC, Described, describeFields, FreeForm, Int32, Int64, ListAtomic, Quantity, StringEnum, StringStringMap } from '../../schema/builders';
 import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/names';
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import { ObjectFieldSelectorSchema, ResourceFieldSelectorSchema } from './container';
@@ -24,33 +24,47 @@ export const DownwardAPIVolumeFileSchema = Type.Object({
   mode: Type.Optional(FileMode()),
 });
 
-const ConfigMapProjection = () =>
-  Type.Object({
+// Each struct is a constant of its own so that it carries Kubernetes' name (see named-structs).
+const KeyProjection = (description: string) =>
+  Type.Object(
+    {
+      name: Type.Optional(Type.String()),
+      items: Type.Optional(ListAtomic(KeyToPathSchema)),
+      optional: Type.Optional(Type.Boolean()),
+    },
+    { description },
+  );
+export const SecretProjectionSchema = KeyProjection("A Secret's keys, projected as files.");
+export const ConfigMapProjectionSchema = KeyProjection("A ConfigMap's keys, projected as files.");
+export const DownwardAPIProjectionSchema = Type.Object(
+  { items: Type.Optional(ListAtomic(DownwardAPIVolumeFileSchema)) },
+  { description: "The pod's own fields and its containers' resources, projected as files." },
+);
+export const ServiceAccountTokenProjectionSchema = Type.Object(
+  {
+    audience: Type.Optional(Type.String()),
+    expirationSeconds: Type.Optional(Int64({ minimum: 600, default: 3600 })),
+    path: Type.String({ minLength: 1 }),
+  },
+  { description: "A token of the pod's service account, projected as a file and renewed before it expires." },
+);
+export const ClusterTrustBundleProjectionSchema = Type.Object(
+  {
     name: Type.Optional(Type.String()),
-    items: Type.Optional(ListAtomic(KeyToPathSchema)),
+    signerName: Type.Optional(Type.String()),
+    labelSelector: Type.Optional(LabelSelectorSchema),
     optional: Type.Optional(Type.Boolean()),
-  });
+    path: Type.String(),
+  },
+  { description: 'The certificates of ClusterTrustBundle objects, projected as one PEM file.' },
+);
 
 export const VolumeProjectionSchema = Type.Object({
-  secret: Type.Optional(ConfigMapProjection()),
-  configMap: Type.Optional(ConfigMapProjection()),
-  downwardAPI: Type.Optional(Type.Object({ items: Type.Optional(ListAtomic(DownwardAPIVolumeFileSchema)) })),
-  serviceAccountToken: Type.Optional(
-    Type.Object({
-      audience: Type.Optional(Type.String()),
-      expirationSeconds: Type.Optional(Int64({ minimum: 600, default: 3600 })),
-      path: Type.String({ minLength: 1 }),
-    }),
-  ),
-  clusterTrustBundle: Type.Optional(
-    Type.Object({
-      name: Type.Optional(Type.String()),
-      signerName: Type.Optional(Type.String()),
-      labelSelector: Type.Optional(LabelSelectorSchema),
-      optional: Type.Optional(Type.Boolean()),
-      path: Type.String(),
-    }),
-  ),
+  secret: Type.Optional(SecretProjectionSchema),
+  configMap: Type.Optional(ConfigMapProjectionSchema),
+  downwardAPI: Type.Optional(DownwardAPIProjectionSchema),
+  serviceAccountToken: Type.Optional(ServiceAccountTokenProjectionSchema),
+  clusterTrustBundle: Type.Optional(ClusterTrustBundleProjectionSchema),
   podCertificate: Type.Optional(FreeForm()),
 });
 
@@ -95,44 +109,93 @@ export const VOLUME_SOURCES = [
   ...foreignSources,
 ] as const;
 
+export const HostPathVolumeSourceSchema = Described(
+  Type.Object({ path: Type.String({ minLength: 1 }), type: Type.Optional(StringEnum(HostPathTypes, { default: '' })) }),
+  {
+    path: "The directory (or file) on the node's filesystem.",
+    type: 'What must be at the path: empty (no check), Directory, DirectoryOrCreate, File, FileOrCreate, Socket, CharDevice or BlockDevice.',
+  },
+  "A directory of the node's own filesystem; for one-node clusters and tests.",
+);
+export const EmptyDirVolumeSourceSchema = Type.Object(
+  {
+    medium: Type.Optional(StringEnum(['', 'Memory', 'HugePages'] as const)),
+    sizeLimit: Type.Optional(Quantity()),
+  },
+  { description: 'A directory that starts empty when the pod starts and goes with the pod.' },
+);
+export const SecretVolumeSourceSchema = Type.Object(
+  {
+    secretName: Type.Optional(Type.String()),
+    items: Type.Optional(ListAtomic(KeyToPathSchema)),
+    defaultMode: Type.Optional(DefaultMode()),
+    optional: Type.Optional(Type.Boolean()),
+  },
+  { description: "A Secret's keys as files of a volume." },
+);
+export const ConfigMapVolumeSourceSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    items: Type.Optional(ListAtomic(KeyToPathSchema)),
+    defaultMode: Type.Optional(DefaultMode()),
+    optional: Type.Optional(Type.Boolean()),
+  },
+  { description: "A ConfigMap's keys as files of a volume." },
+);
+export const PersistentVolumeClaimVolumeSourceSchema = Type.Object(
+  { claimName: Type.String({ minLength: 1 }), readOnly: Type.Optional(Type.Boolean()) },
+  { description: 'The volume bound to a PersistentVolumeClaim in the namespace of the pod.' },
+);
+export const ProjectedVolumeSourceSchema = Type.Object(
+  {
+    sources: Type.Optional(ListAtomic(VolumeProjectionSchema)),
+    defaultMode: Type.Optional(DefaultMode()),
+  },
+  { description: 'Several sources of files projected into one directory.' },
+);
+export const DownwardAPIVolumeSourceSchema = Type.Object(
+  {
+    items: Type.Optional(ListAtomic(DownwardAPIVolumeFileSchema)),
+    defaultMode: Type.Optional(DefaultMode()),
+  },
+  { description: "The pod's own fields and its containers' resources as files of a volume." },
+);
+export const NFSVolumeSourceSchema = Described(
+  Type.Object({ server: Type.String(), path: Type.String(), readOnly: Type.Optional(Type.Boolean()) }),
+  {
+    server: 'The host name or IP address of the NFS server.',
+    path: 'The path the server exports.',
+    readOnly: 'Whether the export is mounted read-only.',
+  },
+  "An NFS server's export.",
+);
+export const CSIVolumeSourceSchema = Type.Object(
+  {
+    driver: Type.String(),
+    readOnly: Type.Optional(Type.Boolean()),
+    fsType: Type.Optional(Type.String()),
+    volumeAttributes: Type.Optional(StringStringMap()),
+    nodePublishSecretRef: Type.Optional(LocalObjectReferenceSchema),
+  },
+  { description: 'A volume a CSI driver makes for one pod and removes with it.' },
+);
+export const EphemeralVolumeSourceSchema = Type.Object(
+  { volumeClaimTemplate: Type.Optional(Type.Object({ metadata: Type.Optional(TemplateObjectMetaSchema), spec: PersistentVolumeClaimSpecSchema })) },
+  { description: "A claim made for the pod from a template, whose life is the pod's." },
+);
+
 export const VolumeSchema = Type.Object({
   name: Type.String({ pattern: DNS1123_LABEL_PATTERN, maxLength: DNS1123_LABEL_MAX_LENGTH }),
-  hostPath: Type.Optional(Type.Object({ path: Type.String({ minLength: 1 }), type: Type.Optional(StringEnum(HostPathTypes, { default: '' })) })),
-  emptyDir: Type.Optional(Type.Object({ medium: Type.Optional(StringEnum(['', 'Memory', 'HugePages'] as const)), sizeLimit: Type.Optional(Quantity()) })),
-  secret: Type.Optional(
-    Type.Object({
-      secretName: Type.Optional(Type.String()),
-      items: Type.Optional(ListAtomic(KeyToPathSchema)),
-      defaultMode: Type.Optional(DefaultMode()),
-      optional: Type.Optional(Type.Boolean()),
-    }),
-  ),
-  configMap: Type.Optional(
-    Type.Object({
-      name: Type.Optional(Type.String()),
-      items: Type.Optional(ListAtomic(KeyToPathSchema)),
-      defaultMode: Type.Optional(DefaultMode()),
-      optional: Type.Optional(Type.Boolean()),
-    }),
-  ),
-  persistentVolumeClaim: Type.Optional(Type.Object({ claimName: Type.String({ minLength: 1 }), readOnly: Type.Optional(Type.Boolean()) })),
-  projected: Type.Optional(Type.Object({ sources: Type.Optional(ListAtomic(VolumeProjectionSchema)), defaultMode: Type.Optional(DefaultMode()) })),
-  downwardAPI: Type.Optional(Type.Object({ items: Type.Optional(ListAtomic(DownwardAPIVolumeFileSchema)), defaultMode: Type.Optional(DefaultMode()) })),
-  nfs: Type.Optional(Type.Object({ server: Type.String(), path: Type.String(), readOnly: Type.Optional(Type.Boolean()) })),
-  csi: Type.Optional(
-    Type.Object({
-      driver: Type.String(),
-      readOnly: Type.Optional(Type.Boolean()),
-      fsType: Type.Optional(Type.String()),
-      volumeAttributes: Type.Optional(StringStringMap()),
-      nodePublishSecretRef: Type.Optional(LocalObjectReferenceSchema),
-    }),
-  ),
-  ephemeral: Type.Optional(
-    Type.Object({
-      volumeClaimTemplate: Type.Optional(Type.Object({ metadata: Type.Optional(TemplateObjectMetaSchema), spec: PersistentVolumeClaimSpecSchema })),
-    }),
-  ),
+  hostPath: Type.Optional(HostPathVolumeSourceSchema),
+  emptyDir: Type.Optional(EmptyDirVolumeSourceSchema),
+  secret: Type.Optional(SecretVolumeSourceSchema),
+  configMap: Type.Optional(ConfigMapVolumeSourceSchema),
+  persistentVolumeClaim: Type.Optional(PersistentVolumeClaimVolumeSourceSchema),
+  projected: Type.Optional(ProjectedVolumeSourceSchema),
+  downwardAPI: Type.Optional(DownwardAPIVolumeSourceSchema),
+  nfs: Type.Optional(NFSVolumeSourceSchema),
+  csi: Type.Optional(CSIVolumeSourceSchema),
+  ephemeral: Type.Optional(EphemeralVolumeSourceSchema),
   ...Object.fromEntries(foreignSources.map((name) => [name, Type.Optional(FreeForm(ATOMIC))])),
 });
 export type Volume = Static<typeof VolumeSchema>;

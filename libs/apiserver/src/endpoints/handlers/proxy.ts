@@ -329,7 +329,8 @@ export async function serveProxySubresource(request: ResourceRequest): Promise<v
   const path = proxiedPathOf(requestUrl(req).pathname, scope.def.resource, scope.name);
   const object = await scope.registry.get(scope.namespace, name, {});
   const lookup: ProxyLookup = async (resource, namespace, objectName) => {
-    const registry = deps.registries.forResource('', 'v1', resource);
+    const registries = deps.registries;
+    const registry = { pods: registries.pods, endpoints: registries.endpoints, nodes: registries.nodes }[resource];
     if (registry === undefined) throw notFound(NOT_FOUND_MESSAGE);
     return registry.get(namespace, objectName, {});
   };

@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import { kindDecodeError, type ApiObject } from '@svc/api';
 import { fieldErrorsMessage, fieldInvalid, isValidPathSegmentName, newBadRequest, newInvalid, type FieldError } from '@svc/machinery';
 import { applyFieldValidation } from './field-validation';
 import { writeStep, type WriteStep } from './stepper';
@@ -18,12 +18,21 @@ export function validateObject(store: Store, object: ApiObject, extra: FieldErro
     strategyWarnings(store, object, w, current);
     return;
   }
-  const typeErrors = errors.filter((e) => e.type === 'FieldValueTypeInvalid');
   const def = store.definition;
-  if (typeErrors.length > 0 && (store.builtIn || w.unknownCount > 0)) {
-    throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${fieldErrorsMessage(typeErrors)}`);
-  }
+  // Kubernetes decodes a built-in kind's body (a custom resource's metadata) into its Go struct
+  // before anything else: a value Go cannot hold there is the answer, in Go's words, whatever else
+  // the body gets wrong.
+  const decodeError = kindDecodeError(def, object);
+  if (decodeError !== undefined) throw cannotBeHandled(store, decodeError);
+  const typeErrors = errors.filter((e) => e.type === 'FieldValueTypeInvalid');
+  if (typeErrors.length > 0 && (store.builtIn || w.unknownCount > 0)) throw cannotBeHandled(store, fieldErrorsMessage(typeErrors));
   throw newInvalid({ group: def.group, kind: def.kind }, name, errors);
+}
+
+/** Kubernetes' answer to a body that does not decode into the kind (transformDecodeError). */
+function cannotBeHandled(store: Store, detail: string): Error {
+  const def = store.definition;
+  return newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
 }
 
 /** The kind's warnings about a valid write of the main resource, each given once however often the write is retried. */
@@ -57,7 +66,14 @@ export function fieldValidation(duplicates: readonly string[]): WriteStep<{ stor
 
 /** Field validation of a decoded body (unknown and duplicate fields): its warnings join the write's. */
 export function validateFields(store: Store, object: ApiObject, duplicates: readonly string[], w: WriteState): void {
-  const outcome = applyFieldValidation(store.compiled, object, duplicates, w.options.fieldValidation ?? 'Warn');
+  let outcome;
+  try {
+    outcome = applyFieldValidation(store.compiled, object, duplicates, w.options.fieldValidation ?? 'Warn');
+  } catch (refusal) {
+    // Go's decoder keeps a type error ahead of the strict errors it gathers on the way.
+    const decodeError = kindDecodeError(store.definition, object);
+    throw decodeError === undefined ? refusal : cannotBeHandled(store, decodeError);
+  }
   for (const warning of outcome.warnings) w.warnings.push(warning);
   w.unknownCount = outcome.unknownCount;
 }

@@ -1,4 +1,4 @@
-import { storedDefinition, storedNamespace, type ApiObject, type KindDefinition } from '@svc/api';
+import { kindDecodeError, storedDefinition, storedNamespace, type ApiObject, type KindDefinition } from '@svc/api';
 import { fieldInvalid, MAX_NESTING_DEPTH, newBadRequest, newInvalid, sameApiVersion, valueNestingDepth } from '@svc/machinery';
 import type { Store } from '../generic/store';
 
@@ -13,7 +13,8 @@ export function objectOf(def: KindDefinition, value: unknown): ApiObject {
   const object = value as ApiObject;
   const meta = object.metadata;
   if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
-    throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
+    const detail = kindDecodeError(def, object) ?? 'metadata must be an object';
+    throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
   }
   if (meta !== undefined) {
     if (def.namespaced && typeof meta.namespace === 'string') meta.namespace = storedNamespace(meta.namespace);
