@@ -28,13 +28,15 @@ function defaultStorageClass() {
 /** Creates the default class unless a class of its name exists; tries for a while as the API server starts. */
 async function ensureDefaultStorageClass(adminConfig, { attempts = 30, delayMs = 1000 } = {}) {
   if (!enabled()) return;
-  const { Client, loadClientConfig, BUILTIN_RESOURCES } = require(path.join(__dirname, '..', 'dist', 'libs', 'client', 'src', 'index.js'));
-  const { isAlreadyExists } = require(path.join(__dirname, '..', 'dist', 'libs', 'machinery', 'src', 'index.js'));
+  const dist = (lib) => require(path.join(__dirname, '..', 'dist', 'libs', lib, 'src', 'index.js'));
+  const { Client, loadClientConfig, typedResource } = dist('client');
+  const { isAlreadyExists } = dist('machinery');
+  const storageClasses = typedResource(dist('api').storageClassDefinition);
   const client = new Client(await loadClientConfig({ svcconfig: adminConfig }));
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.resource(BUILTIN_RESOURCES.storageClasses).create(defaultStorageClass());
+        await client.resource(storageClasses).create(defaultStorageClass());
         return;
       } catch (error) {
         if (isAlreadyExists(error)) return;

@@ -203,6 +203,42 @@ describeWithRuntime('node agent: claims, the local path provisioner, subPath and
     await kubectl(['delete', 'pod', 'escaper', 'linker', 'reader', '--wait=true'], env(), 40_000);
   }, 90_000);
 
+  it('a generic ephemeral volume mounts the pod’s own claim <pod>-<volume>; an Immediate class is provisioned on the only node', async () => {
+    await cluster.apply(
+      { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'now' }, provisioner: 'svc.io/local-path', volumeBindingMode: 'Immediate' },
+      pod('eph', {
+        volumes: [
+          {
+            name: 'scratch',
+            ephemeral: {
+              volumeClaimTemplate: { spec: { storageClassName: 'now', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '16Mi' } } } },
+            },
+          },
+        ],
+        containers: [busybox('main', 'echo ephemeral > /scratch/f && cat /scratch/f', { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] })],
+      }),
+    );
+    const uid = (await cluster.getPod('eph')).metadata.uid;
+    // What the ephemeral volume controller and the volume controller do: the claim, owned by the pod, naming its provisioner.
+    await cluster.apply({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: {
+        name: 'eph-scratch',
+        annotations: { 'volume.kubernetes.io/storage-provisioner': 'svc.io/local-path' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'eph', uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { storageClassName: 'now', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '16Mi' } } },
+    });
+    const claimUid = (await json('get', 'pvc', 'eph-scratch')).metadata.uid;
+    const volume = await eventually(async () => json('get', 'pv', `pvc-${claimUid}`), 20_000, 250);
+    expect(volume.spec.storageClassName).toBe('now');
+    await bind('eph-scratch', volume.metadata.name);
+    await eventually(async () => expect(await phase('eph')).toBe('Succeeded'), 40_000, 250);
+    expect(await logs('eph')).toBe('ephemeral\n');
+    expect(readFileSync(`${volume.spec.local.path}/f`, 'utf8')).toBe('ephemeral\n');
+  }, 90_000);
+
   it('a Released volume of reclaim policy Delete goes, and its directory with it', async () => {
     await runKubectl(['delete', 'pvc', 'data', '--wait=false'], env());
     // No pvc-protection controller runs here: the finalizer goes as it would once no pod uses the claim.

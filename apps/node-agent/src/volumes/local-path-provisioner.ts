@@ -34,6 +34,8 @@ export class LocalPathProvisioner {
   private readonly nodes: SharedInformer<Node>;
   private readonly queue = new RateLimitingQueue<Key>();
   private worker?: Promise<void>;
+  /** Volumes made by this process: a claim's update may come before its volume's creation is watched. */
+  private readonly made = new Set<string>();
 
   constructor(
     private readonly client: Client,
@@ -48,7 +50,7 @@ export class LocalPathProvisioner {
     const claimKey = (claim: PersistentVolumeClaim) => this.queue.add(`claim/${claim.metadata?.namespace ?? ''}/${claim.metadata?.name ?? ''}`);
     this.claims.addEventHandler({ onAdd: claimKey, onUpdate: (_a, b) => claimKey(b) });
     const volumeKey = (volume: PersistentVolume) => this.queue.add(`volume/${volume.metadata?.name ?? ''}`);
-    this.volumes.addEventHandler({ onAdd: volumeKey, onUpdate: (_a, b) => volumeKey(b) });
+    this.volumes.addEventHandler({ onAdd: volumeKey, onUpdate: (_a, b) => volumeKey(b), onDelete: (v) => this.made.delete(v.metadata?.name ?? '') });
     // A class made after its claims, or the second node leaving: the claims are looked at again.
     const everyClaim = () => this.claims.lister().list().forEach(claimKey);
     this.classes.addEventHandler({ onAdd: everyClaim, onUpdate: everyClaim });
@@ -90,7 +92,7 @@ export class LocalPathProvisioner {
     const decision = decideClaim(claim, {
       nodeName: this.options.nodeName,
       storageClass,
-      volumeExists: this.volumes.lister().get(volumeName) !== undefined,
+      volumeExists: this.made.has(volumeName) || this.volumes.lister().get(volumeName) !== undefined,
       nodeNames: this.nodes
         .lister()
         .list()
@@ -118,6 +120,7 @@ export class LocalPathProvisioner {
         throw error;
       }
     }
+    this.made.add(volumeName);
     this.options.log(`local path provisioner: volume ${volumeName} for claim ${namespace}/${name} at ${path}`);
     this.claimEvent(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${volumeName}`);
   }
