@@ -4,6 +4,10 @@ import { eventually } from '@svc/runtime/testing';
 import { kubectl, runKubectl } from './support/kubectl-run';
 import { startNodeCluster, type NodeCluster } from './support/node-cluster';
 
+// The launcher's own module (plain JavaScript, run by npm start).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ensureDefaultStorageClass } = require('../bin/default-storage-class') as { ensureDefaultStorageClass: (svcconfig: string) => Promise<void> };
+
 const unavailable = localRuntimeUnavailable();
 if (unavailable) console.warn(`Node agent volume tests against a local containerd are skipped: ${unavailable}`);
 const describeWithRuntime = unavailable ? describe.skip : describe;
@@ -44,19 +48,29 @@ describeWithRuntime('node agent: claims, the local path provisioner, subPath and
 
   beforeAll(async () => {
     cluster = await startNodeCluster();
-    await cluster.apply({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: 'local-path' },
-      provisioner: 'svc.io/local-path',
-      reclaimPolicy: 'Delete',
-      volumeBindingMode: 'WaitForFirstConsumer',
-    });
+    // The class as npm start makes it.
+    await ensureDefaultStorageClass(cluster.apiserver.kubeconfig);
   }, 120_000);
 
   afterAll(async () => {
     await cluster?.stop();
   }, 60_000);
+
+  it("npm start's default class: local-path, the default, WaitForFirstConsumer and Delete, made once and never written over", async () => {
+    const made = await json('get', 'storageclass', 'local-path');
+    expect(made).toMatchObject({
+      metadata: { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'svc.io/local-path',
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    });
+    await kubectl(['annotate', 'storageclass', 'local-path', '--overwrite', 'storageclass.kubernetes.io/is-default-class=false', 'edited=yes'], env());
+    const edited = await json('get', 'storageclass', 'local-path');
+    await ensureDefaultStorageClass(cluster.apiserver.kubeconfig);
+    const kept = await json('get', 'storageclass', 'local-path');
+    expect(kept.metadata.annotations).toMatchObject({ 'storageclass.kubernetes.io/is-default-class': 'false', edited: 'yes' });
+    expect(kept.metadata.resourceVersion).toBe(edited.metadata.resourceVersion);
+  });
 
   let volumeName = '';
   let volumePath = '';
