@@ -50,7 +50,13 @@ export class LocalPathProvisioner {
     const claimKey = (claim: PersistentVolumeClaim) => this.queue.add(`claim/${claim.metadata?.namespace ?? ''}/${claim.metadata?.name ?? ''}`);
     this.claims.addEventHandler({ onAdd: claimKey, onUpdate: (_a, b) => claimKey(b) });
     const volumeKey = (volume: PersistentVolume) => this.queue.add(`volume/${volume.metadata?.name ?? ''}`);
-    this.volumes.addEventHandler({ onAdd: volumeKey, onUpdate: (_a, b) => volumeKey(b), onDelete: (v) => this.made.delete(v.metadata?.name ?? '') });
+    this.volumes.addEventHandler({
+      onAdd: volumeKey,
+      onUpdate: (_a, b) => volumeKey(b),
+      onDelete: (v) => {
+        this.made.delete(v.metadata?.name ?? '');
+      },
+    });
     // A class made after its claims, or the second node leaving: the claims are looked at again.
     const everyClaim = () => this.claims.lister().list().forEach(claimKey);
     this.classes.addEventHandler({ onAdd: everyClaim, onUpdate: everyClaim });

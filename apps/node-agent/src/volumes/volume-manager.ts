@@ -157,11 +157,6 @@ export class VolumeManager {
     return { path: claim.source.path, readOnly: claim.readOnly };
   }
 
-  /** The host path of the volumes of each pod's claims (by pod uid): what the node's stats count. */
-  claimPaths(): Map<string, string[]> {
-    return new Map([...this.claims].map(([uid, claims]) => [uid, [...claims.values()].map((c) => c.source.path)]));
-  }
-
   private async setUpVolume(pod: Pod, volume: Volume, facts: PodFacts): Promise<string> {
     const uid = pod.metadata?.uid ?? '';
     if (volume.hostPath) return this.hostPath(volume.hostPath.path, volume.hostPath.type ?? '');
