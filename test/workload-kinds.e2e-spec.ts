@@ -81,8 +81,6 @@ volumeattachments                   storage.k8s.io/v1                false Volum
 const STILL_TO_COME = [
   'bindings.v1',
   'limitranges.v1',
-  'persistentvolumeclaims.v1',
-  'persistentvolumes.v1',
   'resourcequotas.v1',
   'apiservices.apiregistration.k8s.io/v1',
   'horizontalpodautoscalers.autoscaling/v2',
@@ -94,11 +92,6 @@ const STILL_TO_COME = [
   'ingresses.networking.k8s.io/v1',
   'networkpolicies.networking.k8s.io/v1',
   'runtimeclasses.node.k8s.io/v1',
-  'csidrivers.storage.k8s.io/v1',
-  'csinodes.storage.k8s.io/v1',
-  'csistoragecapacities.storage.k8s.io/v1',
-  'storageclasses.storage.k8s.io/v1',
-  'volumeattachments.storage.k8s.io/v1',
 ];
 
 interface ResourceRow {

@@ -170,6 +170,7 @@ export {
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
   isDefaultStorageClass,
+  defaultStorageClassOf,
 } from './scheme/definitions/storage-definitions';
 export { persistentVolumeSources } from './scheme/definitions/persistent-volume-rules';
 export { accessModesCell as formatAccessModes, storageClassOf } from './scheme/definitions/storage-rules';

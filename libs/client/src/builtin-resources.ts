@@ -7,6 +7,20 @@ import {
   podTemplateDefinition,
   priorityClassDefinition,
   statefulSetDefinition,
+  persistentVolumeDefinition,
+  persistentVolumeClaimDefinition,
+  storageClassDefinition,
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  volumeAttachmentDefinition,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
+  type VolumeAttachment,
   type ControllerRevision,
   type CronJob,
   type DaemonSet,
@@ -108,6 +122,13 @@ export interface BuiltinResources {
   readonly jobs: TypedResource<Job>;
   readonly cronJobs: TypedResource<CronJob>;
   readonly priorityClasses: TypedResource<PriorityClass>;
+  readonly persistentVolumes: TypedResource<PersistentVolume>;
+  readonly persistentVolumeClaims: TypedResource<PersistentVolumeClaim>;
+  readonly storageClasses: TypedResource<StorageClass>;
+  readonly csiDrivers: TypedResource<CSIDriver>;
+  readonly csiNodes: TypedResource<CSINode>;
+  readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
+  readonly volumeAttachments: TypedResource<VolumeAttachment>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -142,6 +163,13 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   jobs: typedResource<Job>(jobDefinition),
   cronJobs: typedResource<CronJob>(cronJobDefinition),
   priorityClasses: typedResource<PriorityClass>(priorityClassDefinition),
+  persistentVolumes: typedResource<PersistentVolume>(persistentVolumeDefinition),
+  persistentVolumeClaims: typedResource<PersistentVolumeClaim>(persistentVolumeClaimDefinition),
+  storageClasses: typedResource<StorageClass>(storageClassDefinition),
+  csiDrivers: typedResource<CSIDriver>(csiDriverDefinition),
+  csiNodes: typedResource<CSINode>(csiNodeDefinition),
+  csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
+  volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),

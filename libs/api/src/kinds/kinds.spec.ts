@@ -34,6 +34,13 @@ import {
   controllerRevisionDefinition,
   podTemplateDefinition,
   priorityClassDefinition,
+  persistentVolumeDefinition,
+  persistentVolumeClaimDefinition,
+  storageClassDefinition,
+  csiDriverDefinition,
+  csiNodeDefinition,
+  csiStorageCapacityDefinition,
+  volumeAttachmentDefinition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -692,6 +699,59 @@ status: { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberSchedul
     ],
     [priorityClassDefinition, { metadata: { name: 'high-priority' }, value: 1000000, globalDefault: false, description: 'For the front end.' }],
     [priorityClassDefinition, { metadata: { name: 'system-node-critical' }, value: 2000001000 }],
+    [
+      persistentVolumeDefinition,
+      parse(`
+metadata: { name: data-0 }
+spec:
+  capacity: { storage: 10Gi }
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Delete
+  storageClassName: local-path
+  local: { path: /var/lib/data/data-0 }
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+        - matchExpressions: [{ key: kubernetes.io/hostname, operator: In, values: [node-1] }]
+`),
+    ],
+    [
+      persistentVolumeDefinition,
+      {
+        metadata: { name: 'nfs' },
+        spec: { capacity: { storage: '1Ti' }, accessModes: ['ReadWriteMany'], nfs: { server: 'nfs.example.com', path: '/exports' } },
+      },
+    ],
+    [
+      persistentVolumeClaimDefinition,
+      { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'local-path' } },
+    ],
+    [
+      storageClassDefinition,
+      {
+        metadata: { name: 'local-path', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: 'svc.io/local-path',
+        reclaimPolicy: 'Delete',
+        volumeBindingMode: 'WaitForFirstConsumer',
+        allowedTopologies: [{ matchLabelExpressions: [{ key: 'kubernetes.io/hostname', values: ['node-1'] }] }],
+      },
+    ],
+    [csiDriverDefinition, { metadata: { name: 'hostpath.csi.example.com' }, spec: { attachRequired: false, tokenRequests: [{ audience: 'vault' }] } }],
+    [
+      csiNodeDefinition,
+      {
+        metadata: { name: 'node-1' },
+        spec: { drivers: [{ name: 'hostpath.csi.example.com', nodeID: 'node-1', topologyKeys: ['topology.kubernetes.io/zone'] }] },
+      },
+    ],
+    [
+      csiStorageCapacityDefinition,
+      { metadata: { name: 'zone-a', namespace: 'kube-system' }, storageClassName: 'fast', capacity: '100Gi', nodeTopology: { matchLabels: { zone: 'a' } } },
+    ],
+    [
+      volumeAttachmentDefinition,
+      { metadata: { name: 'csi-123' }, spec: { attacher: 'hostpath.csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'data-0' } } },
+    ],
     [
       validatingAdmissionPolicyBindingDefinition,
       parse(`

@@ -17,6 +17,8 @@ import * as event from '../kinds/core/event';
 import * as namespace from '../kinds/core/namespace';
 import * as node from '../kinds/core/node';
 import * as objectReference from '../kinds/core/object-reference';
+import * as nodeSelector from '../kinds/core/node-selector';
+import * as persistentVolume from '../kinds/core/persistent-volume';
 import * as persistentVolumeClaim from '../kinds/core/persistent-volume-claim';
 import * as pod from '../kinds/core/pod';
 import * as podSpec from '../kinds/core/pod-spec';
@@ -24,6 +26,11 @@ import * as secret from '../kinds/core/secret';
 import * as service from '../kinds/core/service';
 import * as serviceAccount from '../kinds/core/service-account';
 import * as priorityClass from '../kinds/scheduling/priority-class';
+import * as csiDriver from '../kinds/storage/csi-driver';
+import * as csiNode from '../kinds/storage/csi-node';
+import * as csiStorageCapacity from '../kinds/storage/csi-storage-capacity';
+import * as storageClass from '../kinds/storage/storage-class';
+import * as volumeAttachment from '../kinds/storage/volume-attachment';
 import * as volume from '../kinds/core/volume';
 import * as condition from '../meta/condition';
 import * as deleteOptions from '../meta/delete-options';
@@ -74,11 +81,14 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
       node,
       serviceAccount,
       persistentVolumeClaim,
+      persistentVolume,
+      nodeSelector,
     ],
   ],
   ['io.svc.api.apps.v1', [deployment, replicaSet, statefulSet, daemonSet, controllerRevision]],
   ['io.svc.api.batch.v1', [job, cronJob]],
   ['io.svc.api.scheduling.v1', [priorityClass]],
+  ['io.svc.api.storage.v1', [storageClass, csiDriver, csiNode, csiStorageCapacity, volumeAttachment]],
   ['io.svc.api.coordination.v1', [lease]],
   ['io.svc.api.apiextensions.v1', [crd]],
   ['io.svc.api.authentication.v1', [authnReviews]],

@@ -342,12 +342,14 @@ describe('OpenAPI v3 documents', () => {
       'apis/policy/v1',
       'apis/rbac.authorization.svc.io/v1',
       'apis/scheduling.svc.io/v1',
+      'apis/storage.svc.io/v1',
       'apis/admissionregistration.k8s.io/v1',
       'apis/apiextensions.k8s.io/v1',
       'apis/coordination.k8s.io/v1',
       'apis/discovery.k8s.io/v1',
       'apis/rbac.authorization.k8s.io/v1',
       'apis/scheduling.k8s.io/v1',
+      'apis/storage.k8s.io/v1',
     ]);
     const before = openApiV3Hash(openApiV3Document(s, 'example.com', 'v1'));
     for (const def of kindsFromCrd(widgetCrd())) s.register(def);

@@ -124,6 +124,13 @@ describe('scheme', () => {
       Job: [true, false, 'status'],
       CronJob: [true, false, 'status'],
       PriorityClass: [false, false, ''],
+      PersistentVolume: [false, false, 'status'],
+      PersistentVolumeClaim: [true, false, 'status'],
+      StorageClass: [false, false, ''],
+      CSIDriver: [false, false, ''],
+      CSINode: [false, false, ''],
+      CSIStorageCapacity: [true, false, ''],
+      VolumeAttachment: [false, false, 'status'],
     });
     expect(deploymentDefinition.subresources.scale).toEqual({
       specReplicasPath: '.spec.replicas',
@@ -146,6 +153,7 @@ describe('scheme', () => {
       ['policy', 'policy/v1'],
       ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
       ['scheduling.svc.io', 'scheduling.svc.io/v1'],
+      ['storage.svc.io', 'storage.svc.io/v1'],
       // The Kubernetes names of the specification's groups, after all of them.
       ['admissionregistration.k8s.io', 'admissionregistration.k8s.io/v1'],
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
@@ -153,6 +161,7 @@ describe('scheme', () => {
       ['discovery.k8s.io', 'discovery.k8s.io/v1'],
       ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
       ['scheduling.k8s.io', 'scheduling.k8s.io/v1'],
+      ['storage.k8s.io', 'storage.k8s.io/v1'],
     ]);
     expect(scheme.preferredVersion('apps')).toBe('v1');
   });
@@ -465,12 +474,14 @@ describe('OpenAPI', () => {
       'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
       'apis/rbac.authorization.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.svc.io/v1' },
       'apis/scheduling.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/scheduling.svc.io/v1' },
+      'apis/storage.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/storage.svc.io/v1' },
       'apis/admissionregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
       'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
       'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
       'apis/rbac.authorization.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.k8s.io/v1' },
       'apis/scheduling.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/scheduling.k8s.io/v1' },
+      'apis/storage.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/storage.k8s.io/v1' },
     });
     const twin = openApiV3Document(scheme, 'coordination.k8s.io', 'v1');
     expect(twin.components.schemas['io.k8s.api.coordination.v1.Lease']['x-svc-group-version-kind']).toEqual([

@@ -31,6 +31,9 @@ const DEFAULT_IMPLEMENTED: AdmissionPluginName[] = [
   'PodSecurity',
   'Priority',
   'DefaultTolerationSeconds',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'PersistentVolumeClaimResize',
   'RuntimeClass',
 ];
 
@@ -58,7 +61,16 @@ describe('buildAdmissionChain', () => {
       },
       { namespaces: lookup },
     );
-    expect(deny.names()).toEqual(['NamespaceLifecycle', 'NamespaceExists', 'PodSecurity', 'RuntimeClass', 'AlwaysDeny']);
+    expect(deny.names()).toEqual([
+      'NamespaceLifecycle',
+      'NamespaceExists',
+      'PodSecurity',
+      'DefaultStorageClass',
+      'StorageObjectInUseProtection',
+      'PersistentVolumeClaimResize',
+      'RuntimeClass',
+      'AlwaysDeny',
+    ]);
     expect(await codeOf(deny.admit(create('live')))).toBe(403);
   });
 });

@@ -11,6 +11,7 @@ import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './nam
 import { priorityAdmission, type PriorityClassLookup } from './priority';
 import { podSecurityAdmission, type NamespacePods } from './pod-security';
 import { runtimeClassAdmission } from './runtime-class';
+import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection, type StorageClassLookup } from './storage-admission';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
 
@@ -37,6 +38,8 @@ export interface AdmissionDependencies {
   mountServiceAccountTokens?: boolean;
   /** The Priority plugin's read of PriorityClasses; without it only the system classes are known. */
   priorityClasses?: PriorityClassLookup;
+  /** The storage plugins' read of StorageClasses; without it no class is known. */
+  storageClasses?: StorageClassLookup;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
   configurations?: AdmissionConfigurations;
   /** The flags plugins read their settings from. */
@@ -68,12 +71,15 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
   RuntimeClass: () => runtimeClassAdmission(),
   PodSecurity: (deps) => podSecurityAdmission({ namespaces: deps.namespaces, namespacePods: deps.namespacePods }),
+  DefaultStorageClass: (deps) => defaultStorageClassAdmission(deps.storageClasses),
+  StorageObjectInUseProtection: () => storageObjectInUseProtection(),
+  PersistentVolumeClaimResize: (deps) => persistentVolumeClaimResize(deps.storageClasses),
 };
 
 /**
  * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
- * kinds this server does not serve (LimitRange, ResourceQuota, PersistentVolumeClaim, StorageClass,
- * CertificateSigningRequest, Ingress), so nothing reaches them. OwnerReferencesPermissionEnforcement
+ * kinds this server does not serve (LimitRange, ResourceQuota, CertificateSigningRequest, Ingress), or
+ * labels of cloud volumes this server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
  * is built beside the chain, with the authorizer.
  */
 const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<AdmissionPluginName>([
@@ -81,9 +87,6 @@ const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<Admissio
   'OwnerReferencesPermissionEnforcement',
   'LimitRanger',
   'ResourceQuota',
-  'DefaultStorageClass',
-  'StorageObjectInUseProtection',
-  'PersistentVolumeClaimResize',
   'PersistentVolumeLabel',
   'CertificateApproval',
   'CertificateSigning',

@@ -8,6 +8,8 @@ export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
 export { priorityAdmission, systemPriorityClasses } from './priority';
 export type { PriorityClassLookup } from './priority';
+export { defaultStorageClassAdmission, noStorageClasses, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage-admission';
+export type { StorageClassLookup } from './storage-admission';
 export { DEFAULT_SERVICE_ACCOUNT, serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 export { mutatingAdmissionWebhook, validatingAdmissionWebhook, admissionReview, MAX_WEBHOOK_PATCH_BYTES } from './admission-webhooks';
 export type { WebhookDependencies } from './admission-webhooks';

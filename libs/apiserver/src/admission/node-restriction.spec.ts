@@ -95,6 +95,28 @@ describe('NodeRestriction', () => {
     await expect(check('leases', { namespace: 'default', name: 'n1', object: lease('n1') }, 'coordination.k8s.io')).rejects.toMatchObject({ code: 403 });
   });
 
+  it("lets a node change only the expansion fields of a claim's status, and write only its own CSINode", async () => {
+    const claim = (status: Record<string, unknown>, labels: Record<string, string> = {}): ApiObject => ({
+      metadata: { name: 'data', namespace: 'team', labels, resourceVersion: '5' },
+      spec: { accessModes: ['ReadWriteOnce'] },
+      status: { phase: 'Bound', ...status },
+    });
+    const status = (object: ApiObject, oldObject: ApiObject) =>
+      check('persistentvolumeclaims', { subresource: 'status', namespace: 'team', name: 'data', object, oldObject });
+    await expect(status(claim({ capacity: { storage: '2Gi' }, conditions: [] }), claim({ capacity: { storage: '1Gi' } }))).resolves.toBeUndefined();
+    await expect(status(claim({ phase: 'Lost' }), claim({}))).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringContaining('node "n1" is not allowed to update fields other than status.capacity and status.conditions'),
+    });
+    await expect(status(claim({}, { stolen: 'yes' }), claim({}))).rejects.toMatchObject({ code: 403 });
+    const csiNode = (name: string): ApiObject => ({ metadata: { name }, spec: { drivers: [] } });
+    await expect(check('csinodes', { operation: 'CREATE', name: '', object: csiNode('n1') }, 'storage.k8s.io')).resolves.toBeUndefined();
+    await expect(check('csinodes', { operation: 'CREATE', name: '', object: csiNode('n2') }, 'storage.k8s.io')).rejects.toMatchObject({
+      message: expect.stringContaining('can only access CSINode with the same name as the requesting node'),
+    });
+    await expect(check('csinodes', { name: 'n2', object: csiNode('n2') }, 'storage.k8s.io')).rejects.toMatchObject({ code: 403 });
+  });
+
   it('leaves other callers alone', async () => {
     const admin = { name: 'svc-admin', groups: ['system:masters'] };
     await expect(

@@ -1,5 +1,5 @@
 import { NODE_LEASE_NAMESPACE, type ApiObject } from '@svc/api';
-import { newForbidden, newNotFound, sameGroup } from '@svc/machinery';
+import { jsonEqual, newForbidden, newNotFound, sameGroup } from '@svc/machinery';
 import { nodeNameOf } from '../auth/node/node-authorizer';
 import { podReferences } from '../auth/node/node-graph';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
@@ -46,6 +46,8 @@ export function nodeRestriction(pods?: CoreObjectLookup): AdmissionPlugin {
       if (sameGroup(group, '') && resource === 'nodes') return admitNode(node, a);
       if (sameGroup(group, 'coordination.k8s.io') && resource === 'leases') return admitLease(node, a);
       if (sameGroup(group, '') && resource === 'serviceaccounts') return admitServiceAccountToken(node, a, pods);
+      if (sameGroup(group, '') && resource === 'persistentvolumeclaims' && a.subresource === 'status') return admitClaimStatus(node, a);
+      if (sameGroup(group, 'storage.k8s.io') && resource === 'csinodes') return admitCSINode(node, a);
     },
   };
 }
@@ -142,6 +144,33 @@ function admitLease(node: string, a: AdmissionAttributes): void {
   if (a.namespace !== NODE_LEASE_NAMESPACE) throw forbidden(a, `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
   const name = a.operation === 'CREATE' ? (a.object?.metadata?.name ?? a.name) : a.name;
   if (name !== node) throw forbidden(a, 'can only access node lease with the same name as the requesting node');
+}
+
+/**
+ * admitPVCStatus: a node updates only what it learns expanding a claim's filesystem (the capacity, the
+ * conditions, the allocated resources and their statuses); nothing of the claim's metadata or spec.
+ */
+function admitClaimStatus(node: string, a: AdmissionAttributes): void {
+  if (a.operation !== 'UPDATE') throw forbidden(a, `unexpected operation "${a.operation}"`);
+  const strip = (claim: ApiObject | undefined): unknown => {
+    const copy = structuredClone(claim ?? {});
+    if (copy.metadata) {
+      delete copy.metadata.resourceVersion;
+      delete copy.metadata.managedFields;
+    }
+    const status = (copy.status ?? {}) as Record<string, unknown>;
+    for (const field of ['capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses']) delete status[field];
+    return copy;
+  };
+  if (!jsonEqual(strip(a.oldObject), strip(a.object))) {
+    throw forbidden(a, `node "${node}" is not allowed to update fields other than status.capacity and status.conditions`);
+  }
+}
+
+/** admitCSINode: a node writes only the CSINode of its own name. */
+function admitCSINode(node: string, a: AdmissionAttributes): void {
+  const name = a.operation === 'CREATE' ? (a.object?.metadata?.name ?? a.name) : a.name;
+  if (name !== node) throw forbidden(a, 'can only access CSINode with the same name as the requesting node');
 }
 
 /** A token a node requests must be bound to a pod, by uid, that is bound to that node. */

@@ -1,4 +1,4 @@
-import { priorityClassDefinition, type ApiObject, type PriorityClass } from '@svc/api';
+import { priorityClassDefinition, storageClassDefinition, type ApiObject, type PriorityClass, type StorageClass } from '@svc/api';
 import { isStatusError, LabelQuery } from '@svc/machinery';
 import {
   endpointsServiceResolver,
@@ -9,6 +9,7 @@ import {
   type ParamSource,
   type PriorityClassLookup,
   type ServiceResolver,
+  type StorageClassLookup,
 } from '../admission';
 import type { ResourceRegistries } from './registries';
 import type { ResourceRegistry } from './resource-registry';
@@ -36,6 +37,7 @@ export function admissionReads(registries: () => ResourceRegistries): Omit<Admis
       return { pods: [...page.items], total: page.items.length + (page.remainingItemCount ?? 0) };
     },
     priorityClasses: priorityClassReads(registries),
+    storageClasses: storageClassReads(registries),
     configurations: admissionConfigurations(registries, services),
   };
 }
@@ -56,6 +58,16 @@ function priorityClassReads(registries: () => ResourceRegistries): PriorityClass
     get: (name) => current(classes(), '', name),
     list: (fresh) => (fresh === true ? readAll() : cached()),
   };
+}
+
+/** Classes read at most when looking for the default one. */
+const MAX_STORAGE_CLASSES = 10_000;
+
+/** The storage plugins' reads: a class a claim names as it is now; the list the default is found in reused for a moment. */
+function storageClassReads(registries: () => ResourceRegistries): StorageClassLookup {
+  const classes = () => registries().kind<StorageClass>(storageClassDefinition);
+  const cached = refreshingSource<StorageClass>(async () => [...((await classes()?.list('', { limit: MAX_STORAGE_CLASSES }))?.items ?? [])]);
+  return { get: (name) => current(classes(), '', name), list: () => cached() };
 }
 
 /** The webhook configurations and validating admission policies (and their bindings and params) admission acts on. */

@@ -54,12 +54,16 @@ export const PERSISTENT_VOLUME_SOURCES = ['hostPath', 'nfs', 'local', 'csi', ...
 export type PersistentVolumeSourceName = (typeof PERSISTENT_VOLUME_SOURCES)[number];
 
 /** A Secret by name and namespace (SecretReference): a volume is cluster-scoped, so the namespace is named. */
-export const SecretReferenceSchema = Described(Type.Object({ name: Type.Optional(Type.String()), namespace: Type.Optional(Type.String()) }, ATOMIC), {
-  name: 'The name of the Secret.',
-  namespace: 'The namespace of the Secret.',
-});
+export const SecretReferenceSchema = Described(
+  Type.Object({ name: Type.Optional(Type.String()), namespace: Type.Optional(Type.String()) }, ATOMIC),
+  {
+    name: 'The name of the Secret.',
+    namespace: 'The namespace of the Secret.',
+  },
+  'A Secret by name and namespace.',
+);
 
-export const HostPathPersistentVolumeSourceSchema = Described(
+export const HostPathVolumeSourceSchema = Described(
   Type.Object({ path: Type.String({ minLength: 1 }), type: Type.Optional(StringEnum(HostPathTypes, { default: '' })) }),
   {
     path: "The directory (or file) on the node's filesystem.",
@@ -77,7 +81,7 @@ export const LocalVolumeSourceSchema = Described(
   'Storage attached to one node (a directory or disk); the volume names that node in its nodeAffinity.',
 );
 
-export const NFSPersistentVolumeSourceSchema = Described(
+export const NFSVolumeSourceSchema = Described(
   Type.Object({ server: Type.String(), path: Type.String(), readOnly: Type.Optional(Type.Boolean()) }),
   {
     server: 'The host name or IP address of the NFS server.',
@@ -124,8 +128,8 @@ export const VolumeNodeAffinitySchema = Described(
 export const PersistentVolumeSpecSchema = Described(
   Type.Object({
     capacity: Type.Optional(ResourceListSchema),
-    hostPath: Type.Optional(HostPathPersistentVolumeSourceSchema),
-    nfs: Type.Optional(NFSPersistentVolumeSourceSchema),
+    hostPath: Type.Optional(HostPathVolumeSourceSchema),
+    nfs: Type.Optional(NFSVolumeSourceSchema),
     local: Type.Optional(LocalVolumeSourceSchema),
     csi: Type.Optional(CSIPersistentVolumeSourceSchema),
     gcePersistentDisk: Type.Optional(FreeForm(ATOMIC)),
@@ -158,9 +162,9 @@ export const PersistentVolumeSpecSchema = Described(
   {
     capacity: 'How much the volume holds: storage, a quantity such as 10Gi. Required.',
     hostPath: "A directory of the node's filesystem; for one-node clusters and tests.",
-    nfs: "An NFS server's export.",
+    nfs: "An NFS server's export, mounted by the node.",
     local: 'Storage attached to one node; the volume must then name the node in nodeAffinity.',
-    csi: 'A volume served by a CSI driver.',
+    csi: 'A volume a CSI driver serves: its driver, its handle and the secrets the driver is given.',
     gcePersistentDisk: 'A GCE persistent disk. Accepted and kept; this server mounts no such volume.',
     awsElasticBlockStore: 'An AWS EBS volume. Accepted and kept; this server mounts no such volume.',
     glusterfs: 'A Glusterfs volume. Accepted and kept; this server mounts no such volume.',

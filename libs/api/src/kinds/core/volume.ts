@@ -4,6 +4,8 @@ import { DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_PATTERN } from '../../meta/name
 import { LabelSelectorSchema } from '../../meta/label-selector';
 import { ObjectFieldSelectorSchema, ResourceFieldSelectorSchema } from './container';
 import { LocalObjectReferenceSchema } from './object-reference';
+import { PersistentVolumeClaimSpecSchema } from './persistent-volume-claim';
+import { TemplateObjectMetaSchema } from '../../meta/object-meta';
 
 /** Unix permission bits as a decimal number (0644 is 420). */
 const FileMode = () => Int32({ minimum: 0, maximum: 0o777 });
@@ -126,7 +128,11 @@ export const VolumeSchema = Type.Object({
       nodePublishSecretRef: Type.Optional(LocalObjectReferenceSchema),
     }),
   ),
-  ephemeral: Type.Optional(Type.Object({ volumeClaimTemplate: Type.Optional(FreeForm()) })),
+  ephemeral: Type.Optional(
+    Type.Object({
+      volumeClaimTemplate: Type.Optional(Type.Object({ metadata: Type.Optional(TemplateObjectMetaSchema), spec: PersistentVolumeClaimSpecSchema })),
+    }),
+  ),
   ...Object.fromEntries(foreignSources.map((name) => [name, Type.Optional(FreeForm(ATOMIC))])),
 });
 export type Volume = Static<typeof VolumeSchema>;
@@ -234,7 +240,7 @@ describeFields(
     'configMap.items': itemsOf('ConfigMap'),
     'configMap.defaultMode': MODE,
     'configMap.optional': 'Whether the pod starts when the ConfigMap or a listed key is missing.',
-    persistentVolumeClaim: `The volume bound to a PersistentVolumeClaim of the pod's namespace. ${NOT_MOUNTED}`,
+    persistentVolumeClaim: "The volume bound to a PersistentVolumeClaim of the pod's namespace; the pod waits until the claim is bound.",
     'persistentVolumeClaim.claimName': "The claim's name.",
     'persistentVolumeClaim.readOnly': 'Whether the volume is mounted read-only; false by default.',
     projected: 'Several sources (Secrets, ConfigMaps, pod fields, service account tokens) in one directory.',
@@ -253,8 +259,10 @@ describeFields(
     'csi.fsType': 'The filesystem to mount it with, such as ext4; the driver decides when left out.',
     'csi.volumeAttributes': 'Settings handed to the driver; what they mean is up to it.',
     'csi.nodePublishSecretRef': "A Secret in the pod's namespace handed to the driver when it mounts the volume.",
-    ephemeral: `A PersistentVolumeClaim made for the pod from a template (named <pod>-<volume>) and deleted with it. ${NOT_MOUNTED}`,
+    ephemeral: 'A PersistentVolumeClaim made for the pod from a template (named <pod>-<volume>), owned by the pod and deleted with it.',
     'ephemeral.volumeClaimTemplate': "The claim to make: its labels and annotations, and a PersistentVolumeClaim's spec.",
+    'ephemeral.volumeClaimTemplate.metadata': 'Labels and annotations the claim is made with; its name is always <pod>-<volume>.',
+    'ephemeral.volumeClaimTemplate.spec': 'The spec of the claim, as a PersistentVolumeClaim takes it; required.',
     ...Object.fromEntries(Object.entries(FOREIGN_SOURCES).map(([name, text]) => [name, `${text} ${NOT_MOUNTED}`])),
   },
   'Storage the containers of a pod may mount: a name, and exactly one source.',

@@ -2,7 +2,12 @@ import { PersistentVolumeClaimSchema } from '../../kinds/core/persistent-volume-
 import { ageColumn, column, nameColumn } from '../table';
 import { defineKind } from './define-kind';
 import { phaseCell, unsetCell } from './persistent-volume-definition';
-import { dropDisabledVolumeAttributesClass, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from './persistent-volume-rules';
+import {
+  dropDisabledVolumeAttributesClass,
+  normalizeDataSources,
+  validatePersistentVolumeClaim,
+  validatePersistentVolumeClaimUpdate,
+} from './persistent-volume-rules';
 import { accessModesCell, quantityCell, specOf, statusOf, storageClassOf, storageOf, stringCell } from './storage-rules';
 
 /** Kubernetes' PersistentVolumeClaim (core v1): a namespace's request for storage. */
@@ -22,6 +27,7 @@ export const persistentVolumeClaimDefinition = defineKind({
     prepareForCreate(pvc) {
       pvc.status = { phase: 'Pending' };
       dropDisabledVolumeAttributesClass(specOf(pvc), undefined);
+      normalizeDataSources(specOf(pvc));
     },
     prepareForUpdate(pvc, current) {
       dropDisabledVolumeAttributesClass(specOf(pvc), specOf(current));

@@ -25,6 +25,22 @@ export function dropDisabledVolumeAttributesClass(spec: Record<string, unknown>,
   delete spec.volumeAttributesClassName;
 }
 
+/**
+ * NormalizeDataSources (AnyVolumeDataSource, GA): a claim that names its source the old way gets the
+ * same in dataSourceRef, and one that names it the new way (in its own namespace) gets dataSource.
+ */
+export function normalizeDataSources(spec: Record<string, unknown>): void {
+  const source = spec.dataSource;
+  const ref = spec.dataSourceRef;
+  const copy = (from: Record<string, unknown>) => {
+    const out: Record<string, unknown> = { kind: from.kind, name: from.name };
+    if (from.apiGroup !== undefined) out.apiGroup = from.apiGroup;
+    return out;
+  };
+  if (isRecord(source) && ref === undefined) spec.dataSourceRef = copy(source);
+  else if (isRecord(ref) && source === undefined && (typeof ref.namespace !== 'string' || ref.namespace === '')) spec.dataSource = copy(ref);
+}
+
 /** ValidatePersistentVolumeClaimUpdate/ValidatePersistentVolumeUpdate: a set class may not change with the feature off. */
 function volumeAttributesClassUpdateErrors(spec: Record<string, unknown>, old: Record<string, unknown>): FieldError[] {
   if (jsonEqual(spec.volumeAttributesClassName, old.volumeAttributesClassName)) return [];
@@ -62,7 +78,13 @@ function storageClassNameErrors(name: unknown, path: string): FieldError[] {
 /** validatePathNoBacksteps: a path with a `..` element could leave the directory it is relative to. */
 export function backstepErrors(path: unknown, at: string): FieldError[] {
   if (typeof path !== 'string') return [];
-  return path.split(/[\\/]/).includes('..') ? [fieldErrors.invalid(at, path, "must not contain '..'")] : [];
+  return path.split('/').includes('..') ? [fieldErrors.invalid(at, path, "must not contain '..'")] : [];
+}
+
+/** validateLocalDescendingPath: a path inside a volume, relative and never stepping out of it. */
+export function localDescendingPathErrors(path: string, at: string): FieldError[] {
+  const errors = path.startsWith('/') ? [fieldErrors.invalid(at, path, 'must be a relative path')] : [];
+  return [...errors, ...backstepErrors(path, at)];
 }
 
 /** ValidateNodeSelectorRequirement. */

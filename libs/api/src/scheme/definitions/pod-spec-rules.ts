@@ -6,6 +6,7 @@ import { isDNS1123Subdomain, isValidPortNum, isRecord } from '@svc/machinery';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { canonicalQuantity, quantityNanoValue } from '../../meta/quantity';
 import { records } from './define-kind';
+import { backstepErrors, localDescendingPathErrors, persistentVolumeClaimSpecErrors } from './persistent-volume-rules';
 
 /**
  * Pod spec behaviour shared by Pods and the templates of Deployments and ReplicaSets: the
@@ -162,6 +163,14 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
       if (volumeNames.has(name)) errors.push(fieldErrors.duplicate(`${path}.volumes[${i}].name`, name));
       volumeNames.add(name);
     }
+    if (isRecord(v.hostPath)) errors.push(...backstepErrors(v.hostPath.path, `${path}.volumes[${i}].hostPath.path`));
+    if (isRecord(v.ephemeral)) {
+      // ValidatePersistentVolumeClaimTemplate: the claim the pod's ephemeral volume is made of.
+      const template = v.ephemeral.volumeClaimTemplate;
+      if (!isRecord(template)) errors.push(fieldErrors.required(`${path}.volumes[${i}].ephemeral.volumeClaimTemplate`));
+      else if (isRecord(template.spec))
+        errors.push(...persistentVolumeClaimSpecErrors(template.spec, `${path}.volumes[${i}].ephemeral.volumeClaimTemplate.spec`));
+    }
     const sources = VOLUME_SOURCES.filter((s) => v[s] !== undefined);
     if (sources.length > 1) errors.push(fieldErrors.forbidden(`${path}.volumes[${i}].${sources[1]}`, 'may not specify more than 1 volume type'));
   });
@@ -177,6 +186,14 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
       }
       records(container.volumeMounts).forEach((m, j) => {
         if (typeof m.name === 'string' && !volumeNames.has(m.name)) errors.push(fieldErrors.notFound(`${at}.volumeMounts[${j}].name`, m.name));
+        // ValidateVolumeMounts names these paths without the mount's index, as Kubernetes does.
+        if (typeof m.subPath === 'string' && m.subPath !== '') errors.push(...localDescendingPathErrors(m.subPath, `${at}.volumeMounts.subPath`));
+        if (typeof m.subPathExpr === 'string' && m.subPathExpr !== '') {
+          if (typeof m.subPath === 'string' && m.subPath !== '') {
+            errors.push(fieldErrors.invalid(`${at}.volumeMounts[${j}].subPathExpr`, m.subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
+          }
+          errors.push(...localDescendingPathErrors(m.subPathExpr, `${at}.volumeMounts.subPathExpr`));
+        }
       });
       const portNames = new Set<string>();
       records(container.ports).forEach((port, j) => {

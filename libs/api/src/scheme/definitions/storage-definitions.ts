@@ -28,6 +28,16 @@ export function isDefaultStorageClass(obj: ApiObject): boolean {
   return annotations[IS_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true' || annotations[BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true';
 }
 
+/**
+ * The default class among `classes` (Kubernetes' GetDefaultClass): of several default ones, the newest
+ * by creation time, then the first by name; undefined when none is a default.
+ */
+export function defaultStorageClassOf<T extends ApiObject>(classes: readonly T[]): T | undefined {
+  const created = (c: ApiObject) => Date.parse(c.metadata?.creationTimestamp ?? '') || 0;
+  const name = (c: ApiObject) => c.metadata?.name ?? '';
+  return classes.filter(isDefaultStorageClass).sort((a, b) => created(b) - created(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0))[0];
+}
+
 const MAX_PROVISIONER_PARAMETERS = 512;
 const MAX_PROVISIONER_PARAMETERS_SIZE = 256 * 1024;
 

@@ -125,12 +125,15 @@ describe('kind strategies', () => {
       'Deployment',
       'Job',
       'Namespace',
+      'PersistentVolume',
+      'PersistentVolumeClaim',
       'Pod',
       'PodDisruptionBudget',
       'ReplicaSet',
       'ReplicationController',
       'Service',
       'StatefulSet',
+      'VolumeAttachment',
     ]);
   });
 

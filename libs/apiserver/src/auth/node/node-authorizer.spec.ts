@@ -137,6 +137,33 @@ describe('NodeAuthorizer', () => {
     expect(authorizer.authorize(attrs({ resource: 'namespaces', verb: 'delete', namespace: '', name: 'team' })).decision).toBe('noOpinion');
   });
 
+  it("updates the status of its pods' claims, reads the VolumeAttachments naming it, and writes only its own CSINode", () => {
+    const storage = new NodeGraph();
+    storage.setPod(pod('web', 'n1', { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] }));
+    storage.setClaim({ metadata: { namespace: 'team', name: 'data' }, spec: { volumeName: 'pv-1' } });
+    storage.setVolumeAttachment({ metadata: { name: 'va-1' }, spec: { nodeName: 'n1' } });
+    storage.setVolumeAttachment({ metadata: { name: 'va-2' }, spec: { nodeName: 'n2' } });
+    const nodes = new NodeAuthorizer(storage);
+    const decide = (o: Partial<AuthorizationAttributes>) => nodes.authorize(attrs(o)).decision;
+    expect(decide({ resource: 'persistentvolumeclaims', name: 'data' })).toBe('allow');
+    expect(decide({ resource: 'persistentvolumeclaims', name: 'data', subresource: 'status', verb: 'patch' })).toBe('allow');
+    expect(decide({ resource: 'persistentvolumeclaims', name: 'other', subresource: 'status', verb: 'patch' })).toBe('noOpinion');
+    expect(decide({ resource: 'persistentvolumeclaims', name: 'data', verb: 'update' })).toBe('noOpinion');
+    expect(decide({ resource: 'persistentvolumes', namespace: '', name: 'pv-1' })).toBe('allow');
+    const storageGroup = { apiGroup: 'storage.k8s.io', namespace: '' };
+    expect(decide({ ...storageGroup, resource: 'volumeattachments', name: 'va-1' })).toBe('allow');
+    expect(decide({ ...storageGroup, resource: 'volumeattachments', name: 'va-2' })).toBe('noOpinion');
+    storage.deleteVolumeAttachment({ metadata: { name: 'va-1' } });
+    expect(decide({ ...storageGroup, resource: 'volumeattachments', name: 'va-1' })).toBe('noOpinion');
+    expect(decide({ ...storageGroup, resource: 'csinodes', name: 'n1', verb: 'update' })).toBe('allow');
+    expect(decide({ ...storageGroup, resource: 'csinodes', name: '', verb: 'create' })).toBe('allow');
+    expect(nodes.authorize(attrs({ ...storageGroup, resource: 'csinodes', name: 'n2', verb: 'get' }))).toEqual({
+      decision: 'noOpinion',
+      reason: 'can only access CSINode with the same name as the requesting node',
+    });
+    expect(decide({ ...storageGroup, resource: 'csidrivers', verb: 'list' })).toBe('allow');
+  });
+
   it('has no opinion on graph questions until the graph is synced', () => {
     const early = new NodeAuthorizer(graph, () => false);
     expect(early.authorize(attrs({ name: 'mine' })).decision).toBe('noOpinion');

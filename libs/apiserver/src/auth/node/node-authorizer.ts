@@ -60,6 +60,9 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
         case 'configmaps':
           return this.readReferenced(node, a, a.resource, true);
         case 'persistentvolumeclaims':
+          // A node updates the status of its pods' claims as it expands their filesystems (NodeRestriction narrows it).
+          if (a.subresource === 'status') return this.statusUpdate(node, a, 'persistentvolumeclaims');
+          return this.readReferenced(node, a, a.resource, false);
         case 'persistentvolumes':
           return this.readReferenced(node, a, a.resource, false);
         case 'serviceaccounts':
@@ -69,6 +72,8 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
       }
     }
     if (sameGroup(a.apiGroup, 'coordination.k8s.io') && a.resource === 'leases') return ownLease(node, a);
+    if (sameGroup(a.apiGroup, 'storage.k8s.io') && a.resource === 'volumeattachments') return this.readReferenced(node, a, 'volumeattachments', false);
+    if (sameGroup(a.apiGroup, 'storage.k8s.io') && a.resource === 'csinodes') return ownCSINode(node, a);
     return ruleAllowed(a) ? ALLOW : NO_OPINION;
   }
 
@@ -78,6 +83,11 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     if (a.subresource !== '') return noOpinion('cannot get subresource');
     // A list or watch is allowed for one named object only (a `metadata.name` field selector).
     if (a.name === '') return noOpinion('can only read individual resources of this type');
+    return this.related(node, kind, a);
+  }
+
+  private statusUpdate(node: string, a: AuthorizationAttributes, kind: NodeReachableKind): AuthorizationResult {
+    if (a.verb !== 'update' && a.verb !== 'patch') return noOpinion('can only get/update/patch this type');
     return this.related(node, kind, a);
   }
 
@@ -98,6 +108,17 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
 
 function ruleAllowed(a: AuthorizationAttributes): boolean {
   return NODE_RULES.some((rule) => ruleAllows(a, rule));
+}
+
+/**
+ * Its own CSINode (authorizeCSINode): the name of a create is not known here, so NodeRestriction
+ * refuses a create of another node's.
+ */
+function ownCSINode(node: string, a: AuthorizationAttributes): AuthorizationResult {
+  if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return noOpinion('can only get, create, update, patch, or delete a CSINode');
+  if (a.subresource !== '') return noOpinion('cannot authorize CSINode subresources');
+  if (a.verb !== 'create' && a.name !== node) return noOpinion('can only access CSINode with the same name as the requesting node');
+  return ruleAllowed(a) ? ALLOW : NO_OPINION;
 }
 
 /** Its own Node and its status; creating it (registration; NodeRestriction checks the name). */

@@ -8,6 +8,7 @@ const RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
 
 interface Followed {
+  group: string;
   resource: string;
   reset(objects: readonly unknown[]): void;
   set(object: unknown): void;
@@ -15,7 +16,7 @@ interface Followed {
 }
 
 /**
- * Keeps a NodeGraph from the API server's own watches of pods and claims (through the registries, so
+ * Keeps a NodeGraph from the API server's own watches of pods, claims and volume attachments (through the registries, so
  * from the watch cache when there is one): each watch starts with the full state, which replaces the
  * graph's at the bookmark ending it, then applies every change. A watch that ends is opened again.
  */
@@ -32,12 +33,20 @@ export class NodeGraphPopulator {
     graph: NodeGraph,
   ) {
     this.followed = [
-      { resource: 'pods', reset: (o) => graph.resetPods(o), set: (o) => graph.setPod(o), remove: (o) => graph.deletePod(o) },
+      { group: '', resource: 'pods', reset: (o) => graph.resetPods(o), set: (o) => graph.setPod(o), remove: (o) => graph.deletePod(o) },
       {
+        group: '',
         resource: 'persistentvolumeclaims',
         reset: (o) => graph.resetClaims(o),
         set: (o) => graph.setClaim(o),
         remove: (o) => graph.deleteClaim(o),
+      },
+      {
+        group: 'storage.k8s.io',
+        resource: 'volumeattachments',
+        reset: (o) => graph.resetVolumeAttachments(o),
+        set: (o) => graph.setVolumeAttachment(o),
+        remove: (o) => graph.deleteVolumeAttachment(o),
       },
     ];
   }
@@ -67,7 +76,7 @@ export class NodeGraphPopulator {
 
   private async follow(followed: Followed, failures: number): Promise<void> {
     if (this.stopped) return;
-    const registry = this.registries.forResource('', 'v1', followed.resource);
+    const registry = this.registries.forResource(followed.group, 'v1', followed.resource);
     if (registry === undefined) {
       // Not served here: nothing can reference it.
       this.markSynced(followed.resource);

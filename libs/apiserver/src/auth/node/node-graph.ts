@@ -1,5 +1,5 @@
 /** The kinds of object a node may reach through the pods bound to it. */
-export type NodeReachableKind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'persistentvolumes' | 'serviceaccounts';
+export type NodeReachableKind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'persistentvolumes' | 'serviceaccounts' | 'volumeattachments';
 
 interface PodEdges {
   node: string;
@@ -10,8 +10,8 @@ interface PodEdges {
 /**
  * Kubernetes' node authorizer graph, reduced to what a lookup needs: which objects each node reaches
  * through the pods bound to it (their Secrets, ConfigMaps, PersistentVolumeClaims and ServiceAccount)
- * and the PersistentVolumes those claims are bound to. Kept up to date from pod and claim events; a
- * question is a few map lookups, never a scan.
+ * and the PersistentVolumes those claims are bound to, and the VolumeAttachments naming the node. Kept
+ * up to date from pod, claim and attachment events; a question is a few map lookups, never a scan.
  */
 export class NodeGraph {
   private readonly pods = new Map<string, PodEdges>();
@@ -20,6 +20,8 @@ export class NodeGraph {
   // claim `namespace/name` -> the volume it is bound to, and volume -> its claims.
   private readonly claimVolume = new Map<string, string>();
   private readonly volumeClaims = new Map<string, Set<string>>();
+  // VolumeAttachment name -> the node it attaches to.
+  private readonly attachmentNode = new Map<string, string>();
 
   /** A pod as it is now: bound to a node it adds its edges, unbound or gone it has none. */
   setPod(pod: unknown): void {
@@ -65,6 +67,26 @@ export class NodeGraph {
     if (meta !== undefined) this.removeClaim(`${meta.namespace}/${meta.name}`);
   }
 
+  /** A VolumeAttachment as it is now: the node it names. */
+  setVolumeAttachment(attachment: unknown): void {
+    const meta = metadataOf(attachment);
+    if (meta === undefined) return;
+    const node = record(record(attachment).spec).nodeName;
+    if (typeof node === 'string' && node !== '') this.attachmentNode.set(meta.name, node);
+    else this.attachmentNode.delete(meta.name);
+  }
+
+  deleteVolumeAttachment(attachment: unknown): void {
+    const meta = metadataOf(attachment);
+    if (meta !== undefined) this.attachmentNode.delete(meta.name);
+  }
+
+  /** Replaces every VolumeAttachment. */
+  resetVolumeAttachments(attachments: readonly unknown[]): void {
+    this.attachmentNode.clear();
+    for (const attachment of attachments) this.setVolumeAttachment(attachment);
+  }
+
   /** Replaces every pod (after a full re-read of them). */
   resetPods(pods: readonly unknown[]): void {
     this.pods.clear();
@@ -81,6 +103,7 @@ export class NodeGraph {
 
   /** Whether a pod bound to `node` references the object (for volumes: a claim such a pod uses is bound to it). */
   reaches(node: string, kind: NodeReachableKind, namespace: string, name: string): boolean {
+    if (kind === 'volumeattachments') return this.attachmentNode.get(name) === node;
     if (kind === 'persistentvolumes') {
       for (const claim of this.volumeClaims.get(name) ?? []) {
         if (this.reached.get(`persistentvolumeclaims/${claim}`)?.has(node)) return true;

@@ -155,7 +155,7 @@ const AGGREGATE_TO_ADMIN: PolicyRule[] = [
 const CONTROLLER_MANAGER_RULES: PolicyRule[] = [
   // The namespace controller and the garbage collector reach every kind, custom ones included.
   rule([...READ, 'delete', 'deletecollection', 'patch', 'update'], ['*'], ['*']),
-  rule(['create'], [''], ['pods', 'endpoints', 'events', 'serviceaccounts', 'secrets', 'configmaps']),
+  rule(['create'], [''], ['pods', 'endpoints', 'events', 'serviceaccounts', 'secrets', 'configmaps', 'persistentvolumeclaims', 'persistentvolumes']),
   rule(['create'], ['apps'], ['replicasets', 'controllerrevisions']),
   rule(['create'], ['discovery.k8s.io'], ['endpointslices']),
   rule(['create'], ['events.k8s.io'], ['events']),
@@ -216,8 +216,32 @@ export const NODE_RULES: readonly PolicyRule[] = [
   rule(READ, [''], ['configmaps', 'secrets']),
   rule(['get'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
   rule(['get'], [''], ['endpoints']),
+  rule(['get'], ['storage.k8s.io'], ['volumeattachments']),
   rule(['create', 'delete', 'get', 'patch', 'update'], ['coordination.k8s.io'], ['leases']),
   rule(['create'], [''], ['serviceaccounts/token']),
+  // The status of its pods' claims (the Node mode and NodeRestriction narrow it), and the CSI objects.
+  rule(['get', 'update', 'patch'], [''], ['persistentvolumeclaims/status']),
+  rule(['get', 'watch', 'list'], ['storage.k8s.io'], ['csidrivers']),
+  rule(['get', 'create', 'update', 'patch', 'delete'], ['storage.k8s.io'], ['csinodes']),
+];
+
+/** What the volume binding of the scheduler writes (Kubernetes' `system:volume-scheduler`, bound to the scheduler). */
+const VOLUME_SCHEDULER_RULES: PolicyRule[] = [
+  rule([...READ, 'update', 'patch'], [''], ['persistentvolumes']),
+  rule(READ, ['storage.k8s.io'], ['storageclasses']),
+  rule([...READ, 'update', 'patch'], [''], ['persistentvolumeclaims']),
+];
+
+/**
+ * What a provisioner of volumes needs (Kubernetes' `system:persistent-volume-provisioner`). This cluster
+ * binds it to every node: the local provisioner runs in the node agent, where the volume's directory is.
+ */
+const PERSISTENT_VOLUME_PROVISIONER_RULES: PolicyRule[] = [
+  rule(['get', 'list', 'watch', 'create', 'delete'], [''], ['persistentvolumes']),
+  rule(['get', 'list', 'watch', 'update'], [''], ['persistentvolumeclaims']),
+  rule(READ, ['storage.k8s.io'], ['storageclasses']),
+  rule(['watch'], [''], ['events']),
+  rule(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']),
 ];
 
 export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
@@ -248,6 +272,8 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
   { name: 'system:kube-controller-manager', rules: CONTROLLER_MANAGER_RULES },
   { name: 'system:kube-scheduler', rules: SCHEDULER_RULES },
   { name: 'system:node', rules: [...NODE_RULES] },
+  { name: 'system:volume-scheduler', rules: VOLUME_SCHEDULER_RULES },
+  { name: 'system:persistent-volume-provisioner', rules: PERSISTENT_VOLUME_PROVISIONER_RULES },
   { name: 'system:node-proxier', rules: NODE_PROXIER_RULES },
   { name: 'system:kube-dns', rules: KUBE_DNS_RULES },
   // What the API server's client certificate for node agents needs (kubeadm binds it to that identity).
@@ -280,6 +306,9 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly BootstrapClusterRoleBindi
   // As in Kubernetes, the binding has no subjects: node agents are authorized by the Node mode, which
   // scopes them to their own pods' objects (`--authorization-mode=Node,RBAC`).
   { name: 'system:node', role: 'system:node', subjects: [] },
+  { name: 'system:volume-scheduler', role: 'system:volume-scheduler', subjects: [{ kind: 'User', name: 'system:kube-scheduler' }] },
+  // Not bound in Kubernetes: here every node agent runs the local provisioner for the volumes of its node.
+  { name: 'system:persistent-volume-provisioner', role: 'system:persistent-volume-provisioner', subjects: [{ kind: 'Group', name: 'system:nodes' }] },
   { name: 'system:node-proxier', role: 'system:node-proxier', subjects: [{ kind: 'User', name: 'system:kube-proxy' }] },
   { name: 'system:kube-dns', role: 'system:kube-dns', subjects: [{ kind: 'ServiceAccount', name: 'kube-dns', namespace: 'kube-system' }] },
   { name: 'system:service-account-issuer-discovery', role: 'system:service-account-issuer-discovery', subjects: [AUTHENTICATED] },

@@ -26,6 +26,7 @@ export function prepareUpdateOf(def: KindDefinition, target: WriteTarget, incomi
     }
     case 'status': {
       const next = statusUpdateOf(def, incoming, current);
+      def.strategy.status?.prepareForUpdate?.(next, current);
       bumpGeneration(def, next, current);
       return { next, errors: def.strategy.status?.validateUpdate?.(next, current) ?? [] };
     }
