@@ -32,7 +32,7 @@ const jobs = () => client.jobs.inNamespace(ns);
 beforeAll(async () => {
   apiserver = await startApiServerProcess();
   // The cronjob controller alone: the Jobs it makes stay active until a test finishes them.
-  cm = await startControllerManagerProcess(apiserver, ['--controllers=cronjob']);
+  cm = await startControllerManagerProcess(apiserver, ['--controllers=cronjob', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics']);
   client = new Client({ ...(await loadClientConfig({ svcconfig: apiserver.kubeconfig })), qps: -1 });
   await client.namespaces.create({ metadata: { name: ns } });
   await kubectl('create', 'cronjob', 'tick', '-n', ns, '--image=busybox', '--schedule=*/1 * * * *', '--', 'date');
@@ -405,6 +405,10 @@ describe('the cronjob controller', () => {
     const described = await kubectl('describe', 'cronjob', 'tick', '-n', ns);
     expect(described).toMatch(new RegExp(`^Active Jobs:\\s+${name}$`, 'm'));
     expect(described).toMatch(new RegExp(`Normal\\s+SuccessfulCreate\\s+.*cronjob-controller\\s+Created job ${name}`));
+    // Each Job's lateness after its scheduled time, in Kubernetes' stable histogram.
+    const metrics = (await cm.get('/metrics')).body;
+    expect(Number(/^cronjob_controller_job_creation_skew_duration_seconds_count (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^cronjob_controller_job_creation_skew_duration_seconds_bucket\{le="512"\} \d+$/m);
   });
 });
 

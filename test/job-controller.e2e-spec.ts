@@ -47,7 +47,10 @@ describeWithRuntime('the Job and TTL-after-finished controllers with kubectl on 
 
   beforeAll(async () => {
     cluster = await startNodeCluster();
-    [controllers, scheduler] = await Promise.all([startControllerManagerProcess(cluster.apiserver), startSchedulerProcess(cluster.apiserver)]);
+    [controllers, scheduler] = await Promise.all([
+      startControllerManagerProcess(cluster.apiserver, ['--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics']),
+      startSchedulerProcess(cluster.apiserver),
+    ]);
     // Every Job starts at once, so that their pods run side by side and the file takes the time of the longest.
     await cluster.apply(
       jobManifest('indexed', { completions: 5, parallelism: 2, completionMode: 'Indexed' }, [
@@ -153,4 +156,17 @@ describeWithRuntime('the Job and TTL-after-finished controllers with kubectl on 
     const table = (await kubectl(['get', 'job', 'made'], env())).stdout;
     expect(table).toMatch(/made\s+Complete\s+1\/1/);
   }, 80_000);
+
+  it("counts syncs, finished Jobs by reason, finished pods and pod failure policy actions under Kubernetes' metric names", async () => {
+    const { body } = await controllers.get('/metrics');
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(body)?.[1] ?? NaN);
+    expect(value('job_controller_jobs_finished_total{completion_mode="Indexed",result="succeeded",reason="CompletionsReached"}')).toBeGreaterThanOrEqual(1);
+    expect(value('job_controller_jobs_finished_total{completion_mode="NonIndexed",result="failed",reason="BackoffLimitExceeded"}')).toBe(1);
+    expect(value('job_controller_jobs_finished_total{completion_mode="NonIndexed",result="failed",reason="PodFailurePolicy"}')).toBe(1);
+    expect(value('job_controller_pod_failures_handled_by_failure_policy_total{action="FailJob"}')).toBe(1);
+    expect(value('job_controller_job_pods_finished_total{completion_mode="Indexed",result="succeeded"}')).toBeGreaterThanOrEqual(5);
+    expect(value('job_controller_job_pods_finished_total{completion_mode="NonIndexed",result="failed"}')).toBeGreaterThanOrEqual(3);
+    expect(value('job_controller_job_syncs_total{completion_mode="NonIndexed",result="success",action="pods_created"}')).toBeGreaterThanOrEqual(1);
+    expect(body).toMatch(/^job_controller_job_sync_duration_seconds_bucket\{le="0\.004",completion_mode="Indexed",result="success",action="tracking"\} \d+$/m);
+  }, 20_000);
 });

@@ -315,6 +315,7 @@ export class CronJobReconciler implements Reconcile {
     try {
       created = await this.jobs.create(jobFromTemplate(cronJob, scheduledMs), { namespace });
       this.emit(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata?.name}`);
+      this.options.creationSkew?.observe(Math.max(0, this.options.now() - scheduledMs) / 1000);
     } catch (error) {
       // Every create fails in a namespace going away, and the namespace takes the CronJob with it.
       if (isNamespaceTerminating(error)) return done({ error });

@@ -1,5 +1,5 @@
 import type { ControllerDescriptor } from '../controller-descriptor';
-import { CronJobOptions } from './cronjob-options';
+import { CronJobOptions, jobCreationSkew } from './cronjob-options';
 import { CRONJOB_CONTROLLER_NAME, CronJobReconciler } from './cronjob-reconciler';
 
 export { CronJobOptions } from './cronjob-options';
@@ -8,6 +8,6 @@ export { CronJobOptions } from './cronjob-options';
 export const cronJobController: ControllerDescriptor = {
   name: 'cronjob',
   reconcilers: [CronJobReconciler],
-  options: () => [new CronJobOptions()],
+  options: (_flags, manager) => [new CronJobOptions(Date.now, undefined, jobCreationSkew(manager.registry))],
   concurrency: (flags) => ({ [CRONJOB_CONTROLLER_NAME]: flags.concurrentCronJobSyncs }),
 };

@@ -1,4 +1,5 @@
 import type { ControllerDescriptor } from '../controller-descriptor';
+import { JobMetrics } from './job-metrics';
 import { JobOrphanPodReconciler } from './job-orphan-pod-reconciler';
 import { JOB_RECONCILER_NAME, JobReconciler } from './job-reconciler';
 
@@ -15,5 +16,6 @@ export const JOB_SYNC_WORKERS = 5;
 export const jobController: ControllerDescriptor = {
   name: 'job',
   reconcilers: [JobReconciler, JobOrphanPodReconciler],
+  options: (_flags, manager) => [JobMetrics.of(manager.registry)],
   concurrency: () => ({ [JOB_RECONCILER_NAME]: JOB_SYNC_WORKERS, 'job-orphan-pods': 1 }),
 };

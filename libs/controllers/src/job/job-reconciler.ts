@@ -24,6 +24,7 @@ import { firstPendingIndexes, validCompletionIndex, withIndexes, mergeIntervals 
 import { ensureJobCondition, isJobFinished } from './job-conditions';
 import { JOB_KIND, newJobPod, templateOwnerView } from './job-pod';
 import { hasTrackingFinalizer, isPodStopping, onlyReplaceFailedPods } from './job-pod-state';
+import { type JobSyncAction, JobMetrics } from './job-metrics';
 import { jobSelector } from './job-selector';
 import {
   cleanUncounted,
@@ -117,8 +118,11 @@ export class JobReconciler implements Reconcile {
   /** Pods whose finalizer this controller removed and its cache may not show yet, per Job. */
   private readonly removals = new Map<string, Set<string>>();
 
-  constructor(client: Client) {
+  private readonly metrics: JobMetrics;
+
+  constructor(client: Client, metrics: JobMetrics) {
     this.client = client;
+    this.metrics = metrics;
     this.pods = client.pods;
     this.events = new RateLimitedEvents(new EventRecorder(client, { component: 'job-controller' }));
   }
@@ -139,7 +143,25 @@ export class JobReconciler implements Reconcile {
       return {};
     }
 
+    const mode = isIndexedJob(cached) ? 'Indexed' : 'NonIndexed';
+    const sync: { action: JobSyncAction } = { action: 'tracking' };
+    const started = process.hrtime.bigint();
+    let result: 'success' | 'error' = 'error';
+    try {
+      const answer = await this.syncJob(key, cached, context, sync);
+      result = 'success';
+      return answer;
+    } finally {
+      const labels = { completion_mode: mode, result, action: sync.action };
+      this.metrics.syncs.inc(labels);
+      this.metrics.syncDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  /** One sync of a Job not finished (Kubernetes' syncJob); `sync.action` says what it did, for the metrics. */
+  private async syncJob(key: string, cached: Job, context: ReconcileContext, sync: { action: JobSyncAction }): Promise<Result> {
     const satisfied = context.expectations.satisfied();
+    if (!satisfied) sync.action = 'reconciling';
     const pods = await this.podsForJob(context, cached);
     const nowMs = Date.now();
     const state = newSyncState(cached, pods, this.expectedRemovals(key, pods), this.backoff.get(key) ?? NO_BACKOFF, nowMs);
@@ -153,6 +175,7 @@ export class JobReconciler implements Reconcile {
     let suspendChanged = false;
     if (state.finishedCondition) {
       const outcome = await this.deleteActivePods(state.job, state.activePods);
+      if (outcome.removed > 0) sync.action = 'pods_deleted';
       // Pods that would not go, or pods not yet in the cache: the Job is not finished yet.
       if (outcome.removed !== active || !satisfied) state.finishedCondition = undefined;
       active -= outcome.removed;
@@ -163,6 +186,8 @@ export class JobReconciler implements Reconcile {
       let managed = false;
       if (satisfied && !state.job.metadata?.deletionTimestamp) {
         const outcome = await this.manageJob(state, context, nowMs);
+        if (outcome.active > active) sync.action = 'pods_created';
+        else if (outcome.active < active) sync.action = 'pods_deleted';
         active = outcome.active;
         manageError = outcome.error;
         if (outcome.retryInMs !== undefined) waits.push(outcome.retryInMs);
@@ -435,6 +460,8 @@ export class JobReconciler implements Reconcile {
       this.backoff.set(key, state.newBackoff);
       flush = false;
     }
+    // Counted once the status naming those pods is written, as Kubernetes counts them.
+    for (const [action, count] of plan.failurePolicyActions) this.metrics.failurePolicyActions.inc({ action }, count);
     if (plan.podsToRemoveFinalizer.length > 0) {
       const removed = await this.removeFinalizers(key, plan.podsToRemoveFinalizer);
       for (const uid of removed.uids) plan.uidsWithFinalizer.delete(uid);
@@ -450,6 +477,15 @@ export class JobReconciler implements Reconcile {
     if (!flush) return;
     await this.writeStatus(state);
     if (finished) this.recordFinished(state);
+  }
+
+  /** Pods moved into the counters by a status write, by result (Kubernetes' recordJobPodsFinished). */
+  private recordPodsFinished(job: Job, before: { succeeded?: number; failed?: number }): void {
+    const completion_mode = isIndexedJob(job) ? 'Indexed' : 'NonIndexed';
+    const succeeded = (job.status?.succeeded ?? 0) - (before.succeeded ?? 0);
+    const failed = (job.status?.failed ?? 0) - (before.failed ?? 0);
+    if (succeeded > 0) this.metrics.podsFinished.inc({ completion_mode, result: 'succeeded' }, succeeded);
+    if (failed > 0) this.metrics.podsFinished.inc({ completion_mode, result: 'failed' }, failed);
   }
 
   /** Removes the tracking finalizer of each pod; the uids released (or already gone), and the first failure. */
@@ -477,7 +513,10 @@ export class JobReconciler implements Reconcile {
   }
 
   private async writeStatus(state: JobSyncState): Promise<void> {
+    const before = { succeeded: state.written.succeeded, failed: state.written.failed };
     const updated = await this.client.jobs.updateStatus(state.job, { namespace: state.job.metadata?.namespace });
+    this.recordPodsFinished(updated, before);
+    state.written = { succeeded: updated.status?.succeeded, failed: updated.status?.failed };
     const status = (updated.status ??= {});
     status.uncountedTerminatedPods ??= {};
     state.job = updated as JobSyncState['job'];
@@ -486,6 +525,11 @@ export class JobReconciler implements Reconcile {
   private recordFinished(state: JobSyncState): void {
     const { job, finishedCondition } = state;
     if (!finishedCondition) return;
+    this.metrics.finished.inc({
+      completion_mode: isIndexedJob(job) ? 'Indexed' : 'NonIndexed',
+      result: finishedCondition.type === 'Complete' ? 'succeeded' : 'failed',
+      reason: finishedCondition.reason ?? '',
+    });
     if (finishedCondition.type === 'Complete') {
       if (job.spec.completions !== undefined && (job.status.succeeded ?? 0) > job.spec.completions) {
         this.event(job, 'Warning', 'TooManySucceededPods', 'Too many succeeded pods running after completion count reached');

@@ -32,6 +32,8 @@ export interface JobSyncState {
   succeededIndexes: IndexInterval[];
   failedIndexes?: IndexInterval[];
   delayedDeletion: Map<number, Pod>;
+  /** The counters of the status last read or written, against which a write's newly counted pods are told. */
+  written: { succeeded?: number; failed?: number };
 }
 
 export function isIndexedJob(job: Job): boolean {
@@ -84,6 +86,7 @@ export function newSyncState(cached: Job, pods: Pod[], expectedRemovals: Readonl
     prevSucceededIndexes: [],
     succeededIndexes: [],
     delayedDeletion: new Map(),
+    written: { succeeded: job.status.succeeded, failed: job.status.failed },
   };
 }
 
@@ -208,6 +211,8 @@ export interface TrackingPlan {
   reachedMaxUncounted: boolean;
   /** Uids of the pods that still carry the finalizer as far as the status is concerned. */
   uidsWithFinalizer: Set<string>;
+  /** Failed pods newly counted whose failure a pod failure policy rule matched, by the rule's action. */
+  failurePolicyActions: Map<string, number>;
 }
 
 function canRemoveFinalizer(state: JobSyncState, pod: Pod, considerFailed: boolean): boolean {
@@ -243,6 +248,7 @@ export function planTracking(state: JobSyncState, nowMs: number, needsFlush: boo
   }
   if (cleanUncounted(status, uidsWithFinalizer)) needsFlush = true;
   const podsToRemoveFinalizer: Pod[] = [];
+  const failurePolicyActions = new Map<string, number>();
   const newSucceededIndexes: number[] = [];
   let reachedMaxUncounted = false;
   const failing = state.finishedCondition !== undefined && state.finishedCondition.type !== 'SuccessCriteriaMet';
@@ -267,7 +273,9 @@ export function planTracking(state: JobSyncState, nowMs: number, needsFlush: boo
       // A Job that fails counts every pod it stops as failed.
       const index = validCompletionIndex(pod, completions);
       if (!state.uncountedFailed.has(uid) && (!indexed || index >= 0)) {
-        if (matchPodFailurePolicy(job.spec.podFailurePolicy, pod).countFailed) {
+        const match = matchPodFailurePolicy(job.spec.podFailurePolicy, pod);
+        if (match.action) failurePolicyActions.set(match.action, (failurePolicyActions.get(match.action) ?? 0) + 1);
+        if (match.countFailed) {
           failedUids.push(uid);
           needsFlush = true;
         }
@@ -312,7 +320,7 @@ export function planTracking(state: JobSyncState, nowMs: number, needsFlush: boo
     state.finishedCondition = newJobCondition('Complete', 'True', reason, message, nowMs);
   }
   if (conditions.length === 0) delete status.conditions;
-  return { podsToRemoveFinalizer, needsFlush, reachedMaxUncounted, uidsWithFinalizer };
+  return { podsToRemoveFinalizer, needsFlush, reachedMaxUncounted, uidsWithFinalizer, failurePolicyActions };
 }
 
 /** Sets a counter as Go's omitempty writes it: absent at zero. */
