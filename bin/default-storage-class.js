@@ -29,14 +29,13 @@ function defaultStorageClass() {
 async function ensureDefaultStorageClass(adminConfig, { attempts = 30, delayMs = 1000 } = {}) {
   if (!enabled()) return;
   const dist = (lib) => require(path.join(__dirname, '..', 'dist', 'libs', lib, 'src', 'index.js'));
-  const { Client, loadClientConfig, typedResource } = dist('client');
+  const { Client, loadClientConfig, BUILTIN_RESOURCES } = dist('client');
   const { isAlreadyExists } = dist('machinery');
-  const storageClasses = typedResource(dist('api').storageClassDefinition);
   const client = new Client(await loadClientConfig({ svcconfig: adminConfig }));
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        await client.resource(storageClasses).create(defaultStorageClass());
+        await client.resource(BUILTIN_RESOURCES.storageClasses).create(defaultStorageClass());
         return;
       } catch (error) {
         if (isAlreadyExists(error)) return;

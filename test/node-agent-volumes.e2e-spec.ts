@@ -47,7 +47,8 @@ describeWithRuntime('node agent: claims, the local path provisioner, subPath and
   }
 
   beforeAll(async () => {
-    cluster = await startNodeCluster();
+    // The agent acts as its node under Node and RBAC authorization, as npm start runs it: its claims, volumes and classes come through the bootstrap policy.
+    cluster = await startNodeCluster({ apiserverArgs: ['--authorization-mode=Node,RBAC'], nodeIdentity: true });
     // The class as npm start makes it.
     await ensureDefaultStorageClass(cluster.apiserver.kubeconfig);
   }, 120_000);
@@ -114,7 +115,11 @@ describeWithRuntime('node agent: claims, the local path provisioner, subPath and
       30_000,
       250,
     );
-    expect((await cluster.getPod('writer')).status.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
+    await eventually(
+      async () => expect((await cluster.getPod('writer')).status.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating'),
+      10_000,
+      250,
+    );
 
     // The volume controller names the provisioner, the scheduler the node.
     const claim = await json('get', 'pvc', 'data');
@@ -232,6 +237,9 @@ describeWithRuntime('node agent: claims, the local path provisioner, subPath and
         containers: [busybox('main', 'echo ephemeral > /scratch/f && cat /scratch/f', { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] })],
       }),
     );
+    // A node may read only its own Node; the provisioner counts the Nodes for an Immediate claim once a role lets it list them.
+    await kubectl(['create', 'clusterrole', 'node-lister', '--verb=list', '--resource=nodes'], env());
+    await kubectl(['create', 'clusterrolebinding', 'node-lister', '--clusterrole=node-lister', '--group=system:nodes'], env());
     const uid = (await cluster.getPod('eph')).metadata.uid;
     // What the ephemeral volume controller and the volume controller do: the claim, owned by the pod, naming its provisioner.
     await cluster.apply({

@@ -25,7 +25,6 @@ import { StaticPodSource } from './static/static-pod-source';
 import { apiServerTokenIssuer, ServiceAccountTokenManager } from './volumes/service-account-token-manager';
 import { VolumeManager } from './volumes/volume-manager';
 import type { ClaimReader } from './volumes/claim-volumes';
-import { STORAGE_RESOURCES } from './volumes/storage-resources';
 import { LocalPathProvisioner } from './volumes/local-path-provisioner';
 import { LOCAL_PATH_PROVISIONER } from './volumes/local-path-volumes';
 
@@ -197,8 +196,8 @@ export class NodeAgent {
   private claimReader(): ClaimReader {
     const orUndefined = <T>(read: Promise<T>) => read.catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
     return {
-      claim: (namespace, name) => orUndefined(this.client.resource(STORAGE_RESOURCES.persistentVolumeClaims).get(name, { namespace })),
-      volume: (name) => orUndefined(this.client.resource(STORAGE_RESOURCES.persistentVolumes).get(name)),
+      claim: (namespace, name) => orUndefined(this.client.resource(BUILTIN_RESOURCES.persistentVolumeClaims).get(name, { namespace })),
+      volume: (name) => orUndefined(this.client.resource(BUILTIN_RESOURCES.persistentVolumes).get(name)),
     };
   }
 

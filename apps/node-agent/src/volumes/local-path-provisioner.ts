@@ -1,12 +1,20 @@
 import { lstat, mkdir, chmod, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '@svc/api';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '@svc/api';
 import { BUILTIN_RESOURCES, type Client } from '@svc/client';
 import { listerWatcherFor, RateLimitingQueue, runQueueWorker, SharedInformer, silentInformerLogger } from '@svc/informers';
 import { errorMessage, isAlreadyExists, isNotFound } from '@svc/machinery';
 import type { EventRecorder } from '@svc/runtime';
-import { claimProblem, decideClaim, directoryFor, shouldDelete, volumeFor, volumeNameFor, LOCAL_PATH_PROVISIONER } from './local-path-volumes';
-import { STORAGE_RESOURCES } from './storage-resources';
+import {
+  ANN_SELECTED_NODE,
+  claimProblem,
+  decideClaim,
+  directoryFor,
+  shouldDelete,
+  volumeFor,
+  volumeNameFor,
+  LOCAL_PATH_PROVISIONER,
+} from './local-path-volumes';
 
 export interface LocalPathProvisionerOptions {
   nodeName: string;
@@ -31,11 +39,11 @@ export class LocalPathProvisioner {
   private readonly claims: SharedInformer<PersistentVolumeClaim>;
   private readonly volumes: SharedInformer<PersistentVolume>;
   private readonly classes: SharedInformer<StorageClass>;
-  private readonly nodes: SharedInformer<Node>;
   private readonly queue = new RateLimitingQueue<Key>();
   private worker?: Promise<void>;
   /** Volumes made by this process: a claim's update may come before its volume's creation is watched. */
   private readonly made = new Set<string>();
+  private warnedNodes = false;
 
   constructor(
     private readonly client: Client,
@@ -43,10 +51,9 @@ export class LocalPathProvisioner {
     private readonly options: LocalPathProvisionerOptions,
   ) {
     const named = (name: string) => ({ logger: silentInformerLogger, name: `local-path-${name}` });
-    this.claims = new SharedInformer(listerWatcherFor(client.resource(STORAGE_RESOURCES.persistentVolumeClaims)), named('claims'));
-    this.volumes = new SharedInformer(listerWatcherFor(client.resource(STORAGE_RESOURCES.persistentVolumes)), named('volumes'));
-    this.classes = new SharedInformer(listerWatcherFor(client.resource(STORAGE_RESOURCES.storageClasses)), named('classes'));
-    this.nodes = new SharedInformer(listerWatcherFor(client.resource(BUILTIN_RESOURCES.nodes)), named('nodes'));
+    this.claims = new SharedInformer(listerWatcherFor(client.resource(BUILTIN_RESOURCES.persistentVolumeClaims)), named('claims'));
+    this.volumes = new SharedInformer(listerWatcherFor(client.resource(BUILTIN_RESOURCES.persistentVolumes)), named('volumes'));
+    this.classes = new SharedInformer(listerWatcherFor(client.resource(BUILTIN_RESOURCES.storageClasses)), named('classes'));
     const claimKey = (claim: PersistentVolumeClaim) => this.queue.add(`claim/${claim.metadata?.namespace ?? ''}/${claim.metadata?.name ?? ''}`);
     this.claims.addEventHandler({ onAdd: claimKey, onUpdate: (_a, b) => claimKey(b) });
     const volumeKey = (volume: PersistentVolume) => this.queue.add(`volume/${volume.metadata?.name ?? ''}`);
@@ -57,20 +64,19 @@ export class LocalPathProvisioner {
         this.made.delete(v.metadata?.name ?? '');
       },
     });
-    // A class made after its claims, or the second node leaving: the claims are looked at again.
+    // A class made after its claims: the claims are looked at again.
     const everyClaim = () => this.claims.lister().list().forEach(claimKey);
     this.classes.addEventHandler({ onAdd: everyClaim, onUpdate: everyClaim });
-    this.nodes.addEventHandler({ onAdd: (_n, info) => (info.isInInitialList ? undefined : everyClaim()), onDelete: everyClaim });
   }
 
   start(): void {
-    for (const informer of [this.claims, this.volumes, this.classes, this.nodes]) informer.start();
+    for (const informer of [this.claims, this.volumes, this.classes]) informer.start();
     this.worker = (async () => {
-      const informers = [this.claims, this.volumes, this.classes, this.nodes];
+      const informers = [this.claims, this.volumes, this.classes];
       const synced = await Promise.all(informers.map((i) => i.whenSynced(SYNC_TIMEOUT_MS)));
       if (synced.includes(false)) {
         const failed = informers.find((i, n) => !synced[n]);
-        this.options.log(`local path provisioner: claims, volumes, classes or nodes not readable yet (${failed?.lastError?.message ?? 'not synced'}); waiting`);
+        this.options.log(`local path provisioner: claims, volumes or classes not readable yet (${failed?.lastError?.message ?? 'not synced'}); waiting`);
         await Promise.all(informers.map((i) => i.whenSynced()));
       }
       await runQueueWorker(this.queue, (key) => this.sync(key));
@@ -79,7 +85,7 @@ export class LocalPathProvisioner {
 
   async stop(): Promise<void> {
     this.queue.shutDown();
-    await Promise.all([this.claims, this.volumes, this.classes, this.nodes].map((i) => i.stop()));
+    await Promise.all([this.claims, this.volumes, this.classes].map((i) => i.stop()));
     await this.worker;
   }
 
@@ -99,10 +105,7 @@ export class LocalPathProvisioner {
       nodeName: this.options.nodeName,
       storageClass,
       volumeExists: this.made.has(volumeName) || this.volumes.lister().get(volumeName) !== undefined,
-      nodeNames: this.nodes
-        .lister()
-        .list()
-        .map((n) => n.metadata?.name ?? ''),
+      nodeNames: this.needsNodeCount(claim, storageClass) ? await this.nodeNames() : undefined,
     });
     if (!decision.provision || !storageClass) return;
     const problem = claimProblem(claim, storageClass);
@@ -119,7 +122,7 @@ export class LocalPathProvisioner {
       // Open to every user: the pod's user is not known here (an fsGroup narrows it when the pod mounts it).
       await mkdir(path, { recursive: true, mode: 0o777 });
       await chmod(path, 0o777);
-      await this.client.resource(STORAGE_RESOURCES.persistentVolumes).create(volumeFor(claim, storageClass, this.options.nodeName, path));
+      await this.client.resource(BUILTIN_RESOURCES.persistentVolumes).create(volumeFor(claim, storageClass, this.options.nodeName, path));
     } catch (error) {
       if (!isAlreadyExists(error)) {
         this.claimEvent(claim, 'Warning', 'ProvisioningFailed', `failed to provision volume with StorageClass "${className}": ${errorMessage(error)}`);
@@ -129,6 +132,27 @@ export class LocalPathProvisioner {
     this.made.add(volumeName);
     this.options.log(`local path provisioner: volume ${volumeName} for claim ${namespace}/${name} at ${path}`);
     this.claimEvent(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${volumeName}`);
+  }
+
+  /** Whether the claim is placed by the number of nodes: an Immediate one no scheduler chose a node for. */
+  private needsNodeCount(claim: PersistentVolumeClaim, storageClass: StorageClass | undefined): boolean {
+    return storageClass?.volumeBindingMode !== 'WaitForFirstConsumer' && claim.metadata?.annotations?.[ANN_SELECTED_NODE] === undefined;
+  }
+
+  /**
+   * The cluster's Nodes (two at most are needed), or undefined when this agent may not list them: a node
+   * is let read its own Node only, unless a role grants it `list nodes`.
+   */
+  private async nodeNames(): Promise<string[] | undefined> {
+    try {
+      const list = await this.client.resource(BUILTIN_RESOURCES.nodes).list({ limit: 2 });
+      return list.items.map((n) => n.metadata?.name ?? '');
+    } catch (error) {
+      if (!this.warnedNodes)
+        this.options.log(`local path provisioner: Immediate claims wait for a selected node, since the Nodes cannot be listed: ${errorMessage(error)}`);
+      this.warnedNodes = true;
+      return undefined;
+    }
   }
 
   private async syncVolume(name: string): Promise<void> {
@@ -144,7 +168,7 @@ export class LocalPathProvisioner {
       const info = await lstat(path).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
       if (info && !info.isDirectory()) throw new Error(`${path} is not a directory`);
       if (info) await rm(path, { recursive: true, force: true });
-      await this.client.resource(STORAGE_RESOURCES.persistentVolumes).delete(name, { preconditions: { uid: volume.metadata?.uid } });
+      await this.client.resource(BUILTIN_RESOURCES.persistentVolumes).delete(name, { preconditions: { uid: volume.metadata?.uid } });
       this.options.log(`local path provisioner: volume ${name} and ${path} removed`);
     } catch (error) {
       if (isNotFound(error)) return;

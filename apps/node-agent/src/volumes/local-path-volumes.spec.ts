@@ -40,6 +40,10 @@ describe('the local path provisioner decisions', () => {
     expect(decideClaim(claim(), facts({ storageClass: immediate, nodeNames: ['n1'] }))).toEqual({ provision: true });
     expect(decideClaim(claim(), facts({ storageClass: immediate, nodeNames: ['n1', 'n2'] }))).toMatchObject({ provision: false });
     expect(decideClaim(claim(), facts({ storageClass: immediate, nodeNames: ['n2'] }))).toMatchObject({ provision: false });
+    expect(decideClaim(claim(), facts({ storageClass: immediate, nodeNames: undefined }))).toEqual({
+      provision: false,
+      reason: 'an Immediate claim, and the nodes of the cluster are not known',
+    });
   });
 
   it('reads the beta annotation too, and leaves claims of other provisioners, bound, named or already provisioned claims alone', () => {

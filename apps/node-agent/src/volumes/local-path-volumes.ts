@@ -23,8 +23,8 @@ export interface ClaimFacts {
   storageClass?: StorageClass;
   /** Whether a volume for the claim (`pvc-<uid>`) exists already. */
   volumeExists: boolean;
-  /** The names of the cluster's Nodes: an Immediate claim is provisioned here only when this is the only one. */
-  nodeNames: readonly string[];
+  /** The names of the cluster's Nodes, if known: an Immediate claim is provisioned here only when this is the only one. */
+  nodeNames?: readonly string[];
 }
 
 /** The provisioner a claim asks for (the GA annotation, then the beta one), as external provisioners read it. */
@@ -57,6 +57,7 @@ export function decideClaim(claim: PersistentVolumeClaim, facts: ClaimFacts): Cl
   const selected = claim.metadata?.annotations?.[ANN_SELECTED_NODE];
   if (selected !== undefined) return selected === facts.nodeName ? { provision: true } : { provision: false, reason: `the claim is for node ${selected}` };
   if (storageClass.volumeBindingMode === 'WaitForFirstConsumer') return { provision: false, reason: 'no node selected yet' };
+  if (!facts.nodeNames) return { provision: false, reason: 'an Immediate claim, and the nodes of the cluster are not known' };
   if (facts.nodeNames.length === 1 && facts.nodeNames[0] === facts.nodeName) return { provision: true };
   return { provision: false, reason: 'an Immediate claim with several nodes: no node to place it on' };
 }
