@@ -5,16 +5,7 @@ import { BUILTIN_RESOURCES, type Client } from '@svc/client';
 import { listerWatcherFor, RateLimitingQueue, runQueueWorker, SharedInformer, silentInformerLogger } from '@svc/informers';
 import { errorMessage, isAlreadyExists, isNotFound } from '@svc/machinery';
 import type { EventRecorder } from '@svc/runtime';
-import {
-  ANN_SELECTED_NODE,
-  claimProblem,
-  decideClaim,
-  directoryFor,
-  shouldDelete,
-  volumeFor,
-  volumeNameFor,
-  LOCAL_PATH_PROVISIONER,
-} from './local-path-volumes';
+import { claimProblem, decideClaim, directoryFor, shouldDelete, volumeFor, volumeNameFor, LOCAL_PATH_PROVISIONER, NODES_UNKNOWN } from './local-path-volumes';
 
 export interface LocalPathProvisionerOptions {
   nodeName: string;
@@ -101,12 +92,14 @@ export class LocalPathProvisioner {
     const className = claim.spec?.storageClassName ?? '';
     const storageClass = this.classes.lister().get(className);
     const volumeName = volumeNameFor(claim);
-    const decision = decideClaim(claim, {
+    const facts = {
       nodeName: this.options.nodeName,
       storageClass,
       volumeExists: this.made.has(volumeName) || this.volumes.lister().get(volumeName) !== undefined,
-      nodeNames: this.needsNodeCount(claim, storageClass) ? await this.nodeNames() : undefined,
-    });
+    };
+    let decision = decideClaim(claim, facts);
+    // Only a claim that is ours but for the count of Nodes costs a request for them.
+    if (!decision.provision && decision.reason === NODES_UNKNOWN) decision = decideClaim(claim, { ...facts, nodeNames: await this.nodeNames() });
     if (!decision.provision || !storageClass) return;
     const problem = claimProblem(claim, storageClass);
     if (problem) {
@@ -132,11 +125,6 @@ export class LocalPathProvisioner {
     this.made.add(volumeName);
     this.options.log(`local path provisioner: volume ${volumeName} for claim ${namespace}/${name} at ${path}`);
     this.claimEvent(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${volumeName}`);
-  }
-
-  /** Whether the claim is placed by the number of nodes: an Immediate one no scheduler chose a node for. */
-  private needsNodeCount(claim: PersistentVolumeClaim, storageClass: StorageClass | undefined): boolean {
-    return storageClass?.volumeBindingMode !== 'WaitForFirstConsumer' && claim.metadata?.annotations?.[ANN_SELECTED_NODE] === undefined;
   }
 
   /**

@@ -13,6 +13,9 @@ export const PARAMETER_NODE_PATH = 'nodePath';
 /** The access modes a directory on one node can honour. */
 const ACCESS_MODES = new Set(['ReadWriteOnce', 'ReadWriteOncePod']);
 
+/** Why an Immediate claim waits when the cluster's Nodes are not known: the caller may learn them and decide again. */
+export const NODES_UNKNOWN = 'an Immediate claim, and the nodes of the cluster are not known';
+
 /** What the provisioner is to do with a claim, and why not when it does nothing. */
 export type ClaimDecision = { provision: true } | { provision: false; reason: string };
 
@@ -57,7 +60,7 @@ export function decideClaim(claim: PersistentVolumeClaim, facts: ClaimFacts): Cl
   const selected = claim.metadata?.annotations?.[ANN_SELECTED_NODE];
   if (selected !== undefined) return selected === facts.nodeName ? { provision: true } : { provision: false, reason: `the claim is for node ${selected}` };
   if (storageClass.volumeBindingMode === 'WaitForFirstConsumer') return { provision: false, reason: 'no node selected yet' };
-  if (!facts.nodeNames) return { provision: false, reason: 'an Immediate claim, and the nodes of the cluster are not known' };
+  if (!facts.nodeNames) return { provision: false, reason: NODES_UNKNOWN };
   if (facts.nodeNames.length === 1 && facts.nodeNames[0] === facts.nodeName) return { provision: true };
   return { provision: false, reason: 'an Immediate claim with several nodes: no node to place it on' };
 }
