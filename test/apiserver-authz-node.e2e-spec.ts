@@ -108,6 +108,45 @@ describe('the Node authorizer', () => {
   });
 });
 
+describe('the storage kinds', () => {
+  const canI = async (who: string, ...args: string[]) => (await runKubectl(['auth', 'can-i', ...args], env(who))).stdout.trim();
+
+  it("lets every node provision volumes (its agent runs the local provisioner), but write only its own pods' claims' status", async () => {
+    expect(await canI('n1', 'create', 'persistentvolumes')).toBe('yes');
+    expect(await canI('n1', 'watch', 'persistentvolumeclaims', '--all-namespaces')).toBe('yes');
+    expect(await canI('n1', 'list', 'storageclasses.storage.k8s.io')).toBe('yes');
+    expect(await canI('n1', 'patch', 'persistentvolumeclaims/data', '--subresource=status', '-n', 'team')).toBe(
+      "no - no relationship found between node 'n1' and this object",
+    );
+    expect(await canI('dev', 'create', 'persistentvolumes')).toBe('no');
+    const volume = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pvc-n1', annotations: { 'pv.kubernetes.io/provisioned-by': 'svc.io/local-path' } },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        local: { path: '/var/lib/svc/volumes/pvc-n1' },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n1'] }] }] } },
+      },
+    };
+    const created = await apply('n1', 'pvc-n1', volume);
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    expect(await kubectl('n1', 'delete', 'pv', 'pvc-n1', '--wait=false')).toContain('deleted');
+  });
+
+  it("grants the volume controllers and the scheduler Kubernetes' storage roles", async () => {
+    const as = (account: string) => `--as=system:serviceaccount:svc-system:${account}`;
+    expect(await canI('admin', 'update', 'persistentvolumes/status', as('persistent-volume-binder'))).toBe('yes');
+    expect(await canI('admin', 'update', 'persistentvolumeclaims', '-n', 'team', as('pvc-protection-controller'))).toBe('yes');
+    expect(await canI('admin', 'update', 'persistentvolumes', as('pv-protection-controller'))).toBe('yes');
+    expect(await canI('admin', 'create', 'persistentvolumeclaims', '-n', 'team', as('ephemeral-volume-controller'))).toBe('yes');
+    expect(await canI('admin', 'patch', 'persistentvolumeclaims', '--subresource=status', '-n', 'team', as('expand-controller'))).toBe('yes');
+    expect(await canI('admin', 'patch', 'persistentvolumeclaims', '-n', 'team', '--as=system:kube-scheduler')).toBe('yes');
+    expect(await canI('admin', 'delete', 'persistentvolumes', as('pv-protection-controller'))).toBe('no');
+  });
+});
+
 describe('NodeRestriction', () => {
   it('refuses restricted labels on its own Node, and another node or Lease even when RBAC would allow', async () => {
     const restricted = await kubectlFails('n1', 'label', 'node', 'n1', 'node-restriction.kubernetes.io/trusted=yes');

@@ -430,6 +430,17 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
     },
   },
   'v1/PodTemplate': { body: { template: TEMPLATE } },
+  // Counts a resource nothing here makes, and bounds claims only: the other kinds' objects stay as written.
+  'v1/ResourceQuota': {
+    body: {
+      spec: {
+        hard: { 'count/widgets.example.com': '5' },
+        scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high', 'low'] }] },
+      },
+    },
+    status: { hard: { 'count/widgets.example.com': '5' }, used: { 'count/widgets.example.com': '1' } },
+  },
+  'v1/LimitRange': { body: { spec: { limits: [{ type: 'PersistentVolumeClaim', min: { storage: '1Mi' }, max: { storage: '1Ti' } }] } } },
   'apps/v1/StatefulSet': {
     body: {
       spec: {
@@ -479,6 +490,77 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
     status: { lastScheduleTime: T0, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'every-job', namespace: ns }] },
   },
   'scheduling.k8s.io/v1/PriorityClass': { body: { value: 100, description: 'every kind', preemptionPolicy: 'Never' } },
+  'v1/PersistentVolume': {
+    body: {
+      spec: {
+        capacity: { storage: '5Gi' },
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Delete',
+        storageClassName: 'local-path',
+        mountOptions: ['noatime'],
+        claimRef: { kind: 'PersistentVolumeClaim', namespace: ns, name: 'every-persistentvolumeclaim', uid: 'u-claim' },
+        local: { path: '/var/lib/every', fsType: 'ext4' },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['every-node'] }] }] } },
+      },
+    },
+    status: { phase: 'Bound', reason: 'Provisioned', message: 'every kind', lastPhaseTransitionTime: T0 },
+  },
+  'v1/PersistentVolumeClaim': {
+    body: {
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '5Gi' } },
+        storageClassName: 'local-path',
+        selector: { matchLabels: { tier: 'db' } },
+        dataSource: { kind: 'PersistentVolumeClaim', name: 'origin' },
+      },
+    },
+    status: {
+      phase: 'Bound',
+      accessModes: ['ReadWriteOnce'],
+      capacity: { storage: '5Gi' },
+      allocatedResources: { storage: '5Gi' },
+      conditions: [{ type: 'Resizing', status: 'True', lastProbeTime: T0, lastTransitionTime: T0 }],
+    },
+  },
+  'storage.k8s.io/v1/StorageClass': {
+    body: {
+      provisioner: 'svc.io/local-path',
+      parameters: { tier: 'gold' },
+      reclaimPolicy: 'Retain',
+      mountOptions: ['noatime'],
+      allowVolumeExpansion: true,
+      volumeBindingMode: 'WaitForFirstConsumer',
+      allowedTopologies: [{ matchLabelExpressions: [{ key: 'kubernetes.io/hostname', values: ['every-node'] }] }],
+    },
+  },
+  'storage.k8s.io/v1/CSIDriver': {
+    body: {
+      spec: {
+        attachRequired: false,
+        podInfoOnMount: true,
+        tokenRequests: [{ audience: 'vault', expirationSeconds: 3600 }],
+        volumeLifecycleModes: ['Persistent', 'Ephemeral'],
+      },
+    },
+  },
+  'storage.k8s.io/v1/CSINode': {
+    body: {
+      spec: { drivers: [{ name: 'every.csi.example.com', nodeID: 'every-node', topologyKeys: ['topology.kubernetes.io/zone'], allocatable: { count: 8 } }] },
+    },
+  },
+  'storage.k8s.io/v1/CSIStorageCapacity': {
+    body: {
+      storageClassName: 'local-path',
+      capacity: '100Gi',
+      maximumVolumeSize: '10Gi',
+      nodeTopology: { matchLabels: { 'kubernetes.io/hostname': 'every-node' } },
+    },
+  },
+  'storage.k8s.io/v1/VolumeAttachment': {
+    body: { spec: { attacher: 'every.csi.example.com', nodeName: 'every-node', source: { persistentVolumeName: 'every-persistentvolume' } } },
+    status: { attached: true, attachmentMetadata: { device: '/dev/vdb' }, detachError: { time: T0, message: 'every kind' } },
+  },
   'discovery.k8s.io/v1/EndpointSlice': {
     body: {
       addressType: 'IPv4',

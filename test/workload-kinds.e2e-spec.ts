@@ -80,8 +80,6 @@ volumeattachments                   storage.k8s.io/v1                false Volum
  */
 const STILL_TO_COME = [
   'bindings.v1',
-  'limitranges.v1',
-  'resourcequotas.v1',
   'apiservices.apiregistration.k8s.io/v1',
   'horizontalpodautoscalers.autoscaling/v2',
   'certificatesigningrequests.certificates.k8s.io/v1',

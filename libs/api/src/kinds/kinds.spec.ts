@@ -41,6 +41,8 @@ import {
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  resourceQuotaDefinition,
+  limitRangeDefinition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -751,6 +753,34 @@ spec:
     [
       volumeAttachmentDefinition,
       { metadata: { name: 'csi-123' }, spec: { attacher: 'hostpath.csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'data-0' } } },
+    ],
+    [
+      resourceQuotaDefinition,
+      parse(`
+apiVersion: v1
+kind: ResourceQuota
+metadata: { name: compute, namespace: team-a }
+spec:
+  hard: { pods: "10", requests.cpu: "4", limits.memory: 8Gi, count/deployments.apps: "5" }
+  scopeSelector:
+    matchExpressions: [{ scopeName: PriorityClass, operator: In, values: [high] }]
+status:
+  hard: { pods: "10", requests.cpu: "4", limits.memory: 8Gi, count/deployments.apps: "5" }
+  used: { pods: "2", requests.cpu: 500m, limits.memory: 1Gi, count/deployments.apps: "1" }
+`),
+    ],
+    [
+      limitRangeDefinition,
+      parse(`
+apiVersion: v1
+kind: LimitRange
+metadata: { name: bounds, namespace: team-a }
+spec:
+  limits:
+    - { type: Container, default: { cpu: 500m }, defaultRequest: { cpu: 100m }, max: { cpu: "2" }, maxLimitRequestRatio: { cpu: "10" } }
+    - { type: Pod, max: { memory: 4Gi } }
+    - { type: PersistentVolumeClaim, min: { storage: 1Gi }, max: { storage: 10Gi } }
+`),
     ],
     [
       validatingAdmissionPolicyBindingDefinition,

@@ -37,6 +37,8 @@ import {
 } from './definitions/storage-definitions';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
+import { limitRangeDefinition } from './definitions/limit-range-definition';
+import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -79,6 +81,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   mutatingWebhookConfigurationDefinition,
   validatingAdmissionPolicyDefinition,
   validatingAdmissionPolicyBindingDefinition,
+  resourceQuotaDefinition,
+  limitRangeDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

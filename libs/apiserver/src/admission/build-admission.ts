@@ -14,6 +14,8 @@ import { runtimeClassAdmission } from './runtime-class';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection, type StorageClassLookup } from './storage-admission';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
+import { limitRangerAdmission, type LimitRangeLookup } from './limit-ranger';
+import { resourceQuotaAdmission, type ResourceQuotaAccess } from './resource-quota';
 
 export interface AdmissionFlags {
   /** `--enable-admission-plugins`. */
@@ -46,6 +48,10 @@ export interface AdmissionDependencies {
   flags?: AdmissionFlags;
   /** The server's authorizer (built after admission), for the CEL `authorizer` of policies and match conditions. */
   authorizer?: AdmissionAuthorizer;
+  /** The ResourceQuota plugin's reads and status writes of quotas; without them the plugin has nothing to act on. */
+  resourceQuotas?: ResourceQuotaAccess;
+  /** The LimitRanger plugin's read of LimitRanges; without it the plugin has nothing to act on. */
+  limitRanges?: LimitRangeLookup;
 }
 
 /** The plugins this server implements; every other accepted name is on or off and does nothing. */
@@ -74,19 +80,19 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   DefaultStorageClass: (deps) => defaultStorageClassAdmission(deps.storageClasses),
   StorageObjectInUseProtection: () => storageObjectInUseProtection(),
   PersistentVolumeClaimResize: (deps) => persistentVolumeClaimResize(deps.storageClasses),
+  ResourceQuota: (deps) => deps.resourceQuotas && resourceQuotaAdmission(deps.resourceQuotas),
+  LimitRanger: (deps) => deps.limitRanges && limitRangerAdmission(deps.limitRanges),
 };
 
 /**
  * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
- * kinds this server does not serve (LimitRange, ResourceQuota, CertificateSigningRequest, Ingress), or
- * labels of cloud volumes this server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
+ * kinds this server does not serve (CertificateSigningRequest, Ingress), or labels of cloud volumes
+ * this server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
  * is built beside the chain, with the authorizer.
  */
 const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<AdmissionPluginName>([
   'AlwaysAdmit',
   'OwnerReferencesPermissionEnforcement',
-  'LimitRanger',
-  'ResourceQuota',
   'PersistentVolumeLabel',
   'CertificateApproval',
   'CertificateSigning',

@@ -142,10 +142,12 @@ function defaultCSIDriver(obj: ApiObject): void {
 
 /** ValidateCSIDriver. */
 function validateCSIDriver(obj: ApiObject): FieldError[] {
-  const driver = as<CSIDriver>(obj);
-  const errors = csiDriverNameErrors(driver.metadata?.name, 'metadata.name');
-  const spec = driver.spec ?? {};
-  for (const field of ['attachRequired', 'podInfoOnMount', 'storageCapacity', 'requiresRepublish'] as const) {
+  // The name is a DNS subdomain (ValidateCSIDriverName of the storage group), as the schema checks.
+  const spec = as<CSIDriver>(obj).spec ?? {};
+  const errors: FieldError[] = [];
+  // Kubernetes names attachRequired's path `attachedRequired`.
+  if (spec.attachRequired === undefined) errors.push(fieldErrors.required('spec.attachedRequired', ''));
+  for (const field of ['podInfoOnMount', 'storageCapacity', 'requiresRepublish'] as const) {
     if (spec[field] === undefined) errors.push(fieldErrors.required(`spec.${field}`, ''));
   }
   if (spec.fsGroupPolicy !== undefined && !(FSGroupPolicies as readonly string[]).includes(spec.fsGroupPolicy)) {
@@ -173,7 +175,7 @@ function validateCSIDriverUpdate(obj: ApiObject, current: ApiObject): FieldError
   const spec = as<CSIDriver>(obj).spec ?? {};
   const old = as<CSIDriver>(current).spec ?? {};
   const errors: FieldError[] = [];
-  if (spec.attachRequired !== old.attachRequired) errors.push(fieldErrors.invalid('spec.attachRequired', spec.attachRequired ?? null, 'field is immutable'));
+  if (spec.attachRequired !== old.attachRequired) errors.push(fieldErrors.invalid('spec.attachedRequired', spec.attachRequired ?? null, 'field is immutable'));
   if (!jsonEqual(spec.volumeLifecycleModes, old.volumeLifecycleModes)) {
     errors.push(fieldErrors.invalid('spec.volumeLifecycleModes', spec.volumeLifecycleModes ?? null, 'field is immutable'));
   }

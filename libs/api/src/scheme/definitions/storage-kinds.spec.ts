@@ -283,6 +283,11 @@ describe('the CSI kinds and VolumeAttachment', () => {
       seLinuxMount: false,
       volumeLifecycleModes: ['Persistent'],
     });
+    // Kubernetes' path names the field attachedRequired.
+    expect(updated(csiDriverDefinition, object, (o) => ((o.spec as Record<string, unknown>).attachRequired = false))).toEqual([
+      'spec.attachedRequired: Invalid value: false: field is immutable',
+    ]);
+    expect(updated(csiDriverDefinition, object, (o) => ((o.spec as Record<string, unknown>).podInfoOnMount = true))).toEqual([]);
   });
 
   it('refuse a VolumeAttachment of no source or two, and any change of its spec', () => {

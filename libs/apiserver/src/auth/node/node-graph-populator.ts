@@ -1,3 +1,4 @@
+import { volumeAttachmentDefinition } from '@svc/api';
 import type { ResourceRegistries } from '../../registry/registries';
 import type { ResourceWatch } from '../../registry/types';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../watchcache';
@@ -42,8 +43,8 @@ export class NodeGraphPopulator {
         remove: (o) => graph.deleteClaim(o),
       },
       {
-        group: 'storage.k8s.io',
-        resource: 'volumeattachments',
+        group: volumeAttachmentDefinition.group,
+        resource: volumeAttachmentDefinition.resource,
         reset: (o) => graph.resetVolumeAttachments(o),
         set: (o) => graph.setVolumeAttachment(o),
         remove: (o) => graph.deleteVolumeAttachment(o),
