@@ -60,6 +60,7 @@ class LocalNodes {
    * @param {number} options.nodes how many nodes
    * @param {string} options.caFile the node agent client CA the agents trust
    * @param {string[]} [options.agentConfigLines] further lines of each agent's configuration (the cluster DNS)
+   * @param {string[]} [options.agentArgs] further flags of each agent (the local path provisioner off)
    * @param {(line: string) => void} options.log
    */
   constructor(options) {
@@ -177,6 +178,7 @@ class LocalNodes {
         `--root-dir=${path.join(dir, 'root')}`,
         `--cert-dir=${path.join(dir, 'pki')}`,
         `--node-ip=${address}`,
+        ...(this.options.agentArgs ?? []),
       ],
       { netns },
     );

@@ -16,6 +16,7 @@ const { LocalNodes, takeNodesFlag } = require('./local-nodes');
 const fs = require('node:fs');
 const path = require('node:path');
 const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
+const { ensureDefaultStorageClass, nodeAgentLocalPathArgs } = require('./default-storage-class');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -311,6 +312,7 @@ try {
     nodeAgentSvcconfig: identities.nodeAgent.path,
     adminSvcconfig: svcconfig,
     agentConfigLines: nodeAgentDnsConfig(extraArgs),
+    agentArgs: nodeAgentLocalPathArgs(),
     log: (line) => console.log(line),
   });
   localNodes.plan();
@@ -410,6 +412,8 @@ function startControlPlane(addressArgs) {
             .startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }))
             .catch((error) => console.log(`The container runtime did not start, so pods will not run: ${error.message}`));
           startServiceProxy(masterArgs);
+          // The node agents' local path provisioner serves it: claims of no class get it through DefaultStorageClass.
+          ensureDefaultStorageClass(svcconfig).catch((error) => console.error(`could not create the default StorageClass: ${error.message}`));
           startClusterDns({
             run,
             writeIdentity: (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }),

@@ -105,6 +105,16 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     expect(
       dnsSlices.map((s: { metadata: { name: string }; endpoints: Array<{ addresses: string[] }> }) => [s.metadata.name, s.endpoints[0].addresses]),
     ).toEqual([['kube-dns-svc-dns', [apiAddress]]]);
+    // The default StorageClass, served by the node agents' local path provisioner.
+    await eventually(
+      async () => {
+        const storageClass = JSON.parse((await kubectl(['get', 'storageclass', 'local-path', '-o', 'json'], env())).stdout);
+        expect(storageClass).toMatchObject({ provisioner: 'svc.io/local-path', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer' });
+        expect(storageClass.metadata.annotations['storageclass.kubernetes.io/is-default-class']).toBe('true');
+      },
+      10_000,
+      250,
+    );
 
     const script = [
       'echo "host=$KUBERNETES_SERVICE_HOST port=$KUBERNETES_SERVICE_PORT"',

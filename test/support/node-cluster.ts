@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { writeIdentityConnectionFile } from '@svc/apiserver';
 import { startContainerd, type ContainerdProcess, type TestContainerdOptions } from '@svc/cri/testing';
 import { startApiServerProcess, type ApiServerProcess } from './apiserver-process';
 import { kubectl } from './kubectl-run';
@@ -38,6 +39,12 @@ export interface NodeClusterOptions {
    * administrator creating the Node of a `registerNode: false` agent once it says it waits.
    */
   whileAgentStarts?: (apiserver: ApiServerProcess, agentLog: () => string) => Promise<void>;
+  /**
+   * The agent acts as its node (`system:node:<name>` in `system:nodes`, a client certificate of the API
+   * server's CA), as under npm start, rather than as the administrator; give the API server
+   * `--authorization-mode=Node,RBAC` for that to mean anything.
+   */
+  nodeIdentity?: boolean;
 }
 
 /** containerd, an API server reaching node agents on loopback, and one node agent with a pod CIDR of its own. */
@@ -53,10 +60,20 @@ export async function startNodeCluster(options: NodeClusterOptions = {}): Promis
   let agent: NodeAgentProcess;
   try {
     let agentLog = '';
+    const nodeName = options.agent?.nodeName ?? `node-${Math.random().toString(36).slice(2, 8)}`;
+    const identityArgs: string[] = [];
+    if (options.nodeIdentity) {
+      const path = join(apiserver.dir, `${nodeName}.svcconfig`);
+      const certDir = join(apiserver.dir, 'certs');
+      await writeIdentityConnectionFile({ connectionFile: apiserver.kubeconfig, certDir, path, user: `system:node:${nodeName}`, groups: ['system:nodes'] });
+      identityArgs.push(`--svcconfig=${path}`);
+    }
     const starting = startNodeAgentProcess(apiserver, {
       endpoint: containerd.endpoint,
       onStderr: (stderr) => (agentLog = stderr),
       ...options.agent,
+      nodeName,
+      args: [...(options.agent?.args ?? []), ...identityArgs],
       config: { podCIDR: randomPodCidr(), ...(options.agent?.config ?? {}) },
     });
     // Handled below; an early failure must not surface as an unhandled rejection meanwhile.

@@ -100,6 +100,7 @@ async function main(): Promise<void> {
     port: config.port ?? 10250,
     credentials: credentialLookup(client, providers, flags.imageCredentialProviderBinDir ?? ''),
     startMetrics,
+    localPath: { enabled: flags.localPathProvisioner, baseDir: flags.localPathDir },
     log,
   };
   const agent = new NodeAgent(client, cri, settings);

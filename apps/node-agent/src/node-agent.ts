@@ -24,6 +24,9 @@ import { isMirrorPod, isStaticPod } from './static/static-pod-files';
 import { StaticPodSource } from './static/static-pod-source';
 import { apiServerTokenIssuer, ServiceAccountTokenManager } from './volumes/service-account-token-manager';
 import { VolumeManager } from './volumes/volume-manager';
+import type { ClaimReader } from './volumes/claim-volumes';
+import { LocalPathProvisioner } from './volumes/local-path-provisioner';
+import { LOCAL_PATH_PROVISIONER } from './volumes/local-path-volumes';
 
 export interface NodeAgentSettings {
   config: NodeAgentConfiguration;
@@ -36,6 +39,8 @@ export interface NodeAgentSettings {
   credentials: CredentialLookup;
   /** Where pod start-up time goes (the CRI client reports its calls to it too). */
   startMetrics: PodStartMetrics;
+  /** The local path provisioner: on unless turned off, making volumes in `baseDir` (`<root dir>/local-path-volumes` by default). */
+  localPath?: { enabled: boolean; baseDir?: string };
   log: (message: string) => void;
 }
 
@@ -82,6 +87,7 @@ export class NodeAgent {
   readonly staticPods?: StaticPodSource;
   readonly startMetrics: PodStartMetrics;
   private readonly logs: ContainerLogManager;
+  readonly provisioner?: LocalPathProvisioner;
 
   constructor(
     private readonly client: Client,
@@ -116,6 +122,19 @@ export class NodeAgent {
       },
       settings.log,
     );
+    if (settings.localPath?.enabled ?? true) {
+      // Events on claims and volumes come from the provisioner by name, as an external provisioner's do.
+      const recorder = new EventRecorder(client, {
+        component: `${LOCAL_PATH_PROVISIONER}_${settings.nodeName}`,
+        host: settings.nodeName,
+        onError: () => undefined,
+      });
+      this.provisioner = new LocalPathProvisioner(client, recorder, {
+        nodeName: settings.nodeName,
+        baseDir: settings.localPath?.baseDir || join(settings.rootDir, 'local-path-volumes'),
+        log: settings.log,
+      });
+    }
     if (config.staticPodPath) {
       const frequencyMs = parseDuration(config.fileCheckFrequency ?? '20s');
       this.staticPods = new StaticPodSource(config.staticPodPath, settings.nodeName, frequencyMs, client, this.pods, () => this.nodeUid, settings.log);
@@ -152,7 +171,7 @@ export class NodeAgent {
         allocatableMemory: quantityValue(this.reporter.allocatable.memory) ?? 0,
       }),
       images,
-      volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens),
+      volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens, this.claimReader()),
       objects: this.objects,
       probes: this.probes,
       services: async () => {
@@ -170,6 +189,15 @@ export class NodeAgent {
       log: settings.log,
       writeStatus: (pod, status) => this.writeStatus(pod, status),
       finalDelete: (pod) => this.finalDelete(pod),
+    };
+  }
+
+  /** Claims and volumes read from the API when a pod's volumes are set up (the node authorizer lets the node read its pods'). */
+  private claimReader(): ClaimReader {
+    const orUndefined = <T>(read: Promise<T>) => read.catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+    return {
+      claim: (namespace, name) => orUndefined(this.client.resource(BUILTIN_RESOURCES.persistentVolumeClaims).get(name, { namespace })),
+      volume: (name) => orUndefined(this.client.resource(BUILTIN_RESOURCES.persistentVolumes).get(name)),
     };
   }
 
@@ -252,6 +280,7 @@ export class NodeAgent {
     this.serviceInformer.start();
     this.podInformer.start();
     this.nodeInformer.start();
+    this.provisioner?.start();
     void this.podInformer.whenSynced().then((synced) => {
       if (!synced) return;
       this.pods.allowHousekeeping();
@@ -267,6 +296,7 @@ export class NodeAgent {
     this.logs.stop();
     this.probes.stop();
     this.tokens.stop();
+    await this.provisioner?.stop();
     await Promise.all([this.podInformer?.stop(), this.nodeInformer?.stop(), this.serviceInformer.stop(), this.objects.stop()]);
   }
 }

@@ -1,14 +1,28 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from '@svc/api';
 import { ContainerConfigError } from '../objects/container-config-error';
 import { containerConfig, terminationLogPath, type ContainerRuntimeInputs } from './container-config';
 
+// A subPath is bind-mounted into the pod's directory, as root only can.
+const asRoot = process.getuid?.() === 0 ? it : it.skip;
+
 describe('the CRI container config', () => {
   let dir: string;
-  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'container-config-spec-'))));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'container-config-spec-'));
+    mkdirSync(join(dir, 'volumes', 'data'), { recursive: true });
+  });
+  afterAll(() => {
+    // The subPaths' bind mounts go first: nothing is removed through them.
+    const mounts = readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' ')[1] ?? '');
+    for (const point of mounts.filter((p) => p.startsWith(`${dir}/`)).reverse()) execFileSync('umount', ['-l', point]);
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   const pod = (spec: Partial<Pod['spec']> = {}): Pod => ({
     metadata: { name: 'web', namespace: 'shop', uid: 'u-1' },
@@ -22,7 +36,7 @@ describe('the CRI container config', () => {
         ['GREETING', Buffer.from('hello')],
         ['NAME', Buffer.from('world')],
       ],
-      volumePaths: new Map([['data', join(dir, 'volumes', 'data')]]),
+      volumes: new Map([['data', { path: join(dir, 'volumes', 'data'), readOnly: false }]]),
       podDir: join(dir, 'pod'),
       hostsFile: join(dir, 'pod', 'etc-hosts'),
       attempt: 2,
@@ -58,7 +72,7 @@ describe('the CRI container config', () => {
     expect(config.linux?.securityContext).toMatchObject({ runAsUser: { value: 1000 }, supplementalGroups: [2000], namespaceOptions: { pid: 'CONTAINER' } });
   });
 
-  it('mounts volumes (a subPath inside its volume), the hosts file and a fresh termination log', async () => {
+  asRoot('mounts volumes (a subPath inside its volume), the hosts file and a fresh termination log', async () => {
     const container: Container = {
       name: 'app',
       image: 'i',
@@ -71,7 +85,12 @@ describe('the CRI container config', () => {
     const log = terminationLogPath(join(dir, 'pod'), 'app', 2);
     expect(config.mounts).toEqual([
       { containerPath: '/data', hostPath: join(dir, 'volumes', 'data'), readonly: true, propagation: 'PROPAGATION_PRIVATE' },
-      { containerPath: '/cache', hostPath: join(dir, 'volumes', 'data', 'cache/app'), readonly: false, propagation: 'PROPAGATION_HOST_TO_CONTAINER' },
+      {
+        containerPath: '/cache',
+        hostPath: join(dir, 'pod', 'volume-subpaths', 'data', 'app', '1'),
+        readonly: false,
+        propagation: 'PROPAGATION_HOST_TO_CONTAINER',
+      },
       { containerPath: '/etc/hosts', hostPath: join(dir, 'pod', 'etc-hosts') },
       { containerPath: '/dev/termination-log', hostPath: log },
     ]);
@@ -84,10 +103,37 @@ describe('the CRI container config', () => {
     await expect(containerConfig(pod(), missing, inputs())).rejects.toThrow(ContainerConfigError);
     await expect(containerConfig(pod(), missing, inputs())).rejects.toThrow('cannot find volume "nope" to mount into container "app"');
     const escaping: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: '../../etc' }] };
-    await expect(containerConfig(pod(), escaping, inputs())).rejects.toThrow('must be relative and may not leave the volume');
+    await expect(containerConfig(pod(), escaping, inputs())).rejects.toThrow("unable to provision SubPath `../../etc`: must not contain '..'");
   });
 
-  it('shares the process namespace of a pod asking for it, and leaves /etc/hosts to a container that mounts its own', async () => {
+  asRoot('expands subPathExpr from the environment; a link or expression leading out of the volume is a config error', async () => {
+    symlinkSync('/etc', join(dir, 'volumes', 'data', 'escape'));
+    const logged: string[] = [];
+    const viaExpr: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPathExpr: 'per/$(NAME)' }] };
+    const config = await containerConfig(pod(), viaExpr, inputs());
+    expect(config.mounts?.[0]?.hostPath).toBe(join(dir, 'pod', 'volume-subpaths', 'data', 'app', '0'));
+    expect(existsSync(join(dir, 'volumes', 'data', 'per', 'world'))).toBe(true);
+    const link: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: 'escape' }] };
+    await expect(containerConfig(pod(), link, inputs({ log: (m) => logged.push(m) }))).rejects.toThrow(
+      new ContainerConfigError('failed to prepare subPath for volumeMount "data" of container "app"'),
+    );
+    expect(logged.join('\n')).toContain('not within volume path');
+    const below: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: 'escape/created' }] };
+    await expect(containerConfig(pod(), below, inputs())).rejects.toThrow('failed to create subPath directory for volumeMount "data" of container "app"');
+    expect(existsSync('/etc/created')).toBe(false);
+    const env: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPathExpr: '$(GREETING)/../../..' }] };
+    await expect(containerConfig(pod(), env, inputs())).rejects.toThrow("must not contain '..'");
+    const missing: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/x', subPathExpr: '$(NOT_SET)' }] };
+    await expect(containerConfig(pod(), missing, inputs())).rejects.toThrow(new ContainerConfigError('missing value for NOT_SET'));
+  });
+
+  it('mounts a volume read only at its source read only in every container', async () => {
+    const container: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'claim', mountPath: '/c' }] };
+    const config = await containerConfig(pod(), container, inputs({ volumes: new Map([['claim', { path: join(dir, 'volumes', 'data'), readOnly: true }]]) }));
+    expect(config.mounts?.[0]).toMatchObject({ containerPath: '/c', readonly: true });
+  });
+
+  asRoot('shares the process namespace of a pod asking for it, and leaves /etc/hosts to a container that mounts its own', async () => {
     const container: Container = { name: 'app', image: 'i', volumeMounts: [{ name: 'data', mountPath: '/etc/hosts', subPath: 'hosts' }] };
     const config = await containerConfig(pod({ shareProcessNamespace: true }), container, inputs({ hostsFile: undefined }));
     expect(config.linux?.securityContext?.namespaceOptions?.pid).toBe('POD');

@@ -1,6 +1,6 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join, normalize } from 'node:path';
-import type { Container, Pod } from '@svc/api';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Container, Pod, VolumeMount } from '@svc/api';
 import type { ContainerConfig, LinuxContainerSecurityContext, Mount } from '@svc/cri';
 import { linuxResources, type ResourceOptions } from './container-resources';
 import { expandReferences } from './environment';
@@ -16,14 +16,16 @@ import {
   podLabels,
 } from './runtime-labels';
 import { ContainerConfigError } from '../objects/container-config-error';
+import { checkSubPath, expandSubPathExpr, prepareSubPath, safeMakeDir } from '../volumes/subpath';
+import type { MountedVolume } from '../volumes/volume-manager';
 
 export type ContainerType = 'init' | 'regular';
 
 export interface ContainerRuntimeInputs {
   imageRef: string;
   env: ReadonlyArray<[string, Buffer]>;
-  /** Host path of each volume, by volume name. */
-  volumePaths: ReadonlyMap<string, string>;
+  /** Each volume set up for the pod (its host path, whether it is read only), by volume name. */
+  volumes: ReadonlyMap<string, MountedVolume>;
   /** The pod's own directory (hosts file, termination logs). */
   podDir: string;
   /** The pod's managed /etc/hosts. */
@@ -31,6 +33,8 @@ export interface ContainerRuntimeInputs {
   attempt: number;
   type: ContainerType;
   resources: ResourceOptions;
+  /** The agent's log: why a subPath could not be prepared (the container's error says less, as the kubelet's). */
+  log?: (message: string) => void;
 }
 
 function securityContext(pod: Pod, container: Container): LinuxContainerSecurityContext {
@@ -55,23 +59,60 @@ function securityContext(pod: Pod, container: Container): LinuxContainerSecurity
   };
 }
 
-async function mounts(container: Container, inputs: ContainerRuntimeInputs): Promise<Mount[]> {
-  const result: Mount[] = [];
-  for (const mount of container.volumeMounts ?? []) {
-    const base = inputs.volumePaths.get(mount.name);
-    if (base === undefined) throw new ContainerConfigError(`cannot find volume "${mount.name}" to mount into container "${container.name}"`);
-    let hostPath = base;
-    if (mount.subPath) {
-      const sub = normalize(mount.subPath);
-      if (sub.startsWith('..') || sub.startsWith('/'))
-        throw new ContainerConfigError(`subPath ${JSON.stringify(mount.subPath)} must be relative and may not leave the volume`);
-      hostPath = join(base, sub);
-      await mkdir(hostPath, { recursive: true }).catch(() => undefined);
+/**
+ * The host path to mount for a volumeMount with a subPath or subPathExpr, as the kubelet's makeMounts:
+ * the expression is expanded from the container's environment, a missing subPath is made inside the
+ * volume (with the volume's own mode), and the subPath is bind-mounted into the pod's directory after
+ * it was checked to stay in the volume. Why it failed goes to the agent's log, not to the pod.
+ */
+async function subPathHostPath(
+  container: Container,
+  mount: VolumeMount,
+  index: number,
+  volume: MountedVolume,
+  env: ReadonlyMap<string, string>,
+  inputs: ContainerRuntimeInputs,
+): Promise<string> {
+  const subPath = mount.subPathExpr ? expandSubPathExpr(mount.subPathExpr, env) : (mount.subPath ?? '');
+  if (!subPath) return volume.path;
+  checkSubPath(subPath);
+  const where = `volumeMount ${JSON.stringify(mount.name)} of container ${JSON.stringify(container.name)}`;
+  const full = join(volume.path, subPath);
+  if (!(await stat(full).catch(() => undefined))) {
+    try {
+      const mode = (await stat(volume.path)).mode & 0o7777;
+      await safeMakeDir(volume.path, subPath, mode);
+    } catch (error) {
+      inputs.log?.(`failed to create subPath directory for ${where}: ${(error as Error).message}`);
+      throw new ContainerConfigError(`failed to create subPath directory for ${where}`);
     }
+  }
+  try {
+    return await prepareSubPath({
+      volumePath: volume.path,
+      subPath,
+      podDir: inputs.podDir,
+      volumeName: mount.name,
+      containerName: container.name,
+      mountIndex: index,
+    });
+  } catch (error) {
+    inputs.log?.(`failed to prepare subPath for ${where}: ${(error as Error).message}`);
+    throw new ContainerConfigError(`failed to prepare subPath for ${where}`);
+  }
+}
+
+async function mounts(container: Container, inputs: ContainerRuntimeInputs, env: ReadonlyMap<string, string>): Promise<Mount[]> {
+  const result: Mount[] = [];
+  for (const [index, mount] of (container.volumeMounts ?? []).entries()) {
+    const volume = inputs.volumes.get(mount.name);
+    if (volume === undefined) throw new ContainerConfigError(`cannot find volume "${mount.name}" to mount into container "${container.name}"`);
+    const hostPath = await subPathHostPath(container, mount, index, volume, env, inputs);
     result.push({
       containerPath: mount.mountPath,
       hostPath,
-      readonly: mount.readOnly === true,
+      // A volume read only at its source (a claim's readOnly) is read only in every container.
+      readonly: mount.readOnly === true || volume.readOnly,
       propagation:
         mount.mountPropagation === 'Bidirectional'
           ? 'PROPAGATION_BIDIRECTIONAL'
@@ -110,7 +151,7 @@ export async function containerConfig(pod: Pod, container: Container, inputs: Co
     args: expand(container.args) ?? [],
     workingDir: container.workingDir ?? '',
     envs: inputs.env.map(([key, value]) => ({ key, value })),
-    mounts: await mounts(container, inputs),
+    mounts: await mounts(container, inputs, env),
     labels: { ...podLabels(pod), [LABEL_CONTAINER_NAME]: container.name, [LABEL_CONTAINER_TYPE]: inputs.type },
     annotations: {
       [ANNOTATION_CONTAINER_HASH]: containerHash(container),

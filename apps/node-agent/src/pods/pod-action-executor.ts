@@ -4,7 +4,7 @@ import type { Container, Pod } from '@svc/api';
 import { isCriNotFound, type PodSandboxConfig, type RuntimeContainerStatus } from '@svc/cri';
 import { errorMessage } from '@svc/machinery';
 import { ImagePullError } from '../images/image-manager';
-import { podDirectory, VolumeError } from '../volumes/volume-manager';
+import { podDirectory, VolumeError, type MountedVolume } from '../volumes/volume-manager';
 import { containerConfig } from '../containers/container-config';
 import { hostsFileContent } from '../containers/hosts-file';
 import { podDns } from '../containers/pod-dns';
@@ -44,7 +44,7 @@ export interface ExecutionResult {
  * the observation what it started, and in the waiting reasons why a container did not start.
  */
 export class PodActionExecutor {
-  private volumePaths = new Map<string, string>();
+  private volumes = new Map<string, MountedVolume>();
   private hostsFile?: string;
   private result: ExecutionResult = { stale: false, sandboxFailed: false };
 
@@ -159,7 +159,7 @@ export class PodActionExecutor {
   /** Volumes and the hosts file; false (and a retry) when a volume cannot be set up yet. */
   private async prepare(pod: Pod, observed: RuntimePod): Promise<boolean> {
     try {
-      this.volumePaths = await this.context.volumes.setUp(pod, { ...this.context.facts(), podIPs: observed.podIPs });
+      this.volumes = await this.context.volumes.setUp(pod, { ...this.context.facts(), podIPs: observed.podIPs });
       const dir = podDirectory(this.context.rootDir, this.uid);
       await mkdir(dir, { recursive: true });
       const hostsFile = join(dir, 'etc-hosts');
@@ -175,7 +175,7 @@ export class PodActionExecutor {
       return true;
     } catch (error) {
       if (!(error instanceof VolumeError)) throw error;
-      this.context.event(pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed: ${error.message}`);
+      this.context.event(pod, 'Warning', 'FailedMount', error.event ?? `MountVolume.SetUp failed: ${error.message}`);
       for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) this.setWaiting(c, { reason: 'ContainerCreating' });
       this.retry(RETRY_MS);
       return false;
@@ -265,12 +265,13 @@ export class PodActionExecutor {
       const config = await containerConfig(pod, container, {
         imageRef,
         env,
-        volumePaths: this.volumePaths,
+        volumes: this.volumes,
         podDir: podDirectory(context.rootDir, this.uid),
         hostsFile: this.hostsFile,
         attempt,
         type,
         resources: context.resources(),
+        log: (message) => context.log(`pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`),
       });
       return await context.startMetrics.step(starting, 'container_create', () => context.cri.createContainer(observed.sandboxId ?? '', config, sandbox));
     } catch (error) {

@@ -168,7 +168,7 @@ describe('VolumeManager: projected volumes', () => {
       () => clock.now,
     );
     const volumes = new VolumeManager(root, {} as ConfigObjects, tokens);
-    const dir = (await volumes.setUp(pod, facts)).get('access')!;
+    const dir = (await volumes.setUp(pod, facts)).get('access')!.path;
     expect(await readFile(join(dir, 'token'), 'utf8')).toBe('token-1');
     expect(await readFile(join(dir, 'namespace'), 'utf8')).toBe('team');
     expect(await readFile(join(dir, 'labels'), 'utf8')).toBe('app="web"');

@@ -3,6 +3,8 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Pod, Volume } from '@svc/api';
+import { claimNameOf, ClaimVolumeError, resolveClaimVolume, type ClaimReader, type ClaimVolume } from './claim-volumes';
+import { setVolumeOwnership } from './volume-ownership';
 import { errorMessage } from '@svc/machinery';
 import { quantityValue } from '@svc/api';
 import { configEntries, configValue, type ConfigKind, type ConfigObjects } from '../objects/config-objects';
@@ -13,12 +15,24 @@ import type { ServiceAccountTokenManager } from './service-account-token-manager
 
 const run = promisify(execFile);
 
-/** A volume cannot be set up (yet): the pod's containers wait, and a `FailedMount` event says why. */
+/**
+ * A volume cannot be set up (yet): the pod's containers wait, and a `FailedMount` event says why
+ * (`event`, when the whole message is given, as for claims that cannot be mounted yet).
+ */
 export class VolumeError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly event?: string,
+  ) {
     super(message);
     this.name = 'VolumeError';
   }
+}
+
+/** A volume set up for a pod: its path on the host, and whether every container gets it read only. */
+export interface MountedVolume {
+  path: string;
+  readOnly: boolean;
 }
 
 const DEFAULT_MODE = 0o644;
@@ -37,6 +51,16 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/** The mount points below `dir`, deepest first. */
+async function mountsBelow(dir: string): Promise<string[]> {
+  const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
+  return mounts
+    .split('\n')
+    .map((line) => line.split(' ')[1])
+    .filter((point): point is string => point !== undefined && point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+}
+
 async function isMountPoint(path: string): Promise<boolean> {
   const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
   return mounts.split('\n').some((line) => line.split(' ')[1] === path);
@@ -48,21 +72,89 @@ async function isMountPoint(path: string): Promise<boolean> {
  * the host's path checked against its type, the others files written atomically.
  */
 export class VolumeManager {
+  /** The claims of each pod resolved once (by pod uid, then volume name): a running pod's volume does not move. */
+  private readonly claims = new Map<string, Map<string, ClaimVolume>>();
+  /** The volumes (`<pod uid>/<volume>`) given to the pod's fsGroup already: the walk is done once per pod. */
+  private readonly owned = new Set<string>();
+
   constructor(
     private readonly rootDir: string,
     private readonly objects: ConfigObjects,
     private readonly tokens: ServiceAccountTokenManager,
+    private readonly claimReader?: ClaimReader,
   ) {}
 
   private volumeDir(uid: string, plugin: string, name: string): string {
     return join(podDirectory(this.rootDir, uid), 'volumes', plugin, name);
   }
 
-  /** Sets up (or refreshes) every volume; the host path of each by volume name. */
-  async setUp(pod: Pod, facts: PodFacts): Promise<Map<string, string>> {
-    const paths = new Map<string, string>();
-    for (const volume of pod.spec?.volumes ?? []) paths.set(volume.name, await this.setUpVolume(pod, volume, facts));
-    return paths;
+  /**
+   * Sets up (or refreshes) every volume; each by volume name. The claims come first, as the kubelet's
+   * populator processes them before any mount: one not bound yet holds the pod back with the
+   * kubelet's `Unable to attach or mount volumes` message.
+   */
+  async setUp(pod: Pod, facts: PodFacts): Promise<Map<string, MountedVolume>> {
+    const uid = pod.metadata?.uid ?? '';
+    const volumes = pod.spec?.volumes ?? [];
+    const claims = await this.resolveClaims(pod, volumes);
+    const result = new Map<string, MountedVolume>();
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    const policy = pod.spec?.securityContext?.fsGroupChangePolicy;
+    for (const volume of volumes) {
+      const claim = claims.get(volume.name);
+      const mounted = claim ? await this.claimVolume(claim) : { path: await this.setUpVolume(pod, volume, facts), readOnly: false };
+      // As the kubelet's emptyDir and local plugins (hostPath and the projected ones never change owners).
+      const ownable = volume.emptyDir !== undefined || claim?.source.kind === 'local';
+      const key = `${uid}/${volume.name}`;
+      if (fsGroup !== undefined && ownable && !mounted.readOnly && !this.owned.has(key)) {
+        try {
+          await setVolumeOwnership(mounted.path, fsGroup, false, policy);
+        } catch (error) {
+          throw new VolumeError(`volume "${volume.name}": setting the ownership to group ${fsGroup}: ${errorMessage(error)}`);
+        }
+        this.owned.add(key);
+      }
+      result.set(volume.name, mounted);
+    }
+    return result;
+  }
+
+  /** The pod's claims, each resolved to its bound volume; all that cannot be mounted yet are named at once. */
+  private async resolveClaims(pod: Pod, volumes: readonly Volume[]): Promise<Map<string, ClaimVolume>> {
+    const uid = pod.metadata?.uid ?? '';
+    const known = this.claims.get(uid) ?? new Map<string, ClaimVolume>();
+    const failed: string[] = [];
+    const reasons: string[] = [];
+    for (const volume of volumes) {
+      if (claimNameOf(pod, volume) === undefined || known.has(volume.name)) continue;
+      if (!this.claimReader) {
+        failed.push(volume.name);
+        reasons.push(`volume "${volume.name}": this node agent reads no claims`);
+        continue;
+      }
+      try {
+        known.set(volume.name, await resolveClaimVolume(pod, volume, this.claimReader));
+      } catch (error) {
+        if (!(error instanceof ClaimVolumeError)) throw error;
+        failed.push(volume.name);
+        reasons.push(error.message);
+      }
+    }
+    this.claims.set(uid, known);
+    if (failed.length > 0) {
+      const list = `[${failed.join(' ')}]`;
+      const message = `unmounted volumes=${list}, unattached volumes=[], failed to process volumes=${list}: ${reasons.join('; ')}`;
+      throw new VolumeError(message, `Unable to attach or mount volumes: ${message}`);
+    }
+    return known;
+  }
+
+  /** A claim's bound volume: the node's directory itself (a local volume must be there; a hostPath one is checked against its type). */
+  private async claimVolume(claim: ClaimVolume): Promise<MountedVolume> {
+    if (claim.source.kind === 'hostPath') return { path: await this.hostPath(claim.source.path, claim.source.type), readOnly: claim.readOnly };
+    const info = await stat(claim.source.path).catch(() => undefined);
+    if (!info) throw new VolumeError(`path "${claim.source.path}" of local volume ${claim.volumeName} does not exist`);
+    return { path: claim.source.path, readOnly: claim.readOnly };
   }
 
   private async setUpVolume(pod: Pod, volume: Volume, facts: PodFacts): Promise<string> {
@@ -235,15 +327,16 @@ export class VolumeManager {
   /** Removes the pod's directory, unmounting what was mounted in it. */
   async tearDown(uid: string): Promise<void> {
     this.tokens.forgetPod(uid);
+    this.claims.delete(uid);
+    for (const key of [...this.owned]) if (key.startsWith(`${uid}/`)) this.owned.delete(key);
     const dir = podDirectory(this.rootDir, uid);
     if (!(await exists(dir))) return;
-    const mounts = await readFile('/proc/self/mounts', 'utf8').catch(() => '');
-    const below = mounts
-      .split('\n')
-      .map((line) => line.split(' ')[1])
-      .filter((point): point is string => point !== undefined && point.startsWith(`${dir}/`))
-      .sort((a, b) => b.length - a.length);
+    const below = await mountsBelow(dir);
     for (const point of below) await run('umount', [point]).catch(() => run('umount', ['-l', point]).catch(() => undefined));
+    // A mount left below the pod's directory (a subPath's bind mount of a claim) leads into data that
+    // outlives the pod: the directory stays rather than be removed through it.
+    const left = await mountsBelow(dir);
+    if (left.length > 0) throw new Error(`pod ${uid}: ${left.join(', ')} could not be unmounted; the pod's directory stays`);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,3 +1,4 @@
+import { bool } from '../flags/bool';
 import { float } from '../flags/float';
 import { int32 } from '../flags/int';
 import { string } from '../flags/string';
@@ -60,6 +61,17 @@ export const NODE_AGENT_FLAGS = flagTable({
           help: 'CredentialProviderConfig file (spec 3) of the credential provider exec plugins',
         }),
         flag({ name: 'image-credential-provider-bin-dir', type: string, help: 'directory holding the credential provider plugins named in that file' }),
+        flag({
+          name: 'local-path-provisioner',
+          type: bool,
+          default: true,
+          help: 'provision the claims of StorageClasses whose provisioner is svc.io/local-path as directories of this node; false leaves them to another provisioner',
+        }),
+        flag({
+          name: 'local-path-dir',
+          type: string,
+          help: 'where the local path provisioner makes volumes when their class names no nodePath; <root-dir>/local-path-volumes by default',
+        }),
       ],
     },
   ],
