@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ATOMIC, Described, FreeForm, ListAtomic, StringEnum, StringStringMap } from '../../schema/builders';
+import { ATOMIC, Described, FreeForm, ListAtomic, StringStringMap } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import { OptionalTime } from '../../meta/condition';
 import type { List } from '../../meta/list';
