@@ -166,6 +166,21 @@ describeWithRuntime('volumes that keep data, on a node agent, with the controlle
     await eventually(async () => expect(await exists('pv', volumeName)).toBe(false), 60_000, 250);
   }, 150_000);
 
+  it('a claim with an access mode nothing offers is accepted and stays Pending, with a ProvisioningFailed event', async () => {
+    await create(claim('shared', { accessModes: ['ReadWriteMany'] }), pod('sharer', 'true', claimVolume('shared')));
+    await eventually(
+      async () => {
+        const events = await json('get', 'events', '--field-selector', 'involvedObject.name=shared');
+        expect(events.items.map((e: { reason: string }) => e.reason)).toContain('ProvisioningFailed');
+      },
+      30_000,
+      250,
+    );
+    expect((await json('get', 'pvc', 'shared')).status.phase).toBe('Pending');
+    expect((await cluster.getPod('sharer')).status.phase).toBe('Pending');
+    await kubectl(['delete', 'pod', 'sharer', '--wait=false'], env());
+  }, 60_000);
+
   it("a StatefulSet of 2 keeps each ordinal's data across a rolling update and a pod deletion", async () => {
     const set = (marker: string) => ({
       apiVersion: 'apps/v1',
