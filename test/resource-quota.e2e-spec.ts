@@ -25,7 +25,7 @@ describe('ResourceQuota and LimitRange', () => {
   beforeAll(async () => {
     server = await startApiServerProcess();
     // Pods need their namespace's default ServiceAccount; the quota controller keeps the quotas' status.
-    manager = await startControllerManagerProcess(server, ['--controllers=resourcequota,serviceaccount', '--concurrent-resource-quota-syncs=2']);
+    manager = await startControllerManagerProcess(server, ['--controllers=resourcequota,serviceaccount,pvc-protection', '--concurrent-resource-quota-syncs=2']);
     client = new ApiClient(server.url, server.ca);
   }, 60_000);
 
@@ -74,6 +74,42 @@ describe('ResourceQuota and LimitRange', () => {
     expectStatus(await client.delete(`/api/v1/namespaces/${ns}/pods/a`, { gracePeriodSeconds: 0 }), 200);
     await eventually(async () => expect(await quotaUsed(ns, 'two-pods')).toEqual({ pods: '1' }));
     expectStatus(await client.post(`/api/v1/namespaces/${ns}/pods`, pod('c')), 201);
+  }, 60_000);
+
+  it('counts claims and their storage, per class too, and frees them when a claim goes', async () => {
+    const ns = 'quota-claims';
+    await namespace(ns);
+    await kubectl(
+      'create',
+      'quota',
+      'storage',
+      '--hard=persistentvolumeclaims=2,requests.storage=1Gi,fast.storageclass.storage.k8s.io/requests.storage=100Mi',
+      '-n',
+      ns,
+    );
+    await eventually(async () => expect(await quotaUsed(ns, 'storage')).toEqual(expect.objectContaining({ persistentvolumeclaims: '0' })));
+    const claim = (name: string, storage: string, storageClassName?: string) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } }, ...(storageClassName ? { storageClassName } : {}) },
+    });
+    const path = `/api/v1/namespaces/${ns}/persistentvolumeclaims`;
+    expectStatus(await client.post(path, claim('a', '600Mi')), 201);
+    const tooBig = expectFailure(await client.post<Status>(path, claim('b', '600Mi')), 403, 'Forbidden');
+    expect(tooBig.message).toBe(
+      'persistentvolumeclaims "b" is forbidden: exceeded quota: storage, requested: requests.storage=600Mi, used: requests.storage=600Mi, limited: requests.storage=1Gi',
+    );
+    const fast = expectFailure(await client.post<Status>(path, claim('c', '200Mi', 'fast')), 403, 'Forbidden');
+    expect(fast.message).toContain('requested: fast.storageclass.storage.k8s.io/requests.storage=200Mi');
+    expectStatus(await client.post(path, claim('d', '100Mi', 'fast')), 201);
+    expect(await quotaUsed(ns, 'storage')).toMatchObject({ persistentvolumeclaims: '2', 'requests.storage': '700Mi' });
+    expectFailure(await client.post<Status>(path, claim('e', '1Mi')), 403, 'Forbidden');
+
+    // The claim goes once pvc-protection finds no pod using it; the controller then frees what it used.
+    expectStatus(await client.delete(`${path}/a`), 200);
+    await eventually(async () => expect(await quotaUsed(ns, 'storage')).toMatchObject({ persistentvolumeclaims: '1', 'requests.storage': '100Mi' }), 20_000);
+    expectStatus(await client.post(path, claim('e', '1Mi')), 201);
   }, 60_000);
 
   it('admits exactly 5 of 20 racing creates against a quota of 5', async () => {

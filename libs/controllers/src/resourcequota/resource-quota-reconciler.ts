@@ -1,4 +1,15 @@
-import { listsEqual, podQuotaEvaluator, serviceQuotaEvaluator, type ApiObject, type Pod, type ResourceQuota, type Service } from '@svc/api';
+import {
+  listsEqual,
+  persistentVolumeClaimQuotaEvaluator,
+  podQuotaEvaluator,
+  serviceQuotaEvaluator,
+  type ApiObject,
+  type PersistentVolumeClaim,
+  type Pod,
+  type QuotaEvaluator,
+  type ResourceQuota,
+  type Service,
+} from '@svc/api';
 import { BUILTIN_RESOURCES, Client } from '@svc/client';
 import { isNotFound } from '@svc/machinery';
 import { Reconciler, type CacheReader, type Predicate, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
@@ -19,28 +30,26 @@ function quotasOfNamespace(object: { metadata?: { namespace?: string } }, cache:
 
 const Deleted: Predicate = (event) => event.type === 'delete';
 
-/** A pod frees quota when deleted, or when it stops counting (a terminal phase, or past its deletion grace). */
-const PodReleased: Predicate<Pod> = (event) => {
-  if (event.type === 'delete') return true;
-  if (event.type !== 'update') return false;
-  const now = new Date();
-  return !listsEqual(podQuotaEvaluator.usage(event.oldObject, now), podQuotaEvaluator.usage(event.object, now));
-};
-
-/** A Service frees quota when deleted, or when its type or ports change what it uses. */
-const ServiceChanged: Predicate<Service> = (event) => {
-  if (event.type === 'delete') return true;
-  if (event.type !== 'update') return false;
-  const now = new Date();
-  return !listsEqual(serviceQuotaEvaluator.usage(event.oldObject, now), serviceQuotaEvaluator.usage(event.object, now));
-};
+/**
+ * An object frees quota when deleted, or when an update changes what it uses as the evaluator counts
+ * it: a pod reaching a terminal phase or past its deletion grace, a Service changing its type or
+ * ports, a claim growing or changing its class.
+ */
+function usageChanged<T extends ApiObject>(evaluator: QuotaEvaluator): Predicate<T> {
+  return (event) => {
+    if (event.type === 'delete') return true;
+    if (event.type !== 'update') return false;
+    const now = new Date();
+    return !listsEqual(evaluator.usage(event.oldObject, now), evaluator.usage(event.object, now));
+  };
+}
 
 /**
  * Kubernetes' resource quota controller: keeps each ResourceQuota's `status.hard` equal to its
  * `spec.hard` and recalculates `status.used` from the objects of its namespace, when a quota is made
  * or its limits change, when an object that frees quota is deleted or stops counting (the
- * replenishment Kubernetes' monitors do for pods, services, config maps, secrets and replication
- * controllers; others are caught by the periodic pass), and every `--resource-quota-sync-period`.
+ * replenishment Kubernetes' monitors do for pods, services, claims, config maps, secrets and
+ * replication controllers; others are caught by the periodic pass), and every `--resource-quota-sync-period`.
  * Objects are read from the API server at the moment of the recalculation, after the quota, and the
  * status is written with the quota's resourceVersion: a charge admission made meanwhile makes the
  * write conflict and the recalculation run again, so it never drops a charge it did not see.
@@ -50,8 +59,17 @@ const ServiceChanged: Predicate<Service> = (event) => {
   for: BUILTIN_RESOURCES.resourceQuotas,
   predicates: [HardChanged],
   watches: [
-    { resource: BUILTIN_RESOURCES.pods, mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache), predicates: [PodReleased] },
-    { resource: BUILTIN_RESOURCES.services, mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache), predicates: [ServiceChanged] },
+    { resource: BUILTIN_RESOURCES.pods, mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache), predicates: [usageChanged<Pod>(podQuotaEvaluator)] },
+    {
+      resource: BUILTIN_RESOURCES.services,
+      mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache),
+      predicates: [usageChanged<Service>(serviceQuotaEvaluator)],
+    },
+    {
+      resource: BUILTIN_RESOURCES.persistentVolumeClaims,
+      mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache),
+      predicates: [usageChanged<PersistentVolumeClaim>(persistentVolumeClaimQuotaEvaluator)],
+    },
     { resource: BUILTIN_RESOURCES.configMaps, mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache), predicates: [Deleted] },
     { resource: BUILTIN_RESOURCES.secrets, mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache), predicates: [Deleted] },
     { resource: BUILTIN_RESOURCES.replicationControllers, mapTo: (o, _r: unknown, cache) => quotasOfNamespace(o, cache), predicates: [Deleted] },
