@@ -237,7 +237,7 @@ describe('discovery, OpenAPI and CustomResourceDefinitions of svc-apiserver', ()
       const { stdout } = await kubectl('explain', 'deployment.spec.strategy');
       expect(stdout).toMatch(/KIND:\s+Deployment/);
       expect(stdout).toMatch(/VERSION:\s+v1/);
-      expect(stdout).toMatch(/rollingUpdate\s+<Object>/);
+      expect(stdout).toMatch(/rollingUpdate\s+<RollingUpdateDeployment>/);
       expect(stdout).toMatch(/enum: Recreate, RollingUpdate/);
     });
 

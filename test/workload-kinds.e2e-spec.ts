@@ -79,7 +79,6 @@ volumeattachments                   storage.k8s.io/v1                false Volum
  * that brings a kind removes it here, so that the list ends empty.
  */
 const STILL_TO_COME = [
-  'bindings.v1',
   'apiservices.apiregistration.k8s.io/v1',
   'horizontalpodautoscalers.autoscaling/v2',
   'certificatesigningrequests.certificates.k8s.io/v1',
@@ -181,6 +180,31 @@ describe('the API surface kubectl sees', () => {
     // What is served reads as Kubernetes' does: short names, scope and kind.
     const different = served.filter((s) => JSON.stringify(s) !== JSON.stringify(expected.find((r) => keyOf(r) === keyOf(s))));
     expect(different).toEqual([]);
+  });
+
+  it('binds a pod through `bindings` (v1), the Binding naming the pod, as through its binding subresource; only a create is served', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bound-later' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+    expect((await client.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+    const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bound-later' }, target: { kind: 'Node', name: 'node-a' } };
+    const made = await client.post<{ kind: string; status: string; code: number }>('/api/v1/namespaces/default/bindings', binding);
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ kind: 'Status', status: 'Success', code: 201 });
+    const bound = await client.get<{ spec: { nodeName?: string }; status: { conditions?: Array<{ type: string; status: string }> } }>(
+      '/api/v1/namespaces/default/pods/bound-later',
+    );
+    expect(bound.body.spec.nodeName).toBe('node-a');
+    expect(bound.body.status.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'PodScheduled', status: 'True' })]));
+    // Bound once: a second Binding conflicts, as through the subresource.
+    const again = await client.post<{ reason: string; message: string }>('/api/v1/namespaces/default/bindings', {
+      ...binding,
+      target: { kind: 'Node', name: 'node-b' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain('pod bound-later is already assigned to node "node-a"');
+    expect((await client.get('/api/v1/namespaces/default/bindings')).status).toBe(405);
+    expect((await client.post('/api/v1/namespaces/default/bindings', { ...binding, metadata: {} })).status).toBe(400);
+    const missing = await client.post('/api/v1/namespaces/default/bindings', { ...binding, metadata: { name: 'nope' } });
+    expect(missing.status).toBe(404);
   });
 
   it('serves the workload kinds under their groups, and PriorityClass under scheduling.svc.io too', async () => {

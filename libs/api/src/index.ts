@@ -196,6 +196,6 @@ export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBi
 
 // OpenAPI
 export * from './openapi/openapi-document';
-export { COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type NonStoredResource } from './scheme/definitions/review-definitions';
+export { BINDING_RESOURCE, COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type NonStoredResource } from './scheme/definitions/review-definitions';
 export * from './kinds/core/component-status';
 export * from './quota';

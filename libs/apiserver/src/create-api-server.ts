@@ -1,5 +1,5 @@
 import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
-import { COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type Scheme } from '@svc/api';
+import { BINDING_RESOURCE, COMPONENT_STATUS_RESOURCE, REVIEW_RESOURCES, type Scheme } from '@svc/api';
 import type { Storage } from '@svc/storage';
 import type { AuditOptions } from './audit/audit-runtime';
 import { servingConfig, type ApiServerServingConfig } from './config';
@@ -121,7 +121,7 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   built.security = security;
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   // The review APIs and component statuses are answered by REST of their own and stored nowhere.
-  const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE]);
+  const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE, BINDING_RESOURCE]);
   const parts = serverParts({ storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis });
   // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
   const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { RequestInfo } from '../request/request-info';
 import type { LoggerService } from '@nestjs/common';
 import { warningsOfRefusal } from '../admission';
 import { requestContext, requestUrl } from '../request/request-context';
@@ -7,7 +8,7 @@ import type { ResponseWriter } from '../serving/response-writer';
 import { toStatusError } from '../registry/generic/status-mapping';
 import { DeprecationWarnings } from './deprecation';
 import { serveConnect } from './handlers/connect';
-import { serveCreate, serveCreateSubresource } from './handlers/create';
+import { serveCreate, serveCreateBinding, serveCreateSubresource } from './handlers/create';
 import { serveDelete } from './handlers/delete';
 import { serveDeleteCollection } from './handlers/delete-collection';
 import { serveGet, serveGetScale } from './handlers/get';
@@ -71,10 +72,12 @@ export class ResourceHandler {
     let scope: RequestScope | undefined;
     try {
       if (await this.options.restEndpoints?.serve(req, res, context)) return;
-      scope = resolveScope(context, this.options);
+      const bindings = isBindingsPath(context.info);
+      scope = resolveScope(bindings ? { ...context, info: { ...context.info, resource: 'pods' } } : context, this.options);
       this.deprecations.warn(scope, res);
       format = negotiateOutput(acceptOf(req, params), { verb: scope.info.verb, protobuf: scope.registry.builtIn }, format.pretty);
-      await verbOf(scope, req.method ?? 'GET')({ req, res, scope, format, params, deps: this.options });
+      const verb = bindings ? bindingsVerb(scope, req.method ?? 'GET') : verbOf(scope, req.method ?? 'GET');
+      await verb({ req, res, scope, format, params, deps: this.options });
     } catch (error) {
       this.fail(req, res, error, format, scope);
     }
@@ -91,6 +94,18 @@ export class ResourceHandler {
     res.addWarnings(warningsOfRefusal(error));
     writeStatusBody(res, status, format);
   }
+}
+
+/** `/api/v1/namespaces/<ns>/bindings`: Kubernetes' older binding path, resolved against pods. */
+function isBindingsPath(info: RequestInfo): boolean {
+  return info.isResourceRequest && info.apiPrefix === 'api' && info.group === '' && info.version === 'v1' && info.resource === 'bindings';
+}
+
+/** `bindings` takes only a create in a namespace. */
+function bindingsVerb(scope: RequestScope, method: string): Verb {
+  if (scope.name !== '' || scope.namespace === '') throw notFound(NOT_FOUND_MESSAGE);
+  if (method.toUpperCase() !== 'POST') throw methodNotAllowed();
+  return serveCreateBinding;
 }
 
 /** The handler of a request by its method and what its path names; 404 or 405 when there is none. */

@@ -1,6 +1,7 @@
 import { specGroupName } from '@svc/machinery';
 import * as authn from '../../kinds/authentication/reviews';
 import * as authz from '../../kinds/authorization/reviews';
+import { BindingSchema } from '../../kinds/core/binding';
 import { ComponentStatusSchema } from '../../kinds/core/component-status';
 import type { JsonSchema } from '../../schema/json-schema';
 
@@ -73,4 +74,19 @@ export const COMPONENT_STATUS_RESOURCE: NonStoredResource = {
   shortNames: ['cs'],
   schema: ComponentStatusSchema,
   deprecationWarning: 'v1 ComponentStatus is deprecated in v1.19+',
+};
+
+/**
+ * bindings (v1): create only, Kubernetes' older way to bind a pod (the Binding names the pod in its
+ * `metadata.name`), carried out as the pod's `binding` subresource is.
+ */
+export const BINDING_RESOURCE: NonStoredResource = {
+  group: '',
+  version: 'v1',
+  kind: 'Binding',
+  resource: 'bindings',
+  singular: 'binding',
+  namespaced: true,
+  verbs: CREATE,
+  schema: BindingSchema,
 };
