@@ -35,6 +35,7 @@ describe('scaffoldProject', () => {
         'src/shop-item.ts',
         'src/shop-item-reconciler.ts',
         'src/shop-item-reconciler.spec.ts',
+        'src/shop-item-webhooks.ts',
         'src/main.ts',
         'Dockerfile',
         'README.md',
