@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { seedLockFile } from './support/seed-lock-file';
 
 // The framework as users get it: the libraries packed as `@svc/<lib>` tarballs, installed into a
 // project outside this repository (offline, from the npm cache), an operator scaffolded there
@@ -51,23 +52,6 @@ async function sh(command: string, args: string[], cwd: string, timeout: number)
     const e = error as Error & { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
   }
-}
-
-/**
- * Without a lock file npm asks the registry for each package's list of versions, which an offline
- * install cannot. The repository's lock file already names every third-party package the project
- * needs, at versions the cache holds, so it seeds the project's: npm keeps what the project uses
- * and drops the rest, and the `@svc/*` tarballs resolve from their files.
- */
-function seedLockFile(dir: string): void {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
-  const packages: Record<string, unknown> = { '': { name: pkg.name, version: pkg.version } };
-  for (const [path, entry] of Object.entries(lock.packages)) if (path.startsWith('node_modules/')) packages[path] = entry;
-  writeFileSync(
-    join(dir, 'package-lock.json'),
-    JSON.stringify({ name: pkg.name, version: pkg.version, lockfileVersion: 3, requires: true, packages }, null, 2),
-  );
 }
 
 beforeAll(async () => {
