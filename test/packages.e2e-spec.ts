@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { startLocalNpmRegistry } from './support/local-npm-registry';
 import { seedLockFile } from './support/seed-lock-file';
 
 // The framework as users get it: the libraries packed as `@svc/<lib>` tarballs, installed into a
@@ -128,6 +129,41 @@ describe('the packed framework, installed outside the repository', () => {
       for (const [name, range] of Object.entries(pkg.dependencies)) if (name.startsWith('@svc/')) expect(range).toBe(version);
     }
   });
+
+  it(
+    'publishes clean: npm publish --dry-run of each package warns of nothing and ships only its build, README and manifest',
+    async () => {
+      const registry = await startLocalNpmRegistry();
+      const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string; repository?: unknown };
+      try {
+        const userconfig = join(work, 'publish.npmrc');
+        writeFileSync(userconfig, `//${new URL(registry.url).host}/:_authToken=${registry.token}\n`);
+        for (const lib of LIBRARIES) {
+          const dir = join(build, 'packages', lib);
+          const { stdout, stderr } = await run('npm', ['publish', '--dry-run', '--json', '--registry', registry.url, '--userconfig', userconfig], {
+            cwd: dir,
+            timeout: MINUTE,
+            maxBuffer: 64 * 1024 * 1024,
+          });
+          expect({ lib, warnings: stderr.split('\n').filter((line) => /^npm (warn|error)/i.test(line)) }).toEqual({ lib, warnings: [] });
+          const result = JSON.parse(stdout) as { name: string; version: string; files: Array<{ path: string }> };
+          expect(result).toMatchObject({ name: `@svc/${lib}`, version });
+          const paths = result.files.map((f) => f.path);
+          expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']));
+          expect(paths.filter((path) => !/^(dist|testing)\//.test(path) && !['package.json', 'README.md', 'LICENSE'].includes(path))).toEqual([]);
+          expect(paths.filter((path) => /\.spec\.|\.tsbuildinfo$|\.ts$(?<!\.d\.ts)/.test(path))).toEqual([]);
+          const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+          expect(manifest).toMatchObject({ license: root.license, publishConfig: { access: 'public' }, engines: { node: expect.any(String) } });
+          if (root.repository) expect(manifest.repository).toMatchObject({ directory: `libs/${lib}` });
+        }
+        // A dry run publishes nothing.
+        expect(registry.published()).toEqual({});
+      } finally {
+        await registry.stop();
+      }
+    },
+    5 * MINUTE,
+  );
 
   it(
     "runs the scaffolded operator's typecheck and test",
