@@ -91,9 +91,24 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
     figures.push(`${packs.length} packages packed and published in ${seconds(since)}`);
 
     since = Date.now();
+    // A cache of its own: npm exec reuses a package of the same name and version it ran before.
     await sh(
       'npm',
-      ['exec', '--yes', `--package=@svc/scaffold@${version}`, '--', 'svc-operator', 'init', NAME, '--kind', 'Website', '--group', GROUP],
+      [
+        'exec',
+        '--yes',
+        '--cache',
+        join(work, 'npx-cache'),
+        `--package=@svc/scaffold@${version}`,
+        '--',
+        'svc-operator',
+        'init',
+        NAME,
+        '--kind',
+        'Website',
+        '--group',
+        GROUP,
+      ],
       work,
       2 * MINUTE,
     );
