@@ -410,15 +410,20 @@ function dockerfile(s: ProjectSettings): string {
   // A project made from local tarballs installs them from its vendor/ folder.
   const vendor = s.frameworkSpecs ? 'COPY vendor ./vendor\n' : '';
   return `# Builds the operator's image: compile, then keep only what it runs with.
+# The base it runs on: any Node.js 20 image whose node is /usr/local/bin/node with a uid 1000
+# (--build-arg BASE_IMAGE=svc.local/node:20, the base npm start makes, on an engine that holds it).
+ARG BASE_IMAGE=node:20-slim
+
 FROM node:20 AS build
 WORKDIR /app
-COPY package.json package-lock.json* ./
+# .npmrc: the registry a scope comes from, when the project names one.
+COPY package.json package-lock.json* .npmrc* ./
 ${vendor}RUN npm install
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-slim
+FROM \${BASE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
@@ -426,7 +431,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # node's uid, as a number: a pod that runs as non-root can only verify a numeric user.
 USER 1000
-EXPOSE 8081
+EXPOSE 8081 9443
 CMD ["node", "dist/main.js", "--leader-elect"]
 `;
 }
