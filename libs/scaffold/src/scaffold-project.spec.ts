@@ -93,7 +93,7 @@ describe('scaffoldProject', () => {
     expect(written).toContain(`vendor/svc-runtime-${rootPackage.version}.tgz`);
     expect(readdirSync(join(work, 'op', 'vendor'))).toHaveLength(11);
     expect(readFileSync(join(work, 'op', 'package.json'), 'utf8')).not.toContain(work);
-    expect(readFileSync(join(work, 'op', 'Dockerfile'), 'utf8')).toContain('COPY package.json package-lock.json* ./\nCOPY vendor ./vendor\nRUN npm install\n');
+    expect(readFileSync(join(work, 'op', 'Dockerfile'), 'utf8')).toContain('COPY package.json package-lock.json* .npmrc* ./\nCOPY vendor ./vendor\nRUN npm install\n');
 
     rmSync(join(packs, `svc-runtime-${rootPackage.version}.tgz`));
     expect(() => scaffoldProject(join(work, 'op2'), { packages: packs })).toThrow(/no tarball of @svc\/runtime/);
