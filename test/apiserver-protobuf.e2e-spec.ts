@@ -430,6 +430,17 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
     },
   },
   'v1/PodTemplate': { body: { template: TEMPLATE } },
+  // Counts a resource nothing here makes, and bounds claims only: the other kinds' objects stay as written.
+  'v1/ResourceQuota': {
+    body: {
+      spec: {
+        hard: { 'count/widgets.example.com': '5' },
+        scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high', 'low'] }] },
+      },
+    },
+    status: { hard: { 'count/widgets.example.com': '5' }, used: { 'count/widgets.example.com': '1' } },
+  },
+  'v1/LimitRange': { body: { spec: { limits: [{ type: 'PersistentVolumeClaim', min: { storage: '1Mi' }, max: { storage: '1Ti' } }] } } },
   'apps/v1/StatefulSet': {
     body: {
       spec: {

@@ -1,29 +1,51 @@
 // Pods resolving names through the cluster DNS, in real containers: containerd, an API server, a node
-// agent whose clusterDNS is svc-dns, the controller manager writing EndpointSlices (with each pod's
-// hostname when its subdomain names a headless Service). svc-dns serves port 53 on an address of this
-// file's own, on a bridge of its own, which pods reach through their gateway as they reach the host.
-// The pods' resolver is the C library's of Debian's busybox-static, reading the resolv.conf the
+// agent whose clusterDNS is the kube-dns Service's ClusterIP, the controller manager writing
+// EndpointSlices (with each pod's hostname when its subdomain names a headless Service), the scheduler, and svc-proxy
+// routing ClusterIPs. As a further node of `npm start` runs: the node's containerd, pod bridge and
+// proxy live in a network namespace of this file's own, on a node network (a bridge on the host);
+// svc-dns serves port 53 on the host's address there, and the kube-dns Service (published as npm start
+// publishes it) points at it, so every lookup of a pod goes pod -> ClusterIP -> the proxy's DNAT -> the
+// host. The pods' resolver is the C library's of Debian's busybox-static, reading the resolv.conf the
 // runtime wrote from the DNSConfig the agent gave; their /etc/hosts is the agent's.
+import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { request } from 'node:http';
-import { createNodeNetwork, type NodeNetwork } from '@svc/cri';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { createNodeNetwork, ensureDebianPackages, nodeBaseImageArchive, nodeBaseImageName, type NamespacedNode, type NodeNetwork } from '@svc/cri';
 import { localRuntimeUnavailable } from '@svc/cri/testing';
 import { eventually } from '@svc/runtime/testing';
+import { ROOT } from './support/apiserver-process';
 import { startControllerManagerProcess, type ControllerManagerProcess } from './support/controller-manager-process';
 import { startDnsProcess, type DnsProcess } from './support/dns-process';
 import { startSchedulerProcess, type SchedulerProcess } from './support/scheduler-process';
 import { kubectl } from './support/kubectl-run';
 import { startNodeCluster, type NodeCluster } from './support/node-cluster';
+import { startProxyProcess, type ProxyProcess } from './support/proxy-process';
 
-const unavailable = localRuntimeUnavailable();
+const unavailable =
+  localRuntimeUnavailable() ??
+  ensureDebianPackages([
+    { name: 'nftables', provides: '/usr/sbin/nft' },
+    { name: 'conntrack', provides: '/usr/sbin/conntrack' },
+  ]);
 if (unavailable) console.warn(`Cluster DNS tests with pods in containers are skipped: ${unavailable}`);
 const describeWithRuntime = unavailable ? describe.skip : describe;
 
+/** What npm start runs to publish the kube-dns Service and its EndpointSlice. */
+const clusterDnsLauncher = createRequire(__filename)(join(ROOT, 'bin', 'cluster-dns.js')) as {
+  clusterDnsAddress(apiServerArgs: string[]): string;
+  publishKubeDns(adminConfig: string, apiServerArgs: string[], address: string): Promise<void>;
+};
+
 const ZONE = 'cluster.local';
-/** The bridge holding the DNS address: a name and a /30 of this file's own. */
+/** The node network (bridge, veth, namespace) and the node's pods: names and ranges of this file's own. */
 const PREFIX = `cdp${randomInt(10, 99)}`;
-const DNS_NETWORK = `10.251.${randomInt(0, 250)}.${4 * randomInt(0, 63)}/30`;
+const NODE_NETWORK = `10.251.${randomInt(0, 250)}.${8 * randomInt(0, 31)}/29`;
+const POD_CIDR = `10.${200 + randomInt(0, 50)}.${randomInt(0, 250)}.0/24`;
+/** The kube-dns Service's address: the tenth of the API server's default service range, as npm start places it. */
+const KUBE_DNS = clusterDnsLauncher.clusterDnsAddress([]);
 
 function httpGet(host: string, port: number, path: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -44,9 +66,11 @@ const resolves = (name: string) => `echo "${name} $(ping -c1 -W1 ${name} 2>/dev/
 
 describeWithRuntime('the cluster DNS as pods in containers use it', () => {
   let network: NodeNetwork;
+  let node: NamespacedNode;
   let cluster: NodeCluster;
   let controllers: ControllerManagerProcess;
   let dns: DnsProcess;
+  let proxy: ProxyProcess;
   let scheduler: SchedulerProcess;
   let resolver: Resolver;
   const env = () => cluster.env();
@@ -74,12 +98,23 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
   }
 
   beforeAll(async () => {
-    network = await createNodeNetwork({ prefix: PREFIX, cidr: DNS_NETWORK });
-    cluster = await startNodeCluster({ agent: { config: { clusterDNS: [network.hostAddress], clusterDomain: ZONE } } });
-    [controllers, dns, scheduler] = await Promise.all([
+    network = await createNodeNetwork({ prefix: PREFIX, cidr: NODE_NETWORK });
+    node = await network.addNode(2);
+    cluster = await startNodeCluster({
+      containerd: { netns: node.netns },
+      // The proxy in the node's namespace reaches the API server at the host's address on the node network.
+      apiserverBindAddress: network.hostAddress,
+      serviceAccountTokens: true,
+      agent: { config: { podCIDR: POD_CIDR, clusterDNS: [KUBE_DNS], clusterDomain: ZONE } },
+    });
+    // The host (the agent's probes, this test) reaches the node's pods through the node, as flannel's host-gw routes.
+    await network.routePodCidrs([{ podCIDR: POD_CIDR, address: node.address }]);
+    [controllers, dns, proxy, scheduler] = await Promise.all([
       startControllerManagerProcess(cluster.apiserver),
       startDnsProcess({ svcconfig: cluster.apiserver.kubeconfig, bindAddress: network.hostAddress, port: 53, resolvConf: '' }),
+      startProxyProcess({ netns: node.netns, name: cluster.agent.nodeName, nodeIp: node.address, podCidr: POD_CIDR }, cluster.apiserver.kubeconfig),
       startSchedulerProcess(cluster.apiserver),
+      clusterDnsLauncher.publishKubeDns(cluster.apiserver.kubeconfig, [], network.hostAddress),
     ]);
     resolver = new Resolver({ timeout: 2000, tries: 1 });
     resolver.setServers([network.hostAddress]);
@@ -87,6 +122,7 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
 
   afterAll(async () => {
     await scheduler?.stop();
+    await proxy?.stop();
     await dns?.stop();
     await controllers?.stop();
     await cluster?.stop();
@@ -125,7 +161,7 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         `search default.svc.${ZONE} svc.${ZONE} ${ZONE}`,
-        `nameserver ${network.hostAddress}`,
+        `nameserver ${KUBE_DNS}`,
         'options ndots:5',
         `web ${web}`,
         `web.default ${web}`,
@@ -136,10 +172,80 @@ describeWithRuntime('the cluster DNS as pods in containers use it', () => {
         'nope ',
       ]),
     );
-    expect(lines.filter((l) => l.startsWith('nameserver'))).toEqual([`nameserver ${network.hostAddress}`]);
+    expect(lines.filter((l) => l.startsWith('nameserver'))).toEqual([`nameserver ${KUBE_DNS}`]);
     expect(none.trimEnd().split('\n')).toEqual(
       expect.arrayContaining([`search svc.${ZONE}`, `nameserver ${network.hostAddress}`, 'options ndots:2 edns0', `web.default ${web}`]),
     );
+  }, 120_000);
+
+  it("resolves through the kube-dns Service's ClusterIP over UDP and TCP (the proxy's DNAT to svc-dns on the host) and reaches a Service by name", async () => {
+    await cluster.apply(
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'site' },
+        spec: { selector: { app: 'site' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'site', labels: { app: 'site' } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'httpd',
+              image: 'busybox:1.36',
+              command: ['sh', '-c', 'mkdir -p /www && echo served-by-site > /www/index.html && exec httpd -f -p 8080 -h /www'],
+              ports: [{ name: 'http', containerPort: 8080 }],
+              readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+            },
+          ],
+        },
+      },
+    );
+    await kubectl(['wait', '--for=condition=Ready', 'pod/site', '--timeout=60s'], env(), 65_000);
+    const site = (await kubectl(['get', 'service', 'site', '-o', 'jsonpath={.spec.clusterIP}'], env())).stdout;
+    // Without -T: Debian's busybox 1.35 wget crashes (SIGSEGV) when given a timeout.
+    const fetchSite = 'wget -qO- http://site/index.html';
+    const [udp, tcp] = await runToCompletion(
+      // busybox's nslookup asks the resolv.conf nameserver itself, over UDP; wget asks the C library's resolver.
+      { name: 'over-udp', script: [`nslookup site.default.svc.${ZONE} | sed -n 's/^Address: \\([0-9.]*\\)$/site \\1/p'`, fetchSite].join('; ') },
+      // use-vc: the C library's resolver asks over TCP alone.
+      { name: 'over-tcp', script: ['grep ^options /etc/resolv.conf', fetchSite].join('; '), spec: { dnsConfig: { options: [{ name: 'use-vc' }] } } },
+    );
+    expect(udp).toBe(`site ${site}\nserved-by-site\n`);
+    expect(tcp).toBe('options ndots:5 use-vc\nserved-by-site\n');
+    // The node's connection tracking saw pods' DNS over both protocols to the ClusterIP, translated to svc-dns on the host.
+    const flows = (protocol: string) =>
+      spawnSync('ip', ['netns', 'exec', node.netns, 'conntrack', '-L', '-p', protocol, '--orig-dst', KUBE_DNS, '--reply-src', network.hostAddress], {
+        encoding: 'utf8',
+      }).stdout;
+    expect(flows('udp')).toContain('dport=53');
+    expect(flows('tcp')).toContain('dport=53');
+  }, 120_000);
+
+  it("reaches the API server at KUBERNETES_SERVICE_HOST:PORT (the kubernetes Service's ClusterIP, through the proxy) with the pod's ServiceAccount token, verifying ca.crt from Node", async () => {
+    await cluster.containerd.importImage(await nodeBaseImageArchive());
+    const review = 'apis/authentication.k8s.io/v1/selfsubjectreviews';
+    const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    // In-cluster configuration as client libraries read it: the Service's variables, the token, ca.crt.
+    const inCluster = [
+      "const fs = require('fs'); const dir = '/var/run/secrets/kubernetes.io/serviceaccount/';",
+      'const { KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port } = process.env;',
+      `const req = require('https').request({ host, port, method: 'POST', path: '/${review}', ca: fs.readFileSync(dir + 'ca.crt'),`,
+      "  headers: { authorization: 'Bearer ' + fs.readFileSync(dir + 'token', 'utf8'), 'content-type': 'application/json' } },",
+      "  (res) => { let t = ''; res.on('data', (c) => (t += c)); res.on('end', () => console.log(host, res.statusCode, JSON.parse(t).status.userInfo.username)); });",
+      "req.on('error', (e) => console.log('error', e.message)); req.end(process.argv[1]);",
+    ].join('\n');
+    // Not busybox's wget: Debian's runs `openssl s_client` for https, which a busybox image does not have.
+    const [node] = await runToCompletion({
+      name: 'in-cluster',
+      script: '',
+      spec: { containers: [{ name: 'main', image: nodeBaseImageName(), command: ['node', '-e', inCluster, body] }] },
+    });
+    const kubernetes = (await kubectl(['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'], env())).stdout;
+    expect(node).toBe(`${kubernetes} 201 system:serviceaccount:default:default\n`);
   }, 120_000);
 
   it("finds a headless Service's pods by name: the EndpointSlice names each by its hostname, the Service name gives every ready pod", async () => {

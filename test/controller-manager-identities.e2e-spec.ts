@@ -94,6 +94,7 @@ describe('--use-service-account-credentials', () => {
         'ttl-after-finished-controller',
         'statefulset-controller',
         'daemon-set-controller',
+        'resourcequota-controller',
       ]),
     );
   });
@@ -107,6 +108,21 @@ describe('--use-service-account-credentials', () => {
     );
     await eventually(async () => expect(await actors('create', 'serviceaccounts', 'fresh')).toEqual([account('service-account-controller')]));
     await eventually(async () => expect(await actors('create', 'configmaps', 'fresh')).toEqual([account('root-ca-cert-publisher')]));
+  }, 60_000);
+
+  it('keeps a ResourceQuota’s status as resourcequota-controller, within its bootstrap role', async () => {
+    await kubectl('create', 'namespace', 'quota');
+    await kubectl('create', 'quota', 'objects', '--hard=count/configmaps=5,pods=3', '-n', 'quota');
+    // kube-root-ca.crt is the namespace's one config map.
+    await eventually(
+      async () =>
+        expect(JSON.parse(await kubectl('get', 'quota', 'objects', '-n', 'quota', '-o', 'jsonpath={.status.used}'))).toEqual({
+          'count/configmaps': '1',
+          pods: '0',
+        }),
+      30_000,
+    );
+    expect(await actors('update', 'resourcequotas', 'quota')).toEqual([account('resourcequota-controller')]);
   }, 60_000);
 
   it('runs a CronJob as cronjob-controller', async () => {

@@ -10,6 +10,7 @@ import { sample as informers } from '../docs/samples/informers';
 import { sample as machinery } from '../docs/samples/machinery';
 import { sample as options } from '../docs/samples/options';
 import { sample as runtime } from '../docs/samples/runtime';
+import { sample as runtimeReference, testingSample as runtimeTesting } from '../docs/samples/runtime-reference';
 import { sample as storage } from '../docs/samples/storage';
 
 /** The code samples the docs show are these files' regions: each runs here against a real API server. */
@@ -65,6 +66,22 @@ describe('the docs code samples', () => {
       '10 manifests',
     ]);
   }, 60_000);
+
+  it("the operator framework's reference (its README)", async () => {
+    expect(await runtimeReference(env)).toEqual([
+      'leading true',
+      'deployment reconciled',
+      'stray swept',
+      'copies 1',
+      'not that one',
+      'ready True',
+      'color blue',
+      'a widget never shrinks',
+      'service widget-operator-webhooks',
+      'nest true',
+    ]);
+    expect(await runtimeTesting()).toEqual(['https:', 'namespace gone']);
+  }, 90_000);
 
   it('the machinery', async () => {
     expect(await machinery(env)).toEqual(['not found', '2 requirements']);

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startContainerd, type ContainerdProcess } from '@svc/cri/testing';
+import { startContainerd, type ContainerdProcess, type TestContainerdOptions } from '@svc/cri/testing';
 import { startApiServerProcess, type ApiServerProcess } from './apiserver-process';
 import { kubectl } from './kubectl-run';
 import { startNodeAgentProcess, type NodeAgentProcess, type StartNodeAgentOptions } from './node-agent-process';
@@ -26,9 +26,13 @@ export interface NodeCluster {
 
 export interface NodeClusterOptions {
   apiserverArgs?: string[];
+  /** The API server's address (loopback by default): one that a node in a network namespace reaches. */
+  apiserverBindAddress?: string;
   /** The API server issues service account tokens (a signing key made in its directory). */
   serviceAccountTokens?: boolean;
   agent?: Partial<StartNodeAgentOptions>;
+  /** How the node's containerd runs (in a network namespace of the test's, with registry hosts, ...). */
+  containerd?: TestContainerdOptions;
   /**
    * Runs while the agent starts (before it is ready), with what the agent has logged so far: an
    * administrator creating the Node of a `registerNode: false` agent once it says it waits.
@@ -39,9 +43,10 @@ export interface NodeClusterOptions {
 /** containerd, an API server reaching node agents on loopback, and one node agent with a pod CIDR of its own. */
 export async function startNodeCluster(options: NodeClusterOptions = {}): Promise<NodeCluster> {
   const [containerd, apiserver] = await Promise.all([
-    startContainerd(),
+    startContainerd(options.containerd),
     startApiServerProcess({
       serviceAccountTokens: options.serviceAccountTokens,
+      bindAddress: options.apiserverBindAddress,
       args: ['--nodeagent-preferred-address-types=InternalIP', ...(options.apiserverArgs ?? [])],
     }),
   ]);

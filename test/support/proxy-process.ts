@@ -1,7 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, stopChild } from './apiserver-process';
-import type { NetnsNode } from '../../bench/support/netns-network';
+
+/** Where the proxy runs: a node's network namespace, its name, its address and its pods' range. */
+export interface ProxyNode {
+  netns: string;
+  name: string;
+  nodeIp: string;
+  podCidr: string;
+}
 
 const EXECUTABLE = join(ROOT, 'bin', 'svc-proxy.js');
 
@@ -22,7 +29,7 @@ export interface ProxyProcess {
  * node `node.name` with `--bind-address` the node's IP, health and metrics on the node's IP (so that
  * the test reaches them from the host); resolves once its first sync is done.
  */
-export async function startProxyProcess(node: NetnsNode, svcconfig: string, args: string[] = [], readyTimeoutMs = 30_000): Promise<ProxyProcess> {
+export async function startProxyProcess(node: ProxyNode, svcconfig: string, args: string[] = [], readyTimeoutMs = 30_000): Promise<ProxyProcess> {
   const child = spawn(
     'ip',
     [
@@ -73,7 +80,7 @@ export async function startProxyProcess(node: NetnsNode, svcconfig: string, args
 }
 
 /** Runs `svc-proxy` with `args` to its end inside `node`'s namespace (for `--cleanup`). */
-export function runProxyCommand(node: NetnsNode, args: string[]): { status: number | null; stdout: string; stderr: string } {
+export function runProxyCommand(node: ProxyNode, args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync('ip', ['netns', 'exec', node.netns, process.execPath, EXECUTABLE, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

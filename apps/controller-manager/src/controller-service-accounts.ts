@@ -27,6 +27,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   serviceaccount: 'service-account-controller',
   'ttl-after-finished': 'ttl-after-finished-controller',
   statefulset: 'statefulset-controller',
+  resourcequota: 'resourcequota-controller',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

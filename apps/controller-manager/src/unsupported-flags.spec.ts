@@ -20,7 +20,7 @@ describe('unsupportedFlagProblem', () => {
     expect(unsupportedFlagProblem(parse(['--horizontal-pod-autoscaler-sync-period=30s']))).toBe(
       '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
     );
-    expect(unsupportedFlagProblem(parse(['--resource-quota-sync-period=1m']))).toMatch(/^--resource-quota-sync-period is not supported/);
+    expect(unsupportedFlagProblem(parse(['--concurrent-service-syncs=2']))).toMatch(/^--concurrent-service-syncs is not supported/);
     expect(unsupportedFlagProblem(parse(['--cluster-signing-nodeagent-client-cert-file=/x', '--cluster-signing-nodeagent-client-key-file=/y']))).toMatch(
       /^--cluster-signing-nodeagent-client-cert-file is not supported/,
     );

@@ -62,6 +62,10 @@ import {
   type ValidatingAdmissionPolicy,
   type ValidatingAdmissionPolicyBinding,
   type ValidatingWebhookConfiguration,
+  limitRangeDefinition,
+  resourceQuotaDefinition,
+  type LimitRange,
+  type ResourceQuota,
 } from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
 
@@ -120,6 +124,8 @@ export interface BuiltinResources {
   readonly mutatingWebhookConfigurations: TypedResource<MutatingWebhookConfiguration>;
   readonly validatingAdmissionPolicies: TypedResource<ValidatingAdmissionPolicy>;
   readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
+  readonly resourceQuotas: TypedResource<ResourceQuota>;
+  readonly limitRanges: TypedResource<LimitRange>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -154,6 +160,8 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   mutatingWebhookConfigurations: typedResource<MutatingWebhookConfiguration>(mutatingWebhookConfigurationDefinition),
   validatingAdmissionPolicies: typedResource<ValidatingAdmissionPolicy>(validatingAdmissionPolicyDefinition),
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
+  resourceQuotas: typedResource<ResourceQuota>(resourceQuotaDefinition),
+  limitRanges: typedResource<LimitRange>(limitRangeDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

@@ -18,6 +18,7 @@ import { rootCaCertPublisherController } from './root-ca-cert-publisher';
 import { serviceAccountController } from './serviceaccount';
 import { ttlAfterFinishedController } from './ttlafterfinished';
 import { statefulSetController } from './statefulset';
+import { resourceQuotaController } from './resourcequota';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -39,6 +40,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   cronJobController,
   statefulSetController,
   daemonSetController,
+  resourceQuotaController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -19,3 +19,4 @@ export { rootCaCertPublisherController } from './root-ca-cert-publisher';
 export { serviceAccountController } from './serviceaccount';
 export { ttlAfterFinishedController } from './ttlafterfinished';
 export { statefulSetController } from './statefulset';
+export { resourceQuotaController } from './resourcequota';

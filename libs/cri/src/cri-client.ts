@@ -39,6 +39,24 @@ export class CriError extends Error {
     super(`${method}: ${code}: ${details}`);
     this.name = 'CriError';
   }
+
+  /**
+   * The error as a Go gRPC client prints it (`rpc error: code = NotFound desc = ...`): the kubelet
+   * passes the runtime's errors on in that form, into events and container statuses that users read.
+   */
+  get grpcText(): string {
+    const goName =
+      this.code === 'CANCELLED'
+        ? 'Canceled'
+        : this.code === 'OK'
+          ? 'OK'
+          : this.code
+              .toLowerCase()
+              .split('_')
+              .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+              .join('');
+    return `rpc error: code = ${goName} desc = ${this.details}`;
+  }
 }
 
 export function isCriNotFound(error: unknown): boolean {

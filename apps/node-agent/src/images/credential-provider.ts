@@ -104,7 +104,8 @@ export class CredentialProviders {
             expires: Date.now() + durationMs,
             auth: Object.entries(response.auth ?? {}).map(([key, value]) => [
               key,
-              { username: value.username ?? '', password: value.password ?? '', serverAddress: key },
+              // No serverAddress, as the kubelet sends none (containerd would drop or refuse the credential for it).
+              { username: value.username ?? '', password: value.password ?? '', serverAddress: '' },
             ]),
           };
           if (durationMs > 0) this.cache.set(this.cacheKey(provider, response.cacheKeyType ?? 'Image', image), entry);

@@ -1,7 +1,7 @@
 import type { Pod, Secret } from '@svc/api';
 import type { Client } from '@svc/client';
 import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
-import { credentialLookup } from './credentials';
+import { credentialLookup, keyringLookup } from './credentials';
 import { ImageManager, ImagePullError, type CredentialLookup } from './image-manager';
 
 // No registry is reachable from the test machines: these cases drive the image manager against a
@@ -103,15 +103,40 @@ describe('ImageManager', () => {
     const container = target.spec.containers[0];
     expect(await images.ensure(target, container, sandbox)).toBe('sha256:registry.example:5000/team/app:1.0');
     expect(asked).toEqual(['team/hub-only', 'team/private-registry']);
-    expect(service.calls.map((c) => c.auth)).toEqual([{ username: 'puller', password: 'pw', auth: '', serverAddress: 'registry.example:5000' }]);
+    // No serverAddress, as the kubelet sends none: containerd parses it as a URL, which `host:port` is not.
+    expect(service.calls.map((c) => c.auth)).toEqual([{ username: 'puller', password: 'pw', auth: '', serverAddress: '' }]);
 
-    // An image of Docker Hub gets the hub credentials; a refused credential is followed by an anonymous try.
+    // An image of Docker Hub gets the hub credentials (`auth` read as user and password); a refused
+    // credential is not followed by an anonymous try, as the kubelet makes none.
     service.calls.length = 0;
     const hub = pod('hub', ['busybox:1.36'], ['hub-only', 'private-registry']);
-    await expect(images.ensure(hub, hub.spec.containers[0], sandbox)).rejects.toBeInstanceOf(ImagePullError);
-    expect(service.calls.map((c) => c.auth)).toEqual([
-      { username: '', password: '', auth: Buffer.from('hub:secret').toString('base64'), serverAddress: 'docker.io' },
-      undefined,
+    await expect(images.ensure(hub, hub.spec.containers[0], sandbox)).rejects.toMatchObject({ reason: 'ErrImagePull', message: '401 Unauthorized' });
+    expect(service.calls.map((c) => c.auth)).toEqual([{ username: 'hub', password: 'secret', auth: '', serverAddress: '' }]);
+
+    // Without a credential for the registry, one anonymous pull.
+    service.calls.length = 0;
+    const open = pod('open', ['other.example/app:1'], ['hub-only', 'private-registry']);
+    await expect(images.ensure(open, open.spec.containers[0], sandbox)).rejects.toBeInstanceOf(ImagePullError);
+    expect(service.calls.map((c) => c.auth)).toEqual([undefined]);
+  });
+
+  it("finds credentials as the kubelet's keyring does: globs per host label, the port, path prefixes, most specific first", () => {
+    const auth = (user: string) => ({ username: user, password: 'pw' });
+    const entries: Array<[string, { username: string; password: string }]> = [
+      ['https://registry.example:5000/v2/', auth('v2-path-is-the-host')],
+      ['registry.example:5000/team', auth('team')],
+      ['registry.example:5000/other', auth('other-path')],
+      ['*.example:5000', auth('glob')],
+      ['registry.example', auth('no-port')],
+      ['http://registry.example:5000/team/app', auth('repository')],
+    ];
+    const users = (image: string) => keyringLookup(entries, image).map((a) => a.username);
+    expect(users('registry.example:5000/team/app:1.0')).toEqual(['repository', 'team', 'v2-path-is-the-host', 'glob']);
+    expect(users('registry.example:5000/solo:1')).toEqual(['v2-path-is-the-host', 'glob']);
+    expect(users('registry.example/team/app:1')).toEqual(['no-port']);
+    expect(users('sub.registry.example:5000/team/app:1')).toEqual([]);
+    expect(keyringLookup([['https://index.docker.io/v1/', auth('hub')]], 'busybox')).toEqual([
+      { username: 'hub', password: 'pw', auth: '', serverAddress: '' },
     ]);
   });
 
@@ -160,7 +185,7 @@ describe('ImageManager', () => {
     await images.ensure(p, b, sandbox);
     const refused = await images.ensure(p, c, sandbox).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ImagePullError);
-    expect(refused).toMatchObject({ reason: 'ErrImagePull', message: 'Failed to pull image "c:1": pull QPS exceeded' });
+    expect(refused).toMatchObject({ reason: 'ErrImagePull', message: 'pull QPS exceeded' });
     expect(events).toContain('Failed: Failed to pull image "c:1": pull QPS exceeded');
     expect(await images.ensure(p, c, sandbox).catch((e: unknown) => e)).toMatchObject({ reason: 'ImagePullBackOff' });
     // Half a second later (2 per second) another pull gets a token.

@@ -1,7 +1,7 @@
 import type { Container, Pod } from '@svc/api';
 import { defaultPullPolicy } from '@svc/api';
 import { TokenBucket, type Clock } from '@svc/client';
-import type { AuthConfig, CriClient, PodSandboxConfig } from '@svc/cri';
+import { CriError, type AuthConfig, type CriClient, type PodSandboxConfig } from '@svc/cri';
 import { errorMessage, goQuote } from '@svc/machinery';
 import { KeyedBackoff } from '../keyed-backoff';
 import { imageReferenceProblem } from './image-reference';
@@ -25,6 +25,20 @@ export interface ImageManagerOptions {
   burst: number;
   /** What the pull limiter reads the time from (tests substitute a manual one). */
   clock?: Clock;
+}
+
+/** Pulls that failed with each credential tried. */
+class AggregatePullError extends Error {
+  constructor(readonly failures: unknown[]) {
+    // Kubernetes' error aggregate: each distinct message once, in brackets when there are several.
+    const distinct = [...new Set(failures.map(pullErrorText))];
+    super(distinct.length === 1 ? distinct[0] : `[${distinct.join(', ')}]`);
+  }
+}
+
+/** A pull error as the kubelet words it: the runtime's gRPC error as a Go client prints it. */
+function pullErrorText(error: unknown): string {
+  return error instanceof CriError ? error.grpcText : errorMessage(error);
 }
 
 /** Credentials for pulling an image: the pod's imagePullSecrets and the credential provider plugins. */
@@ -73,7 +87,9 @@ export class ImageManager {
     }
     const key = `${pod.metadata?.uid ?? ''}/${image}`;
     if (this.backoff.isInBackoffSince(key, Date.now())) {
-      throw new ImagePullError('ImagePullBackOff', `Back-off pulling image "${image}"`);
+      const message = `Back-off pulling image "${image}"`;
+      this.onEvent(pod, 'Normal', 'BackOff', message);
+      throw new ImagePullError('ImagePullBackOff', message);
     }
     try {
       const ref = await this.pull(pod, image, sandboxConfig);
@@ -81,8 +97,9 @@ export class ImageManager {
       return ref;
     } catch (error) {
       this.backoff.next(key, Date.now());
-      const message = `Failed to pull image "${image}": ${errorMessage(error)}`;
-      this.onEvent(pod, 'Warning', 'Failed', message);
+      // As the kubelet: the event names the image, the container's waiting message is the error itself.
+      const message = pullErrorText(error);
+      this.onEvent(pod, 'Warning', 'Failed', `Failed to pull image "${image}": ${message}`);
       throw new ImagePullError('ErrImagePull', message);
     }
   }
@@ -105,18 +122,19 @@ export class ImageManager {
       this.onEvent(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
       const started = Date.now();
       const auths = await this.credentials(image, pod);
-      let lastError: unknown;
-      // Each credential in turn, then none, as Kubernetes tries its keyring.
-      for (const auth of [...auths, undefined]) {
+      const failures: unknown[] = [];
+      // Each credential of the keyring in turn, or none when it has none (the kubelet makes no anonymous
+      // try after credentials that failed); every failure is reported.
+      for (const auth of auths.length > 0 ? auths : [undefined]) {
         try {
           const ref = await this.cri.pullImage(image, auth, sandboxConfig);
           this.onEvent(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${Date.now() - started}ms`);
           return ref;
         } catch (error) {
-          lastError = error;
+          failures.push(error);
         }
       }
-      throw lastError;
+      throw failures.length === 1 ? failures[0] : new AggregatePullError(failures);
     };
     if (!this.options.serialize) return run();
     const result = this.queue.then(run, run);

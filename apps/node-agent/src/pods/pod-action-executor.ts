@@ -238,6 +238,8 @@ export class PodActionExecutor {
       if (!(error instanceof ImagePullError)) throw error;
       const message = error.reason === 'ImagePullBackOff' ? `Back-off pulling image "${container.image}"` : error.message;
       this.setWaiting(container, { reason: error.reason, message });
+      // As the kubelet's start of a container that failed: the reason in a Failed event of its own.
+      this.context.event(pod, 'Warning', 'Failed', `Error: ${error.reason}`);
       if (error.reason === 'ErrImageNeverPull' || error.reason === 'InvalidImageName') this.retry(IMAGE_RECHECK_MS);
       else {
         const retryAt = images.retryAt(pod, container.image);

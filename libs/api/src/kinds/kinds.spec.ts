@@ -34,6 +34,8 @@ import {
   controllerRevisionDefinition,
   podTemplateDefinition,
   priorityClassDefinition,
+  resourceQuotaDefinition,
+  limitRangeDefinition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -692,6 +694,34 @@ status: { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberSchedul
     ],
     [priorityClassDefinition, { metadata: { name: 'high-priority' }, value: 1000000, globalDefault: false, description: 'For the front end.' }],
     [priorityClassDefinition, { metadata: { name: 'system-node-critical' }, value: 2000001000 }],
+    [
+      resourceQuotaDefinition,
+      parse(`
+apiVersion: v1
+kind: ResourceQuota
+metadata: { name: compute, namespace: team-a }
+spec:
+  hard: { pods: "10", requests.cpu: "4", limits.memory: 8Gi, count/deployments.apps: "5" }
+  scopeSelector:
+    matchExpressions: [{ scopeName: PriorityClass, operator: In, values: [high] }]
+status:
+  hard: { pods: "10", requests.cpu: "4", limits.memory: 8Gi, count/deployments.apps: "5" }
+  used: { pods: "2", requests.cpu: 500m, limits.memory: 1Gi, count/deployments.apps: "1" }
+`),
+    ],
+    [
+      limitRangeDefinition,
+      parse(`
+apiVersion: v1
+kind: LimitRange
+metadata: { name: bounds, namespace: team-a }
+spec:
+  limits:
+    - { type: Container, default: { cpu: 500m }, defaultRequest: { cpu: 100m }, max: { cpu: "2" }, maxLimitRequestRatio: { cpu: "10" } }
+    - { type: Pod, max: { memory: 4Gi } }
+    - { type: PersistentVolumeClaim, min: { storage: 1Gi }, max: { storage: 10Gi } }
+`),
+    ],
     [
       validatingAdmissionPolicyBindingDefinition,
       parse(`

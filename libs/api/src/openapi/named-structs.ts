@@ -23,6 +23,8 @@ import * as podSpec from '../kinds/core/pod-spec';
 import * as secret from '../kinds/core/secret';
 import * as service from '../kinds/core/service';
 import * as serviceAccount from '../kinds/core/service-account';
+import * as resourceQuota from '../kinds/core/resource-quota';
+import * as limitRange from '../kinds/core/limit-range';
 import * as priorityClass from '../kinds/scheduling/priority-class';
 import * as volume from '../kinds/core/volume';
 import * as condition from '../meta/condition';
@@ -74,6 +76,8 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
       node,
       serviceAccount,
       persistentVolumeClaim,
+      resourceQuota,
+      limitRange,
     ],
   ],
   ['io.svc.api.apps.v1', [deployment, replicaSet, statefulSet, daemonSet, controllerRevision]],

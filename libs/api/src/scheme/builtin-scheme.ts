@@ -28,6 +28,8 @@ import { serviceDefinition } from './definitions/service-definition';
 import { statefulSetDefinition } from './definitions/stateful-set-definition';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
+import { limitRangeDefinition } from './definitions/limit-range-definition';
+import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -63,6 +65,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   mutatingWebhookConfigurationDefinition,
   validatingAdmissionPolicyDefinition,
   validatingAdmissionPolicyBindingDefinition,
+  resourceQuotaDefinition,
+  limitRangeDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

@@ -95,6 +95,8 @@ describe('scheme', () => {
     expect(facts).toEqual({
       Pod: [true, false, 'status'],
       PodDisruptionBudget: [true, false, 'status'],
+      ResourceQuota: [true, false, 'status'],
+      LimitRange: [true, true, ''],
       Service: [true, true, 'status'],
       Endpoints: [true, true, ''],
       ConfigMap: [true, false, ''],

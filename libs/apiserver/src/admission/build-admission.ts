@@ -13,6 +13,8 @@ import { podSecurityAdmission, type NamespacePods } from './pod-security';
 import { runtimeClassAdmission } from './runtime-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
+import { limitRangerAdmission, type LimitRangeLookup } from './limit-ranger';
+import { resourceQuotaAdmission, type ResourceQuotaAccess } from './resource-quota';
 
 export interface AdmissionFlags {
   /** `--enable-admission-plugins`. */
@@ -43,6 +45,10 @@ export interface AdmissionDependencies {
   flags?: AdmissionFlags;
   /** The server's authorizer (built after admission), for the CEL `authorizer` of policies and match conditions. */
   authorizer?: AdmissionAuthorizer;
+  /** The ResourceQuota plugin's reads and status writes of quotas; without them the plugin has nothing to act on. */
+  resourceQuotas?: ResourceQuotaAccess;
+  /** The LimitRanger plugin's read of LimitRanges; without it the plugin has nothing to act on. */
+  limitRanges?: LimitRangeLookup;
 }
 
 /** The plugins this server implements; every other accepted name is on or off and does nothing. */
@@ -68,19 +74,19 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
   RuntimeClass: () => runtimeClassAdmission(),
   PodSecurity: (deps) => podSecurityAdmission({ namespaces: deps.namespaces, namespacePods: deps.namespacePods }),
+  ResourceQuota: (deps) => deps.resourceQuotas && resourceQuotaAdmission(deps.resourceQuotas),
+  LimitRanger: (deps) => deps.limitRanges && limitRangerAdmission(deps.limitRanges),
 };
 
 /**
  * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
- * kinds this server does not serve (LimitRange, ResourceQuota, PersistentVolumeClaim, StorageClass,
+ * kinds this server does not serve (PersistentVolumeClaim, StorageClass,
  * CertificateSigningRequest, Ingress), so nothing reaches them. OwnerReferencesPermissionEnforcement
  * is built beside the chain, with the authorizer.
  */
 const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<AdmissionPluginName>([
   'AlwaysAdmit',
   'OwnerReferencesPermissionEnforcement',
-  'LimitRanger',
-  'ResourceQuota',
   'DefaultStorageClass',
   'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',

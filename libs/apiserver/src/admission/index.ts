@@ -24,3 +24,5 @@ export type { ParamQuery, ParamSource } from './policy-params';
 export { defaultTolerationSeconds, DEFAULT_TOLERATION_SECONDS } from './default-toleration-seconds';
 export { taintNodesByCondition } from './taint-nodes-by-condition';
 export type { NamespacePods } from './pod-security';
+export { resourceQuotaAdmission, checkQuotaRequest, type ResourceQuotaAccess } from './resource-quota';
+export { limitRangerAdmission, LIMIT_RANGER_ANNOTATION, type LimitRangeLookup } from './limit-ranger';

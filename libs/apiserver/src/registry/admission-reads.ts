@@ -1,4 +1,12 @@
-import { priorityClassDefinition, type ApiObject, type PriorityClass } from '@svc/api';
+import {
+  limitRangeDefinition,
+  priorityClassDefinition,
+  resourceQuotaDefinition,
+  type ApiObject,
+  type LimitRange,
+  type PriorityClass,
+  type ResourceQuota,
+} from '@svc/api';
 import { isStatusError, LabelQuery } from '@svc/machinery';
 import {
   endpointsServiceResolver,
@@ -37,6 +45,28 @@ export function admissionReads(registries: () => ResourceRegistries): Omit<Admis
     },
     priorityClasses: priorityClassReads(registries),
     configurations: admissionConfigurations(registries, services),
+    resourceQuotas: resourceQuotaReads(registries),
+    limitRanges: async (namespace) => [
+      ...((await registries().kind<LimitRange>(limitRangeDefinition)?.list(namespace, { limit: MAX_NAMESPACE_POLICIES }))?.items ?? []),
+    ],
+  };
+}
+
+/** Quotas or LimitRanges of one namespace read at most; more is a misconfiguration, not a reason to read without end. */
+const MAX_NAMESPACE_POLICIES = 1000;
+
+/**
+ * The ResourceQuota plugin's reads and writes: a namespace's quotas as stored now, and a status write
+ * conditional on the resourceVersion read (the compare-and-swap that keeps concurrent charges within
+ * the quota), written as the server's own (it is not a user's request, and quota ignores subresources).
+ */
+function resourceQuotaReads(registries: () => ResourceRegistries): NonNullable<AdmissionDependencies['resourceQuotas']> {
+  const quotas = () => registries().kind<ResourceQuota>(resourceQuotaDefinition);
+  return {
+    list: async (namespace) => [...((await quotas()?.list(namespace, { limit: MAX_NAMESPACE_POLICIES }))?.items ?? [])],
+    updateStatus: async (quota) => {
+      await quotas()?.updateStatus(quota);
+    },
   };
 }
 

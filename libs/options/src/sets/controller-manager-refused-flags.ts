@@ -7,7 +7,6 @@ const NO_VOLUMES = 'this controller manager runs no volume controllers';
 const NO_SIGNING = 'this controller manager runs no certificate signing controller';
 const NO_HPA = 'this controller manager runs no horizontal pod autoscaler controller';
 const NO_MIRRORING = 'this controller manager runs no endpointslice mirroring controller';
-const NO_QUOTA = 'this controller manager runs no resource quota controller';
 const NO_TOKENS = 'this controller manager runs no service account token controller';
 const NO_MIGRATION = 'is not supported by this controller manager yet: it runs no leader migration';
 
@@ -37,7 +36,6 @@ export const CONTROLLER_MANAGER_REFUSED_FLAGS: readonly RefusedFlag[] = [
   ...refuse(NO_MIRRORING, 'mirroring-concurrent-service-endpoint-syncs', 'mirroring-endpointslice-updates-batch-period', 'mirroring-max-endpoints-per-subset'),
   ...refuse(NO_HPA, 'horizontal-pod-autoscaler-cpu-initialization-period', 'horizontal-pod-autoscaler-downscale-stabilization'),
   ...refuse(NO_HPA, 'horizontal-pod-autoscaler-initial-readiness-delay', 'horizontal-pod-autoscaler-sync-period', 'horizontal-pod-autoscaler-tolerance'),
-  ...refuse(NO_QUOTA, 'concurrent-resource-quota-syncs', 'resource-quota-sync-period'),
   ...refuse(NO_TOKENS, 'concurrent-serviceaccount-token-syncs', 'service-account-private-key-file'),
   { flag: 'concurrent-service-syncs', reason: 'this controller manager runs no service (load balancer) controller' },
   ...UNSUPPORTED_SHARED_FLAGS,

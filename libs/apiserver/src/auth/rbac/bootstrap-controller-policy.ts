@@ -162,6 +162,11 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
   },
   { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
   { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
+  {
+    // Quota counts objects of any resource, custom ones included.
+    account: 'resourcequota-controller',
+    rules: [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), EVENTS],
+  },
 ];
 
 export const controllerRoleName = (account: string): string => `system:controller:${account}`;
