@@ -473,10 +473,12 @@ kubectl apply -f operator.yaml
 
 \`operator.yaml\` holds the Namespace \`${s.name}-system\`, the CRD, a ServiceAccount with the RBAC the
 reconciler's declarations need (derived from \`@Reconciler\`: nothing to keep by hand; declare what it
-writes besides what it reconciles and owns with \`writes\`), a Deployment of two replicas with probes
-(one leads) and a PodDisruptionBudget. \`--health-probe-bind-address\` moves the probes.
-
-The Dockerfile is not built by the tests (they need no Docker engine); build it where Docker runs.
+writes besides what it reconciles and owns with \`writes\`), the Service \`${s.name}-webhooks\` in
+front of the webhooks, a Deployment of two replicas with probes (one leads; both serve the webhooks,
+with a certificate the first one keeps in a Secret) and a PodDisruptionBudget. The leader installs the
+webhook configurations; no replica removes them when it stops. \`--health-probe-bind-address\` moves
+the probes. \`--build-arg BASE_IMAGE=...\` picks the image the operator runs on (\`node:20-slim\` by
+default).
 `;
 }
 
