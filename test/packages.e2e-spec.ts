@@ -149,7 +149,7 @@ describe('the packed framework, installed outside the repository', () => {
           type Packed = { name: string; version: string; files: Array<{ path: string }> };
           // npm 11 keys the result by the package's name; earlier versions give it bare.
           const parsed = JSON.parse(stdout) as Packed | Record<string, Packed>;
-          const result = ((parsed as Record<string, Packed>)[`@svc/${lib}`] ?? parsed);
+          const result = (parsed as Record<string, Packed>)[`@svc/${lib}`] ?? parsed;
           expect(result).toMatchObject({ name: `@svc/${lib}`, version });
           const paths = result.files.map((f) => f.path);
           expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']));
