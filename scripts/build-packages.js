@@ -161,7 +161,23 @@ function manifest(lib, deps) {
     ...(BINS[lib.name] ? { bin: BINS[lib.name] } : {}),
     files,
     dependencies: sorted(deps),
+    // Scoped packages are published restricted unless told otherwise.
+    publishConfig: { access: 'public' },
+    ...repositoryOf(lib),
   };
+}
+
+/**
+ * Where each package's source lives, for the registry's page and for provenance (`npm publish
+ * --provenance` in CI checks that the package names the repository it is built from): the root
+ * package.json's repository, homepage, bugs and author, the repository with the library's folder.
+ */
+function repositoryOf(lib) {
+  const fields = {};
+  const repository = typeof rootPackage.repository === 'string' ? { type: 'git', url: rootPackage.repository } : rootPackage.repository;
+  if (repository && repository.url) fields.repository = { ...repository, directory: `libs/${lib.name}` };
+  for (const key of ['homepage', 'bugs', 'author']) if (rootPackage[key]) fields[key] = rootPackage[key];
+  return fields;
 }
 
 function readme(lib) {

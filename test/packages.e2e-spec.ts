@@ -3,6 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { startLocalNpmRegistry } from './support/local-npm-registry';
+import { seedLockFile } from './support/seed-lock-file';
 
 // The framework as users get it: the libraries packed as `@svc/<lib>` tarballs, installed into a
 // project outside this repository (offline, from the npm cache), an operator scaffolded there
@@ -51,23 +53,6 @@ async function sh(command: string, args: string[], cwd: string, timeout: number)
     const e = error as Error & { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
   }
-}
-
-/**
- * Without a lock file npm asks the registry for each package's list of versions, which an offline
- * install cannot. The repository's lock file already names every third-party package the project
- * needs, at versions the cache holds, so it seeds the project's: npm keeps what the project uses
- * and drops the rest, and the `@svc/*` tarballs resolve from their files.
- */
-function seedLockFile(dir: string): void {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
-  const packages: Record<string, unknown> = { '': { name: pkg.name, version: pkg.version } };
-  for (const [path, entry] of Object.entries(lock.packages)) if (path.startsWith('node_modules/')) packages[path] = entry;
-  writeFileSync(
-    join(dir, 'package-lock.json'),
-    JSON.stringify({ name: pkg.name, version: pkg.version, lockfileVersion: 3, requires: true, packages }, null, 2),
-  );
 }
 
 beforeAll(async () => {
@@ -146,12 +131,50 @@ describe('the packed framework, installed outside the repository', () => {
   });
 
   it(
+    'publishes clean: npm publish --dry-run of each package warns of nothing and ships only its build, README and manifest',
+    async () => {
+      const registry = await startLocalNpmRegistry();
+      const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string; repository?: unknown };
+      try {
+        const userconfig = join(work, 'publish.npmrc');
+        writeFileSync(userconfig, `//${new URL(registry.url).host}/:_authToken=${registry.token}\n`);
+        for (const lib of LIBRARIES) {
+          const dir = join(build, 'packages', lib);
+          const { stdout, stderr } = await run('npm', ['publish', '--dry-run', '--json', '--registry', registry.url, '--userconfig', userconfig], {
+            cwd: dir,
+            timeout: MINUTE,
+            maxBuffer: 64 * 1024 * 1024,
+          });
+          expect({ lib, warnings: stderr.split('\n').filter((line) => /^npm (warn|error)/i.test(line)) }).toEqual({ lib, warnings: [] });
+          type Packed = { name: string; version: string; files: Array<{ path: string }> };
+          // npm 11 keys the result by the package's name; earlier versions give it bare.
+          const parsed = JSON.parse(stdout) as Packed | Record<string, Packed>;
+          const result = (parsed as Record<string, Packed>)[`@svc/${lib}`] ?? parsed;
+          expect(result).toMatchObject({ name: `@svc/${lib}`, version });
+          const paths = result.files.map((f) => f.path);
+          expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']));
+          expect(paths.filter((path) => !/^(dist|testing)\//.test(path) && !['package.json', 'README.md', 'LICENSE'].includes(path))).toEqual([]);
+          expect(paths.filter((path) => /\.spec\.|\.tsbuildinfo$|\.ts$(?<!\.d\.ts)/.test(path))).toEqual([]);
+          const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+          expect(manifest).toMatchObject({ license: root.license, publishConfig: { access: 'public' }, engines: { node: expect.any(String) } });
+          if (root.repository) expect(manifest.repository).toMatchObject({ directory: `libs/${lib}` });
+        }
+        // A dry run publishes nothing.
+        expect(registry.published()).toEqual({});
+      } finally {
+        await registry.stop();
+      }
+    },
+    5 * MINUTE,
+  );
+
+  it(
     "runs the scaffolded operator's typecheck and test",
     async () => {
       expect(await sh(join(project, 'node_modules/.bin/svc-operator'), ['--version'], project, MINUTE)).toBe(`svc-operator v${version}\n`);
       await sh('npm', ['run', 'typecheck'], project, 5 * MINUTE);
       const output = await sh('npm', ['test', '--', '--ci'], project, 10 * MINUTE);
-      expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+      expect(output).toMatch(/Tests:\s+2 passed, 2 total/);
       // It names its tarballs inside itself, so it can leave this machine; and it writes its own manifests.
       expect(readFileSync(join(project, 'package.json'), 'utf8')).not.toContain(work);
       const manifests = await sh('npm', ['run', '--silent', 'manifests', '--', '--image', 'my-operator:test'], project, 5 * MINUTE);

@@ -41,6 +41,7 @@ export * from './helpers/create-or-update';
 export * from './helpers/event-recorder';
 export { informerForResource } from './controller/informer-for-resource';
 export * from './resources/define-resource';
+export * from './resources/defaulted-fields';
 export * from './resources/install-resources';
 export * from './webhooks/admission-decorators';
 export {

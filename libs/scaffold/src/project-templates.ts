@@ -148,6 +148,7 @@ export const ${n.camel}Type = defineResource({
     v1: {
       spec: Type.Object({
         message: Type.String({ minLength: 1, description: 'What the ${s.kind}\\'s ConfigMap says.' }),
+        author: Type.Optional(Type.String({ description: 'Who wrote it: the user who created it, unless given (set by the defaulting webhook).' })),
       }),
       status: Type.Object({
         observedGeneration: Type.Optional(Type.Integer({ description: 'The generation of the spec the ConfigMap matches.' })),
@@ -169,13 +170,28 @@ function reconcilerFile(s: ProjectSettings): string {
   const n = names(s);
   return `import type { ConfigMap } from '@svc/api';
 import { BUILTIN_RESOURCES, Client, type ResourceClient } from '@svc/client';
-import { Reconciler, setControllerReference, updateStatusWithRetry, type Reconcile, type ReconcileContext, type Request, type Result } from '@svc/runtime';
+import { isNotFound } from '@svc/machinery';
+import {
+  handleFinalizer,
+  isBeingDeleted,
+  Reconciler,
+  setControllerReference,
+  updateStatusWithRetry,
+  type Reconcile,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '@svc/runtime';
 import { ${n.plural}, type ${s.kind} } from './${n.file}';
 
+/** Held on each ${s.kind} until its cleanup ran, so that a deletion waits for it. */
+export const FINALIZER = '${s.group}/cleanup';
+
 /**
- * Keeps one ConfigMap per ${s.kind}, of the same name, saying its \`spec.message\`, owned by it (so the
- * garbage collector removes it with its ${s.kind}). Level-based: each call reads the world and
- * makes it right, so a missed or repeated wake-up changes nothing.
+ * Keeps one ConfigMap per ${s.kind}, of the same name, saying its \`spec.message\`, owned by it. Level-based:
+ * each call reads the world and makes it right, so a missed or repeated wake-up changes nothing.
+ * The finalizer shows where cleanup goes that the garbage collector cannot do (an external
+ * resource, a record elsewhere): here it deletes the ConfigMap at once, before the ${s.kind} goes.
  */
 @Reconciler({ for: ${n.plural}, owns: [BUILTIN_RESOURCES.configMaps] })
 export class ${s.kind}Reconciler implements Reconcile {
@@ -189,9 +205,20 @@ export class ${s.kind}Reconciler implements Reconcile {
   }
 
   async reconcile(request: Request, { cache }: ReconcileContext): Promise<Result> {
-    const ${n.camel} = cache.get(${n.plural}, request);
-    if (!${n.camel}) return {};
+    const found = cache.get(${n.plural}, request);
+    if (!found) return {};
     const { namespace, name } = request;
+    // Added while it lives; removed once the cleanup ran, when it is being deleted.
+    const { outcome, object: ${n.camel} } = await handleFinalizer(this.${n.plural}, found, FINALIZER, () =>
+      this.configMaps.delete(name, { namespace }).then(
+        () => undefined,
+        (error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        },
+      ),
+    );
+    // The write wakes this reconciler again; a ${s.kind} being deleted gets nothing new.
+    if (outcome !== 'unchanged' || isBeingDeleted(${n.camel})) return {};
     const message = ${n.camel}.spec.message;
 
     const current = cache.get(BUILTIN_RESOURCES.configMaps, request);
@@ -213,14 +240,41 @@ export class ${s.kind}Reconciler implements Reconcile {
 `;
 }
 
+function webhooksFile(s: ProjectSettings): string {
+  const n = names(s);
+  return `import { Default, Validate, type AdmissionInput } from '@svc/runtime';
+import { ${n.plural}, type ${s.kind} } from './${n.file}';
+
+/**
+ * Admission webhooks of ${n.plural}: what the schema cannot say. The manager serves each method and
+ * registers the webhook configurations; in a cluster every replica serves them behind a Service.
+ */
+export class ${s.kind}Webhooks {
+  /** Signs a new ${s.kind} with the user who created it, unless it names an author. */
+  @Default(${n.plural}, { operations: ['CREATE'] })
+  signed(${n.camel}: ${s.kind}, { userInfo }: AdmissionInput<${s.kind}>): ${s.kind} {
+    return { ...${n.camel}, spec: { ...${n.camel}.spec, author: ${n.camel}.spec.author ?? userInfo.username ?? 'unknown' } };
+  }
+
+  /** Keeps the message plain text: it ends up in places that would render markup. */
+  @Validate(${n.plural})
+  plainText({ object }: AdmissionInput<${s.kind}>): string | void {
+    if (object && /[<>]/.test(object.spec.message)) return 'spec.message is plain text: it may not hold "<" or ">"';
+  }
+}
+`;
+}
+
 function specFile(s: ProjectSettings): string {
   const n = names(s);
   return `import 'reflect-metadata';
 import { startTestEnvironment, type TestEnvironment } from '@svc/apiserver/testing';
+import { isNotFound } from '@svc/machinery';
 import { createManager, type Manager } from '@svc/runtime';
 import { eventually } from '@svc/runtime/testing';
 import { ${n.plural}, ${n.camel}Type } from './${n.file}';
 import { ${s.kind}Reconciler } from './${n.file}-reconciler';
+import { ${s.kind}Webhooks } from './${n.file}-webhooks';
 
 const silent = { info: () => undefined, error: () => undefined };
 
@@ -230,8 +284,15 @@ let manager: Manager;
 beforeAll(async () => {
   // A real API server in this process, on a temporary store.
   env = await startTestEnvironment();
-  // The manager applies the CustomResourceDefinition before it starts watching.
-  ({ manager } = createManager({ clientConfig: env.clientConfig, reconcilers: [${s.kind}Reconciler], resources: [${n.camel}Type], logger: silent }));
+  // The manager applies the CustomResourceDefinition before it starts watching, and serves the
+  // webhooks at this process's URL (development mode).
+  ({ manager } = createManager({
+    clientConfig: env.clientConfig,
+    reconcilers: [${s.kind}Reconciler],
+    resources: [${n.camel}Type],
+    webhooks: { name: '${s.name}', handlers: [new ${s.kind}Webhooks()] },
+    logger: silent,
+  }));
   await manager.start();
 });
 
@@ -240,14 +301,25 @@ afterAll(async () => {
   await env?.stop();
 });
 
-it('keeps a ConfigMap saying the ${s.kind}\\'s message, and records the generation it matches', async () => {
-  const client = env.client.resource(${n.plural}).inNamespace('default');
-  await client.create({ metadata: { name: 'hello' }, spec: { message: 'Hello' } });
-  await eventually(async () => expect((await env.client.configMaps.get('hello', { namespace: 'default' })).data).toEqual({ message: 'Hello' }));
-  await eventually(async () => expect((await client.get('hello')).status).toEqual({ observedGeneration: 1 }));
+const client = () => env.client.resource(${n.plural}).inNamespace('default');
 
-  await client.patch('hello', { spec: { message: 'Bonjour' } }, 'merge');
+it('keeps a ConfigMap saying the ${s.kind}\\'s message, and records the generation it matches', async () => {
+  const created = await client().create({ metadata: { name: 'hello' }, spec: { message: 'Hello' } });
+  expect(created.spec.author).toBeTruthy(); // signed by the defaulting webhook
+  await eventually(async () => expect((await env.client.configMaps.get('hello', { namespace: 'default' })).data).toEqual({ message: 'Hello' }));
+  await eventually(async () => expect((await client().get('hello')).status).toEqual({ observedGeneration: 1 }));
+
+  await client().patch('hello', { spec: { message: 'Bonjour' } }, 'merge');
   await eventually(async () => expect((await env.client.configMaps.get('hello', { namespace: 'default' })).data).toEqual({ message: 'Bonjour' }));
+});
+
+it('refuses markup in the message, and cleans up before a ${s.kind} is deleted', async () => {
+  await expect(client().create({ metadata: { name: 'markup' }, spec: { message: '<b>Hi</b>' } })).rejects.toThrow('plain text');
+  await client().create({ metadata: { name: 'bye' }, spec: { message: 'Bye' } });
+  await eventually(() => env.client.configMaps.get('bye', { namespace: 'default' }));
+  await client().delete('bye');
+  await eventually(async () => expect(await client().get('bye').catch((error: unknown) => isNotFound(error))).toBe(true));
+  await expect(env.client.configMaps.get('bye', { namespace: 'default' })).rejects.toThrow();
 });
 `;
 }
@@ -260,6 +332,10 @@ import { loadClientConfig } from '@svc/client';
 import { createManager, operatorManifests, parseBindAddress } from '@svc/runtime';
 import { ${n.camel}Type } from './${n.file}';
 import { ${s.kind}Reconciler } from './${n.file}-reconciler';
+import { ${s.kind}Webhooks } from './${n.file}-webhooks';
+
+/** The port the webhooks listen on in a pod, behind the Service \`${s.name}-webhooks\` (443). */
+const WEBHOOK_PORT = 9443;
 
 async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -287,19 +363,29 @@ async function main(argv: string[]): Promise<void> {
       image: values.image,
       reconcilers: [${s.kind}Reconciler],
       resources: [${n.camel}Type],
+      webhooks: { port: WEBHOOK_PORT },
     });
     process.stdout.write(manifests);
     return;
   }
   // No --kubeconfig: the files KUBECONFIG lists, else the pod's service account, else ~/.kube/config.
   const clientConfig = await loadClientConfig({ svcconfig: values.kubeconfig });
+  // In a pod (the manifests set POD_NAMESPACE) every replica serves the webhooks behind the Service,
+  // with a certificate kept in a Secret; elsewhere (npm start on a workstation) this process serves
+  // them at its own URL, which only a cluster on this machine reaches.
+  const namespace = process.env.POD_NAMESPACE;
   const { manager } = createManager({
     clientConfig,
     reconcilers: [${s.kind}Reconciler],
     // Applied (and waited for) before the manager starts watching.
     resources: [${n.camel}Type],
     http: parseBindAddress(values['health-probe-bind-address']),
-    leaderElection: { leaderElect: values['leader-elect'] ?? false, resourceName: '${s.name}', resourceNamespace: process.env.POD_NAMESPACE ?? 'default' },
+    leaderElection: { leaderElect: values['leader-elect'] ?? false, resourceName: '${s.name}', resourceNamespace: namespace ?? 'default' },
+    webhooks: {
+      name: '${s.name}',
+      handlers: [new ${s.kind}Webhooks()],
+      ...(namespace ? { host: '0.0.0.0', port: WEBHOOK_PORT, service: { namespace, name: '${s.name}-webhooks' } } : {}),
+    },
   });
   await manager.start();
   console.log('${s.name}: started' + (manager.port !== undefined ? ', probes and metrics on port ' + manager.port : ''));
@@ -324,15 +410,20 @@ function dockerfile(s: ProjectSettings): string {
   // A project made from local tarballs installs them from its vendor/ folder.
   const vendor = s.frameworkSpecs ? 'COPY vendor ./vendor\n' : '';
   return `# Builds the operator's image: compile, then keep only what it runs with.
+# The base it runs on: any Node.js 20 image whose node is /usr/local/bin/node with a uid 1000
+# (--build-arg BASE_IMAGE=svc.local/node:20, the base npm start makes, on an engine that holds it).
+ARG BASE_IMAGE=node:20-slim
+
 FROM node:20 AS build
 WORKDIR /app
-COPY package.json package-lock.json* ./
+# .npmrc: the registry a scope comes from, when the project names one.
+COPY package.json package-lock.json* .npmrc* ./
 ${vendor}RUN npm install
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-slim
+FROM \${BASE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
@@ -340,7 +431,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # node's uid, as a number: a pod that runs as non-root can only verify a numeric user.
 USER 1000
-EXPOSE 8081
+EXPOSE 8081 9443
 CMD ["node", "dist/main.js", "--leader-elect"]
 `;
 }
@@ -356,6 +447,7 @@ An operator for \`${n.plural}.${s.group}\`, written with the svc operator framew
 | \`src/${n.file}.ts\` | the ${s.kind} resource type, defined once: its type, typed client and CustomResourceDefinition |
 | \`src/${n.file}-reconciler.ts\` | the reconciler: one ConfigMap per ${s.kind}, saying its message |
 | \`src/${n.file}-reconciler.spec.ts\` | its test, on a real API server started in the test's process |
+| \`src/${n.file}-webhooks.ts\` | its admission webhooks: a defaulting one (the author) and a validating one (plain text) |
 | \`src/main.ts\` | the operator as a program: applies the CRD, then reconciles until signalled |
 | \`Dockerfile\` | its image |
 
@@ -381,10 +473,12 @@ kubectl apply -f operator.yaml
 
 \`operator.yaml\` holds the Namespace \`${s.name}-system\`, the CRD, a ServiceAccount with the RBAC the
 reconciler's declarations need (derived from \`@Reconciler\`: nothing to keep by hand; declare what it
-writes besides what it reconciles and owns with \`writes\`), a Deployment of two replicas with probes
-(one leads) and a PodDisruptionBudget. \`--health-probe-bind-address\` moves the probes.
-
-The Dockerfile is not built by the tests (they need no Docker engine); build it where Docker runs.
+writes besides what it reconciles and owns with \`writes\`), the Service \`${s.name}-webhooks\` in
+front of the webhooks, a Deployment of two replicas with probes (one leads; both serve the webhooks,
+with a certificate the first one keeps in a Secret) and a PodDisruptionBudget. The leader installs the
+webhook configurations; no replica removes them when it stops. \`--health-probe-bind-address\` moves
+the probes. \`--build-arg BASE_IMAGE=...\` picks the image the operator runs on (\`node:20-slim\` by
+default).
 `;
 }
 
@@ -401,6 +495,7 @@ export function projectFiles(s: ProjectSettings): Record<string, string> {
     [`src/${n.file}.ts`]: resourceFile(s),
     [`src/${n.file}-reconciler.ts`]: reconcilerFile(s),
     [`src/${n.file}-reconciler.spec.ts`]: specFile(s),
+    [`src/${n.file}-webhooks.ts`]: webhooksFile(s),
     'src/main.ts': mainFile(s),
     Dockerfile: dockerfile(s),
     'README.md': readmeFile(s),

@@ -35,6 +35,7 @@ describe('scaffoldProject', () => {
         'src/shop-item.ts',
         'src/shop-item-reconciler.ts',
         'src/shop-item-reconciler.spec.ts',
+        'src/shop-item-webhooks.ts',
         'src/main.ts',
         'Dockerfile',
         'README.md',
@@ -57,7 +58,7 @@ describe('scaffoldProject', () => {
     expect(readFileSync(join(dir, 'Dockerfile'), 'utf8')).toContain('USER 1000\n');
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(readme).toContain('npm run --silent manifests -- --image shop-operator:0.1.0 > operator.yaml');
-    expect(readme).toContain('not built by the tests');
+    expect(readme).toContain('no replica removes them when it stops');
   });
 
   it('creates the project with the tool versions the framework is built with', () => {
@@ -92,7 +93,9 @@ describe('scaffoldProject', () => {
     expect(written).toContain(`vendor/svc-runtime-${rootPackage.version}.tgz`);
     expect(readdirSync(join(work, 'op', 'vendor'))).toHaveLength(11);
     expect(readFileSync(join(work, 'op', 'package.json'), 'utf8')).not.toContain(work);
-    expect(readFileSync(join(work, 'op', 'Dockerfile'), 'utf8')).toContain('COPY package.json package-lock.json* ./\nCOPY vendor ./vendor\nRUN npm install\n');
+    expect(readFileSync(join(work, 'op', 'Dockerfile'), 'utf8')).toContain(
+      'COPY package.json package-lock.json* .npmrc* ./\nCOPY vendor ./vendor\nRUN npm install\n',
+    );
 
     rmSync(join(packs, `svc-runtime-${rootPackage.version}.tgz`));
     expect(() => scaffoldProject(join(work, 'op2'), { packages: packs })).toThrow(/no tarball of @svc\/runtime/);

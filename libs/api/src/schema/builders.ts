@@ -74,6 +74,14 @@ export function ListAtomic<T extends TSchema>(item: T, options: SchemaOptions = 
 export const ATOMIC: SchemaOptions = { 'x-svc-map-type': 'atomic' };
 
 /**
+ * A copy of a shared schema with a description of its own, typed as the schema: a spread of a
+ * TypeBox schema carries its symbol keys in its type, which an exported declaration cannot name.
+ */
+export function DescribedAs<T extends TSchema>(schema: T, description: string): T {
+  return { ...schema, description };
+}
+
+/**
  * Gives each field of a struct its description (and the struct one of its own), as `kubectl explain`
  * shows them. Every field must be named: the compiler refuses a struct with a field left out. Each
  * field's schema is replaced by a copy that carries the text, so a shared schema used by several

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListAtomic } from '../../schema/builders';
+import { DescribedAs, ListAtomic } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 import { ResourceListSchema } from './container';
@@ -7,7 +7,7 @@ import { ResourceListSchema } from './container';
 /** The kinds of object a LimitRange item bounds (Kubernetes' LimitType). */
 export const LimitTypes = ['Pod', 'Container', 'PersistentVolumeClaim'] as const;
 
-const list = (description: string) => Type.Optional({ ...ResourceListSchema, description });
+const list = (description: string) => Type.Optional(DescribedAs(ResourceListSchema, description));
 
 export const LimitRangeItemSchema = Type.Object(
   {

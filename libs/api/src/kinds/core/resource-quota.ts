@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ATOMIC, ListAtomic } from '../../schema/builders';
+import { ATOMIC, DescribedAs, ListAtomic } from '../../schema/builders';
 import { objectMetaSchema } from '../../meta/object-meta';
 import type { List } from '../../meta/list';
 import { ResourceListSchema } from './container';
@@ -29,20 +29,19 @@ export const ScopeSelectorSchema = Type.Object(
 
 export const ResourceQuotaSpecSchema = Type.Object(
   {
-    hard: Type.Optional({ ...ResourceListSchema, description: 'The most of each named resource the objects the quota counts may use together.' }),
+    hard: Type.Optional(DescribedAs(ResourceListSchema, 'The most of each named resource the objects the quota counts may use together.')),
     scopes: Type.Optional(ListAtomic(Type.String(), { description: 'The scopes every object the quota counts must match; none means all objects.' })),
-    scopeSelector: Type.Optional({
-      ...ScopeSelectorSchema,
-      description: 'Scopes as requirements (the PriorityClass scope needs one); every object the quota counts must be in them.',
-    }),
+    scopeSelector: Type.Optional(
+      DescribedAs(ScopeSelectorSchema, 'Scopes as requirements (the PriorityClass scope needs one); every object the quota counts must be in them.'),
+    ),
   },
   { description: 'What a quota limits, and which objects it counts.' },
 );
 
 export const ResourceQuotaStatusSchema = Type.Object(
   {
-    hard: Type.Optional({ ...ResourceListSchema, description: 'The limits in force: spec.hard as the quota controller last copied it.' }),
-    used: Type.Optional({ ...ResourceListSchema, description: 'What the counted objects of the namespace use now of each limited resource.' }),
+    hard: Type.Optional(DescribedAs(ResourceListSchema, 'The limits in force: spec.hard as the quota controller last copied it.')),
+    used: Type.Optional(DescribedAs(ResourceListSchema, 'What the counted objects of the namespace use now of each limited resource.')),
   },
   { description: "A quota's limits in force and the namespace's use of them, kept by the quota controller and charged by admission." },
 );
