@@ -45,6 +45,8 @@ describeWithRuntime('npm start: a node agent behind authentication and authoriza
         SVC_CONTAINER_RUNTIME_ENDPOINT: containerd.endpoint,
         // A range of its own, so that concurrent runs never share a bridge subnet.
         SVC_CLUSTER_CIDR: `10.${150 + Math.floor(Math.random() * 40)}.0.0/16`,
+        // The service proxy's nftables table and ports are the host's own: the operator e2e runs one.
+        SVC_SERVICE_PROXY: 'off',
         NO_COLOR: '1',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
