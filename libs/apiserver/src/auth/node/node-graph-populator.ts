@@ -1,4 +1,4 @@
-import { volumeAttachmentDefinition } from '@svc/api';
+import { persistentVolumeClaimDefinition, podDefinition, volumeAttachmentDefinition, type KindDefinition } from '@svc/api';
 import type { ResourceRegistries } from '../../registry/registries';
 import type { ResourceWatch } from '../../registry/types';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../watchcache';
@@ -9,8 +9,8 @@ const RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
 
 interface Followed {
-  group: string;
-  resource: string;
+  /** The kind followed, whose registry is looked up by its definition (a kind not served is never referenced). */
+  definition: KindDefinition;
   reset(objects: readonly unknown[]): void;
   set(object: unknown): void;
   remove(object: unknown): void;
@@ -34,17 +34,15 @@ export class NodeGraphPopulator {
     graph: NodeGraph,
   ) {
     this.followed = [
-      { group: '', resource: 'pods', reset: (o) => graph.resetPods(o), set: (o) => graph.setPod(o), remove: (o) => graph.deletePod(o) },
+      { definition: podDefinition, reset: (o) => graph.resetPods(o), set: (o) => graph.setPod(o), remove: (o) => graph.deletePod(o) },
       {
-        group: '',
-        resource: 'persistentvolumeclaims',
+        definition: persistentVolumeClaimDefinition,
         reset: (o) => graph.resetClaims(o),
         set: (o) => graph.setClaim(o),
         remove: (o) => graph.deleteClaim(o),
       },
       {
-        group: volumeAttachmentDefinition.group,
-        resource: volumeAttachmentDefinition.resource,
+        definition: volumeAttachmentDefinition,
         reset: (o) => graph.resetVolumeAttachments(o),
         set: (o) => graph.setVolumeAttachment(o),
         remove: (o) => graph.deleteVolumeAttachment(o),
@@ -77,10 +75,10 @@ export class NodeGraphPopulator {
 
   private async follow(followed: Followed, failures: number): Promise<void> {
     if (this.stopped) return;
-    const registry = this.registries.forResource(followed.group, 'v1', followed.resource);
+    const registry = this.registries.kind(followed.definition);
     if (registry === undefined) {
       // Not served here: nothing can reference it.
-      this.markSynced(followed.resource);
+      this.markSynced(followed.definition.resource);
       return;
     }
     let delivered = false;
@@ -115,7 +113,7 @@ export class NodeGraphPopulator {
             live = true;
             followed.reset(initial);
             initial.length = 0;
-            this.markSynced(followed.resource);
+            this.markSynced(followed.definition.resource);
           }
         } else if (!live) {
           if (event.type !== 'DELETED') initial.push(event.object);
