@@ -199,14 +199,16 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
         ready: (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
       }));
   };
-  const leaderPod = async (): Promise<string | undefined> => {
+  /** The lease holder's identity (`<pod>_<uuid>`: a restarted process has a new one). */
+  const leaderIdentity = async (): Promise<string | undefined> => {
     const lease = await client
       .resource(BUILTIN_RESOURCES.leases)
       .inNamespace(NAMESPACE)
       .get(NAME)
       .catch(() => undefined);
-    return lease?.spec?.holderIdentity?.split('_')[0];
+    return lease?.spec?.holderIdentity ?? undefined;
   };
+  const leaderPod = async (): Promise<string | undefined> => (await leaderIdentity())?.split('_')[0];
 
   let serial = 0;
   /** Admission in force: markup refused by the validating webhook, a good Website signed by the defaulting one. */
@@ -286,9 +288,10 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
   );
 
   it(
-    'keeps admission in force after the leader is killed with -9, and the standby takes over',
+    'keeps admission in force after the leader is killed with -9, and another process takes the lease',
     async () => {
-      const leader = await leaderPod();
+      const killed = await leaderIdentity();
+      const leader = killed?.split('_')[0];
       const pods = await operatorPods();
       const victim = pods.find((p) => p.name === leader);
       const other = pods.find((p) => p.name !== leader);
@@ -309,8 +312,19 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
       // tries the other replica.
       for (let i = 0; i < 6; i++) await expectAdmissionInForce();
       const since = Date.now();
-      await eventually(async () => expect(await leaderPod()).toBe(other!.name), 60_000, 250);
-      figures.push(`leader failed over ${seconds(since)} after its process was killed`);
+      // The standby, or the killed pod's restarted container (a new identity): whichever campaigns first once the lease expires, as in Kubernetes.
+      const next = await eventually(
+        async () => {
+          const holder = await leaderIdentity();
+          expect(holder).toBeDefined();
+          expect(holder).not.toBe(killed);
+          return holder!;
+        },
+        60_000,
+        250,
+      );
+      const by = next.startsWith(`${other!.name}_`) ? 'the standby' : 'the restarted replica';
+      figures.push(`leader failed over to ${by} ${seconds(since)} after its process was killed`);
       await expectAdmissionInForce();
       // The new leader reconciles.
       await websites().patch('home', { spec: { message: 'Welcome back' } }, 'merge');

@@ -71,6 +71,9 @@ describe('the persistent volume controller', () => {
     await env.client.persistentVolumes.create(volume('pv-big', '10Gi', { className: '' }));
     await env.client.persistentVolumes.create(volume('pv-fit', '2Gi', { className: '' }));
     await env.client.persistentVolumes.create(volume('pv-small', '1Gi', { className: '' }));
+    // Made Available by the controller: its cache holds all three before the claim comes (their
+    // watch and the claims' are separate, and a claim seen first would take what the cache held).
+    for (const name of ['pv-big', 'pv-fit', 'pv-small']) await eventually(async () => expect((await getVolume(name)).status?.phase).toBe('Available'), 10_000);
     await env.client.persistentVolumeClaims.create(claim('c-fit', '1500Mi', { className: '' }));
     const bound = await eventually(async () => {
       const c = await getClaim('c-fit');
