@@ -22,10 +22,12 @@ describe('startControllers', () => {
       const workers = Object.fromEntries(running.manager.getControllers().map((c) => [c.name, c.concurrency]));
       expect(workers).toMatchObject({ replicaset: 3, deployment: 2, namespace: 10, endpoints: 5 });
       // One watch per resource: the garbage collector shares the full caches the other controllers
-      // keep, and keeps metadata only of the rest.
-      await eventually(() => expect(running.manager.informers.keys()).toContain('v1/secrets#metadata'), 30_000);
+      // keep (Secrets: the quota controller's), and keeps metadata only of the rest (LimitRanges).
+      await eventually(() => expect(running.manager.informers.keys()).toContain('v1/limitranges#metadata'), 30_000);
       const keys = running.manager.informers.keys();
-      expect(keys).toEqual(expect.arrayContaining(['v1/pods', 'apps/v1/replicasets', 'apps/v1/deployments', 'v1/services', 'v1/endpoints', 'v1/namespaces']));
+      expect(keys).toEqual(
+        expect.arrayContaining(['v1/pods', 'apps/v1/replicasets', 'apps/v1/deployments', 'v1/services', 'v1/endpoints', 'v1/namespaces', 'v1/secrets']),
+      );
       expect(new Set(keys.map((k) => k.replace('#metadata', ''))).size).toBe(keys.length);
     } finally {
       await running.stop();
