@@ -1,5 +1,5 @@
 import { isRecord } from '@svc/machinery';
-import type { ScopedResourceSelectorRequirement } from '../kinds/core/resource-quota';
+import { COMPUTE_RESOURCE_NAMES, type ScopedResourceSelectorRequirement } from '../kinds/core/resource-quota';
 import { records } from '../scheme/definitions/define-kind';
 import { podQosClassOf } from '../scheme/definitions/pod-qos';
 import type { ApiObject } from '../scheme/kind-definition';
@@ -10,19 +10,7 @@ import { podResources } from './pod-resources';
 const POD_COUNT = objectCountQuotaResourceName('', 'pods');
 
 /** The names quota counts of pods (podResources), besides huge pages and extended resources. */
-const POD_RESOURCES = new Set([
-  POD_COUNT,
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-]);
+const POD_RESOURCES = new Set([POD_COUNT, ...COMPUTE_RESOURCE_NAMES, 'pods']);
 
 /** Resources a pod must state when a quota counts them (Kubernetes' validationSet, kept for compatibility). */
 const MUST_STATE = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']);

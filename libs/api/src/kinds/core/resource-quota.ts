@@ -61,32 +61,8 @@ export type ResourceQuotaList = List<ResourceQuota>;
 export type ResourceQuotaSpec = Static<typeof ResourceQuotaSpecSchema>;
 export type ScopedResourceSelectorRequirement = Static<typeof ScopedResourceSelectorRequirementSchema>;
 
-/**
- * The names a quota may use without a `/` (Kubernetes' standardQuotaResources); any other name must be
- * qualified (`count/deployments.apps`, `gold.storageclass.storage.k8s.io/requests.storage`,
- * `requests.example.com/gpu`) or be of huge pages.
- */
-export const STANDARD_QUOTA_RESOURCES: ReadonlySet<string> = new Set([
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.storage',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-  'services',
-  'replicationcontrollers',
-  'resourcequotas',
-  'secrets',
-  'persistentvolumeclaims',
-  'configmaps',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
+/** The compute resources of a container or pod, bare and as quota's `requests.`/`limits.` names. */
+export const COMPUTE_RESOURCE_NAMES: readonly string[] = ['cpu', 'memory', 'ephemeral-storage'].flatMap((r) => [r, `requests.${r}`, `limits.${r}`]);
 
 /** Names whose amounts are counts of objects, so whole numbers (Kubernetes' integerResources, plus `count/`). */
 export const INTEGER_QUOTA_RESOURCES: ReadonlySet<string> = new Set([
@@ -100,6 +76,13 @@ export const INTEGER_QUOTA_RESOURCES: ReadonlySet<string> = new Set([
   'services.nodeports',
   'services.loadbalancers',
 ]);
+
+/**
+ * The names a quota may use without a `/` (Kubernetes' standardQuotaResources): compute, storage
+ * requests and the object counts. Any other name must be qualified (`count/deployments.apps`,
+ * `gold.storageclass.storage.k8s.io/requests.storage`, `requests.example.com/gpu`) or be of huge pages.
+ */
+export const STANDARD_QUOTA_RESOURCES: ReadonlySet<string> = new Set([...COMPUTE_RESOURCE_NAMES, 'requests.storage', ...INTEGER_QUOTA_RESOURCES]);
 
 /** Kubernetes' IsIntegerResourceName: object counts (the legacy names and `count/<resource>`). */
 export function isIntegerQuotaResource(name: string): boolean {

@@ -1,30 +1,10 @@
 import { isQualifiedName } from '@svc/machinery';
 import { canonicalQuantity, quantityNanoValue } from '../../meta/quantity';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
+import { STANDARD_QUOTA_RESOURCES } from '../../kinds/core/resource-quota';
 
-/** Kubernetes' standardResources: the names a resource list may use without a `/`. */
-const STANDARD_RESOURCES: ReadonlySet<string> = new Set([
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-  'services',
-  'replicationcontrollers',
-  'resourcequotas',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'storage',
-  'requests.storage',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
+/** Kubernetes' standardResources: the names a resource list may use without a `/` (quota's, and `storage`). */
+const STANDARD_RESOURCES: ReadonlySet<string> = new Set([...STANDARD_QUOTA_RESOURCES, 'storage']);
 
 /** Kubernetes' IsQuotaHugePageResourceName. */
 export function isQuotaHugePageResourceName(name: string): boolean {
