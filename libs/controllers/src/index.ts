@@ -35,9 +35,11 @@ export {
   PVC_PROTECTION_FINALIZER,
   checkAccessModes,
   claimClass,
+  claimReference,
   findMatchingVolume,
   isDelayBindingClass,
   isVolumeBoundToClaim,
+  refersToClaim,
   volumeNodeAffinityMatches,
 } from './persistentvolume';
 export { ephemeralClaimName, podClaimNames } from './common/pod-claim-index';

@@ -7,10 +7,12 @@ import {
   ANN_SELECTED_NODE,
   NOT_SUPPORTED_PROVISIONER,
   claimClass,
+  claimReference,
   ephemeralClaimName,
   findMatchingVolume,
   isDelayBindingClass,
   isVolumeBoundToClaim,
+  refersToClaim,
   volumeNodeAffinityMatches,
 } from '@svc/controllers';
 import type { NodeInfo } from '../cache/node-info';
@@ -63,23 +65,10 @@ function requested(claim: PersistentVolumeClaim): string {
 
 /** The volume with its claimRef pointed at the claim (Kubernetes' GetBindVolumeToClaim), or itself when already so. */
 function volumeBoundTo(volume: PersistentVolume, claim: PersistentVolumeClaim): PersistentVolume {
-  const meta = claim.metadata ?? {};
-  const ref = volume.spec?.claimRef;
-  const sameRef = ref && ref.name === meta.name && ref.namespace === meta.namespace && ref.uid === meta.uid;
   const setByController = !isVolumeBoundToClaim(volume, claim);
-  if (sameRef && (!setByController || volume.metadata?.annotations?.[ANN_BOUND_BY_CONTROLLER] !== undefined)) return volume;
+  if (refersToClaim(volume, claim) && (!setByController || volume.metadata?.annotations?.[ANN_BOUND_BY_CONTROLLER] !== undefined)) return volume;
   const clone = structuredClone<PersistentVolume>(volume);
-  clone.spec = {
-    ...clone.spec,
-    claimRef: {
-      kind: 'PersistentVolumeClaim',
-      apiVersion: 'v1',
-      namespace: meta.namespace,
-      name: meta.name,
-      uid: meta.uid,
-      resourceVersion: meta.resourceVersion,
-    },
-  };
+  clone.spec = { ...clone.spec, claimRef: claimReference(claim) };
   if (setByController) clone.metadata = { ...clone.metadata, annotations: { ...clone.metadata?.annotations, [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
   return clone;
 }

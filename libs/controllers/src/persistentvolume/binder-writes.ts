@@ -4,7 +4,7 @@ import { jsonEqual, metaTime } from '@svc/machinery';
 import type { EventType, MetaObject } from '@svc/runtime';
 import type { RateLimitedEvents } from '../common/rate-limited-events';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from './volume-annotations';
-import { isVolumeBoundToClaim } from './volume-matching';
+import { claimReference, isVolumeBoundToClaim, refersToClaim } from './volume-matching';
 
 /** The event source of the persistent volume controller, as Kubernetes names it. */
 export const PERSISTENT_VOLUME_EVENT_COMPONENT = 'persistentvolume-controller';
@@ -55,20 +55,8 @@ export class BinderWrites {
     const setByController = !isVolumeBoundToClaim(volume, claim);
     const clone = structuredClone<PersistentVolume>(volume);
     let dirty = false;
-    const ref = volume.spec?.claimRef;
-    const meta = claim.metadata ?? {};
-    if (!ref || ref.name !== meta.name || ref.namespace !== meta.namespace || ref.uid !== meta.uid) {
-      clone.spec = {
-        ...clone.spec,
-        claimRef: {
-          kind: 'PersistentVolumeClaim',
-          apiVersion: 'v1',
-          namespace: meta.namespace,
-          name: meta.name,
-          uid: meta.uid,
-          resourceVersion: meta.resourceVersion,
-        },
-      };
+    if (!refersToClaim(volume, claim)) {
+      clone.spec = { ...clone.spec, claimRef: claimReference(claim) };
       dirty = true;
     }
     if (setByController && clone.metadata?.annotations?.[ANN_BOUND_BY_CONTROLLER] === undefined) {

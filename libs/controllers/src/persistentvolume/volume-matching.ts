@@ -45,6 +45,19 @@ export function isVolumeBoundToClaim(volume: PersistentVolume, claim: Persistent
   return !ref.uid || ref.uid === claim.metadata?.uid;
 }
 
+/** Whether the volume's claimRef names exactly this claim, uid included. */
+export function refersToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  const ref = volume.spec?.claimRef;
+  const meta = claim.metadata ?? {};
+  return ref !== undefined && ref.name === meta.name && ref.namespace === meta.namespace && ref.uid === meta.uid;
+}
+
+/** The claimRef a volume bound to this claim carries (Kubernetes' reference to the claim at its current version). */
+export function claimReference(claim: PersistentVolumeClaim): NonNullable<NonNullable<PersistentVolume['spec']>['claimRef']> {
+  const meta = claim.metadata ?? {};
+  return { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: meta.namespace, name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion };
+}
+
 /** Whether claim and volume disagree on Filesystem or Block (each Filesystem when unset). */
 export function volumeModeMismatch(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
   return (claim.spec?.volumeMode ?? 'Filesystem') !== (volume.spec?.volumeMode ?? 'Filesystem');
