@@ -35,4 +35,5 @@ module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/global-setup.js',
+  testSequencer: '<rootDir>/test/sequencer.js',
 };
