@@ -24,6 +24,7 @@ import { freeLoopbackPort, ROOT } from './support/apiserver-process';
 import { kubectl, runKubectl } from './support/kubectl-run';
 import { startLocalNpmRegistry, type LocalNpmRegistry } from './support/local-npm-registry';
 import { localPrebuildsEnv } from './support/native-prebuilds';
+import { packedLibraries } from './support/packed-libraries';
 import { seedLockFile } from './support/seed-lock-file';
 
 const hostProblem = runtimeHostProblem();
@@ -86,9 +87,9 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
     writeFileSync(join(work, '.npmrc'), `@svc:registry=${registry.url}\n//${host}/:_authToken=${registry.token}\n`);
 
     let since = Date.now();
-    await sh(process.execPath, [join(ROOT, 'scripts/build-packages.js'), '--pack', '--out', join(work, 'build')], ROOT, 10 * MINUTE);
-    const packs = readdirSync(join(work, 'build/packs')).filter((f) => f.endsWith('.tgz'));
-    for (const pack of packs) await sh('npm', ['publish', join(work, 'build/packs', pack), '--ignore-scripts'], work, MINUTE);
+    const build = await packedLibraries(join(work, 'build'));
+    const packs = readdirSync(join(build, 'packs')).filter((f) => f.endsWith('.tgz'));
+    for (const pack of packs) await sh('npm', ['publish', join(build, 'packs', pack), '--ignore-scripts'], work, MINUTE);
     figures.push(`${packs.length} packages packed and published in ${seconds(since)}`);
 
     since = Date.now();

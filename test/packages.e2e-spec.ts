@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalNpmRegistry } from './support/local-npm-registry';
 import { localPrebuildsEnv } from './support/native-prebuilds';
+import { packedLibraries } from './support/packed-libraries';
 import { seedLockFile } from './support/seed-lock-file';
 
 // The framework as users get it: the libraries packed as `@svc/<lib>` tarballs, installed into a
@@ -58,9 +59,8 @@ async function sh(command: string, args: string[], cwd: string, timeout: number,
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-packages-'));
-  build = join(work, 'build');
   project = join(work, 'my-operator');
-  await sh(process.execPath, [join(ROOT, 'scripts/build-packages.js'), '--pack', '--out', build], ROOT, 10 * MINUTE);
+  build = await packedLibraries(join(work, 'build'));
   const scaffold = join(build, 'packages/scaffold/dist/cli.js');
   await sh(
     process.execPath,
