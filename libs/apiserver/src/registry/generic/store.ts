@@ -122,6 +122,15 @@ export class Store {
     return this.inVersion(object, this.storedApiVersion);
   }
 
+  /**
+   * Whether a stored object is kept at a version other than today's storage version (written before
+   * the storage version changed): a write rewrites it even when its content is unchanged, as
+   * Kubernetes' comparison of the encoded bytes does, which is how stored objects are migrated.
+   */
+  notAtStorageVersion(stored: ApiObject): boolean {
+    return this.converter !== undefined && stored.apiVersion !== this.converter.storageApiVersion;
+  }
+
   /** The object as it is written: at the storage version, apiVersion, kind and metadata first. */
   toStorage(object: ApiObject): Promise<ApiObject> {
     const ordered = typeMetaFirst(object);
