@@ -14,6 +14,8 @@ import {
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  runtimeClassDefinition,
+  type RuntimeClass,
   type PersistentVolume,
   type PersistentVolumeClaim,
   type StorageClass,
@@ -133,6 +135,7 @@ export interface BuiltinResources {
   readonly csiNodes: TypedResource<CSINode>;
   readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
   readonly volumeAttachments: TypedResource<VolumeAttachment>;
+  readonly runtimeClasses: TypedResource<RuntimeClass>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -176,6 +179,7 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   csiNodes: typedResource<CSINode>(csiNodeDefinition),
   csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
   volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
+  runtimeClasses: typedResource<RuntimeClass>(runtimeClassDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),
