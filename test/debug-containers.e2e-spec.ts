@@ -61,6 +61,22 @@ describeWithRuntime('debugging pods and runtime classes on a node agent', () => 
     expect((await kubectl(['logs', 'mypod', '-c', container.name], env())).stdout).toMatch(/sleep 3600/);
   }, 90_000);
 
+  it("runs a long-lived debug container that kubectl exec reaches by name, in the target's processes", async () => {
+    await kubectl(['debug', 'mypod', '--image=busybox:1.36', '--target=app', '--container=sleeper', '--', 'sleep', '3601'], env());
+    await eventually(
+      async () => expect((await debuggers('mypod')).find((s) => s.name === 'sleeper')).toMatchObject({ state: { running: expect.anything() } }),
+      30_000,
+      200,
+    );
+    const ps = (await kubectl(['exec', 'mypod', '-c', 'sleeper', '--', 'ps'], env())).stdout;
+    expect(ps).toMatch(/sleep 3600/);
+    expect(ps).toMatch(/sleep 3601/);
+    // The pod stays Running and Ready: a debug container counts for neither.
+    const pod = await cluster.getPod('mypod');
+    expect(pod.status.phase).toBe('Running');
+    expect(pod.status.conditions.find((c: { type: string }) => c.type === 'Ready').status).toBe('True');
+  }, 60_000);
+
   it("refuses a change of an existing ephemeral container in Kubernetes' words", async () => {
     const name = ((await cluster.getPod('mypod')).spec.ephemeralContainers as Array<{ name: string }>)[0].name;
     const patch = JSON.stringify({ spec: { ephemeralContainers: [{ name, image: 'busybox:1.36', command: ['true'] }] } });

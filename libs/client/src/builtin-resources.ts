@@ -16,6 +16,8 @@ import {
   volumeAttachmentDefinition,
   runtimeClassDefinition,
   type RuntimeClass,
+  eventsEventDefinition,
+  type EventsEvent,
   type PersistentVolume,
   type PersistentVolumeClaim,
   type StorageClass,
@@ -136,6 +138,8 @@ export interface BuiltinResources {
   readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
   readonly volumeAttachments: TypedResource<VolumeAttachment>;
   readonly runtimeClasses: TypedResource<RuntimeClass>;
+  /** events.k8s.io/v1 Events: the core/v1 Events under the newer names. */
+  readonly eventsEvents: TypedResource<EventsEvent>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -180,6 +184,7 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
   volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
   runtimeClasses: typedResource<RuntimeClass>(runtimeClassDefinition),
+  eventsEvents: typedResource<EventsEvent>(eventsEventDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),
