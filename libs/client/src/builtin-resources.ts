@@ -14,6 +14,10 @@ import {
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  runtimeClassDefinition,
+  type RuntimeClass,
+  eventsEventDefinition,
+  type EventsEvent,
   type PersistentVolume,
   type PersistentVolumeClaim,
   type StorageClass,
@@ -140,6 +144,9 @@ export interface BuiltinResources {
   readonly csiNodes: TypedResource<CSINode>;
   readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
   readonly volumeAttachments: TypedResource<VolumeAttachment>;
+  readonly runtimeClasses: TypedResource<RuntimeClass>;
+  /** events.k8s.io/v1 Events: the core/v1 Events under the newer names. */
+  readonly eventsEvents: TypedResource<EventsEvent>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -183,6 +190,8 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   csiNodes: typedResource<CSINode>(csiNodeDefinition),
   csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
   volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
+  runtimeClasses: typedResource<RuntimeClass>(runtimeClassDefinition),
+  eventsEvents: typedResource<EventsEvent>(eventsEventDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),
