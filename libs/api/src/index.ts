@@ -53,6 +53,7 @@ export * from './kinds/apps/controller-revision';
 export * from './kinds/batch/job';
 export * from './kinds/batch/cron-job';
 export * from './kinds/scheduling/priority-class';
+export * from './kinds/apiregistration/api-service';
 export * from './kinds/coordination/lease';
 export * from './kinds/policy/pod-disruption-budget';
 export * from './kinds/discovery/endpoint-slice';
@@ -164,6 +165,7 @@ export { parseCronSchedule, CronScheduleError, isIanaTimeZone, type CronSchedule
 export { nextCronTime, formatRfc3339InZone, localTimeZone } from './scheme/definitions/cron-schedule-times';
 export { podTemplateDefinition } from './scheme/definitions/pod-template-definition';
 export { priorityClassDefinition } from './scheme/definitions/priority-class-definition';
+export { apiServiceDefinition } from './scheme/definitions/api-service-definition';
 export { persistentVolumeDefinition } from './scheme/definitions/persistent-volume-definition';
 export { persistentVolumeClaimDefinition } from './scheme/definitions/persistent-volume-claim-definition';
 export {
