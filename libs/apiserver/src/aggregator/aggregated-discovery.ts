@@ -1,7 +1,17 @@
 import { request as httpsRequest } from 'node:https';
 import { compareVersions, isRemoteAPIService, type APIService } from '@svc/api';
 import type { ApiResource, ApiResourceDiscovery, ApiSubresourceDiscovery, ApiVersionDiscovery } from '../discovery/discovery-documents';
-import { backendTls, DEFAULT_IDENTITY_HEADERS, identityHeaders, resolveBackend, servicePortOf, type AggregatorRouting, type ProxyClientCertificate, type ServiceObjects } from './api-service-backend';
+import {
+  hostForUrl,
+  backendTls,
+  DEFAULT_IDENTITY_HEADERS,
+  identityHeaders,
+  resolveBackend,
+  servicePortOf,
+  type AggregatorRouting,
+  type ProxyClientCertificate,
+  type ServiceObjects,
+} from './api-service-backend';
 
 // kube-aggregator's discovery manager refreshes every remote APIService's document this often.
 const REFRESH_MS = 60_000;
@@ -56,7 +66,11 @@ export function legacyToDiscovery(group: string, version: string, resources: rea
     const [parent, sub] = r.name.split('/');
     const owner = sub === undefined ? undefined : out.get(parent);
     if (owner === undefined || sub === undefined) continue;
-    const subresource: ApiSubresourceDiscovery = { subresource: sub, responseKind: { group: r.group ?? group, version: r.version ?? version, kind: r.kind }, verbs: [...(r.verbs ?? [])] };
+    const subresource: ApiSubresourceDiscovery = {
+      subresource: sub,
+      responseKind: { group: r.group ?? group, version: r.version ?? version, kind: r.kind },
+      verbs: [...(r.verbs ?? [])],
+    };
     owner.subresources = [...(owner.subresources ?? []), subresource];
   }
   return [...out.values()];
@@ -113,7 +127,12 @@ export class AggregatedDiscovery {
       group.priority = Math.max(group.priority, apiService.spec.groupPriorityMinimum);
       const cached = this.cache.get(this.keyOf(apiService));
       const found = cached?.versions.get(`${name}/${version}`);
-      group.versions.push({ version, versionPriority: apiService.spec.versionPriority, resources: found?.resources ?? [], stale: cached === undefined || cached.stale });
+      group.versions.push({
+        version,
+        versionPriority: apiService.spec.versionPriority,
+        resources: found?.resources ?? [],
+        stale: cached === undefined || cached.stale,
+      });
       groups.set(name, group);
     }
     for (const group of groups.values()) {
@@ -149,7 +168,8 @@ export class AggregatedDiscovery {
       } else {
         const legacy = await this.get(apiService, `/apis/${group}/${version}`, 'application/json');
         const body = record(legacy.body);
-        if (legacy.status !== 200 || !Array.isArray(body?.resources)) throw new Error(`failed to download discovery for /apis/${group}/${version}: ${legacy.status}`);
+        if (legacy.status !== 200 || !Array.isArray(body?.resources))
+          throw new Error(`failed to download discovery for /apis/${group}/${version}: ${legacy.status}`);
         versions.set(`${group}/${version}`, { version, resources: legacyToDiscovery(group, version, body.resources as ApiResource[]), freshness: 'Current' });
       }
       this.cache.set(key, { versions, stale: false });
@@ -163,10 +183,23 @@ export class AggregatedDiscovery {
   private get(apiService: APIService, path: string, accept: string): Promise<{ status: number; body: unknown }> {
     const backend = resolveBackend(this.objects, apiService.spec!.service!, this.routing);
     const tls = backendTls(apiService, backend, this.proxyClient());
-    const headers = [['Accept', accept], ...identityHeaders({ name: 'system:kube-aggregator', groups: [] }, DEFAULT_IDENTITY_HEADERS)];
+    const headers = [
+      ['Host', `${hostForUrl(backend.host)}:${backend.port}`],
+      ['Accept', accept],
+      ...identityHeaders({ name: 'system:kube-aggregator', groups: [] }, DEFAULT_IDENTITY_HEADERS),
+    ];
     return new Promise((resolve, reject) => {
       const request = httpsRequest(
-        { host: backend.host, port: backend.port, path, method: 'GET', headers: headers.flat() as unknown as Record<string, string>, ...tls, agent: false, timeout: FETCH_TIMEOUT_MS },
+        {
+          host: backend.host,
+          port: backend.port,
+          path,
+          method: 'GET',
+          headers: headers.flat() as unknown as Record<string, string>,
+          ...tls,
+          agent: false,
+          timeout: FETCH_TIMEOUT_MS,
+        },
         (answer) => {
           const chunks: Buffer[] = [];
           let size = 0;

@@ -19,7 +19,15 @@ import type { ResourceRegistries } from '../registry/registries';
 import { decodeParam, type MuxRoute } from '../serving/mux';
 import type { ServerPart } from '../serving/serving-core';
 import { AggregatedDiscovery, type AggregatedGroup } from './aggregated-discovery';
-import { backendTls, DEFAULT_IDENTITY_HEADERS, resolveBackend, type AggregatorRouting, type IdentityHeaderNames, type ProxyClientCertificate, type ServiceObjects } from './api-service-backend';
+import {
+  backendTls,
+  DEFAULT_IDENTITY_HEADERS,
+  resolveBackend,
+  type AggregatorRouting,
+  type IdentityHeaderNames,
+  type ProxyClientCertificate,
+  type ServiceObjects,
+} from './api-service-backend';
 import { plainError, proxyToBackend } from './api-service-proxy';
 import { AvailabilityController } from './availability-controller';
 import { KindMirror } from './kind-mirror';
@@ -83,11 +91,18 @@ export class Aggregator {
         : undefined;
     this.headerNames = headerNamesOf(requestHeader);
     const strippedNames = new Set(
-      [...(requestHeader?.usernameHeaders ?? []), ...(requestHeader?.groupHeaders ?? []), this.headerNames.user, this.headerNames.group].map((h) => h.toLowerCase()),
+      [...(requestHeader?.usernameHeaders ?? []), ...(requestHeader?.groupHeaders ?? []), this.headerNames.user, this.headerNames.group].map((h) =>
+        h.toLowerCase(),
+      ),
     );
     const strippedPrefixes = [...(requestHeader?.extraHeadersPrefix ?? []), this.headerNames.extraPrefix, 'x-remote-'].map((h) => h.toLowerCase());
     this.stripped = (lower) => strippedNames.has(lower) || strippedPrefixes.some((p) => lower.startsWith(p));
-    this.discovery = new AggregatedDiscovery(() => this.apiServices.list(), this.objects, this.routing, () => this.proxyClient);
+    this.discovery = new AggregatedDiscovery(
+      () => this.apiServices.list(),
+      this.objects,
+      this.routing,
+      () => this.proxyClient,
+    );
     this.availability = new AvailabilityController({
       apiServices: this.apiServices,
       services: this.services,

@@ -34,7 +34,11 @@ export function plainError(res: ServerResponse, code: number, message: string): 
     res.destroy();
     return;
   }
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(`${message}\n`) });
+  res.writeHead(code, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Length': Buffer.byteLength(`${message}\n`),
+  });
   res.end(`${message}\n`);
 }
 

@@ -45,7 +45,13 @@ export interface AvailabilityControllerOptions {
 
 /** The condition this controller writes for a local APIService (kube-aggregator's NewLocalAvailableAPIServiceCondition). */
 export function localAvailableCondition(now: string): APIServiceCondition {
-  return { type: API_SERVICE_AVAILABLE, status: 'True', lastTransitionTime: now, reason: API_SERVICE_REASONS.local, message: 'Local APIServices are always available' };
+  return {
+    type: API_SERVICE_AVAILABLE,
+    status: 'True',
+    lastTransitionTime: now,
+    reason: API_SERVICE_REASONS.local,
+    message: 'Local APIServices are always available',
+  };
 }
 
 /** SetAPIServiceCondition: the transition time moves only when the status does. */
@@ -182,19 +188,24 @@ export class AvailabilityController {
     });
     const service = this.options.services.get(namespace, serviceName);
     if (service === undefined) {
-      if (!this.options.services.hasSynced) return failed(API_SERVICE_REASONS.serviceAccessError, `service/${serviceName} in "${namespace}" cannot be checked due to: not synced`, 'Unknown');
+      if (!this.options.services.hasSynced)
+        return failed(API_SERVICE_REASONS.serviceAccessError, `service/${serviceName} in "${namespace}" cannot be checked due to: not synced`, 'Unknown');
       return failed(API_SERVICE_REASONS.serviceNotFound, `service/${serviceName} in "${namespace}" is not present`);
     }
     if ((service.spec?.type ?? 'ClusterIP') === 'ClusterIP') {
       const port = servicePortOf(ref);
       const servicePort = (service.spec?.ports ?? []).find((p) => p.port === port);
-      if (servicePort === undefined) return failed(API_SERVICE_REASONS.servicePortError, `service/${serviceName} in "${namespace}" is not listening on port ${port}`);
+      if (servicePort === undefined)
+        return failed(API_SERVICE_REASONS.servicePortError, `service/${serviceName} in "${namespace}" is not listening on port ${port}`);
       const portName = servicePort.name ?? '';
       const endpoints = this.options.endpoints.get(namespace, serviceName);
       if (endpoints === undefined) return failed(API_SERVICE_REASONS.endpointsNotFound, `cannot find endpoints for service/${serviceName} in "${namespace}"`);
       const active = (endpoints.subsets ?? []).some((s) => (s.addresses ?? []).length > 0 && (s.ports ?? []).some((p) => (p.name ?? '') === portName));
       if (!active) {
-        return failed(API_SERVICE_REASONS.missingEndpoints, `endpoints for service/${serviceName} in "${namespace}" have no addresses with port name "${portName}"`);
+        return failed(
+          API_SERVICE_REASONS.missingEndpoints,
+          `endpoints for service/${serviceName} in "${namespace}" have no addresses with port name "${portName}"`,
+        );
       }
     }
     const error = await this.discoveryCheck(apiService);
@@ -220,14 +231,26 @@ export class AvailabilityController {
       const url = `https://${hostForUrl(backend.host)}:${backend.port}${path}`;
       // Kubernetes checks without verifying the server (a best-effort GET): the proxy itself verifies.
       const tls = { ...backendTls(apiService, backend, this.options.proxyClient()), rejectUnauthorized: false };
-      const headers = identityHeaders({ name: 'system:kube-aggregator', groups: ['system:masters'] }, DEFAULT_IDENTITY_HEADERS);
+      const headers = [
+        ['Host', `${hostForUrl(backend.host)}:${backend.port}`],
+        ...identityHeaders({ name: 'system:kube-aggregator', groups: ['system:masters'] }, DEFAULT_IDENTITY_HEADERS),
+      ];
       return new Promise<string | undefined>((resolve) => {
         const timer = setTimeout(() => {
           request.destroy();
           resolve(`timed out waiting for ${url}`);
         }, DISCOVERY_CHECK_TIMEOUT_MS + 1_000);
         const request = httpsRequest(
-          { host: backend.host, port: backend.port, path, method: 'GET', headers: headers.flat() as unknown as Record<string, string>, ...tls, agent: false, timeout: DISCOVERY_CHECK_TIMEOUT_MS },
+          {
+            host: backend.host,
+            port: backend.port,
+            path,
+            method: 'GET',
+            headers: headers.flat() as unknown as Record<string, string>,
+            ...tls,
+            agent: false,
+            timeout: DISCOVERY_CHECK_TIMEOUT_MS,
+          },
           (answer) => {
             answer.resume();
             clearTimeout(timer);

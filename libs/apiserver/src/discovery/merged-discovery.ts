@@ -42,7 +42,11 @@ function discoveryGroup(group: AggregatedGroup): ApiGroupDiscovery {
 /** The aggregated `/apis` with the aggregated groups merged in the same order. */
 export function mergeGroupDiscoveryList(local: ApiGroupDiscoveryList, aggregated: readonly AggregatedGroup[]): ApiGroupDiscoveryList {
   if (aggregated.length === 0) return local;
-  const entries = local.items.map((g) => ({ name: g.metadata.name ?? '', priority: discoveryGroupPriority(g.metadata.name ?? ''), value: { ...g, versions: [...g.versions] } }));
+  const entries = local.items.map((g) => ({
+    name: g.metadata.name ?? '',
+    priority: discoveryGroupPriority(g.metadata.name ?? ''),
+    value: { ...g, versions: [...g.versions] },
+  }));
   for (const group of aggregated) {
     const known = entries.find((e) => e.name === group.name);
     if (known === undefined) {

@@ -96,7 +96,8 @@ describeFields(APIServiceSpecSchema, {
   caBundle: "The CA certificates (PEM, base64 encoded) the server's serving certificate must chain to; the host's trust roots when left out.",
   groupPriorityMinimum:
     'How high the group is listed in discovery, at least: higher first (1 to 20000). The highest of its versions counts for the whole group; ties are ordered by name.',
-  versionPriority: 'How high this version is listed among its group\'s versions: higher first (1 to 1000); ties are ordered as Kubernetes orders versions (v2, v1, v1beta1, ...).',
+  versionPriority:
+    "How high this version is listed among its group's versions: higher first (1 to 1000); ties are ordered as Kubernetes orders versions (v2, v1, v1beta1, ...).",
 });
 describeFields(APIServiceConditionSchema, {
   type: 'The type of the condition: Available.',
