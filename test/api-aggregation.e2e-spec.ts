@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { decodeEnvelope, decodeProtobufObject, encodeProtobufObject } from '@svc/machinery';
 import { eventually } from './support/api-fixtures';
 import { type ApiServerProcess, startApiServerProcess } from './support/apiserver-process';
 import { ECHO_GROUP, ECHO_VERSION, type ExtensionApiServer, startExtensionApiServer } from './support/extension-apiserver';
@@ -135,6 +136,24 @@ describe('APIServices', () => {
     }
     expect(await available('v1.apps')).toMatchObject({ status: 'True', reason: 'Local', message: 'Local APIServices are always available' });
     expect(table).toMatch(/^v1alpha1\.echo\.example\.com\s+default\/echo-api\s+True\s/m);
+  });
+
+  it('is served in protobuf as client-go reads it, the same object as JSON, byte for byte both ways', async () => {
+    const path = `/apis/apiregistration.k8s.io/v1/apiservices/${ECHO_VERSION}.${ECHO_GROUP}`;
+    const get = (accept: string) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const req = httpsRequest(`${server.url}${path}`, { ca: server.ca, headers: { Accept: accept } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const json = JSON.parse((await get('application/json')).toString('utf8')) as Record<string, unknown>;
+    const protobuf = await get('application/vnd.kubernetes.protobuf');
+    expect(decodeProtobufObject(decodeEnvelope(protobuf))).toEqual(json);
+    expect(Buffer.from(encodeProtobufObject(json)).equals(protobuf)).toBe(true);
   });
 
   it("refuses a name other than <version>.<group>, priorities out of range and a caBundle on a local one, in Kubernetes' words", async () => {

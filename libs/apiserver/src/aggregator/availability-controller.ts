@@ -9,6 +9,7 @@ import {
   type Endpoints,
   type Service,
 } from '@svc/api';
+import { SERVER_FIELD_MANAGER } from '../registry/core/namespace/bootstrap-namespaces';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import {
   backendTls,
@@ -167,7 +168,7 @@ export class AvailabilityController {
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       const registry = this.options.registry();
       if (registry === undefined) return false;
-      await registry.updateStatus(updated);
+      await registry.updateStatus(updated, { fieldManager: SERVER_FIELD_MANAGER });
       if (before?.status !== after?.status) this.options.onAvailabilityChange?.(name);
     }
     return condition.reason === API_SERVICE_REASONS.failedDiscoveryCheck;

@@ -1,6 +1,7 @@
 import { AUTOMANAGED_LABEL, compareVersions, type APIService } from '@svc/api';
 import { CRD_GROUP_PRIORITY, discoveryGroupPriority } from '../discovery/group-priority';
 import type { ServedApis } from '../discovery/served-apis';
+import { SERVER_FIELD_MANAGER } from '../registry/core/namespace/bootstrap-namespaces';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import type { KindMirror } from './kind-mirror';
 
@@ -86,9 +87,9 @@ export class LocalAPIServiceRegistration {
       for (const [name, want] of desired) {
         const have = this.mirror.get('', name);
         try {
-          if (have === undefined) await registry.create('', { value: want });
+          if (have === undefined) await registry.create('', { value: want }, { fieldManager: SERVER_FIELD_MANAGER });
           else if (have.metadata?.labels?.[AUTOMANAGED_LABEL] !== undefined && !sameLocalSpec(have, want)) {
-            await registry.update('', name, { value: { ...have, spec: want.spec } });
+            await registry.update('', name, { value: { ...have, spec: want.spec } }, { fieldManager: SERVER_FIELD_MANAGER });
           }
         } catch (error) {
           this.log(`APIService ${name}: ${error instanceof Error ? error.message : String(error)}`);
@@ -97,7 +98,7 @@ export class LocalAPIServiceRegistration {
       for (const have of this.mirror.list()) {
         const name = have.metadata?.name ?? '';
         if (desired.has(name) || have.metadata?.labels?.[AUTOMANAGED_LABEL] === undefined || have.spec?.service) continue;
-        await registry.delete('', name).catch(() => undefined);
+        await registry.delete('', name, {}, { fieldManager: SERVER_FIELD_MANAGER }).catch(() => undefined);
       }
     } finally {
       this.running = false;

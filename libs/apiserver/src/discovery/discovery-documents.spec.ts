@@ -81,6 +81,7 @@ describe('discovery documents', () => {
     const scheme = builtinScheme();
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'apiregistration.k8s.io',
       'apps',
       'batch',
       'policy',
@@ -91,6 +92,7 @@ describe('discovery documents', () => {
       'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
@@ -169,6 +171,7 @@ describe('discovery documents', () => {
     const named = aggregatedDiscovery(apis, 'apis', 'v2beta1');
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
+      'apiregistration.k8s.io',
       'apps',
       'batch',
       'policy',
@@ -179,6 +182,7 @@ describe('discovery documents', () => {
       'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
@@ -216,6 +220,7 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'apiregistration.k8s.io',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -225,6 +230,7 @@ describe('--runtime-config', () => {
       'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
@@ -247,6 +253,7 @@ describe('--runtime-config', () => {
     expect(removed.map((d) => d.kind)).toEqual(['Lease']);
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
+      'apiregistration.k8s.io',
       'apps',
       'batch',
       'policy',
@@ -256,6 +263,7 @@ describe('--runtime-config', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
