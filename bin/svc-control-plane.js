@@ -365,17 +365,56 @@ async function ensureNodeAgentClientCertificate() {
   fs.writeFileSync(nodeAgentPki.cert, issued.certPem, { mode: 0o644 });
 }
 
-ensureNodeAgentClientCertificate().then(
-  () =>
-    localNodes.apiServerAddressArgs().then(startControlPlane, (error) => {
-      console.error(`could not set up the node network: ${error.message}`);
+// The front proxy's CA and client certificate (kubeadm's front-proxy-ca and front-proxy-client), unless
+// the arguments configure the front proxy: the API server presents the certificate, with the caller in
+// X-Remote-* headers, to the extension API servers it aggregates (the metrics server), which trust the
+// CA as the extension-apiserver-authentication ConfigMap publishes it.
+const frontProxyPki = {
+  caDir: path.join(root, 'front-proxy-ca'),
+  cert: path.join(certDir, 'front-proxy-client.crt'),
+  key: path.join(certDir, 'front-proxy-client.key'),
+};
+async function ensureFrontProxyClientCertificate() {
+  const { ensureClientCa, issueClientCertificate } = require(distApiServer);
+  const ca = await ensureClientCa(frontProxyPki.caDir);
+  const issued = await issueClientCertificate(ca, 'front-proxy-client');
+  fs.writeFileSync(frontProxyPki.key, issued.keyPem, { mode: 0o600 });
+  fs.writeFileSync(frontProxyPki.cert, issued.certPem, { mode: 0o644 });
+  return ca.certFile;
+}
+function frontProxyDefaults(args, caFile) {
+  const given = (flag) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (given('--requestheader-client-ca-file') || given('--proxy-client-cert-file')) return [];
+  return [
+    `--requestheader-client-ca-file=${caFile}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${frontProxyPki.cert}`,
+    `--proxy-client-key-file=${frontProxyPki.key}`,
+    // The host may not route cluster IPs (the service proxy can be off): endpoints are reached directly.
+    ...(given('--enable-aggregator-routing') ? [] : ['--enable-aggregator-routing=true']),
+  ];
+}
+let frontProxyCaFile;
+
+ensureNodeAgentClientCertificate()
+  .then(() => ensureFrontProxyClientCertificate())
+  .then((caFile) => {
+    frontProxyCaFile = caFile;
+  })
+  .then(
+    () =>
+      localNodes.apiServerAddressArgs().then(startControlPlane, (error) => {
+        console.error(`could not set up the node network: ${error.message}`);
+        process.exit(1);
+      }),
+    (error) => {
+      console.error(`could not make the API server's client certificates (node agents, front proxy): ${error.message}`);
       process.exit(1);
-    }),
-  (error) => {
-    console.error(`could not make the API server's client certificate for node agents: ${error.message}`);
-    process.exit(1);
-  },
-);
+    },
+  );
 
 function startControlPlane(addressArgs) {
   localNodes.startRuntime();
@@ -398,6 +437,7 @@ function startControlPlane(addressArgs) {
     `--nodeagent-client-certificate=${nodeAgentPki.cert}`,
     `--nodeagent-client-key=${nodeAgentPki.key}`,
     ...securityDefaults(extraArgs, auditDir),
+    ...frontProxyDefaults(extraArgs, frontProxyCaFile),
     ...extraArgs,
   ];
   run('svc-apiserver', apiServerArgs(addressArgs, svcconfig, 'audit'));

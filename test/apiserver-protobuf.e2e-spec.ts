@@ -576,6 +576,8 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
  */
 const CHECKED_APART: Readonly<Record<string, string>> = {
   'apiextensions.k8s.io/v1/CustomResourceDefinition': "custom resource definitions in Kubernetes protobuf, as client-go's apiextensions clientset reads them",
+  // Its name must be <version>.<group> and its status is the availability controller's to write.
+  'apiregistration.k8s.io/v1/APIService': 'APIServices in protobuf, in the API aggregation end-to-end test (test/api-aggregation.e2e-spec.ts)',
 };
 
 interface ServedKind {

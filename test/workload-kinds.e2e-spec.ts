@@ -79,7 +79,6 @@ volumeattachments                   storage.k8s.io/v1                false Volum
  * that brings a kind removes it here, so that the list ends empty.
  */
 const STILL_TO_COME = [
-  'apiservices.apiregistration.k8s.io/v1',
   'horizontalpodautoscalers.autoscaling/v2',
   'certificatesigningrequests.certificates.k8s.io/v1',
   'flowschemas.flowcontrol.apiserver.k8s.io/v1',

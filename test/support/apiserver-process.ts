@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ensureClientCa, issueClientCertificate } from '@svc/apiserver';
 import { startEtcdCluster, type EtcdCluster } from '@svc/storage/testing';
 import { httpsFetch } from './https-client';
 
@@ -67,6 +68,36 @@ export interface StartApiServerProcessOptions {
 }
 
 let sharedEtcd: Promise<EtcdCluster> | undefined;
+
+/** The CommonName of the front-proxy client certificate the helpers make (kubeadm's). */
+export const FRONT_PROXY_CLIENT_NAME = 'front-proxy-client';
+
+/**
+ * A front-proxy CA and client certificate of the server's own, as kubeadm makes them, unless the
+ * arguments configure the front proxy themselves: the server then aggregates APIs as a Kubernetes one
+ * does (its requests to an extension server carry the certificate and the X-Remote-* headers), routing
+ * to the endpoints of a service, which a test host reaches where it may not reach a cluster IP.
+ */
+async function frontProxyFlags(dir: string, args: readonly string[]): Promise<string[]> {
+  const given = (flag: string): boolean => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (given('--requestheader-client-ca-file') || given('--proxy-client-cert-file')) return [];
+  const ca = await ensureClientCa(join(dir, 'front-proxy-ca'));
+  const client = await issueClientCertificate(ca, FRONT_PROXY_CLIENT_NAME);
+  const certFile = join(dir, 'front-proxy-client.crt');
+  const keyFile = join(dir, 'front-proxy-client.key');
+  await writeFile(certFile, client.certPem, { mode: 0o644 });
+  await writeFile(keyFile, client.keyPem, { mode: 0o600 });
+  return [
+    `--requestheader-client-ca-file=${ca.certFile}`,
+    `--requestheader-allowed-names=${FRONT_PROXY_CLIENT_NAME}`,
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${certFile}`,
+    `--proxy-client-key-file=${keyFile}`,
+    ...(given('--enable-aggregator-routing') ? [] : ['--enable-aggregator-routing=true']),
+  ];
+}
 
 // Registered while the test file is loaded (Jest refuses hooks added once its tests run, and a file
 // may start its first server inside a test), so the file's cluster is stopped whatever started it.
@@ -142,6 +173,7 @@ async function startOnce(dir: string, options: StartApiServerProcessOptions): Pr
     `--cert-dir=${options.certDir ?? join(dir, 'certs')}`,
     `--svcconfig-out=${kubeconfig}`,
     ...(options.serviceAccountTokens ? await serviceAccountKeyFlags(dir) : []),
+    ...(await frontProxyFlags(dir, options.args ?? [])),
     ...(options.args ?? []),
   ];
   const command = options.wrap === undefined || options.wrap.length === 0 ? [process.execPath] : [...options.wrap, process.execPath];

@@ -69,6 +69,11 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       durationSeconds: o.identityLeaseDurationSeconds,
       renewIntervalSeconds: o.identityLeaseRenewIntervalSeconds,
     },
+    aggregator: {
+      enableAggregatorRouting: o.enableAggregatorRouting === true,
+      proxyClientCertFile: o.proxyClientCertFile || undefined,
+      proxyClientKeyFile: o.proxyClientKeyFile || undefined,
+    },
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
     ...securityOptionsFromFlags(o),

@@ -55,6 +55,7 @@ export * from './kinds/batch/job';
 export * from './kinds/batch/cron-job';
 export * from './kinds/scheduling/priority-class';
 export * from './kinds/node/runtime-class';
+export * from './kinds/apiregistration/api-service';
 export * from './kinds/coordination/lease';
 export * from './kinds/policy/pod-disruption-budget';
 export * from './kinds/discovery/endpoint-slice';
@@ -168,6 +169,7 @@ export { podTemplateDefinition } from './scheme/definitions/pod-template-definit
 export { priorityClassDefinition } from './scheme/definitions/priority-class-definition';
 export { runtimeClassDefinition } from './scheme/definitions/runtime-class-definition';
 export { eventsEventDefinition } from './scheme/definitions/events-event-definition';
+export { apiServiceDefinition } from './scheme/definitions/api-service-definition';
 export { persistentVolumeDefinition } from './scheme/definitions/persistent-volume-definition';
 export { persistentVolumeClaimDefinition } from './scheme/definitions/persistent-volume-claim-definition';
 export {

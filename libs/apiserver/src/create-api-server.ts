@@ -26,6 +26,7 @@ import { privilegedContainersDenied } from './admission/privileged-containers';
 import { EventExpiry } from './events/event-expiry';
 import { ComponentStatuses } from './registry/core/component-statuses';
 import { ApiServerIdentityLease, IDENTITY_POST_START_HOOKS } from './identity/apiserver-identity';
+import { Aggregator, type AggregatorOptions } from './aggregator/aggregator';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -52,6 +53,8 @@ export interface ApiServerOptions {
    * false keeps none.
    */
   identityLease?: { durationSeconds?: number; renewIntervalSeconds?: number } | false;
+  /** API aggregation: how APIServices' services are reached, and the front-proxy client certificate. */
+  aggregator?: AggregatorOptions;
 }
 
 /** Kubernetes' `kube-system`, where API servers keep their identity Leases. */
@@ -122,7 +125,8 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   const clientCredentials = ownClientCa && serving.svcconfigOut ? await issueClientCertificate(ownClientCa, ADMIN_USER.name, ADMIN_USER.groups) : undefined;
   // The review APIs and component statuses are answered by REST of their own and stored nowhere.
   const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE, BINDING_RESOURCE]);
-  const parts = serverParts({ storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis });
+  const aggregator = new Aggregator(registries, servedApis, options.aggregator ?? {}, authentication.requestHeader);
+  const parts = serverParts({ storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis, aggregator });
   // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
   const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {
     handleSignals: input.handleSignals,
@@ -150,13 +154,16 @@ interface PartsWiring {
   security: Security;
   services: ReturnType<typeof serviceWriteHooks>;
   servedApis: ServedApis;
+  aggregator: Aggregator;
 }
 
 /** The parts installed on the serving shell: resources (with the REST of the reviews, tokens and component statuses), discovery, OpenAPI, CRDs, Services. */
 function serverParts(w: PartsWiring): ServerPart[] {
-  const { storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis } = w;
+  const { storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis, aggregator } = w;
   const servicesOptions = options.services ?? {};
   return [
+    // First: the group versions of remote APIServices are proxied before any local route sees them.
+    aggregator.part(),
     resourceLayer({
       storage,
       scheme,
@@ -169,7 +176,7 @@ function serverParts(w: PartsWiring): ServerPart[] {
         componentStatuses: new ComponentStatuses({ storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) }),
       },
     }),
-    () => discoveryRoutes(servedApis, serving),
+    () => discoveryRoutes(servedApis, serving, () => aggregator.groups()),
     (core) => openApiRoutes(new OpenApiDocuments(servedApis, { title: 'svc', version: core.config.version.gitVersion })),
     // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
     customResourceDefinitions({ scheme, storage, storePrefix: resourcesOptions.storePrefix, registries }),

@@ -2,6 +2,7 @@
 export { createApiServer, DEFAULT_RESOURCES_OPTIONS } from './create-api-server';
 export { admissionPluginSupport, unimplementedAdmissionPlugins } from './admission/build-admission';
 export type { ApiServerOptions, CreateApiServerInput } from './create-api-server';
+export type { AggregatorOptions } from './aggregator/aggregator';
 export type { RuntimeConfig } from './discovery';
 export type { ResourcesOptions } from './registry/create-registries';
 export type { ServicesOptions } from './services';

@@ -36,6 +36,7 @@ import {
   priorityClassDefinition,
   runtimeClassDefinition,
   eventsEventDefinition,
+  apiServiceDefinition,
   persistentVolumeDefinition,
   persistentVolumeClaimDefinition,
   storageClassDefinition,
@@ -727,6 +728,24 @@ status: { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberSchedul
         type: 'Normal',
       },
     ],
+    [
+      apiServiceDefinition,
+      {
+        metadata: { name: 'v1beta1.metrics.k8s.io' },
+        spec: {
+          service: { namespace: 'kube-system', name: 'metrics-server', port: 443 },
+          group: 'metrics.k8s.io',
+          version: 'v1beta1',
+          insecureSkipTLSVerify: true,
+          groupPriorityMinimum: 100,
+          versionPriority: 100,
+        },
+        status: {
+          conditions: [{ type: 'Available', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', reason: 'Passed', message: 'all checks passed' }],
+        },
+      },
+    ],
+    [apiServiceDefinition, { metadata: { name: 'v1.' }, spec: { service: null, group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 } }],
     [
       persistentVolumeDefinition,
       parse(`

@@ -41,6 +41,7 @@ import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinit
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import { limitRangeDefinition } from './definitions/limit-range-definition';
 import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
+import { apiServiceDefinition } from './definitions/api-service-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -87,6 +88,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   limitRangeDefinition,
   runtimeClassDefinition,
   eventsEventDefinition,
+  apiServiceDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

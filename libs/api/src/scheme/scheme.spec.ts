@@ -94,6 +94,7 @@ describe('scheme', () => {
       ]),
     );
     expect(facts).toEqual({
+      APIService: [false, false, 'status'],
       Pod: [true, false, 'status'],
       PodDisruptionBudget: [true, false, 'status'],
       ResourceQuota: [true, false, 'status'],
@@ -150,6 +151,7 @@ describe('scheme', () => {
       ['', 'v1'],
       ['admissionregistration.svc.io', 'admissionregistration.svc.io/v1'],
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
+      ['apiregistration.svc.io', 'apiregistration.svc.io/v1'],
       ['apps', 'apps/v1'],
       ['batch', 'batch/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
@@ -163,6 +165,7 @@ describe('scheme', () => {
       // The Kubernetes names of the specification's groups, after all of them.
       ['admissionregistration.k8s.io', 'admissionregistration.k8s.io/v1'],
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
+      ['apiregistration.k8s.io', 'apiregistration.k8s.io/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
       ['discovery.k8s.io', 'discovery.k8s.io/v1'],
       ['events.k8s.io', 'events.k8s.io/v1'],
@@ -475,6 +478,7 @@ describe('OpenAPI', () => {
       'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
       'apis/admissionregistration.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.svc.io/v1' },
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
+      'apis/apiregistration.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiregistration.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
@@ -487,6 +491,7 @@ describe('OpenAPI', () => {
       'apis/storage.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/storage.svc.io/v1' },
       'apis/admissionregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
+      'apis/apiregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiregistration.k8s.io/v1' },
       'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
       'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
       'apis/events.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/events.k8s.io/v1' },

@@ -81,6 +81,7 @@ describe('discovery documents', () => {
     const scheme = builtinScheme();
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'apiregistration.k8s.io',
       'apps',
       'events.k8s.io',
       'batch',
@@ -93,6 +94,7 @@ describe('discovery documents', () => {
       'coordination.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
@@ -174,6 +176,7 @@ describe('discovery documents', () => {
     const named = aggregatedDiscovery(apis, 'apis', 'v2beta1');
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
+      'apiregistration.k8s.io',
       'apps',
       'events.k8s.io',
       'batch',
@@ -186,6 +189,7 @@ describe('discovery documents', () => {
       'coordination.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
@@ -225,6 +229,7 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'apiregistration.k8s.io',
       'events.k8s.io',
       'batch',
       'policy',
@@ -236,6 +241,7 @@ describe('--runtime-config', () => {
       'coordination.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
@@ -260,6 +266,7 @@ describe('--runtime-config', () => {
     expect(removed.map((d) => d.kind)).toEqual(['Lease']);
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
+      'apiregistration.k8s.io',
       'apps',
       'events.k8s.io',
       'batch',
@@ -271,6 +278,7 @@ describe('--runtime-config', () => {
       'scheduling.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'apiregistration.svc.io',
       'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',

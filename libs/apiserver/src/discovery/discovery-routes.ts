@@ -7,14 +7,15 @@ import { failureStatus, notFoundStatus } from '../status/status';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery-documents';
 import { aggregatedContentType, negotiateDiscovery, type DiscoveryFormat } from './discovery-negotiation';
 import type { ServedApis } from './served-apis';
+import { mergeGroupDiscoveryList, mergeGroupList, type AggregatedGroups } from './merged-discovery';
 import { writeJson } from './write-json';
 
 /** `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`: what the server serves, computed per request from the scheme. */
-export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig): MuxRoute[] {
+export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig, aggregated: AggregatedGroups = () => []): MuxRoute[] {
   const get = ['GET'];
   return [
-    { path: '/api', methods: get, handler: (req, res) => root(apis, config, req, res, 'api') },
-    { path: '/apis', methods: get, handler: (req, res) => root(apis, config, req, res, 'apis') },
+    { path: '/api', methods: get, handler: (req, res) => root(apis, config, req, res, 'api', aggregated) },
+    { path: '/apis', methods: get, handler: (req, res) => root(apis, config, req, res, 'apis', aggregated) },
     { path: '/api/{version}', methods: get, handler: (req, res, { version }) => resources(apis, req, res, '', decodeParam(version)) },
     { path: '/apis/{group}', methods: get, handler: (req, res, { group }) => groupDocument(apis, req, res, decodeParam(group)) },
     {
@@ -25,14 +26,23 @@ export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig
   ];
 }
 
-function root(apis: ServedApis, config: ApiServerServingConfig, req: IncomingMessage, res: ResponseWriter, root: 'api' | 'apis'): void {
+function root(
+  apis: ServedApis,
+  config: ApiServerServingConfig,
+  req: IncomingMessage,
+  res: ResponseWriter,
+  root: 'api' | 'apis',
+  aggregated: AggregatedGroups,
+): void {
   const format = negotiate(req, res, true);
   if (!format) return;
   if (format.type === 'aggregated') {
-    writeJson(req, res, JSON.stringify(aggregatedDiscovery(apis, root, format.version)), { contentType: aggregatedContentType(format.version) });
+    const local = aggregatedDiscovery(apis, root, format.version);
+    const doc = root === 'api' ? local : mergeGroupDiscoveryList(local, aggregated());
+    writeJson(req, res, JSON.stringify(doc), { contentType: aggregatedContentType(format.version) });
     return;
   }
-  const doc = root === 'api' ? apiVersions(apis, serverAddress(config, req)) : apiGroupList(apis);
+  const doc = root === 'api' ? apiVersions(apis, serverAddress(config, req)) : mergeGroupList(apiGroupList(apis), aggregated());
   writeJson(req, res, JSON.stringify(doc));
 }
 

@@ -53,3 +53,20 @@ export function compareGroupsForDiscovery(a: string, b: string): number {
   if (pa !== pb) return pb - pa;
   return a < b ? -1 : 1;
 }
+
+/** The priority of a group of CustomResourceDefinitions (kube-apiserver's crdRegistrationController). */
+export const CRD_GROUP_PRIORITY = 1000;
+
+/**
+ * The group's place in discovery as an APIService's groupPriorityMinimum, in the same order as
+ * compareGroupsForDiscovery: Kubernetes' own priority for its groups; the specification twins below
+ * every Kubernetes group and above the groups of CustomResourceDefinitions (1000), in their twins' order.
+ * Aggregated groups take their place among them by their APIServices' priorities.
+ */
+export function discoveryGroupPriority(group: string): number {
+  const own = KUBERNETES_GROUP_PRIORITY[group];
+  if (own !== undefined) return own;
+  const twin = kubernetesGroupName(group);
+  if (twin !== undefined) return CRD_GROUP_PRIORITY + 1 + Math.floor((KUBERNETES_GROUP_PRIORITY[twin] ?? 0) / 20);
+  return CRD_GROUP_PRIORITY;
+}

@@ -21,6 +21,11 @@ export interface MuxRoute {
    * that cannot sign in yet (the console's files).
    */
   toAnyone?: boolean;
+  /**
+   * Whether the route takes a request its pattern matched (an aggregated group version is proxied only
+   * while an APIService names it); when false, matching goes on with the routes after it.
+   */
+  when?: (params: RouteParams) => boolean;
   handler: RouteHandler;
 }
 
@@ -78,7 +83,7 @@ export class Mux {
     for (const candidate of this.compiled) {
       if (candidate.methods !== undefined && !candidate.methods.has(upper)) continue;
       const params = matchSegments(candidate.segments, parts);
-      if (params !== undefined) return { route: candidate.route, params };
+      if (params !== undefined && (candidate.route.when === undefined || candidate.route.when(params))) return { route: candidate.route, params };
     }
     return undefined;
   }

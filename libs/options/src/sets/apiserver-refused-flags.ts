@@ -13,7 +13,6 @@ export const API_SERVER_REFUSED_FLAGS: readonly RefusedFlag[] = [
   { flag: 'cloud-config', reason: NO_CLOUD },
   { flag: 'cloud-provider-gce-l7lb-src-cidrs', reason: NO_CLOUD },
   { flag: 'egress-selector-config-file', reason: YET('it dials node agents and webhooks directly') },
-  { flag: 'enable-aggregator-routing', reason: YET('it serves no aggregated APIs') },
   { flag: 'external-hostname', reason: YET('no URL it serves is built from a host name') },
   { flag: 'goaway-chance', reason: YET('it serves HTTP/1.1, which has no GOAWAY') },
   { flag: 'max-connection-bytes-per-sec', reason: YET('long-running requests are not throttled') },
