@@ -133,6 +133,7 @@ describe('scheme', () => {
       CSINode: [false, false, ''],
       CSIStorageCapacity: [true, false, ''],
       VolumeAttachment: [false, false, 'status'],
+      CertificateSigningRequest: [false, false, 'status'],
     });
     expect(deploymentDefinition.subresources.scale).toEqual({
       specReplicasPath: '.spec.replicas',
@@ -150,6 +151,7 @@ describe('scheme', () => {
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apps', 'apps/v1'],
       ['batch', 'batch/v1'],
+      ['certificates.svc.io', 'certificates.svc.io/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
       ['discovery.svc.io', 'discovery.svc.io/v1'],
       ['policy', 'policy/v1'],
@@ -159,6 +161,7 @@ describe('scheme', () => {
       // The Kubernetes names of the specification's groups, after all of them.
       ['admissionregistration.k8s.io', 'admissionregistration.k8s.io/v1'],
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
+      ['certificates.k8s.io', 'certificates.k8s.io/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
       ['discovery.k8s.io', 'discovery.k8s.io/v1'],
       ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
@@ -471,6 +474,7 @@ describe('OpenAPI', () => {
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
       'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
+      'apis/certificates.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/certificates.svc.io/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
       'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },
       'apis/policy/v1': { serverRelativeURL: '/openapi/v3/apis/policy/v1' },
@@ -479,6 +483,7 @@ describe('OpenAPI', () => {
       'apis/storage.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/storage.svc.io/v1' },
       'apis/admissionregistration.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1' },
       'apis/apiextensions.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.k8s.io/v1' },
+      'apis/certificates.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/certificates.k8s.io/v1' },
       'apis/coordination.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.k8s.io/v1' },
       'apis/discovery.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.k8s.io/v1' },
       'apis/rbac.authorization.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/rbac.authorization.k8s.io/v1' },

@@ -119,6 +119,7 @@ describe('kind strategies', () => {
         .map((d) => d.kind)
         .sort(),
     ).toEqual([
+      'CertificateSigningRequest',
       'CronJob',
       'CustomResourceDefinition',
       'DaemonSet',
@@ -258,11 +259,12 @@ describe('kind strategies', () => {
     expect(namespace.status).toEqual({ phase: 'Terminating' });
   });
 
-  it('serves subresources of its own only for namespaces (finalize) and pods (binding, eviction)', () => {
+  it('serves subresources of its own only for namespaces (finalize), pods (binding, eviction) and certificate signing requests (approval)', () => {
     expect(BUILTIN_KINDS.flatMap((d) => Object.keys(d.strategy.subresources ?? {}).map((s) => `${d.resource}/${s}`))).toEqual([
       'namespaces/finalize',
       'pods/binding',
       'pods/eviction',
+      'certificatesigningrequests/approval',
     ]);
   });
 });
