@@ -46,6 +46,7 @@ export * from './kinds/storage/volume-attachment';
 export * from './kinds/core/resource-quota';
 export * from './kinds/core/limit-range';
 export * from './kinds/certificates/certificate-signing-request';
+export * from './kinds/core/bootstrap-token';
 export * from './kinds/certificates/certificate-request-pem';
 export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
@@ -192,11 +193,7 @@ export { leaseDefinition } from './scheme/definitions/lease-definition';
 export { podDisruptionBudgetDefinition } from './scheme/definitions/pod-disruption-budget-definition';
 export { resourceQuotaDefinition } from './scheme/definitions/resource-quota-definition';
 export { limitRangeDefinition } from './scheme/definitions/limit-range-definition';
-export {
-  certificateSigningRequestDefinition,
-  csrConditionSummary,
-  signerNameErrors,
-} from './scheme/definitions/certificate-signing-request-definition';
+export { certificateSigningRequestDefinition, csrConditionSummary, signerNameErrors } from './scheme/definitions/certificate-signing-request-definition';
 export { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, endpointSliceDefinition } from './scheme/definitions/endpoint-slice-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
 export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';
