@@ -143,6 +143,24 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     );
   }, 240_000);
 
+  it('joins its nodes with a bootstrap token: each node asks for its client certificate, approved and issued by the controller manager', async () => {
+    const csrs: Array<{ spec: { username: string; signerName: string }; status?: { conditions?: Array<{ type: string }>; certificate?: string } }> = JSON.parse(
+      (await kubectl(['get', 'csr', '-o', 'json'], env())).stdout,
+    ).items;
+    const nodes: string[] = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], env())).stdout).items.map(
+      (n: { metadata: { name: string } }) => n.metadata.name,
+    );
+    const joined = csrs.filter((c) => c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username.startsWith('system:bootstrap:'));
+    expect(joined).toHaveLength(nodes.length);
+    for (const csr of joined) {
+      expect(csr.status?.conditions?.map((c) => c.type)).toEqual(['Approved']);
+      expect(csr.status?.certificate).toBeDefined();
+    }
+    // Each node's own connection file names the certificate it was issued; none was given one.
+    const written = readFileSync(join(started.dir, 'data', 'node-agent.svcconfig'), 'utf8');
+    expect(written).toContain('nodeagent-client-current.pem');
+  });
+
   it('imports an image archive dropped into .data/images while it runs', async () => {
     const archive = join(started.dir, 'data', 'images', `${tag}-tool.tar`);
     writeFileSync(archive, await busyboxImageArchive({ references: [`${tag}.local/tool:1`] }));
