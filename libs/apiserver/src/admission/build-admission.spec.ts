@@ -35,6 +35,9 @@ const DEFAULT_IMPLEMENTED: AdmissionPluginName[] = [
   'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
 ];
 
 describe('buildAdmissionChain', () => {
