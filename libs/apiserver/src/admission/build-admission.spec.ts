@@ -72,6 +72,9 @@ describe('buildAdmissionChain', () => {
       'StorageObjectInUseProtection',
       'PersistentVolumeClaimResize',
       'RuntimeClass',
+      'CertificateApproval',
+      'CertificateSigning',
+      'CertificateSubjectRestriction',
       'AlwaysDeny',
     ]);
     expect(await codeOf(deny.admit(create('live')))).toBe(403);
