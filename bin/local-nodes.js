@@ -65,6 +65,8 @@ class LocalNodes {
    * @param {string[]} [options.agentArgs] further flags of each agent (the local path provisioner off)
    * @param {string} [options.bootstrapSvcconfig] a connection file with a bootstrap token: each node
    *   joins with it (TLS bootstrap) and renews its certificate, instead of being given one
+   * @param {(node: { name: string, address: string, netns: string }) => void} [options.startNodeServiceProxy]
+   *   starts a further node's service proxy in its network namespace
    * @param {(line: string) => void} options.log
    */
   constructor(options) {
@@ -164,6 +166,7 @@ class LocalNodes {
         svcconfig: identity.path,
         netns: node.netnsPath,
       });
+      if (this.options.startNodeServiceProxy) this.options.startNodeServiceProxy({ name, address: node.address, netns: node.netnsPath });
     }
     if (this.namespaced.length > 0) this.syncRoutes();
   }
