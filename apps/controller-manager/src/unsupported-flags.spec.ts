@@ -24,7 +24,9 @@ describe('unsupportedFlagProblem', () => {
   });
 
   it('takes the certificate signing flags, which the csrsigning controller honours', () => {
-    expect(unsupportedFlagProblem(parse(['--cluster-signing-nodeagent-client-cert-file=/x', '--cluster-signing-nodeagent-client-key-file=/y']))).toBeUndefined();
+    expect(
+      unsupportedFlagProblem(parse(['--cluster-signing-nodeagent-client-cert-file=/x', '--cluster-signing-nodeagent-client-key-file=/y'])),
+    ).toBeUndefined();
     expect(unsupportedFlagProblem(parse(['--cluster-signing-duration=24h']))).toBeUndefined();
   });
 

@@ -47,8 +47,11 @@ describe('the built-in signers’ checks', () => {
 
 describe('the cleaner’s deadlines', () => {
   const at = (iso: string) => Date.parse(iso);
-  const request = (status: CertificateSigningRequest['status']): CertificateSigningRequest =>
-    ({ metadata: { name: 'x', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { request: '', signerName: 'a.b/c' }, status }) as CertificateSigningRequest;
+  const request = (status: CertificateSigningRequest['status']): CertificateSigningRequest => ({
+    metadata: { name: 'x', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { request: '', signerName: 'a.b/c' },
+    status,
+  });
 
   it('gives a pending request a day, a denied or failed one an hour from its condition', () => {
     expect(csrDeletionDue(request({}))).toBe(at('2026-01-02T00:00:00Z'));
