@@ -225,6 +225,8 @@ export const NODE_RULES: readonly PolicyRule[] = [
   rule(['get', 'create', 'update', 'patch', 'delete'], ['storage.k8s.io'], ['csinodes']),
   // Its own certificates: client rotation and the serving certificate (serverTLSBootstrap).
   rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
+  // The handler a pod's RuntimeClass names, for the sandbox.
+  rule(['get', 'list', 'watch'], ['node.k8s.io'], ['runtimeclasses']),
 ];
 
 /** The signers a role may approve requests of, under Kubernetes' name and the spec's. */
