@@ -35,7 +35,7 @@ function takeNodesFlag(args) {
   return { nodes, rest };
 }
 
-function agentConfig({ dir, address, caFile, cgroupRoot, extraLines = [] }) {
+function agentConfig({ dir, address, caFile, cgroupRoot, rotateCertificates, extraLines = [] }) {
   return [
     'apiVersion: nodeagent.config.svc.io/v1beta1',
     'kind: NodeAgentConfiguration',
@@ -47,6 +47,8 @@ function agentConfig({ dir, address, caFile, cgroupRoot, extraLines = [] }) {
     'authorization: { mode: Webhook }',
     `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
     ...(cgroupRoot ? [`cgroupRoot: ${JSON.stringify(cgroupRoot)}`] : []),
+    // A node that joined with a bootstrap token renews its client certificate itself.
+    ...(rotateCertificates ? ['rotateCertificates: true'] : []),
     ...extraLines,
     '',
   ].join('\n');
@@ -61,6 +63,8 @@ class LocalNodes {
    * @param {string} options.caFile the node agent client CA the agents trust
    * @param {string[]} [options.agentConfigLines] further lines of each agent's configuration (the cluster DNS)
    * @param {string[]} [options.agentArgs] further flags of each agent (the local path provisioner off)
+   * @param {string} [options.bootstrapSvcconfig] a connection file with a bootstrap token: each node
+   *   joins with it (TLS bootstrap) and renews its certificate, instead of being given one
    * @param {(node: { name: string, address: string, netns: string }) => void} [options.startNodeServiceProxy]
    *   starts a further node's service proxy in its network namespace
    * @param {(line: string) => void} options.log
@@ -152,7 +156,7 @@ class LocalNodes {
       const containerd = await runtime.startNodeContainerd({ dir: path.join(dir, 'containerd'), netns: node.netns, bridge: `${this.prefix}cni0` });
       this.namespaced.push({ name, node, containerd });
       const identity = { path: path.join(dir, 'node-agent.svcconfig'), user: `system:node:${name}`, groups: ['system:nodes'] };
-      await writeIdentity(identity);
+      if (!this.options.bootstrapSvcconfig) await writeIdentity(identity);
       this.startAgent(run, {
         name,
         dir: path.join(dir, 'node-agent'),
@@ -170,12 +174,17 @@ class LocalNodes {
   startAgent(run, { name, dir, endpoint, address, cgroupRoot, svcconfig, netns }) {
     fs.mkdirSync(dir, { recursive: true });
     const config = path.join(dir, 'config.yaml');
-    fs.writeFileSync(config, agentConfig({ dir, address, caFile: this.options.caFile, cgroupRoot, extraLines: this.options.agentConfigLines }));
+    const bootstrap = this.options.bootstrapSvcconfig;
+    fs.writeFileSync(
+      config,
+      agentConfig({ dir, address, caFile: this.options.caFile, cgroupRoot, rotateCertificates: Boolean(bootstrap), extraLines: this.options.agentConfigLines }),
+    );
     run(
       'svc-node-agent',
       [
         `--config=${config}`,
         `--svcconfig=${svcconfig || this.options.nodeAgentSvcconfig}`,
+        ...(bootstrap ? [`--bootstrap-kubeconfig=${bootstrap}`] : []),
         `--hostname-override=${name}`,
         `--container-runtime-endpoint=${endpoint}`,
         `--root-dir=${path.join(dir, 'root')}`,

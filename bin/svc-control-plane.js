@@ -17,6 +17,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 const { ensureDefaultStorageClass, nodeAgentLocalPathArgs } = require('./default-storage-class');
+const { ensureNodeBootstrap } = require('./node-bootstrap');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -31,6 +32,10 @@ const identities = {
   nodeAgent: { path: path.join(root, 'node-agent.svcconfig'), user: `system:node:${nodeName}`, groups: ['system:nodes'] },
   proxy: { path: path.join(root, 'proxy.svcconfig'), user: 'system:kube-proxy' },
 };
+// Nodes join as kubeadm's do (TLS bootstrap): with a bootstrap token written to this file, their client
+// certificate requested, approved by the controller manager and renewed by the node itself. With
+// SVC_NODE_BOOTSTRAP=off each node is given a certificate of the API server's client CA instead.
+const nodeBootstrap = process.env.SVC_NODE_BOOTSTRAP === 'off' ? undefined : { config: path.join(root, 'bootstrap.svcconfig') };
 // The API server goes last: the controller manager, the scheduler and the node agent stop first, so
 // that they release their leases (a restart then leads at once instead of waiting for them to expire).
 const children = { components: [], apiServer: [], etcd: [] };
@@ -337,6 +342,7 @@ try {
     adminSvcconfig: svcconfig,
     agentConfigLines: nodeAgentDnsConfig(extraArgs),
     agentArgs: nodeAgentLocalPathArgs(),
+    bootstrapSvcconfig: nodeBootstrap && nodeBootstrap.config,
     startNodeServiceProxy,
     log: (line) => console.log(line),
   });
@@ -431,6 +437,7 @@ function startControlPlane(addressArgs) {
     `--svcconfig-out=${connectionFile}`,
     '--nodeagent-preferred-address-types=InternalIP',
     '--authorization-mode=Node,RBAC',
+    ...(nodeBootstrap ? ['--enable-bootstrap-token-auth'] : []),
     `--service-account-signing-key-file=${serviceAccountKey}`,
     `--service-account-key-file=${serviceAccountKey}`,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
@@ -449,6 +456,8 @@ function startControlPlane(addressArgs) {
   const { writeIdentityConnectionFile } = require(distApiServer);
   async function writeIdentities() {
     for (const identity of Object.values(identities)) {
+      // A node that joins with a token makes its own.
+      if (identity === identities.nodeAgent && nodeBootstrap) continue;
       await writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, path: identity.path, user: identity.user, groups: identity.groups });
     }
   }
@@ -470,11 +479,22 @@ function startControlPlane(addressArgs) {
             '--secure-port=0',
             '--use-service-account-credentials',
             ...nodeIpamArgs,
+            // The certificates of nodes (and of approved requests) come from the API server's client CA.
+            `--cluster-signing-cert-file=${path.join(certDir, 'client-ca.crt')}`,
+            `--cluster-signing-key-file=${path.join(certDir, 'client-ca.key')}`,
+            // Kubernetes leaves these two off; kubeadm's clusters, like this one, turn them on.
+            '--controllers=*,bootstrapsigner,tokencleaner',
           ]);
           // The scheduler places pending pods on nodes (`npm run nodes -- --nodes=3` runs simulated ones).
           run('svc-scheduler', [`--svcconfig=${identities.scheduler.path}`, ...masterArgs, '--secure-port=0']);
-          localNodes
-            .startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }))
+          // kubeadm's bootstrap bindings, cluster-info and a token (bin/node-bootstrap.js), before any node joins.
+          const bootstrapped = nodeBootstrap
+            ? ensureNodeBootstrap(svcconfig, { bootstrapConfigPath: nodeBootstrap.config }).catch((error) =>
+                console.error(`could not set up the nodes' TLS bootstrap: ${error.message}`),
+              )
+            : Promise.resolve();
+          bootstrapped
+            .then(() => localNodes.startAgents(run, (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity })))
             .catch((error) => console.log(`The container runtime did not start, so pods will not run: ${error.message}`));
           startServiceProxy(masterArgs);
           // The node agents' local path provisioner serves it: claims of no class get it through DefaultStorageClass.

@@ -124,7 +124,7 @@ describe('flag validation before anything starts', () => {
       ['--horizontal-pod-autoscaler-sync-period=30s'],
       '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
     ],
-    ['svc-controller-manager', ['--cluster-signing-duration=24h'], '--cluster-signing-duration is not supported'],
+    ['svc-controller-manager', ['--cluster-signing-cert-file=ca.crt'], '--cluster-signing-key-file must be given with --cluster-signing-cert-file'],
     ['svc-scheduler', ['--tls-sni-cert-key=a.crt,a.key'], '--tls-sni-cert-key is not supported by this process yet'],
     ['svc-scheduler', ['--pod-initial-backoff-seconds=30'], '"--pod-max-backoff-seconds"'],
     ['svc-scheduler', ['--leader-elect-resource-lock=configmapsleases'], '"--leader-elect-resource-lock"'],

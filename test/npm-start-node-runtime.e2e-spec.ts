@@ -145,6 +145,24 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     );
   }, 240_000);
 
+  it('joins its nodes with a bootstrap token: each node asks for its client certificate, approved and issued by the controller manager', async () => {
+    const csrs: Array<{ spec: { username: string; signerName: string }; status?: { conditions?: Array<{ type: string }>; certificate?: string } }> = JSON.parse(
+      (await kubectl(['get', 'csr', '-o', 'json'], env())).stdout,
+    ).items;
+    const nodes: string[] = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], env())).stdout).items.map(
+      (n: { metadata: { name: string } }) => n.metadata.name,
+    );
+    const joined = csrs.filter((c) => c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username.startsWith('system:bootstrap:'));
+    expect(joined).toHaveLength(nodes.length);
+    for (const csr of joined) {
+      expect(csr.status?.conditions?.map((c) => c.type)).toEqual(['Approved']);
+      expect(csr.status?.certificate).toBeDefined();
+    }
+    // Each node's own connection file names the certificate it was issued; none was given one.
+    const written = readFileSync(join(started.dir, 'data', 'node-agent.svcconfig'), 'utf8');
+    expect(written).toContain('nodeagent-client-current.pem');
+  });
+
   it("routes a ClusterIP for a pod on the second node and a NodePort on that node's address, through that node's own proxy", async () => {
     await kubectl(['expose', 'deployment', 'web', '--type=NodePort', '--port=80', '--target-port=8080'], env());
     const service = JSON.parse((await kubectl(['get', 'service', 'web', '-o', 'json'], env())).stdout);

@@ -59,6 +59,10 @@ describe('securityOptionsFromFlags', () => {
     expect(refusal('--oidc-required-claim=a=b')).toBe('--oidc-required-claim requires --oidc-issuer-url');
     expect(refusal('--requestheader-username-headers=X-Remote-User')).toBe('--requestheader-username-headers requires --requestheader-client-ca-file');
     expect(refusal('--requestheader-client-ca-file=/ca.crt')).toMatch(/^--requestheader-client-ca-file requires --requestheader-username-headers/);
-    expect(refusal('--enable-bootstrap-token-auth')).toBe('--enable-bootstrap-token-auth is not supported by this server yet');
+  });
+
+  it('turns --enable-bootstrap-token-auth on bootstrap token authentication', () => {
+    expect(securityOptionsFromFlags(flags('--enable-bootstrap-token-auth')).authentication?.bootstrapTokens).toBe(true);
+    expect(securityOptionsFromFlags(flags()).authentication?.bootstrapTokens).toBe(false);
   });
 });

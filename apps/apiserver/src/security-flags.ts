@@ -9,7 +9,7 @@ const IMPLEMENTED_MODES = new Set(['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 
  * is refused with its name rather than accepted and ignored.
  */
 export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptions, 'authentication' | 'authorization'> {
-  const notImplemented: Array<[string, unknown]> = [['enable-bootstrap-token-auth', o.enableBootstrapTokenAuth]];
+  const notImplemented: Array<[string, unknown]> = [];
   // Tokens of a service account are always checked against the stored account here.
   if (o.serviceAccountLookup === false) throw new Error('--service-account-lookup=false is not supported by this server');
   const issuers = o.serviceAccountIssuer ?? [];
@@ -39,6 +39,7 @@ export function securityOptionsFromFlags(o: ApiServerFlags): Pick<ApiServerOptio
       oidc,
       clientCaFile: o.clientCaFile || undefined,
       tokenAuthFile: o.tokenAuthFile || undefined,
+      bootstrapTokens: o.enableBootstrapTokenAuth === true,
       anonymous: o.anonymousAuth,
       // The connection file the server writes authenticates as an administrator.
       selfIssuedClients: true,

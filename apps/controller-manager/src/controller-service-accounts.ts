@@ -32,6 +32,11 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   'pv-protection': 'pv-protection-controller',
   'ephemeral-volume': 'ephemeral-volume-controller',
   resourcequota: 'resourcequota-controller',
+  csrsigning: 'certificate-controller',
+  csrapproving: 'certificate-controller',
+  csrcleaner: 'certificate-controller',
+  bootstrapsigner: 'bootstrap-signer',
+  tokencleaner: 'token-cleaner',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

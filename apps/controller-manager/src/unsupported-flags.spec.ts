@@ -21,9 +21,13 @@ describe('unsupportedFlagProblem', () => {
       '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
     );
     expect(unsupportedFlagProblem(parse(['--concurrent-service-syncs=2']))).toMatch(/^--concurrent-service-syncs is not supported/);
-    expect(unsupportedFlagProblem(parse(['--cluster-signing-nodeagent-client-cert-file=/x', '--cluster-signing-nodeagent-client-key-file=/y']))).toMatch(
-      /^--cluster-signing-nodeagent-client-cert-file is not supported/,
-    );
+  });
+
+  it('takes the certificate signing flags, which the csrsigning controller honours', () => {
+    expect(
+      unsupportedFlagProblem(parse(['--cluster-signing-nodeagent-client-cert-file=/x', '--cluster-signing-nodeagent-client-key-file=/y'])),
+    ).toBeUndefined();
+    expect(unsupportedFlagProblem(parse(['--cluster-signing-duration=24h']))).toBeUndefined();
   });
 
   it('refuses a flag without default once given, and takes --cert-dir', () => {

@@ -13,6 +13,8 @@ import { defaultNodeIP, hostInfo, swapOn } from './node/host-facts';
 import { PodStartMetrics } from './pods/pod-start-metrics';
 import { NodeAgent } from './node-agent';
 import { startNodeAgentServers, type NodeAgentServers } from './server/node-agent-servers';
+import { bootstrapClientIdentity, ClientCertificateRotation } from './identity/client-identity';
+import { ServingCertificateManager } from './identity/serving-identity';
 
 function log(message: string): void {
   process.stderr.write(`svc-node-agent: ${message}\n`);
@@ -80,6 +82,9 @@ async function main(): Promise<void> {
     ? await orExit2(() => loadCredentialProviderConfig(flags.imageCredentialProviderConfig!))
     : undefined;
   prepareHost(config);
+  const nodeName = (flags.hostnameOverride || hostInfo().hostname).toLowerCase();
+  const identity = { nodeName, svcconfig: flags.svcconfig ?? '', bootstrapSvcconfig: flags.bootstrapKubeconfig, certDir: flags.certDir, log };
+  await bootstrapClientIdentity(identity);
   const client = await Client.fromOptions({
     svcconfig: flags.svcconfig,
     master: flags.master,
@@ -89,7 +94,6 @@ async function main(): Promise<void> {
   });
   const startMetrics = new PodStartMetrics();
   const cri = await connectRuntime(flags.containerRuntimeEndpoint, config.runtimeRequestTimeout ?? '2m', startMetrics);
-  const nodeName = (flags.hostnameOverride || hostInfo().hostname).toLowerCase();
   const nodeIPs = (flags.nodeIp ?? []).filter((ip) => ip !== '');
   const settings = {
     config,
@@ -104,7 +108,13 @@ async function main(): Promise<void> {
     log,
   };
   const agent = new NodeAgent(client, cri, settings);
-  const servers = await startNodeAgentServers(agent, client, config, { certDir: flags.certDir, nodeName, nodeIPs: settings.nodeIPs, log });
+  const rotation = config.rotateCertificates ? new ClientCertificateRotation([client], identity) : undefined;
+  rotation?.start();
+  const servingCertificates = config.serverTLSBootstrap
+    ? new ServingCertificateManager(client, { nodeName, nodeIPs: settings.nodeIPs, certDir: flags.certDir, log })
+    : undefined;
+  const servers = await startNodeAgentServers(agent, client, config, { certDir: flags.certDir, nodeName, nodeIPs: settings.nodeIPs, log, servingCertificates });
+  await servingCertificates?.start();
   await agent.start();
   log(`node ${nodeName} running pods through ${flags.containerRuntimeEndpoint}${servers.port ? `; serving on ${config.address}:${servers.port}` : ''}`);
   exitOnSignals(agent, servers, cri);

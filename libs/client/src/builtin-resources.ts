@@ -14,6 +14,8 @@ import {
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  certificateSigningRequestDefinition,
+  type CertificateSigningRequest,
   runtimeClassDefinition,
   type RuntimeClass,
   eventsEventDefinition,
@@ -161,6 +163,7 @@ export interface BuiltinResources {
   readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
   readonly resourceQuotas: TypedResource<ResourceQuota>;
   readonly limitRanges: TypedResource<LimitRange>;
+  readonly certificateSigningRequests: TypedResource<CertificateSigningRequest>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -206,6 +209,7 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
   resourceQuotas: typedResource<ResourceQuota>(resourceQuotaDefinition),
   limitRanges: typedResource<LimitRange>(limitRangeDefinition),
+  certificateSigningRequests: typedResource<CertificateSigningRequest>(certificateSigningRequestDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

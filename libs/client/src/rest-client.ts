@@ -120,7 +120,7 @@ function onWireSignal(req: RestRequest): AbortSignal | undefined {
  */
 export class RestClient {
   readonly config: ResolvedClientConfig;
-  private readonly agent: HttpAgent;
+  private agent: HttpAgent;
   private readonly limiter?: TokenBucket;
   private readonly clock: Clock;
   private readonly writeWithdrawal?: () => AbortSignal | undefined;
@@ -140,17 +140,7 @@ export class RestClient {
     this.writeWithdrawal = options.writeWithdrawal;
     this.baseUrls = [this.config.server, ...(this.config.servers ?? [])].map((server) => new URL(server));
     const c = this.config;
-    this.agent =
-      this.baseUrls[0].protocol === 'https:'
-        ? new HttpsAgent({
-            keepAlive: true,
-            // One secure context for every connection: built per connection from ca/cert/key, it
-            // parsed the certificates again each time (a sixth of a busy controller's CPU).
-            secureContext: createSecureContext({ ca: c.ca, cert: c.clientCert, key: c.clientKey }),
-            rejectUnauthorized: !c.insecureSkipTlsVerify,
-            servername: c.tlsServerName,
-          })
-        : new HttpAgent({ keepAlive: true });
+    this.agent = this.newAgent();
     if (c.qps > 0) this.limiter = new TokenBucket(c.qps, Math.max(1, c.burst), this.clock);
   }
 
@@ -191,6 +181,37 @@ export class RestClient {
   /** Closes idle keep-alive connections; open streams are not touched. */
   close(): void {
     this.agent.destroy();
+  }
+
+  private newAgent(): HttpAgent {
+    const c = this.config;
+    return this.baseUrls[0].protocol === 'https:'
+      ? new HttpsAgent({
+          keepAlive: true,
+          // One secure context for every connection: built per connection from ca/cert/key, it
+          // parsed the certificates again each time (a sixth of a busy controller's CPU).
+          secureContext: createSecureContext({ ca: c.ca, cert: c.clientCert, key: c.clientKey }),
+          rejectUnauthorized: !c.insecureSkipTlsVerify,
+          servername: c.tlsServerName,
+        })
+      : new HttpAgent({ keepAlive: true });
+  }
+
+  /**
+   * Authenticates with another client certificate from now on (a rotated one, as client-go's
+   * certificate manager hands it over): new requests connect with it; requests in flight finish on
+   * their connections, which then close, and long-running ones (watches) are cut after `drainMs`
+   * so that they reconnect with the new certificate, as client-go closes them.
+   */
+  useClientCertificate(certPem: string, keyPem: string, drainMs = 30_000): void {
+    this.config.clientCert = certPem;
+    this.config.clientKey = keyPem;
+    const previous = this.agent;
+    this.agent = this.newAgent();
+    // Idle sockets go now; busy ones close when their request ends (keep-alive off from here).
+    (previous as unknown as { keepAlive: boolean }).keepAlive = false;
+    for (const sockets of Object.values(previous.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+    setTimeout(() => previous.destroy(), drainMs).unref();
   }
 
   /** The server requests go to now. */

@@ -23,6 +23,8 @@ import { pvcProtectionController } from './pvcprotection';
 import { pvProtectionController } from './pvprotection';
 import { ephemeralVolumeController } from './ephemeral';
 import { resourceQuotaController } from './resourcequota';
+import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates';
+import { bootstrapSignerController, tokenCleanerController } from './bootstrap';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -49,6 +51,11 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   pvProtectionController,
   ephemeralVolumeController,
   resourceQuotaController,
+  csrSigningController,
+  csrApprovingController,
+  csrCleanerController,
+  bootstrapSignerController,
+  tokenCleanerController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -24,6 +24,16 @@ export { pvcProtectionController } from './pvcprotection';
 export { pvProtectionController } from './pvprotection';
 export { ephemeralVolumeController } from './ephemeral';
 export {
+  csrSigningController,
+  csrApprovingController,
+  csrCleanerController,
+  signingAuthoritiesFromFlags,
+  SigningAuthority,
+  csrDeletionDue,
+  builtInSignerCheck,
+} from './certificates';
+export { bootstrapSignerController, tokenCleanerController, detachedSignature } from './bootstrap';
+export {
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_BIND_COMPLETED,
   ANN_BOUND_BY_CONTROLLER,

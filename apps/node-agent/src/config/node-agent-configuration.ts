@@ -182,7 +182,9 @@ function ms(value: string | undefined): number {
   return value === undefined ? 0 : parseDuration(value);
 }
 
-const gate = (config: NodeAgentConfiguration, name: string): boolean => config.featureGates?.[name] === true;
+/** Gates that are on unless turned off, as in Kubernetes 1.32 (RotateKubeletServerCertificate is beta, on). */
+const GATES_ON_BY_DEFAULT: ReadonlySet<string> = new Set(['RotateKubeletServerCertificate']);
+const gate = (config: NodeAgentConfiguration, name: string): boolean => config.featureGates?.[name] ?? GATES_ON_BY_DEFAULT.has(name);
 
 /** Where a rule files what it finds wrong. */
 interface RuleErrors {

@@ -11,8 +11,6 @@ export const UNSUPPORTED_SETTINGS: Readonly<Record<string, string>> = {
   staticPodURL: 'static pods from a URL are not supported',
   staticPodURLHeader: 'static pods from a URL are not supported',
   readOnlyPort: 'the unauthenticated read-only port is not served',
-  rotateCertificates: 'client certificate rotation needs a certificates API, which the API server does not serve',
-  serverTLSBootstrap: 'serving certificates from the certificates API are not supported',
   enableContentionProfiling: 'there is no contention profiler in this runtime',
   nodeAgentCgroups: 'the agent does not move itself into a cgroup',
   systemCgroups: 'system processes are not moved into a cgroup',

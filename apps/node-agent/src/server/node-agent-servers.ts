@@ -11,6 +11,7 @@ import type { NodeAgent } from '../node-agent';
 import { NodeAgentHandlers } from './node-agent-handlers';
 import { nodeAgentAuth } from './node-auth';
 import { servingPair } from './serving-pair';
+import type { ServingCertificateManager } from '../identity/serving-identity';
 import { rejectUpgrade } from './upgrade-refusal';
 
 export interface ServerSettings {
@@ -18,6 +19,8 @@ export interface ServerSettings {
   nodeName: string;
   nodeIPs: readonly string[];
   log: (message: string) => void;
+  /** serverTLSBootstrap: serving certificates from the certificates API, used from the moment each is issued. */
+  servingCertificates?: ServingCertificateManager;
 }
 
 export interface NodeAgentServers {
@@ -90,20 +93,21 @@ async function secureServer(
   config: NodeAgentConfiguration,
   settings: ServerSettings,
 ): Promise<{ server: HttpsServer; close: () => Promise<void> }> {
-  const pair = await servingPair(settings.certDir, config.tlsCertFile ?? '', config.tlsPrivateKeyFile ?? '', settings.nodeName, settings.nodeIPs);
+  const pair =
+    (await settings.servingCertificates?.stored()) ??
+    (await servingPair(settings.certDir, config.tlsCertFile ?? '', config.tlsPrivateKeyFile ?? '', settings.nodeName, settings.nodeIPs));
   const clientCAFile = config.authentication?.x509?.clientCAFile;
   const clientCA = clientCAFile ? readFileSync(clientCAFile, 'utf8') : undefined;
   const auth = nodeAgentAuth(client, config, settings.nodeName, clientCA);
-  const server = createHttpsServer({
-    cert: pair.cert,
-    key: pair.key,
+  const context = {
     ca: clientCA,
-    requestCert: clientCA !== undefined,
-    rejectUnauthorized: false,
-    minVersion: 'TLSv1.2',
+    minVersion: 'TLSv1.2' as const,
     // The file's names were checked when it was read (Go's names, mapped to OpenSSL's here).
     ...tlsServerOptions({ tlsMinVersion: config.tlsMinVersion as TlsVersionName | undefined, tlsCipherSuites: config.tlsCipherSuites }),
-  });
+  };
+  const server = createHttpsServer({ ...context, cert: pair.cert, key: pair.key, requestCert: clientCA !== undefined, rejectUnauthorized: false });
+  // A serving certificate issued later serves every new connection from then on.
+  settings.servingCertificates?.onCertificate((issued) => server.setSecureContext({ ...context, cert: issued.cert, key: issued.key }));
   // `/debug/pprof/` (enableProfilingHandler, on by default as in the kubelet), authorized as nodes/proxy.
   const profiler = (config.enableProfilingHandler ?? true) ? new ProcessProfiler() : undefined;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => void serveRequest(handlers, auth, profiler, req, res));

@@ -46,6 +46,7 @@ import {
   volumeAttachmentDefinition,
   resourceQuotaDefinition,
   limitRangeDefinition,
+  certificateSigningRequestDefinition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -837,6 +838,22 @@ spec:
   policyName: demo-policy.example.com
   validationActions: [Deny, Audit]
   matchResources: { namespaceSelector: { matchLabels: { environment: test } } }
+`),
+    ],
+    [
+      certificateSigningRequestDefinition,
+      parse(`
+apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: { name: node-csr-worker-1 }
+spec:
+  # CN system:node:worker-1, O system:nodes, an ECDSA P-256 key
+  request: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIeU1JR1lBZ0VBTURZeEZUQVRCZ05WQkFvTURITjVjM1JsYlRwdWIyUmxjekVkTUJzR0ExVUVBd3dVYzNsegpkR1Z0T201dlpHVTZkMjl5YTJWeUxURXdXVEFUQmdjcWhrak9QUUlCQmdncWhrak9QUU1CQndOQ0FBUjNXZWVCCjdDdk9zeTJEZEZGRk5WT0JsbUJ4c0tlSW4rKzFlQzJFRlEyNVhWcjA5YVpsTDZXQ2pSWXZMSE1QbE9oaVJ1NTgKMk5RVCtzZVN2NVhZNVE0OW9BQXdDZ1lJS29aSXpqMEVBd0lEU1FBd1JnSWhBT0tHOWtlUkgrWnpPZGxTaGttWQpubWZtZFArVDd0a01XelliQ3R3VStlbjJBaUVBdjZhLzFjQ2xFdHJtNjVndGgyeGh0RzNGWWZTSVZyakpHWlhmCmdVMk9tOG89Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=
+  signerName: kubernetes.io/kube-apiserver-client-kubelet
+  expirationSeconds: 86400
+  usages: [digital signature, client auth]
+status:
+  conditions: [{ type: Approved, status: "True", reason: AutoApproved, message: approved by the node client approver }]
 `),
     ],
   ];

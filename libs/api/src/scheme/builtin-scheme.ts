@@ -5,6 +5,7 @@ import {
   validatingWebhookConfigurationDefinition,
 } from './definitions/admission-registration-definitions';
 import { customResourceDefinitionDefinition } from './definitions/custom-resource-definition-definition';
+import { certificateSigningRequestDefinition } from './definitions/certificate-signing-request-definition';
 import { configMapDefinition } from './definitions/config-map-definition';
 import { controllerRevisionDefinition } from './definitions/controller-revision-definition';
 import { cronJobDefinition } from './definitions/cron-job-definition';
@@ -86,6 +87,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingAdmissionPolicyBindingDefinition,
   resourceQuotaDefinition,
   limitRangeDefinition,
+  certificateSigningRequestDefinition,
   runtimeClassDefinition,
   eventsEventDefinition,
   apiServiceDefinition,

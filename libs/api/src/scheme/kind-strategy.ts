@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { UserInfo } from '@svc/machinery';
 import type { FieldError } from '../schema/field-error';
 import type { ApiObject, GroupVersionKind } from './kind-definition';
 
@@ -110,8 +111,9 @@ export interface KindStrategy {
   /**
    * Server-set fields of a new object beyond the generic metadata: its initial status, say. It runs on
    * each name tried, after the name and uid are set, so it may read them (a Job labels its pods with its uid).
+   * `requester` is the caller (undefined for the server's own writes): a CertificateSigningRequest records it.
    */
-  prepareForCreate?(object: ApiObject): void;
+  prepareForCreate?(object: ApiObject, requester?: UserInfo): void;
   /** What an update of the main resource may not change beyond the generic carry-over. */
   prepareForUpdate?(object: ApiObject, current: ApiObject): void;
   /**

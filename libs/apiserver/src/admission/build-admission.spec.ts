@@ -35,6 +35,9 @@ const DEFAULT_IMPLEMENTED: AdmissionPluginName[] = [
   'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
 ];
 
 describe('buildAdmissionChain', () => {
@@ -69,6 +72,9 @@ describe('buildAdmissionChain', () => {
       'StorageObjectInUseProtection',
       'PersistentVolumeClaimResize',
       'RuntimeClass',
+      'CertificateApproval',
+      'CertificateSigning',
+      'CertificateSubjectRestriction',
       'AlwaysDeny',
     ]);
     expect(await codeOf(deny.admit(create('live')))).toBe(403);

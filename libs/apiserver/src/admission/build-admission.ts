@@ -3,6 +3,7 @@ import { AdmissionChain, type AdmissionPlugin } from './admission';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook } from './admission-webhooks';
 import type { AdmissionAuthorizer } from './admission-cel';
 import { alwaysDeny } from './always';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './certificate-admission';
 import type { AdmissionConfigurations } from './configuration-source';
 import { validatingAdmissionPolicy } from './validating-admission-policy';
 import { defaultTolerationSeconds } from './default-toleration-seconds';
@@ -84,11 +85,14 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   PersistentVolumeClaimResize: (deps) => persistentVolumeClaimResize(deps.storageClasses),
   ResourceQuota: (deps) => deps.resourceQuotas && resourceQuotaAdmission(deps.resourceQuotas),
   LimitRanger: (deps) => deps.limitRanges && limitRangerAdmission(deps.limitRanges),
+  CertificateApproval: (deps) => certificateApproval(deps.authorizer),
+  CertificateSigning: (deps) => certificateSigning(deps.authorizer),
+  CertificateSubjectRestriction: () => certificateSubjectRestriction(),
 };
 
 /**
  * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
- * kinds this server does not serve (CertificateSigningRequest, Ingress), or labels of cloud volumes
+ * kinds this server does not serve (Ingress), or labels of cloud volumes
  * this server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
  * is built beside the chain, with the authorizer.
  */
@@ -96,9 +100,6 @@ const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<Admissio
   'AlwaysAdmit',
   'OwnerReferencesPermissionEnforcement',
   'PersistentVolumeLabel',
-  'CertificateApproval',
-  'CertificateSigning',
-  'CertificateSubjectRestriction',
   'DefaultIngressClass',
 ]);
 

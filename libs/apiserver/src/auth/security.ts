@@ -14,6 +14,7 @@ import type { TokenAuthenticator } from './token-authenticator';
 import { BearerTokenAuthenticator } from './token-authenticator';
 import { WebSocketProtocolAuthenticator } from './websocket-protocol-authenticator';
 import { TokenFileAuthenticator } from './token-file-authenticator';
+import { BOOTSTRAP_TOKEN_NAMESPACE, BootstrapTokenAuthenticator, type BootstrapSecretLookup } from './bootstrap-tokens';
 import { ServiceAccountTokens, type ObjectUidLookup, type ServiceAccountTokenOptions } from './service-account-tokens';
 import { isStatusError } from '@svc/machinery';
 import { parseCertificateBundle, X509Authenticator } from '@svc/machinery';
@@ -31,6 +32,8 @@ export interface AuthenticationOptions {
   clientCaFile?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** `--enable-bootstrap-token-auth`: bootstrap token Secrets of the system namespace authenticate (TLS bootstrap of nodes). */
+  bootstrapTokens?: boolean;
   /** `--anonymous-auth` (default true). */
   anonymous?: boolean;
   /** `--requestheader-*`: a front proxy with a client certificate of this CA asserts the user in headers. */
@@ -143,6 +146,7 @@ function certificateAuthentication(authentication: AuthenticationOptions, ownCli
 function tokenAuthentication(authentication: AuthenticationOptions, registries: ResourceRegistries) {
   const tokenAuthenticators: TokenAuthenticator[] = [];
   if (authentication.tokenAuthFile) tokenAuthenticators.push(TokenFileAuthenticator.fromFile(authentication.tokenAuthFile));
+  if (authentication.bootstrapTokens) tokenAuthenticators.push(new BootstrapTokenAuthenticator(registrySecretLookup(registries)));
   const serviceAccountTokens = authentication.serviceAccounts
     ? new ServiceAccountTokens(authentication.serviceAccounts, registryUidLookup(registries))
     : undefined;
@@ -211,6 +215,19 @@ function registryUidLookup(registries: ResourceRegistries): ObjectUidLookup {
     if (registry === undefined) return undefined;
     try {
       return (await registry.get(namespace, name)).metadata?.uid;
+    } catch (error) {
+      if (isStatusError(error) && error.code === 404) return undefined;
+      throw error;
+    }
+  };
+}
+
+/** A Secret of the system namespace, read through its registry (the watch cache). */
+function registrySecretLookup(registries: ResourceRegistries): BootstrapSecretLookup {
+  return async (name) => {
+    try {
+      const secrets = registries.secrets;
+      return secrets === undefined ? undefined : await secrets.get(BOOTSTRAP_TOKEN_NAMESPACE, name);
     } catch (error) {
       if (isStatusError(error) && error.code === 404) return undefined;
       throw error;

@@ -27,6 +27,11 @@ export const NODE_AGENT_FLAGS = flagTable({
         versionFlag(),
         flag({ name: 'config', type: string, help: 'NodeAgentConfiguration file (spec 3); every field has its default when absent' }),
         flag({ name: 'svcconfig', type: string, help: 'client connection file (kubeconfig format) of the API server' }),
+        flag({
+          name: 'bootstrap-kubeconfig',
+          type: string,
+          help: 'connection file with a bootstrap token: when --svcconfig is missing or its certificate expired, a client certificate is requested with it and --svcconfig written',
+        }),
         flag({ name: 'master', type: string, help: 'API server address, overrides the connection file; several (comma-separated) are tried in turn' }),
         flag({ name: 'svc-api-qps', type: float, help: 'requests per second to the API server; overrides svcAPIQPS of the file', check: atLeast(0) }),
         flag({ name: 'svc-api-burst', type: int32, help: 'burst to the API server; overrides svcAPIBurst of the file', check: atLeast(0) }),
@@ -80,6 +85,8 @@ export const NODE_AGENT_FLAGS = flagTable({
 export interface NodeAgentFlags extends OptionsOf<typeof NODE_AGENT_FLAGS> {}
 
 export const nodeAgentFlagSet = defineFlagSet(NODE_AGENT_FLAGS, [
+  (o) =>
+    o.bootstrapKubeconfig && !o.svcconfig ? { flag: 'bootstrap-kubeconfig', reason: '--svcconfig is required with it: the bootstrap writes it' } : undefined,
   (o) =>
     o.imageCredentialProviderConfig && !o.imageCredentialProviderBinDir
       ? { flag: 'image-credential-provider-config', reason: '--image-credential-provider-bin-dir is required with it' }

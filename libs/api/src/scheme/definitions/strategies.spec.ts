@@ -119,6 +119,7 @@ describe('kind strategies', () => {
         .map((d) => d.kind)
         .sort(),
     ).toEqual([
+      'CertificateSigningRequest',
       'CronJob',
       'CustomResourceDefinition',
       'DaemonSet',
@@ -258,12 +259,13 @@ describe('kind strategies', () => {
     expect(namespace.status).toEqual({ phase: 'Terminating' });
   });
 
-  it('serves subresources of its own only for namespaces (finalize) and pods (binding, eviction, ephemeralcontainers)', () => {
+  it('serves subresources of its own only for namespaces (finalize), pods (binding, eviction, ephemeralcontainers) and certificate signing requests (approval)', () => {
     expect(BUILTIN_KINDS.flatMap((d) => Object.keys(d.strategy.subresources ?? {}).map((s) => `${d.resource}/${s}`))).toEqual([
       'namespaces/finalize',
       'pods/binding',
       'pods/ephemeralcontainers',
       'pods/eviction',
+      'certificatesigningrequests/approval',
     ]);
   });
 });

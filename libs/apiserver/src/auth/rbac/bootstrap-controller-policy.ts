@@ -13,9 +13,21 @@ export const CONTROLLER_ACCOUNT_NAMESPACE = 'svc-system';
 
 const READ = ['get', 'list', 'watch'];
 
-function rule(verbs: string[], apiGroups: string[], resources: string[]): PolicyRule {
-  return { verbs, apiGroups, resources };
+function rule(verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule {
+  return resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };
 }
+
+/** The four built-in signers under Kubernetes' names and the spec's. */
+const BUILT_IN_SIGNER_NAMES = [
+  'kubernetes.io/kube-apiserver-client',
+  'kubernetes.io/kube-apiserver-client-kubelet',
+  'kubernetes.io/kubelet-serving',
+  'kubernetes.io/legacy-unknown',
+  'svc.io/apiserver-client',
+  'svc.io/nodeagent-client',
+  'svc.io/nodeagent-serving',
+  'svc.io/legacy-unknown',
+];
 
 const EVENTS = rule(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']);
 
@@ -204,6 +216,24 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
       EVENTS,
     ],
   },
+  {
+    // csrsigning, csrapproving and csrcleaner.
+    account: 'certificate-controller',
+    rules: [
+      rule(['delete', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
+      rule(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/approval', 'certificatesigningrequests/status']),
+      rule(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet', 'svc.io/nodeagent-client']),
+      rule(['sign'], ['certificates.k8s.io'], ['signers'], BUILT_IN_SIGNER_NAMES),
+      rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+      EVENTS,
+    ],
+  },
+  {
+    // The cluster-info ConfigMap of the public namespace, signed with each bootstrap token.
+    account: 'bootstrap-signer',
+    rules: [rule(['get', 'list', 'watch'], [''], ['secrets']), rule(['get', 'list', 'watch', 'update'], [''], ['configmaps']), EVENTS],
+  },
+  { account: 'token-cleaner', rules: [rule(['delete', 'get', 'list', 'watch'], [''], ['secrets']), EVENTS] },
   { account: 'service-account-controller', rules: [rule(['create'], [''], ['serviceaccounts']), EVENTS] },
   { account: 'root-ca-cert-publisher', rules: [rule(['create', 'update'], [''], ['configmaps']), EVENTS] },
   {

@@ -223,9 +223,14 @@ export const NODE_RULES: readonly PolicyRule[] = [
   rule(['get', 'update', 'patch'], [''], ['persistentvolumeclaims/status']),
   rule(['get', 'watch', 'list'], ['storage.k8s.io'], ['csidrivers']),
   rule(['get', 'create', 'update', 'patch', 'delete'], ['storage.k8s.io'], ['csinodes']),
+  // Its own certificates: client rotation and the serving certificate (serverTLSBootstrap).
+  rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
   // The handler a pod's RuntimeClass names, for the sandbox.
   rule(['get', 'list', 'watch'], ['node.k8s.io'], ['runtimeclasses']),
 ];
+
+/** The signers a role may approve requests of, under Kubernetes' name and the spec's. */
+const signerNames = (short: string, kubernetes: string) => [kubernetes, `svc.io/${short}`];
 
 /** What the volume binding of the scheduler writes (Kubernetes' `system:volume-scheduler`, bound to the scheduler). */
 const VOLUME_SCHEDULER_RULES: PolicyRule[] = [
@@ -278,6 +283,32 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly BootstrapClusterRole[] = [
   { name: 'system:persistent-volume-provisioner', rules: PERSISTENT_VOLUME_PROVISIONER_RULES },
   { name: 'system:node-proxier', rules: NODE_PROXIER_RULES },
   { name: 'system:kube-dns', rules: KUBE_DNS_RULES },
+  // TLS bootstrap of nodes: what a bootstrap token may do, and the two approvals the node client approver checks.
+  { name: 'system:node-bootstrapper', rules: [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])] },
+  {
+    name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+    rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])],
+  },
+  {
+    name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+    rules: [rule(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])],
+  },
+  {
+    name: 'system:certificates.k8s.io:kube-apiserver-client-approver',
+    rules: [rule(['approve'], ['certificates.k8s.io'], ['signers'], signerNames('apiserver-client', 'kubernetes.io/kube-apiserver-client'))],
+  },
+  {
+    name: 'system:certificates.k8s.io:kube-apiserver-client-kubelet-approver',
+    rules: [rule(['approve'], ['certificates.k8s.io'], ['signers'], signerNames('nodeagent-client', 'kubernetes.io/kube-apiserver-client-kubelet'))],
+  },
+  {
+    name: 'system:certificates.k8s.io:kubelet-serving-approver',
+    rules: [rule(['approve'], ['certificates.k8s.io'], ['signers'], signerNames('nodeagent-serving', 'kubernetes.io/kubelet-serving'))],
+  },
+  {
+    name: 'system:certificates.k8s.io:legacy-unknown-approver',
+    rules: [rule(['approve'], ['certificates.k8s.io'], ['signers'], signerNames('legacy-unknown', 'kubernetes.io/legacy-unknown'))],
+  },
   // What the API server's client certificate for node agents needs (kubeadm binds it to that identity).
   {
     name: 'system:kubelet-api-admin',

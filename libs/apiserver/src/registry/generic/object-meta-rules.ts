@@ -1,5 +1,5 @@
 import { statusWriteTakes, type ApiObject, type KindDefinition, type ObjectMeta } from '@svc/api';
-import { fieldForbidden, fieldInvalid, jsonEqualExcept, type FieldError, metaTime } from '@svc/machinery';
+import { fieldForbidden, fieldInvalid, jsonEqualExcept, type FieldError, metaTime, type UserInfo } from '@svc/machinery';
 
 /**
  * The metadata rules every write follows, as Kubernetes' BeforeCreate/BeforeUpdate apply them, with
@@ -19,7 +19,7 @@ export function hasStatusSubresource(def: KindDefinition): boolean {
 }
 
 /** The fields a client never sets: uid, creation time, version, deletion marks, generation, initial status. */
-export function prepareForCreate(def: KindDefinition, obj: ApiObject, context: { namespace: string; now: Date; uid: string }): void {
+export function prepareForCreate(def: KindDefinition, obj: ApiObject, context: { namespace: string; now: Date; uid: string; user?: UserInfo }): void {
   const meta = (obj.metadata ??= {}) as ObjectMeta & Record<string, unknown>;
   if (def.namespaced) meta.namespace = context.namespace;
   else delete meta.namespace;
@@ -33,7 +33,7 @@ export function prepareForCreate(def: KindDefinition, obj: ApiObject, context: {
   else delete meta.generation;
   // Status is the controllers' to write: a created object starts with none, or the kind's initial one.
   if (hasStatusSubresource(def) && def.strategy.resetStatusOnCreate !== false) delete obj.status;
-  def.strategy.prepareForCreate?.(obj);
+  def.strategy.prepareForCreate?.(obj, context.user);
 }
 
 /**

@@ -51,7 +51,7 @@ export const ADMIT_CREATE: WriteStep<CreateWork> = writeStep('mutating admission
 export const VALIDATE_CREATE: readonly WriteStep<CreateWork>[] = [
   writeStep('prepare for create', ({ store, w, object }) => {
     w.subject = object;
-    prepareForCreate(store.definition, object, { namespace: store.scope(w.namespace), now: w.now, uid: randomUUID() });
+    prepareForCreate(store.definition, object, { namespace: store.scope(w.namespace), now: w.now, uid: randomUUID(), user: w.options.user });
   }),
   writeStep('begin create', async ({ store, w, object }) => {
     if (store.hooks?.beginCreate !== undefined) w.finish = await store.hooks.beginCreate(object, { dryRun: w.options.dryRun === true });
