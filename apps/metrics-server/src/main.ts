@@ -16,6 +16,8 @@ import { ScrapeLoop } from './scrape/scrape-loop';
 import { MetricsStorage } from './storage/metrics-storage';
 
 const PROGRAM = 'svc-metrics-server';
+/** How often the published client and front proxy CAs are read again. */
+const AUTHENTICATION_RELOAD_MS = 60_000;
 
 function log(line: string): void {
   process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -52,18 +54,23 @@ function nodeAgentTls(o: MetricsServerOptions, config: ClientConfig): { agent: H
 
 interface Served {
   port: number;
+  /** Takes up the authenticator's CAs for the certificates asked of new connections. */
+  reloadClientCertificates(): void;
   close(): Promise<void>;
 }
 
-async function serve(o: MetricsServerOptions, auth: DelegatedAuth, api: MetricsApi, storage: MetricsStorage, registry: Registry): Promise<Served> {
-  const pair = await servingPair(o, PROGRAM);
+/** The TLS settings that ask for client certificates by the CAs the authenticator reads (none: none asked for). */
+function clientCertificateOptions(auth: DelegatedAuth): { requestCert: boolean; rejectUnauthorized: boolean; ca?: string[] } {
   const authorities = auth.clientCertificateAuthorities;
-  const server = createServer({
-    ...pair,
-    ...tlsServerOptions(o),
-    // Front-proxy and client certificates are asked for by their CAs; one that does not verify is refused by the authenticator (401).
-    ...(authorities ? { requestCert: true, rejectUnauthorized: false, ca: authorities.map((c) => c.toString()) } : {}),
-  });
+  // One that does not verify is refused by the authenticator (401), not by the handshake.
+  return authorities
+    ? { requestCert: true, rejectUnauthorized: false, ca: authorities.map((c) => c.toString()) }
+    : { requestCert: false, rejectUnauthorized: false };
+}
+
+async function serve(o: MetricsServerOptions, current: () => DelegatedAuth, api: MetricsApi, storage: MetricsStorage, registry: Registry): Promise<Served> {
+  const pair = await servingPair(o, PROGRAM);
+  const server = createServer({ ...pair, ...tlsServerOptions(o), ...clientCertificateOptions(current()) });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) writeStatus(res, 500, 'InternalError', `Internal error occurred: ${errorMessage(error)}`);
@@ -72,7 +79,7 @@ async function serve(o: MetricsServerOptions, auth: DelegatedAuth, api: MetricsA
   });
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'https://metrics').pathname;
-    const decision = await auth.check(req, path);
+    const decision = await current().check(req, path);
     if (!decision.allowed) {
       const details = decision.code === 403 ? {} : undefined;
       return writeStatus(res, decision.code, decision.reason, decision.message, details);
@@ -96,6 +103,7 @@ async function serve(o: MetricsServerOptions, auth: DelegatedAuth, api: MetricsA
   });
   return {
     port: (server.address() as AddressInfo).port,
+    reloadClientCertificates: () => server.setSecureContext({ ...pair, ...tlsServerOptions(o), ...clientCertificateOptions(current()) }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -113,15 +121,13 @@ async function main(): Promise<void> {
   const config = await clientConfigFromOptions(o);
   const client = new Client(config);
   // As metrics-server: reviews and the front proxy's settings go through its own connection unless named apart.
-  const auth = await delegatedAuthFromFlags(
-    {
-      ...o,
-      authenticationSvcconfig: o.authenticationSvcconfig ?? o.svcconfig,
-      authorizationSvcconfig: o.authorizationSvcconfig ?? o.svcconfig,
-      access: METRICS_ACCESS,
-    },
-    log,
-  );
+  const authFlags = {
+    ...o,
+    authenticationSvcconfig: o.authenticationSvcconfig ?? o.svcconfig,
+    authorizationSvcconfig: o.authorizationSvcconfig ?? o.svcconfig,
+    access: METRICS_ACCESS,
+  };
+  let auth = await delegatedAuthFromFlags(authFlags, log);
   const nodeInformer = new SharedInformer<Node>(listerWatcherFor(client.resource(BUILTIN_RESOURCES.nodes), { labelSelector: o.nodeSelector || undefined }), {
     logger: silentInformerLogger,
     name: 'nodes',
@@ -175,8 +181,25 @@ async function main(): Promise<void> {
   podInformer.start();
   if (!(await nodeInformer.whenSynced(60_000)) || !(await podInformer.whenSynced(60_000)))
     throw new Error(`the nodes and pods could not be listed: ${(nodeInformer.lastError ?? podInformer.lastError)?.message ?? 'timed out'}`);
-  const served = await serve(o, auth, new MetricsApi(source), storage, registry);
+  const served = await serve(o, () => auth, new MetricsApi(source), storage, registry);
   loop.start();
+  // As Kubernetes' dynamic request-header and client CA controllers: the published CAs are read again
+  // every minute, so a front proxy CA published (or rotated) after the start is trusted without a restart.
+  const fingerprints = (a: DelegatedAuth) => (a.clientCertificateAuthorities ?? []).map((c) => c.fingerprint256).join(',');
+  const reload = setInterval(() => {
+    void delegatedAuthFromFlags(authFlags, () => undefined).then(
+      (next) => {
+        if (fingerprints(next) === fingerprints(auth)) return next.close();
+        const previous = auth;
+        auth = next;
+        served.reloadClientCertificates();
+        previous.close();
+        log('the client and front proxy CAs changed: reloaded');
+      },
+      (error: unknown) => log(`reading the published authentication settings: ${errorMessage(error)}`),
+    );
+  }, AUTHENTICATION_RELOAD_MS);
+  reload.unref();
   process.stdout.write(
     `Serving metrics.k8s.io/${'v1beta1'} securely on ${o.bindAddress || '0.0.0.0'}:${served.port}, scraping node agents every ${o.metricResolution / 1000}s\n`,
   );
@@ -184,6 +207,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) process.exit(1);
     stopping = true;
+    clearInterval(reload);
     await loop.stop();
     await served.close();
     await Promise.all([nodeInformer.stop(), podInformer.stop()]);
