@@ -82,6 +82,7 @@ describe('discovery documents', () => {
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -90,13 +91,16 @@ describe('discovery documents', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'scheduling.svc.io',
       'coordination.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
     ]);
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
@@ -162,6 +166,7 @@ describe('discovery documents', () => {
       categories: ['all'],
       subresources: [
         { subresource: 'binding', responseKind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] },
+        { subresource: 'ephemeralcontainers', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
         { subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] },
         { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
       ],
@@ -170,6 +175,7 @@ describe('discovery documents', () => {
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -178,13 +184,16 @@ describe('discovery documents', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'scheduling.svc.io',
       'coordination.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
       'example.com',
     ]);
@@ -216,6 +225,7 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'events.k8s.io',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -224,13 +234,16 @@ describe('--runtime-config', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'scheduling.svc.io',
       'coordination.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
       'example.com',
     ]);
@@ -248,6 +261,7 @@ describe('--runtime-config', () => {
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -255,12 +269,15 @@ describe('--runtime-config', () => {
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'scheduling.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
     ]);
     // Either name of a group turns both off.
