@@ -18,6 +18,7 @@ const path = require('node:path');
 const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 const { ensureDefaultStorageClass, nodeAgentLocalPathArgs } = require('./default-storage-class');
 const { ensureNodeBootstrap } = require('./node-bootstrap');
+const { startMetricsServer } = require('./metrics-server');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -513,6 +514,20 @@ function startControlPlane(addressArgs) {
                 .flat()
                 .find((a) => a && a.family === 'IPv4' && !a.internal)?.address,
           }).catch((error) => console.error(`the cluster DNS did not start: ${error.message}`));
+          // The metrics API (kubectl top), served through the API server's aggregation as Kubernetes serves it.
+          startMetricsServer({
+            run,
+            writeIdentity: (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }),
+            issueNodeAgentClientCertificate: async (user, groups) => {
+              const { ensureClientCa, issueClientCertificate } = require(distApiServer);
+              return issueClientCertificate(await ensureClientCa(nodeAgentPki.caDir), user, groups);
+            },
+            root,
+            adminConfig: svcconfig,
+            address: localNodes.hostAddress() ?? '127.0.0.1',
+            componentArgs: masterArgs,
+            log: (line) => console.log(line),
+          }).catch((error) => console.error(`the metrics server did not start: ${error.message}`));
           const where = store === 'etcd' ? ` (store3 on etcd; API servers on ${firstAddress} and ${SECOND_API_SERVER}, port ${port})` : '';
           console.log(`Control plane running${where}. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
           // The console ships in the build (dist/console); the API server serves it.

@@ -81,6 +81,7 @@ describe.each([
     ],
   ],
   ['svc-dns', ['--cluster-domain string', '(default "cluster.local")', '--port int32', '(default 53)', '--resolv-conf string']],
+  ['svc-metrics-server', ['--metric-resolution duration', '(default 15s)', '--kubelet-insecure-tls', '--requestheader-client-ca-file string']],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -134,6 +135,12 @@ describe('flag validation before anything starts', () => {
     ['svc-proxy', ['--config=kube-proxy.yaml'], '--config is not supported'],
     ['svc-dns', ['--cluster-domain=Cluster.Local.'], '"--cluster-domain"'],
     ['svc-dns', ['--port=70000'], '"--port"'],
+    ['svc-metrics-server', ['--metric-resolution=5s'], 'metric-resolution should be a time duration at least 10s, but value 5s provided'],
+    [
+      'svc-metrics-server',
+      ['--kubelet-insecure-tls', '--kubelet-certificate-authority=ca.crt'],
+      'cannot use both --kubelet-certificate-authority and --kubelet-insecure-tls',
+    ],
   ])('%s %s', (name, args, message) => {
     const { status, stderr } = run(name, args);
     expect(status).toBe(2);

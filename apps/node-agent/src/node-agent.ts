@@ -27,6 +27,9 @@ import { VolumeManager } from './volumes/volume-manager';
 import type { ClaimReader } from './volumes/claim-volumes';
 import { LocalPathProvisioner } from './volumes/local-path-provisioner';
 import { LOCAL_PATH_PROVISIONER } from './volumes/local-path-volumes';
+import { CgroupReader } from './stats/cgroup-reader';
+import { StatsProvider } from './stats/stats-provider';
+import { VolumeStatsCache } from './stats/volume-stats-cache';
 
 export interface NodeAgentSettings {
   config: NodeAgentConfiguration;
@@ -43,6 +46,9 @@ export interface NodeAgentSettings {
   localPath?: { enabled: boolean; baseDir?: string };
   log: (message: string) => void;
 }
+
+/** How often the node reads its cgroups when nobody asks (cAdvisor's housekeeping interval). */
+const HOUSEKEEPING_MS = 10_000;
 
 /** How long a container's creation waits for the first list of Services. */
 const SERVICES_SYNC_MS = 30_000;
@@ -88,6 +94,11 @@ export class NodeAgent {
   readonly startMetrics: PodStartMetrics;
   private readonly logs: ContainerLogManager;
   readonly provisioner?: LocalPathProvisioner;
+  readonly volumes: VolumeManager;
+  /** What `/stats/summary` and `/metrics/resource` report: the cgroups, filesystems and volumes of the node's pods. */
+  readonly stats: StatsProvider;
+  private readonly volumeStats: VolumeStatsCache;
+  private housekeeping?: NodeJS.Timeout;
 
   constructor(
     private readonly client: Client,
@@ -106,6 +117,15 @@ export class NodeAgent {
     });
     this.objects = new ConfigObjects(client, (uids) => uids.forEach((uid) => this.pods.requestSync(uid)));
     this.tokens = new ServiceAccountTokenManager(apiServerTokenIssuer(client), (uid) => this.pods.requestSync(uid));
+    this.volumes = new VolumeManager(settings.rootDir, this.objects, this.tokens, this.claimReader());
+    this.volumeStats = new VolumeStatsCache((pod) => this.volumes.statsVolumes(pod), parseDuration(config.volumeStatsAggPeriod ?? '1m'));
+    this.stats = new StatsProvider({ pods: () => this.pods.pods(), cri }, CgroupReader.forThisMachine(), this.volumeStats, {
+      nodeName: settings.nodeName,
+      rootDir: settings.rootDir,
+      podLogRoot: this.podLogRoot,
+      cgroupRoot: config.cgroupRoot ?? '',
+      cgroupsPerQOS: config.cgroupsPerQOS ?? true,
+    });
     this.probes = new ProbeManager(cri, {
       changed: (uid) => this.pods.requestSync(uid),
       unhealthy: (uid, containerId, _kind, message, grace) => this.pods.markUnhealthy(uid, containerId, message, grace),
@@ -171,7 +191,7 @@ export class NodeAgent {
         allocatableMemory: quantityValue(this.reporter.allocatable.memory) ?? 0,
       }),
       images,
-      volumes: new VolumeManager(settings.rootDir, this.objects, this.tokens, this.claimReader()),
+      volumes: this.volumes,
       objects: this.objects,
       probes: this.probes,
       services: async () => {
@@ -282,6 +302,10 @@ export class NodeAgent {
     this.podInformer.start();
     this.nodeInformer.start();
     this.provisioner?.start();
+    // cAdvisor's housekeeping: CPU rates are taken between readings, so the node reads its cgroups
+    // every 10 s whether or not anyone asks, and the first request already has a rate.
+    this.housekeeping = setInterval(() => void this.stats.snapshot(true).catch(() => undefined), HOUSEKEEPING_MS);
+    this.housekeeping.unref();
     void this.podInformer.whenSynced().then((synced) => {
       if (!synced) return;
       this.pods.allowHousekeeping();
@@ -291,6 +315,8 @@ export class NodeAgent {
 
   /** Stops the agent's loops; containers keep running (a restarted agent adopts them). */
   async stop(): Promise<void> {
+    clearInterval(this.housekeeping);
+    this.volumeStats.stop();
     this.reporter.stop();
     this.staticPods?.stop();
     this.pods.stop();

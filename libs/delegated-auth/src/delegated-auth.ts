@@ -223,6 +223,8 @@ export interface DelegatedAuthFlags {
   /** false (Kubernetes' default): what the flags leave out is read from the API server's published settings. */
   authenticationSkipLookup?: boolean;
   authenticationTolerateLookupFailure?: boolean;
+  /** What a request is authorized as (an extension API server's resources); default: its path as a non-resource URL. */
+  access?: AccessDescriber;
 }
 
 /** What the API server published: PEM bundles and header lists, as Kubernetes' keys hold them. */
@@ -319,6 +321,7 @@ export async function delegatedAuthFromFlags(
     }
   }
   return new DelegatedAuth({
+    access: o.access,
     alwaysAllowPaths: o.authorizationAlwaysAllowPaths,
     clientCertificateAuthorities: clientCas,
     requestHeader: requestHeaderCas ? { authorities: requestHeaderCas, ...headers } : undefined,

@@ -98,3 +98,10 @@ export {
   type ProxyOptions,
 } from './sets/proxy-flags';
 export { DNS_FLAGS, dnsFlagSet, parseDnsOptions, type DnsOptions } from './sets/dns-flags';
+export {
+  METRICS_SERVER_ADDRESS_TYPES,
+  METRICS_SERVER_FLAGS,
+  metricsServerFlagSet,
+  parseMetricsServerOptions,
+  type MetricsServerOptions,
+} from './sets/metrics-server-flags';

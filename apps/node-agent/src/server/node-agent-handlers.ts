@@ -9,6 +9,10 @@ import { streamContainerLog, type LogOptions } from './container-logs';
 import { NodeAgentMetrics } from './node-agent-metrics';
 import { rejectUpgrade } from './upgrade-refusal';
 import { StreamingProxy } from './streaming-proxy';
+import { cadvisorMetrics } from '../stats/cadvisor-metrics';
+import { PROMETHEUS_TEXT_TYPE } from '../stats/prometheus-text';
+import { resourceMetrics } from '../stats/resource-metrics';
+import { summaryOf } from '../stats/summary';
 
 function segments(path: string): string[] {
   return path
@@ -74,6 +78,13 @@ export class NodeAgentHandlers {
         res.writeHead(200, { 'Content-Type': this.metrics.contentType }).end(text);
         return;
       }
+      if (url.pathname === '/stats/summary' && method === 'GET') return await this.statsSummary(res, queryBool(url.searchParams, 'only_cpu_and_memory'));
+      if (url.pathname === '/metrics/resource' && method === 'GET') return await this.resourceMetrics(res);
+      if (url.pathname === '/metrics/cadvisor' && method === 'GET') {
+        const text = cadvisorMetrics(await this.agent.stats.snapshot());
+        res.writeHead(200, { 'Content-Type': PROMETHEUS_TEXT_TYPE }).end(text);
+        return;
+      }
       if (parts[0] === 'containerLogs' && parts.length === 4 && method === 'GET')
         return await this.containerLogs(req, res, parts[1], parts[2], parts[3], url.searchParams);
       if (['exec', 'attach', 'portForward'].includes(parts[0])) {
@@ -85,6 +96,26 @@ export class NodeAgentHandlers {
       if (error instanceof BadRequest) return this.fail(res, 400, error.message);
       throw error;
     }
+  }
+
+  /** `/stats/summary`: the kubelet's Summary; a failed read is a 500 with the reason, as the kubelet answers. */
+  private async statsSummary(res: ServerResponse, cpuAndMemoryOnly: boolean): Promise<void> {
+    let body: string;
+    try {
+      body = JSON.stringify(summaryOf(await this.agent.stats.snapshot(cpuAndMemoryOnly)));
+    } catch (error) {
+      return this.fail(res, 500, `Internal Error: failed to get summary stats: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+  }
+
+  /** `/metrics/resource`: a failed read answers 200 with `resource_scrape_error 1`, as the kubelet's collector does. */
+  private async resourceMetrics(res: ServerResponse): Promise<void> {
+    const snapshot = await this.agent.stats.snapshot(true).catch((error: unknown) => {
+      this.log(`resource metrics: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    });
+    res.writeHead(200, { 'Content-Type': PROMETHEUS_TEXT_TYPE }).end(resourceMetrics(snapshot));
   }
 
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {

@@ -35,6 +35,15 @@ export interface MountedVolume {
   readOnly: boolean;
 }
 
+/** A volume of a pod whose use the stats report: where it is on the host and, for a claim, which one. */
+export interface StatsVolume {
+  name: string;
+  path: string;
+  pvcRef?: { name: string; namespace: string };
+  /** Counted in the pod's ephemeral storage (emptyDir and the projected kinds). */
+  ephemeral?: boolean;
+}
+
 const DEFAULT_MODE = 0o644;
 /** A projected token's lifetime when its source names none (the API's default). */
 const DEFAULT_TOKEN_SECONDS = 3600;
@@ -322,6 +331,39 @@ export class VolumeManager {
     } catch (error) {
       throw new VolumeError(errorMessage(error));
     }
+  }
+
+  /**
+   * The pod's volumes whose use the node's stats report, as the kubelet's volume plugins offer
+   * metrics: emptyDir (on disk or in memory) and the projected kinds by the walk of their directory;
+   * claims through their bound volume, with the claim named; hostPath volumes report nothing.
+   */
+  statsVolumes(pod: Pod): StatsVolume[] {
+    const uid = pod.metadata?.uid ?? '';
+    const claims = this.claims.get(uid);
+    const result: StatsVolume[] = [];
+    for (const volume of pod.spec?.volumes ?? []) {
+      const claim = claims?.get(volume.name);
+      const claimName = claimNameOf(pod, volume);
+      if (claim && claimName !== undefined) {
+        if (claim.source.kind === 'local')
+          result.push({ name: volume.name, path: claim.source.path, pvcRef: { name: claimName, namespace: pod.metadata?.namespace ?? 'default' } });
+        continue;
+      }
+      const plugin = volume.emptyDir
+        ? 'empty-dir'
+        : volume.configMap
+          ? 'configmap'
+          : volume.secret
+            ? 'secret'
+            : volume.downwardAPI
+              ? 'downward-api'
+              : volume.projected
+                ? 'projected'
+                : undefined;
+      if (plugin) result.push({ name: volume.name, path: this.volumeDir(uid, plugin, volume.name), ephemeral: true });
+    }
+    return result;
   }
 
   /** Removes the pod's directory, unmounting what was mounted in it. */
