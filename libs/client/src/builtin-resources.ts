@@ -77,8 +77,12 @@ import {
   type ValidatingAdmissionPolicyBinding,
   type ValidatingWebhookConfiguration,
   limitRangeDefinition,
+  flowSchemaDefinition,
+  priorityLevelConfigurationDefinition,
   resourceQuotaDefinition,
   type LimitRange,
+  type FlowSchema,
+  type PriorityLevelConfiguration,
   type ResourceQuota,
 } from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
@@ -147,6 +151,8 @@ export interface BuiltinResources {
   readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
   readonly resourceQuotas: TypedResource<ResourceQuota>;
   readonly limitRanges: TypedResource<LimitRange>;
+  readonly flowSchemas: TypedResource<FlowSchema>;
+  readonly priorityLevelConfigurations: TypedResource<PriorityLevelConfiguration>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -190,6 +196,8 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
   resourceQuotas: typedResource<ResourceQuota>(resourceQuotaDefinition),
   limitRanges: typedResource<LimitRange>(limitRangeDefinition),
+  flowSchemas: typedResource<FlowSchema>(flowSchemaDefinition),
+  priorityLevelConfigurations: typedResource<PriorityLevelConfiguration>(priorityLevelConfigurationDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

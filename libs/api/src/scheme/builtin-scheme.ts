@@ -39,6 +39,7 @@ import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinit
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import { limitRangeDefinition } from './definitions/limit-range-definition';
 import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
+import { flowSchemaDefinition, priorityLevelConfigurationDefinition } from './definitions/flowcontrol-definitions';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -83,6 +84,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingAdmissionPolicyBindingDefinition,
   resourceQuotaDefinition,
   limitRangeDefinition,
+  flowSchemaDefinition,
+  priorityLevelConfigurationDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

@@ -133,6 +133,8 @@ describe('scheme', () => {
       CSINode: [false, false, ''],
       CSIStorageCapacity: [true, false, ''],
       VolumeAttachment: [false, false, 'status'],
+      FlowSchema: [false, false, 'status'],
+      PriorityLevelConfiguration: [false, false, 'status'],
     });
     expect(deploymentDefinition.subresources.scale).toEqual({
       specReplicasPath: '.spec.replicas',
@@ -152,6 +154,7 @@ describe('scheme', () => {
       ['batch', 'batch/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
       ['discovery.svc.io', 'discovery.svc.io/v1'],
+      ['flowcontrol.apiserver.svc.io', 'flowcontrol.apiserver.svc.io/v1'],
       ['policy', 'policy/v1'],
       ['rbac.authorization.svc.io', 'rbac.authorization.svc.io/v1'],
       ['scheduling.svc.io', 'scheduling.svc.io/v1'],
@@ -161,6 +164,7 @@ describe('scheme', () => {
       ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
       ['coordination.k8s.io', 'coordination.k8s.io/v1'],
       ['discovery.k8s.io', 'discovery.k8s.io/v1'],
+      ['flowcontrol.apiserver.k8s.io', 'flowcontrol.apiserver.k8s.io/v1'],
       ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
       ['scheduling.k8s.io', 'scheduling.k8s.io/v1'],
       ['storage.k8s.io', 'storage.k8s.io/v1'],
