@@ -69,6 +69,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       durationSeconds: o.identityLeaseDurationSeconds,
       renewIntervalSeconds: o.identityLeaseRenewIntervalSeconds,
     },
+    priorityAndFairness: o.enablePriorityAndFairness,
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
     ...securityOptionsFromFlags(o),

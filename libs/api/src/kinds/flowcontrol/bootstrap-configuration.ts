@@ -27,7 +27,13 @@ function queued(shares: number, lendablePercent: number, queues: number, handSiz
   };
 }
 
-function schema(name: string, levelName: string, matchingPrecedence: number, distinguisher: 'ByUser' | 'ByNamespace' | undefined, rule: PolicyRulesWithSubjects): FlowSchema {
+function schema(
+  name: string,
+  levelName: string,
+  matchingPrecedence: number,
+  distinguisher: 'ByUser' | 'ByNamespace' | undefined,
+  rule: PolicyRulesWithSubjects,
+): FlowSchema {
   return {
     apiVersion: FLOWCONTROL_GROUP_VERSION,
     kind: 'FlowSchema',
@@ -46,7 +52,13 @@ const users = (...names: string[]): FlowSubject[] => names.map((name) => ({ kind
 const kubeSystemServiceAccounts = (...names: string[]): FlowSubject[] =>
   names.map((name) => ({ kind: 'ServiceAccount', serviceAccount: { namespace: 'kube-system', name } }));
 
-const everyResource = { verbs: [FLOWCONTROL_ALL], apiGroups: [FLOWCONTROL_ALL], resources: [FLOWCONTROL_ALL], namespaces: [FLOWCONTROL_ALL], clusterScope: true };
+const everyResource = {
+  verbs: [FLOWCONTROL_ALL],
+  apiGroups: [FLOWCONTROL_ALL],
+  resources: [FLOWCONTROL_ALL],
+  namespaces: [FLOWCONTROL_ALL],
+  clusterScope: true,
+};
 const everyPath = { verbs: [FLOWCONTROL_ALL], nonResourceURLs: [FLOWCONTROL_ALL] };
 const everything = (subjects: FlowSubject[]): PolicyRulesWithSubjects => ({ subjects, resourceRules: [everyResource], nonResourceRules: [everyPath] });
 const leaseVerbs = ['get', 'create', 'update'];

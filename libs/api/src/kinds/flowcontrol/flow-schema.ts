@@ -95,7 +95,8 @@ describeFields(FlowSchemaSpecSchema, {
   priorityLevelConfiguration: 'The PriorityLevelConfiguration, by name, whose seats and queues the matched requests use. Required.',
   matchingPrecedence:
     'Which schema a request goes to when several match: the lowest value wins, then the name. 1 to 10000; 1000 when left out. Only the schema named exempt may have 1.',
-  distinguisherMethod: 'How matched requests are split into flows, which the priority level queues fairly between: ByUser or ByNamespace; one flow when left out.',
+  distinguisherMethod:
+    'How matched requests are split into flows, which the priority level queues fairly between: ByUser or ByNamespace; one flow when left out.',
   rules: 'What the schema matches: a request matches when any rule matches it. None matches nothing.',
 });
 describeFields(PolicyRulesWithSubjectsSchema, {

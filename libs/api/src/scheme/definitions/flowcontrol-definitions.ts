@@ -90,7 +90,8 @@ function subjectErrors(subject: FlowSubject, path: string): FieldError[] {
       if (sa === undefined) errors.push(fieldErrors.required(`${path}.serviceAccount`, "serviceAccount is required when subject kind is 'ServiceAccount'"));
       else {
         if (!sa.name) errors.push(fieldErrors.required(`${path}.serviceAccount.name`));
-        else if (sa.name !== FLOWCONTROL_ALL) for (const m of isDNS1123Subdomain(sa.name)) errors.push(fieldErrors.invalid(`${path}.serviceAccount.name`, sa.name, m));
+        else if (sa.name !== FLOWCONTROL_ALL)
+          for (const m of isDNS1123Subdomain(sa.name)) errors.push(fieldErrors.invalid(`${path}.serviceAccount.name`, sa.name, m));
         if (!sa.namespace) errors.push(fieldErrors.required(`${path}.serviceAccount.namespace`, 'must specify namespace for service account'));
         else for (const m of isDNS1123Label(sa.namespace)) errors.push(fieldErrors.invalid(`${path}.serviceAccount.namespace`, sa.namespace, m));
       }
@@ -262,7 +263,8 @@ function validatePriorityLevel(obj: ApiObject): FieldError[] {
       if (spec.limited !== undefined) errors.push(fieldErrors.forbidden('spec.limited', 'must be nil if the type is not Limited'));
       if (spec.exempt !== undefined) {
         const shares = spec.exempt.nominalConcurrencyShares;
-        if (shares !== undefined && shares < 0) errors.push(fieldErrors.invalid('spec.exempt.nominalConcurrencyShares', shares, 'must be a non-negative integer'));
+        if (shares !== undefined && shares < 0)
+          errors.push(fieldErrors.invalid('spec.exempt.nominalConcurrencyShares', shares, 'must be a non-negative integer'));
         errors.push(...percentErrors(spec.exempt.lendablePercent, 'spec.exempt.lendablePercent'));
       }
       break;
@@ -281,7 +283,8 @@ function validatePriorityLevel(obj: ApiObject): FieldError[] {
       }
       const response = limited.limitResponse ?? { type: '' };
       if (response.type === 'Reject') {
-        if (response.queuing !== undefined) errors.push(fieldErrors.forbidden('spec.limited.limitResponse.queuing', 'must be nil if limited.limitResponse.type is not Limited'));
+        if (response.queuing !== undefined)
+          errors.push(fieldErrors.forbidden('spec.limited.limitResponse.queuing', 'must be nil if limited.limitResponse.type is not Limited'));
       } else if (response.type === 'Queue') {
         if (response.queuing === undefined) {
           errors.push(fieldErrors.required('spec.limited.limitResponse.queuing', 'must not be empty if limited.limitResponse.type is Limited'));
