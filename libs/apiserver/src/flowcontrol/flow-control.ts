@@ -79,6 +79,9 @@ export class FlowControl {
   private readonly log = new Logger('FlowControl');
   private objectCount: (resource: string, group: string) => number | undefined = () => undefined;
   private metrics: FlowMetrics | undefined;
+  /** Requests executing by kind, for apiserver_current_inflight_requests, which Kubernetes keeps with APF on too. */
+  private readonly inflight = { readOnly: 0, mutating: 0 };
+  private setInflight: (kind: 'readOnly' | 'mutating', count: number) => void = () => undefined;
 
   constructor(private readonly options: FlowControlOptions) {
     this.clock = options.clock ?? REAL_CLOCK;
@@ -89,6 +92,7 @@ export class FlowControl {
   readonly part: ServerPart = (core) => {
     this.metrics = new FlowMetrics(core.metrics.registry, this);
     this.objectCount = (resource, group) => core.metrics.storedObjectCount(resource, group);
+    this.setInflight = (kind, count) => core.metrics.setInflight(kind, count);
     return debugRoutes(this);
   };
 
@@ -241,10 +245,24 @@ export class FlowControl {
     res.setHeader(FLOW_SCHEMA_UID_HEADER, schema.metadata?.uid ?? '');
     res.setHeader(PRIORITY_LEVEL_UID_HEADER, level.object.metadata?.uid ?? '');
     const metrics = this.metrics;
+    const kind = context.mutating ? 'mutating' : 'readOnly';
+    const executing = (delta: number): void => {
+      this.inflight[kind] += delta;
+      this.setInflight(kind, this.inflight[kind]);
+    };
     if (level.exempt || level.queues === undefined) {
       metrics?.dispatched(levelName, schemaName, 0);
       metrics?.executing(levelName, schemaName, 1);
-      onceDone(res, () => metrics?.executing(levelName, schemaName, -1));
+      executing(1);
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        metrics?.executing(levelName, schemaName, -1);
+        executing(-1);
+      };
+      onceDone(res, end);
+      if (context.longRunning) releaseOnHeaders(res, end);
       return next();
     }
     const url = requestUrl(req);
@@ -263,12 +281,14 @@ export class FlowControl {
         }
         metrics?.dispatched(levelName, schemaName, admission.waitedMs / 1000);
         metrics?.executing(levelName, schemaName, 1, width);
+        executing(1);
         let released = false;
         const release = (): void => {
           if (released) return;
           released = true;
           admission.release();
           metrics?.executing(levelName, schemaName, -1, -width);
+          executing(-1);
         };
         onceDone(res, release);
         // A watch holds its seats only until it starts streaming, as Kubernetes' watches do until their initialization.

@@ -66,29 +66,53 @@ describeFields(
   },
   "A share of the API server's concurrency that the requests of the FlowSchemas naming it run in, with queues for those that wait; API Priority and Fairness.",
 );
-describeFields(PriorityLevelConfigurationSpecSchema, {
-  type: "Exempt (requests run at once, without limit; only the level named exempt) or Limited (requests run in the level's seats). Required.",
-  limited: 'The seats and queues of a Limited level; required when type is Limited.',
-  exempt: 'The shares of an Exempt level, which count in the division of seats among levels but limit nothing.',
-});
-describeFields(LimitedPriorityLevelConfigurationSchema, {
-  nominalConcurrencyShares:
-    "The level's part of the server's seats (--max-requests-inflight plus --max-mutating-requests-inflight): its shares over the sum of every level's shares, rounded up. 30 when left out; 0 gives the level no seats of its own.",
-  limitResponse: "What happens to a request when the level's seats are taken: Queue or Reject (429 at once).",
-  lendablePercent: "The percentage of the level's seats other levels may borrow, 0 to 100; 0 when left out.",
-  borrowingLimitPercent: 'The most seats the level may borrow from others, as a percentage of its own; no limit when left out.',
-});
-describeFields(ExemptPriorityLevelConfigurationSchema, {
-  nominalConcurrencyShares: "The level's shares in the division of seats; 0 when left out.",
-  lendablePercent: "The percentage of the level's seats other levels may borrow, 0 to 100; 0 when left out.",
-});
-describeFields(LimitResponseSchema, {
-  type: "Queue (wait in one of the level's queues) or Reject (answer 429 at once). Required.",
-  queuing: "The level's queues; required when type is Queue.",
-});
-describeFields(QueuingConfigurationSchema, {
-  queues: 'How many queues the level has; 64 when left out. 1 turns off shuffle sharding.',
-  handSize: 'How many queues each flow is dealt, of which it joins the shortest; at most queues. 8 when left out.',
-  queueLengthLimit: 'How many requests a queue holds before more are answered 429; 50 when left out.',
-});
-describeFields(PriorityLevelConfigurationStatusSchema, { conditions: 'What the API server says of the level.' });
+describeFields(
+  PriorityLevelConfigurationSpecSchema,
+  {
+    type: "Exempt (requests run at once, without limit; only the level named exempt) or Limited (requests run in the level's seats). Required.",
+    limited: 'The seats and queues of a Limited level; required when type is Limited.',
+    exempt: 'The shares of an Exempt level, which count in the division of seats among levels but limit nothing.',
+  },
+  'What a priority level is: Exempt or Limited, with its seats and queues.',
+);
+describeFields(
+  LimitedPriorityLevelConfigurationSchema,
+  {
+    nominalConcurrencyShares:
+      "The level's part of the server's seats (--max-requests-inflight plus --max-mutating-requests-inflight): its shares over the sum of every level's shares, rounded up. 30 when left out; 0 gives the level no seats of its own.",
+    limitResponse: "What happens to a request when the level's seats are taken: Queue or Reject (429 at once).",
+    lendablePercent: "The percentage of the level's seats other levels may borrow, 0 to 100; 0 when left out.",
+    borrowingLimitPercent: 'The most seats the level may borrow from others, as a percentage of its own; no limit when left out.',
+  },
+  'The seats and queues of a Limited priority level.',
+);
+describeFields(
+  ExemptPriorityLevelConfigurationSchema,
+  {
+    nominalConcurrencyShares: "The level's shares in the division of seats; 0 when left out.",
+    lendablePercent: "The percentage of the level's seats other levels may borrow, 0 to 100; 0 when left out.",
+  },
+  'The shares of the Exempt priority level.',
+);
+describeFields(
+  LimitResponseSchema,
+  {
+    type: "Queue (wait in one of the level's queues) or Reject (answer 429 at once). Required.",
+    queuing: "The level's queues; required when type is Queue.",
+  },
+  'What a priority level does with requests beyond its seats.',
+);
+describeFields(
+  QueuingConfigurationSchema,
+  {
+    queues: 'How many queues the level has; 64 when left out. 1 turns off shuffle sharding.',
+    handSize: 'How many queues each flow is dealt, of which it joins the shortest; at most queues. 8 when left out.',
+    queueLengthLimit: 'How many requests a queue holds before more are answered 429; 50 when left out.',
+  },
+  'The fair queues of a priority level.',
+);
+describeFields(
+  PriorityLevelConfigurationStatusSchema,
+  { conditions: 'What the API server says of the level.' },
+  'What the API server found of a priority level.',
+);
