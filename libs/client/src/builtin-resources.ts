@@ -91,13 +91,20 @@ import { resourceInfo, type ResourceInfo } from './resource-info';
  * A resource type paired with the TypeScript type of its objects. The type exists only for the
  * compiler; at run time this is the ResourceInfo.
  */
-export interface TypedResource<T> {
+/**
+ * A resource with the type of its objects as the server returns them (T) and of what a creator sends
+ * (I): the same for built-in kinds; for a resource type defined in code, fields with a default are
+ * optional in I and present in T.
+ */
+export interface TypedResource<T, I = T> {
   readonly info: ResourceInfo;
   /** Carries T for inference; never set. */
   readonly __object?: T;
+  /** Carries I for inference; never set. */
+  readonly __input?: I;
 }
 
-export function typedResource<T>(def: KindDefinition | ResourceInfo): TypedResource<T> {
+export function typedResource<T, I = T>(def: KindDefinition | ResourceInfo): TypedResource<T, I> {
   return { info: resourceInfo(def) };
 }
 
