@@ -353,7 +353,9 @@ export async function run(): Promise<void> {
     console.log(
       `  beside flood   p50 ${fixed(fairness.flooded.p50, 2)} ms   p99 ${fixed(fairness.flooded.p99, 2)} ms   (${fairness.flooded.operations} requests)`,
     );
-    console.log(`  the flood: ${fixed(fairness.flood.perSecond, 0)} LIST/s, ${fairness.flood.rejected} of ${fairness.flood.operations} answered 429`);
+    console.log(
+      `  the flood: ${fixed(fairness.flood.perSecond, 0)} LIST/s, ${fairness.flood.rejected} of ${fairness.flood.operations} answered 429, ${fairness.flood.resets} connections reset`,
+    );
     console.log(`well-behaved client p99 latency, beside flood / alone  ${(fairness.flooded.p99 / fairness.quiet.p99).toFixed(2)}`);
     console.log(`after the run: ${machine()}`);
   } catch (error) {
