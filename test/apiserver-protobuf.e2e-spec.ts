@@ -568,6 +568,41 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
       ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
     },
   },
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': {
+    body: {
+      spec: {
+        type: 'Limited',
+        limited: {
+          nominalConcurrencyShares: 7,
+          lendablePercent: 10,
+          borrowingLimitPercent: 20,
+          limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 9 } },
+        },
+      },
+    },
+    status: { conditions: [{ type: 'Seen', status: 'True', lastTransitionTime: T0, reason: 'EveryKind', message: 'every kind' }] },
+  },
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema': {
+    body: {
+      spec: {
+        priorityLevelConfiguration: { name: 'every-prioritylevelconfiguration' },
+        matchingPrecedence: 700,
+        distinguisherMethod: { type: 'ByNamespace' },
+        rules: [
+          {
+            subjects: [
+              { kind: 'User', user: { name: 'every-user' } },
+              { kind: 'Group', group: { name: 'every-group' } },
+              { kind: 'ServiceAccount', serviceAccount: { namespace: 'default', name: 'every-sa' } },
+            ],
+            resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], clusterScope: true, namespaces: ['default'] }],
+            nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/version'] }],
+          },
+        ],
+      },
+    },
+    status: { conditions: [{ type: 'Dangling', status: 'False', lastTransitionTime: T0, reason: 'Found', message: 'every kind' }] },
+  },
 };
 
 /**

@@ -80,8 +80,6 @@ volumeattachments                   storage.k8s.io/v1                false Volum
  */
 const STILL_TO_COME = [
   'horizontalpodautoscalers.autoscaling/v2',
-  'flowschemas.flowcontrol.apiserver.k8s.io/v1',
-  'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
   'ingressclasses.networking.k8s.io/v1',
   'ingresses.networking.k8s.io/v1',
   'networkpolicies.networking.k8s.io/v1',

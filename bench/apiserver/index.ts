@@ -13,6 +13,7 @@ import { openStoreCreates, type StoredTemplate } from './store-create';
 import { watchFanout, type FanoutResult, type WatchedObject } from './watch-fanout';
 import { seedObjects, watchInitialState } from './large-list';
 import { positiveFromEnv } from '../support/env-number';
+import { fairnessRow } from './fairness';
 
 /**
  * API server figures beside references measured in the same run on the same machine:
@@ -342,6 +343,20 @@ export async function run(): Promise<void> {
     printFanout('bare https', bareFanout);
 
     await largeListRows(agent, api, dir, timing, servers);
+
+    const fairness = await fairnessRow(dir, servers);
+    console.log(
+      `priority and fairness: a well-behaved client (GET one ConfigMap) alone, then beside a client LISTing ` +
+        `a namespace of ConfigMaps as fast as its connections allow, both users in the global-default level`,
+    );
+    console.log(`  alone          p50 ${fixed(fairness.quiet.p50, 2)} ms   p99 ${fixed(fairness.quiet.p99, 2)} ms   (${fairness.quiet.operations} requests)`);
+    console.log(
+      `  beside flood   p50 ${fixed(fairness.flooded.p50, 2)} ms   p99 ${fixed(fairness.flooded.p99, 2)} ms   (${fairness.flooded.operations} requests)`,
+    );
+    console.log(
+      `  the flood: ${fixed(fairness.flood.perSecond, 0)} LIST/s, ${fairness.flood.rejected} of ${fairness.flood.operations} answered 429, ${fairness.flood.resets} connections reset`,
+    );
+    console.log(`well-behaved client p99 latency, beside flood / alone  ${(fairness.flooded.p99 / fairness.quiet.p99).toFixed(2)}`);
     console.log(`after the run: ${machine()}`);
   } catch (error) {
     // A refused connection or a closed stream usually means a server died: say which, with its last words.

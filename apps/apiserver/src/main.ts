@@ -74,6 +74,7 @@ export function apiServerOptionsFromFlags(o: ApiServerFlags): ApiServerOptions {
       proxyClientCertFile: o.proxyClientCertFile || undefined,
       proxyClientKeyFile: o.proxyClientKeyFile || undefined,
     },
+    priorityAndFairness: o.enablePriorityAndFairness,
     storeHealthcheckTimeoutMs: o.storeHealthcheckTimeout,
     storeReadycheckTimeoutMs: o.storeReadycheckTimeout,
     ...securityOptionsFromFlags(o),

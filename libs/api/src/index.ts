@@ -49,6 +49,9 @@ export * from './kinds/core/limit-range';
 export * from './kinds/certificates/certificate-signing-request';
 export * from './kinds/core/bootstrap-token';
 export * from './kinds/certificates/certificate-request-pem';
+export * from './kinds/flowcontrol/flow-schema';
+export * from './kinds/flowcontrol/priority-level-configuration';
+export * from './kinds/flowcontrol/bootstrap-configuration';
 export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
 export * from './kinds/apps/stateful-set';
@@ -200,6 +203,7 @@ export { podDisruptionBudgetDefinition } from './scheme/definitions/pod-disrupti
 export { resourceQuotaDefinition } from './scheme/definitions/resource-quota-definition';
 export { limitRangeDefinition } from './scheme/definitions/limit-range-definition';
 export { certificateSigningRequestDefinition, csrConditionSummary, signerNameErrors } from './scheme/definitions/certificate-signing-request-definition';
+export { flowSchemaDefinition, priorityLevelConfigurationDefinition } from './scheme/definitions/flowcontrol-definitions';
 export { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, endpointSliceDefinition } from './scheme/definitions/endpoint-slice-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
 export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';

@@ -27,6 +27,7 @@ import { EventExpiry } from './events/event-expiry';
 import { ComponentStatuses } from './registry/core/component-statuses';
 import { ApiServerIdentityLease, IDENTITY_POST_START_HOOKS } from './identity/apiserver-identity';
 import { Aggregator, type AggregatorOptions } from './aggregator/aggregator';
+import { APF_BOOTSTRAP_POST_START_HOOK, FlowControl } from './flowcontrol/flow-control';
 
 /** What the API server is configured with: the serving shell's settings and the resource layer's. */
 export interface ApiServerOptions {
@@ -55,6 +56,12 @@ export interface ApiServerOptions {
   identityLease?: { durationSeconds?: number; renewIntervalSeconds?: number } | false;
   /** API aggregation: how APIServices' services are reached, and the front-proxy client certificate. */
   aggregator?: AggregatorOptions;
+  /**
+   * `--enable-priority-and-fairness` (true by default, as in Kubernetes): requests wait for seats of
+   * their priority level in fair queues, the seats being `--max-requests-inflight` plus
+   * `--max-mutating-requests-inflight`; false keeps the two plain in-flight caps.
+   */
+  priorityAndFairness?: boolean;
 }
 
 /** Kubernetes' `kube-system`, where API servers keep their identity Leases. */
@@ -126,7 +133,12 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
   // The review APIs and component statuses are answered by REST of their own and stored nowhere.
   const servedApis = new ServedApis(scheme, runtimeConfig, [...REVIEW_RESOURCES, COMPONENT_STATUS_RESOURCE, BINDING_RESOURCE]);
   const aggregator = new Aggregator(registries, servedApis, options.aggregator ?? {}, authentication.requestHeader);
+  const flowControl =
+    options.priorityAndFairness !== false
+      ? new FlowControl({ registries, serverConcurrencyLimit: serving.maxRequestsInflight + serving.maxMutatingRequestsInflight })
+      : undefined;
   const parts = serverParts({ storage, scheme, options, serving, resourcesOptions, registries, security, services, servedApis, aggregator });
+  if (flowControl) parts.push(flowControl.part);
   // The certificate it makes names the `kubernetes` Service's address, through which pods reach it.
   const server = await startApiServer({ ...serving, kubernetesServiceIP: serving.kubernetesServiceIP ?? services.kubernetesClusterIP }, parts, {
     handleSignals: input.handleSignals,
@@ -135,7 +147,9 @@ export async function createApiServer(input: CreateApiServerInput): Promise<ApiS
     audit: options.audit,
     security,
     clientCredentials,
+    priorityAndFairness: flowControl,
   });
+  if (flowControl) startFlowControl(server, flowControl);
   startServerControllers(server, registries, security, options.resources?.eventTtlMs);
   if (options.identityLease !== false) startIdentityLease(server, registries, options.identityLease ?? {});
   server.health.addLivezChecks(healthCheck('store', () => storage.healthCheck(options.storeHealthcheckTimeoutMs)));
@@ -280,6 +294,16 @@ function startIdentityLease(
   // The system namespace comes from another post-start hook: try again for a while.
   server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.lease, () => retryFor(15_000, () => identity.start()));
   server.health.addPostStartHook(IDENTITY_POST_START_HOOKS.gc, () => identity.startGarbageCollector());
+}
+
+/**
+ * API Priority and Fairness' configuration: read at once (the mandatory objects stand in until the
+ * store has them), then the mandatory and suggested objects written from a post-start hook.
+ */
+function startFlowControl(server: ApiServerHandle, flowControl: FlowControl): void {
+  server.lifecycle.onStopped(() => flowControl.stop());
+  void flowControl.start();
+  server.health.addPostStartHook(APF_BOOTSTRAP_POST_START_HOOK, () => retryFor(30_000, () => flowControl.startEnsuring()));
 }
 
 function rbacRegistries(registries: ResourceRegistries) {

@@ -44,6 +44,8 @@ export interface StartApiServerOptions {
   security?: Security;
   /** A client certificate and key for the written connection file (PEM), so that it authenticates. */
   clientCredentials?: { certPem: string; keyPem: string };
+  /** API Priority and Fairness, in place of the in-flight caps. */
+  priorityAndFairness?: { filter(): ChainHandler };
 }
 
 export interface ApiServerHandle {
@@ -145,6 +147,7 @@ function requestPipeline(core: ServingCore, mux: Mux, options: StartApiServerOpt
       audit,
       security: options.security,
       servedToAnyone: (req) => mux.servesToAnyone(req),
+      priorityAndFairness: options.priorityAndFairness,
     }),
   );
   // Last resort, for what a filter passes on or throws: logged, answered without a word of it.

@@ -83,8 +83,12 @@ import {
   type ValidatingAdmissionPolicyBinding,
   type ValidatingWebhookConfiguration,
   limitRangeDefinition,
+  flowSchemaDefinition,
+  priorityLevelConfigurationDefinition,
   resourceQuotaDefinition,
   type LimitRange,
+  type FlowSchema,
+  type PriorityLevelConfiguration,
   type ResourceQuota,
 } from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
@@ -164,6 +168,8 @@ export interface BuiltinResources {
   readonly resourceQuotas: TypedResource<ResourceQuota>;
   readonly limitRanges: TypedResource<LimitRange>;
   readonly certificateSigningRequests: TypedResource<CertificateSigningRequest>;
+  readonly flowSchemas: TypedResource<FlowSchema>;
+  readonly priorityLevelConfigurations: TypedResource<PriorityLevelConfiguration>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -210,6 +216,8 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   resourceQuotas: typedResource<ResourceQuota>(resourceQuotaDefinition),
   limitRanges: typedResource<LimitRange>(limitRangeDefinition),
   certificateSigningRequests: typedResource<CertificateSigningRequest>(certificateSigningRequestDefinition),
+  flowSchemas: typedResource<FlowSchema>(flowSchemaDefinition),
+  priorityLevelConfigurations: typedResource<PriorityLevelConfiguration>(priorityLevelConfigurationDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

@@ -37,6 +37,12 @@ import {
   runtimeClassDefinition,
   eventsEventDefinition,
   apiServiceDefinition,
+  flowSchemaDefinition,
+  priorityLevelConfigurationDefinition,
+  SUGGESTED_FLOW_SCHEMAS,
+  SUGGESTED_PRIORITY_LEVELS,
+  MANDATORY_FLOW_SCHEMAS,
+  MANDATORY_PRIORITY_LEVELS,
   persistentVolumeDefinition,
   persistentVolumeClaimDefinition,
   storageClassDefinition,
@@ -705,6 +711,9 @@ status: { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberSchedul
     ],
     [priorityClassDefinition, { metadata: { name: 'high-priority' }, value: 1000000, globalDefault: false, description: 'For the front end.' }],
     [priorityClassDefinition, { metadata: { name: 'system-node-critical' }, value: 2000001000 }],
+    // The configuration every server keeps is valid as it ships.
+    ...[...MANDATORY_FLOW_SCHEMAS, ...SUGGESTED_FLOW_SCHEMAS].map((o): [KindDefinition, unknown] => [flowSchemaDefinition, o]),
+    ...[...MANDATORY_PRIORITY_LEVELS, ...SUGGESTED_PRIORITY_LEVELS].map((o): [KindDefinition, unknown] => [priorityLevelConfigurationDefinition, o]),
     [
       runtimeClassDefinition,
       {

@@ -29,6 +29,8 @@ import * as resourceQuota from '../kinds/core/resource-quota';
 import * as limitRange from '../kinds/core/limit-range';
 import * as priorityClass from '../kinds/scheduling/priority-class';
 import * as runtimeClass from '../kinds/node/runtime-class';
+import * as flowSchema from '../kinds/flowcontrol/flow-schema';
+import * as priorityLevel from '../kinds/flowcontrol/priority-level-configuration';
 import * as csiDriver from '../kinds/storage/csi-driver';
 import * as csiNode from '../kinds/storage/csi-node';
 import * as csiStorageCapacity from '../kinds/storage/csi-storage-capacity';
@@ -99,6 +101,7 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
   ['io.svc.api.apiextensions.v1', [crd]],
   ['io.svc.api.authentication.v1', [authnReviews]],
   ['io.svc.api.authorization.v1', [authzReviews]],
+  ['io.svc.api.flowcontrol.v1', [flowSchema, priorityLevel]],
 ];
 
 function isStruct(value: unknown): value is JsonSchema & { properties: Record<string, JsonSchema> } {

@@ -43,6 +43,7 @@ import { replicationControllerDefinition } from './definitions/replication-contr
 import { limitRangeDefinition } from './definitions/limit-range-definition';
 import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
 import { apiServiceDefinition } from './definitions/api-service-definition';
+import { flowSchemaDefinition, priorityLevelConfigurationDefinition } from './definitions/flowcontrol-definitions';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -91,6 +92,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   runtimeClassDefinition,
   eventsEventDefinition,
   apiServiceDefinition,
+  flowSchemaDefinition,
+  priorityLevelConfigurationDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

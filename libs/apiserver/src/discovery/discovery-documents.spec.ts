@@ -95,6 +95,7 @@ describe('discovery documents', () => {
       'coordination.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
       'apiregistration.svc.io',
       'events.svc.io',
       'certificates.svc.io',
@@ -106,6 +107,7 @@ describe('discovery documents', () => {
       'coordination.svc.io',
       'node.svc.io',
       'discovery.svc.io',
+      'flowcontrol.apiserver.svc.io',
     ]);
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     expect(apiGroupList(apis).groups.find((g) => g.name === 'example.com')).toEqual({
@@ -192,6 +194,7 @@ describe('discovery documents', () => {
       'coordination.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
       'apiregistration.svc.io',
       'events.svc.io',
       'certificates.svc.io',
@@ -203,6 +206,7 @@ describe('discovery documents', () => {
       'coordination.svc.io',
       'node.svc.io',
       'discovery.svc.io',
+      'flowcontrol.apiserver.svc.io',
       'example.com',
     ]);
     const apps = named.items.find((g) => g.metadata.name === 'apps')!;
@@ -246,6 +250,7 @@ describe('--runtime-config', () => {
       'coordination.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
       'apiregistration.svc.io',
       'events.svc.io',
       'certificates.svc.io',
@@ -257,6 +262,7 @@ describe('--runtime-config', () => {
       'coordination.svc.io',
       'node.svc.io',
       'discovery.svc.io',
+      'flowcontrol.apiserver.svc.io',
       'example.com',
     ]);
     expect(apiResourceList(apis, 'apps', 'v1')).toBeUndefined();
@@ -285,6 +291,7 @@ describe('--runtime-config', () => {
       'scheduling.k8s.io',
       'node.k8s.io',
       'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
       'apiregistration.svc.io',
       'events.svc.io',
       'certificates.svc.io',
@@ -295,6 +302,7 @@ describe('--runtime-config', () => {
       'scheduling.svc.io',
       'node.svc.io',
       'discovery.svc.io',
+      'flowcontrol.apiserver.svc.io',
     ]);
     // Either name of a group turns both off.
     const viaKubernetesName = builtinScheme();

@@ -23,6 +23,8 @@ export interface HandlerChainDependencies {
   security?: Security;
   /** Whether a request's route is served to anyone: the filters from authentication on are skipped for it. */
   servedToAnyone?: (req: IncomingMessage) => boolean;
+  /** API Priority and Fairness (`--enable-priority-and-fairness`): when present, it takes the in-flight caps' place. */
+  priorityAndFairness?: { filter(): ChainHandler };
 }
 
 // Kubernetes' WithoutRetryOnThePaths: probes and telemetry keep answering while the server drains.
@@ -84,7 +86,7 @@ export function composeChain(handlers: readonly ChainHandler[]): ChainHandler {
  * DefaultBuildHandlerChain applies them: request info and metrics, the Audit-Id, shutdown refusal,
  * HSTS, drain tracking, deadline, CORS, the audit of failed authentication (in front of
  * authentication), authentication, audit (after authentication, before impersonation),
- * impersonation, in-flight caps, authorization, body size. A filter refuses a request or passes it on:
+ * impersonation, priority and fairness (or the plain in-flight caps), authorization, body size. A filter refuses a request or passes it on:
  * it never serves a route.
  */
 export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
@@ -104,7 +106,7 @@ export function handlerChain(deps: HandlerChainDependencies): ChainHandler[] {
         withAuthentication(security?.authenticator),
         ...(deps.audit ? [withAudit(deps.audit)] : []),
         ...(security ? [withImpersonation(security.authorizer)] : []),
-        withMaxInFlight(deps),
+        deps.priorityAndFairness ? deps.priorityAndFairness.filter() : withMaxInFlight(deps),
         ...(security ? [withAuthorization(security.authorizer)] : []),
         withBodySizeLimit(deps.config.maxRequestBodyBytes),
       ]),

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { specGroupName } from '@svc/machinery';
 import type { RequestInfo } from '../request/request-info';
 import { metricScope, metricVerb } from '../request/request-classification';
 import { RequestSeries } from './request-series';
@@ -54,6 +55,8 @@ export class MetricsService {
   private readonly storageObjects: Gauge<'resource'>;
   private readonly storageSize: Gauge<'storage_cluster_id'>;
   private readonly deprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
+  /** The last count of stored objects by resource (`pods`, `deployments.apps`): APF's width of a LIST. */
+  private readonly storedCounts = new Map<string, number>();
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -119,6 +122,13 @@ export class MetricsService {
   /** Number of objects of a resource (`pods`, `deployments.apps`) in the store. */
   setStorageObjects(resource: string, count: number): void {
     this.storageObjects.set({ resource }, count);
+    this.storedCounts.set(resource, count);
+  }
+
+  /** The stored objects of a resource at the last count, the group under either of its names; undefined before any count. */
+  storedObjectCount(resource: string, group: string): number | undefined {
+    const spec = specGroupName(group);
+    return this.storedCounts.get(spec === '' ? resource : `${resource}.${spec}`);
   }
 
   /** Bytes a store's database takes (`--store-db-metric-poll-interval`). */
