@@ -45,6 +45,16 @@ export * from './kinds/storage/csi-storage-capacity';
 export * from './kinds/storage/volume-attachment';
 export * from './kinds/core/resource-quota';
 export * from './kinds/core/limit-range';
+export * from './kinds/autoscaling/horizontal-pod-autoscaler';
+export {
+  HorizontalPodAutoscalerSchema as HorizontalPodAutoscalerV1Schema,
+  HPA_BEHAVIOR_ANNOTATION,
+  HPA_CONDITIONS_ANNOTATION,
+  HPA_METRIC_SPECS_ANNOTATION,
+  HPA_METRIC_STATUSES_ANNOTATION,
+  type HorizontalPodAutoscalerV1,
+  type HorizontalPodAutoscalerV1List,
+} from './kinds/autoscaling/horizontal-pod-autoscaler-v1';
 export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
 export * from './kinds/apps/stateful-set';
@@ -190,6 +200,12 @@ export { leaseDefinition } from './scheme/definitions/lease-definition';
 export { podDisruptionBudgetDefinition } from './scheme/definitions/pod-disruption-budget-definition';
 export { resourceQuotaDefinition } from './scheme/definitions/resource-quota-definition';
 export { limitRangeDefinition } from './scheme/definitions/limit-range-definition';
+export {
+  formatHpaMetrics,
+  horizontalPodAutoscalerDefinition,
+  horizontalPodAutoscalerV1Definition,
+} from './scheme/definitions/horizontal-pod-autoscaler-definition';
+export { convertHorizontalPodAutoscaler, defaultHorizontalPodAutoscalerV2 } from './scheme/definitions/horizontal-pod-autoscaler-conversion';
 export { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, endpointSliceDefinition } from './scheme/definitions/endpoint-slice-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
 export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';

@@ -80,6 +80,8 @@ import {
   resourceQuotaDefinition,
   type LimitRange,
   type ResourceQuota,
+  horizontalPodAutoscalerDefinition,
+  type HorizontalPodAutoscaler,
 } from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
 
@@ -147,6 +149,7 @@ export interface BuiltinResources {
   readonly validatingAdmissionPolicyBindings: TypedResource<ValidatingAdmissionPolicyBinding>;
   readonly resourceQuotas: TypedResource<ResourceQuota>;
   readonly limitRanges: TypedResource<LimitRange>;
+  readonly horizontalPodAutoscalers: TypedResource<HorizontalPodAutoscaler>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -190,6 +193,7 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   validatingAdmissionPolicyBindings: typedResource<ValidatingAdmissionPolicyBinding>(validatingAdmissionPolicyBindingDefinition),
   resourceQuotas: typedResource<ResourceQuota>(resourceQuotaDefinition),
   limitRanges: typedResource<LimitRange>(limitRangeDefinition),
+  horizontalPodAutoscalers: typedResource<HorizontalPodAutoscaler>(horizontalPodAutoscalerDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

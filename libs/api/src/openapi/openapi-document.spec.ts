@@ -338,6 +338,8 @@ describe('OpenAPI v3 documents', () => {
       'apis/admissionregistration.svc.io/v1',
       'apis/apiextensions.svc.io/v1',
       'apis/apps/v1',
+      'apis/autoscaling/v2',
+      'apis/autoscaling/v1',
       'apis/batch/v1',
       'apis/coordination.svc.io/v1',
       'apis/discovery.svc.io/v1',

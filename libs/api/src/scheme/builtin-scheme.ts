@@ -39,6 +39,7 @@ import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinit
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import { limitRangeDefinition } from './definitions/limit-range-definition';
 import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
+import { horizontalPodAutoscalerDefinition, horizontalPodAutoscalerV1Definition } from './definitions/horizontal-pod-autoscaler-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -83,6 +84,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingAdmissionPolicyBindingDefinition,
   resourceQuotaDefinition,
   limitRangeDefinition,
+  horizontalPodAutoscalerDefinition,
+  horizontalPodAutoscalerV1Definition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

@@ -106,6 +106,12 @@ export interface KindDefinition {
    */
   conversion?: KindConversion;
   /**
+   * Set on a built-in version served from another version's storage (autoscaling/v1
+   * HorizontalPodAutoscalers, stored at v2): objects are stored at `storageVersion` and converted
+   * between the two by `convert`, in the server, both ways.
+   */
+  versionConversion?: VersionConversion;
+  /**
    * Set on the twin the scheme makes of a kind of a `*.svc.io` group, served under the group's
    * `*.k8s.io` name: the definition whose objects it serves, from the same storage.
    */
@@ -117,6 +123,13 @@ export interface KindConversion {
   storageVersion: string;
   clientConfig: { url?: string; service?: { namespace: string; name: string; path?: string; port?: number }; caBundle?: string };
   conversionReviewVersions: string[];
+}
+
+/** A built-in kind's conversion between its versions, as Kubernetes' scheme converts through its internal type. */
+export interface VersionConversion {
+  storageVersion: string;
+  /** `object` (of any version of the kind) at `apiVersion`; throws when it cannot be converted. */
+  convert(object: ApiObject, apiVersion: string): ApiObject;
 }
 
 /** The definition whose storage a definition serves: itself, or the one its alias stands for. */

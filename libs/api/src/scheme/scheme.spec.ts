@@ -76,7 +76,18 @@ describe('scheme', () => {
         .byCategory('all')
         .map((d) => d.resource)
         .sort(),
-    ).toEqual(['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'replicationcontrollers', 'services', 'statefulsets']);
+    ).toEqual([
+      'cronjobs',
+      'daemonsets',
+      'deployments',
+      'horizontalpodautoscalers',
+      'jobs',
+      'pods',
+      'replicasets',
+      'replicationcontrollers',
+      'services',
+      'statefulsets',
+    ]);
   });
 
   it('knows scope, subresources and create-on-update of each kind', () => {
@@ -97,6 +108,7 @@ describe('scheme', () => {
       PodDisruptionBudget: [true, false, 'status'],
       ResourceQuota: [true, false, 'status'],
       LimitRange: [true, true, ''],
+      HorizontalPodAutoscaler: [true, false, 'status'],
       Service: [true, true, 'status'],
       Endpoints: [true, true, ''],
       ConfigMap: [true, false, ''],
@@ -149,6 +161,7 @@ describe('scheme', () => {
       ['admissionregistration.svc.io', 'admissionregistration.svc.io/v1'],
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apps', 'apps/v1'],
+      ['autoscaling', 'autoscaling/v2'],
       ['batch', 'batch/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
       ['discovery.svc.io', 'discovery.svc.io/v1'],
@@ -470,6 +483,8 @@ describe('OpenAPI', () => {
       'apis/admissionregistration.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/admissionregistration.svc.io/v1' },
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
+      'apis/autoscaling/v1': { serverRelativeURL: '/openapi/v3/apis/autoscaling/v1' },
+      'apis/autoscaling/v2': { serverRelativeURL: '/openapi/v3/apis/autoscaling/v2' },
       'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },
       'apis/discovery.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/discovery.svc.io/v1' },

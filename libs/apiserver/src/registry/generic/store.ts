@@ -34,8 +34,13 @@ export class Store {
   readonly stored: KindDefinition;
   /** The kind's storage decorators (BeginCreate, BeginUpdate, AfterDelete), if it has any. */
   readonly hooks: WriteHooks | undefined;
-  /** A CRD's conversion webhook: objects are stored at its storage version and served at this endpoint's. */
+  /**
+   * A CRD's conversion webhook, or a built-in kind's conversion between its versions: objects are
+   * stored at its storage version and served at this endpoint's.
+   */
   private readonly converter: ObjectConverter | undefined;
+  /** The built-in conversion, which needs no round trip: reads and watch events stay synchronous. */
+  private readonly convertInProcess: ((object: ApiObject, apiVersion: string) => ApiObject) | undefined;
 
   constructor(
     readonly definition: KindDefinition,
@@ -47,7 +52,12 @@ export class Store {
     this.storedApiVersion = apiVersionOf(this.stored);
     this.groupResource = { group: definition.group, resource: definition.resource };
     this.hooks = context.writeHooks?.(this.stored);
-    this.converter = conversionWebhook(this.stored, { resolveService: context.resolveService, timeoutMs: context.conversionTimeoutMs });
+    const builtIn = this.stored.versionConversion;
+    this.convertInProcess = builtIn === undefined ? undefined : (object, apiVersion) => builtIn.convert(object, apiVersion);
+    this.converter =
+      builtIn === undefined
+        ? conversionWebhook(this.stored, { resolveService: context.resolveService, timeoutMs: context.conversionTimeoutMs })
+        : inProcessConverter(apiVersionOf({ group: this.stored.group, version: builtIn.storageVersion }), this.convertInProcess!);
   }
 
   /** Built-in kinds take strategic merge patch and answer protobuf; custom resources do neither. */
@@ -109,6 +119,7 @@ export class Store {
   /** A stored object (of any version) as this endpoint serves it; synchronous unless a conversion webhook has to convert it. */
   served(object: ApiObject): ApiObject | Promise<ApiObject> {
     if (this.converter === undefined || object.apiVersion === this.storedApiVersion) return this.typed(object);
+    if (this.convertInProcess !== undefined) return this.typed(this.convertInProcess(object, this.storedApiVersion));
     return this.inVersion(object, this.storedApiVersion).then((converted) => this.typed(converted));
   }
 
@@ -194,7 +205,7 @@ export class Store {
         allowBookmarks: query.allowWatchBookmarks === true,
         deadline: query.deadline,
         typed: (object) => this.served(object),
-        typedIsSync: this.converter === undefined,
+        typedIsSync: this.converter === undefined || this.convertInProcess !== undefined,
       });
     } catch (error) {
       throw toStatusError(error, this.groupResource);
@@ -214,6 +225,14 @@ export class Store {
   private cacher() {
     return this.context.cachers.cacherFor(this.stored.group, this.stored.resource, this.builtIn);
   }
+}
+
+/** A built-in kind's conversion, as an ObjectConverter. */
+function inProcessConverter(storageApiVersion: string, convert: (object: ApiObject, apiVersion: string) => ApiObject): ObjectConverter {
+  return {
+    storageApiVersion,
+    convert: (objects, apiVersion) => Promise.resolve(objects.map((o) => (o.apiVersion === apiVersion ? o : convert(o, apiVersion)))),
+  };
 }
 
 /** The object with apiVersion, kind and metadata as its first keys, the order clients print. */
