@@ -80,7 +80,6 @@ volumeattachments                   storage.k8s.io/v1                false Volum
  */
 const STILL_TO_COME = [
   'apiservices.apiregistration.k8s.io/v1',
-  'horizontalpodautoscalers.autoscaling/v2',
   'certificatesigningrequests.certificates.k8s.io/v1',
   'events.events.k8s.io/v1',
   'flowschemas.flowcontrol.apiserver.k8s.io/v1',

@@ -39,7 +39,10 @@ export class HpaAnnotationError extends Error {
 const isCpuUtilization = (m: MetricSpec): boolean =>
   m.type === 'Resource' && m.resource !== undefined && m.resource.name === 'cpu' && m.resource.target?.averageUtilization !== undefined;
 
-const quantity = (value: unknown): string | undefined => (value === undefined || value === null ? undefined : (canonicalQuantity(value) ?? String(value)));
+const quantity = (value: unknown): string | undefined => {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  return canonicalQuantity(value) ?? String(value);
+};
 /** A Go Quantity field without a pointer: `0` when unset. */
 const plainQuantity = (value: unknown): string => quantity(value) ?? '0';
 
@@ -202,7 +205,7 @@ export function hpaV2ToV1(object: ApiObject): ApiObject {
             currentCPUUtilizationPercentage: currentCpu?.resource?.current?.averageUtilization,
           }),
   };
-  return compact(out as Json) as ApiObject;
+  return compact(out as Json);
 }
 
 // ---- v1 -> v2 (Kubernetes' Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler) ----
@@ -394,7 +397,8 @@ export function hpaV1ToV2(object: ApiObject): ApiObject {
         : compact({
             observedGeneration: status.observedGeneration,
             lastScaleTime: status.lastScaleTime,
-            currentReplicas: status.currentReplicas,
+            // v2's currentReplicas has omitempty, v1's has not.
+            currentReplicas: status.currentReplicas === 0 ? undefined : status.currentReplicas,
             desiredReplicas: status.desiredReplicas,
             currentMetrics,
             conditions: conditions.length > 0 ? (conditions as HorizontalPodAutoscalerCondition[]) : undefined,

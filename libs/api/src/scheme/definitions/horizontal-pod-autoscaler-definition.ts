@@ -223,7 +223,7 @@ const validateV1Autoscaler: ValidationRule = (object, current) => {
 /** Kubernetes' formatHPAMetrics: up to two metrics as `current/target`, then `+ N more...`. */
 export function formatHpaMetrics(specs: readonly MetricSpec[] | undefined, statuses: readonly MetricStatus[] | undefined): string {
   if (!specs || specs.length === 0) return '<none>';
-  const q = (value: unknown) => (value === undefined ? '<unknown>' : (canonicalQuantity(value) ?? String(value)));
+  const q = (value: string | number | undefined) => (value === undefined ? '<unknown>' : (canonicalQuantity(value) ?? String(value)));
   const pct = (value: number | undefined, fallback: string) => (value === undefined ? fallback : `${value}%`);
   const list = specs.map((spec, i) => {
     const status = statuses?.[i];
