@@ -32,6 +32,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   'pv-protection': 'pv-protection-controller',
   'ephemeral-volume': 'ephemeral-volume-controller',
   resourcequota: 'resourcequota-controller',
+  horizontalpodautoscaling: 'horizontal-pod-autoscaler',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

@@ -23,6 +23,7 @@ import { pvcProtectionController } from './pvcprotection';
 import { pvProtectionController } from './pvprotection';
 import { ephemeralVolumeController } from './ephemeral';
 import { resourceQuotaController } from './resourcequota';
+import { horizontalPodAutoscalerController } from './podautoscaler';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -49,6 +50,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   pvProtectionController,
   ephemeralVolumeController,
   resourceQuotaController,
+  horizontalPodAutoscalerController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */
