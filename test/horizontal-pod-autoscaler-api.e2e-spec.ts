@@ -90,6 +90,9 @@ describe('HorizontalPodAutoscaler through kubectl', () => {
     };
     expectStatus(await client.patch(`${v2}/web/status`, MERGE_PATCH, status), 200);
     expect(await kubectl('get', 'hpa', 'web')).toMatch(/^web\s+Deployment\/web\s+cpu: 30%\/50%\s+1\s+5\s+2\s+\S+$/m);
+    const described = await kubectl('describe', 'hpa', 'web');
+    expect(described).toMatch(/Reference:\s+Deployment\/web/);
+    expect(described).toMatch(/\( current \/ target \)/);
   });
 
   it('explains the kind and its fields', async () => {

@@ -82,6 +82,7 @@ describe('discovery documents', () => {
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'apps',
+      'autoscaling',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -170,6 +171,7 @@ describe('discovery documents', () => {
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
       'apps',
+      'autoscaling',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -216,6 +218,7 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'autoscaling',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
@@ -248,6 +251,7 @@ describe('--runtime-config', () => {
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
       'apps',
+      'autoscaling',
       'batch',
       'policy',
       'rbac.authorization.k8s.io',
