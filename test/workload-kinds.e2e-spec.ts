@@ -81,13 +81,11 @@ volumeattachments                   storage.k8s.io/v1                false Volum
 const STILL_TO_COME = [
   'apiservices.apiregistration.k8s.io/v1',
   'certificatesigningrequests.certificates.k8s.io/v1',
-  'events.events.k8s.io/v1',
   'flowschemas.flowcontrol.apiserver.k8s.io/v1',
   'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
   'ingressclasses.networking.k8s.io/v1',
   'ingresses.networking.k8s.io/v1',
   'networkpolicies.networking.k8s.io/v1',
-  'runtimeclasses.node.k8s.io/v1',
 ];
 
 interface ResourceRow {

@@ -106,16 +106,25 @@ export interface KindDefinition {
    */
   conversion?: KindConversion;
   /**
-   * Set on a built-in version served from another version's storage (autoscaling/v1
-   * HorizontalPodAutoscalers, stored at v2): objects are stored at `storageVersion` and converted
-   * between the two by `convert`, in the server, both ways.
-   */
-  versionConversion?: VersionConversion;
-  /**
    * Set on the twin the scheme makes of a kind of a `*.svc.io` group, served under the group's
    * `*.k8s.io` name: the definition whose objects it serves, from the same storage.
    */
   aliasOf?: KindDefinition;
+  /**
+   * Set on a kind served from another kind's storage through a conversion of the server's own
+   * (events.k8s.io Events are core/v1 Events): its objects are stored as that kind's and converted
+   * at the edges, so either API reads what the other wrote.
+   */
+  storedAs?: StoredAs;
+}
+
+/** The kind a definition's objects are stored as, and the conversions both ways. */
+export interface StoredAs {
+  definition: KindDefinition;
+  /** An object of this kind as the stored kind holds it. */
+  toStored(object: ApiObject): ApiObject;
+  /** A stored object as this kind serves it. */
+  fromStored(object: ApiObject): ApiObject;
 }
 
 /** A CRD's conversion webhook, as its `spec.conversion.webhook` gives it. */
@@ -123,13 +132,6 @@ export interface KindConversion {
   storageVersion: string;
   clientConfig: { url?: string; service?: { namespace: string; name: string; path?: string; port?: number }; caBundle?: string };
   conversionReviewVersions: string[];
-}
-
-/** A built-in kind's conversion between its versions, as Kubernetes' scheme converts through its internal type. */
-export interface VersionConversion {
-  storageVersion: string;
-  /** `object` (of any version of the kind) at `apiVersion`; throws when it cannot be converted. */
-  convert(object: ApiObject, apiVersion: string): ApiObject;
 }
 
 /** The definition whose storage a definition serves: itself, or the one its alias stands for. */

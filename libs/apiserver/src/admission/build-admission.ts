@@ -10,7 +10,7 @@ import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission, type PriorityClassLookup } from './priority';
 import { podSecurityAdmission, type NamespacePods } from './pod-security';
-import { runtimeClassAdmission } from './runtime-class';
+import { runtimeClassAdmission, type RuntimeClassLookup } from './runtime-class';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection, type StorageClassLookup } from './storage-admission';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
@@ -40,6 +40,8 @@ export interface AdmissionDependencies {
   mountServiceAccountTokens?: boolean;
   /** The Priority plugin's read of PriorityClasses; without it only the system classes are known. */
   priorityClasses?: PriorityClassLookup;
+  /** The RuntimeClass plugin's read of RuntimeClasses; without it no class is known. */
+  runtimeClasses?: RuntimeClassLookup;
   /** The storage plugins' read of StorageClasses; without it no class is known. */
   storageClasses?: StorageClassLookup;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
@@ -75,7 +77,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
     }),
   TaintNodesByCondition: () => taintNodesByCondition(),
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
-  RuntimeClass: () => runtimeClassAdmission(),
+  RuntimeClass: (deps) => runtimeClassAdmission(deps.runtimeClasses),
   PodSecurity: (deps) => podSecurityAdmission({ namespaces: deps.namespaces, namespacePods: deps.namespacePods }),
   DefaultStorageClass: (deps) => defaultStorageClassAdmission(deps.storageClasses),
   StorageObjectInUseProtection: () => storageObjectInUseProtection(),

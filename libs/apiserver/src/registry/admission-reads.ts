@@ -2,11 +2,13 @@ import {
   limitRangeDefinition,
   priorityClassDefinition,
   resourceQuotaDefinition,
+  runtimeClassDefinition,
   storageClassDefinition,
   type ApiObject,
   type LimitRange,
   type PriorityClass,
   type ResourceQuota,
+  type RuntimeClass,
   type StorageClass,
 } from '@svc/api';
 import { isStatusError, LabelQuery } from '@svc/machinery';
@@ -48,6 +50,7 @@ export function admissionReads(registries: () => ResourceRegistries): Omit<Admis
     },
     priorityClasses: priorityClassReads(registries),
     storageClasses: storageClassReads(registries),
+    runtimeClasses: { get: (name) => current(registries().kind<RuntimeClass>(runtimeClassDefinition), '', name) },
     configurations: admissionConfigurations(registries, services),
     resourceQuotas: resourceQuotaReads(registries),
     limitRanges: async (namespace) => [

@@ -17,13 +17,7 @@ import { fieldErrors, type FieldError } from '../../schema/field-error';
 import type { ApiObject, KindDefinition, TableColumn, ValidationRule } from '../kind-definition';
 import { ageColumn, column, nameColumn } from '../table';
 import { as, defineKind } from './define-kind';
-import {
-  convertHorizontalPodAutoscaler,
-  defaultHorizontalPodAutoscalerV2,
-  HPA_V2,
-  HpaAnnotationError,
-  hpaV1ToV2,
-} from './horizontal-pod-autoscaler-conversion';
+import { defaultHorizontalPodAutoscalerV2, HPA_V2, HpaAnnotationError, hpaV1ToV2, hpaV2ToV1 } from './horizontal-pod-autoscaler-conversion';
 import { validateContainerResourceName } from './resource-names';
 
 /** Kubernetes' MaxPeriodSeconds and MaxStabilizationWindowSeconds. */
@@ -325,5 +319,6 @@ export const horizontalPodAutoscalerV1Definition: KindDefinition = defineKind({
     }
   }),
   validationRules: [validateV1Autoscaler],
-  versionConversion: { storageVersion: 'v2', convert: convertHorizontalPodAutoscaler },
+  // Kubernetes' conversion through its internal type, both ways, in the server.
+  storedAs: { definition: horizontalPodAutoscalerDefinition, toStored: hpaV1ToV2, fromStored: hpaV2ToV1 },
 });
