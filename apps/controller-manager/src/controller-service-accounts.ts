@@ -37,6 +37,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Partial<Record<ControllerName, string>
   csrcleaner: 'certificate-controller',
   bootstrapsigner: 'bootstrap-signer',
   tokencleaner: 'token-cleaner',
+  horizontalpodautoscaling: 'horizontal-pod-autoscaler',
 };
 
 /** The account of a controller; one this table misses would otherwise run with the manager's rights. */

@@ -13,13 +13,15 @@ describe('unsupportedFlagProblem', () => {
   });
 
   it('accepts an explicit default of a flag whose feature is missing', () => {
-    expect(unsupportedFlagProblem(parse(['--horizontal-pod-autoscaler-sync-period=15s', '--cidr-allocator-type=RangeAllocator']))).toBeUndefined();
+    expect(unsupportedFlagProblem(parse(['--concurrent-service-syncs=1', '--cidr-allocator-type=RangeAllocator']))).toBeUndefined();
   });
 
   it('refuses another value, naming the flag and the reason', () => {
-    expect(unsupportedFlagProblem(parse(['--horizontal-pod-autoscaler-sync-period=30s']))).toBe(
-      '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
+    expect(unsupportedFlagProblem(parse(['--concurrent-service-syncs=3']))).toBe(
+      '--concurrent-service-syncs is not supported: this controller manager runs no service (load balancer) controller',
     );
+    // The autoscaler's flags are honoured now.
+    expect(unsupportedFlagProblem(parse(['--horizontal-pod-autoscaler-sync-period=30s', '--horizontal-pod-autoscaler-tolerance=0.2']))).toBeUndefined();
     expect(unsupportedFlagProblem(parse(['--concurrent-service-syncs=2']))).toMatch(/^--concurrent-service-syncs is not supported/);
   });
 

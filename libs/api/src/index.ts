@@ -52,6 +52,16 @@ export * from './kinds/certificates/certificate-request-pem';
 export * from './kinds/flowcontrol/flow-schema';
 export * from './kinds/flowcontrol/priority-level-configuration';
 export * from './kinds/flowcontrol/bootstrap-configuration';
+export * from './kinds/autoscaling/horizontal-pod-autoscaler';
+export {
+  HorizontalPodAutoscalerSchema as HorizontalPodAutoscalerV1Schema,
+  HPA_BEHAVIOR_ANNOTATION,
+  HPA_CONDITIONS_ANNOTATION,
+  HPA_METRIC_SPECS_ANNOTATION,
+  HPA_METRIC_STATUSES_ANNOTATION,
+  type HorizontalPodAutoscalerV1,
+  type HorizontalPodAutoscalerV1List,
+} from './kinds/autoscaling/horizontal-pod-autoscaler-v1';
 export * from './kinds/apps/replica-set';
 export * from './kinds/apps/deployment';
 export * from './kinds/apps/stateful-set';
@@ -204,6 +214,12 @@ export { resourceQuotaDefinition } from './scheme/definitions/resource-quota-def
 export { limitRangeDefinition } from './scheme/definitions/limit-range-definition';
 export { certificateSigningRequestDefinition, csrConditionSummary, signerNameErrors } from './scheme/definitions/certificate-signing-request-definition';
 export { flowSchemaDefinition, priorityLevelConfigurationDefinition } from './scheme/definitions/flowcontrol-definitions';
+export {
+  formatHpaMetrics,
+  horizontalPodAutoscalerDefinition,
+  horizontalPodAutoscalerV1Definition,
+} from './scheme/definitions/horizontal-pod-autoscaler-definition';
+export { convertHorizontalPodAutoscaler, defaultHorizontalPodAutoscalerV2 } from './scheme/definitions/horizontal-pod-autoscaler-conversion';
 export { ENDPOINT_SLICE_MANAGED_BY_LABEL, ENDPOINT_SLICE_SERVICE_NAME_LABEL, endpointSliceDefinition } from './scheme/definitions/endpoint-slice-definition';
 export { customResourceDefinitionDefinition } from './scheme/definitions/custom-resource-definition-definition';
 export { clusterRoleBindingDefinition, clusterRoleDefinition, RBAC_GROUP, roleBindingDefinition, roleDefinition } from './scheme/definitions/rbac-definitions';

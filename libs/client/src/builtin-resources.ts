@@ -16,6 +16,8 @@ import {
   volumeAttachmentDefinition,
   certificateSigningRequestDefinition,
   type CertificateSigningRequest,
+  apiServiceDefinition,
+  type APIService,
   runtimeClassDefinition,
   type RuntimeClass,
   eventsEventDefinition,
@@ -90,6 +92,8 @@ import {
   type FlowSchema,
   type PriorityLevelConfiguration,
   type ResourceQuota,
+  horizontalPodAutoscalerDefinition,
+  type HorizontalPodAutoscaler,
 } from '@svc/api';
 import { resourceInfo, type ResourceInfo } from './resource-info';
 
@@ -168,8 +172,10 @@ export interface BuiltinResources {
   readonly resourceQuotas: TypedResource<ResourceQuota>;
   readonly limitRanges: TypedResource<LimitRange>;
   readonly certificateSigningRequests: TypedResource<CertificateSigningRequest>;
+  readonly apiServices: TypedResource<APIService>;
   readonly flowSchemas: TypedResource<FlowSchema>;
   readonly priorityLevelConfigurations: TypedResource<PriorityLevelConfiguration>;
+  readonly horizontalPodAutoscalers: TypedResource<HorizontalPodAutoscaler>;
 }
 
 export const BUILTIN_RESOURCES: BuiltinResources = {
@@ -216,8 +222,10 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   resourceQuotas: typedResource<ResourceQuota>(resourceQuotaDefinition),
   limitRanges: typedResource<LimitRange>(limitRangeDefinition),
   certificateSigningRequests: typedResource<CertificateSigningRequest>(certificateSigningRequestDefinition),
+  apiServices: typedResource<APIService>(apiServiceDefinition),
   flowSchemas: typedResource<FlowSchema>(flowSchemaDefinition),
   priorityLevelConfigurations: typedResource<PriorityLevelConfiguration>(priorityLevelConfigurationDefinition),
+  horizontalPodAutoscalers: typedResource<HorizontalPodAutoscaler>(horizontalPodAutoscalerDefinition),
 };
 
 export type BuiltinResourceName = keyof BuiltinResources;

@@ -25,6 +25,7 @@ import { ephemeralVolumeController } from './ephemeral';
 import { resourceQuotaController } from './resourcequota';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates';
 import { bootstrapSignerController, tokenCleanerController } from './bootstrap';
+import { horizontalPodAutoscalerController } from './podautoscaler';
 
 /** Every controller this process implements, in the order they are added to the manager. */
 export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -56,6 +57,7 @@ export const BUILT_IN_CONTROLLERS: readonly ControllerDescriptor[] = [
   csrCleanerController,
   bootstrapSignerController,
   tokenCleanerController,
+  horizontalPodAutoscalerController,
 ];
 
 /** The built-in controllers `--controllers` (and their own switches) turn on. */

@@ -54,3 +54,11 @@ export {
 } from './persistentvolume';
 export { ephemeralClaimName, podClaimNames } from './common/pod-claim-index';
 export { resourceQuotaController } from './resourcequota';
+export {
+  horizontalPodAutoscalerController,
+  HorizontalPodAutoscalerOptions,
+  MetricsApiPodMetricsSource,
+  PodMetricsSource,
+  type ContainerMetrics,
+  type PodMetrics,
+} from './podautoscaler';

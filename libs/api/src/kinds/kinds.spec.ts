@@ -53,6 +53,8 @@ import {
   resourceQuotaDefinition,
   limitRangeDefinition,
   certificateSigningRequestDefinition,
+  horizontalPodAutoscalerDefinition,
+  horizontalPodAutoscalerV1Definition,
   type FieldError,
   type KindDefinition,
 } from '../index';
@@ -835,6 +837,41 @@ spec:
     - { type: Container, default: { cpu: 500m }, defaultRequest: { cpu: 100m }, max: { cpu: "2" }, maxLimitRequestRatio: { cpu: "10" } }
     - { type: Pod, max: { memory: 4Gi } }
     - { type: PersistentVolumeClaim, min: { storage: 1Gi }, max: { storage: 10Gi } }
+`),
+    ],
+    [
+      horizontalPodAutoscalerDefinition,
+      parse(`
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: { name: web, namespace: team-a }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+    - { type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }
+    - { type: ContainerResource, containerResource: { name: memory, container: app, target: { type: AverageValue, averageValue: 200Mi } } }
+  behavior:
+    scaleDown:
+      stabilizationWindowSeconds: 60
+      selectPolicy: Min
+      policies: [{ type: Pods, value: 1, periodSeconds: 30 }]
+status:
+  currentReplicas: 2
+  desiredReplicas: 3
+  currentMetrics: [{ type: Resource, resource: { name: cpu, current: { averageUtilization: 70, averageValue: 70m } } }]
+  conditions: [{ type: AbleToScale, status: "True", reason: SucceededRescale, message: done, lastTransitionTime: "2026-01-01T00:00:00Z" }]
+`),
+    ],
+    [
+      horizontalPodAutoscalerV1Definition,
+      parse(`
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: { name: web, namespace: team-a }
+spec: { scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: web }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 50 }
+status: { currentReplicas: 1, desiredReplicas: 1, currentCPUUtilizationPercentage: 20 }
 `),
     ],
     [

@@ -37,6 +37,8 @@ import * as csiStorageCapacity from '../kinds/storage/csi-storage-capacity';
 import * as storageClass from '../kinds/storage/storage-class';
 import * as volumeAttachment from '../kinds/storage/volume-attachment';
 import * as volume from '../kinds/core/volume';
+import * as hpaV1 from '../kinds/autoscaling/horizontal-pod-autoscaler-v1';
+import * as hpaV2 from '../kinds/autoscaling/horizontal-pod-autoscaler';
 import * as condition from '../meta/condition';
 import * as deleteOptions from '../meta/delete-options';
 import * as labelSelector from '../meta/label-selector';
@@ -102,6 +104,8 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
   ['io.svc.api.authentication.v1', [authnReviews]],
   ['io.svc.api.authorization.v1', [authzReviews]],
   ['io.svc.api.flowcontrol.v1', [flowSchema, priorityLevel]],
+  ['io.svc.api.autoscaling.v2', [hpaV2]],
+  ['io.svc.api.autoscaling.v1', [hpaV1]],
 ];
 
 function isStruct(value: unknown): value is JsonSchema & { properties: Record<string, JsonSchema> } {

@@ -339,6 +339,8 @@ describe('OpenAPI v3 documents', () => {
       'apis/apiextensions.svc.io/v1',
       'apis/apiregistration.svc.io/v1',
       'apis/apps/v1',
+      'apis/autoscaling/v2',
+      'apis/autoscaling/v1',
       'apis/batch/v1',
       'apis/certificates.svc.io/v1',
       'apis/coordination.svc.io/v1',

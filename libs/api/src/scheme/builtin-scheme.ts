@@ -44,6 +44,7 @@ import { limitRangeDefinition } from './definitions/limit-range-definition';
 import { resourceQuotaDefinition } from './definitions/resource-quota-definition';
 import { apiServiceDefinition } from './definitions/api-service-definition';
 import { flowSchemaDefinition, priorityLevelConfigurationDefinition } from './definitions/flowcontrol-definitions';
+import { horizontalPodAutoscalerDefinition, horizontalPodAutoscalerV1Definition } from './definitions/horizontal-pod-autoscaler-definition';
 import type { KindDefinition } from './kind-definition';
 import { Scheme } from './scheme';
 
@@ -89,6 +90,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   resourceQuotaDefinition,
   limitRangeDefinition,
   certificateSigningRequestDefinition,
+  horizontalPodAutoscalerDefinition,
+  horizontalPodAutoscalerV1Definition,
   runtimeClassDefinition,
   eventsEventDefinition,
   apiServiceDefinition,

@@ -241,7 +241,19 @@ describe('kinds from CustomResourceDefinitions', () => {
         .byCategory('all')
         .map((d) => d.kind)
         .sort(),
-    ).toEqual(['CronJob', 'DaemonSet', 'Deployment', 'Job', 'Pod', 'ReplicaSet', 'ReplicationController', 'Service', 'StatefulSet', 'Widget']);
+    ).toEqual([
+      'CronJob',
+      'DaemonSet',
+      'Deployment',
+      'HorizontalPodAutoscaler',
+      'Job',
+      'Pod',
+      'ReplicaSet',
+      'ReplicationController',
+      'Service',
+      'StatefulSet',
+      'Widget',
+    ]);
     expect(() => scheme.register(kindFromCrd(crd, 'v1'))).toThrow(/already registered/);
     scheme.register(kindFromCrd(crd, 'v1'), { replace: true });
     expect(scheme.unregisterCrd('widgets.example.com')).toHaveLength(3);

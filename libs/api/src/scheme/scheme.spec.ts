@@ -77,7 +77,18 @@ describe('scheme', () => {
         .byCategory('all')
         .map((d) => d.resource)
         .sort(),
-    ).toEqual(['cronjobs', 'daemonsets', 'deployments', 'jobs', 'pods', 'replicasets', 'replicationcontrollers', 'services', 'statefulsets']);
+    ).toEqual([
+      'cronjobs',
+      'daemonsets',
+      'deployments',
+      'horizontalpodautoscalers',
+      'jobs',
+      'pods',
+      'replicasets',
+      'replicationcontrollers',
+      'services',
+      'statefulsets',
+    ]);
   });
 
   it('knows scope, subresources and create-on-update of each kind', () => {
@@ -99,6 +110,7 @@ describe('scheme', () => {
       PodDisruptionBudget: [true, false, 'status'],
       ResourceQuota: [true, false, 'status'],
       LimitRange: [true, true, ''],
+      HorizontalPodAutoscaler: [true, false, 'status'],
       Service: [true, true, 'status'],
       Endpoints: [true, true, ''],
       ConfigMap: [true, false, ''],
@@ -156,6 +168,7 @@ describe('scheme', () => {
       ['apiextensions.svc.io', 'apiextensions.svc.io/v1'],
       ['apiregistration.svc.io', 'apiregistration.svc.io/v1'],
       ['apps', 'apps/v1'],
+      ['autoscaling', 'autoscaling/v2'],
       ['batch', 'batch/v1'],
       ['certificates.svc.io', 'certificates.svc.io/v1'],
       ['coordination.svc.io', 'coordination.svc.io/v1'],
@@ -487,6 +500,8 @@ describe('OpenAPI', () => {
       'apis/apiextensions.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiextensions.svc.io/v1' },
       'apis/apiregistration.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/apiregistration.svc.io/v1' },
       'apis/apps/v1': { serverRelativeURL: '/openapi/v3/apis/apps/v1' },
+      'apis/autoscaling/v1': { serverRelativeURL: '/openapi/v3/apis/autoscaling/v1' },
+      'apis/autoscaling/v2': { serverRelativeURL: '/openapi/v3/apis/autoscaling/v2' },
       'apis/batch/v1': { serverRelativeURL: '/openapi/v3/apis/batch/v1' },
       'apis/certificates.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/certificates.svc.io/v1' },
       'apis/coordination.svc.io/v1': { serverRelativeURL: '/openapi/v3/apis/coordination.svc.io/v1' },

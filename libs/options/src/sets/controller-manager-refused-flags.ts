@@ -5,7 +5,6 @@ const NO_CLOUD = 'this controller manager runs no cloud provider integration';
 const NO_ATTACH = 'this controller manager runs no attach/detach controller';
 const NO_VOLUME_PLUGINS = 'this controller manager runs no in-tree volume plugins: volumes are provisioned and deleted by external provisioners';
 const NO_RECYCLER = 'this controller manager runs no volume recycler (Recycle is deprecated; such volumes are marked Failed)';
-const NO_HPA = 'this controller manager runs no horizontal pod autoscaler controller';
 const NO_MIRRORING = 'this controller manager runs no endpointslice mirroring controller';
 const NO_TOKENS = 'this controller manager runs no service account token controller';
 const NO_MIGRATION = 'is not supported by this controller manager yet: it runs no leader migration';
@@ -32,8 +31,6 @@ export const CONTROLLER_MANAGER_REFUSED_FLAGS: readonly RefusedFlag[] = [
   ...refuse(NO_RECYCLER, 'pv-recycler-pod-template-filepath-hostpath', 'pv-recycler-pod-template-filepath-nfs', 'pv-recycler-timeout-increment-hostpath'),
   ...refuse(NO_VOLUME_PLUGINS, 'volume-host-allow-local-loopback', 'volume-host-cidr-denylist'),
   ...refuse(NO_MIRRORING, 'mirroring-concurrent-service-endpoint-syncs', 'mirroring-endpointslice-updates-batch-period', 'mirroring-max-endpoints-per-subset'),
-  ...refuse(NO_HPA, 'horizontal-pod-autoscaler-cpu-initialization-period', 'horizontal-pod-autoscaler-downscale-stabilization'),
-  ...refuse(NO_HPA, 'horizontal-pod-autoscaler-initial-readiness-delay', 'horizontal-pod-autoscaler-sync-period', 'horizontal-pod-autoscaler-tolerance'),
   ...refuse(NO_TOKENS, 'concurrent-serviceaccount-token-syncs', 'service-account-private-key-file'),
   { flag: 'concurrent-service-syncs', reason: 'this controller manager runs no service (load balancer) controller' },
   ...UNSUPPORTED_SHARED_FLAGS,

@@ -32,6 +32,7 @@ const PACKAGES = [
     'core/v1',
     'apps/v1',
     'autoscaling/v1',
+    'autoscaling/v2',
     'policy/v1',
     'coordination/v1',
     'discovery/v1',

@@ -124,6 +124,8 @@ describe('kind strategies', () => {
       'CustomResourceDefinition',
       'DaemonSet',
       'Deployment',
+      'HorizontalPodAutoscaler',
+      'HorizontalPodAutoscaler',
       'Job',
       'Namespace',
       'PersistentVolume',

@@ -241,6 +241,20 @@ export const CONTROLLER_ROLES: ReadonlyArray<{ account: string; rules: PolicyRul
     account: 'resourcequota-controller',
     rules: [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), EVENTS],
   },
+  {
+    // Any kind with a scale subresource; pods from its cache; usage from the resource metrics API.
+    account: 'horizontal-pod-autoscaler',
+    rules: [
+      rule(READ, ['autoscaling'], ['horizontalpodautoscalers']),
+      rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['list', 'watch'], [''], ['pods']),
+      rule(['list'], ['metrics.k8s.io'], ['pods']),
+      rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
+      rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      EVENTS,
+    ],
+  },
 ];
 
 export const controllerRoleName = (account: string): string => `system:controller:${account}`;
