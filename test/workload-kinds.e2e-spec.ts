@@ -85,9 +85,6 @@ const STILL_TO_COME = [
   'events.events.k8s.io/v1',
   'flowschemas.flowcontrol.apiserver.k8s.io/v1',
   'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
-  'ingressclasses.networking.k8s.io/v1',
-  'ingresses.networking.k8s.io/v1',
-  'networkpolicies.networking.k8s.io/v1',
   'runtimeclasses.node.k8s.io/v1',
 ];
 

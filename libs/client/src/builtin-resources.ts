@@ -14,6 +14,12 @@ import {
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  ingressDefinition,
+  ingressClassDefinition,
+  networkPolicyDefinition,
+  type Ingress,
+  type IngressClass,
+  type NetworkPolicy,
   type PersistentVolume,
   type PersistentVolumeClaim,
   type StorageClass,
@@ -133,6 +139,9 @@ export interface BuiltinResources {
   readonly csiNodes: TypedResource<CSINode>;
   readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
   readonly volumeAttachments: TypedResource<VolumeAttachment>;
+  readonly ingresses: TypedResource<Ingress>;
+  readonly ingressClasses: TypedResource<IngressClass>;
+  readonly networkPolicies: TypedResource<NetworkPolicy>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -176,6 +185,9 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   csiNodes: typedResource<CSINode>(csiNodeDefinition),
   csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
   volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
+  ingresses: typedResource<Ingress>(ingressDefinition),
+  ingressClasses: typedResource<IngressClass>(ingressClassDefinition),
+  networkPolicies: typedResource<NetworkPolicy>(networkPolicyDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),

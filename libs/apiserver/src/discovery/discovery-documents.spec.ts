@@ -83,6 +83,7 @@ describe('discovery documents', () => {
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'apps',
       'batch',
+      'networking.k8s.io',
       'policy',
       'rbac.authorization.k8s.io',
       'storage.k8s.io',
@@ -91,6 +92,7 @@ describe('discovery documents', () => {
       'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
+      'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
@@ -171,6 +173,7 @@ describe('discovery documents', () => {
     expect(named.items.map((g) => g.metadata.name)).toEqual([
       'apps',
       'batch',
+      'networking.k8s.io',
       'policy',
       'rbac.authorization.k8s.io',
       'storage.k8s.io',
@@ -179,6 +182,7 @@ describe('discovery documents', () => {
       'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
+      'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
@@ -217,6 +221,7 @@ describe('--runtime-config', () => {
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'batch',
+      'networking.k8s.io',
       'policy',
       'rbac.authorization.k8s.io',
       'storage.k8s.io',
@@ -225,6 +230,7 @@ describe('--runtime-config', () => {
       'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
+      'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
@@ -249,6 +255,7 @@ describe('--runtime-config', () => {
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
       'apps',
       'batch',
+      'networking.k8s.io',
       'policy',
       'rbac.authorization.k8s.io',
       'storage.k8s.io',
@@ -256,6 +263,7 @@ describe('--runtime-config', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'discovery.k8s.io',
+      'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',

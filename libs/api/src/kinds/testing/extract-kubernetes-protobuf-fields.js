@@ -43,6 +43,7 @@ const PACKAGES = [
     'batch/v1',
     'scheduling/v1',
     'storage/v1',
+    'networking/v1',
   ].map((dir) => [apiDir, dir]),
   [apiextensionsDir, 'pkg/apis/apiextensions/v1'],
 ];

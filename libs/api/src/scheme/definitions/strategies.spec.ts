@@ -123,6 +123,7 @@ describe('kind strategies', () => {
       'CustomResourceDefinition',
       'DaemonSet',
       'Deployment',
+      'Ingress',
       'Job',
       'Namespace',
       'PersistentVolume',
