@@ -35,6 +35,7 @@ const DEFAULT_IMPLEMENTED: AdmissionPluginName[] = [
   'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
+  'DefaultIngressClass',
 ];
 
 describe('buildAdmissionChain', () => {
@@ -69,6 +70,7 @@ describe('buildAdmissionChain', () => {
       'StorageObjectInUseProtection',
       'PersistentVolumeClaimResize',
       'RuntimeClass',
+      'DefaultIngressClass',
       'AlwaysDeny',
     ]);
     expect(await codeOf(deny.admit(create('live')))).toBe(403);

@@ -12,6 +12,7 @@ import { priorityAdmission, type PriorityClassLookup } from './priority';
 import { podSecurityAdmission, type NamespacePods } from './pod-security';
 import { runtimeClassAdmission } from './runtime-class';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection, type StorageClassLookup } from './storage-admission';
+import { defaultIngressClassAdmission, type IngressClassLookup } from './default-ingress-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
 import { limitRangerAdmission, type LimitRangeLookup } from './limit-ranger';
@@ -42,6 +43,8 @@ export interface AdmissionDependencies {
   priorityClasses?: PriorityClassLookup;
   /** The storage plugins' read of StorageClasses; without it no class is known. */
   storageClasses?: StorageClassLookup;
+  /** DefaultIngressClass's read of IngressClasses; without it no class is known. */
+  ingressClasses?: IngressClassLookup;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
   configurations?: AdmissionConfigurations;
   /** The flags plugins read their settings from. */
@@ -80,13 +83,14 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   DefaultStorageClass: (deps) => defaultStorageClassAdmission(deps.storageClasses),
   StorageObjectInUseProtection: () => storageObjectInUseProtection(),
   PersistentVolumeClaimResize: (deps) => persistentVolumeClaimResize(deps.storageClasses),
+  DefaultIngressClass: (deps) => defaultIngressClassAdmission(deps.ingressClasses),
   ResourceQuota: (deps) => deps.resourceQuotas && resourceQuotaAdmission(deps.resourceQuotas),
   LimitRanger: (deps) => deps.limitRanges && limitRangerAdmission(deps.limitRanges),
 };
 
 /**
  * Plugins that are honoured without code: AlwaysAdmit admits everything, and the others act only on
- * kinds this server does not serve (CertificateSigningRequest, Ingress), or labels of cloud volumes
+ * kinds this server does not serve (CertificateSigningRequest), or labels of cloud volumes
  * this server has none of (PersistentVolumeLabel), so nothing reaches them. OwnerReferencesPermissionEnforcement
  * is built beside the chain, with the authorizer.
  */
@@ -97,7 +101,6 @@ const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<Admissio
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',
-  'DefaultIngressClass',
 ]);
 
 /** Of `names`, those this server neither implements nor honours without code: enabling one would do nothing. */
