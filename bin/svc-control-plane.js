@@ -17,6 +17,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 const { ensureDefaultStorageClass, nodeAgentLocalPathArgs } = require('./default-storage-class');
+const { startIngressController } = require('./ingress-controller');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -428,6 +429,15 @@ function startControlPlane(addressArgs) {
                 .flat()
                 .find((a) => a && a.family === 'IPv4' && !a.internal)?.address,
           }).catch((error) => console.error(`the cluster DNS did not start: ${error.message}`));
+          // The ingress controller serves the default IngressClass svc; it proxies to pods on the node network.
+          startIngressController({
+            run,
+            writeIdentity: (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }),
+            root,
+            adminConfig: svcconfig,
+            componentArgs: masterArgs,
+            address: localNodes.hostAddress(),
+          }).catch((error) => console.error(`the ingress controller did not start: ${error.message}`));
           const where = store === 'etcd' ? ` (store3 on etcd; API servers on ${firstAddress} and ${SECOND_API_SERVER}, port ${port})` : '';
           console.log(`Control plane running${where}. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
           // The console ships in the build (dist/console); the API server serves it.

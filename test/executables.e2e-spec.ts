@@ -81,6 +81,7 @@ describe.each([
     ],
   ],
   ['svc-dns', ['--cluster-domain string', '(default "cluster.local")', '--port int32', '(default 53)', '--resolv-conf string']],
+  ['svc-ingress', ['--http-port int32', '(default 80)', '--https-port int32', '(default 443)', '--controller-name string', '(default "svc.io/ingress")']],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -134,6 +135,7 @@ describe('flag validation before anything starts', () => {
     ['svc-proxy', ['--config=kube-proxy.yaml'], '--config is not supported'],
     ['svc-dns', ['--cluster-domain=Cluster.Local.'], '"--cluster-domain"'],
     ['svc-dns', ['--port=70000'], '"--port"'],
+    ['svc-ingress', ['--controller-name=nginx'], '"--controller-name"'],
   ])('%s %s', (name, args, message) => {
     const { status, stderr } = run(name, args);
     expect(status).toBe(2);

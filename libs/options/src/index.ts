@@ -98,3 +98,4 @@ export {
   type ProxyOptions,
 } from './sets/proxy-flags';
 export { DNS_FLAGS, dnsFlagSet, parseDnsOptions, type DnsOptions } from './sets/dns-flags';
+export { INGRESS_FLAGS, ingressFlagSet, parseIngressOptions, type IngressOptions } from './sets/ingress-flags';

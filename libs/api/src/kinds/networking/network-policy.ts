@@ -80,8 +80,7 @@ export const NetworkPolicySpecSchema = Described(
     podSelector: "The pods of the policy's namespace it applies to; every pod when empty.",
     ingress: 'Traffic allowed into the selected pods; none (all denied) when the policy restricts Ingress and this is empty.',
     egress: 'Traffic allowed out of the selected pods; none (all denied) when the policy restricts Egress and this is empty.',
-    policyTypes:
-      'The directions the policy restricts: Ingress, Egress or both. When left out, Ingress, and Egress too if the policy has egress rules.',
+    policyTypes: 'The directions the policy restricts: Ingress, Egress or both. When left out, Ingress, and Egress too if the policy has egress rules.',
   },
   'Which pods a policy selects, and the traffic it allows them.',
 );

@@ -74,11 +74,13 @@ function validateIngressClass(obj: ApiObject): FieldError[] {
   const params = spec.parameters;
   if (params !== undefined) {
     const at = 'spec.parameters';
-    if (params.apiGroup !== undefined) errors.push(...isDNS1123Subdomain(params.apiGroup).map((msg) => fieldErrors.invalid(`${at}.apiGroup`, params.apiGroup, msg)));
+    if (params.apiGroup !== undefined)
+      errors.push(...isDNS1123Subdomain(params.apiGroup).map((msg) => fieldErrors.invalid(`${at}.apiGroup`, params.apiGroup, msg)));
     errors.push(...pathSegmentErrors(`${at}.kind`, params.kind), ...pathSegmentErrors(`${at}.name`, params.name));
     const scope = params.scope;
     if (scope === undefined) errors.push(fieldErrors.required(`${at}.scope`, ''));
-    else if (!(IngressClassParametersScopes as readonly string[]).includes(scope)) errors.push(fieldErrors.notSupported(`${at}.scope`, scope, IngressClassParametersScopes));
+    else if (!(IngressClassParametersScopes as readonly string[]).includes(scope))
+      errors.push(fieldErrors.notSupported(`${at}.scope`, scope, IngressClassParametersScopes));
     else if (scope === 'Namespace') {
       if (params.namespace === undefined) errors.push(fieldErrors.required(`${at}.namespace`, "`parameters.scope` is set to 'Namespace'"));
       else errors.push(...isDNS1123Subdomain(params.namespace).map((msg) => fieldErrors.invalid(`${at}.namespace`, params.namespace, msg)));
@@ -211,7 +213,8 @@ function ingressSpecErrors(obj: ApiObject): FieldError[] {
   const spec = as<Ingress>(obj).spec ?? {};
   const errors: FieldError[] = [];
   const rules = spec.rules ?? [];
-  if (rules.length === 0 && spec.defaultBackend === undefined) errors.push(fieldErrors.invalid('spec', goSlice('networking.IngressRule', spec.rules), 'either `defaultBackend` or `rules` must be specified'));
+  if (rules.length === 0 && spec.defaultBackend === undefined)
+    errors.push(fieldErrors.invalid('spec', goSlice('networking.IngressRule', spec.rules), 'either `defaultBackend` or `rules` must be specified'));
   if (spec.defaultBackend !== undefined) errors.push(...backendErrors(spec.defaultBackend, 'spec.defaultBackend'));
   rules.forEach((rule, i) => {
     const at = `spec.rules[${i}]`;
@@ -251,7 +254,8 @@ function validateIngressStatus(obj: ApiObject, current: ApiObject): FieldError[]
   const existing = new Set((as<Ingress>(current).status?.loadBalancer?.ingress ?? []).map((i) => i.ip).filter(Boolean));
   (as<Ingress>(obj).status?.loadBalancer?.ingress ?? []).forEach((entry, i) => {
     const at = `status.loadBalancer.ingress[${i}]`;
-    if (entry.ip && !existing.has(entry.ip) && isIP(entry.ip) === 0) errors.push(fieldErrors.invalid(`${at}.ip`, entry.ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    if (entry.ip && !existing.has(entry.ip) && isIP(entry.ip) === 0)
+      errors.push(fieldErrors.invalid(`${at}.ip`, entry.ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
     if (entry.hostname) {
       errors.push(...isDNS1123Subdomain(entry.hostname).map((msg) => fieldErrors.invalid(`${at}.hostname`, entry.hostname, msg)));
       if (isIP(entry.hostname) !== 0) errors.push(fieldErrors.invalid(`${at}.hostname`, entry.hostname, 'must be a DNS name, not an IP address'));
@@ -426,7 +430,8 @@ function validateNetworkPolicy(obj: ApiObject): FieldError[] {
     (rule.to ?? []).forEach((peer, j) => errors.push(...peerErrors(peer, `spec.egress[${i}].to[${j}]`)));
   });
   const types = spec.policyTypes ?? [];
-  if (types.length > PolicyTypes.length) return [...errors, fieldErrors.invalid('spec.policyTypes', goSlice('networking.PolicyType', types), 'may not specify more than two policyTypes')];
+  if (types.length > PolicyTypes.length)
+    return [...errors, fieldErrors.invalid('spec.policyTypes', goSlice('networking.PolicyType', types), 'may not specify more than two policyTypes')];
   types.forEach((type, i) => {
     if (!(PolicyTypes as readonly string[]).includes(type)) errors.push(fieldErrors.notSupported(`spec.policyTypes[${i}]`, type, PolicyTypes));
   });

@@ -81,7 +81,9 @@ describe('Ingress', () => {
   });
 
   it('needs rules or a default backend; the old class annotation must agree with ingressClassName', () => {
-    expect(created(ingressDefinition, ingress({})).errors).toEqual(['spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified']);
+    expect(created(ingressDefinition, ingress({})).errors).toEqual([
+      'spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified',
+    ]);
     expect(
       created(ingressDefinition, ingress({ ingressClassName: 'svc', defaultBackend: backend() }, { annotations: { 'kubernetes.io/ingress.class': 'nginx' } }))
         .errors,
@@ -92,7 +94,9 @@ describe('Ingress', () => {
     const { object, errors } = created(ingressDefinition, {
       ...ingress({
         ingressClassName: 'svc',
-        rules: ['a.example', 'b.example', '', 'c.example', 'd.example'].map((h) => rule([{ path: '/', pathType: 'Prefix', backend: backend() }], h || undefined)),
+        rules: ['a.example', 'b.example', '', 'c.example', 'd.example'].map((h) =>
+          rule([{ path: '/', pathType: 'Prefix', backend: backend() }], h || undefined),
+        ),
         tls: [{ hosts: ['a.example'], secretName: 'tls' }],
       }),
       status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } },
@@ -143,10 +147,15 @@ describe('IngressClass', () => {
   });
 
   it('picks the newest default class, then the first by name', () => {
-    const cls = (name: string, created: string, isDefault: boolean) => ({
+    const cls = (name: string, created: string, isDefault: boolean): ApiObject => ({
       metadata: { name, creationTimestamp: created, annotations: isDefault ? { 'ingressclass.kubernetes.io/is-default-class': 'true' } : {} },
     });
-    const classes = [cls('old', '2026-01-01T00:00:00Z', true), cls('b', '2026-02-01T00:00:00Z', true), cls('a', '2026-02-01T00:00:00Z', true), cls('new', '2026-03-01T00:00:00Z', false)];
+    const classes = [
+      cls('old', '2026-01-01T00:00:00Z', true),
+      cls('b', '2026-02-01T00:00:00Z', true),
+      cls('a', '2026-02-01T00:00:00Z', true),
+      cls('new', '2026-03-01T00:00:00Z', false),
+    ];
     expect(defaultIngressClassOf(classes)?.metadata?.name).toBe('a');
     expect(defaultIngressClassOf([cls('x', '2026-01-01T00:00:00Z', false)])).toBeUndefined();
   });
