@@ -18,6 +18,7 @@ const path = require('node:path');
 const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 const { ensureDefaultStorageClass, nodeAgentLocalPathArgs } = require('./default-storage-class');
 const { startIngressController } = require('./ingress-controller');
+const { ensureNetworkPolicyRole } = require('./network-policy-role');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -163,6 +164,8 @@ function startServiceProxy(masterArgs = []) {
     ...(hostIp ? [`--bind-address=${hostIp.address}`] : []),
   ]);
   serviceProxyStarted = true;
+  // It enforces NetworkPolicies too, for which it reads policies, pods and namespaces.
+  ensureNetworkPolicyRole(svcconfig).catch((error) => console.error(`NetworkPolicies will not be enforced: ${error.message}`));
 }
 
 // Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
