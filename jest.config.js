@@ -35,4 +35,6 @@ module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
+  testSequencer: '<rootDir>/test/sequencer.js',
 };

@@ -61,6 +61,8 @@ class LocalNodes {
    * @param {string} options.caFile the node agent client CA the agents trust
    * @param {string[]} [options.agentConfigLines] further lines of each agent's configuration (the cluster DNS)
    * @param {string[]} [options.agentArgs] further flags of each agent (the local path provisioner off)
+   * @param {(node: { name: string, address: string, netns: string }) => void} [options.startNodeServiceProxy]
+   *   starts a further node's service proxy in its network namespace
    * @param {(line: string) => void} options.log
    */
   constructor(options) {
@@ -160,6 +162,7 @@ class LocalNodes {
         svcconfig: identity.path,
         netns: node.netnsPath,
       });
+      if (this.options.startNodeServiceProxy) this.options.startNodeServiceProxy({ name, address: node.address, netns: node.netnsPath });
     }
     if (this.namespaced.length > 0) this.syncRoutes();
   }

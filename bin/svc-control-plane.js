@@ -111,23 +111,34 @@ setInterval(() => {
 const nodeIpamArgs = ['--allocate-node-cidrs', `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`];
 let localNodes;
 
-// The service proxy routes ClusterIPs and NodePorts on this machine: as root only (it programs the
-// kernel's nftables, or iptables without the nft command, which it gets with apt-get when missing).
-// It acts as system:kube-proxy (the system:node-proxier role) and answers NodePorts on the host's
-// address on the node network (the node's InternalIP; without a node of its own, the host's first address,
-// since nftables serves no NodePort on 127.0.0.1). Its rules outlive
-// a restart of the proxy alone, but not the control plane: stopping removes them (--cleanup).
-// SVC_SERVICE_PROXY=off leaves it out.
+// The service proxy routes ClusterIPs and NodePorts, one per node as kube-proxy runs: the first node's
+// on the host, each further node's in that node's network namespace (its rules go with the namespace).
+// As root only (it programs the kernel's nftables, or iptables without the nft command, which it gets
+// with apt-get when missing). Each acts as system:kube-proxy (the system:node-proxier role) and answers
+// NodePorts on its node's address on the node network (the node's InternalIP; without a node of its
+// own, the host's first address, since nftables serves no NodePort on 127.0.0.1). The host's rules
+// outlive a restart of the proxy alone, but not the control plane: stopping removes them (--cleanup).
+// SVC_SERVICE_PROXY=off leaves the proxies out; SVC_SERVICE_PROXY=namespaced runs only the further
+// nodes' (the host's nftables untouched, as when another cluster on this machine owns them).
+const serviceProxyMode = process.env.SVC_SERVICE_PROXY || 'on';
+if (!['on', 'off', 'namespaced'].includes(serviceProxyMode)) {
+  console.error(`SVC_SERVICE_PROXY=${serviceProxyMode}: expected on, off or namespaced`);
+  process.exit(2);
+}
 let serviceProxyStarted = false;
 function cleanUpServiceProxy() {
   if (!serviceProxyStarted) return;
   require('node:child_process').spawnSync(process.execPath, [path.join(__dirname, 'svc-proxy.js'), '--cleanup'], { stdio: 'ignore', timeout: 30_000 });
 }
-function startServiceProxy(masterArgs = []) {
-  if (process.env.SVC_SERVICE_PROXY === 'off') return;
+let serviceProxyUsable;
+/** Whether proxies can run here (root, nft or iptables, installed when missing); says why not, once. */
+function serviceProxyCanRun() {
+  if (serviceProxyUsable !== undefined) return serviceProxyUsable;
+  serviceProxyUsable = false;
+  if (serviceProxyMode === 'off') return false;
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     console.log('Not root: the service proxy (svc-proxy) does not start, so ClusterIPs and NodePorts do not route; run npm start as root.');
-    return;
+    return false;
   }
   const exists = (file) => ['/usr/sbin', '/sbin', '/usr/bin'].some((dir) => fs.existsSync(path.join(dir, file)));
   if (!exists('nft') && fs.existsSync('/usr/bin/apt-get')) {
@@ -146,26 +157,39 @@ function startServiceProxy(masterArgs = []) {
     console.log(
       'Neither nft nor iptables is installed: the service proxy does not start. On Debian, as root: "apt-get install -y nftables conntrack", then npm start again.',
     );
-    return;
+    return false;
   }
-  // The node's own address when npm start runs the node (its InternalIP on the node bridge), else the host's first.
-  const hostIp = localNodes.hostAddress()
-    ? { address: localNodes.hostAddress() }
-    : Object.values(require('node:os').networkInterfaces())
-        .flat()
-        .find((a) => a && a.family === 'IPv4' && !a.internal);
-  run('svc-proxy', [
+  serviceProxyUsable = true;
+  return true;
+}
+function serviceProxyArgs({ name, address, masterArgs = [] }) {
+  return [
     `--svcconfig=${identities.proxy.path}`,
     ...masterArgs,
-    `--hostname-override=${nodeName}`,
+    `--hostname-override=${name}`,
     `--cluster-cidr=${process.env.SVC_CLUSTER_CIDR || '10.244.0.0/16'}`,
     '--healthz-bind-address=127.0.0.1:10256',
     '--metrics-bind-address=127.0.0.1:10249',
-    ...(hostIp ? [`--bind-address=${hostIp.address}`] : []),
-  ]);
+    ...(address ? [`--bind-address=${address}`] : []),
+  ];
+}
+function startServiceProxy(masterArgs = []) {
+  if (serviceProxyMode !== 'on' || !serviceProxyCanRun()) return;
+  // The node's own address when npm start runs the node (its InternalIP on the node bridge), else the host's first.
+  const address =
+    localNodes.hostAddress() ??
+    Object.values(require('node:os').networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  run('svc-proxy', serviceProxyArgs({ name: nodeName, address, masterArgs }));
   serviceProxyStarted = true;
   // It enforces NetworkPolicies too, for which it reads policies, pods and namespaces.
   ensureNetworkPolicyRole(svcconfig).catch((error) => console.error(`NetworkPolicies will not be enforced: ${error.message}`));
+}
+/** A further node's proxy, in its network namespace: its health and metrics ports are that namespace's own. */
+function startNodeServiceProxy({ name, address, netns }) {
+  if (!serviceProxyCanRun()) return;
+  run('svc-proxy', serviceProxyArgs({ name, address }), { netns });
 }
 
 // Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
@@ -317,6 +341,7 @@ try {
     adminSvcconfig: svcconfig,
     agentConfigLines: nodeAgentDnsConfig(extraArgs),
     agentArgs: nodeAgentLocalPathArgs(),
+    startNodeServiceProxy,
     log: (line) => console.log(line),
   });
   localNodes.plan();

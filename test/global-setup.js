@@ -3,6 +3,7 @@
 // source file is newer than the last build, so that a test never runs stale code.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -32,6 +33,9 @@ module.exports = async function globalSetup(globalConfig) {
     console.log('\nMongoDB storage backend tests are skipped: set MONGODB_URI to a replica set to run them.');
   }
   if (!mayRunEndToEnd(globalConfig)) return;
+  // The libraries packed once for the whole run, by the first test file that asks
+  // (test/support/packed-libraries.ts); the global teardown removes the directory.
+  process.env.SVC_TEST_PACKED_LIBRARIES_DIR = path.join(os.tmpdir(), `svc-packed-libraries-${process.pid}-${Date.now()}`);
   const sources = Math.max(...['apps', 'libs', 'bench'].map((d) => newestSource(path.join(root, d))));
   const built = fs.existsSync(marker) ? fs.statSync(marker).mtimeMs : 0;
   if (sources > built) {

@@ -1,6 +1,7 @@
 // `npm start` with nothing given: it runs its own containerd under its state directory, and the
 // examples of the docs run with no other step (a Deployment of busybox serving HTTP, a pod on a second
-// node, `--nodes=2`, reaching it, the API server's address and KUBERNETES_SERVICE_* in every pod, an image archive dropped into
+// node, `--nodes=2`, reaching it, by its ClusterIP and the second node's NodePort through that node's own service
+// proxy, the API server's address and KUBERNETES_SERVICE_* in every pod, an image archive dropped into
 // .data/images used at once); stopping leaves no mount, bridge or cgroup behind. Without containerd
 // (hidden by a narrowed PATH) it says in one line what to install.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -41,7 +42,8 @@ async function launch(extraEnv: Record<string, string>, ready: RegExp, args: str
       SVC_NETWORK_PREFIX: tag,
       SVC_NODE_CIDR: `10.243.${subnet}.0/24`,
       SVC_CLUSTER_CIDR: `10.${subnet}.0.0/16`,
-      SVC_SERVICE_PROXY: 'off',
+      // The further node's proxy runs in its namespace; the host's nftables belong to other tests' clusters.
+      SVC_SERVICE_PROXY: 'namespaced',
       NO_COLOR: '1',
       ...extraEnv,
     },
@@ -142,6 +144,39 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
       `host=${clusterIP} port=443\n${pod.metadata.name}\napi-reachable\nsearch default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.0.0.10\ndns ${clusterIP}\n`,
     );
   }, 240_000);
+
+  it("routes a ClusterIP for a pod on the second node and a NodePort on that node's address, through that node's own proxy", async () => {
+    await kubectl(['expose', 'deployment', 'web', '--type=NodePort', '--port=80', '--target-port=8080'], env());
+    const service = JSON.parse((await kubectl(['get', 'service', 'web', '-o', 'json'], env())).stdout);
+    const nodes = JSON.parse((await kubectl(['get', 'nodes', '-o', 'json'], env())).stdout).items as Array<{
+      metadata: { name: string };
+      status: { addresses: Array<{ type: string; address: string }> };
+    }>;
+    const second = nodes.find((n) => n.metadata.name.endsWith('-2'));
+    const secondAddress = second?.status.addresses.find((a) => a.type === 'InternalIP')?.address;
+    expect(secondAddress).toMatch(/^10\.243\./);
+    const overrides = JSON.stringify({ spec: { nodeName: second?.metadata.name } });
+    // Bounded by busybox's timeout: busybox-static's wget crashes with its own -T.
+    const script = `timeout 10 wget -qO- http://${service.spec.clusterIP}/hostname`;
+    await kubectl(['run', 'via-cluster-ip', '--image=busybox', '--restart=Never', `--overrides=${overrides}`, '--', 'sh', '-c', script], env());
+    await eventually(
+      async () => expect(JSON.parse((await kubectl(['get', 'pod', 'via-cluster-ip', '-o', 'json'], env())).stdout).status.phase).toBe('Succeeded'),
+      60_000,
+      500,
+    );
+    const webPod = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'], env())).stdout).items[0].metadata.name;
+    expect((await kubectl(['logs', 'via-cluster-ip'], env())).stdout).toBe(`${webPod}\n`);
+    // From the host, the NodePort on the second node's address: only that node's proxy answers it.
+    const nodePort: number = service.spec.ports[0].nodePort;
+    await eventually(
+      async () => {
+        const response = await fetch(`http://${secondAddress}:${nodePort}/hostname`, { signal: AbortSignal.timeout(3_000) });
+        expect(await response.text()).toBe(`${webPod}\n`);
+      },
+      30_000,
+      500,
+    );
+  }, 120_000);
 
   it('imports an image archive dropped into .data/images while it runs', async () => {
     const archive = join(started.dir, 'data', 'images', `${tag}-tool.tar`);

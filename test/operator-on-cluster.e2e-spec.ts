@@ -7,9 +7,9 @@
 // restarts and after one is killed with -9, the leader fails over, a deletion waits for the
 // finalizer and completes, and the derived RBAC is enough and no more (one rule taken away, the
 // operator fails).
-// It runs as root (containerd, bridges, nftables) and is skipped otherwise, saying why. It takes
-// eight to fifteen minutes on two cores, most of it packing the libraries and `npm install`
-// (better-sqlite3's native build for the project's test environment).
+// It runs as root (containerd, bridges, nftables) and is skipped otherwise, saying why. Most of its
+// time is packing the libraries and `npm install`; better-sqlite3's binding (for the project's test
+// environment) comes as a local prebuild made from the repository's own (see native-prebuilds.ts).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ import { appImageArchive } from './support/app-image';
 import { freeLoopbackPort, ROOT } from './support/apiserver-process';
 import { kubectl, runKubectl } from './support/kubectl-run';
 import { startLocalNpmRegistry, type LocalNpmRegistry } from './support/local-npm-registry';
+import { localPrebuildsEnv } from './support/native-prebuilds';
+import { packedLibraries } from './support/packed-libraries';
 import { seedLockFile } from './support/seed-lock-file';
 
 const hostProblem = runtimeHostProblem();
@@ -85,9 +87,9 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
     writeFileSync(join(work, '.npmrc'), `@svc:registry=${registry.url}\n//${host}/:_authToken=${registry.token}\n`);
 
     let since = Date.now();
-    await sh(process.execPath, [join(ROOT, 'scripts/build-packages.js'), '--pack', '--out', join(work, 'build')], ROOT, 10 * MINUTE);
-    const packs = readdirSync(join(work, 'build/packs')).filter((f) => f.endsWith('.tgz'));
-    for (const pack of packs) await sh('npm', ['publish', join(work, 'build/packs', pack), '--ignore-scripts'], work, MINUTE);
+    const build = await packedLibraries(join(work, 'build'));
+    const packs = readdirSync(join(build, 'packs')).filter((f) => f.endsWith('.tgz'));
+    for (const pack of packs) await sh('npm', ['publish', join(build, 'packs', pack), '--ignore-scripts'], work, MINUTE);
     figures.push(`${packs.length} packages packed and published in ${seconds(since)}`);
 
     since = Date.now();
@@ -117,7 +119,7 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
     // packages come from npm's cache at the versions the repository's lock file holds.
     writeFileSync(join(project, '.npmrc'), `@svc:registry=${registry.url}\n`);
     seedLockFile(project);
-    await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 20 * MINUTE);
+    await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 20 * MINUTE, await localPrebuildsEnv(join(work, 'prebuilds')));
     figures.push(`scaffolded and installed from the registry in ${seconds(since)}`);
 
     since = Date.now();

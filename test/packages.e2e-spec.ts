@@ -4,14 +4,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalNpmRegistry } from './support/local-npm-registry';
+import { localPrebuildsEnv } from './support/native-prebuilds';
+import { packedLibraries } from './support/packed-libraries';
 import { seedLockFile } from './support/seed-lock-file';
 
 // The framework as users get it: the libraries packed as `@svc/<lib>` tarballs, installed into a
 // project outside this repository (offline, from the npm cache), an operator scaffolded there
 // whose own typecheck and test pass, the repository's example operator run there, and the packages
 // imported from CommonJS and ESM files.
-// The install compiles better-sqlite3's native binding (about a minute of CPU), so this file takes
-// three to five minutes on two cores.
+// better-sqlite3's binding comes to the install as a local prebuild made from the repository's own
+// (see native-prebuilds.ts), so packing and installing take most of this file's one to three minutes.
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '..');
@@ -45,9 +47,9 @@ let build: string;
 let project: string;
 
 /** Runs a command to its end, failing with its output. */
-async function sh(command: string, args: string[], cwd: string, timeout: number): Promise<string> {
+async function sh(command: string, args: string[], cwd: string, timeout: number, env: Record<string, string> = {}): Promise<string> {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd, timeout, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: 'true' } });
+    const { stdout, stderr } = await run(command, args, { cwd, timeout, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: 'true', ...env } });
     return stdout + stderr;
   } catch (error) {
     const e = error as Error & { stdout?: string; stderr?: string };
@@ -57,9 +59,8 @@ async function sh(command: string, args: string[], cwd: string, timeout: number)
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-packages-'));
-  build = join(work, 'build');
   project = join(work, 'my-operator');
-  await sh(process.execPath, [join(ROOT, 'scripts/build-packages.js'), '--pack', '--out', build], ROOT, 10 * MINUTE);
+  build = await packedLibraries(join(work, 'build'));
   const scaffold = join(build, 'packages/scaffold/dist/cli.js');
   await sh(
     process.execPath,
@@ -68,7 +69,7 @@ beforeAll(async () => {
     MINUTE,
   );
   seedLockFile(project);
-  await sh('npm', ['install', '--offline', '--no-audit', '--no-fund'], project, 15 * MINUTE);
+  await sh('npm', ['install', '--offline', '--no-audit', '--no-fund'], project, 15 * MINUTE, await localPrebuildsEnv(join(work, 'prebuilds')));
 }, 30 * MINUTE);
 
 afterAll(() => {

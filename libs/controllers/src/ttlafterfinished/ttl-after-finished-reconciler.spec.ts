@@ -69,7 +69,18 @@ describe('the TTL-after-finished controller', () => {
   });
 
   it('deletes at once a Job that finished longer ago than its TTL, in the foreground', async () => {
-    const created = await env.client.jobs.create({ ...job('old', 60), metadata: { name: 'old', namespace: 'ttl', finalizers: ['example.com/hold'] } });
+    const created = await env.client.jobs.create(job('old', 60));
+    // A dependent that blocks its owner's deletion and is itself held by a finalizer: the garbage
+    // collector keeps the Job's foregroundDeletion finalizer until the dependent is gone, so the test
+    // sees how the Job was deleted whatever the collector's timing.
+    await env.client.configMaps.create({
+      metadata: {
+        name: 'old-dependent',
+        namespace: 'ttl',
+        finalizers: ['example.com/hold'],
+        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'old', uid: created.metadata?.uid ?? '', blockOwnerDeletion: true }],
+      },
+    });
     await complete(created, 120_000);
     const held = await eventually(async () => {
       const current = await env.client.jobs.get('old', { namespace: 'ttl' });
@@ -77,7 +88,8 @@ describe('the TTL-after-finished controller', () => {
       return current;
     });
     expect(held.metadata?.finalizers).toContain('foregroundDeletion');
-    await env.client.jobs.patch('old', { metadata: { finalizers: null } } as never, 'merge', { namespace: 'ttl' });
+    await env.client.configMaps.patch('old-dependent', { metadata: { finalizers: null } } as never, 'merge', { namespace: 'ttl' });
+    await eventually(async () => expect(await exists('old')).toBe(false), 10_000);
   });
 
   it('waits for a TTL made longer before it expired', async () => {
