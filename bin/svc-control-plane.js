@@ -183,13 +183,20 @@ function startServiceProxy(masterArgs = []) {
       .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
   run('svc-proxy', serviceProxyArgs({ name: nodeName, address, masterArgs }));
   serviceProxyStarted = true;
-  // It enforces NetworkPolicies too, for which it reads policies, pods and namespaces.
-  ensureNetworkPolicyRole(svcconfig).catch((error) => console.error(`NetworkPolicies will not be enforced: ${error.message}`));
+  allowPolicyEnforcement();
 }
 /** A further node's proxy, in its network namespace: its health and metrics ports are that namespace's own. */
 function startNodeServiceProxy({ name, address, netns }) {
   if (!serviceProxyCanRun()) return;
   run('svc-proxy', serviceProxyArgs({ name, address }), { netns });
+  allowPolicyEnforcement();
+}
+// The proxies enforce NetworkPolicies too, for which they read policies, pods and namespaces (once for all).
+let policyRoleRequested = false;
+function allowPolicyEnforcement() {
+  if (policyRoleRequested) return;
+  policyRoleRequested = true;
+  ensureNetworkPolicyRole(svcconfig).catch((error) => console.error(`NetworkPolicies will not be enforced: ${error.message}`));
 }
 
 // Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
