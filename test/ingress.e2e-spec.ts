@@ -251,6 +251,9 @@ describe('svc-ingress against an API server', () => {
     expect((policy as Error).message).toContain(
       'spec.ingress[0].from[0].ipBlock.cidr: Invalid value: "10.0.0.0/40": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
     );
+    const explained = (await kubectl('explain', 'ingress.spec.rules.http.paths.pathType')).stdout;
+    expect(explained).toContain('GROUP:      networking.k8s.io');
+    expect(explained).toContain('Prefix (by elements split at "/"');
     await client.networkPolicies.create({ metadata: { name: 'db', namespace: NS }, spec: { podSelector: { matchLabels: { app: 'db' } } } }, { namespace: NS });
     expect((await kubectl('get', 'netpol')).stdout).toMatch(/^NAME\s+POD-SELECTOR\s+AGE\ndb\s+app=db\s+/);
     expect((await client.networkPolicies.get('db', { namespace: NS })).spec?.policyTypes).toEqual(['Ingress']);

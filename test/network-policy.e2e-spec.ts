@@ -85,7 +85,7 @@ describeNetns('NetworkPolicies enforced by svc-proxy (network namespaces, nftabl
     await register(a, { app: 'a' });
     await register(b, { app: 'b' });
     proxy = await startProxyProcess(node, proxyConfig);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await proxy?.stop();
