@@ -253,7 +253,8 @@ describe('svc-ingress against an API server', () => {
     );
     const explained = (await kubectl('explain', 'ingress.spec.rules.http.paths.pathType')).stdout;
     expect(explained).toContain('GROUP:      networking.k8s.io');
-    expect(explained).toContain('Prefix (by elements split at "/"');
+    expect(explained).toContain('FIELD: pathType <string>');
+    expect(explained).toContain('How the path is matched: Exact');
     await client.networkPolicies.create({ metadata: { name: 'db', namespace: NS }, spec: { podSelector: { matchLabels: { app: 'db' } } } }, { namespace: NS });
     expect((await kubectl('get', 'netpol')).stdout).toMatch(/^NAME\s+POD-SELECTOR\s+AGE\ndb\s+app=db\s+/);
     expect((await client.networkPolicies.get('db', { namespace: NS })).spec?.policyTypes).toEqual(['Ingress']);
