@@ -12,6 +12,7 @@ import { sample as options } from '../docs/samples/options';
 import { sample as runtime } from '../docs/samples/runtime';
 import { sample as runtimeReference, testingSample as runtimeTesting } from '../docs/samples/runtime-reference';
 import { sample as storage } from '../docs/samples/storage';
+import { sample as upgrades } from '../docs/samples/upgrades';
 
 /** The code samples the docs show are these files' regions: each runs here against a real API server. */
 describe('the docs code samples', () => {
@@ -82,6 +83,10 @@ describe('the docs code samples', () => {
     ]);
     expect(await runtimeTesting()).toEqual(['https:', 'namespace gone']);
   }, 90_000);
+
+  it('a new version of a resource type, and its stored objects migrated', async () => {
+    expect(await upgrades(env)).toEqual(['v2 paint red', 'stored v1,v2', 'migrated 1', 'stored v2', 'after stop red']);
+  }, 60_000);
 
   it('the machinery', async () => {
     expect(await machinery(env)).toEqual(['not found', '2 requirements']);

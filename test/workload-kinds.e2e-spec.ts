@@ -82,10 +82,8 @@ const STILL_TO_COME = [
   'apiservices.apiregistration.k8s.io/v1',
   'horizontalpodautoscalers.autoscaling/v2',
   'certificatesigningrequests.certificates.k8s.io/v1',
-  'events.events.k8s.io/v1',
   'flowschemas.flowcontrol.apiserver.k8s.io/v1',
   'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
-  'runtimeclasses.node.k8s.io/v1',
 ];
 
 interface ResourceRow {

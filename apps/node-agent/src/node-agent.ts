@@ -182,6 +182,7 @@ export class NodeAgent {
           );
         return this.serviceInformer.lister().list();
       },
+      runtimeHandler: async (className) => (await this.client.resource(BUILTIN_RESOURCES.runtimeClasses).get(className)).handler,
       restartBackoff: new KeyedBackoff(),
       startMetrics: settings.startMetrics,
       event: (pod, type, reason, message) => this.event(pod, type, reason, message),

@@ -27,6 +27,7 @@ export * from './kinds/core/endpoints';
 export * from './kinds/core/config-map';
 export * from './kinds/core/secret';
 export * from './kinds/core/event';
+export * from './kinds/events/event';
 export * from './kinds/core/node';
 export * from './kinds/core/binding';
 export * from './kinds/core/well-known';
@@ -56,6 +57,7 @@ export * from './kinds/apps/controller-revision';
 export * from './kinds/batch/job';
 export * from './kinds/batch/cron-job';
 export * from './kinds/scheduling/priority-class';
+export * from './kinds/node/runtime-class';
 export * from './kinds/coordination/lease';
 export * from './kinds/policy/pod-disruption-budget';
 export * from './kinds/discovery/endpoint-slice';
@@ -167,6 +169,8 @@ export { parseCronSchedule, CronScheduleError, isIanaTimeZone, type CronSchedule
 export { nextCronTime, formatRfc3339InZone, localTimeZone } from './scheme/definitions/cron-schedule-times';
 export { podTemplateDefinition } from './scheme/definitions/pod-template-definition';
 export { priorityClassDefinition } from './scheme/definitions/priority-class-definition';
+export { runtimeClassDefinition } from './scheme/definitions/runtime-class-definition';
+export { eventsEventDefinition } from './scheme/definitions/events-event-definition';
 export { persistentVolumeDefinition } from './scheme/definitions/persistent-volume-definition';
 export { persistentVolumeClaimDefinition } from './scheme/definitions/persistent-volume-claim-definition';
 export {

@@ -20,6 +20,10 @@ import {
   type Ingress,
   type IngressClass,
   type NetworkPolicy,
+  runtimeClassDefinition,
+  type RuntimeClass,
+  eventsEventDefinition,
+  type EventsEvent,
   type PersistentVolume,
   type PersistentVolumeClaim,
   type StorageClass,
@@ -93,13 +97,20 @@ import { resourceInfo, type ResourceInfo } from './resource-info';
  * A resource type paired with the TypeScript type of its objects. The type exists only for the
  * compiler; at run time this is the ResourceInfo.
  */
-export interface TypedResource<T> {
+/**
+ * A resource with the type of its objects as the server returns them (T) and of what a creator sends
+ * (I): the same for built-in kinds; for a resource type defined in code, fields with a default are
+ * optional in I and present in T.
+ */
+export interface TypedResource<T, I = T> {
   readonly info: ResourceInfo;
   /** Carries T for inference; never set. */
   readonly __object?: T;
+  /** Carries I for inference; never set. */
+  readonly __input?: I;
 }
 
-export function typedResource<T>(def: KindDefinition | ResourceInfo): TypedResource<T> {
+export function typedResource<T, I = T>(def: KindDefinition | ResourceInfo): TypedResource<T, I> {
   return { info: resourceInfo(def) };
 }
 
@@ -142,6 +153,9 @@ export interface BuiltinResources {
   readonly ingresses: TypedResource<Ingress>;
   readonly ingressClasses: TypedResource<IngressClass>;
   readonly networkPolicies: TypedResource<NetworkPolicy>;
+  readonly runtimeClasses: TypedResource<RuntimeClass>;
+  /** events.k8s.io/v1 Events: the core/v1 Events under the newer names. */
+  readonly eventsEvents: TypedResource<EventsEvent>;
   readonly podDisruptionBudgets: TypedResource<PodDisruptionBudget>;
   readonly leases: TypedResource<Lease>;
   readonly endpointSlices: TypedResource<EndpointSlice>;
@@ -188,6 +202,8 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   ingresses: typedResource<Ingress>(ingressDefinition),
   ingressClasses: typedResource<IngressClass>(ingressClassDefinition),
   networkPolicies: typedResource<NetworkPolicy>(networkPolicyDefinition),
+  runtimeClasses: typedResource<RuntimeClass>(runtimeClassDefinition),
+  eventsEvents: typedResource<EventsEvent>(eventsEventDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),
   leases: typedResource<Lease>(leaseDefinition),
   endpointSlices: typedResource<EndpointSlice>(endpointSliceDefinition),

@@ -53,10 +53,10 @@ export class Client {
   }
 
   /** The client of a typed resource, a KindDefinition or a ResourceInfo. */
-  resource<T extends ObjectLike>(resource: TypedResource<T>): ResourceClient<T>;
+  resource<T extends ObjectLike, I = T>(resource: TypedResource<T, I>): ResourceClient<T, I>;
   resource<T extends ObjectLike = ApiObject>(resource: KindDefinition | ResourceInfo): ResourceClient<T>;
-  resource<T extends ObjectLike>(resource: TypedResource<T> | KindDefinition | ResourceInfo): ResourceClient<T> {
-    return new ResourceClient<T>(this.rest, isTypedResource(resource) ? resource.info : resourceInfo(resource));
+  resource<T extends ObjectLike, I = T>(resource: TypedResource<T, I> | KindDefinition | ResourceInfo): ResourceClient<T, I> {
+    return new ResourceClient<T, I>(this.rest, isTypedResource(resource) ? resource.info : resourceInfo(resource));
   }
 
   /**

@@ -86,7 +86,7 @@ function deleteRequest(p: DeleteParams): { query: Record<string, QueryValue>; bo
  * The verbs on one resource type, typed by its object type T. Namespaced and cluster-scoped
  * paths, the core group (`/api/v1`) and named groups (`/apis/<g>/<v>`) come from its ResourceInfo.
  */
-export class ResourceClient<T extends ObjectLike = ApiObject> {
+export class ResourceClient<T extends ObjectLike = ApiObject, I = T> {
   /** Whether this resource's requests speak protobuf (see `ClientConfig.contentType`). */
   private readonly protobuf: boolean;
 
@@ -102,8 +102,8 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
   }
 
   /** A client whose calls default to `namespace`. */
-  inNamespace(namespace: string): ResourceClient<T> {
-    return new ResourceClient<T>(this.rest, this.info, namespace, this.metadataView);
+  inNamespace(namespace: string): ResourceClient<T, I> {
+    return new ResourceClient<T, I>(this.rest, this.info, namespace, this.metadataView);
   }
 
   /**
@@ -216,7 +216,10 @@ export class ResourceClient<T extends ObjectLike = ApiObject> {
     }
   }
 
-  async create(obj: T, params: PostParams = {}): Promise<T> {
+  /** Creates the object: `I` is what a creator sends, which the server completes into a `T`. */
+  async create(input: I, params: PostParams = {}): Promise<T> {
+    // What the server fills in (defaults) is absent from `I`; the body is the creator's object as given.
+    const obj = input as unknown as T;
     const namespace = this.writeNamespace(obj, params, 'create');
     return this.call(() =>
       this.rest.request<T>({

@@ -139,4 +139,16 @@ describe('the CRI container config', () => {
     expect(config.linux?.securityContext?.namespaceOptions?.pid).toBe('POD');
     expect(config.mounts?.filter((m) => m.containerPath === '/etc/hosts')).toHaveLength(1);
   });
+
+  it("puts an ephemeral container targeting another in that container's process namespace, unless the pod shares one already", async () => {
+    const debug: Container = { name: 'debugger', image: 'i' };
+    const targeted = await containerConfig(pod(), debug, inputs({ type: 'ephemeral', targetId: 'c0ffee' }));
+    expect(targeted.linux?.securityContext?.namespaceOptions).toMatchObject({ pid: 'TARGET', targetId: 'c0ffee', network: 'POD', ipc: 'POD' });
+    const shared = await containerConfig(pod({ shareProcessNamespace: true }), debug, inputs({ type: 'ephemeral', targetId: 'c0ffee' }));
+    expect(shared.linux?.securityContext?.namespaceOptions?.pid).toBe('POD');
+    expect(shared.linux?.securityContext?.namespaceOptions?.targetId).toBeUndefined();
+    const host = await containerConfig(pod({ hostPID: true }), debug, inputs({ type: 'ephemeral', targetId: 'c0ffee' }));
+    expect(host.linux?.securityContext?.namespaceOptions?.pid).toBe('NODE');
+    expect(targeted.labels?.['svc.io/container-type']).toBe('ephemeral');
+  });
 });

@@ -19,7 +19,7 @@ import { ContainerConfigError } from '../objects/container-config-error';
 import { checkSubPath, expandSubPathExpr, prepareSubPath, safeMakeDir } from '../volumes/subpath';
 import type { MountedVolume } from '../volumes/volume-manager';
 
-export type ContainerType = 'init' | 'regular';
+export type ContainerType = 'init' | 'regular' | 'ephemeral';
 
 export interface ContainerRuntimeInputs {
   imageRef: string;
@@ -32,17 +32,20 @@ export interface ContainerRuntimeInputs {
   hostsFile?: string;
   attempt: number;
   type: ContainerType;
+  /** The runtime id of the container whose process namespace an ephemeral container joins (CRI's TARGET mode). */
+  targetId?: string;
   resources: ResourceOptions;
   /** The agent's log: why a subPath could not be prepared (the container's error says less, as the kubelet's). */
   log?: (message: string) => void;
 }
 
-function securityContext(pod: Pod, container: Container): LinuxContainerSecurityContext {
+function securityContext(pod: Pod, container: Container, targetId: string | undefined): LinuxContainerSecurityContext {
   const podContext = pod.spec?.securityContext ?? {};
   const context = container.securityContext ?? {};
   const runAsUser = context.runAsUser ?? podContext.runAsUser;
   const runAsGroup = context.runAsGroup ?? podContext.runAsGroup;
   const spec = pod.spec ?? { containers: [] };
+  const pid = spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER';
   return {
     privileged: context.privileged === true,
     readonlyRootfs: context.readOnlyRootFilesystem === true,
@@ -53,7 +56,8 @@ function securityContext(pod: Pod, container: Container): LinuxContainerSecurity
     capabilities: { addCapabilities: [...(context.capabilities?.add ?? [])], dropCapabilities: [...(context.capabilities?.drop ?? [])] },
     namespaceOptions: {
       network: spec.hostNetwork ? 'NODE' : 'POD',
-      pid: spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+      // A debug container targeting another joins that container's processes, where each has its own.
+      ...(pid === 'CONTAINER' && targetId ? { pid: 'TARGET' as const, targetId } : { pid }),
       ipc: spec.hostIPC ? 'NODE' : 'POD',
     },
   };
@@ -163,6 +167,6 @@ export async function containerConfig(pod: Pod, container: Container, inputs: Co
     stdin: container.stdin === true,
     stdinOnce: container.stdinOnce === true,
     tty: container.tty === true,
-    linux: { resources: linuxResources(pod, container, inputs.resources), securityContext: securityContext(pod, container) },
+    linux: { resources: linuxResources(pod, container, inputs.resources), securityContext: securityContext(pod, container, inputs.targetId) },
   };
 }

@@ -286,6 +286,23 @@ describe('planPodActions: a pod to run (sync)', () => {
     expect(summary(plan(pod(), crashed, { delays: { app: 10_000 } })).start).toEqual(['regular app#4 after 15000ms']);
   });
 
+  it('starts each ephemeral container once, even before the pod is initialized, and never again whatever became of it', () => {
+    const debug = { name: 'debugger', image: 'busybox', targetContainerName: 'app' };
+    const withDebug = pod({ ephemeralContainers: [debug] });
+    const fresh = plan(withDebug, runtime([{ id: 'c1', name: 'app' }]));
+    expect(summary(fresh).start).toEqual(['ephemeral debugger#0']);
+    expect(fresh.start[0].targetContainerName).toBe('app');
+    const initializing = pod({ initContainers: [setup], ephemeralContainers: [debug] });
+    expect(summary(plan(initializing, runtime([{ id: 'i1', name: 'setup' }]))).start).toEqual(['ephemeral debugger#0']);
+    for (const state of ['CONTAINER_RUNNING', 'CONTAINER_EXITED'] as const) {
+      const ran = runtime([
+        { id: 'e1', name: 'debugger', state, exitCode: 1 },
+        { id: 'c1', name: 'app' },
+      ]);
+      expect(summary(plan(withDebug, ran)).start).toEqual([]);
+    }
+  });
+
   it('syncs again when the first backoff ends, never sooner than a moment from now', () => {
     const p = pod({ containers: [app, side] });
     const rt = runtime([

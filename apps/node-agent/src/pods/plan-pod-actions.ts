@@ -35,6 +35,8 @@ export interface ContainerToStart {
   container: Container;
   type: ContainerType;
   attempt: number;
+  /** An ephemeral container's target, whose process namespace it joins. */
+  targetContainerName?: string;
   /** A restart after the exit at this time (ms since the epoch): the restart backoff grows. */
   restartAfter?: number;
 }
@@ -164,8 +166,20 @@ function planNewSandbox(pod: Pod, observed: PodObservation): PodActions {
 function planSync(pod: Pod, observed: PodObservation, now: number): PodActions {
   const actions = noActions('running');
   if (planInitContainers(pod, observed, now, actions)) planContainers(pod, observed, now, actions);
+  planEphemeralContainers(pod, observed, actions);
   actions.prune = true;
   return actions;
+}
+
+/**
+ * Each ephemeral container the runtime has never run starts once in the running sandbox, even
+ * before the pod is initialized; one that ran is never started again, whatever became of it.
+ */
+function planEphemeralContainers(pod: Pod, observed: PodObservation, actions: PodActions): void {
+  for (const container of pod.spec?.ephemeralContainers ?? []) {
+    if (containersNamed(observed.runtime, container.name).length > 0) continue;
+    actions.start.push({ container, type: 'ephemeral', attempt: 0, targetContainerName: container.targetContainerName });
+  }
 }
 
 /** The runtime containers of a spec container, newest first; only those of one sandbox when given. */

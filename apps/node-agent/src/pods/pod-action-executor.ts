@@ -16,8 +16,19 @@ import { beyondNewestTwo, type ContainerToKill, type ContainerToStart, type Cont
 import type { PodWorkerContext } from './pod-worker-context';
 import { runHandler } from '../probes/handler-runner';
 import { podLogDirectoryName } from '../containers/runtime-labels';
-import { useSandbox, type RuntimePod } from './runtime-pod';
+import { containerNameOf, useSandbox, type RuntimePod } from './runtime-pod';
 import { sandboxConfig } from '../containers/sandbox-config';
+
+/**
+ * The running container an ephemeral container's target names, in the current sandbox (the
+ * kubelet's getTargetID); a target that is not running is a config error, tried again later.
+ */
+function targetContainerId(observed: RuntimePod, name: string | undefined): string | undefined {
+  if (!name) return undefined;
+  const target = observed.containers.find((c) => containerNameOf(c) === name && observed.sandboxOf.get(c.id) === observed.sandboxId);
+  if (target?.state !== 'CONTAINER_RUNNING') throw new ContainerConfigError(`unable to find target container ${name}`);
+  return target.id;
+}
 
 /** Kubernetes never gives a container less than this to stop, whatever was asked. */
 const MIN_GRACE_SECONDS = 2;
@@ -140,7 +151,10 @@ export class PodActionExecutor {
         else this.context.event(pod, 'Warning', notice.reason, notice.message);
       }
       await mkdir(config.logDirectory ?? '', { recursive: true });
-      id = await this.context.startMetrics.step(starting, 'sandbox', () => cri.runPodSandbox(config));
+      // The kubelet's LookupRuntimeHandler: a pod naming a class runs on that class's handler; an unknown class fails the sandbox.
+      const className = pod.spec?.runtimeClassName;
+      const handler = className ? await this.context.runtimeHandler(className) : '';
+      id = await this.context.startMetrics.step(starting, 'sandbox', () => cri.runPodSandbox(config, handler));
     } catch (error) {
       this.context.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${errorMessage(error)}`);
       for (const c of pod.spec?.containers ?? []) this.setWaiting(c, { reason: 'ContainerCreating', message: errorMessage(error) });
@@ -260,6 +274,7 @@ export class PodActionExecutor {
     const context = this.context;
     const { container, type, attempt } = start;
     try {
+      const targetId = targetContainerId(observed, start.targetContainerName);
       const services = serviceEnvironment(pod, await context.services());
       const env = await containerEnvironment(pod, container, context.objects, { ...context.facts(), podIPs: observed.podIPs }, services);
       const config = await containerConfig(pod, container, {
@@ -270,6 +285,7 @@ export class PodActionExecutor {
         hostsFile: this.hostsFile,
         attempt,
         type,
+        targetId,
         resources: context.resources(),
         log: (message) => context.log(`pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`),
       });

@@ -93,6 +93,12 @@ export class PodStatusReporter {
       });
       if (status?.state === 'CONTAINER_EXITED') await this.readTerminationMessage(container, status);
     }
+    // Ephemeral containers are never probed nor ready; started while they run.
+    for (const container of pod.spec?.ephemeralContainers ?? []) {
+      const status = latest.get(container.name);
+      facts.set(container.name, { waiting: waiting.get(container.name), ready: false, started: status?.state === 'CONTAINER_RUNNING' });
+      if (status?.state === 'CONTAINER_EXITED') await this.readTerminationMessage(container, status);
+    }
     return facts;
   }
 

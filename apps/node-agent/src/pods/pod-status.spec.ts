@@ -202,6 +202,30 @@ describe('the pod status the agent writes', () => {
     expect(conditionsOf(passing)).toEqual({ Initialized: 'True', Ready: 'True', ContainersReady: 'True', PodScheduled: 'True', 'example.com/lb': 'True' });
   });
 
+  it('reports ephemeral containers apart: their statuses count for neither the phase nor readiness', () => {
+    const debug = { name: 'debugger', image: 'busybox:1.36', targetContainerName: 'app' };
+    const ready = { ready: true, started: true };
+    const s = status({
+      pod: pod({ ephemeralContainers: [debug] }),
+      latest: { app: running('c1'), debugger: exited('e1', 1) },
+      facts: { app: ready, debugger: { ready: false, started: false } },
+      podIPs: ['10.1.0.7'],
+    });
+    expect(s.phase).toBe('Running');
+    expect(s.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(s.containerStatuses?.map((c) => c.name)).toEqual(['app']);
+    expect(s.ephemeralContainerStatuses).toEqual([
+      expect.objectContaining({
+        name: 'debugger',
+        ready: false,
+        restartCount: 0,
+        state: { terminated: expect.objectContaining({ exitCode: 1, containerID: 'containerd://e1' }) },
+      }),
+    ]);
+    const waiting = status({ pod: pod({ ephemeralContainers: [debug] }), latest: { app: running('c1') }, facts: { app: ready } });
+    expect(waiting.ephemeralContainerStatuses?.[0].state).toEqual({ waiting: { reason: 'ContainerCreating' } });
+  });
+
   it("reports the runtime's reason for an exit (OOMKilled) and the class stored at creation", () => {
     const s = status({ pod: pod({ restartPolicy: 'Never' }, { qosClass: 'Guaranteed' }), latest: { app: exited('c1', 137, { reason: 'OOMKilled' }) } });
     expect(s.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });

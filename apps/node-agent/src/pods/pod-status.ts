@@ -222,5 +222,8 @@ export function computePodStatus(inputs: StatusInputs): PodStatus {
     status.podIPs = inputs.podIPs.map((ip) => ({ ip }));
   }
   if (initStatuses.length > 0) status.initContainerStatuses = initStatuses;
+  // Ephemeral containers count for neither the phase nor readiness (Kubernetes' ephemeralContainerStatuses).
+  const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => containerStatus(c, inputs, false));
+  if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
   return status;
 }

@@ -26,6 +26,8 @@ export interface PodWorkerContext {
   probes: ProbeManager;
   /** The cluster's Services, once read (containers' `KUBERNETES_SERVICE_*` and per-Service variables come from them). */
   services(): Promise<readonly Service[]>;
+  /** The CRI runtime handler of the RuntimeClass a pod names (RunPodSandbox's runtime_handler); throws when the class is not found. */
+  runtimeHandler(className: string): Promise<string>;
   /** The crash backoff of containers' restarts, keyed `<pod uid>/<container name>`. */
   restartBackoff: KeyedBackoff;
   startMetrics: PodStartMetrics;

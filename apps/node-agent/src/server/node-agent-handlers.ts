@@ -116,7 +116,8 @@ export class NodeAgentHandlers {
   ): Promise<void> {
     const pod = this.findPod(namespace, podName);
     if (!pod) return this.fail(res, 404, `pod ${namespace}/${podName} not found on this node`);
-    const known = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].some((c) => c.name === containerName);
+    const specs = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
+    const known = specs.some((c) => c.name === containerName);
     if (!known) return this.fail(res, 404, `container ${containerName} is not valid for pod ${podName}`);
     const previous = queryBool(params, 'previous');
     const sinceSeconds = intParam(params, 'sinceSeconds');

@@ -34,6 +34,8 @@ import {
   controllerRevisionDefinition,
   podTemplateDefinition,
   priorityClassDefinition,
+  runtimeClassDefinition,
+  eventsEventDefinition,
   persistentVolumeDefinition,
   persistentVolumeClaimDefinition,
   storageClassDefinition,
@@ -704,6 +706,30 @@ status: { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberSchedul
     ],
     [priorityClassDefinition, { metadata: { name: 'high-priority' }, value: 1000000, globalDefault: false, description: 'For the front end.' }],
     [priorityClassDefinition, { metadata: { name: 'system-node-critical' }, value: 2000001000 }],
+    [
+      runtimeClassDefinition,
+      {
+        metadata: { name: 'sandboxed' },
+        handler: 'runsc',
+        overhead: { podFixed: { cpu: '250m', memory: '64Mi' } },
+        scheduling: { nodeSelector: { 'sandbox.example/runtime': 'runsc' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
+      },
+    ],
+    [
+      eventsEventDefinition,
+      {
+        metadata: { name: 'checked', namespace: 'default' },
+        eventTime: '2026-12-07T10:00:00.123456Z',
+        series: { count: 2, lastObservedTime: '2026-12-07T10:01:00.000000Z' },
+        reportingController: 'example.com/checker',
+        reportingInstance: 'checker-1',
+        action: 'Checking',
+        reason: 'Checked',
+        regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web' },
+        note: 'all is well',
+        type: 'Normal',
+      },
+    ],
     [
       persistentVolumeDefinition,
       parse(`

@@ -28,6 +28,7 @@ import * as serviceAccount from '../kinds/core/service-account';
 import * as resourceQuota from '../kinds/core/resource-quota';
 import * as limitRange from '../kinds/core/limit-range';
 import * as priorityClass from '../kinds/scheduling/priority-class';
+import * as runtimeClass from '../kinds/node/runtime-class';
 import * as csiDriver from '../kinds/storage/csi-driver';
 import * as csiNode from '../kinds/storage/csi-node';
 import * as csiStorageCapacity from '../kinds/storage/csi-storage-capacity';
@@ -95,6 +96,7 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
   ['io.svc.api.apps.v1', [deployment, replicaSet, statefulSet, daemonSet, controllerRevision]],
   ['io.svc.api.batch.v1', [job, cronJob]],
   ['io.svc.api.scheduling.v1', [priorityClass]],
+  ['io.svc.api.node.v1', [runtimeClass]],
   ['io.svc.api.storage.v1', [storageClass, csiDriver, csiNode, csiStorageCapacity, volumeAttachment]],
   ['io.svc.api.networking.v1', [ingress, ingressClass, networkPolicy]],
   ['io.svc.api.coordination.v1', [lease]],

@@ -371,7 +371,9 @@ export function kindPaths(def: KindDefinition): Record<string, OpenApiPathItem> 
             }),
           }
         : {}),
+      ...(sub.readable ? { get: op('read', `read ${name} of the specified ${def.kind}`, { suffix }) } : {}),
       ...(sub.updateOf ? { put: op('replace', `replace ${name} of the specified ${def.kind}`, { suffix }) } : {}),
+      ...(sub.readable && sub.updateOf ? { patch: op('patch', `partially update ${name} of the specified ${def.kind}`, { suffix }) } : {}),
       parameters: [nameParam, ...scopeParams, pretty],
     };
   }

@@ -13,6 +13,7 @@ import { deploymentDefinition } from './definitions/deployment-definition';
 import { endpointSliceDefinition } from './definitions/endpoint-slice-definition';
 import { endpointsDefinition } from './definitions/endpoints-definition';
 import { eventDefinition } from './definitions/event-definition';
+import { eventsEventDefinition } from './definitions/events-event-definition';
 import { jobDefinition } from './definitions/job-definition';
 import { leaseDefinition } from './definitions/lease-definition';
 import { namespaceDefinition } from './definitions/namespace-definition';
@@ -23,6 +24,7 @@ import { podDefinition } from './definitions/pod-definition';
 import { podDisruptionBudgetDefinition } from './definitions/pod-disruption-budget-definition';
 import { podTemplateDefinition } from './definitions/pod-template-definition';
 import { priorityClassDefinition } from './definitions/priority-class-definition';
+import { runtimeClassDefinition } from './definitions/runtime-class-definition';
 import { replicaSetDefinition } from './definitions/replica-set-definition';
 import { secretDefinition } from './definitions/secret-definition';
 import { serviceAccountDefinition } from './definitions/service-account-definition';
@@ -87,6 +89,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingAdmissionPolicyBindingDefinition,
   resourceQuotaDefinition,
   limitRangeDefinition,
+  runtimeClassDefinition,
+  eventsEventDefinition,
 ];
 
 /** A new Scheme holding every built-in kind; CRD kinds are added to it at run time. */

@@ -110,6 +110,21 @@ export interface KindDefinition {
    * `*.k8s.io` name: the definition whose objects it serves, from the same storage.
    */
   aliasOf?: KindDefinition;
+  /**
+   * Set on a kind served from another kind's storage through a conversion of the server's own
+   * (events.k8s.io Events are core/v1 Events): its objects are stored as that kind's and converted
+   * at the edges, so either API reads what the other wrote.
+   */
+  storedAs?: StoredAs;
+}
+
+/** The kind a definition's objects are stored as, and the conversions both ways. */
+export interface StoredAs {
+  definition: KindDefinition;
+  /** An object of this kind as the stored kind holds it. */
+  toStored(object: ApiObject): ApiObject;
+  /** A stored object as this kind serves it. */
+  fromStored(object: ApiObject): ApiObject;
 }
 
 /** A CRD's conversion webhook, as its `spec.conversion.webhook` gives it. */

@@ -27,6 +27,13 @@ export interface ExtraSubresource {
   updateOf?(incoming: ApiObject, current: ApiObject): ApiObject;
   /** The fields a PUT of the subresource never changes, as Kubernetes' reset fields: their ownership is not tracked. */
   resetFields?: readonly ResetField[];
+  /**
+   * Whether GET answers the whole object and PATCH patches it before `updateOf` takes what it may
+   * change, as a PUT does (a pod's `ephemeralcontainers`); a PUT-only subresource otherwise.
+   */
+  readable?: boolean;
+  /** Errors of a write through the subresource against the stored object (Kubernetes' ValidateUpdate of its strategy). */
+  validateUpdate?(object: ApiObject, current: ApiObject): FieldError[];
   /** POST: a body of another kind applied to the stored object. */
   create?: SubresourceCreate;
 }
@@ -60,9 +67,11 @@ export function statusWriteTakes(strategy: StatusStrategy | undefined, field: 'l
 }
 
 /** The verbs a kind's own subresource answers, in Kubernetes' (sorted) order. */
-export function extraSubresourceVerbs(subresource: ExtraSubresource): Array<'create' | 'update'> {
-  const verbs: Array<'create' | 'update'> = [];
+export function extraSubresourceVerbs(subresource: ExtraSubresource): Array<'create' | 'get' | 'patch' | 'update'> {
+  const verbs: Array<'create' | 'get' | 'patch' | 'update'> = [];
   if (subresource.create) verbs.push('create');
+  if (subresource.readable) verbs.push('get');
+  if (subresource.readable && subresource.updateOf) verbs.push('patch');
   if (subresource.updateOf) verbs.push('update');
   return verbs;
 }

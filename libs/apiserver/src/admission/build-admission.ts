@@ -10,7 +10,7 @@ import { nodeRestriction } from './node-restriction';
 import { namespaceExists, namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle';
 import { priorityAdmission, type PriorityClassLookup } from './priority';
 import { podSecurityAdmission, type NamespacePods } from './pod-security';
-import { runtimeClassAdmission } from './runtime-class';
+import { runtimeClassAdmission, type RuntimeClassLookup } from './runtime-class';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection, type StorageClassLookup } from './storage-admission';
 import { defaultIngressClassAdmission, type IngressClassLookup } from './default-ingress-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
@@ -41,6 +41,8 @@ export interface AdmissionDependencies {
   mountServiceAccountTokens?: boolean;
   /** The Priority plugin's read of PriorityClasses; without it only the system classes are known. */
   priorityClasses?: PriorityClassLookup;
+  /** The RuntimeClass plugin's read of RuntimeClasses; without it no class is known. */
+  runtimeClasses?: RuntimeClassLookup;
   /** The storage plugins' read of StorageClasses; without it no class is known. */
   storageClasses?: StorageClassLookup;
   /** DefaultIngressClass's read of IngressClasses; without it no class is known. */
@@ -78,7 +80,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
     }),
   TaintNodesByCondition: () => taintNodesByCondition(),
   NodeRestriction: (deps) => nodeRestriction(deps.pods),
-  RuntimeClass: () => runtimeClassAdmission(),
+  RuntimeClass: (deps) => runtimeClassAdmission(deps.runtimeClasses),
   PodSecurity: (deps) => podSecurityAdmission({ namespaces: deps.namespaces, namespacePods: deps.namespacePods }),
   DefaultStorageClass: (deps) => defaultStorageClassAdmission(deps.storageClasses),
   StorageObjectInUseProtection: () => storageObjectInUseProtection(),

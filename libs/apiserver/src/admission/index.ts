@@ -8,6 +8,7 @@ export type { NamespaceLookup } from './namespace-lifecycle';
 export { alwaysDeny } from './always';
 export { priorityAdmission, systemPriorityClasses } from './priority';
 export type { PriorityClassLookup } from './priority';
+export type { RuntimeClassLookup } from './runtime-class';
 export { defaultStorageClassAdmission, noStorageClasses, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage-admission';
 export type { StorageClassLookup } from './storage-admission';
 export { defaultIngressClassAdmission, noIngressClasses } from './default-ingress-class';

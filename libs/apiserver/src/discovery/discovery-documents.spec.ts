@@ -82,6 +82,7 @@ describe('discovery documents', () => {
     const apis = new ServedApis(scheme);
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'batch',
       'networking.k8s.io',
       'policy',
@@ -91,7 +92,9 @@ describe('discovery documents', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
@@ -99,6 +102,7 @@ describe('discovery documents', () => {
       'apiextensions.svc.io',
       'scheduling.svc.io',
       'coordination.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
     ]);
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
@@ -164,6 +168,7 @@ describe('discovery documents', () => {
       categories: ['all'],
       subresources: [
         { subresource: 'binding', responseKind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] },
+        { subresource: 'ephemeralcontainers', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
         { subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] },
         { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
       ],
@@ -172,6 +177,7 @@ describe('discovery documents', () => {
     expect(named.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
     expect(named.items.map((g) => g.metadata.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'batch',
       'networking.k8s.io',
       'policy',
@@ -181,7 +187,9 @@ describe('discovery documents', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
@@ -189,6 +197,7 @@ describe('discovery documents', () => {
       'apiextensions.svc.io',
       'scheduling.svc.io',
       'coordination.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
       'example.com',
     ]);
@@ -220,6 +229,7 @@ describe('--runtime-config', () => {
     for (const def of kindsFromCrd(crd([{ name: 'v1', served: true, storage: true }]))) scheme.register(def);
     const apis = new ServedApis(scheme, { 'apps/v1': 'false', 'api/all': 'true', 'example.com/v1': 'false' });
     expect(apiGroupList(apis).groups.map((g) => g.name)).toEqual([
+      'events.k8s.io',
       'batch',
       'networking.k8s.io',
       'policy',
@@ -229,7 +239,9 @@ describe('--runtime-config', () => {
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
@@ -237,6 +249,7 @@ describe('--runtime-config', () => {
       'apiextensions.svc.io',
       'scheduling.svc.io',
       'coordination.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
       'example.com',
     ]);
@@ -254,6 +267,7 @@ describe('--runtime-config', () => {
     expect(scheme.byResource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases' })).toBeUndefined();
     expect(apiGroupList(new ServedApis(scheme)).groups.map((g) => g.name)).toEqual([
       'apps',
+      'events.k8s.io',
       'batch',
       'networking.k8s.io',
       'policy',
@@ -262,13 +276,16 @@ describe('--runtime-config', () => {
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
+      'events.svc.io',
       'networking.svc.io',
       'rbac.authorization.svc.io',
       'storage.svc.io',
       'admissionregistration.svc.io',
       'apiextensions.svc.io',
       'scheduling.svc.io',
+      'node.svc.io',
       'discovery.svc.io',
     ]);
     // Either name of a group turns both off.

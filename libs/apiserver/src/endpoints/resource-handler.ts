@@ -143,7 +143,9 @@ function subresourceVerb(scope: RequestScope, method: string): Verb {
   if (def.strategy.connect?.[subresource] !== undefined) return serveConnect;
   const extra = def.strategy.subresources?.[subresource];
   if (extra === undefined) throw notFound(NOT_FOUND_MESSAGE);
+  if (extra.readable && (method === 'GET' || method === 'HEAD')) return serveGet;
   if (method === 'PUT' && extra.updateOf) return (r) => serveUpdate(r, subresource);
+  if (method === 'PATCH' && extra.readable && extra.updateOf) return (r) => servePatch(r, subresource);
   if (method === 'POST' && extra.create) return serveCreateSubresource;
   throw methodNotAllowed();
 }

@@ -2,6 +2,7 @@ import {
   limitRangeDefinition,
   priorityClassDefinition,
   resourceQuotaDefinition,
+  runtimeClassDefinition,
   storageClassDefinition,
   ingressClassDefinition,
   type IngressClass,
@@ -9,6 +10,7 @@ import {
   type LimitRange,
   type PriorityClass,
   type ResourceQuota,
+  type RuntimeClass,
   type StorageClass,
 } from '@svc/api';
 import { isStatusError, LabelQuery } from '@svc/machinery';
@@ -52,6 +54,7 @@ export function admissionReads(registries: () => ResourceRegistries): Omit<Admis
     priorityClasses: priorityClassReads(registries),
     storageClasses: storageClassReads(registries),
     ingressClasses: ingressClassReads(registries),
+    runtimeClasses: { get: (name) => current(registries().kind<RuntimeClass>(runtimeClassDefinition), '', name) },
     configurations: admissionConfigurations(registries, services),
     resourceQuotas: resourceQuotaReads(registries),
     limitRanges: async (namespace) => [

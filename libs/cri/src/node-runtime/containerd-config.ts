@@ -19,6 +19,8 @@ export interface ContainerdConfigOptions {
   registryAuths?: Readonly<Record<string, RegistryAuth>>;
   /** Defaults to whether this process lacks CAP_SYS_RESOURCE. */
   restrictOomScoreAdj?: boolean;
+  /** Runtime handlers beside `runc`, each a runc of its own state directory (RuntimeClasses name them). */
+  runtimeHandlers?: readonly string[];
 }
 
 function toml(value: string): string {
@@ -34,6 +36,13 @@ function authSection(host: string, auth: RegistryAuth): string {
   return lines.join('\n');
 }
 
+/** A runtime handler named `name` that runs runc with its state under `root`. */
+function runcHandlerSection(name: string, root: string): string {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new Error(`runtime handler ${JSON.stringify(name)} is not a DNS label`);
+  const at = `plugins."io.containerd.grpc.v1.cri".containerd.runtimes.${toml(name)}`;
+  return [`    [${at}]`, `      runtime_type = "io.containerd.runc.v2"`, `      [${at}.options]`, `        Root = ${toml(root)}`].join('\n');
+}
+
 /**
  * containerd 1.6's configuration for one node: everything under `dir`, only the overlayfs
  * snapshotter, runc as the runtime, CRI with the pause image given, the CNI template filled from the
@@ -45,6 +54,7 @@ export function containerdConfig(options: ContainerdConfigOptions): string {
   const restrict = options.restrictOomScoreAdj ?? lacksCapSysResource();
   const registry = options.registryHostsDir ? [`  [plugins."io.containerd.grpc.v1.cri".registry]`, `    config_path = ${toml(options.registryHostsDir)}`] : [];
   const auths = Object.entries(options.registryAuths ?? {}).map(([host, auth]) => authSection(host, auth));
+  const handlers = (options.runtimeHandlers ?? []).filter((h) => h !== 'runc').map((h) => runcHandlerSection(h, join(dir, `runc-${h}`)));
   return `version = 2
 root = ${toml(join(dir, 'root'))}
 state = ${toml(join(dir, 'state'))}
@@ -78,6 +88,6 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         Root = ${toml(join(dir, 'runc'))}
-${[...registry, ...auths].join('\n')}
+${[...handlers, ...registry, ...auths].join('\n')}
 `;
 }

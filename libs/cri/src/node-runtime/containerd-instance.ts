@@ -30,6 +30,8 @@ export interface StartContainerdOptions {
   cniBinDir?: string;
   registryHostsDir?: string;
   registryAuths?: Readonly<Record<string, RegistryAuth>>;
+  /** Runtime handlers beside `runc` (see ContainerdConfigOptions). */
+  runtimeHandlers?: readonly string[];
   logLevel?: string;
   readyTimeoutMs?: number;
 }
@@ -179,6 +181,7 @@ export async function startContainerd(options: StartContainerdOptions): Promise<
       cniTemplateFile,
       registryHostsDir: options.registryHostsDir,
       registryAuths: options.registryAuths,
+      runtimeHandlers: options.runtimeHandlers,
     }),
   );
   const logPath = join(dir, 'containerd.log');

@@ -53,6 +53,8 @@ export interface TestContainerdOptions {
   netns?: string;
   registryHostsDir?: string;
   registryAuths?: Readonly<Record<string, RegistryAuth>>;
+  /** Runtime handlers beside `runc`, each a runc of its own (for RuntimeClasses). */
+  runtimeHandlers?: readonly string[];
   readyTimeoutMs?: number;
 }
 
@@ -73,6 +75,7 @@ export async function startContainerd(options: TestContainerdOptions = {}): Prom
     netns: options.netns,
     registryHostsDir: options.registryHostsDir,
     registryAuths: options.registryAuths,
+    runtimeHandlers: options.runtimeHandlers,
     readyTimeoutMs: options.readyTimeoutMs,
   });
   const stop = () => containerd.stop({ removeDir: true });

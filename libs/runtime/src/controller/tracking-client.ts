@@ -21,10 +21,10 @@ export class TrackingClient extends Client {
     super(config, { ...options, writeWithdrawal: () => tracker.current()?.signal });
   }
 
-  override resource<T extends ObjectLike>(resource: TypedResource<T>): ResourceClient<T>;
+  override resource<T extends ObjectLike, I = T>(resource: TypedResource<T, I>): ResourceClient<T, I>;
   override resource<T extends ObjectLike = ApiObject>(resource: KindDefinition | ResourceInfo): ResourceClient<T>;
-  override resource<T extends ObjectLike>(resource: TypedResource<T> | KindDefinition | ResourceInfo): ResourceClient<T> {
-    return this.track(super.resource<T>(resource as KindDefinition | ResourceInfo));
+  override resource<T extends ObjectLike, I = T>(resource: TypedResource<T, I> | KindDefinition | ResourceInfo): ResourceClient<T, I> {
+    return this.track(super.resource<T>(resource as KindDefinition | ResourceInfo) as unknown as ResourceClient<T, I>);
   }
 
   override dynamic(info: ResourceInfo): ResourceClient<ApiObject> {
@@ -40,10 +40,10 @@ export class TrackingClient extends Client {
     return this.track(super.builtin(name));
   }
 
-  private track<T extends ObjectLike>(inner: ResourceClient<T>): ResourceClient<T> {
+  private track<T extends ObjectLike, I = T>(inner: ResourceClient<T, I>): ResourceClient<T, I> {
     const tracker = this.tracker;
     const id = resourceId(inner.info);
-    const wrap = <C extends ResourceClient<T>>(client: C): C =>
+    const wrap = <C extends ResourceClient<T, I>>(client: C): C =>
       new Proxy(client, {
         get(target, prop, receiver) {
           const value = Reflect.get(target, prop, receiver) as unknown;

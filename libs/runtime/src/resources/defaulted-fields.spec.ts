@@ -75,8 +75,11 @@ describe('defaulted fields: one schema, a type for creating and a type for readi
     it('returns what was created without the defaulted fields with them filled in', async () => {
       const client = env.client.resource(sites.resource).inNamespace('default');
       const input: SiteInput = { metadata: { name: 'home' }, spec: { image: 'httpd:2.4', tls: {}, ports: [{ port: 80 }] } };
-      // The client takes the stored type; what a creator may leave out is the server's to fill in.
-      const stored: Site = await client.create(input as Site);
+      // The client takes the input type and returns the stored one: what a creator may leave out is the server's to fill in.
+      const stored: Site = await client.create(input);
+      // @ts-expect-error the creator's type still requires what has no default (the image)
+      const withoutImage: Parameters<typeof client.create>[0] = { metadata: { name: 'bad' }, spec: { tls: {}, ports: [] } };
+      expect(withoutImage.metadata?.name).toBe('bad');
       expect(stored.spec).toEqual({ image: 'httpd:2.4', replicas: 2, tls: { enabled: false }, ports: [{ port: 80, protocol: 'TCP' }] });
     });
   });

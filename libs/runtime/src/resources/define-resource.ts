@@ -9,6 +9,7 @@ import {
 } from '@svc/api';
 import { typedResource, type TypedResource } from '@svc/client';
 import { stringify } from 'yaml';
+import type { InputOfVersion } from './defaulted-fields';
 
 /** One version of a resource type: the schemas of its spec and status, and how kubectl shows it. */
 /**
@@ -105,9 +106,9 @@ export interface DefinedResource<V extends Record<string, ResourceVersionDefinit
   readonly name: string;
   readonly storageVersion: S;
   /** The typed resource of each version, for the client, informers and `@Reconciler`. */
-  readonly versions: { readonly [K in keyof V]: TypedResource<ObjectOfVersion<V[K]>> };
+  readonly versions: { readonly [K in keyof V]: TypedResource<ObjectOfVersion<V[K]>, InputOfVersion<V[K]>> };
   /** The typed resource of the storage version. */
-  readonly resource: TypedResource<ObjectOfVersion<V[S]>>;
+  readonly resource: TypedResource<ObjectOfVersion<V[S]>, InputOfVersion<V[S]>>;
   /** Whether its versions convert by functions (served as a conversion webhook) rather than by apiVersion alone. */
   readonly convertsByFunction: boolean;
   /** The CustomResourceDefinition, with `strategy: None`; a manager that serves conversion sets the webhook. */

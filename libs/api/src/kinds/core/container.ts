@@ -260,7 +260,7 @@ describeFields(EphemeralContainerSchema, {
 });
 (ContainerSchema as { description?: string }).description = 'One program the pod runs, in its own filesystem, from an image.';
 (EphemeralContainerSchema as { description?: string }).description =
-  "A container added to a running pod to inspect it (`kubectl debug`). It has no ports, probes or resources, and is never restarted. This server's node agent does not start them yet.";
+  'A container added to a running pod to inspect it (`kubectl debug`). It has no ports, probes or resources, starts once in the running pod and is never restarted.';
 
 describeFields(ContainerPortSchema, {
   name: 'A name for the port, unique in the pod, that services and probes may use in place of its number.',

@@ -44,6 +44,7 @@ const PACKAGES = [
     'scheduling/v1',
     'storage/v1',
     'networking/v1',
+    'node/v1',
   ].map((dir) => [apiDir, dir]),
   [apiextensionsDir, 'pkg/apis/apiextensions/v1'],
 ];

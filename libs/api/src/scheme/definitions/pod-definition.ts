@@ -6,6 +6,7 @@ import type { KindStrategy } from '../kind-strategy';
 import { as, defineKind } from './define-kind';
 import { podBinding } from './pod-binding';
 import { podEviction } from './pod-eviction';
+import { podEphemeralContainers, validateNoEphemeralContainersOnCreate } from './pod-ephemeral-containers';
 import { podQosClass } from './pod-qos';
 import { POD_CONNECT_SUBRESOURCES } from './pod-connect';
 import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec-rules';
@@ -119,7 +120,8 @@ function readinessGates(pod: Pod): string {
  * generation (1.32: PodObservedGenerationTracking is later); a delete of a pod bound to a node and still running
  * waits for its node agent (the request's gracePeriodSeconds, else terminationGracePeriodSeconds, else
  * 30), one that is unbound or finished goes at once; delete answers with the pod. `binding` (a POST of
- * a Binding) and `eviction` (a POST of an Eviction) are served by the API server's REST of each.
+ * a Binding) and `eviction` (a POST of an Eviction) are served by the API server's REST of each;
+ * `ephemeralcontainers` reads and writes the pod, taking only additions to its ephemeral containers.
  */
 export const podStrategy: KindStrategy = {
   tracksGeneration: false,
@@ -137,7 +139,7 @@ export const podStrategy: KindStrategy = {
     if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
     return Math.max(0, requestedSeconds ?? spec.terminationGracePeriodSeconds ?? 30);
   },
-  subresources: { binding: { create: podBinding }, eviction: { create: podEviction } },
+  subresources: { binding: { create: podBinding }, ephemeralcontainers: podEphemeralContainers, eviction: { create: podEviction } },
   // Kubernetes' podStatusStrategy: a status write takes labels and annotations, never the spec, a
   // deletion mark or the owners.
   status: { resetFields: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] },
@@ -191,6 +193,6 @@ export const podDefinition = defineKind({
       defaultPodOnly(o.spec);
     },
   ],
-  validationRules: [(o) => validatePodSpec(o.spec, 'spec')],
+  validationRules: [(o) => validatePodSpec(o.spec, 'spec'), (o, current) => (current === undefined ? validateNoEphemeralContainersOnCreate(o) : [])],
   strategy: podStrategy,
 });

@@ -6,6 +6,7 @@ import { isDNS1123Subdomain, isValidPortNum, isRecord } from '@svc/machinery';
 import { fieldErrors, type FieldError } from '../../schema/field-error';
 import { canonicalQuantity, quantityNanoValue } from '../../meta/quantity';
 import { records } from './define-kind';
+import { validateEphemeralContainers } from './pod-ephemeral-containers';
 import { backstepErrors, localDescendingPathErrors, persistentVolumeClaimSpecErrors } from './persistent-volume-rules';
 
 /**
@@ -219,6 +220,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   };
   checkContainers(p.initContainers, 'initContainers', false);
   checkContainers(p.containers, 'containers', true);
+  errors.push(...validateEphemeralContainers(p, path));
   validateDnsConfig(p, path, errors);
   validateHostAliases(p.hostAliases, path, errors);
   return errors;

@@ -259,10 +259,11 @@ describe('kind strategies', () => {
     expect(namespace.status).toEqual({ phase: 'Terminating' });
   });
 
-  it('serves subresources of its own only for namespaces (finalize) and pods (binding, eviction)', () => {
+  it('serves subresources of its own only for namespaces (finalize) and pods (binding, eviction, ephemeralcontainers)', () => {
     expect(BUILTIN_KINDS.flatMap((d) => Object.keys(d.strategy.subresources ?? {}).map((s) => `${d.resource}/${s}`))).toEqual([
       'namespaces/finalize',
       'pods/binding',
+      'pods/ephemeralcontainers',
       'pods/eviction',
     ]);
   });

@@ -223,6 +223,8 @@ export const NODE_RULES: readonly PolicyRule[] = [
   rule(['get', 'update', 'patch'], [''], ['persistentvolumeclaims/status']),
   rule(['get', 'watch', 'list'], ['storage.k8s.io'], ['csidrivers']),
   rule(['get', 'create', 'update', 'patch', 'delete'], ['storage.k8s.io'], ['csinodes']),
+  // The handler a pod's RuntimeClass names, for the sandbox.
+  rule(['get', 'list', 'watch'], ['node.k8s.io'], ['runtimeclasses']),
 ];
 
 /** What the volume binding of the scheduler writes (Kubernetes' `system:volume-scheduler`, bound to the scheduler). */

@@ -35,8 +35,8 @@ export async function guaranteedUpdate(store: Store, w: WriteState, compute: Com
       throw recoverTypeError(store, w, error);
     }
     try {
-      // A value under an old encryption key is rewritten even when nothing else changes.
-      return await persist(store, w, key, computed, stored !== null && needsRewrite(stored));
+      // A value under an old encryption key, or at an older storage version, is rewritten even when nothing else changes.
+      return await persist(store, w, key, computed, stored !== null && (needsRewrite(stored) || store.notAtStorageVersion(stored)));
     } catch (error) {
       await finishWrite(w, false);
       if (isStorageError(error, 'Conflict') || isStorageError(error, 'KeyNotFound') || isStorageError(error, 'KeyExists')) continue;

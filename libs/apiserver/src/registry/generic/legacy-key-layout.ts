@@ -26,7 +26,8 @@ export async function moveLegacyKeys(storage: Storage, storePrefix: string, sche
   const seen = new Set<string>();
   for (const definition of scheme.all()) {
     if (definition.source.type !== 'builtin') continue;
-    const stored = storedDefinition(definition);
+    const aliased = storedDefinition(definition);
+    const stored = aliased.storedAs?.definition ?? aliased;
     const from = legacyPrefixKey({ prefix: storePrefix, group: stored.group, resource: stored.resource });
     const to = prefixKey({ prefix: storePrefix, group: stored.group, resource: stored.resource, builtIn: true });
     if (from === to || seen.has(from)) continue;

@@ -32,6 +32,11 @@ export class Store {
   readonly groupResource: GroupResource;
   /** The definition whose storage this endpoint serves. */
   readonly stored: KindDefinition;
+  /**
+   * The definition whose keys, watch cache and storage decorators hold the objects: `stored`, or the
+   * kind it is stored as (core/v1 Events for events.k8s.io's).
+   */
+  readonly storage: KindDefinition;
   /** The kind's storage decorators (BeginCreate, BeginUpdate, AfterDelete), if it has any. */
   readonly hooks: WriteHooks | undefined;
   /** A CRD's conversion webhook: objects are stored at its storage version and served at this endpoint's. */
@@ -42,12 +47,14 @@ export class Store {
     readonly context: RegistryContext,
   ) {
     this.stored = storedDefinition(definition);
+    this.storage = this.stored.storedAs?.definition ?? this.stored;
     this.compiled = compileKind(this.stored);
     this.apiVersion = apiVersionOf(definition);
     this.storedApiVersion = apiVersionOf(this.stored);
     this.groupResource = { group: definition.group, resource: definition.resource };
-    this.hooks = context.writeHooks?.(this.stored);
-    this.converter = conversionWebhook(this.stored, { resolveService: context.resolveService, timeoutMs: context.conversionTimeoutMs });
+    this.hooks = context.writeHooks?.(this.storage);
+    this.converter =
+      storedAsConverter(this.stored) ?? conversionWebhook(this.stored, { resolveService: context.resolveService, timeoutMs: context.conversionTimeoutMs });
   }
 
   /** Built-in kinds take strategic merge patch and answer protobuf; custom resources do neither. */
@@ -63,8 +70,8 @@ export class Store {
     name = this.definition.strategy.storedName?.(name) ?? name;
     return objectStorageKey({
       prefix: this.context.storePrefix,
-      group: this.stored.group,
-      resource: this.stored.resource,
+      group: this.storage.group,
+      resource: this.storage.resource,
       builtIn: this.builtIn,
       namespace: this.scope(namespace),
       name,
@@ -75,8 +82,8 @@ export class Store {
   prefix(namespace = ''): string {
     return prefixKey({
       prefix: this.context.storePrefix,
-      group: this.stored.group,
-      resource: this.stored.resource,
+      group: this.storage.group,
+      resource: this.storage.resource,
       builtIn: this.builtIn,
       namespace: this.scope(namespace) || undefined,
     });
@@ -120,6 +127,15 @@ export class Store {
   /** A stored object at the version the request names, which patches, merges and admission see. */
   atRequestVersion(object: ApiObject): Promise<ApiObject> {
     return this.inVersion(object, this.storedApiVersion);
+  }
+
+  /**
+   * Whether a stored object is kept at a version other than today's storage version (written before
+   * the storage version changed): a write rewrites it even when its content is unchanged, as
+   * Kubernetes' comparison of the encoded bytes does, which is how stored objects are migrated.
+   */
+  notAtStorageVersion(stored: ApiObject): boolean {
+    return this.converter !== undefined && stored.apiVersion !== this.converter.storageApiVersion;
   }
 
   /** The object as it is written: at the storage version, apiVersion, kind and metadata first. */
@@ -212,7 +228,7 @@ export class Store {
   }
 
   private cacher() {
-    return this.context.cachers.cacherFor(this.stored.group, this.stored.resource, this.builtIn);
+    return this.context.cachers.cacherFor(this.storage.group, this.storage.resource, this.builtIn);
   }
 }
 
@@ -220,4 +236,25 @@ export class Store {
 function typeMetaFirst(object: ApiObject): ApiObject {
   const { apiVersion, kind, metadata, ...rest } = object;
   return { apiVersion, kind, metadata, ...rest };
+}
+
+/**
+ * The converter of a kind stored as another (see KindDefinition.storedAs): objects are written in the
+ * stored kind's version and read in the kind's own, under either name of its group.
+ */
+function storedAsConverter(definition: KindDefinition): ObjectConverter | undefined {
+  const storedAs = definition.storedAs;
+  if (storedAs === undefined) return undefined;
+  const storageApiVersion = apiVersionOf(storedAs.definition);
+  return {
+    storageApiVersion,
+    convert: (objects, apiVersion) =>
+      Promise.resolve(
+        objects.map((object) => {
+          if (object.apiVersion === apiVersion) return object;
+          if (apiVersion === storageApiVersion) return storedAs.toStored(object);
+          return { ...storedAs.fromStored(object), apiVersion };
+        }),
+      ),
+  };
 }

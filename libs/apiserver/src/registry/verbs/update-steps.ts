@@ -44,6 +44,9 @@ export const UPDATE_STEPS: readonly WriteStep<UpdateWork>[] = [
   writeStep('check resourceVersion', ({ store, w, next, current }) => checkResourceVersion(store.groupResource, w.name, next, current)),
   writeStep('mutating admission', ({ store, w, next, current }) => mutatingAdmission(store, 'UPDATE', w, next, current)),
   writeStep('kind update rules', ({ store, w, next, current, errors }) => {
+    // A subresource of the kind's own compares the object as it will be stored, defaults applied.
+    const extra = w.target === '' ? undefined : store.definition.strategy.subresources?.[w.target];
+    if (extra?.validateUpdate) errors.push(...extra.validateUpdate(next, current));
     if (w.target !== '') return;
     // What mutating admission changed counts as the update's own change, as it does where Kubernetes
     // admits before the strategy prepares the update.
