@@ -19,6 +19,8 @@ const { nodeAgentDnsConfig, startClusterDns } = require('./cluster-dns');
 const { ensureDefaultStorageClass, nodeAgentLocalPathArgs } = require('./default-storage-class');
 const { ensureNodeBootstrap } = require('./node-bootstrap');
 const { startMetricsServer } = require('./metrics-server');
+const { startIngressController } = require('./ingress-controller');
+const { ensureNetworkPolicyRole } = require('./network-policy-role');
 
 const root = path.resolve(process.env.SVC_DATA || path.join(__dirname, '..', '.data'));
 const port = process.env.SVC_PORT || '6443';
@@ -187,11 +189,20 @@ function startServiceProxy(masterArgs = []) {
       .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
   run('svc-proxy', serviceProxyArgs({ name: nodeName, address, masterArgs }));
   serviceProxyStarted = true;
+  allowPolicyEnforcement();
 }
 /** A further node's proxy, in its network namespace: its health and metrics ports are that namespace's own. */
 function startNodeServiceProxy({ name, address, netns }) {
   if (!serviceProxyCanRun()) return;
   run('svc-proxy', serviceProxyArgs({ name, address }), { netns });
+  allowPolicyEnforcement();
+}
+// The proxies enforce NetworkPolicies too, for which they read policies, pods and namespaces (once for all).
+let policyRoleRequested = false;
+function allowPolicyEnforcement() {
+  if (policyRoleRequested) return;
+  policyRoleRequested = true;
+  ensureNetworkPolicyRole(svcconfig).catch((error) => console.error(`NetworkPolicies will not be enforced: ${error.message}`));
 }
 
 // Audit and encryption at rest, on unless the arguments configure them. The policy follows the one
@@ -528,6 +539,15 @@ function startControlPlane(addressArgs) {
             componentArgs: masterArgs,
             log: (line) => console.log(line),
           }).catch((error) => console.error(`the metrics server did not start: ${error.message}`));
+          // The ingress controller serves the default IngressClass svc; it proxies to pods on the node network.
+          startIngressController({
+            run,
+            writeIdentity: (identity) => writeIdentityConnectionFile({ connectionFile: svcconfig, certDir, ...identity }),
+            root,
+            adminConfig: svcconfig,
+            componentArgs: masterArgs,
+            address: localNodes.hostAddress(),
+          }).catch((error) => console.error(`the ingress controller did not start: ${error.message}`));
           const where = store === 'etcd' ? ` (store3 on etcd; API servers on ${firstAddress} and ${SECOND_API_SERVER}, port ${port})` : '';
           console.log(`Control plane running${where}. Use it with:\n  export KUBECONFIG=${svcconfig}\n  kubectl get namespaces`);
           // The console ships in the build (dist/console); the API server serves it.

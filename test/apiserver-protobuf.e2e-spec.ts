@@ -561,6 +561,53 @@ const EVERY_KIND: Record<string, { body: Record<string, unknown>; status?: Recor
     body: { spec: { attacher: 'every.csi.example.com', nodeName: 'every-node', source: { persistentVolumeName: 'every-persistentvolume' } } },
     status: { attached: true, attachmentMetadata: { device: '/dev/vdb' }, detachError: { time: T0, message: 'every kind' } },
   },
+  'networking.k8s.io/v1/IngressClass': {
+    body: {
+      spec: { controller: 'example.com/every', parameters: { apiGroup: 'example.com', kind: 'Params', name: 'every', scope: 'Namespace', namespace: ns } },
+    },
+  },
+  'networking.k8s.io/v1/Ingress': {
+    body: {
+      spec: {
+        ingressClassName: 'every-ingressclass',
+        defaultBackend: { service: { name: 'fallback', port: { name: 'http' } } },
+        tls: [{ hosts: ['every.example', '*.every.example'], secretName: 'every-tls' }],
+        rules: [
+          {
+            host: 'every.example',
+            http: {
+              paths: [
+                { path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } },
+                { path: '/bucket', pathType: 'Exact', backend: { resource: { apiGroup: 'example.com', kind: 'Bucket', name: 'every' } } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    status: {
+      loadBalancer: { ingress: [{ ip: '192.0.2.9', ports: [{ port: 443, protocol: 'TCP', error: 'every kind' }] }, { hostname: 'lb.every.example' }] },
+    },
+  },
+  'networking.k8s.io/v1/NetworkPolicy': {
+    body: {
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [
+          {
+            from: [{ podSelector: { matchLabels: { app: 'web' } }, namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a'] }] } }],
+            ports: [
+              { protocol: 'TCP', port: 5432 },
+              { protocol: 'UDP', port: 9000, endPort: 9010 },
+              { protocol: 'TCP', port: 'metrics' },
+            ],
+          },
+        ],
+        egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }] }],
+      },
+    },
+  },
   'discovery.k8s.io/v1/EndpointSlice': {
     body: {
       addressType: 'IPv4',

@@ -82,6 +82,7 @@ describe.each([
   ],
   ['svc-dns', ['--cluster-domain string', '(default "cluster.local")', '--port int32', '(default 53)', '--resolv-conf string']],
   ['svc-metrics-server', ['--metric-resolution duration', '(default 15s)', '--kubelet-insecure-tls', '--requestheader-client-ca-file string']],
+  ['svc-ingress', ['--http-port int32', '(default 80)', '--https-port int32', '(default 443)', '--controller-name string', '(default "svc.io/ingress")']],
 ])('%s', (name, expected) => {
   it('--help lists its flags under group headings with their defaults', () => {
     const { status, stdout } = run(name, ['--help']);
@@ -141,6 +142,7 @@ describe('flag validation before anything starts', () => {
       ['--kubelet-insecure-tls', '--kubelet-certificate-authority=ca.crt'],
       'cannot use both --kubelet-certificate-authority and --kubelet-insecure-tls',
     ],
+    ['svc-ingress', ['--controller-name=nginx'], '"--controller-name"'],
   ])('%s %s', (name, args, message) => {
     const { status, stderr } = run(name, args);
     expect(status).toBe(2);

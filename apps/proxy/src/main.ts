@@ -10,6 +10,7 @@ import { ProxierHealth } from './observe/proxier-health';
 import { HealthzServer, MetricsServer } from './observe/proxy-http';
 import { ProxyMetrics } from './observe/proxy-metrics';
 import { ServiceEvents } from './observe/service-events';
+import { PolicyEnforcer } from './policy/policy-enforcer';
 import { Proxier } from './sync/proxier';
 import type { ProxyBackend } from './sync/proxy-backend';
 
@@ -63,6 +64,9 @@ async function cleanup(): Promise<number> {
   if (typeof nft !== 'string') {
     await new NftablesBackend({ nft })
       .cleanup()
+      .then((r) => removed.push(...r))
+      .catch((e: Error) => failures.push(e.message));
+    await PolicyEnforcer.cleanup(nft)
       .then((r) => removed.push(...r))
       .catch((e: Error) => failures.push(e.message));
   }
@@ -122,6 +126,16 @@ async function main(): Promise<void> {
     informerLogger: { info: () => undefined, warn: (m) => log(`informers: ${m}`), error: (m, e) => log(`informers: ${m}: ${errorMessage(e)}`) },
   });
 
+  // NetworkPolicies are enforced in a table of their own, in the nftables mode only.
+  const informerLogger = {
+    info: () => undefined,
+    warn: (m: string) => log(`informers: ${m}`),
+    error: (m: string, e: unknown) => log(`informers: ${m}: ${errorMessage(e)}`),
+  };
+  const nft = backend.mode === 'nftables' ? await NftCommand.locate() : 'the iptables mode does not enforce them';
+  const enforcer = typeof nft === 'string' ? undefined : new PolicyEnforcer({ client, nft, nodeName, families: kernel.families, log, informerLogger });
+  if (typeof nft === 'string') log(`NetworkPolicies are not enforced: ${nft}`);
+
   const servers: Array<{ stop(): Promise<void> }> = [];
   const serve = async (what: string, address: string, start: (host: string, port: number) => Promise<number>) => {
     if (!address) return;
@@ -147,6 +161,7 @@ async function main(): Promise<void> {
     stopping = true;
     // The rules stay: traffic keeps flowing while the proxy restarts (--cleanup removes them).
     await proxier.stop();
+    await enforcer?.stop();
     await Promise.all(servers.map((s) => s.stop()));
     client.close();
     process.exit(0);
@@ -154,6 +169,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop());
 
   process.stdout.write(`Using the ${backend.mode} mode for node ${JSON.stringify(nodeName)} (${kernel.families.join(', ')})\n`);
+  enforcer?.start();
   await proxier.start();
   process.stdout.write('Rules synced\n');
 }

@@ -44,6 +44,9 @@ export * from './kinds/storage/csi-driver';
 export * from './kinds/storage/csi-node';
 export * from './kinds/storage/csi-storage-capacity';
 export * from './kinds/storage/volume-attachment';
+export * from './kinds/networking/ingress';
+export * from './kinds/networking/ingress-class';
+export * from './kinds/networking/network-policy';
 export * from './kinds/core/resource-quota';
 export * from './kinds/core/limit-range';
 export * from './kinds/certificates/certificate-signing-request';
@@ -197,6 +200,13 @@ export {
   isDefaultStorageClass,
   defaultStorageClassOf,
 } from './scheme/definitions/storage-definitions';
+export {
+  ingressDefinition,
+  ingressClassDefinition,
+  networkPolicyDefinition,
+  isDefaultIngressClass,
+  defaultIngressClassOf,
+} from './scheme/definitions/networking-definitions';
 export { persistentVolumeSources } from './scheme/definitions/persistent-volume-rules';
 export { accessModesCell as formatAccessModes, storageClassOf } from './scheme/definitions/storage-rules';
 export { serviceDefinition } from './scheme/definitions/service-definition';

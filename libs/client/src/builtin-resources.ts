@@ -18,6 +18,12 @@ import {
   type CertificateSigningRequest,
   apiServiceDefinition,
   type APIService,
+  ingressDefinition,
+  ingressClassDefinition,
+  networkPolicyDefinition,
+  type Ingress,
+  type IngressClass,
+  type NetworkPolicy,
   runtimeClassDefinition,
   type RuntimeClass,
   eventsEventDefinition,
@@ -154,6 +160,9 @@ export interface BuiltinResources {
   readonly csiNodes: TypedResource<CSINode>;
   readonly csiStorageCapacities: TypedResource<CSIStorageCapacity>;
   readonly volumeAttachments: TypedResource<VolumeAttachment>;
+  readonly ingresses: TypedResource<Ingress>;
+  readonly ingressClasses: TypedResource<IngressClass>;
+  readonly networkPolicies: TypedResource<NetworkPolicy>;
   readonly runtimeClasses: TypedResource<RuntimeClass>;
   /** events.k8s.io/v1 Events: the core/v1 Events under the newer names. */
   readonly eventsEvents: TypedResource<EventsEvent>;
@@ -205,6 +214,9 @@ export const BUILTIN_RESOURCES: BuiltinResources = {
   csiNodes: typedResource<CSINode>(csiNodeDefinition),
   csiStorageCapacities: typedResource<CSIStorageCapacity>(csiStorageCapacityDefinition),
   volumeAttachments: typedResource<VolumeAttachment>(volumeAttachmentDefinition),
+  ingresses: typedResource<Ingress>(ingressDefinition),
+  ingressClasses: typedResource<IngressClass>(ingressClassDefinition),
+  networkPolicies: typedResource<NetworkPolicy>(networkPolicyDefinition),
   runtimeClasses: typedResource<RuntimeClass>(runtimeClassDefinition),
   eventsEvents: typedResource<EventsEvent>(eventsEventDefinition),
   podDisruptionBudgets: typedResource<PodDisruptionBudget>(podDisruptionBudgetDefinition),

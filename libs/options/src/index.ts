@@ -105,3 +105,4 @@ export {
   parseMetricsServerOptions,
   type MetricsServerOptions,
 } from './sets/metrics-server-flags';
+export { INGRESS_FLAGS, ingressFlagSet, parseIngressOptions, type IngressOptions } from './sets/ingress-flags';

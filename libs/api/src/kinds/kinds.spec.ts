@@ -50,6 +50,9 @@ import {
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  ingressDefinition,
+  ingressClassDefinition,
+  networkPolicyDefinition,
   resourceQuotaDefinition,
   limitRangeDefinition,
   certificateSigningRequestDefinition,
@@ -810,6 +813,56 @@ spec:
     [
       volumeAttachmentDefinition,
       { metadata: { name: 'csi-123' }, spec: { attacher: 'hostpath.csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'data-0' } } },
+    ],
+    [
+      ingressClassDefinition,
+      {
+        metadata: { name: 'svc', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+        spec: { controller: 'svc.io/ingress', parameters: { apiGroup: 'example.com', kind: 'IngressParameters', name: 'tuned' } },
+      },
+    ],
+    [
+      ingressDefinition,
+      parse(`
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: { name: web, namespace: shop }
+spec:
+  ingressClassName: svc
+  defaultBackend: { service: { name: fallback, port: { name: http } } }
+  tls: [{ hosts: [web.example, '*.shop.example'], secretName: web-tls }]
+  rules:
+    - host: web.example
+      http:
+        paths:
+          - { path: /, pathType: Prefix, backend: { service: { name: web, port: { number: 80 } } } }
+          - { path: /exact, pathType: Exact, backend: { service: { name: web, port: { number: 8080 } } } }
+    - host: '*.shop.example'
+      http:
+        paths: [{ pathType: ImplementationSpecific, backend: { resource: { apiGroup: storage.example.com, kind: Bucket, name: assets } } }]
+status:
+  loadBalancer: { ingress: [{ ip: 192.0.2.10, ports: [{ port: 443, protocol: TCP }] }] }
+`),
+    ],
+    [
+      networkPolicyDefinition,
+      parse(`
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: { name: db, namespace: shop }
+spec:
+  podSelector: { matchLabels: { app: db } }
+  policyTypes: [Ingress, Egress]
+  ingress:
+    - from:
+        - podSelector: { matchLabels: { app: web } }
+        - namespaceSelector: { matchLabels: { team: shop } }
+          podSelector: { matchExpressions: [{ key: role, operator: In, values: [api] }] }
+        - ipBlock: { cidr: 10.0.0.0/8, except: [10.1.0.0/16] }
+      ports: [{ protocol: TCP, port: 5432 }, { port: 9000, endPort: 9010 }, { port: metrics }]
+  egress:
+    - to: [{ ipBlock: { cidr: '2001:db8::/64' } }]
+`),
     ],
     [
       resourceQuotaDefinition,

@@ -36,6 +36,9 @@ import * as csiNode from '../kinds/storage/csi-node';
 import * as csiStorageCapacity from '../kinds/storage/csi-storage-capacity';
 import * as storageClass from '../kinds/storage/storage-class';
 import * as volumeAttachment from '../kinds/storage/volume-attachment';
+import * as ingress from '../kinds/networking/ingress';
+import * as ingressClass from '../kinds/networking/ingress-class';
+import * as networkPolicy from '../kinds/networking/network-policy';
 import * as volume from '../kinds/core/volume';
 import * as hpaV1 from '../kinds/autoscaling/horizontal-pod-autoscaler-v1';
 import * as hpaV2 from '../kinds/autoscaling/horizontal-pod-autoscaler';
@@ -99,6 +102,7 @@ const SOURCES: ReadonlyArray<readonly [string, ReadonlyArray<Record<string, unkn
   ['io.svc.api.scheduling.v1', [priorityClass]],
   ['io.svc.api.node.v1', [runtimeClass]],
   ['io.svc.api.storage.v1', [storageClass, csiDriver, csiNode, csiStorageCapacity, volumeAttachment]],
+  ['io.svc.api.networking.v1', [ingress, ingressClass, networkPolicy]],
   ['io.svc.api.coordination.v1', [lease]],
   ['io.svc.api.apiextensions.v1', [crd]],
   ['io.svc.api.authentication.v1', [authnReviews]],

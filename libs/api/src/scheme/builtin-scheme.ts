@@ -38,6 +38,7 @@ import {
   storageClassDefinition,
   volumeAttachmentDefinition,
 } from './definitions/storage-definitions';
+import { ingressClassDefinition, ingressDefinition, networkPolicyDefinition } from './definitions/networking-definitions';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, roleBindingDefinition, roleDefinition } from './definitions/rbac-definitions';
 import { replicationControllerDefinition } from './definitions/replication-controller-definition';
 import { limitRangeDefinition } from './definitions/limit-range-definition';
@@ -76,6 +77,9 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   csiNodeDefinition,
   csiStorageCapacityDefinition,
   volumeAttachmentDefinition,
+  ingressClassDefinition,
+  ingressDefinition,
+  networkPolicyDefinition,
   leaseDefinition,
   endpointSliceDefinition,
   customResourceDefinitionDefinition,

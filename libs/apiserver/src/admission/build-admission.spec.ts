@@ -38,6 +38,7 @@ const DEFAULT_IMPLEMENTED: AdmissionPluginName[] = [
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',
+  'DefaultIngressClass',
 ];
 
 describe('buildAdmissionChain', () => {
@@ -75,6 +76,7 @@ describe('buildAdmissionChain', () => {
       'CertificateApproval',
       'CertificateSigning',
       'CertificateSubjectRestriction',
+      'DefaultIngressClass',
       'AlwaysDeny',
     ]);
     expect(await codeOf(deny.admit(create('live')))).toBe(403);

@@ -13,6 +13,7 @@ import { priorityAdmission, type PriorityClassLookup } from './priority';
 import { podSecurityAdmission, type NamespacePods } from './pod-security';
 import { runtimeClassAdmission, type RuntimeClassLookup } from './runtime-class';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection, type StorageClassLookup } from './storage-admission';
+import { defaultIngressClassAdmission, type IngressClassLookup } from './default-ingress-class';
 import { serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 import { taintNodesByCondition } from './taint-nodes-by-condition';
 import { limitRangerAdmission, type LimitRangeLookup } from './limit-ranger';
@@ -45,6 +46,8 @@ export interface AdmissionDependencies {
   runtimeClasses?: RuntimeClassLookup;
   /** The storage plugins' read of StorageClasses; without it no class is known. */
   storageClasses?: StorageClassLookup;
+  /** DefaultIngressClass's read of IngressClasses; without it no class is known. */
+  ingressClasses?: IngressClassLookup;
   /** The stored admission configurations; without them the webhook and policy plugins are left out. */
   configurations?: AdmissionConfigurations;
   /** The flags plugins read their settings from. */
@@ -83,6 +86,7 @@ const IMPLEMENTED: Partial<Record<AdmissionPluginName, (deps: AdmissionDependenc
   DefaultStorageClass: (deps) => defaultStorageClassAdmission(deps.storageClasses),
   StorageObjectInUseProtection: () => storageObjectInUseProtection(),
   PersistentVolumeClaimResize: (deps) => persistentVolumeClaimResize(deps.storageClasses),
+  DefaultIngressClass: (deps) => defaultIngressClassAdmission(deps.ingressClasses),
   ResourceQuota: (deps) => deps.resourceQuotas && resourceQuotaAdmission(deps.resourceQuotas),
   LimitRanger: (deps) => deps.limitRanges && limitRangerAdmission(deps.limitRanges),
   CertificateApproval: (deps) => certificateApproval(deps.authorizer),
@@ -100,7 +104,6 @@ const HONOURED_WITHOUT_CODE: ReadonlySet<AdmissionPluginName> = new Set<Admissio
   'AlwaysAdmit',
   'OwnerReferencesPermissionEnforcement',
   'PersistentVolumeLabel',
-  'DefaultIngressClass',
 ]);
 
 /** Of `names`, those this server neither implements nor honours without code: enabling one would do nothing. */

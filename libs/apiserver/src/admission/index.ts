@@ -11,6 +11,8 @@ export type { PriorityClassLookup } from './priority';
 export type { RuntimeClassLookup } from './runtime-class';
 export { defaultStorageClassAdmission, noStorageClasses, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage-admission';
 export type { StorageClassLookup } from './storage-admission';
+export { defaultIngressClassAdmission, noIngressClasses } from './default-ingress-class';
+export type { IngressClassLookup } from './default-ingress-class';
 export { DEFAULT_SERVICE_ACCOUNT, serviceAccountAdmission, type CoreObjectLookup, type ServiceAccountLookup } from './service-account';
 export { mutatingAdmissionWebhook, validatingAdmissionWebhook, admissionReview, MAX_WEBHOOK_PATCH_BYTES } from './admission-webhooks';
 export type { WebhookDependencies } from './admission-webhooks';

@@ -4,6 +4,8 @@ import {
   resourceQuotaDefinition,
   runtimeClassDefinition,
   storageClassDefinition,
+  ingressClassDefinition,
+  type IngressClass,
   type ApiObject,
   type LimitRange,
   type PriorityClass,
@@ -22,6 +24,7 @@ import {
   type PriorityClassLookup,
   type ServiceResolver,
   type StorageClassLookup,
+  type IngressClassLookup,
 } from '../admission';
 import type { ResourceRegistries } from './registries';
 import type { ResourceRegistry } from './resource-registry';
@@ -50,6 +53,7 @@ export function admissionReads(registries: () => ResourceRegistries): Omit<Admis
     },
     priorityClasses: priorityClassReads(registries),
     storageClasses: storageClassReads(registries),
+    ingressClasses: ingressClassReads(registries),
     runtimeClasses: { get: (name) => current(registries().kind<RuntimeClass>(runtimeClassDefinition), '', name) },
     configurations: admissionConfigurations(registries, services),
     resourceQuotas: resourceQuotaReads(registries),
@@ -103,6 +107,17 @@ function storageClassReads(registries: () => ResourceRegistries): StorageClassLo
   const classes = () => registries().kind<StorageClass>(storageClassDefinition);
   const cached = refreshingSource<StorageClass>(async () => [...((await classes()?.list('', { limit: MAX_STORAGE_CLASSES }))?.items ?? [])]);
   return { get: (name) => current(classes(), '', name), list: () => cached() };
+}
+
+/** Classes read at most when looking for the default one. */
+const MAX_INGRESS_CLASSES = 10_000;
+
+/** DefaultIngressClass's read: the classes the default is found in, reused for a moment. */
+function ingressClassReads(registries: () => ResourceRegistries): IngressClassLookup {
+  const cached = refreshingSource<IngressClass>(async () => [
+    ...((await registries().kind<IngressClass>(ingressClassDefinition)?.list('', { limit: MAX_INGRESS_CLASSES }))?.items ?? []),
+  ]);
+  return { list: () => cached() };
 }
 
 /** The webhook configurations and validating admission policies (and their bindings and params) admission acts on. */

@@ -44,6 +44,7 @@ const PACKAGES = [
     'batch/v1',
     'scheduling/v1',
     'storage/v1',
+    'networking/v1',
     'node/v1',
     'flowcontrol/v1',
   ].map((dir) => [apiDir, dir]),

@@ -126,6 +126,7 @@ describe('kind strategies', () => {
       'Deployment',
       'HorizontalPodAutoscaler',
       'HorizontalPodAutoscaler',
+      'Ingress',
       'Job',
       'Namespace',
       'PersistentVolume',
