@@ -42,15 +42,6 @@ export interface AggregatorOptions {
   proxyClientKeyFile?: string;
 }
 
-/** The identity headers sent: the first name of each `--requestheader-*` list, X-Remote-* otherwise. */
-function headerNamesOf(requestHeader: RequestHeaderOptions | undefined): IdentityHeaderNames {
-  return {
-    user: requestHeader?.usernameHeaders[0] ?? DEFAULT_IDENTITY_HEADERS.user,
-    group: requestHeader?.groupHeaders?.[0] ?? DEFAULT_IDENTITY_HEADERS.group,
-    extraPrefix: requestHeader?.extraHeadersPrefix?.[0] ?? DEFAULT_IDENTITY_HEADERS.extraPrefix,
-  };
-}
-
 /**
  * API aggregation inside the API server, as kube-aggregator wraps kube-apiserver: requests under
  * `/apis/<group>/<version>` of a remote APIService are proxied to its service once this server has
@@ -89,7 +80,8 @@ export class Aggregator {
       options.proxyClientCertFile && options.proxyClientKeyFile
         ? { certPem: readFileSync(options.proxyClientCertFile, 'utf8'), keyPem: readFileSync(options.proxyClientKeyFile, 'utf8') }
         : undefined;
-    this.headerNames = headerNamesOf(requestHeader);
+    // Always X-Remote-*, whatever names --requestheader-* accept, as client-go's auth proxy round tripper sends them.
+    this.headerNames = DEFAULT_IDENTITY_HEADERS;
     const strippedNames = new Set(
       [...(requestHeader?.usernameHeaders ?? []), ...(requestHeader?.groupHeaders ?? []), this.headerNames.user, this.headerNames.group].map((h) =>
         h.toLowerCase(),
