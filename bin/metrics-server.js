@@ -139,12 +139,7 @@ async function publishMetricsServer(adminConfig, address, log) {
       await client.resource(BUILTIN_RESOURCES[resource]).apply(object, { ...params, namespace: object.metadata.namespace });
     }
     try {
-      await client.rest.request({
-        method: 'PATCH',
-        path: `/apis/apiregistration.k8s.io/v1/apiservices/${API_SERVICE.metadata.name}?fieldManager=${MANAGER}&force=true`,
-        contentType: 'application/apply-patch+yaml',
-        body: API_SERVICE,
-      });
+      await client.resource(BUILTIN_RESOURCES.apiServices).apply(API_SERVICE, params);
     } catch (error) {
       if (error.code !== 404) throw error;
       log('The API server serves no APIServices yet: the metrics server runs, but kubectl top cannot reach it through the API server.');

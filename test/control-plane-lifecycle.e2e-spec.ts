@@ -55,6 +55,9 @@ async function start(command: string, args: string[]): Promise<Started> {
     env: {
       ...process.env,
       SVC_DATA: join(dir, 'data'),
+      // The ingress controller and the metrics server take fixed host ports, which other tests' clusters use.
+      SVC_INGRESS: 'off',
+      SVC_METRICS_SERVER: 'off',
       SVC_PORT: String(port),
       SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`,
       // Nor the service proxy: the host's nftables are left alone.

@@ -22,6 +22,9 @@ describe('npm start: security defaults', () => {
       env: {
         ...process.env,
         SVC_DATA: join(dir, 'data'),
+        // The ingress controller and the metrics server take fixed host ports, which other tests' clusters use.
+        SVC_INGRESS: 'off',
+        SVC_METRICS_SERVER: 'off',
         SVC_PORT: String(port),
         SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`,
         NO_COLOR: '1',

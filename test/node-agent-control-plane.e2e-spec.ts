@@ -41,6 +41,9 @@ describeWithRuntime('npm start: a node agent behind authentication and authoriza
       env: {
         ...process.env,
         SVC_DATA: join(dir, 'data'),
+        // The ingress controller and the metrics server take fixed host ports, which other tests' clusters use.
+        SVC_INGRESS: 'off',
+        SVC_METRICS_SERVER: 'off',
         SVC_PORT: String(port),
         SVC_CONTAINER_RUNTIME_ENDPOINT: containerd.endpoint,
         // A range of its own, so that concurrent runs never share a bridge subnet.

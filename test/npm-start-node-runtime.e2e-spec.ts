@@ -6,6 +6,7 @@
 // (hidden by a narrowed PATH) it says in one line what to install.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { busyboxImageArchive } from '@svc/cri/testing';
@@ -22,6 +23,8 @@ const describeAsRoot = hostProblem ? describe.skip : describe;
 const tag = `hnr${Math.floor(Math.random() * 90) + 10}`;
 const subnet = 100 + Math.floor(Math.random() * 100);
 
+let ingressPort = 0;
+
 interface Launcher {
   child: ChildProcess;
   output: () => string;
@@ -31,6 +34,7 @@ interface Launcher {
 async function launch(extraEnv: Record<string, string>, ready: RegExp, args: string[] = []): Promise<Launcher> {
   const dir = mkdtempSync(join(tmpdir(), `${tag}-npm-start-`));
   const port = await freeLoopbackPort();
+  ingressPort = await freeLoopbackPort();
   let output = '';
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'svc-control-plane.js'), ...args], {
     cwd: ROOT,
@@ -44,6 +48,10 @@ async function launch(extraEnv: Record<string, string>, ready: RegExp, args: str
       SVC_CLUSTER_CIDR: `10.${subnet}.0.0/16`,
       // The further node's proxy runs in its namespace; the host's nftables belong to other tests' clusters.
       SVC_SERVICE_PROXY: 'namespaced',
+      // Ports of this run's own: other tests' clusters may run an ingress controller or metrics server too.
+      SVC_INGRESS_HTTP_PORT: String(ingressPort),
+      SVC_INGRESS_HTTPS_PORT: String(await freeLoopbackPort()),
+      SVC_METRICS_SERVER_PORT: String(await freeLoopbackPort()),
       NO_COLOR: '1',
       ...extraEnv,
     },
@@ -195,6 +203,26 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
       500,
     );
   }, 120_000);
+
+  it('routes an Ingress of the default class to the web pods', async () => {
+    await kubectl(['create', 'ingress', 'web', '--rule=web.example/*=web:80'], env());
+    const webPod = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'], env())).stdout).items[0].metadata.name;
+    const get = () =>
+      new Promise<string>((resolve, reject) => {
+        const request = httpRequest(
+          { host: '127.0.0.1', port: ingressPort, path: '/hostname', headers: { Host: 'web.example' }, timeout: 3_000 },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve(`${response.statusCode} ${body}`));
+          },
+        );
+        request.on('timeout', () => request.destroy(new Error('timed out')));
+        request.on('error', reject);
+        request.end();
+      });
+    await eventually(async () => expect(await get()).toBe(`200 ${webPod}\n`), 30_000, 500);
+  }, 150_000);
 
   it('imports an image archive dropped into .data/images while it runs', async () => {
     const archive = join(started.dir, 'data', 'images', `${tag}-tool.tar`);

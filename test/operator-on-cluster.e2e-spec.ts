@@ -149,6 +149,9 @@ describeAsRoot('an operator scaffolded from a registry, built, and deployed with
         ...process.env,
         SVC_CONTAINER_RUNTIME_ENDPOINT: '',
         SVC_DATA: join(work, 'data'),
+        // The ingress controller and the metrics server take fixed host ports, which other tests' clusters use.
+        SVC_INGRESS: 'off',
+        SVC_METRICS_SERVER: 'off',
         SVC_PORT: String(port),
         SVC_NETWORK_PREFIX: tag,
         SVC_NODE_CIDR: `10.243.${subnet}.0/24`,

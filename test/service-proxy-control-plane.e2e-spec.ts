@@ -35,7 +35,15 @@ describeNetns('npm start and the service proxy', () => {
   it('starts svc-proxy with its own identity, which syncs the kubernetes Service, and removes its rules on stop', async () => {
     child = spawn('ip', ['netns', 'exec', netns, process.execPath, join(ROOT, 'bin', 'svc-control-plane.js')], {
       cwd: ROOT,
-      env: { ...process.env, SVC_DATA: join(dir, 'data'), SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`, NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        SVC_DATA: join(dir, 'data'),
+        SVC_CONTAINER_RUNTIME_ENDPOINT: `unix://${join(dir, 'none.sock')}`,
+        // The ingress controller and the metrics server take fixed host ports, which other tests' clusters use.
+        SVC_INGRESS: 'off',
+        SVC_METRICS_SERVER: 'off',
+        NO_COLOR: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
