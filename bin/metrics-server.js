@@ -111,6 +111,17 @@ function manifests(address) {
         ports: [{ name: 'https', port: PORT, protocol: 'TCP' }],
       },
     ],
+    // The aggregator finds the service's address in its Endpoints, as Kubernetes 1.32's does (the
+    // Service has no selector, so no controller writes them).
+    [
+      'endpoints',
+      {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: NAME, namespace: NAMESPACE, labels },
+        subsets: [{ addresses: [{ ip: address }], ports: [{ name: 'https', port: PORT, protocol: 'TCP' }] }],
+      },
+    ],
   ];
 }
 

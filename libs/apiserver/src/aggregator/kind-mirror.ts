@@ -1,4 +1,4 @@
-import type { ApiObject } from '@svc/api';
+import { storedNamespace, type ApiObject } from '@svc/api';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import type { ResourceWatch } from '../registry/types';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../watchcache';
@@ -37,8 +37,9 @@ export class KindMirror<T extends ApiObject> {
     this.listeners.push(listener);
   }
 
+  /** By namespace as a client names it: Kubernetes' `kube-system` is kept as `svc-system`, and either finds it. */
   get(namespace: string, name: string): T | undefined {
-    return this.objects.get(`${namespace}/${name}`);
+    return this.objects.get(`${storedNamespace(namespace)}/${name}`);
   }
 
   list(): T[] {
