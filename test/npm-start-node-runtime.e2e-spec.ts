@@ -204,7 +204,16 @@ describeAsRoot('npm start: a node on a container runtime of its own', () => {
     );
   }, 120_000);
 
-  it('routes an Ingress of the default class to the web pods', async () => {
+  it('answers kubectl top through the metrics server, and routes an Ingress of the default class to the web pods', async () => {
+    // The metrics server has a rate once it has scraped each node twice (every 15 s).
+    await eventually(
+      async () => {
+        const { stdout } = await kubectl(['top', 'nodes', '--no-headers'], env());
+        expect(stdout.trim().split('\n')).toHaveLength(2);
+      },
+      90_000,
+      2_000,
+    );
     await kubectl(['create', 'ingress', 'web', '--rule=web.example/*=web:80'], env());
     const webPod = JSON.parse((await kubectl(['get', 'pods', '-l', 'app=web', '-o', 'json'], env())).stdout).items[0].metadata.name;
     const get = () =>
