@@ -4,25 +4,13 @@ import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { spliceDuplex, type UserInfo } from '@svc/machinery';
 import { requestContext } from '../request/request-context';
+import { DROPPED_PROXY_REQUEST_HEADERS, HOP_BY_HOP_HEADERS } from '../request/proxied-headers';
 import { isUpgrade, takeUpgrade } from '../request/upgrade';
 import { hostForUrl, identityHeaders, type IdentityHeaderNames, type ResolvedBackend } from './api-service-backend';
 
-// Hop-by-hop headers, and what authenticated the caller here: the server it is proxied to sees the
-// caller only through the identity headers this server adds.
-const DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'authorization',
-]);
-const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+// The server it is proxied to sees the caller only through the identity headers this server adds.
+const DROPPED = DROPPED_PROXY_REQUEST_HEADERS;
+const DROPPED_RESPONSE: ReadonlySet<string> = new Set(HOP_BY_HOP_HEADERS);
 // The answer head of a refused upgrade is read up to this size, and its body passed on up to this one.
 const MAX_UPGRADE_HEAD_BYTES = 64 * 1024;
 const MAX_REFUSED_UPGRADE_BODY_BYTES = 1024 * 1024;

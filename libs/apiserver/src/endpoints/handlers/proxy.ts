@@ -10,6 +10,7 @@ import { failureStatus, spliceDuplex, StatusError, StatusReasons } from '@svc/ma
 import type { NodeAgentConnector } from '../../nodeagent/node-agent-connector';
 import { requestUrl } from '../../request/request-context';
 import { takeUpgrade, isUpgrade } from '../../request/upgrade';
+import { DROPPED_PROXY_REQUEST_HEADERS, HOP_BY_HOP_HEADERS } from '../../request/proxied-headers';
 import { methodNotAllowed, NOT_FOUND_MESSAGE, notFound, type ResourceRequest } from '../request-scope';
 
 function badRequest(message: string): StatusError {
@@ -64,31 +65,11 @@ function safeDecode(segment: string): string | undefined {
   }
 }
 
-// RFC 7230's hop-by-hop headers, and what authenticated the caller to this server (Kubernetes drops
-// the Authorization, impersonation and front-proxy headers once they have done their work).
-const DROPPED_REQUEST_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'authorization',
-]);
+// Kubernetes drops the Authorization, impersonation and front-proxy headers once they have done their work.
+const DROPPED_REQUEST_HEADERS = DROPPED_PROXY_REQUEST_HEADERS;
 const DROPPED_REQUEST_PREFIXES = ['impersonate-', 'x-remote-'];
 const DROPPED_RESPONSE_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
+  ...HOP_BY_HOP_HEADERS,
   // Kubernetes' corsRemovingTransport: the API server's own CORS policy is the one that holds.
   'access-control-allow-credentials',
   'access-control-allow-headers',
