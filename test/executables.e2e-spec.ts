@@ -123,8 +123,8 @@ describe('flag validation before anything starts', () => {
     ['svc-controller-manager', ['--pod-eviction-timeout=1m'], '--default-unreachable-toleration-seconds'],
     [
       'svc-controller-manager',
-      ['--horizontal-pod-autoscaler-sync-period=30s'],
-      '--horizontal-pod-autoscaler-sync-period is not supported: this controller manager runs no horizontal pod autoscaler controller',
+      ['--mirroring-concurrent-service-endpoint-syncs=2'],
+      '--mirroring-concurrent-service-endpoint-syncs is not supported: this controller manager runs no endpointslice mirroring controller',
     ],
     ['svc-controller-manager', ['--cluster-signing-cert-file=ca.crt'], '--cluster-signing-key-file must be given with --cluster-signing-cert-file'],
     ['svc-scheduler', ['--tls-sni-cert-key=a.crt,a.key'], '--tls-sni-cert-key is not supported by this process yet'],
