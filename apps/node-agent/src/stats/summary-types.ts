@@ -54,7 +54,7 @@ export interface NetworkStats extends Partial<InterfaceStats> {
   interfaces?: InterfaceStats[];
 }
 
-export interface ContainerStats {
+export interface SummaryContainerStats {
   name: string;
   startTime: string;
   cpu?: CPUStats;
@@ -72,7 +72,7 @@ export interface VolumeStats extends FsStats {
 export interface PodStats {
   podRef: { name: string; namespace: string; uid: string };
   startTime: string;
-  containers: ContainerStats[];
+  containers: SummaryContainerStats[];
   cpu?: CPUStats;
   memory?: MemoryStats;
   network?: NetworkStats;
@@ -84,7 +84,7 @@ export interface PodStats {
 
 export interface NodeStats {
   nodeName: string;
-  systemContainers?: ContainerStats[];
+  systemContainers?: SummaryContainerStats[];
   startTime: string;
   cpu?: CPUStats;
   memory?: MemoryStats;

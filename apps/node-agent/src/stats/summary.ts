@@ -1,5 +1,5 @@
 import type { CgroupUsage, FsUsage, NodeSnapshot } from './stats-provider';
-import type { CPUStats, ContainerStats, FsStats, MemoryStats, NetworkStats, Summary } from './summary-types';
+import type { CPUStats, SummaryContainerStats, FsStats, MemoryStats, NetworkStats, Summary } from './summary-types';
 
 /** Kubernetes' Go default interface, shown inline in NetworkStats. */
 const DEFAULT_INTERFACE = 'eth0';
@@ -62,7 +62,7 @@ function withoutUndefined<T extends object>(value: T): T {
 
 /** The `/stats/summary` document of a snapshot. */
 export function summaryOf(node: NodeSnapshot): Summary {
-  const systemContainers: ContainerStats[] = [];
+  const systemContainers: SummaryContainerStats[] = [];
   if (node.podsUsage)
     systemContainers.push(
       withoutUndefined({

@@ -30,7 +30,7 @@ export function plainError(res: ServerResponse, code: number, message: string): 
   res.end(`${message}\n`);
 }
 
-export interface ProxyTarget {
+export interface ApiServiceProxyTarget {
   backend: ResolvedBackend;
   tls: ConnectionOptions;
   /** Reused connections for ordinary requests to this backend with these TLS settings. */
@@ -40,7 +40,7 @@ export interface ProxyTarget {
   strippedHeaders: (lowerName: string) => boolean;
 }
 
-function forwardedHeaders(req: IncomingMessage, user: UserInfo, target: ProxyTarget, keepUpgrade: boolean): Array<[string, string]> {
+function forwardedHeaders(req: IncomingMessage, user: UserInfo, target: ApiServiceProxyTarget, keepUpgrade: boolean): Array<[string, string]> {
   const named = new Set((req.headers.connection ?? '').split(',').map((t) => t.trim().toLowerCase()));
   const out: Array<[string, string]> = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -62,7 +62,7 @@ function forwardedHeaders(req: IncomingMessage, user: UserInfo, target: ProxyTar
  * comes; an upgrade spliced byte for byte once the backend switched protocols, and the backend
  * connection closed when it refused to.
  */
-export async function proxyToBackend(req: IncomingMessage, res: ServerResponse, target: ProxyTarget): Promise<void> {
+export async function proxyToBackend(req: IncomingMessage, res: ServerResponse, target: ApiServiceProxyTarget): Promise<void> {
   const user = requestContext(req).user;
   if (user === undefined) return plainError(res, 500, 'missing user');
   const path = req.url ?? '/';
@@ -124,7 +124,7 @@ function refuseUpgrade(socket: Duplex, code: number, message: string): void {
   );
 }
 
-async function upgradeTo(req: IncomingMessage, path: string, user: UserInfo, target: ProxyTarget, socket: Duplex, head: Buffer): Promise<void> {
+async function upgradeTo(req: IncomingMessage, path: string, user: UserInfo, target: ApiServiceProxyTarget, socket: Duplex, head: Buffer): Promise<void> {
   let upstream: Duplex;
   try {
     upstream = await new Promise<Duplex>((resolve, reject) => {

@@ -23,7 +23,7 @@ import { tooManyRequestsStatus } from '../status/status';
 import { writeStatus } from '../status/write-status';
 import { ensureFlowcontrolConfiguration } from './apf-bootstrap';
 import { compareFlowSchemas, flowSchemaMatches } from './flow-matching';
-import { QueueSet, REAL_CLOCK, type Clock, type RejectReason } from './queue-set';
+import { QueueSet, REAL_CLOCK, type FairQueueClock, type RejectReason } from './queue-set';
 import { flowHash } from './shuffle-sharding';
 import { estimateSeats, levelMaxSeats } from './work-estimate';
 
@@ -45,7 +45,7 @@ export interface FlowControlOptions {
   registries: ResourceRegistries;
   /** `--max-requests-inflight` plus `--max-mutating-requests-inflight`: the seats all levels share. */
   serverConcurrencyLimit: number;
-  clock?: Clock;
+  clock?: FairQueueClock;
 }
 
 interface Level {
@@ -71,7 +71,7 @@ interface Classification {
  * objects, and the Dangling condition of every FlowSchema.
  */
 export class FlowControl {
-  private readonly clock: Clock;
+  private readonly clock: FairQueueClock;
   private schemas: FlowSchema[] = [];
   private levels = new Map<string, Level>();
   private timers: NodeJS.Timeout[] = [];

@@ -1,10 +1,10 @@
-import { QueueSet, type Admission, type Clock } from './queue-set';
+import { QueueSet, type Admission, type FairQueueClock } from './queue-set';
 import { Dealer, flowHash } from './shuffle-sharding';
 import { estimateSeats, levelMaxSeats } from './work-estimate';
 import { requestInfo } from '../request/request-info';
 
 /** A clock the test moves by hand. */
-class ManualClock implements Clock {
+class ManualClock implements FairQueueClock {
   time = 0;
   private timers: Array<{ at: number; callback: () => void; cancelled: boolean }> = [];
   now(): number {

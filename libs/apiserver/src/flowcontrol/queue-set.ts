@@ -1,12 +1,12 @@
 import { Dealer } from './shuffle-sharding';
 
 /** Time as the queues see it; tests pass one of their own. */
-export interface Clock {
+export interface FairQueueClock {
   now(): number;
   setTimeout(callback: () => void, ms: number): { cancel(): void };
 }
 
-export const REAL_CLOCK: Clock = {
+export const REAL_CLOCK: FairQueueClock = {
   now: () => Date.now(),
   setTimeout(callback, ms) {
     const timer = setTimeout(callback, ms);
@@ -89,7 +89,7 @@ export class QueueSet {
   constructor(
     private concurrencyLimit: number,
     private shape: QueuingShape | undefined,
-    private readonly clock: Clock = REAL_CLOCK,
+    private readonly clock: FairQueueClock = REAL_CLOCK,
   ) {
     this.reshape(concurrencyLimit, shape);
   }
