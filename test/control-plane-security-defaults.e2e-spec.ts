@@ -57,7 +57,7 @@ describe('npm start: security defaults', () => {
       const lines = readFileSync(log, 'utf8')
         .split('\n')
         // This Secret's own create: npm start writes a bootstrap token Secret of its own.
-        .filter((l) => l.includes('"resource":"secrets"') && l.includes('"verb":"create"') && l.includes('"name":"creds"'))
+        .filter((l) => l.includes('"resource":"secrets"') && l.includes('"verb":"create"') && l.includes('"namespace":"default"'))
         .map((l) => JSON.parse(l) as { level: string; stage: string; requestObject?: unknown });
       expect(lines.map((l) => [l.stage, l.level])).toEqual([['ResponseComplete', 'Metadata']]);
       expect(lines[0].requestObject).toBeUndefined();
