@@ -190,7 +190,7 @@ function serverParts(w: PartsWiring): ServerPart[] {
         componentStatuses: new ComponentStatuses({ storeHealth: () => storage.healthCheck(options.storeHealthcheckTimeoutMs) }),
       },
     }),
-    () => discoveryRoutes(servedApis, serving, () => aggregator.groups()),
+    () => discoveryRoutes(servedApis, serving, aggregator),
     (core) => openApiRoutes(new OpenApiDocuments(servedApis, { title: 'svc', version: core.config.version.gitVersion })),
     // Custom resources of a deleted definition are deleted through the registries, finalizers honoured.
     customResourceDefinitions({ scheme, storage, storePrefix: resourcesOptions.storePrefix, registries }),

@@ -13,7 +13,8 @@ import {
   type Service,
 } from '@svc/api';
 import type { RequestHeaderOptions } from '@svc/machinery';
-import { writeJson } from '../discovery/write-json';
+import type { ApiGroup } from '../discovery/discovery-documents';
+import type { AggregatedApis } from '../discovery/merged-discovery';
 import type { ServedApis } from '../discovery/served-apis';
 import type { ResourceRegistries } from '../registry/registries';
 import { decodeParam, type MuxRoute } from '../serving/mux';
@@ -49,7 +50,7 @@ export interface AggregatorOptions {
  * discovery lists the aggregated groups; the local APIServices are kept, and every APIService's
  * Available condition.
  */
-export class Aggregator {
+export class Aggregator implements AggregatedApis {
   readonly apiServices: KindMirror<APIService>;
   private readonly services: KindMirror<Service>;
   private readonly endpoints: KindMirror<Endpoints>;
@@ -154,42 +155,41 @@ export class Aggregator {
         this.agent.destroy();
       });
       const proxied = (params: Readonly<Record<string, string>>): boolean => this.remote(safeDecode(params.group), safeDecode(params.version)) !== undefined;
-      const proxy: MuxRoute['handler'] = async (req, res, params) => {
-        const raw = res.stream();
-        const apiService = this.remote(decodeParam(params.group), decodeParam(params.version));
-        const ref = apiService?.spec?.service;
-        if (raw === undefined || apiService === undefined || !ref) return;
-        // kube-aggregator answers for a server it has not found available without asking it.
-        if (apiServiceAvailableCondition(apiService)?.status !== 'True') return plainError(raw, 503, 'service unavailable');
-        let backend;
-        try {
-          backend = resolveBackend(this.objects, ref, this.routing);
-        } catch {
-          return plainError(raw, 503, 'service unavailable');
-        }
-        const tls = backendTls(apiService, backend, this.proxyClient);
-        await proxyToBackend(req, raw, { backend, tls, agent: this.agent, headerNames: this.headerNames, strippedHeaders: this.stripped });
-      };
-      return [
-        { path: '/apis/{group}/{version}', when: proxied, handler: proxy },
-        { path: '/apis/{group}/{version}/{path...}', when: proxied, handler: proxy },
-        {
-          path: '/apis/{group}',
-          methods: ['GET'],
-          when: (params) => this.hasRemoteGroup(safeDecode(params.group)),
-          handler: (req, res, params) => {
-            const group = decodeParam(params.group);
-            const doc = this.apiGroup(group);
-            if (doc === undefined) return;
-            writeJson(req, res, JSON.stringify(doc));
-          },
-        },
-      ];
+      // `/apis/<g>` and `/apis/<g>/<v>` are the discovery routes', which hand remote ones here (groupDocument, versionHandler).
+      return [{ path: '/apis/{group}/{version}/{path...}', when: proxied, handler: this.proxy }];
     };
   }
 
+  /** kube-aggregator's group handler: the document of a group that has a remote version; undefined otherwise. */
+  groupDocument(group: string): ApiGroup | undefined {
+    return this.hasRemoteGroup(group) ? this.apiGroup(group) : undefined;
+  }
+
+  /** The handler of a remote group version's own discovery document (proxied); undefined for a local one. */
+  versionHandler(group: string, version: string): MuxRoute['handler'] | undefined {
+    return this.remote(group, version) !== undefined ? this.proxy : undefined;
+  }
+
+  /** A request of a remote group version, proxied to the service of its APIService. */
+  private readonly proxy: MuxRoute['handler'] = async (req, res, params) => {
+    const raw = res.stream();
+    const apiService = this.remote(decodeParam(params.group), decodeParam(params.version));
+    const ref = apiService?.spec?.service;
+    if (raw === undefined || apiService === undefined || !ref) return;
+    // kube-aggregator answers for a server it has not found available without asking it.
+    if (apiServiceAvailableCondition(apiService)?.status !== 'True') return plainError(raw, 503, 'service unavailable');
+    let backend;
+    try {
+      backend = resolveBackend(this.objects, ref, this.routing);
+    } catch {
+      return plainError(raw, 503, 'service unavailable');
+    }
+    const tls = backendTls(apiService, backend, this.proxyClient);
+    await proxyToBackend(req, raw, { backend, tls, agent: this.agent, headerNames: this.headerNames, strippedHeaders: this.stripped });
+  };
+
   /** kube-aggregator's apiGroupHandler: the group's versions from its APIServices, local ones included, by priority. */
-  private apiGroup(group: string) {
+  private apiGroup(group: string): ApiGroup | undefined {
     const apiServices = this.apiServices
       .list()
       .filter((a) => a.spec?.group === group)

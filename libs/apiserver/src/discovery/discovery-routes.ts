@@ -7,21 +7,29 @@ import { failureStatus, notFoundStatus } from '../status/status';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery-documents';
 import { aggregatedContentType, negotiateDiscovery, type DiscoveryFormat } from './discovery-negotiation';
 import type { ServedApis } from './served-apis';
-import { mergeGroupDiscoveryList, mergeGroupList, type AggregatedGroups } from './merged-discovery';
+import { mergeGroupDiscoveryList, mergeGroupList, NO_AGGREGATED_APIS, type AggregatedApis } from './merged-discovery';
 import { writeJson } from './write-json';
 
-/** `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`: what the server serves, computed per request from the scheme. */
-export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig, aggregated: AggregatedGroups = () => []): MuxRoute[] {
+/**
+ * `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`: what the server serves, computed per
+ * request from the scheme, with what aggregated servers serve (a remote group version's own discovery
+ * is proxied to it).
+ */
+export function discoveryRoutes(apis: ServedApis, config: ApiServerServingConfig, aggregated: AggregatedApis = NO_AGGREGATED_APIS): MuxRoute[] {
   const get = ['GET'];
   return [
     { path: '/api', methods: get, handler: (req, res) => root(apis, config, req, res, 'api', aggregated) },
     { path: '/apis', methods: get, handler: (req, res) => root(apis, config, req, res, 'apis', aggregated) },
     { path: '/api/{version}', methods: get, handler: (req, res, { version }) => resources(apis, req, res, '', decodeParam(version)) },
-    { path: '/apis/{group}', methods: get, handler: (req, res, { group }) => groupDocument(apis, req, res, decodeParam(group)) },
+    { path: '/apis/{group}', methods: get, handler: (req, res, { group }) => groupDocument(apis, req, res, decodeParam(group), aggregated) },
     {
       path: '/apis/{group}/{version}',
       methods: get,
-      handler: (req, res, { group, version }) => resources(apis, req, res, decodeParam(group), decodeParam(version)),
+      handler: (req, res, params) => {
+        const remote = aggregated.versionHandler(decodeParam(params.group), decodeParam(params.version));
+        if (remote) return remote(req, res, params);
+        return resources(apis, req, res, decodeParam(params.group), decodeParam(params.version));
+      },
     },
   ];
 }
@@ -32,23 +40,24 @@ function root(
   req: IncomingMessage,
   res: ResponseWriter,
   root: 'api' | 'apis',
-  aggregated: AggregatedGroups,
+  aggregated: AggregatedApis,
 ): void {
   const format = negotiate(req, res, true);
   if (!format) return;
   if (format.type === 'aggregated') {
     const local = aggregatedDiscovery(apis, root, format.version);
-    const doc = root === 'api' ? local : mergeGroupDiscoveryList(local, aggregated());
+    const doc = root === 'api' ? local : mergeGroupDiscoveryList(local, aggregated.groups());
     writeJson(req, res, JSON.stringify(doc), { contentType: aggregatedContentType(format.version) });
     return;
   }
-  const doc = root === 'api' ? apiVersions(apis, serverAddress(config, req)) : mergeGroupList(apiGroupList(apis), aggregated());
+  const doc = root === 'api' ? apiVersions(apis, serverAddress(config, req)) : mergeGroupList(apiGroupList(apis), aggregated.groups());
   writeJson(req, res, JSON.stringify(doc));
 }
 
-function groupDocument(apis: ServedApis, req: IncomingMessage, res: ResponseWriter, group: string): void {
+function groupDocument(apis: ServedApis, req: IncomingMessage, res: ResponseWriter, group: string, aggregated: AggregatedApis): void {
   if (!negotiate(req, res, false)) return;
-  const doc = apiGroup(apis, group);
+  // kube-aggregator's group handler: a group with a remote version lists its APIServices' versions.
+  const doc = aggregated.groupDocument(group) ?? apiGroup(apis, group);
   if (!doc) return res.status(notFoundStatus());
   writeJson(req, res, JSON.stringify(doc));
 }

@@ -1,9 +1,21 @@
 import type { AggregatedGroup } from '../aggregator/aggregated-discovery';
 import type { ApiGroup, ApiGroupDiscovery, ApiGroupDiscoveryList, ApiGroupList } from './discovery-documents';
 import { discoveryGroupPriority } from './group-priority';
+import type { MuxRoute } from '../serving/mux';
 
-/** What the aggregator adds to discovery: the groups of remote APIServices as last fetched. */
-export type AggregatedGroups = () => AggregatedGroup[];
+/**
+ * What the aggregator adds to discovery: the groups of remote APIServices as last fetched, the group
+ * document of a group with a remote version, and the handler of a remote group version (its discovery
+ * is the remote server's to answer).
+ */
+export interface AggregatedApis {
+  groups(): AggregatedGroup[];
+  groupDocument(group: string): ApiGroup | undefined;
+  versionHandler(group: string, version: string): MuxRoute['handler'] | undefined;
+}
+
+/** A server without aggregation. */
+export const NO_AGGREGATED_APIS: AggregatedApis = { groups: () => [], groupDocument: () => undefined, versionHandler: () => undefined };
 
 function byPriority<T>(entries: Array<{ name: string; priority: number; value: T }>): T[] {
   return entries.sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((e) => e.value);
