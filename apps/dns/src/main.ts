@@ -1,6 +1,7 @@
 import { Client, clientConfigFromOptions, inClusterConfig, type ClientConfig } from '@svc/client';
 import { errorMessage } from '@svc/machinery';
 import { parseDnsOptions, parseOrExit, type DnsOptions } from '@svc/options';
+import { exitOnSignals } from '@svc/runtime';
 import { DnsServer } from './server/dns-server';
 import { Forwarder, readUpstreams } from './server/upstream';
 import { ClusterRecords } from './zone/cluster-records';
@@ -42,16 +43,11 @@ async function main(): Promise<void> {
     `Serving DNS for ${options.clusterDomain} on ${host}:${port} (UDP and TCP), forwarding other names to ${upstreams.join(', ') || 'nobody'}\n`,
   );
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
+  exitOnSignals(PROGRAM, async () => {
     await server.stop();
     await view.stop();
     client.close();
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop());
+  });
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,7 @@ import { networkInterfaces } from 'node:os';
 import { Client, clientConfigFromOptions, inClusterConfig, type ClientConfig } from '@svc/client';
 import { errorMessage } from '@svc/machinery';
 import { parseIngressOptions, parseOrExit, type IngressOptions } from '@svc/options';
+import { exitOnSignals } from '@svc/runtime';
 import { generate } from 'selfsigned';
 import { IngressView } from './cluster/ingress-view';
 import { StatusPublisher } from './cluster/status-publisher';
@@ -72,16 +73,11 @@ async function main(): Promise<void> {
       `, published as ${address}\n`,
   );
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
+  exitOnSignals(PROGRAM, async () => {
     await server.stop();
     await view.stop();
     client.close();
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop());
+  });
 }
 
 main().catch((err: unknown) => {

@@ -8,7 +8,7 @@ import { delegatedAuthFromFlags, type DelegatedAuth } from '@svc/delegated-auth'
 import { listerWatcherFor, SharedInformer, silentInformerLogger } from '@svc/informers';
 import { errorMessage } from '@svc/machinery';
 import { parseMetricsServerOptions, parseOrExit, tlsServerOptions, type MetricsServerOptions } from '@svc/options';
-import { servingPair } from '@svc/runtime';
+import { exitOnSignals, servingPair } from '@svc/runtime';
 import { Histogram, Registry, Gauge, collectDefaultMetrics } from 'prom-client';
 import { METRICS_ACCESS, MetricsApi, writeStatus, type MetaOnly } from './api/metrics-api';
 import { NodeScraper } from './scrape/node-scraper';
@@ -203,10 +203,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Serving metrics.k8s.io/${'v1beta1'} securely on ${o.bindAddress || '0.0.0.0'}:${served.port}, scraping node agents every ${o.metricResolution / 1000}s\n`,
   );
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
+  exitOnSignals(PROGRAM, async () => {
     clearInterval(reload);
     await loop.stop();
     await served.close();
@@ -214,9 +211,7 @@ async function main(): Promise<void> {
     auth.close();
     client.close();
     tls.agent.destroy();
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop());
+  });
 }
 
 main().catch((err: unknown) => {

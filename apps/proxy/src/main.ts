@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Client, clientConfigFromOptions, inClusterConfig, type ClientConfig } from '@svc/client';
 import { errorMessage } from '@svc/machinery';
 import { parseHostPort, parseOrExit, parseProxyOptions, PROXY_FLAGS, PROXY_REFUSED_FLAGS, refusedFlagProblem, type ProxyOptions } from '@svc/options';
+import { exitOnSignals } from '@svc/runtime';
 import { applyConntrackSettings, applyOomScoreAdj, bridgeNetfilterProblem, kernelSupport } from './host/kernel';
 import { IptablesBackend, IptablesCommand } from './iptables/iptables-backend';
 import { findExecutable, NftCommand } from './nftables/nft-command';
@@ -155,18 +156,13 @@ async function main(): Promise<void> {
   await serve('metrics', options.metricsBindAddress, (h, p) => metricsServer.start(h, p));
   servers.push(metricsServer);
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
+  exitOnSignals(PROGRAM, async () => {
     // The rules stay: traffic keeps flowing while the proxy restarts (--cleanup removes them).
     await proxier.stop();
     await enforcer?.stop();
     await Promise.all(servers.map((s) => s.stop()));
     client.close();
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop());
+  });
 
   process.stdout.write(`Using the ${backend.mode} mode for node ${JSON.stringify(nodeName)} (${kernel.families.join(', ')})\n`);
   enforcer?.start();
