@@ -5,7 +5,7 @@
 // It is created when missing and never written over: a user's edits (another default, another reclaim
 // policy) stay across restarts. The API server itself makes no class, so clusters that do not ask have
 // none. SVC_LOCAL_PATH_PROVISIONER=off leaves it out (and the node agents' provisioner off).
-const path = require('node:path');
+const { createIfMissing, withAdminClient } = require('./api-server-objects');
 
 const DEFAULT_CLASS = 'local-path';
 
@@ -26,26 +26,9 @@ function defaultStorageClass() {
 }
 
 /** Creates the default class unless a class of its name exists; tries for a while as the API server starts. */
-async function ensureDefaultStorageClass(adminConfig, { attempts = 30, delayMs = 1000 } = {}) {
+async function ensureDefaultStorageClass(adminConfig, options) {
   if (!enabled()) return;
-  const dist = (lib) => require(path.join(__dirname, '..', 'dist', 'libs', lib, 'src', 'index.js'));
-  const { Client, loadClientConfig, BUILTIN_RESOURCES } = dist('client');
-  const { isAlreadyExists } = dist('machinery');
-  const client = new Client(await loadClientConfig({ svcconfig: adminConfig }));
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.resource(BUILTIN_RESOURCES.storageClasses).create(defaultStorageClass());
-        return;
-      } catch (error) {
-        if (isAlreadyExists(error)) return;
-        if (attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-      }
-    }
-  } finally {
-    client.close();
-  }
+  await withAdminClient(adminConfig, (client, resources) => createIfMissing(client, resources.storageClasses, defaultStorageClass()), options);
 }
 
 /** Node agent flags: the provisioner is on by default, off with the class. */

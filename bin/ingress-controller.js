@@ -7,6 +7,7 @@
 // written over, as the default StorageClass is. SVC_INGRESS=off leaves it out; SVC_INGRESS_HTTP_PORT and
 // SVC_INGRESS_HTTPS_PORT move its ports.
 const path = require('node:path');
+const { applyObjects, clusterRoleWithBinding, createIfMissing, withAdminClient } = require('./api-server-objects');
 
 const CLASS = 'svc';
 const CONTROLLER = 'svc.io/ingress';
@@ -30,54 +31,18 @@ function defaultIngressClass() {
 const rule = (verbs, apiGroups, resources) => ({ verbs, apiGroups, resources });
 
 /** The controller's role and binding, and its class; tries for a while as the API server starts. */
-async function ensureIngressObjects(adminConfig, { attempts = 30, delayMs = 1000 } = {}) {
-  const dist = (lib) => require(path.join(__dirname, '..', 'dist', 'libs', lib, 'src', 'index.js'));
-  const { Client, loadClientConfig, BUILTIN_RESOURCES } = dist('client');
-  const { isAlreadyExists } = dist('machinery');
-  const client = new Client(await loadClientConfig({ svcconfig: adminConfig }));
-  const params = { fieldManager: 'svc-control-plane', force: true };
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.resource(BUILTIN_RESOURCES.clusterRoles).apply(
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRole',
-            metadata: { name: ROLE },
-            rules: [
-              rule(['get', 'list', 'watch'], ['networking.k8s.io'], ['ingresses', 'ingressclasses']),
-              rule(['update', 'patch'], ['networking.k8s.io'], ['ingresses/status']),
-              rule(['get', 'list', 'watch'], [''], ['services', 'secrets']),
-              rule(['get', 'list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
-              rule(['create', 'patch'], ['', 'events.k8s.io'], ['events']),
-            ],
-          },
-          params,
-        );
-        await client.resource(BUILTIN_RESOURCES.clusterRoleBindings).apply(
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRoleBinding',
-            metadata: { name: ROLE },
-            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: ROLE },
-            subjects: [{ kind: 'ServiceAccount', name: 'svc-ingress', namespace: 'kube-system' }],
-          },
-          params,
-        );
-        try {
-          await client.resource(BUILTIN_RESOURCES.ingressClasses).create(defaultIngressClass());
-        } catch (error) {
-          if (!isAlreadyExists(error)) throw error;
-        }
-        return;
-      } catch (error) {
-        if (attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-      }
-    }
-  } finally {
-    client.close();
-  }
+async function ensureIngressObjects(adminConfig, options) {
+  const rules = [
+    rule(['get', 'list', 'watch'], ['networking.k8s.io'], ['ingresses', 'ingressclasses']),
+    rule(['update', 'patch'], ['networking.k8s.io'], ['ingresses/status']),
+    rule(['get', 'list', 'watch'], [''], ['services', 'secrets']),
+    rule(['get', 'list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
+    rule(['create', 'patch'], ['', 'events.k8s.io'], ['events']),
+  ];
+  const subjects = [{ kind: 'ServiceAccount', name: 'svc-ingress', namespace: 'kube-system' }];
+  await applyObjects(adminConfig, clusterRoleWithBinding(ROLE, rules, subjects), options);
+  // The class is created once and never written over: a user may edit it.
+  await withAdminClient(adminConfig, (client, resources) => createIfMissing(client, resources.ingressClasses, defaultIngressClass()), options);
 }
 
 /**

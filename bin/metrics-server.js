@@ -14,13 +14,11 @@ const NAME = 'metrics-server';
 const USER = `system:serviceaccount:${NAMESPACE}:${NAME}`;
 const IDENTITY = { user: USER, groups: ['system:serviceaccounts', `system:serviceaccounts:${NAMESPACE}`] };
 const PORT = Number(process.env.SVC_METRICS_SERVER_PORT || 4443);
-const MANAGER = 'svc-control-plane';
+const { applyObjects, FIELD_MANAGER: MANAGER } = require('./api-server-objects');
 
 function enabled() {
   return process.env.SVC_METRICS_SERVER !== 'off';
 }
-
-const dist = (lib) => path.join(__dirname, '..', 'dist', 'libs', lib, 'src', 'index.js');
 
 /** The objects metrics-server's own manifest brings, in its shapes (ours, written here), but the Deployment. */
 function manifests(address) {
@@ -140,31 +138,16 @@ const API_SERVICE = {
   },
 };
 
-/** Writes the objects (server-side apply: a restart moves the endpoint); an API server without APIServices says so once. */
-async function publishMetricsServer(adminConfig, address, log) {
-  const { Client, loadClientConfig, BUILTIN_RESOURCES } = require(dist('client'));
-  const client = new Client(await loadClientConfig({ svcconfig: adminConfig }));
-  const params = { fieldManager: MANAGER, force: true };
-  try {
-    for (const [resource, object] of manifests(address)) {
-      await client.resource(BUILTIN_RESOURCES[resource]).apply(object, { ...params, namespace: object.metadata.namespace });
-    }
-    try {
-      await client.resource(BUILTIN_RESOURCES.apiServices).apply(API_SERVICE, params);
-    } catch (error) {
-      if (error.code !== 404) throw error;
-      log('The API server serves no APIServices yet: the metrics server runs, but kubectl top cannot reach it through the API server.');
-    }
-  } finally {
-    client.close();
-  }
+/** Writes the objects (server-side apply: a restart moves the endpoint); tries for a while as the API server starts. */
+function publishMetricsServer(adminConfig, address) {
+  return applyObjects(adminConfig, [...manifests(address), ['apiServices', API_SERVICE]]);
 }
 
 /**
  * Starts svc-metrics-server on `address`:4443 once its identity file and node agent client certificate
  * are written, and publishes it. `run(name, args)` starts a component as the launcher does.
  */
-async function startMetricsServer({ run, writeIdentity, issueNodeAgentClientCertificate, root, adminConfig, address, componentArgs = [], log }) {
+async function startMetricsServer({ run, writeIdentity, issueNodeAgentClientCertificate, root, adminConfig, address, componentArgs = [] }) {
   if (!enabled()) return;
   const dir = path.join(root, 'metrics-server');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -189,7 +172,7 @@ async function startMetricsServer({ run, writeIdentity, issueNodeAgentClientCert
     `--kubelet-client-certificate=${certFile}`,
     `--kubelet-client-key=${keyFile}`,
   ]);
-  await publishMetricsServer(adminConfig, address, log);
+  await publishMetricsServer(adminConfig, address);
 }
 
 module.exports = { publishMetricsServer, startMetricsServer };

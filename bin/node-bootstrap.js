@@ -8,6 +8,7 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { createIfMissing, withAdminClient } = require('./api-server-objects');
 
 const BOOTSTRAPPERS = 'system:bootstrappers';
 
@@ -87,46 +88,26 @@ function bootstrapKubeconfig(server, caPem, token) {
  * bindings, cluster-info, and a bootstrap token (its Secret) whose connection file is written to
  * `bootstrapConfigPath` (mode 0600). Tries for a while as the API server starts.
  */
-async function ensureNodeBootstrap(adminConfig, { bootstrapConfigPath, tokenTtlMs = 24 * 60 * 60 * 1000, attempts = 30, delayMs = 1000 } = {}) {
-  const dist = (lib) => require(path.join(__dirname, '..', 'dist', 'libs', lib, 'src', 'index.js'));
-  const { Client, loadClientConfig, BUILTIN_RESOURCES } = dist('client');
-  const { isAlreadyExists } = dist('machinery');
-  const config = await loadClientConfig({ svcconfig: adminConfig });
-  const client = new Client(config);
-  const createMissing = async (resource, object, namespace) => {
-    try {
-      await client.resource(resource).create(object, namespace ? { namespace } : {});
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-    }
-  };
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        for (const binding of bootstrapBindings()) await createMissing(BUILTIN_RESOURCES.clusterRoleBindings, binding);
-        await createMissing(
-          BUILTIN_RESOURCES.configMaps,
-          { metadata: { name: 'cluster-info', namespace: 'kube-public' }, data: { kubeconfig: clusterInfoKubeconfig(config.server, config.ca ?? '') } },
-          'kube-public',
-        );
-        if (bootstrapConfigPath) {
-          const token = newBootstrapToken();
-          await client
-            .resource(BUILTIN_RESOURCES.secrets)
-            .create(bootstrapTokenSecret(token, { ttlMs: tokenTtlMs, description: 'the nodes of npm start' }), { namespace: 'kube-system' });
-          fs.mkdirSync(path.dirname(bootstrapConfigPath), { recursive: true, mode: 0o700 });
-          fs.writeFileSync(bootstrapConfigPath, bootstrapKubeconfig(config.server, config.ca ?? '', token), { mode: 0o600 });
-          return token;
-        }
-        return undefined;
-      } catch (error) {
-        if (attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-      }
-    }
-  } finally {
-    client.close();
-  }
+async function ensureNodeBootstrap(adminConfig, { bootstrapConfigPath, tokenTtlMs = 24 * 60 * 60 * 1000, attempts, delayMs } = {}) {
+  return withAdminClient(
+    adminConfig,
+    async (client, resources, config) => {
+      for (const binding of bootstrapBindings()) await createIfMissing(client, resources.clusterRoleBindings, binding);
+      await createIfMissing(client, resources.configMaps, {
+        metadata: { name: 'cluster-info', namespace: 'kube-public' },
+        data: { kubeconfig: clusterInfoKubeconfig(config.server, config.ca ?? '') },
+      });
+      if (!bootstrapConfigPath) return undefined;
+      const token = newBootstrapToken();
+      await client
+        .resource(resources.secrets)
+        .create(bootstrapTokenSecret(token, { ttlMs: tokenTtlMs, description: 'the nodes of npm start' }), { namespace: 'kube-system' });
+      fs.mkdirSync(path.dirname(bootstrapConfigPath), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(bootstrapConfigPath, bootstrapKubeconfig(config.server, config.ca ?? '', token), { mode: 0o600 });
+      return token;
+    },
+    { attempts, delayMs },
+  );
 }
 
 module.exports = { bootstrapBindings, bootstrapKubeconfig, bootstrapTokenSecret, clusterInfoKubeconfig, ensureNodeBootstrap, newBootstrapToken };

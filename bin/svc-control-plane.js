@@ -537,7 +537,6 @@ function startControlPlane(addressArgs) {
             adminConfig: svcconfig,
             address: localNodes.hostAddress() ?? '127.0.0.1',
             componentArgs: masterArgs,
-            log: (line) => console.log(line),
           }).catch((error) => console.error(`the metrics server did not start: ${error.message}`));
           // The ingress controller serves the default IngressClass svc; it proxies to pods on the node network.
           startIngressController({
