@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import { generate } from 'selfsigned';
 import { writeIdentityConnectionFile } from '@svc/apiserver';
 import { Client, loadClientConfig } from '@svc/client';
+import { eventually } from '@svc/runtime/testing';
 import { startApiServerProcess, type ApiServerProcess } from './support/apiserver-process';
 import { startIngressProcess, type IngressProcess } from './support/ingress-process';
 import { runKubectl } from './support/kubectl-run';
@@ -39,21 +40,6 @@ function get(port: number, host: string, path = '/', headers: Record<string, str
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${timeoutMs} ms: ${String(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** A "pod": answers with its name, the path, the host and forwarded headers it saw, and the bytes of the body. */
@@ -131,10 +117,15 @@ describe('svc-ingress against an API server', () => {
     expect(stored.spec?.ingressClassName).toBe('svc');
     expect(stored.spec?.rules?.[0].http?.paths[0]).toEqual({ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } });
 
-    const first = await until('a route to the pods', async () => {
-      const answer = await get(ingress.httpPort, 'web.example', '/shop/cart?x=1');
-      return answer.status === 200 ? answer : undefined;
-    });
+    const first = await eventually(
+      async () => {
+        const answer = await get(ingress.httpPort, 'web.example', '/shop/cart?x=1');
+        expect(answer.status).toBe(200);
+        return answer;
+      },
+      15_000,
+      100,
+    );
     const seen = new Set([JSON.parse(first.body).pod as string]);
     for (let i = 0; i < 3; i++) seen.add(JSON.parse((await get(ingress.httpPort, 'web.example', '/')).body).pod as string);
     expect([...seen].sort()).toEqual(['a', 'b']);
@@ -144,10 +135,11 @@ describe('svc-ingress against an API server', () => {
     const big = await get(ingress.httpPort, 'web.example', '/upload', {}, Buffer.alloc(3 * 1024 * 1024, 7));
     expect(JSON.parse(big.body).bytes).toBe(3 * 1024 * 1024);
 
-    await until('the published address', async () => {
-      const current = await client.ingresses.get('web', { namespace: NS });
-      return current.status?.loadBalancer?.ingress?.[0]?.ip === '127.0.0.1' ? true : undefined;
-    });
+    await eventually(
+      async () => expect((await client.ingresses.get('web', { namespace: NS })).status?.loadBalancer?.ingress?.[0]?.ip).toBe('127.0.0.1'),
+      15_000,
+      100,
+    );
     const table = (await kubectl('get', 'ingress', 'web')).stdout.split('\n');
     expect(table[0].split(/\s+/)).toEqual(['NAME', 'CLASS', 'HOSTS', 'ADDRESS', 'PORTS', 'AGE']);
     expect(table[1].split(/\s+/).slice(0, 5)).toEqual(['web', 'svc', 'web.example', '127.0.0.1', '80']);
@@ -174,7 +166,7 @@ describe('svc-ingress against an API server', () => {
       },
       { namespace: NS },
     );
-    await until('the wildcard route', async () => ((await get(ingress.httpPort, 'a.shop.example', '/x')).status === 200 ? true : undefined));
+    await eventually(async () => expect((await get(ingress.httpPort, 'a.shop.example', '/x')).status).toBe(200), 15_000, 100);
     const empty = await get(ingress.httpPort, 'a.shop.example', '/empty');
     expect(empty.status).toBe(503);
     expect(empty.body).toContain('service default/empty has no ready endpoints');
@@ -222,10 +214,15 @@ describe('svc-ingress against an API server', () => {
         req.on('error', reject);
         req.end();
       });
-    const served = await until('the Secret’s certificate', async () => {
-      const answer = await https('web.example');
-      return answer.subject === 'web.example' ? answer : undefined;
-    });
+    const served = await eventually(
+      async () => {
+        const answer = await https('web.example');
+        expect(answer.subject).toBe('web.example');
+        return answer;
+      },
+      15_000,
+      100,
+    );
     expect(JSON.parse(served.body)).toMatchObject({ host: 'web.example', proto: 'https' });
     expect((await https('other.example')).subject).toBe('svc ingress default certificate');
     expect((await kubectl('get', 'ingress', 'web')).stdout).toMatch(/\nweb\s+svc\s+web\.example\s+127\.0\.0\.1\s+80, 443\s/);
